@@ -1,0 +1,92 @@
+import type { Readable, Writable } from 'node:stream';
+
+/**
+ * Per-invocation state and dependencies. A run function receives a Context and never touches
+ * `process`, `console` or commander, so tests can hand it in-memory streams and a fake env.
+ */
+
+export type OutStream = Writable & { isTTY?: boolean; columns?: number };
+export type InStream = Readable & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
+
+export interface Streams {
+  stdout: OutStream;
+  stderr: OutStream;
+  stdin: InStream;
+}
+
+export type Env = Record<string, string | undefined>;
+
+export interface Context {
+  readonly streams: Streams;
+  readonly env: Env;
+  readonly cwd: string;
+  /** Colour on stdout / stderr, decided once from the terminal, NO_COLOR, FORCE_COLOR and --no-color. */
+  readonly color: { stdout: boolean; stderr: boolean };
+  /** CORE_DEBUG=1: stack traces for unexpected errors (never a secret). */
+  readonly debug: boolean;
+  /** Aborted on the first Ctrl-C (SIGINT) or SIGTERM. */
+  readonly signal: AbortSignal;
+  /** Writes to stdout, with every known secret masked. */
+  out(text: string): void;
+  /** Writes to stderr, with every known secret masked. */
+  err(text: string): void;
+  /** A `warning: ...` line on stderr. */
+  warn(message: string): void;
+  /** Registers a value that must never be printed; every later write masks it. */
+  addSecret(value: string): void;
+  /** Masks every registered secret in a string. */
+  redact(text: string): string;
+}
+
+export const MASK = '********';
+
+export interface ContextInit {
+  streams: Streams;
+  env: Env;
+  cwd: string;
+  /** false when --no-color was given. */
+  colorFlag?: boolean;
+  signal?: AbortSignal;
+}
+
+/** Colour is on for a terminal unless NO_COLOR is set or --no-color was given; FORCE_COLOR turns it on. */
+export function decideColor(stream: OutStream, env: Env, colorFlag: boolean | undefined): boolean {
+  if (colorFlag === false) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return force !== '0' && force !== 'false';
+  return stream.isTTY === true && env.TERM !== 'dumb';
+}
+
+export function createContext(init: ContextInit): Context {
+  const secrets = new Set<string>();
+  const redact = (text: string): string => {
+    let result = text;
+    for (const secret of secrets) result = result.split(secret).join(MASK);
+    return result;
+  };
+  const color = {
+    stdout: decideColor(init.streams.stdout, init.env, init.colorFlag),
+    stderr: decideColor(init.streams.stderr, init.env, init.colorFlag),
+  };
+  const ctx: Context = {
+    streams: init.streams,
+    env: init.env,
+    cwd: init.cwd,
+    color,
+    debug: init.env.CORE_DEBUG === '1' || init.env.CORE_DEBUG === 'true',
+    signal: init.signal ?? new AbortController().signal,
+    out: (text) => void init.streams.stdout.write(redact(text)),
+    err: (text) => void init.streams.stderr.write(redact(text)),
+    warn: (message) => {
+      const label = color.stderr ? '\u001b[33mwarning:\u001b[39m' : 'warning:';
+      init.streams.stderr.write(redact(`${label} ${message}\n`));
+    },
+    addSecret: (value) => {
+      // Very short values would mask innocent text everywhere; real tokens are longer.
+      if (value.length >= 4) secrets.add(value);
+    },
+    redact,
+  };
+  return ctx;
+}

@@ -1,0 +1,91 @@
+/**
+ * Typed errors for every expected failure. Each carries the exit code the contract assigns
+ * (cli-contract.md, "Exit codes"), one clear line, and a hint of what to do next. src/main.ts is
+ * the only place that turns them into output and an exit code.
+ */
+
+export const ExitCode = {
+  ok: 0,
+  internal: 1,
+  usage: 2,
+  http4xx: 4,
+  http5xx: 5,
+  network: 6,
+  interrupted: 130,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** One problem found in a payload or a config file: where it is and what is wrong. */
+export interface Problem {
+  /** The field's path in the payload, written as `quickReplies[0].text`; empty for the whole value. */
+  path: string;
+  message: string;
+}
+
+export interface CoreErrorOptions {
+  hint?: string;
+  cause?: unknown;
+}
+
+export class CoreError extends Error {
+  readonly exitCode: ExitCode;
+  readonly hint: string | undefined;
+  /** A short machine-readable code for `--json` output, such as `EUSAGE` or `ECONNREFUSED`. */
+  readonly code: string;
+
+  constructor(message: string, exitCode: ExitCode, code: string, options: CoreErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.exitCode = exitCode;
+    this.code = code;
+    this.hint = options.hint;
+  }
+}
+
+/** Invalid usage: bad flags or arguments. Nothing was sent. */
+export class UsageError extends CoreError {
+  constructor(message: string, options?: CoreErrorOptions) {
+    super(message, ExitCode.usage, 'EUSAGE', options);
+  }
+}
+
+/** Invalid or incomplete configuration. Nothing was sent. */
+export class ConfigError extends CoreError {
+  readonly problems: Problem[];
+  constructor(message: string, options: CoreErrorOptions & { problems?: Problem[] } = {}) {
+    super(message, ExitCode.usage, 'ECONFIG', options);
+    this.problems = options.problems ?? [];
+  }
+}
+
+/** A payload (or input file) that breaks the API's rules. Nothing was sent. */
+export class PayloadError extends CoreError {
+  readonly problems: Problem[];
+  constructor(message: string, problems: Problem[], options?: CoreErrorOptions) {
+    super(message, ExitCode.usage, 'EPAYLOAD', options);
+    this.problems = problems;
+  }
+}
+
+/** No usable answer: connection, TLS or DNS failure, or a timeout. */
+export class NetworkError extends CoreError {
+  constructor(message: string, code: string, options?: CoreErrorOptions) {
+    super(message, ExitCode.network, code, options);
+  }
+}
+
+/** The user pressed Ctrl-C. */
+export class InterruptedError extends CoreError {
+  constructor(message = 'cancelled, nothing sent', options?: CoreErrorOptions) {
+    super(message, ExitCode.interrupted, 'EINTERRUPTED', options);
+  }
+}
+
+/** The exit code for an HTTP status, as the contract's table says. */
+export function exitCodeForStatus(status: number): ExitCode {
+  if (status >= 200 && status < 300) return ExitCode.ok;
+  if (status >= 500) return ExitCode.http5xx;
+  if (status >= 400) return ExitCode.http4xx;
+  // 1xx/3xx final answers are not success either; treat them as client-side surprises.
+  return ExitCode.http4xx;
+}

@@ -1,0 +1,18 @@
+import { isInteger, parse, stringify } from 'lossless-json';
+
+/**
+ * JSON that keeps every integer exact. The API's identifiers are Java longs (api-spec.md,
+ * "Identifiers used to address a reply"), and a JavaScript number loses digits past 2^53, so every
+ * integer literal is read as a bigint and written back as a plain JSON number. Numbers with a
+ * fraction or an exponent stay JavaScript numbers.
+ */
+export function parseJson(text: string): unknown {
+  return parse(text, null, (value: string) => (isInteger(value) ? BigInt(value) : Number(value)));
+}
+
+/** Serialises a value, writing bigints as JSON numbers with every digit. */
+export function stringifyJson(value: unknown, indent?: number): string {
+  const out = stringify(value, undefined, indent);
+  if (out === undefined) throw new TypeError('value cannot be written as JSON');
+  return out;
+}
