@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
+
+const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
 
 // One ESM bundle with code splitting: the entry holds only what every invocation needs, and each
 // heavy module (got, the prompts, the sandbox) lands in a chunk loaded by the path that uses it.
@@ -13,6 +16,7 @@ export default defineConfig({
   sourcemap: false,
   clean: true,
   shims: false,
+  define: { __CORE_VERSION__: JSON.stringify(pkg.version) },
   noExternal: [/.*/],
   // cosmiconfig's TypeScript loader would otherwise pull the whole compiler into the bundle.
   external: ['typescript'],

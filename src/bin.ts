@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+import module from 'node:module';
+
+// Node 22.1+ caches compiled code between runs; older releases lack the call, and that is fine.
+(module as { enableCompileCache?: () => void }).enableCompileCache?.();
+
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  // The fast path: no commander, no config, nothing else loaded.
+  const { version } = await import('./version.js');
+  process.stdout.write(`${version()}\n`);
+} else {
+  const { main } = await import('./main.js');
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupts += 1;
+    // A second Ctrl-C stops at once; the first lets the command finish what is in flight.
+    if (interrupts > 1) process.exit(130);
+    controller.abort(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.exitCode = await main({
+    argv,
+    streams: { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin },
+    env: process.env,
+    cwd: process.cwd(),
+    signal: controller.signal,
+  });
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+}

@@ -1,0 +1,61 @@
+import { createContext, type Context, type Env, type Streams } from './context.js';
+import { CoreError, ExitCode, PayloadError, ConfigError } from './errors.js';
+import { buildProgram, CommanderError, type Invocation } from './program.js';
+
+export interface MainInit {
+  argv: string[];
+  streams: Streams;
+  env: Env;
+  cwd: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs one invocation and returns its exit code. The only place that decides exit codes and turns
+ * errors into messages (style.md, "Shape").
+ */
+export async function main(init: MainInit): Promise<number> {
+  const ctx = createContext({
+    streams: init.streams,
+    env: init.env,
+    cwd: init.cwd,
+    colorFlag: init.argv.includes('--no-color') ? false : undefined,
+    signal: init.signal,
+  });
+  const inv: Invocation = { ctx, exitCode: undefined };
+  try {
+    const program = await buildProgram(inv);
+    await program.parseAsync(init.argv, { from: 'user' });
+    return inv.exitCode ?? ExitCode.ok;
+  } catch (error) {
+    return reportError(error, ctx);
+  }
+}
+
+/** Prints an error the way users should see it and returns its exit code. */
+export function reportError(error: unknown, ctx: Context): number {
+  if (error instanceof CommanderError) {
+    // Help and --version end in a CommanderError with exit code 0; commander already printed them.
+    if (error.exitCode === 0) return ExitCode.ok;
+    return ExitCode.usage;
+  }
+  if (error instanceof CoreError) {
+    ctx.err(formatCoreError(error, ctx));
+    if (ctx.debug && error.cause instanceof Error) ctx.err(`${error.cause.stack ?? String(error.cause)}\n`);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  ctx.err(`error: unexpected failure: ${message}\n`);
+  if (ctx.debug && error instanceof Error && error.stack) ctx.err(`${error.stack}\n`);
+  else ctx.err('hint: run again with CORE_DEBUG=1 for details, and report it if it persists\n');
+  return ExitCode.internal;
+}
+
+export function formatCoreError(error: CoreError, ctx: Context): string {
+  const red = (s: string) => (ctx.color.stderr ? `\u001b[31m${s}\u001b[39m` : s);
+  const lines = [`${red('error:')} ${error.message}`];
+  const problems = error instanceof PayloadError || error instanceof ConfigError ? error.problems : [];
+  for (const problem of problems) lines.push(`  ${problem.path ? `${problem.path}: ` : ''}${problem.message}`);
+  if (error.hint) lines.push(`hint: ${error.hint}`);
+  return `${lines.join('\n')}\n`;
+}

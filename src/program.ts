@@ -1,0 +1,72 @@
+import { Command, CommanderError } from 'commander';
+import type { Context } from './context.js';
+import { version } from './version.js';
+
+/**
+ * What a command's action hands back to main: the exit code of its run function. Commander's
+ * action handlers cannot return values, so each action stores its result here.
+ */
+export interface Invocation {
+  ctx: Context;
+  exitCode: number | undefined;
+}
+
+/** A command definition: turns argv into typed options and calls its run function through `inv`. */
+export type CommandFactory = (inv: Invocation) => Command;
+
+/** Options every command inherits from the root. */
+export interface GlobalOptions {
+  config?: string;
+  profile?: string;
+  baseUrl?: string;
+  tenant?: string;
+  color?: boolean;
+}
+
+/** The root command's options, read from any subcommand. */
+export function globalOptions(cmd: Command): GlobalOptions {
+  return cmd.optsWithGlobals() as GlobalOptions;
+}
+
+/**
+ * Sets up a command so parse errors throw instead of exiting, and help and errors go through the
+ * context. Commander copies these settings to subcommands only when set before they are added.
+ */
+export function configure(cmd: Command, ctx: Context): Command {
+  return cmd
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => ctx.out(text),
+      writeErr: (text) => ctx.err(text),
+      outputError: (text, write) => write(text),
+    })
+    .showHelpAfterError('(add --help for usage)');
+}
+
+/** Applies `configure` to a command and every command below it (addCommand copies no settings). */
+export function configureTree(cmd: Command, ctx: Context): Command {
+  configure(cmd, ctx);
+  for (const sub of cmd.commands) configureTree(sub, ctx);
+  return cmd;
+}
+
+export async function buildProgram(inv: Invocation): Promise<Command> {
+  const program = configure(new Command('core'), inv.ctx)
+    .description('Talk to the chatbot integration API from a shell: bot replies, hand-over to agents, greetings, inactivity reasons.')
+    .version(version(), '-V, --version', 'print the version')
+    .option('--config <file>', 'use this config file and skip the search (env CORE_CONFIG)')
+    .option('-p, --profile <name>', 'the profile to use (env CORE_PROFILE)')
+    .option('--base-url <url>', "the service's base URL (env CORE_BASE_URL)")
+    .option('--tenant <name>', 'the tenant, sent as X-Tenant-Name (env CORE_TENANT)')
+    .option('--no-color', 'no colour in output (also NO_COLOR)')
+    .helpCommand('help [command]', 'show help for a command');
+
+  // The list of commands. Each factory module is small; its run function is imported lazily.
+  const factories: CommandFactory[] = [
+    // COMMANDS: one line per command, in the order help lists them.
+  ];
+  for (const factory of factories) program.addCommand(configureTree(factory(inv), inv.ctx));
+  return program;
+}
+
+export { CommanderError };
