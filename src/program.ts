@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import type { Context } from './context.js';
+import { replyCommand } from './commands/reply/command.js';
 import { version } from './version.js';
 
 /**
@@ -64,6 +65,7 @@ export async function buildProgram(inv: Invocation): Promise<Command> {
   // The list of commands. Each factory module is small; its run function is imported lazily.
   const factories: CommandFactory[] = [
     // COMMANDS: one line per command, in the order help lists them.
+    replyCommand,
   ];
   for (const factory of factories) program.addCommand(configureTree(factory(inv), inv.ctx));
   return program;

@@ -1,0 +1,33 @@
+import type { Settings } from '../config/index.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import type { GlobalOptions } from '../program.js';
+
+/** Loads the effective settings for a command: global flags, --timeout, environment, profile. */
+export async function loadCommandSettings(options: { global: GlobalOptions; timeout?: string }, ctx: Context): Promise<Settings> {
+  const { loadSettings } = await import('../config/index.js');
+  return loadSettings({
+    cwd: ctx.cwd,
+    env: ctx.env,
+    flags: {
+      config: options.global.config,
+      profile: options.global.profile,
+      baseUrl: options.global.baseUrl,
+      tenant: options.global.tenant,
+      timeout: options.timeout,
+    },
+    warn: (message) => ctx.warn(message),
+  });
+}
+
+/**
+ * Prompts need a terminal. Without one an inquirer prompt waits forever on an idle pipe, so `-i`
+ * refuses at once and names the flags to pass instead.
+ */
+export function requireTerminal(ctx: Context, command: string, instead: string): void {
+  if (!ctx.streams.stdin.isTTY) {
+    throw new UsageError(`${command} -i needs a terminal, and standard input is not one`, {
+      hint: `pass the payload as flags instead: ${instead}`,
+    });
+  }
+}

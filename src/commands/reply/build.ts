@@ -1,0 +1,116 @@
+import { PayloadError } from '../../errors.js';
+import { attachmentFromUrl, idFromFlag, isRecord, parseSegment, resolveNow, type QuickReplyFlag } from '../../send/fields.js';
+
+/** The payload fields `core reply` takes from flags (cli-contract.md, "core reply"). */
+export interface ReplyFields {
+  text?: string;
+  markdown?: string;
+  coreClientId?: string;
+  clientId?: string;
+  questionId?: string;
+  sessionId?: string;
+  questionIndex?: string;
+  answerId?: string;
+  code?: string;
+  userIds?: string[];
+  skillIds?: string[];
+  unitIds?: string[];
+  attachments?: string[];
+  quickReplies?: QuickReplyFlag[];
+  blockInput?: boolean;
+  masked?: boolean;
+  segments?: string[];
+  personalManager?: string;
+  receivedAt?: string;
+  action?: string;
+}
+
+export interface BuiltReply {
+  payload: Record<string, unknown>;
+  answerId: string;
+  answerIdGenerated: boolean;
+  /** How the payload was completed, for --verbose. */
+  notes: string[];
+}
+
+export interface BuildEnv {
+  now: Date;
+  newId: () => string;
+}
+
+/**
+ * Builds the bot answer from the file's fields (if any) with the flags laid over them. A flag
+ * replaces the file's field; a repeatable flag replaces the file's whole array; --segment,
+ * --personal-manager, --block-input and --masked set keys inside the file's objects.
+ */
+export async function buildReply(file: unknown, fields: ReplyFields, env: BuildEnv): Promise<BuiltReply> {
+  if (file !== undefined && !isRecord(file)) {
+    throw new PayloadError('the payload file must hold a JSON object (the bot answer)', [
+      { path: '', message: `expected an object, got ${Array.isArray(file) ? 'an array' : typeof file}` },
+    ]);
+  }
+  const payload: Record<string, unknown> = { ...(file ?? {}) };
+  const notes: string[] = [];
+  const set = (key: string, value: unknown) => {
+    if (value !== undefined) payload[key] = value;
+  };
+
+  set('text', fields.text);
+  set('formattedText', fields.markdown);
+  set('answerId', fields.answerId);
+  set('clientId', fields.clientId);
+  set('coreClientId', fields.coreClientId === undefined ? undefined : idFromFlag(fields.coreClientId));
+  set('sessionId', fields.sessionId);
+  set('questionId', fields.questionId === undefined ? undefined : idFromFlag(fields.questionId));
+  set('questionIndex', fields.questionIndex === undefined ? undefined : idFromFlag(fields.questionIndex));
+  set('receivedAt', fields.receivedAt);
+  set('action', fields.action);
+  set('code', fields.code);
+  if (fields.userIds?.length) payload.userIds = fields.userIds.map(idFromFlag);
+  if (fields.skillIds?.length) payload.skillIds = fields.skillIds.map(idFromFlag);
+  if (fields.unitIds?.length) payload.unitIds = fields.unitIds.map(idFromFlag);
+  if (fields.attachments?.length) payload.attachments = await Promise.all(fields.attachments.map(attachmentFromUrl));
+  if (fields.quickReplies?.length) payload.quickReplies = fields.quickReplies.map((q) => ({ type: q.type, text: q.text }));
+
+  if (fields.blockInput || fields.masked) {
+    const settings = isRecord(payload.settings) ? { ...payload.settings } : {};
+    if (fields.blockInput) settings.blockInput = true;
+    if (fields.masked) settings.masked = true;
+    payload.settings = settings;
+  }
+  if (fields.segments?.length || fields.personalManager !== undefined) {
+    const info = isRecord(payload.segmentationInfo) ? { ...payload.segmentationInfo } : {};
+    for (const segment of fields.segments ?? []) {
+      const [key, value] = parseSegment(segment);
+      info[key] = value;
+    }
+    // api-spec.md, "Bot answer": personal_manager holds an agent login for personal-manager routing.
+    if (fields.personalManager !== undefined) info.personal_manager = fields.personalManager;
+    payload.segmentationInfo = info;
+  }
+
+  if (payload.receivedAt !== undefined) {
+    const resolved = resolveNow(payload.receivedAt, env.now);
+    if (resolved !== payload.receivedAt) notes.push(`receivedAt "now" is ${String(resolved)}`);
+    payload.receivedAt = resolved;
+  }
+
+  // api-spec.md rule 3: text is required unless formattedText is used, and the plain-text form
+  // "should also be sent in text for display in the user interface".
+  if (payload.text === undefined && typeof payload.formattedText === 'string' && payload.formattedText !== '') {
+    const { default: removeMarkdown } = await import('remove-markdown');
+    payload.text = removeMarkdown(payload.formattedText, { gfm: true, useImgAltText: true }).trim();
+    notes.push('text filled with a plain-text rendering of the Markdown in formattedText');
+  }
+
+  // api-spec.md rule 6: the answerId makes a repeat harmless, so every reply carries one, and the
+  // same one on every retry.
+  let answerIdGenerated = false;
+  if (payload.answerId === undefined) {
+    payload.answerId = env.newId();
+    answerIdGenerated = true;
+    notes.push(`answerId generated: ${String(payload.answerId)}`);
+  }
+  const answerId = typeof payload.answerId === 'string' ? payload.answerId : String(payload.answerId);
+  return { payload, answerId, answerIdGenerated, notes };
+}

@@ -1,0 +1,99 @@
+import { Command, Option } from 'commander';
+import { globalOptions, type CommandFactory, type GlobalOptions } from '../../program.js';
+import { addSendOptions, readSendOptions, type SendOptions } from '../send-options.js';
+import type { QuickReplyFlag } from '../../send/fields.js';
+import type { ReplyFields } from './build.js';
+
+export interface ReplyOptions extends SendOptions {
+  global: GlobalOptions;
+  fields: ReplyFields;
+  /** The question came by email: api-spec.md rule 2 then requires sessionId and questionIndex. */
+  email: boolean;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export const replyCommand: CommandFactory = (inv) => {
+  // --quick-reply and --contact-reply fill one list, so the buttons keep the order they were typed in.
+  const quickReplies: QuickReplyFlag[] = [];
+  const cmd = new Command('reply')
+    .summary('send a bot answer to a customer thread (POST /api/v1/chatbot)')
+    .description(
+      'Send a bot answer to a customer thread (POST /api/v1/chatbot).\n\n' +
+        'Address it by --core-client-id (preferred), --question-id, --session-id with --question-index, or the\n' +
+        'deprecated --client-id. Every reply carries an answerId (a new UUID unless --answer-id is given), so a\n' +
+        'retry cannot deliver it twice.',
+    )
+    .option('-t, --text <text>', "the reply's text")
+    .option('--markdown <text>', 'Markdown text (formattedText); text is filled with its plain-text form when absent')
+    .option('--core-client-id <id>', 'internal client ID (long); preferred')
+    .option('--client-id <id>', 'external client ID (deprecated: use --core-client-id)')
+    .option('--question-id <id>', "ID of the client's message")
+    .option('--session-id <id>', 'thread ID; goes with --question-index')
+    .option('--question-index <n>', "index of the client's message in the thread; goes with --session-id")
+    .option('--email', 'the question came by email: requires --session-id and --question-index')
+    .option('--answer-id <id>', 'unique ID of this answer (default: a new UUID, printed)')
+    .addOption(new Option('--code <code>', 'what the bot did').choices(['SUCCESS', 'UNCLEAR_QUESTION', 'SWITCH_TO_HUMAN']))
+    .option('--user-id <id>', 'agent to hand the thread to (repeatable; with --code SWITCH_TO_HUMAN)', collect)
+    .option('--skill-id <id>', 'skill the target agents must have (repeatable; with SWITCH_TO_HUMAN)', collect)
+    .option('--unit-id <id>', 'department whose agents receive the thread (repeatable; with SWITCH_TO_HUMAN)', collect)
+    .option('--attachment <url>', 'attach a file by URL; name and MIME type come from the URL (repeatable)', collect)
+    .option('--quick-reply <text>', 'a quick-reply button of type TEXT (repeatable)', (text: string) => {
+      quickReplies.push({ type: 'TEXT', text });
+      return text;
+    })
+    .option('--contact-reply <text>', 'a quick-reply button of type CONTACT (repeatable)', (text: string) => {
+      quickReplies.push({ type: 'CONTACT', text });
+      return text;
+    })
+    .option('--block-input', "block the customer's input field (works only with quick replies)")
+    .option('--masked', "mask the digits in the client's linked message")
+    .option('--segment <key=value>', 'a segmentationInfo entry (repeatable)', collect)
+    .option('--personal-manager <login>', 'route to this agent as personal manager (segmentationInfo.personal_manager)')
+    .option('--received-at <time>', 'time of receipt, yyyy-MM-ddTHH:mm:ss.SSSZ in UTC, or "now"')
+    .option('--action <action>', 'action, such as INIT_CHAT');
+  addSendOptions(cmd);
+  cmd.addHelpText(
+    'after',
+    `
+Examples:
+  $ core reply --core-client-id 1234567 -t "Your order has shipped."
+  $ core reply --question-id 998877 -t "Pick one:" --quick-reply Yes --quick-reply No
+  $ core reply --session-id 5f1c --question-index 3 --email -t "Thanks for your email."
+  $ core reply --core-client-id 1234567 -t "Passing you to a person." --code SWITCH_TO_HUMAN --skill-id 12
+  $ core reply -f answer.yaml --dry-run
+  $ core reply -f answer.json --json | jq -r .requestId`,
+  );
+  cmd.action(async (raw: Record<string, unknown>, self: Command) => {
+    const options: ReplyOptions = {
+      ...readSendOptions(raw),
+      global: globalOptions(self),
+      email: raw.email === true,
+      fields: {
+        text: raw.text as string | undefined,
+        markdown: raw.markdown as string | undefined,
+        coreClientId: raw.coreClientId as string | undefined,
+        clientId: raw.clientId as string | undefined,
+        questionId: raw.questionId as string | undefined,
+        sessionId: raw.sessionId as string | undefined,
+        questionIndex: raw.questionIndex as string | undefined,
+        answerId: raw.answerId as string | undefined,
+        code: raw.code as string | undefined,
+        userIds: raw.userId as string[] | undefined,
+        skillIds: raw.skillId as string[] | undefined,
+        unitIds: raw.unitId as string[] | undefined,
+        attachments: raw.attachment as string[] | undefined,
+        quickReplies: quickReplies.length > 0 ? quickReplies : undefined,
+        blockInput: raw.blockInput === true ? true : undefined,
+        masked: raw.masked === true ? true : undefined,
+        segments: raw.segment as string[] | undefined,
+        personalManager: raw.personalManager as string | undefined,
+        receivedAt: raw.receivedAt as string | undefined,
+        action: raw.action as string | undefined,
+      },
+    };
+    const { runReply } = await import('./run.js');
+    inv.exitCode = await runReply(options, inv.ctx);
+  });
+  return cmd;
+};

@@ -1,0 +1,239 @@
+import type { Agent as HttpAgent } from 'node:http';
+import type { Agent as HttpsAgent } from 'node:https';
+import { NetworkError } from '../errors.js';
+
+/**
+ * The HTTP layer: one request over got, with the contract's retry rules ("Retries") applied here so
+ * that every attempt carries exactly the same bytes (for a reply, the same answerId: api-spec.md,
+ * POST /api/v1/chatbot rule 6). got's own retry is off: its defaults never retry POST, and doing it
+ * here keeps the policy, the Retry-After handling and the attempt count in one place.
+ */
+
+export interface HttpRequest {
+  method: 'POST' | 'PUT';
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  /** How many times a failed attempt may be repeated (the profile's `retries`). */
+  retries: number;
+  /** Whether this request may be repeated at all: only those that cannot deliver twice. */
+  retryable: boolean;
+  signal?: AbortSignal;
+  agent?: { http?: HttpAgent; https?: HttpsAgent };
+  /** Told before each repeat, for --verbose and progress output. */
+  onRetry?: (info: RetryInfo) => void;
+  /** The largest part of a response body kept in memory; the rest is read and dropped. */
+  maxBodyBytes?: number;
+}
+
+export interface RetryInfo {
+  attempt: number;
+  delayMs: number;
+  reason: string;
+}
+
+export interface HttpResponse {
+  status: number;
+  statusText: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body, cut to maxBodyBytes. */
+  body: string;
+  /** True when the body was longer than maxBodyBytes. */
+  truncated: boolean;
+  requestId: string | null;
+  durationMs: number;
+  attempts: number;
+  /** The HTTP version of the answer, for --verbose. */
+  httpVersion: string;
+}
+
+/** Network error codes worth another attempt. DNS "not found" is not: it will not heal in seconds. */
+const RETRYABLE_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ECONNABORTED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ERR_STREAM_PREMATURE_CLOSE',
+]);
+
+/** The longest Retry-After the tool waits for; a longer one ends the retries. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+const BASE_BACKOFF_MS = 300;
+const MAX_BACKOFF_MS = 8_000;
+
+export function isRetryableStatus(status: number): boolean {
+  return status === 429 || (status >= 500 && status <= 599);
+}
+
+/** Reads Retry-After as seconds or an HTTP date; null when absent or unreadable. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | null {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined || text.trim() === '') return null;
+  if (/^\d+(\.\d+)?$/.test(text.trim())) return Math.round(Number(text.trim()) * 1000);
+  const date = Date.parse(text);
+  if (Number.isNaN(date)) return null;
+  return Math.max(0, date - now);
+}
+
+/** Exponential backoff with jitter: 300 ms, 600 ms, 1.2 s ... capped at 8 s. */
+export function backoffMs(attempt: number, random = Math.random): number {
+  const base = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (attempt - 1));
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(false);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Sends a request, repeating it as the retry rules allow. Resolves with the last answer (any
+ * status); rejects with a NetworkError when no answer came on the last attempt.
+ */
+export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
+  const started = performance.now();
+  let attempt = 0;
+  for (;;) {
+    attempt += 1;
+    let outcome: HttpResponse | NetworkError;
+    try {
+      outcome = await attemptOnce(request);
+    } catch (error) {
+      outcome = toNetworkError(error, request);
+    }
+    const canRepeat = request.retryable && attempt <= request.retries && !request.signal?.aborted;
+    let delay: number | null = null;
+    let reason = '';
+    if (outcome instanceof NetworkError) {
+      if (canRepeat && RETRYABLE_CODES.has(outcome.code)) {
+        delay = backoffMs(attempt);
+        reason = outcome.code;
+      }
+    } else if (canRepeat && isRetryableStatus(outcome.status)) {
+      const retryAfter = parseRetryAfter(outcome.headers['retry-after']);
+      if (retryAfter === null) delay = backoffMs(attempt);
+      else if (retryAfter <= MAX_RETRY_AFTER_MS) delay = retryAfter;
+      reason = `HTTP ${outcome.status}`;
+    }
+    if (delay === null) {
+      if (outcome instanceof NetworkError) throw outcome;
+      return { ...outcome, attempts: attempt, durationMs: Math.round(performance.now() - started) };
+    }
+    request.onRetry?.({ attempt: attempt + 1, delayMs: delay, reason });
+    const waited = await sleep(delay, request.signal);
+    if (!waited) {
+      if (outcome instanceof NetworkError) throw outcome;
+      return { ...outcome, attempts: attempt, durationMs: Math.round(performance.now() - started) };
+    }
+  }
+}
+
+async function attemptOnce(request: HttpRequest): Promise<HttpResponse> {
+  const { got } = await import('got');
+  const maxBody = request.maxBodyBytes ?? 64 * 1024;
+  const started = performance.now();
+  return new Promise<HttpResponse>((resolve, reject) => {
+    const stream = got.stream(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      timeout: { request: request.timeoutMs },
+      retry: { limit: 0 },
+      throwHttpErrors: false,
+      followRedirect: false,
+      decompress: true,
+      ...(request.agent ? { agent: request.agent } : {}),
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let truncated = false;
+    let response: { statusCode: number; statusMessage?: string; headers: HttpResponse['headers']; httpVersion: string } | undefined;
+    stream.on('response', (res: typeof response) => {
+      response = res;
+    });
+    stream.on('data', (chunk: Buffer) => {
+      if (kept < maxBody) {
+        const room = maxBody - kept;
+        chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+        kept += Math.min(room, chunk.length);
+        if (chunk.length > room) truncated = true;
+      } else {
+        truncated = true;
+      }
+    });
+    stream.once('error', reject);
+    stream.once('end', () => {
+      if (!response) return reject(new NetworkError('the connection closed before an answer arrived', 'ECONNRESET'));
+      const requestId = response.headers['x-request-id'];
+      resolve({
+        status: response.statusCode,
+        statusText: response.statusMessage ?? '',
+        headers: response.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        truncated,
+        requestId: (Array.isArray(requestId) ? requestId[0] : requestId) ?? null,
+        durationMs: Math.round(performance.now() - started),
+        attempts: 1,
+        httpVersion: response.httpVersion,
+      });
+    });
+  });
+}
+
+/** Turns whatever got or the socket threw into a NetworkError with a plain message. */
+export function toNetworkError(error: unknown, request: Pick<HttpRequest, 'url' | 'timeoutMs'>): NetworkError {
+  if (error instanceof NetworkError) return error;
+  const err = error as { code?: string; message?: string; name?: string; cause?: unknown };
+  let code = typeof err.code === 'string' ? err.code : 'ENETWORK';
+  const host = safeHost(request.url);
+  let message: string;
+  if (err.name === 'AbortError' || code === 'ERR_ABORTED') {
+    code = 'EABORTED';
+    message = 'the request was interrupted';
+  } else if (code === 'ETIMEDOUT') {
+    message = `no answer from ${host} within ${formatMs(request.timeoutMs)}`;
+  } else if (code === 'ECONNREFUSED') {
+    message = `${host} refused the connection`;
+  } else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    message = `cannot resolve the host name ${host}`;
+  } else if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE') {
+    message = `${host} closed the connection before answering`;
+  } else if (code === 'HPE_INVALID_CONSTANT' || code.startsWith('HPE_')) {
+    message = `${host} did not answer with HTTP`;
+    code = 'EPROTO';
+  } else if (/CERT|SSL|TLS|EPROTO/.test(code)) {
+    message = `TLS failure talking to ${host}: ${err.message ?? code}`;
+  } else {
+    message = `request to ${host} failed: ${err.message ?? code}`;
+  }
+  return new NetworkError(message, code, { cause: error });
+}
+
+function safeHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'the service';
+  }
+}
+
+export function formatMs(ms: number): string {
+  if (ms >= 1000 && ms % 1000 === 0) return `${ms / 1000} s`;
+  return `${ms} ms`;
+}

@@ -1,0 +1,62 @@
+import type { Context } from '../context.js';
+import { stringifyJson } from '../payload/json.js';
+import { statusText, type RequestResult } from './result.js';
+import { makeStyle, type Style } from './style.js';
+
+/** Renders one result: the JSON document on stdout with --json, else the human view. */
+export function printResult(result: RequestResult, ctx: Context, json: boolean): void {
+  if (json) {
+    ctx.out(`${stringifyJson(result)}\n`);
+    return;
+  }
+  // A success is the command's output; a failure is an error, so it goes where errors go.
+  const toStdout = result.ok;
+  const style = makeStyle(toStdout ? ctx.color.stdout : ctx.color.stderr);
+  const text = renderHuman(result, style);
+  if (toStdout) ctx.out(text);
+  else ctx.err(text);
+}
+
+export function renderHuman(result: RequestResult, style: Style): string {
+  const lines: string[] = [];
+  const target = `${result.method} ${result.url}`;
+  if (result.validationErrors) {
+    lines.push(`${style.red('✗ invalid')}  ${target}  (nothing sent)`);
+    for (const p of result.validationErrors) lines.push(`  ${p.path ? `${p.path}: ` : ''}${p.message}`);
+    return `${lines.join('\n')}\n`;
+  }
+  if (result.skipped) {
+    lines.push(`${style.yellow('- skipped')}  ${target}  (not sent)`);
+    return `${lines.join('\n')}\n`;
+  }
+  if (result.status === null) {
+    const err = result.error as { code?: string; message?: string } | null;
+    lines.push(`${style.red('✗ no answer')}  ${target}`);
+    if (err?.message) lines.push(field('error', `${err.message}${err.code ? ` (${err.code})` : ''}`, style));
+  } else {
+    const label = `${result.status} ${statusText(result.status)}`.trim();
+    lines.push(`${result.ok ? style.green(`✓ ${label}`) : style.red(`✗ ${label}`)}  ${target}`);
+  }
+  if (result.code !== undefined) lines.push(field('code', result.code, style));
+  if (result.requestId) lines.push(field('request id', result.requestId, style));
+  if (result.durationMs !== null) {
+    const attempts = result.attempts && result.attempts > 1 ? ` (${result.attempts} attempts)` : '';
+    lines.push(field('duration', `${result.durationMs} ms${attempts}`, style));
+  }
+  if (result.answerId !== undefined) lines.push(field('answer id', result.answerId, style));
+  if (result.status !== null && result.error) {
+    const body = result.error as Record<string, unknown>;
+    const keys = ['message', 'timestamp', 'method', 'uri'].filter((k) => body[k] !== undefined);
+    for (const key of Object.keys(body)) if (!keys.includes(key)) keys.push(key);
+    for (const key of keys) lines.push(field(key, display(body[key]), style));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function field(name: string, value: string, style: Style): string {
+  return `  ${style.dim(name.padEnd(10))}  ${value}`;
+}
+
+function display(value: unknown): string {
+  return typeof value === 'string' ? value : stringifyJson(value);
+}

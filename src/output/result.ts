@@ -1,0 +1,81 @@
+import { STATUS_CODES } from 'node:http';
+import type { Problem } from '../errors.js';
+import type { HttpResponse } from '../http/client.js';
+
+/**
+ * The result of one request as data (cli-contract.md, "Output"). The human view and `--json`
+ * both render this object, so they cannot disagree.
+ */
+export interface ServiceErrorBody {
+  timestamp?: unknown;
+  method?: unknown;
+  uri?: unknown;
+  message?: unknown;
+  [key: string]: unknown;
+}
+
+export interface RequestResult {
+  ok: boolean;
+  status: number | null;
+  method: string;
+  url: string;
+  requestId: string | null;
+  durationMs: number | null;
+  answerId?: string;
+  /** For reason updates: the reason's code. */
+  code?: string;
+  error: ServiceErrorBody | { message: string } | { code: string; message: string } | null;
+  validationErrors?: Problem[];
+  /** How many attempts were made (only when more than one). */
+  attempts?: number;
+  /** For batches: not sent because the batch stopped early. */
+  skipped?: boolean;
+}
+
+/** The most of a non-JSON error body that is shown (the contract's 2 KB). */
+export const RAW_BODY_LIMIT = 2048;
+
+/** Reads the service's error body: the Error record when it is JSON, else the raw text cut to 2 KB. */
+export function errorBodyOf(response: Pick<HttpResponse, 'body' | 'truncated'>): RequestResult['error'] {
+  const text = response.body;
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as ServiceErrorBody;
+  } catch {
+    // Not JSON: shown raw below.
+  }
+  return { message: cutText(text, RAW_BODY_LIMIT, response.truncated) };
+}
+
+/** Cuts text to at most `limit` bytes of UTF-8 without splitting a character, marking the cut. */
+export function cutText(text: string, limit: number, alreadyCut = false): string {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= limit && !alreadyCut) return text;
+  let end = Math.min(limit, bytes.length);
+  // Step back over UTF-8 continuation bytes so no character is split.
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end -= 1;
+  return `${bytes.subarray(0, end).toString('utf8')}… [cut]`;
+}
+
+export function resultFromResponse(
+  request: { method: string; url: string; answerId?: string; code?: string },
+  response: HttpResponse,
+): RequestResult {
+  const ok = response.status >= 200 && response.status < 300;
+  return {
+    ok,
+    status: response.status,
+    method: request.method,
+    url: request.url,
+    requestId: response.requestId,
+    durationMs: response.durationMs,
+    ...(request.code !== undefined ? { code: request.code } : {}),
+    ...(request.answerId !== undefined ? { answerId: request.answerId } : {}),
+    error: ok ? null : errorBodyOf(response),
+    ...(response.attempts > 1 ? { attempts: response.attempts } : {}),
+  };
+}
+
+export function statusText(status: number): string {
+  return STATUS_CODES[status] ?? '';
+}

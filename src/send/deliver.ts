@@ -1,0 +1,189 @@
+import type { Settings } from '../config/index.js';
+import type { Context } from '../context.js';
+import { CoreError, ExitCode, exitCodeForStatus, NetworkError, PayloadError, type Problem } from '../errors.js';
+import type { HttpResponse } from '../http/client.js';
+import { printResult } from '../output/render.js';
+import { resultFromResponse, type RequestResult } from '../output/result.js';
+import {
+  joinUrl,
+  prepareRequest,
+  renderCurl,
+  renderDryRun,
+  renderVerboseRequest,
+  renderVerboseResponse,
+  type Operation,
+  type PreparedRequest,
+} from './request.js';
+
+/** The output flags every sending command takes (cli-contract.md, "Commands"). */
+export interface SendFlags {
+  dryRun: boolean;
+  curl: boolean;
+  json: boolean;
+  verbose: boolean;
+}
+
+export type Credential = 'bot' | 'integrator';
+
+export interface DeliverInput {
+  operation: Operation;
+  settings: Settings;
+  payload: unknown;
+  flags: SendFlags;
+  credential: Credential;
+  /** Whether the request may be repeated (it cannot deliver twice): contract, "Retries". */
+  retryable: boolean;
+  answerId?: string;
+  code?: string;
+  /** Lines for --verbose about how the payload was built (defaults filled in, and so on). */
+  notes?: string[];
+}
+
+/** Prints the warnings the validation found, one `warning: path: message` line each. */
+export function printWarnings(warnings: Problem[], ctx: Context): void {
+  for (const w of warnings) ctx.warn(`${w.path ? `${w.path}: ` : ''}${w.message}`);
+}
+
+/**
+ * A payload that broke the rules: with --json the result document on stdout, and always the
+ * problems on stderr through the error. Nothing is sent.
+ */
+export function rejectPayload(
+  what: string,
+  problems: Problem[],
+  ctx: Context,
+  input: { json: boolean; operation: Operation; settings: Settings | null; answerId?: string; hint?: string },
+): never {
+  if (input.json) {
+    const result: RequestResult = {
+      ok: false,
+      status: null,
+      method: input.operation.method,
+      url: input.settings?.baseUrl ? joinUrl(input.settings.baseUrl.value, input.operation.path) : input.operation.path,
+      requestId: null,
+      durationMs: null,
+      ...(input.answerId !== undefined ? { answerId: input.answerId } : {}),
+      error: null,
+      validationErrors: problems,
+    };
+    printResult(result, ctx, true);
+  }
+  const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
+  throw new PayloadError(`the ${what} is invalid (${count}); nothing was sent`, problems, {
+    hint: input.hint ?? 'fix the fields above; `core schema` prints every rule',
+  });
+}
+
+/**
+ * Sends one validated payload, or shows it (--dry-run, --curl), and prints the result. Returns the
+ * exit code: 0 for 2xx, 4 or 5 for an HTTP error, 6 for no answer.
+ */
+export async function deliver(input: DeliverInput, ctx: Context): Promise<number> {
+  const { settings, flags } = input;
+  const tokenSpec = input.credential === 'integrator' ? (settings.integratorToken ?? settings.token) : settings.token;
+  const tokenVariable = input.credential === 'integrator' && settings.integratorToken ? 'CORE_INTEGRATOR_TOKEN' : 'CORE_TOKEN';
+  const { requireSettings, resolveSecret } = await import('../config/index.js');
+
+  if (flags.verbose) for (const note of input.notes ?? []) ctx.err(`* ${note}\n`);
+
+  if (flags.dryRun || flags.curl) {
+    // Nothing is sent, so nothing is required: missing values show as placeholders and a warning,
+    // and a token command is not run just to be masked.
+    const missing = (['baseUrl', 'tenant'] as const).filter((k) => settings[k] === null);
+    if (!tokenSpec) missing.push('token' as never);
+    if (missing.length > 0) ctx.warn(`not configured: ${missing.join(', ')} (a real send would stop here)`);
+    const prepared = prepareRequest(
+      input.operation,
+      {
+        baseUrl: settings.baseUrl?.value ?? '<base-url>',
+        tenant: settings.tenant?.value ?? '<tenant>',
+        token: tokenSpec ? 'placeholder' : null,
+        headers: settings.headers.value,
+      },
+      input.payload,
+      tokenVariable,
+    );
+    ctx.out(flags.curl ? renderCurl(prepared, ctx) : renderDryRun(prepared, ctx, flags.json));
+    if (input.answerId !== undefined && !flags.json) ctx.err(`answer id ${input.answerId}\n`);
+    return ExitCode.ok;
+  }
+
+  requireSettings(settings, ['baseUrl', 'tenant', input.credential === 'integrator' && settings.integratorToken ? 'integratorToken' : 'token']);
+  const token = await resolveSecret(tokenSpec!.value, {
+    env: ctx.env,
+    cwd: ctx.cwd,
+    what: input.credential === 'integrator' && settings.integratorToken ? 'integrator token' : 'token',
+  });
+  ctx.addSecret(token);
+  const prepared = prepareRequest(
+    input.operation,
+    { baseUrl: settings.baseUrl!.value, tenant: settings.tenant!.value, token, headers: settings.headers.value },
+    input.payload,
+    tokenVariable,
+  );
+  return sendPrepared(prepared, input, ctx);
+}
+
+/** Sends a prepared request and prints its result; shared with the batch sender. */
+export async function sendPrepared(prepared: PreparedRequest, input: DeliverInput, ctx: Context): Promise<number> {
+  const result = await exchange(prepared, input, ctx);
+  printResult(result, ctx, input.flags.json);
+  return exitCodeOf(result);
+}
+
+/** One request and its result as data; never throws for HTTP or network failures. */
+export async function exchange(
+  prepared: PreparedRequest,
+  input: Pick<DeliverInput, 'settings' | 'flags' | 'retryable' | 'answerId' | 'code'> & { agent?: import('../http/client.js').HttpRequest['agent'] },
+  ctx: Context,
+): Promise<RequestResult> {
+  const { sendRequest } = await import('../http/client.js');
+  if (input.flags.verbose) ctx.err(renderVerboseRequest(prepared, ctx));
+  const base = { method: prepared.method, url: prepared.url, answerId: input.answerId, code: input.code };
+  let response: HttpResponse;
+  try {
+    response = await sendRequest({
+      method: prepared.method,
+      url: prepared.url,
+      headers: prepared.headers,
+      body: prepared.body,
+      timeoutMs: input.settings.timeoutMs.value,
+      retries: input.settings.retries.value,
+      retryable: input.retryable,
+      signal: ctx.signal,
+      ...(input.agent ? { agent: input.agent } : {}),
+      onRetry: (info) => {
+        if (input.flags.verbose) ctx.err(`* ${info.reason}: attempt ${info.attempt} in ${info.delayMs} ms\n`);
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof CoreError)) throw error;
+    const code = error instanceof NetworkError ? error.code : error.code;
+    return {
+      ok: false,
+      status: null,
+      method: prepared.method,
+      url: prepared.url,
+      requestId: null,
+      durationMs: null,
+      ...(input.code !== undefined ? { code: input.code } : {}),
+      ...(input.answerId !== undefined ? { answerId: input.answerId } : {}),
+      error: { code, message: error.message },
+    };
+  }
+  if (input.flags.verbose) ctx.err(renderVerboseResponse(response, ctx));
+  return resultFromResponse(
+    { method: base.method, url: base.url, ...(base.answerId !== undefined ? { answerId: base.answerId } : {}), ...(base.code !== undefined ? { code: base.code } : {}) },
+    response,
+  );
+}
+
+export function exitCodeOf(result: RequestResult): number {
+  if (result.status === null) {
+    if (result.validationErrors) return ExitCode.usage;
+    if (result.skipped) return ExitCode.ok;
+    const code = (result.error as { code?: string } | null)?.code;
+    return code === 'EABORTED' ? ExitCode.interrupted : ExitCode.network;
+  }
+  return exitCodeForStatus(result.status);
+}

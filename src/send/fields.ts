@@ -1,0 +1,67 @@
+import { UsageError } from '../errors.js';
+
+/**
+ * Turning flag values into payload fields. Values are passed on as given where they are wrong, so
+ * the payload schema (the single source of every rule) reports them with their path.
+ */
+
+/** An identifier flag: digits become a bigint (exact to the last digit); anything else stays a string for the schema to reject. */
+export function idFromFlag(value: string): bigint | string {
+  const text = value.trim();
+  return /^\d+$/.test(text) ? BigInt(text) : value;
+}
+
+export type QuickReplyFlag = { type: 'TEXT' | 'CONTACT'; text: string };
+
+/** Parses `--segment KEY=VALUE`. */
+export function parseSegment(value: string): [string, string] {
+  const at = value.indexOf('=');
+  if (at <= 0) throw new UsageError(`--segment takes KEY=VALUE, got "${value}"`, { hint: 'for example --segment region=north' });
+  return [value.slice(0, at), value.slice(at + 1)];
+}
+
+/** The timestamp format of receivedAt (api-spec.md, "Bot answer"): yyyy-MM-ddTHH:mm:ss.SSSZ, UTC. */
+export function timestamp(date: Date): string {
+  return date.toISOString();
+}
+
+/** `now` in receivedAt, from a flag or a file, becomes the current time in the API's format. */
+export function resolveNow(value: unknown, now: Date): unknown {
+  return typeof value === 'string' && value.trim().toLowerCase() === 'now' ? timestamp(now) : value;
+}
+
+/**
+ * An attachment from `--attachment URL`: the file name is the URL's last path segment and the MIME
+ * type is looked up from its extension, so an image displays correctly (api-spec.md, "Attachment").
+ */
+export async function attachmentFromUrl(url: string): Promise<Record<string, string>> {
+  const attachment: Record<string, string> = { url };
+  let name: string | undefined;
+  try {
+    const parsed = new URL(url);
+    const last = parsed.pathname.split('/').filter(Boolean).pop();
+    if (last) name = safeDecode(last);
+  } catch {
+    return attachment; // The schema reports the URL.
+  }
+  if (name) {
+    attachment.name = name;
+    const { default: mime } = await import('mime/lite');
+    const type = mime.getType(name);
+    if (type) attachment.type = type;
+  }
+  return attachment;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** True for a plain object (not an array, not null). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

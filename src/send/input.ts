@@ -1,0 +1,116 @@
+import { open, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Context } from '../context.js';
+import { PayloadError, UsageError } from '../errors.js';
+import { parseJson } from '../payload/json.js';
+
+/**
+ * Reading payload files (`-f FILE`, `-f -` for standard input) as JSON or YAML. Integers are read
+ * as bigints in both, so identifiers keep every digit (cli-contract.md, "Identifiers").
+ */
+
+/** A single message is small; anything past this is not a payload the service would take. */
+export const MAX_PAYLOAD_BYTES = 5 * 1024 * 1024;
+
+export interface LoadedFile {
+  /** The file's name as the user gave it, or "standard input". */
+  name: string;
+  value: unknown;
+}
+
+/** Reads a payload file (or standard input for "-") and parses it. Throws PayloadError or UsageError. */
+export async function readPayloadFile(path: string, ctx: Context): Promise<LoadedFile> {
+  if (path === '-') {
+    if (ctx.streams.stdin.isTTY) {
+      throw new UsageError('-f - reads the payload from standard input, but standard input is a terminal', {
+        hint: 'pipe a file in (core reply -f - < reply.json) or pass its path with -f',
+      });
+    }
+    const bytes = await readStream(ctx.streams.stdin, 'standard input');
+    return { name: 'standard input', value: await parseText(decode(bytes, 'standard input'), 'standard input', 'auto') };
+  }
+  const full = resolve(ctx.cwd, path);
+  let info;
+  try {
+    info = await stat(full);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    throw new UsageError(
+      code === 'ENOENT' ? `payload file not found: ${path}` : `cannot read the payload file ${path} (${code ?? 'error'})`,
+      { hint: 'check the path given to -f' },
+    );
+  }
+  if (info.isDirectory()) throw new UsageError(`${path} is a folder, not a payload file`, { hint: 'give -f the path of a JSON or YAML file' });
+  if (!info.isFile()) throw new UsageError(`${path} is not a regular file`, { hint: 'use -f - to read from a pipe' });
+  if (info.size > MAX_PAYLOAD_BYTES) {
+    throw new PayloadError(`${path} is ${formatBytes(info.size)}, more than a payload can be (limit ${formatBytes(MAX_PAYLOAD_BYTES)})`, []);
+  }
+  const handle = await open(full, 'r');
+  let bytes: Buffer;
+  try {
+    bytes = await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+  const format = /\.ya?ml$/i.test(path) ? 'yaml' : /\.json$/i.test(path) ? 'json' : 'auto';
+  return { name: path, value: await parseText(decode(bytes, path), path, format) };
+}
+
+async function readStream(stream: NodeJS.ReadableStream, name: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += buf.length;
+    if (size > MAX_PAYLOAD_BYTES) {
+      throw new PayloadError(`${name} holds more than a payload can be (limit ${formatBytes(MAX_PAYLOAD_BYTES)})`, []);
+    }
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Decodes UTF-8 strictly: a file with invalid bytes is rejected, not silently mangled. */
+export function decode(bytes: Buffer, name: string): string {
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  } catch {
+    throw new PayloadError(`${name} is not valid UTF-8 text`, [], { hint: 'save the payload as UTF-8 JSON or YAML' });
+  }
+}
+
+/** Parses JSON or YAML. "auto" reads JSON when the text starts like JSON, else YAML. */
+export async function parseText(text: string, name: string, format: 'json' | 'yaml' | 'auto'): Promise<unknown> {
+  if (text.trim() === '') throw new PayloadError(`${name} is empty`, []);
+  const looksJson = /^\s*[[{"]/.test(text);
+  if (format === 'json' || (format === 'auto' && looksJson)) {
+    try {
+      return parseJson(text);
+    } catch (error) {
+      if (format === 'json') throw new PayloadError(`${name} is not valid JSON: ${(error as Error).message}`, []);
+      // "auto" text that starts like JSON but is not: YAML (a superset) gives the better message below.
+    }
+  }
+  return parseYaml(text, name);
+}
+
+async function parseYaml(text: string, name: string): Promise<unknown> {
+  // Loaded here rather than at the top: only YAML payloads pay for the parser.
+  const YAML = await import('yaml');
+  const docs = YAML.parseAllDocuments(text, { intAsBigInt: true, uniqueKeys: true });
+  const list = Array.isArray(docs) ? docs : [docs];
+  if (list.length !== 1) throw new PayloadError(`${name} holds ${list.length} YAML documents; a payload is one`, []);
+  const doc = list[0]!;
+  if (doc.errors.length > 0) {
+    const first = doc.errors[0]!;
+    throw new PayloadError(`${name} is neither valid JSON nor valid YAML: ${first.message.split('\n')[0]}`, []);
+  }
+  return doc.toJS({ maxAliasCount: 100 });
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${bytes} bytes`;
+}

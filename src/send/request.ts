@@ -1,0 +1,148 @@
+import type { Context } from '../context.js';
+import { MASK } from '../context.js';
+import { stringifyJson } from '../payload/json.js';
+import { version } from '../version.js';
+
+/** The three operations of api-spec.md ("Endpoints"). */
+export const operations = {
+  reply: { method: 'POST', path: '/api/v1/chatbot', name: 'reply' },
+  greet: { method: 'POST', path: '/api/v1/chatbot/greet', name: 'greeting' },
+  reason: { method: 'PUT', path: '/api/v1/inactivity/reasons', name: 'reason update' },
+} as const;
+export type Operation = (typeof operations)[keyof typeof operations];
+
+export interface PreparedRequest {
+  method: 'POST' | 'PUT';
+  url: string;
+  headers: Record<string, string>;
+  /** The exact bytes sent: compact JSON with every integer digit kept. */
+  body: string;
+  payload: unknown;
+  /** The environment variable a curl command should read the token from. */
+  tokenVariable: 'CORE_TOKEN' | 'CORE_INTEGRATOR_TOKEN';
+}
+
+export interface RequestSettings {
+  baseUrl: string;
+  tenant: string;
+  /** null: no Authorization header (a credential may come from the profile's headers). */
+  token: string | null;
+  headers: Record<string, string>;
+}
+
+/** Joins the base URL and an API path, keeping any path prefix of the base URL. */
+export function joinUrl(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}${path}`;
+}
+
+export function userAgent(): string {
+  return `core-cli/${version()} node/${process.versions.node}`;
+}
+
+/**
+ * Builds the request exactly as it will go on the wire. The headers are those api-spec.md lists for
+ * each operation; the profile's own headers come last so they can replace any of them (for example
+ * another credential for the reason update, whose format the spec does not show).
+ */
+export function prepareRequest(
+  operation: Operation,
+  settings: RequestSettings,
+  payload: unknown,
+  tokenVariable: PreparedRequest['tokenVariable'] = 'CORE_TOKEN',
+): PreparedRequest {
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    Accept: 'application/json',
+    'User-Agent': userAgent(),
+    'X-Tenant-Name': settings.tenant,
+  };
+  if (settings.token !== null) headers.Authorization = `Bearer ${settings.token}`;
+  for (const [name, value] of Object.entries(settings.headers)) {
+    for (const existing of Object.keys(headers)) {
+      if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
+    }
+    headers[name] = value;
+  }
+  return {
+    method: operation.method,
+    url: joinUrl(settings.baseUrl, operation.path),
+    headers,
+    body: stringifyJson(payload),
+    payload,
+    tokenVariable,
+  };
+}
+
+const SENSITIVE_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie)$|token|secret|api-?key|password|auth/i;
+
+/** Headers safe to print: credentials keep their scheme word and lose their value. */
+export function maskHeaders(headers: Record<string, string>, ctx: Context): Record<string, string> {
+  const masked: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (SENSITIVE_HEADER.test(name)) {
+      const scheme = /^(Bearer|Basic|Token)\s/i.exec(value);
+      masked[name] = scheme ? `${scheme[1]} ${MASK}` : MASK;
+    } else {
+      masked[name] = ctx.redact(value);
+    }
+  }
+  return masked;
+}
+
+/** The `--dry-run` view: the request line, masked headers and the pretty-printed body. */
+export function renderDryRun(request: PreparedRequest, ctx: Context, json: boolean): string {
+  const headers = maskHeaders(request.headers, ctx);
+  if (json) {
+    return `${stringifyJson({ dryRun: true, method: request.method, url: request.url, headers, body: request.payload })}\n`;
+  }
+  const lines = [`${request.method} ${request.url}`];
+  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+  lines.push('', stringifyJson(request.payload, 2), '');
+  return lines.join('\n');
+}
+
+/** Quotes a word for a POSIX shell. */
+export function shellQuote(text: string): string {
+  if (/^[\w@%+=:,./-]+$/.test(text)) return text;
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The `--curl` view: an equivalent curl command. The token is written as a variable reference
+ * ($CORE_TOKEN), never its value, so the command can be shared and pasted safely.
+ */
+export function renderCurl(request: PreparedRequest, ctx: Context): string {
+  const parts = ['curl', '--fail-with-body', '-sS', '-X', request.method, shellQuote(request.url)];
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (name === 'Authorization' && value.startsWith('Bearer ')) {
+      parts.push('-H', `"Authorization: Bearer \$${request.tokenVariable}"`);
+    } else if (SENSITIVE_HEADER.test(name)) {
+      parts.push('-H', shellQuote(`${name}: ${MASK}`));
+    } else {
+      parts.push('-H', shellQuote(`${name}: ${ctx.redact(value)}`));
+    }
+  }
+  parts.push('--data-binary', shellQuote(ctx.redact(request.body)));
+  return `${parts.join(' \\\n  ')}\n`;
+}
+
+/** The `--verbose` view of a request, for stderr. */
+export function renderVerboseRequest(request: PreparedRequest, ctx: Context): string {
+  const lines = [`> ${request.method} ${request.url}`];
+  for (const [name, value] of Object.entries(maskHeaders(request.headers, ctx))) lines.push(`> ${name}: ${value}`);
+  lines.push(`> (body: ${Buffer.byteLength(request.body)} bytes)`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function renderVerboseResponse(
+  response: { status: number; statusText: string; httpVersion: string; headers: Record<string, string | string[] | undefined> },
+  ctx: Context,
+): string {
+  const lines = [`< HTTP/${response.httpVersion} ${response.status} ${response.statusText}`.trimEnd()];
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value === undefined) continue;
+    const values = Array.isArray(value) ? value : [value];
+    for (const v of values) lines.push(`< ${name}: ${SENSITIVE_HEADER.test(name) ? MASK : ctx.redact(v)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
