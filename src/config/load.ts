@@ -1,0 +1,309 @@
+import { stat } from 'node:fs/promises';
+import { ConfigError, UsageError, type Problem } from '../errors.js';
+import { parseDuration } from './duration.js';
+import {
+  configLoaders,
+  envValue,
+  locateConfig,
+  SEARCH_PLACES_TEXT,
+  USER_PLACES_TEXT,
+} from './locate.js';
+import { baseUrlProblem, suggest, validateConfig, type ConfigFile, type ProfileConfig } from './schema.js';
+import type { SecretSpec } from './secret.js';
+
+/** A value and where it came from, in words: `flag --base-url`, `env CORE_BASE_URL`, `profile staging in /home/u/.corerc`, `default`. */
+export interface Resolved<T> {
+  value: T;
+  source: string;
+}
+
+/** The server's limits on quick replies, when known (message.max-quick-replies, message.max-quick-reply-length). */
+export interface Limits {
+  maxQuickReplies?: number;
+  maxQuickReplyLength?: number;
+}
+
+export interface Settings {
+  /** The config file in use, or null. */
+  configFile: string | null;
+  /** The folders searched, in order, the user config folder last; or the one file named by --config / CORE_CONFIG. */
+  searched: string[];
+  /** The names of the profiles in the config file, in file order. */
+  profiles: string[];
+  profile: Resolved<string> | null;
+  baseUrl: Resolved<string> | null;
+  tenant: Resolved<string> | null;
+  token: Resolved<SecretSpec> | null;
+  /** null means: fall back to token (the caller decides). */
+  integratorToken: Resolved<SecretSpec> | null;
+  headers: Resolved<Record<string, string>>;
+  timeoutMs: Resolved<number>;
+  retries: Resolved<number>;
+  limits: Resolved<Limits>;
+}
+
+export interface LoadInput {
+  cwd: string;
+  env: Record<string, string | undefined>;
+  flags: { config?: string; profile?: string; baseUrl?: string; tenant?: string; timeout?: string };
+  /** Receives warnings, such as a config file with a literal token that others can read. */
+  warn?: (message: string) => void;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_RETRIES = 2;
+
+/**
+ * Reads the effective settings (cli-contract.md, "Configuration"): finds and validates the config
+ * file, chooses the profile, and takes each value from, highest first, a flag, the environment, the
+ * chosen profile, or the default. Throws a ConfigError (exit 2) for an invalid or missing config
+ * file and for a profile that was asked for and does not exist; a value that is merely missing is
+ * left null for `requireSettings`, so that `core config show` can show what there is.
+ */
+export async function loadSettings(input: LoadInput): Promise<Settings> {
+  const location = await locateConfig(input);
+  let config: ConfigFile = {};
+  if (location.configFile !== null) {
+    config = await readConfig(location.configFile, input);
+    if (input.warn) await warnAboutLiteralToken(location.configFile, config, input.warn);
+  }
+  const file = location.configFile;
+  const profiles = Object.keys(config.profiles ?? {});
+  const profile = chooseProfile(input, config, file, profiles, location.searched);
+  const settings: ProfileConfig = profile ? (config.profiles?.[profile.value] ?? {}) : {};
+  const fromProfile = `profile ${profile?.value ?? ''} in ${file ?? ''}`;
+  const pick = <T>(value: T | undefined): Resolved<T> | null => (value === undefined ? null : { value, source: fromProfile });
+
+  return {
+    configFile: file,
+    searched: location.searched,
+    profiles,
+    profile,
+    baseUrl: flagOrEnvUrl(input) ?? pick(settings.baseUrl),
+    tenant: flagOrEnvTenant(input) ?? pick(settings.tenant),
+    token: envSecret(input.env, 'CORE_TOKEN') ?? pick(settings.token),
+    integratorToken: envSecret(input.env, 'CORE_INTEGRATOR_TOKEN') ?? pick(settings.integratorToken),
+    headers: pick(settings.headers) ?? { value: {}, source: 'default' },
+    timeoutMs: timeout(input) ?? (settings.timeout === undefined ? null : { value: parseDuration(settings.timeout), source: fromProfile }) ?? {
+      value: DEFAULT_TIMEOUT_MS,
+      source: 'default',
+    },
+    retries: pick(settings.retries) ?? { value: DEFAULT_RETRIES, source: 'default' },
+    limits: pick(settings.limits) ?? { value: {}, source: 'default' },
+  };
+}
+
+async function readConfig(file: string, input: LoadInput): Promise<ConfigFile> {
+  const { cosmiconfig } = await import('cosmiconfig');
+  const explorer = cosmiconfig('core', { searchStrategy: 'none', cache: false, loaders: await configLoaders(input.env) });
+  const result = await explorer.load(file);
+  const { config, problems } = validateConfig(result?.config);
+  if (config === undefined) {
+    throw new ConfigError(`invalid config file ${file} (${problems.length} ${problems.length === 1 ? 'problem' : 'problems'})`, {
+      problems,
+      hint: 'fix the keys listed above; docs/configuration.md lists every key',
+    });
+  }
+  return config;
+}
+
+/**
+ * The profile in use: `-p/--profile`, `CORE_PROFILE`, `defaultProfile`, else the only profile.
+ *
+ * When the file has several profiles and none is chosen, no profile is used (null) rather than
+ * failing at once: the environment alone may hold everything a command needs (CI), and
+ * `core config show` should still work. `requireSettings` then explains that a profile must be
+ * chosen when a value is missing. A profile that is asked for by name and does not exist is an error.
+ */
+function chooseProfile(
+  input: LoadInput,
+  config: ConfigFile,
+  file: string | null,
+  profiles: string[],
+  searched: string[],
+): Resolved<string> | null {
+  let chosen: Resolved<string> | null = null;
+  if (input.flags.profile !== undefined) {
+    if (input.flags.profile === '') throw new UsageError('--profile needs a profile name');
+    chosen = { value: input.flags.profile, source: 'flag --profile' };
+  } else if (envValue(input.env, 'CORE_PROFILE') !== undefined) {
+    chosen = { value: envValue(input.env, 'CORE_PROFILE')!, source: 'env CORE_PROFILE' };
+  } else if (config.defaultProfile !== undefined) {
+    return { value: config.defaultProfile, source: `defaultProfile in ${file}` };
+  } else if (profiles.length === 1) {
+    return { value: profiles[0]!, source: `the only profile in ${file}` };
+  }
+  if (chosen === null || profiles.includes(chosen.value)) return chosen;
+
+  const name = JSON.stringify(chosen.value);
+  if (file === null) {
+    throw new ConfigError(`profile ${name} (from ${chosen.source}) was asked for, but no config file was found`, {
+      problems: searchedProblems(searched),
+      hint: 'create one with: core config init, or name one with --config FILE',
+    });
+  }
+  const guess = suggest(chosen.value, profiles);
+  throw new ConfigError(`profile ${name} (from ${chosen.source}) does not exist in ${file}`, {
+    hint:
+      profiles.length === 0
+        ? 'the file defines no profiles; add one under profiles:'
+        : `${guess ? `did you mean "${guess}"? ` : ''}profiles there: ${profiles.join(', ')}`,
+  });
+}
+
+function flagOrEnvUrl(input: LoadInput): Resolved<string> | null {
+  if (input.flags.baseUrl !== undefined) {
+    const problem = baseUrlProblem(input.flags.baseUrl);
+    if (problem) throw new UsageError(`--base-url: ${problem}`);
+    return { value: input.flags.baseUrl, source: 'flag --base-url' };
+  }
+  const fromEnv = envValue(input.env, 'CORE_BASE_URL');
+  if (fromEnv === undefined) return null;
+  const problem = baseUrlProblem(fromEnv);
+  if (problem) throw new ConfigError(`CORE_BASE_URL: ${problem}`);
+  return { value: fromEnv, source: 'env CORE_BASE_URL' };
+}
+
+function flagOrEnvTenant(input: LoadInput): Resolved<string> | null {
+  if (input.flags.tenant !== undefined) {
+    if (input.flags.tenant === '') throw new UsageError('--tenant needs a tenant name');
+    return { value: input.flags.tenant, source: 'flag --tenant' };
+  }
+  const fromEnv = envValue(input.env, 'CORE_TENANT');
+  return fromEnv === undefined ? null : { value: fromEnv, source: 'env CORE_TENANT' };
+}
+
+/** A token given in the environment is a literal secret; its source names the variable, never the value. */
+function envSecret(env: Record<string, string | undefined>, name: string): Resolved<SecretSpec> | null {
+  const value = envValue(env, name);
+  return value === undefined ? null : { value, source: `env ${name}` };
+}
+
+/** `--timeout`, then `CORE_TIMEOUT` (not in the contract's list; added so CI can set it like the rest). */
+function timeout(input: LoadInput): Resolved<number> | null {
+  if (input.flags.timeout !== undefined) {
+    try {
+      return { value: parseDuration(input.flags.timeout), source: 'flag --timeout' };
+    } catch (error) {
+      throw new UsageError(`--timeout: ${(error as Error).message}`, { hint: (error as UsageError).hint });
+    }
+  }
+  const fromEnv = envValue(input.env, 'CORE_TIMEOUT');
+  if (fromEnv === undefined) return null;
+  try {
+    return { value: parseDuration(fromEnv), source: 'env CORE_TIMEOUT' };
+  } catch (error) {
+    throw new ConfigError(`CORE_TIMEOUT: ${(error as Error).message}`, { hint: (error as UsageError).hint });
+  }
+}
+
+/** True when a config file holds a token as a plain string (in any profile). */
+export function hasLiteralToken(config: ConfigFile): boolean {
+  return Object.values(config.profiles ?? {}).some(
+    (profile) => typeof profile.token === 'string' || typeof profile.integratorToken === 'string',
+  );
+}
+
+/**
+ * Like ssh with a private key, a file holding a literal token should be readable by its owner
+ * only. Windows has no such mode bits, so nothing is checked there.
+ */
+async function warnAboutLiteralToken(file: string, config: ConfigFile, warn: (message: string) => void): Promise<void> {
+  if (process.platform === 'win32' || !hasLiteralToken(config)) return;
+  try {
+    const { mode } = await stat(file);
+    if ((mode & 0o044) !== 0) {
+      warn(`${file} holds a literal token and can be read by other users; run: chmod 600 ${file}`);
+    }
+  } catch {
+    // The file was just read; if it vanished since, there is nothing to warn about.
+  }
+}
+
+export type Need = 'baseUrl' | 'tenant' | 'token' | 'integratorToken';
+
+/**
+ * Checks that the values a command needs are there. Throws one ConfigError naming each missing
+ * value and every place it was looked for (cli-contract.md, "Configuration": "A missing profile,
+ * tenant, base URL or token is an error that names what is missing and where it was looked for").
+ * `integratorToken` is satisfied by the token when no integrator token is set.
+ */
+export function requireSettings(settings: Settings, needs: Need[]): void {
+  const missing = [...new Set(needs)].filter((need) =>
+    need === 'integratorToken' ? settings.integratorToken === null && settings.token === null : settings[need] === null,
+  );
+  if (missing.length === 0) return;
+
+  const problems: Problem[] = missing.map((need) => ({ path: LABELS[need], message: `looked for ${placesFor(need, settings).join(', ')}` }));
+  problems.push(...contextProblems(settings));
+  const names = missing.map((need) => LABELS[need]);
+  throw new ConfigError(`missing ${joinWords(names)}`, { problems, hint: hintFor(settings, missing) });
+}
+
+const LABELS: Record<Need, string> = {
+  baseUrl: 'base URL',
+  tenant: 'tenant',
+  token: 'token',
+  integratorToken: 'integrator token',
+};
+
+const SOURCES: Record<Need, { flag?: string; env: string; key: string }> = {
+  baseUrl: { flag: '--base-url', env: 'CORE_BASE_URL', key: 'baseUrl' },
+  tenant: { flag: '--tenant', env: 'CORE_TENANT', key: 'tenant' },
+  token: { env: 'CORE_TOKEN', key: 'token' },
+  integratorToken: { env: 'CORE_INTEGRATOR_TOKEN', key: 'integratorToken' },
+};
+
+function placesFor(need: Need, settings: Settings): string[] {
+  const source = SOURCES[need];
+  const places: string[] = [];
+  if (source.flag) places.push(`flag ${source.flag}`);
+  places.push(`env ${source.env}`);
+  if (settings.profile) places.push(`${source.key} in profile ${settings.profile.value} of ${settings.configFile}`);
+  if (need === 'integratorToken') places.push(...placesFor('token', settings).map((place) => `then ${place}`));
+  return places;
+}
+
+/** Why no profile supplied the value: no file, or several profiles and none chosen. */
+function contextProblems(settings: Settings): Problem[] {
+  if (settings.configFile === null) {
+    return [{ path: '', message: 'no config file was found' }, ...searchedProblems(settings.searched)];
+  }
+  if (settings.profile === null && settings.profiles.length > 1) {
+    return [
+      {
+        path: '',
+        message: `${settings.configFile} has several profiles (${settings.profiles.join(', ')}) and none was chosen`,
+      },
+    ];
+  }
+  if (settings.profile === null) return [{ path: '', message: `${settings.configFile} defines no profiles` }];
+  return [];
+}
+
+function hintFor(settings: Settings, missing: Need[]): string {
+  if (settings.configFile !== null && settings.profile === null && settings.profiles.length > 1) {
+    return `choose one with -p NAME or CORE_PROFILE, or set defaultProfile in ${settings.configFile}`;
+  }
+  if (settings.configFile === null) return 'run core config init to create a config file, or set the environment variables above';
+  const keys = missing.map((need) => SOURCES[need].key).join(', ');
+  return settings.profile
+    ? `add ${keys} to profile ${settings.profile.value} in ${settings.configFile}, or set the environment variables above`
+    : `add a profile with ${keys} to ${settings.configFile}, or set the environment variables above`;
+}
+
+/** The places searched, as lines under an error message. */
+export function searchedProblems(searched: string[]): Problem[] {
+  if (searched.length === 0) return [];
+  const projectFolders = searched.slice(0, -1);
+  const userFolder = searched[searched.length - 1]!;
+  return [
+    { path: '', message: `looked in ${projectFolders.join(', ')} for ${SEARCH_PLACES_TEXT}` },
+    { path: '', message: `and in ${userFolder} for ${USER_PLACES_TEXT}` },
+  ];
+}
+
+function joinWords(words: string[]): string {
+  if (words.length <= 1) return words.join('');
+  return `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
+}

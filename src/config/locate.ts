@@ -1,0 +1,234 @@
+import { stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError } from '../errors.js';
+
+/**
+ * Where the config file is looked for (cli-contract.md, "Configuration").
+ *
+ * The project folders are searched with cosmiconfig one folder at a time (`searchStrategy: 'none'`),
+ * and the user's config folder with cosmiconfig's own list of global names. We walk the folders
+ * ourselves instead of using `searchStrategy: 'global'` because cosmiconfig 9 finds both its stop
+ * folder and its global folder through `os.homedir()` and `env-paths`, which read `process.env`
+ * once at load time (and pick `~/Library/Preferences/core` on macOS and `%APPDATA%\core\Config` on
+ * Windows). The contract names `$XDG_CONFIG_HOME/core/`, else `~/.config/core/`, on every system, and
+ * taking HOME and XDG_CONFIG_HOME from the invocation's environment lets tests point them at
+ * temporary folders. The walk itself is the same as cosmiconfig's: from the start folder up to the
+ * home folder (or to the root when the start folder is outside it), then the user config folder.
+ */
+
+/** File names looked for in each folder from the current one up to home, in this order. */
+export const projectSearchPlaces = [
+  'package.json',
+  '.corerc',
+  '.corerc.json',
+  '.corerc.yaml',
+  '.corerc.yml',
+  '.corerc.js',
+  '.corerc.cjs',
+  '.corerc.mjs',
+  'core.config.js',
+  'core.config.cjs',
+  'core.config.mjs',
+] as const;
+
+/**
+ * File names looked for in the user config folder: cosmiconfig 9's `globalConfigSearchPlaces`
+ * without `config.ts` (a TypeScript loader would need the compiler at run time).
+ */
+export const userSearchPlaces = [
+  'config',
+  'config.json',
+  'config.yaml',
+  'config.yml',
+  'config.js',
+  'config.cjs',
+  'config.mjs',
+] as const;
+
+/** The name `core config init` writes: YAML, and one of the names above. */
+export const USER_CONFIG_NAME = 'config.yaml';
+
+/** A one-line description of the names looked for, for messages. */
+export const SEARCH_PLACES_TEXT =
+  '.corerc, .corerc.json|yaml|yml|js|cjs|mjs, core.config.js|cjs|mjs, the "core" key of package.json';
+export const USER_PLACES_TEXT = 'config, config.json|yaml|yml|js|cjs|mjs';
+
+export interface LocateInput {
+  cwd: string;
+  env: Record<string, string | undefined>;
+  flags: { config?: string };
+}
+
+export interface Location {
+  /** The config file to read, or null when the search found none. */
+  configFile: string | null;
+  /** The folders searched, in order (the user config folder last), or the one file named by --config. */
+  searched: string[];
+  /** How the file was named: `flag --config`, `env CORE_CONFIG`, or null when it was searched for. */
+  namedBy: string | null;
+}
+
+/** An environment variable's value, with an empty string read as unset (as most CLIs do). */
+export function envValue(env: Record<string, string | undefined>, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** The home folder from the environment, else the operating system's idea of it. */
+export function homeDir(env: Record<string, string | undefined>): string {
+  return path.resolve(envValue(env, 'HOME') ?? envValue(env, 'USERPROFILE') ?? os.homedir());
+}
+
+/** The user config folder: `$XDG_CONFIG_HOME/core`, else `~/.config/core`. */
+export function userConfigDir(env: Record<string, string | undefined>): string {
+  const xdg = envValue(env, 'XDG_CONFIG_HOME');
+  // The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
+  const base = xdg !== undefined && path.isAbsolute(xdg) ? xdg : path.join(homeDir(env), '.config');
+  return path.join(base, 'core');
+}
+
+/** The folders searched from `cwd`: each folder up to home (or the root), then the user config folder. */
+export function searchFolders(cwd: string, env: Record<string, string | undefined>): string[] {
+  const stop = homeDir(env);
+  const folders: string[] = [];
+  let current = path.resolve(cwd);
+  for (;;) {
+    folders.push(current);
+    if (current === stop) break;
+    const parent = path.dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  folders.push(userConfigDir(env));
+  return folders;
+}
+
+type Explorer = { search: (from?: string) => Promise<{ filepath: string; config: unknown; isEmpty?: boolean } | null> };
+
+/**
+ * Finds the config file without reading it into settings: `--config` / `CORE_CONFIG` name one file
+ * (which must exist); otherwise the first file found by the search, or null.
+ */
+export async function locateConfig(input: LocateInput): Promise<Location> {
+  const named = namedConfig(input);
+  if (named) {
+    const file = path.resolve(input.cwd, named.file);
+    await assertReadableFile(file, named.by);
+    return { configFile: file, searched: [file], namedBy: named.by };
+  }
+  const folders = searchFolders(input.cwd, input.env);
+  const { cosmiconfig } = await import('cosmiconfig');
+  const loaders = await configLoaders(input.env);
+  const options = { searchStrategy: 'none' as const, cache: false, loaders };
+  const project: Explorer = cosmiconfig('core', { ...options, searchPlaces: [...projectSearchPlaces] });
+  const user: Explorer = cosmiconfig('core', { ...options, searchPlaces: [...userSearchPlaces] });
+  const last = folders.length - 1;
+  for (const [index, folder] of folders.entries()) {
+    const explorer = index === last ? user : project;
+    const result = await explorer.search(folder);
+    if (result) return { configFile: result.filepath, searched: folders, namedBy: null };
+  }
+  return { configFile: null, searched: folders, namedBy: null };
+}
+
+function namedConfig(input: LocateInput): { file: string; by: string } | undefined {
+  if (input.flags.config !== undefined) {
+    if (input.flags.config === '') throw new ConfigError('--config needs a file name');
+    return { file: input.flags.config, by: 'flag --config' };
+  }
+  const fromEnv = envValue(input.env, 'CORE_CONFIG');
+  return fromEnv === undefined ? undefined : { file: fromEnv, by: 'env CORE_CONFIG' };
+}
+
+async function assertReadableFile(file: string, by: string): Promise<void> {
+  try {
+    const info = await stat(file);
+    if (!info.isFile()) throw new ConfigError(`config file ${file} (from ${by}) is not a file`);
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read (permission denied)' : `cannot be read (${code ?? 'error'})`;
+    throw new ConfigError(`config file ${file} (from ${by}) ${why}`, {
+      hint: by === 'flag --config' ? 'check the path, or drop --config to search for a config file' : 'check the path in CORE_CONFIG, or unset it to search for a config file',
+    });
+  }
+}
+
+type Loader = (filepath: string, content: string) => unknown;
+
+/**
+ * cosmiconfig's loaders, each wrapped so that a parse failure becomes a ConfigError that names the
+ * file and the place but never quotes the file's text: js-yaml and parse-json print the offending
+ * lines, which may hold a token. Any other extension of a file named by --config is read as YAML
+ * (which reads JSON too); TypeScript is refused, as it would need the compiler at run time.
+ */
+export async function configLoaders(env: Record<string, string | undefined>): Promise<Record<string, Loader>> {
+  const { defaultLoaders } = await import('cosmiconfig');
+  const wrap =
+    (loader: Loader): Loader =>
+    async (filepath, content) => {
+      try {
+        return await loader(filepath, content);
+      } catch (error) {
+        throw loadError(error, filepath, content, env);
+      }
+    };
+  return {
+    '.json': wrap(defaultLoaders['.json']),
+    '.yaml': wrap(defaultLoaders['.yaml']),
+    '.yml': wrap(defaultLoaders['.yml']),
+    '.js': wrap(defaultLoaders['.js']),
+    '.cjs': wrap(defaultLoaders['.cjs']),
+    '.mjs': wrap(defaultLoaders['.mjs']),
+    noExt: wrap(defaultLoaders.noExt),
+    default: wrap(defaultLoaders.noExt),
+    '.ts': (filepath) => {
+      throw new ConfigError(`${filepath}: TypeScript config files are not supported`, {
+        hint: 'use YAML, JSON or a .js/.cjs/.mjs file',
+      });
+    },
+  };
+}
+
+/** A loader's failure as a ConfigError naming the file, the line and the kind of error, not the text. */
+export function loadError(
+  error: unknown,
+  file: string,
+  content: string,
+  env: Record<string, string | undefined>,
+): ConfigError {
+  if (error instanceof ConfigError) return error;
+  const e = error as Error & { reason?: string; mark?: { line: number; column: number } };
+  if (e.name === 'YAMLException' && e.mark) {
+    return new ConfigError(`${file}:${e.mark.line + 1}:${e.mark.column + 1}: invalid YAML: ${e.reason ?? 'syntax error'}`);
+  }
+  if (e.name === 'JSONError' || e.message.startsWith('JSON Error in ')) {
+    const position = /at position (\d+)/.exec(e.message);
+    const where = position ? lineColumnAt(content, Number(position[1])) : '';
+    const what = /^(?:JSON Error in [^\n]*\n)?([^\n]*?) in JSON at position/.exec(e.message)?.[1];
+    // V8's messages name the expected token ("Expected double-quoted property name") without quoting
+    // the text; anything else is left out.
+    const safe = what === undefined || /["'`]/.test(what) ? '' : what.startsWith('Unexpected token') ? ': unexpected character' : `: ${what}`;
+    return new ConfigError(`${file}${where}: invalid JSON${safe}`);
+  }
+  // A JavaScript config file: its error message may quote the file's code (an unquoted token turns
+  // into "<token> is not defined"), so only the error's kind and line are shown unless CORE_DEBUG=1.
+  const line = new RegExp(`${escapeRegExp(file)}:(\\d+)`).exec(e.stack ?? '');
+  const debug = env.CORE_DEBUG === '1' || env.CORE_DEBUG === 'true';
+  return new ConfigError(
+    `${file}${line ? `:${line[1]}` : ''}: cannot be loaded (${e.name || 'Error'})${debug ? `: ${e.message}` : ''}`,
+    debug ? {} : { hint: 'run again with CORE_DEBUG=1 to see the full error (it may quote the file)' },
+  );
+}
+
+function lineColumnAt(text: string, position: number): string {
+  const before = text.slice(0, position);
+  const line = before.split('\n').length;
+  const column = position - before.lastIndexOf('\n');
+  return `:${line}:${column}`;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
