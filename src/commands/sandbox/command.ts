@@ -1,0 +1,97 @@
+import { Command } from 'commander';
+import type { CommandFactory } from '../../program.js';
+import type { SandboxFlags } from './options.js';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export const sandboxCommand: CommandFactory = (inv) => {
+  const cmd = new Command('sandbox')
+    .summary('run a local implementation of the three endpoints, for offline trials and tests')
+    .description(
+      'Run a local implementation of the API (POST /api/v1/chatbot, POST /api/v1/chatbot/greet,\n' +
+        'PUT /api/v1/inactivity/reasons) that follows the spec\'s rules: validation, answerId de-duplication,\n' +
+        'strict or soft handling of second answers, greeting addressing, inactivity reasons and their limit.\n\n' +
+        'It prints its base URL and the environment lines that point `core` at it, then one log line per\n' +
+        'request on stderr. GET /_sandbox/messages and GET /_sandbox/reasons show what it received;\n' +
+        'POST /_sandbox/reset returns it to its start state. Stop it with Ctrl-C. See docs/sandbox.md.',
+    )
+    .option('--port <n>', 'port to listen on (default 0: a free port)')
+    .option('--host <host>', 'address to bind (default 127.0.0.1; anything else is reachable from other machines)')
+    .option('--tenant <name>', 'a tenant to serve, sent by clients as X-Tenant-Name (repeatable; default sandbox)', collect)
+    .option('--token <token>', 'bearer token of the bot operations (default sandbox-token)')
+    .option('--integrator-token <token>', 'bearer token of PUT /api/v1/inactivity/reasons (default: the --token value)')
+    .option('--duplicates <mode>', 'a second answer to an answered question: strict rejects it (409), soft delivers it (default soft)')
+    .option('--reasons <file>', 'JSON array of the inactivity reasons each tenant starts with (default: LUNCH, MEETING, TRAINING, OTHER)')
+    .option('--max-active-reasons <n>', 'most reasons that may be active at once in a tenant (default 10)')
+    .option('--latency <ms>', 'delay every answer by this many milliseconds (default 0)')
+    .option('--fail <status:rate>', 'answer this status to this share of API requests, such as 503:0.2 (rate 1 when omitted)');
+  cmd.addHelpText(
+    'after',
+    `
+Examples:
+  $ core sandbox
+  $ core sandbox --port 8080
+  $ export CORE_BASE_URL=http://127.0.0.1:8080 CORE_TENANT=sandbox CORE_TOKEN=sandbox-token   # in another shell
+  $ core reply --core-client-id 9223372036854775807 -t "Hello from the sandbox"
+  $ curl -s 'http://127.0.0.1:8080/_sandbox/messages?tenant=sandbox'
+  $ core sandbox --tenant acme --tenant globex --duplicates strict
+  $ core sandbox --reasons reasons.json --max-active-reasons 3
+  $ core sandbox --fail 503:0.25 --latency 300`,
+  );
+  cmd.action(async (raw: Record<string, unknown>, self: Command) => {
+    const flags: SandboxFlags = {
+      port: raw.port as string | undefined,
+      host: raw.host as string | undefined,
+      tenants: everyValueOf('--tenant', self),
+      token: raw.token as string | undefined,
+      integratorToken: raw.integratorToken as string | undefined,
+      duplicates: raw.duplicates as string | undefined,
+      reasons: raw.reasons as string | undefined,
+      maxActiveReasons: raw.maxActiveReasons as string | undefined,
+      latency: raw.latency as string | undefined,
+      fail: raw.fail as string | undefined,
+    };
+    // The parser reads the reasons file and checks it with the payload schemas: loaded only here.
+    const { parseSandboxFlags } = await import('./options.js');
+    const options = await parseSandboxFlags(flags, inv.ctx.cwd);
+    const { runSandbox } = await import('./run.js');
+    inv.exitCode = await runSandbox(options, inv.ctx);
+  });
+  return cmd;
+};
+
+/**
+ * Every value given to a repeatable option, wherever it sits on the command line. The root
+ * command has a global `--tenant <name>` (one value, the last wins), and commander lets the root
+ * take its options after the subcommand's name too, so `core sandbox --tenant a --tenant b` would
+ * otherwise serve only `b`. The arguments are read the way commander reads them: `--tenant X` or
+ * `--tenant=X`, skipping the value of every other option that takes one, stopping at `--`.
+ */
+export function everyValueOf(long: string, cmd: Command): string[] | undefined {
+  let root: Command = cmd;
+  while (root.parent) root = root.parent;
+  const args = (root as Command & { rawArgs?: string[] }).rawArgs ?? [];
+  const takesValue = new Set<string>();
+  for (let c: Command | null = cmd; c; c = c.parent) {
+    for (const option of c.options) {
+      if (!option.required && !option.optional) continue;
+      if (option.long) takesValue.add(option.long);
+      if (option.short) takesValue.add(option.short);
+    }
+  }
+  const values: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i] as string;
+    if (arg === '--') break;
+    if (arg === long) {
+      const value = args[i + 1];
+      if (value !== undefined) values.push(value);
+      i += 1;
+    } else if (arg.startsWith(`${long}=`)) {
+      values.push(arg.slice(long.length + 1));
+    } else if (takesValue.has(arg)) {
+      i += 1;
+    }
+  }
+  return values.length > 0 ? values : undefined;
+}

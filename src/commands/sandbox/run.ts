@@ -1,0 +1,85 @@
+import type { Context } from '../../context.js';
+import { ExitCode, UsageError } from '../../errors.js';
+import { isLoopbackHost, sandboxDefaults } from '../../sandbox/options.js';
+import { startSandbox, type Sandbox } from '../../sandbox/server.js';
+import type { SandboxRunOptions } from './options.js';
+
+/**
+ * `core sandbox`: starts the local server, prints where it is and how to point `core` at it
+ * (stdout, so scripts and tests can read it), logs each request on stderr, and stops cleanly on
+ * Ctrl-C or SIGTERM with exit code 0: stopping is how a server's run normally ends.
+ *
+ * The sandbox's tokens are fixed, documented test values, not secrets, so they are printed as is.
+ */
+export async function runSandbox(options: SandboxRunOptions, ctx: Context, random?: () => number): Promise<number> {
+  const host = options.host ?? sandboxDefaults.host;
+  if (!isLoopbackHost(host)) {
+    ctx.warn(`binding ${host}: other machines can reach this sandbox, and its tokens are public test values`);
+  }
+  if (ctx.signal.aborted) return ExitCode.ok;
+
+  let sandbox: Sandbox;
+  try {
+    sandbox = await startSandbox({ ...options, ...(random ? { random } : {}), log: (line) => ctx.err(`${line}\n`) });
+  } catch (error) {
+    throw listenError(error, host, options.port ?? sandboxDefaults.port);
+  }
+
+  ctx.out(startLines(sandbox, options).join('\n') + '\n');
+  ctx.err(
+    `inspect: GET ${sandbox.url}/_sandbox/messages, GET ${sandbox.url}/_sandbox/reasons; reset: POST ${sandbox.url}/_sandbox/reset\n` +
+      `${describeFaults(options)}stop with Ctrl-C\n`,
+  );
+
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) resolve();
+    else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await sandbox.close();
+  ctx.err('core sandbox stopped\n');
+  return ExitCode.ok;
+}
+
+/** The first line says where the sandbox listens; the export lines point `core` at it (cli-contract.md, "Configuration"). */
+export function startLines(sandbox: Sandbox, options: SandboxRunOptions): string[] {
+  const token = options.token ?? sandboxDefaults.token;
+  const lines = [
+    `core sandbox listening on ${sandbox.url} (tenants: ${sandbox.tenants.join(', ')}; duplicates: ${sandbox.duplicates})`,
+    `export CORE_BASE_URL=${shellWord(sandbox.url)}`,
+    `export CORE_TENANT=${shellWord(sandbox.tenants[0] ?? '')}`,
+    `export CORE_TOKEN=${shellWord(token)}`,
+  ];
+  if (options.integratorToken !== undefined && options.integratorToken !== token) {
+    lines.push(`export CORE_INTEGRATOR_TOKEN=${shellWord(options.integratorToken)}`);
+  }
+  return lines;
+}
+
+function describeFaults(options: SandboxRunOptions): string {
+  const parts: string[] = [];
+  if (options.latencyMs) parts.push(`every answer delayed ${options.latencyMs} ms`);
+  if (options.fail) parts.push(`${options.fail.status} injected into ${options.fail.rate * 100}% of API requests`);
+  return parts.length > 0 ? `faults: ${parts.join('; ')}\n` : '';
+}
+
+/** A value as one POSIX shell word: as is when it is plain, else in single quotes. */
+function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** Turns a failure to listen into a UsageError that says what to change; anything else passes through. */
+function listenError(error: unknown, host: string, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new UsageError(`port ${port} on ${host} is already in use`, { hint: 'choose another --port, or --port 0 for a free one', cause: error });
+    case 'EACCES':
+      return new UsageError(`no permission to listen on port ${port} of ${host}`, { hint: 'ports below 1024 need privileges; choose --port 1024 or above', cause: error });
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new UsageError(`cannot listen on ${host}: not an address of this machine`, { hint: 'leave out --host to bind 127.0.0.1', cause: error });
+    default:
+      return error;
+  }
+}
