@@ -1,0 +1,90 @@
+import { Command, Option } from 'commander';
+import { globalOptions, type CommandFactory } from '../../program.js';
+import type { ConfigInitOptions, ConfigPathOptions, ConfigShowOptions } from './run.js';
+
+/** `core config show|path|init` (cli-contract.md, "Commands" and "Configuration"). */
+export const configCommand: CommandFactory = (inv) => {
+  const config = new Command('config')
+    .summary('show the effective settings, the config file in use, or create one')
+    .description(
+      'Show the effective settings and where each came from (secrets masked), print the config file in use,\n' +
+        'or create the user config file with a guided set-up.',
+    );
+
+  config
+    .command('show')
+    .description('print the effective settings, where each came from, with secrets masked (token commands are not run)')
+    .option('--json', 'print one JSON object')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ core config show
+  $ core -p prod config show
+  $ CORE_BASE_URL=https://chat.example.com CORE_TENANT=acme core config show --json | jq .baseUrl`,
+    )
+    .action(async (raw: { json?: boolean }, self: Command) => {
+      const options: ConfigShowOptions = { global: globalOptions(self), json: raw.json === true };
+      const { runConfigShow } = await import('./run.js');
+      inv.exitCode = await runConfigShow(options, inv.ctx);
+    });
+
+  config
+    .command('path')
+    .description('print the path of the config file in use; exit 2 when there is none')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ core config path
+  $ "\${EDITOR:-vi}" "$(core config path)"`,
+    )
+    .action(async (_raw: Record<string, never>, self: Command) => {
+      const options: ConfigPathOptions = { global: globalOptions(self) };
+      const { runConfigPath } = await import('./run.js');
+      inv.exitCode = await runConfigPath(options, inv.ctx);
+    });
+
+  config
+    .command('init')
+    .description(
+      'create the user config file ($XDG_CONFIG_HOME/core/config.yaml, else ~/.config/core/config.yaml) with one\n' +
+        'profile, asking for what the options do not give; the base URL and tenant come from the --base-url and\n' +
+        '--tenant options of core. Without a terminal, every value must be given as an option.',
+    )
+    .option('--profile-name <name>', 'the name of the profile to create (default: "default")')
+    .addOption(new Option('--token-env <name>', 'read the token from this environment variable').conflicts('tokenCommand'))
+    .option('--token-command <cmd>', 'read the token from the output of this shell command')
+    .option('--force', 'replace an existing user config file')
+    .configureHelp({ showGlobalOptions: true })
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ core config init
+  $ core config init --base-url https://chat.example.com --tenant acme --token-env CORE_ACME_TOKEN
+  $ core config init --profile-name prod --base-url https://chat.example.org --tenant acme \\
+      --token-command "pass show core/prod" --force`,
+    )
+    .action(async (raw: { profileName?: string; tokenEnv?: string; tokenCommand?: string; force?: boolean }, self: Command) => {
+      const options: ConfigInitOptions = {
+        global: globalOptions(self),
+        force: raw.force === true,
+        profileName: raw.profileName,
+        tokenEnv: raw.tokenEnv,
+        tokenCommand: raw.tokenCommand,
+      };
+      const { runConfigInit } = await import('./run.js');
+      inv.exitCode = await runConfigInit(options, inv.ctx);
+    });
+
+  config.addHelpText(
+    'after',
+    `
+Examples:
+  $ core config show
+  $ core config path
+  $ core config init --base-url https://chat.example.com --tenant acme --token-env CORE_ACME_TOKEN`,
+  );
+  return config;
+};

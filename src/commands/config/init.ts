@@ -1,0 +1,264 @@
+import { chmod, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  baseUrlProblem,
+  locateConfig,
+  USER_CONFIG_NAME,
+  userConfigDir,
+  userSearchPlaces,
+  validateConfig,
+  type SecretSpec,
+} from '../../config/index.js';
+import type { Context } from '../../context.js';
+import { ConfigError, UsageError } from '../../errors.js';
+import type { GlobalOptions } from '../../program.js';
+import type { Prompter } from './prompter.js';
+
+export interface ConfigInitOptions {
+  /** --base-url and --tenant are the root command's options, read from here. */
+  global: GlobalOptions;
+  force: boolean;
+  profileName?: string;
+  tokenEnv?: string;
+  tokenCommand?: string;
+}
+
+export interface ConfigInitDeps {
+  /** Answers the questions; the inquirer prompter unless a test passes its own. */
+  prompter?: Prompter;
+}
+
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const DEFAULT_PROFILE_NAME = 'default';
+
+/**
+ * The file is written with mode 0600 whatever it holds. A literal token needs it (as an ssh key
+ * does), and the other forms still tell a reader which variable or password-store entry holds the
+ * token; one rule is simpler to trust than two.
+ */
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+
+/**
+ * `core config init`: writes the user's config file (`$XDG_CONFIG_HOME/core/config.yaml`, else
+ * `~/.config/core/config.yaml`) with one profile, asking only for what the flags did not give.
+ */
+export async function runConfigInit(options: ConfigInitOptions, ctx: Context, deps: ConfigInitDeps = {}): Promise<number> {
+  const given = checkFlags(options);
+  const dir = userConfigDir(ctx.env);
+  const existing = await existingUserConfig(dir);
+  // Refuse before asking anything: answering questions only to be told "no" is rude.
+  if (existing !== undefined && !options.force) {
+    throw new UsageError(`${existing} already exists`, {
+      hint: 'edit it to add a profile, or pass --force to replace it',
+    });
+  }
+  const target = chooseTarget(dir, existing);
+
+  const needed = [
+    given.baseUrl === undefined ? '--base-url URL' : undefined,
+    given.tenant === undefined ? '--tenant NAME' : undefined,
+    given.token === undefined ? '--token-env NAME (or --token-command CMD)' : undefined,
+  ].filter((flag): flag is string => flag !== undefined);
+  if (needed.length > 0 && ctx.streams.stdin.isTTY !== true) {
+    // An inquirer prompt on a pipe waits forever (notes/toolchain.md); fail at once instead.
+    throw new UsageError(`core config init needs a terminal to ask for what is missing, and standard input is not one`, {
+      hint: `pass ${needed.join(', ')}, for example: core config init --base-url https://chat.example.com --tenant acme --token-env CORE_TOKEN_ACME`,
+    });
+  }
+
+  let answers = given;
+  if (needed.length > 0) {
+    const { inquirerPrompter } = await import('./prompter.js');
+    answers = await ask(given, deps.prompter ?? inquirerPrompter(ctx));
+  }
+  const profileName = answers.profileName ?? DEFAULT_PROFILE_NAME;
+  const config = {
+    defaultProfile: profileName,
+    profiles: { [profileName]: { baseUrl: answers.baseUrl!, tenant: answers.tenant!, token: answers.token! } },
+  };
+  // The file must load with the same schema that reads it: one source of truth for the rules.
+  const { problems } = validateConfig(config);
+  if (problems.length > 0) throw new ConfigError('the answers do not make a valid config file', { problems });
+  if (typeof answers.token === 'string') ctx.addSecret(answers.token);
+
+  await writeConfig(target, await render(target, config), existing !== undefined);
+  ctx.out(`Wrote profile ${profileName} to ${target}\n`);
+  await adviseAfterWrite(target, answers.token!, ctx);
+  return 0;
+}
+
+interface Answers {
+  profileName?: string;
+  baseUrl?: string;
+  tenant?: string;
+  token?: SecretSpec;
+}
+
+function checkFlags(options: ConfigInitOptions): Answers {
+  const { profileName, tokenEnv, tokenCommand } = options;
+  const { baseUrl, tenant } = options.global;
+  if (profileName !== undefined && !PROFILE_NAME.test(profileName)) {
+    throw new UsageError(`--profile-name: ${JSON.stringify(profileName)} is not a usable profile name`, {
+      hint: 'use letters, digits, -, _ and ., starting with a letter or digit',
+    });
+  }
+  if (baseUrl !== undefined) {
+    const problem = baseUrlProblem(baseUrl);
+    if (problem) throw new UsageError(`--base-url: ${problem}`);
+  }
+  if (tenant !== undefined && tenant.trim() === '') throw new UsageError('--tenant needs a tenant name');
+  if (tokenEnv !== undefined && tokenCommand !== undefined) {
+    throw new UsageError('give --token-env or --token-command, not both');
+  }
+  if (tokenEnv !== undefined && !ENV_NAME.test(tokenEnv)) {
+    throw new UsageError(`--token-env: ${JSON.stringify(tokenEnv)} is not an environment variable name`, {
+      hint: 'use letters, digits and _, not starting with a digit, such as CORE_TOKEN_ACME',
+    });
+  }
+  if (tokenCommand !== undefined && tokenCommand.trim() === '') throw new UsageError('--token-command needs a command');
+  const token: SecretSpec | undefined =
+    tokenEnv !== undefined ? { env: tokenEnv } : tokenCommand !== undefined ? { command: tokenCommand } : undefined;
+  return { profileName, baseUrl, tenant, token };
+}
+
+async function ask(given: Answers, prompter: Prompter): Promise<Answers> {
+  const profileName =
+    given.profileName ??
+    (await prompter.input({
+      message: 'Profile name',
+      default: DEFAULT_PROFILE_NAME,
+      validate: (value) => PROFILE_NAME.test(value.trim()) || 'letters, digits, -, _ and ., starting with a letter or digit',
+    })).trim();
+  const baseUrl =
+    given.baseUrl ??
+    (await prompter.input({
+      message: "The service's base URL",
+      validate: (value) => baseUrlProblem(value.trim()) ?? true,
+    })).trim();
+  const tenant =
+    given.tenant ??
+    (await prompter.input({
+      message: 'Tenant (sent as X-Tenant-Name)',
+      validate: (value) => value.trim() !== '' || 'the tenant name is needed',
+    })).trim();
+  const token = given.token ?? (await askToken(prompter, profileName));
+  return { profileName, baseUrl, tenant, token };
+}
+
+async function askToken(prompter: Prompter, profileName: string): Promise<SecretSpec> {
+  const kind = await prompter.select({
+    message: 'Where should the token come from?',
+    choices: [
+      { name: 'An environment variable (recommended)', value: 'env', description: 'the file names the variable; the token stays out of it' },
+      { name: 'A command that prints it', value: 'command', description: 'a password manager, such as: pass show core/staging' },
+      { name: 'Stored in the file (not recommended)', value: 'literal', description: 'the token is written into the file, readable by you only' },
+    ] as const,
+    default: 'env',
+  });
+  if (kind === 'env') {
+    const suggested = `CORE_${profileName.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}_TOKEN`.replace(/_+/g, '_');
+    const name = await prompter.input({
+      message: 'Environment variable that holds the token',
+      default: suggested,
+      validate: (value) => ENV_NAME.test(value.trim()) || 'letters, digits and _, not starting with a digit',
+    });
+    return { env: name.trim() };
+  }
+  if (kind === 'command') {
+    const command = await prompter.input({
+      message: 'Command that prints the token',
+      validate: (value) => value.trim() !== '' || 'a command is needed',
+    });
+    return { command: command.trim() };
+  }
+  const token = await prompter.password({
+    message: 'Token (it will be stored in the file)',
+    // eslint-disable-next-line no-control-regex
+    validate: (value) => (value.trim() !== '' && !/[\u0000-\u001f\u007f]/.test(value.trim())) || 'paste the token on one line',
+  });
+  return token.trim();
+}
+
+/** The first user config file cosmiconfig's names would find in the folder, if any. */
+async function existingUserConfig(dir: string): Promise<string | undefined> {
+  for (const name of userSearchPlaces) {
+    const file = path.join(dir, name);
+    try {
+      await stat(file);
+      return file;
+    } catch {
+      // Not there.
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The file to write: config.yaml, or with --force the file already in use, so that the new one is not
+ * shadowed by it (`config` and `config.json` are read before `config.yaml`). A JavaScript file is
+ * code that `init` cannot rewrite.
+ */
+function chooseTarget(dir: string, existing: string | undefined): string {
+  if (existing === undefined) return path.join(dir, USER_CONFIG_NAME);
+  if (/\.(c|m)?js$/.test(existing)) {
+    throw new UsageError(`${existing} is JavaScript, which core config init does not rewrite`, {
+      hint: 'edit it by hand, or remove it and run core config init again',
+    });
+  }
+  return existing;
+}
+
+async function render(target: string, config: { defaultProfile: string; profiles: Record<string, unknown> }): Promise<string> {
+  if (target.endsWith('.json')) return `${JSON.stringify(config, null, 2)}\n`;
+  const { stringify } = await import('yaml');
+  return (
+    '# core configuration: see "core config show" and docs/configuration.md.\n' +
+    '# More profiles can be added under profiles:, and chosen with -p NAME or CORE_PROFILE.\n' +
+    stringify(config)
+  );
+}
+
+async function writeConfig(target: string, content: string, replace: boolean): Promise<void> {
+  await mkdir(path.dirname(target), { recursive: true, mode: DIR_MODE });
+  if (!replace) {
+    try {
+      // 'wx' fails if the file appeared since the check: never overwrite without --force.
+      await writeFile(target, content, { flag: 'wx', mode: FILE_MODE });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+        throw new UsageError(`${target} already exists`, { hint: 'pass --force to replace it' });
+      }
+      throw error;
+    }
+    return;
+  }
+  // Replacing: write a new file and rename it over the old, so the old mode (perhaps 0644) does not
+  // carry over to a file that may now hold a token, and a failure leaves the old file intact.
+  const temporary = `${target}.${process.pid}.tmp`;
+  try {
+    await writeFile(temporary, content, { flag: 'wx', mode: FILE_MODE });
+    await chmod(temporary, FILE_MODE);
+    await rename(temporary, target);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}
+
+/** Tells the user what else to do: set the variable, and which file wins from here. */
+async function adviseAfterWrite(target: string, token: SecretSpec, ctx: Context): Promise<void> {
+  if (typeof token === 'object' && 'env' in token && !ctx.env[token.env]) {
+    ctx.err(`Set ${token.env} before sending, for example: export ${token.env}=...\n`);
+  }
+  try {
+    const location = await locateConfig({ cwd: ctx.cwd, env: ctx.env, flags: {} });
+    if (location.configFile !== null && location.configFile !== target) {
+      ctx.warn(`${location.namedBy ? `${location.namedBy} names` : 'from this folder the search finds'} ${location.configFile} first, so that file is the one in use here`);
+    }
+  } catch {
+    // A broken CORE_CONFIG or another unreadable file is for `core config show` to report.
+  }
+  ctx.err('Check the result with: core config show\n');
+}
