@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { PayloadError, UsageError } from '../errors.js';
 
 /**
  * Turning flag values into payload fields. Values are passed on as given where they are wrong, so
@@ -12,6 +12,51 @@ export function idFromFlag(value: string): bigint | string {
 }
 
 export type QuickReplyFlag = { type: 'TEXT' | 'CONTACT'; text: string };
+
+/**
+ * The start of a payload built from `-f FILE` and flags: a copy of the file's object (flags then
+ * override its fields, cli-contract.md "Commands"), or an empty object without a file.
+ * `what` names the payload in the error, such as "the bot answer".
+ */
+export function payloadFromFile(file: unknown, what: string): Record<string, unknown> {
+  if (file === undefined) return {};
+  if (!isRecord(file)) {
+    throw new PayloadError(`the payload file must hold a JSON object (${what})`, [
+      { path: '', message: `expected an object, got ${Array.isArray(file) ? 'an array' : typeof file}` },
+    ]);
+  }
+  return { ...file };
+}
+
+/** Sets a field when the flag was given; an absent flag leaves the file's value alone. */
+export function setField(payload: Record<string, unknown>, key: string, value: unknown): void {
+  if (value !== undefined) payload[key] = value;
+}
+
+/**
+ * `--quick-reply` / `--contact-reply`, in the order typed. They replace the file's whole list, as
+ * every repeatable flag does; the shape is "Quick reply" of api-spec.md (type and text).
+ */
+export function applyQuickReplyFlags(payload: Record<string, unknown>, flags: QuickReplyFlag[] | undefined): void {
+  if (flags?.length) payload.quickReplies = flags.map((q) => ({ type: q.type, text: q.text }));
+}
+
+/** `--block-input` and `--masked` set keys inside the file's settings object and keep its others. */
+export function applySettingsFlags(payload: Record<string, unknown>, flags: { blockInput?: boolean; masked?: boolean }): void {
+  if (!flags.blockInput && !flags.masked) return;
+  const settings = isRecord(payload.settings) ? { ...payload.settings } : {};
+  if (flags.blockInput) settings.blockInput = true;
+  if (flags.masked) settings.masked = true;
+  payload.settings = settings;
+}
+
+/** `receivedAt: now` (from a flag or the file) becomes the current time, with a note for --verbose. */
+export function applyReceivedAt(payload: Record<string, unknown>, now: Date, notes: string[]): void {
+  if (payload.receivedAt === undefined) return;
+  const resolved = resolveNow(payload.receivedAt, now);
+  if (resolved !== payload.receivedAt) notes.push(`receivedAt "now" is ${String(resolved)}`);
+  payload.receivedAt = resolved;
+}
 
 /** Parses `--segment KEY=VALUE`. */
 export function parseSegment(value: string): [string, string] {

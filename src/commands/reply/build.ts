@@ -1,5 +1,15 @@
-import { PayloadError } from '../../errors.js';
-import { attachmentFromUrl, idFromFlag, isRecord, parseSegment, resolveNow, type QuickReplyFlag } from '../../send/fields.js';
+import {
+  applyQuickReplyFlags,
+  applyReceivedAt,
+  applySettingsFlags,
+  attachmentFromUrl,
+  idFromFlag,
+  isRecord,
+  parseSegment,
+  payloadFromFile,
+  setField,
+  type QuickReplyFlag,
+} from '../../send/fields.js';
 
 /** The payload fields `core reply` takes from flags (cli-contract.md, "core reply"). */
 export interface ReplyFields {
@@ -44,16 +54,9 @@ export interface BuildEnv {
  * --personal-manager, --block-input and --masked set keys inside the file's objects.
  */
 export async function buildReply(file: unknown, fields: ReplyFields, env: BuildEnv): Promise<BuiltReply> {
-  if (file !== undefined && !isRecord(file)) {
-    throw new PayloadError('the payload file must hold a JSON object (the bot answer)', [
-      { path: '', message: `expected an object, got ${Array.isArray(file) ? 'an array' : typeof file}` },
-    ]);
-  }
-  const payload: Record<string, unknown> = { ...(file ?? {}) };
+  const payload = payloadFromFile(file, 'the bot answer');
   const notes: string[] = [];
-  const set = (key: string, value: unknown) => {
-    if (value !== undefined) payload[key] = value;
-  };
+  const set = (key: string, value: unknown) => setField(payload, key, value);
 
   set('text', fields.text);
   set('formattedText', fields.markdown);
@@ -70,14 +73,8 @@ export async function buildReply(file: unknown, fields: ReplyFields, env: BuildE
   if (fields.skillIds?.length) payload.skillIds = fields.skillIds.map(idFromFlag);
   if (fields.unitIds?.length) payload.unitIds = fields.unitIds.map(idFromFlag);
   if (fields.attachments?.length) payload.attachments = await Promise.all(fields.attachments.map(attachmentFromUrl));
-  if (fields.quickReplies?.length) payload.quickReplies = fields.quickReplies.map((q) => ({ type: q.type, text: q.text }));
-
-  if (fields.blockInput || fields.masked) {
-    const settings = isRecord(payload.settings) ? { ...payload.settings } : {};
-    if (fields.blockInput) settings.blockInput = true;
-    if (fields.masked) settings.masked = true;
-    payload.settings = settings;
-  }
+  applyQuickReplyFlags(payload, fields.quickReplies);
+  applySettingsFlags(payload, fields);
   if (fields.segments?.length || fields.personalManager !== undefined) {
     const info = isRecord(payload.segmentationInfo) ? { ...payload.segmentationInfo } : {};
     for (const segment of fields.segments ?? []) {
@@ -89,11 +86,7 @@ export async function buildReply(file: unknown, fields: ReplyFields, env: BuildE
     payload.segmentationInfo = info;
   }
 
-  if (payload.receivedAt !== undefined) {
-    const resolved = resolveNow(payload.receivedAt, env.now);
-    if (resolved !== payload.receivedAt) notes.push(`receivedAt "now" is ${String(resolved)}`);
-    payload.receivedAt = resolved;
-  }
+  applyReceivedAt(payload, env.now, notes);
 
   // api-spec.md rule 3: text is required unless formattedText is used, and the plain-text form
   // "should also be sent in text for display in the user interface".
