@@ -1,0 +1,161 @@
+import * as z from 'zod/mini';
+import { has, isRecord, nonEmpty, report, rule, text } from './checks.js';
+import { longSchema } from './long.js';
+import { type RawProblem } from './messages.js';
+
+/**
+ * Limits that the spec leaves to the service's configuration ("Limits": the keys
+ * message.max-quick-replies and message.max-quick-reply-length; their values are not shown). They
+ * come from the user's profile when known (cli-contract.md, "Configuration").
+ */
+export interface Limits {
+  /** The server's message.max-quick-replies: the most quick replies one message may carry. */
+  maxQuickReplies?: number;
+  /** The server's message.max-quick-reply-length: the longest text of one quick reply. */
+  maxQuickReplyLength?: number;
+}
+
+/** Keeps only limits that are non-negative whole numbers; anything else is treated as unknown. */
+export function usableLimits(limits: Limits | undefined): Limits {
+  const out: Limits = {};
+  const ok = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+  if (ok(limits?.maxQuickReplies)) out.maxQuickReplies = limits.maxQuickReplies;
+  if (ok(limits?.maxQuickReplyLength)) out.maxQuickReplyLength = limits.maxQuickReplyLength;
+  return out;
+}
+
+/** "Bot answer", values of code. */
+export const CODES = ['UNCLEAR_QUESTION', 'SWITCH_TO_HUMAN', 'SUCCESS'] as const;
+
+export const codeSchema = z.enum(CODES).check(
+  z.describe(
+    'UNCLEAR_QUESTION: the bot did not understand the question and passes it to an agent. SWITCH_TO_HUMAN: the dialog moves to an agent. SUCCESS: the bot handled the message and sent a reply.',
+  ),
+);
+export type Code = z.output<typeof codeSchema>;
+
+const RECEIVED_AT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{3})Z$/;
+const EXAMPLE_TIME = '2026-01-31T09:30:00.000Z';
+
+function isRealTime(value: string): boolean {
+  const match = RECEIVED_AT.exec(value);
+  if (!match) return false;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  return days !== undefined && day >= 1 && day <= days && hour <= 23 && minute <= 59 && second <= 59;
+}
+
+/**
+ * receivedAt: "Time of receipt, UTC, format yyyy-MM-ddTHH:mm:ss.SSSZ" ("Bot answer", "Greeting").
+ * Exactly that form: UTC with a literal Z and three digits of milliseconds, and a time that exists
+ * (no 30 February, no hour 24). The CLI turns `now` into such a time before validating.
+ */
+export const receivedAtSchema = z.string().check(
+  z.regex(RECEIVED_AT, {
+    error: (issue) =>
+      `expected a UTC time as yyyy-MM-ddTHH:mm:ss.SSSZ, such as ${EXAMPLE_TIME}, got ${JSON.stringify(issue.input)}`,
+  }),
+  rule(
+    (value, ctx) => {
+      if (typeof value === 'string' && RECEIVED_AT.test(value) && !isRealTime(value)) {
+        report(ctx, [], `not a real date and time, got ${JSON.stringify(value)}`, value);
+      }
+    },
+    (payload) => typeof payload.value === 'string',
+  ),
+  z.meta({
+    description: `Time of receipt, UTC, format yyyy-MM-ddTHH:mm:ss.SSSZ (for example ${EXAMPLE_TIME}); the date must exist.`,
+  }),
+);
+
+const blockInputSchema = z
+  .boolean()
+  .check(z.describe('true: the message input field is blocked; false: not blocked. Works only with quick replies (rule 4).'));
+const maskedSchema = z
+  .boolean()
+  .check(z.describe('true: digits in the linked client message are masked; false: not masked.'));
+
+/** "Bot answer", settings: extra message settings. */
+export const replySettingsSchema = z
+  .strictObject({ blockInput: z.optional(blockInputSchema), masked: z.optional(maskedSchema) })
+  .check(z.describe('Extra message settings. blockInput has an effect only with quick replies (warning otherwise).'));
+export type ReplySettings = z.output<typeof replySettingsSchema>;
+
+/**
+ * "Greeting", settings: the table lists only blockInput, but "A greeting-style example also sends
+ * settings.masked", so masked is accepted as well. Same field schemas as the reply's settings.
+ */
+export const greetingSettingsSchema = z
+  .strictObject({ blockInput: z.optional(blockInputSchema), masked: z.optional(maskedSchema) })
+  .check(
+    z.describe(
+      'Extra message settings. blockInput blocks the input field and works only with quick replies; masked is sent by a greeting-style example.',
+    ),
+  );
+export type GreetingSettings = z.output<typeof greetingSettingsSchema>;
+
+/**
+ * "Bot answer", rule 4 (and "Greeting", settings.blockInput): blocking the input has an effect only
+ * with quick replies. Sending it without any is harmless but does nothing, so it is a warning.
+ */
+export function blockInputWarnings(root: unknown): RawProblem[] {
+  if (!isRecord(root) || !isRecord(root.settings) || root.settings.blockInput !== true) return [];
+  const replies = root.quickReplies;
+  if (Array.isArray(replies) && replies.length > 0) return [];
+  return [
+    {
+      path: ['settings', 'blockInput'],
+      message: 'has an effect only with quick replies, and this message has none (api-spec.md, rule 4)',
+    },
+  ];
+}
+
+/**
+ * segmentationInfo: `Map<String,String>` ("Bot answer"). personal_manager is one key among any;
+ * keys and values are non-empty, as nowhere does the spec give an empty string a meaning.
+ */
+export const segmentationInfoSchema = z
+  .record(
+    z.string().check(nonEmpty(), z.meta({ minLength: 1 })),
+    z.string().check(nonEmpty(), z.meta({ description: 'A segmentation parameter value.', minLength: 1 })),
+  )
+  .check(
+    z.describe(
+      'Extra segmentation parameters (string to string), used by custom and preconfigured segments. personal_manager: an agent login; with a route configured for it, threads go to that personal manager.',
+    ),
+  );
+
+/** action ("Bot answer"): INIT_CHAT is the only value shown; other allowed values are not shown. */
+export const KNOWN_ACTIONS = ['INIT_CHAT'] as const;
+
+export const actionSchema = text(
+  'Carried with the value INIT_CHAT in a greeting-style example (rule 5). Other allowed values are not shown; any other value is sent with a warning.',
+);
+
+/** Any action other than INIT_CHAT may be valid, but the spec does not show it: a warning, not an error. */
+export function actionWarnings(root: unknown): RawProblem[] {
+  if (!isRecord(root) || typeof root.action !== 'string' || root.action === '') return [];
+  if ((KNOWN_ACTIONS as readonly string[]).includes(root.action)) return [];
+  return [
+    {
+      path: ['action'],
+      message: `${JSON.stringify(root.action)} is not a known action; the spec shows only INIT_CHAT (api-spec.md, rule 5)`,
+    },
+  ];
+}
+
+/** clientId: "External client ID. Deprecated. Fits authorized clients only." */
+export const clientIdSchema = text('External client ID. Deprecated: use coreClientId. Fits authorized clients only.').check(
+  z.meta({ deprecated: true }),
+);
+
+export const coreClientIdSchema = longSchema.check(
+  z.describe('Internal client ID. Fits authorized and unauthorized clients. Preferred for all new integrations.'),
+);
+
+/** "Identifiers used to address a reply": clientId is deprecated in favour of coreClientId. */
+export function clientIdWarnings(root: unknown): RawProblem[] {
+  if (!isRecord(root) || !has(root, 'clientId')) return [];
+  return [{ path: ['clientId'], message: 'deprecated: use coreClientId, which fits every client' }];
+}

@@ -1,0 +1,87 @@
+import * as z from 'zod/mini';
+import { has, isRecord, report, rule, text } from './checks.js';
+import {
+  blockInputWarnings,
+  clientIdSchema,
+  clientIdWarnings,
+  coreClientIdSchema,
+  greetingSettingsSchema,
+  receivedAtSchema,
+  usableLimits,
+  type Limits,
+} from './common.js';
+import { messageListPickerSchema } from './list-picker.js';
+import type { RawProblem } from './messages.js';
+import { headerFooterWarnings, quickRepliesHeaderFooterSchema, quickRepliesSchemaFor } from './quick-reply.js';
+
+export interface GreetingOptions {
+  /** The profile's limits on quick replies ("Limits"). */
+  limits?: Limits;
+}
+
+/** "POST /api/v1/chatbot/greet", rule 1: clientId or coreClientId must be given. */
+const greetingRules = rule((value, ctx) => {
+  const greeting = value as Record<string, unknown>;
+  if (!has(greeting, 'clientId') && !has(greeting, 'coreClientId')) {
+    report(ctx, [], 'no addressee: give coreClientId (or the deprecated clientId) (api-spec.md, greeting rule 1)');
+  }
+});
+
+const DESCRIPTION = [
+  "Greeting: the request body of POST /api/v1/chatbot/greet, the bot's first proactive message to a client.",
+  'Rules a JSON Schema cannot express: clientId or coreClientId must be given (rule 1).',
+  'Warnings: clientId is deprecated; when both are given, clientId takes priority (rule 3);',
+  'settings.blockInput works only with quick replies; a header mixing kinds of content.',
+].join(' ');
+
+/**
+ * "Greeting". quickReplies, settings, quickRepliesHeaderFooter and messageListPicker have "the same
+ * shape as above", so they are the very schemas the bot answer uses.
+ */
+function buildGreetingSchema(limits: Limits) {
+  return z
+    .strictObject({
+      text: text("Bot's message to the client."),
+      clientId: z.optional(clientIdSchema),
+      coreClientId: z.optional(coreClientIdSchema),
+      receivedAt: z.optional(receivedAtSchema),
+      quickReplies: z.optional(quickRepliesSchemaFor(limits)),
+      settings: z.optional(greetingSettingsSchema),
+      quickRepliesHeaderFooter: z.optional(quickRepliesHeaderFooterSchema),
+      messageListPicker: z.optional(messageListPickerSchema),
+    })
+    .check(greetingRules, z.describe(DESCRIPTION));
+}
+
+export const greetingSchema = buildGreetingSchema({});
+export type Greeting = z.output<typeof greetingSchema>;
+
+const cache = new Map<string, typeof greetingSchema>();
+
+/** The greeting under the given options; one schema per distinct set of limits. */
+export function greetingSchemaFor(opts: GreetingOptions = {}): typeof greetingSchema {
+  const limits = usableLimits(opts.limits);
+  if (limits.maxQuickReplies === undefined && limits.maxQuickReplyLength === undefined) return greetingSchema;
+  const key = `${limits.maxQuickReplies ?? ''}/${limits.maxQuickReplyLength ?? ''}`;
+  let schema = cache.get(key);
+  if (!schema) {
+    schema = buildGreetingSchema(limits);
+    cache.set(key, schema);
+  }
+  return schema;
+}
+
+/** "POST /api/v1/chatbot/greet", rule 3: with both identifiers, clientId takes priority. */
+function priorityWarnings(root: unknown): RawProblem[] {
+  if (!isRecord(root) || !has(root, 'clientId') || !has(root, 'coreClientId')) return [];
+  return [
+    {
+      path: ['clientId'],
+      message: 'takes priority over coreClientId when both are given (api-spec.md, greeting rule 3); send only coreClientId',
+    },
+  ];
+}
+
+export function greetingWarnings(input: unknown): RawProblem[] {
+  return [...clientIdWarnings(input), ...priorityWarnings(input), ...blockInputWarnings(input), ...headerFooterWarnings(input)];
+}

@@ -1,0 +1,231 @@
+import * as z from 'zod/mini';
+import type { Problem } from '../errors.js';
+import { isRecord } from './checks.js';
+import type { Limits } from './common.js';
+import { greetingSchemaFor, greetingWarnings, type Greeting } from './greeting.js';
+import {
+  comparePaths,
+  formatPath,
+  payloadErrorMap,
+  unknownFieldMessage,
+  type Path,
+  type PathSegment,
+  type RawProblem,
+} from './messages.js';
+import { reasonSchema, type Reason } from './reason.js';
+import { replySchemaFor, replyWarnings, type Reply } from './reply.js';
+
+/**
+ * The one way the rest of the program validates a payload: every problem at once, each with its
+ * path and a message that names the rule and the value, plus the warnings (advice from the spec that
+ * does not make a request invalid). No input makes these functions throw.
+ */
+export type Validation<T> =
+  | { ok: true; value: T; warnings: Problem[] }
+  | { ok: false; problems: Problem[]; warnings: Problem[] };
+
+type AnySchema = z.core.$ZodType;
+type Def = { type: string; [key: string]: unknown };
+
+function defOf(schema: AnySchema): Def {
+  return schema._zod.def as unknown as Def;
+}
+
+/** Looks through wrappers that do not change a value's shape: optional, nullable, default and the like. */
+function unwrap(schema: AnySchema): AnySchema {
+  let current = schema;
+  for (let i = 0; i < 32; i++) {
+    const def = defOf(current);
+    if (['optional', 'nullable', 'default', 'prefault', 'nonoptional', 'readonly', 'catch'].includes(def.type)) {
+      current = def.innerType as AnySchema;
+    } else if (def.type === 'pipe') {
+      current = def.in as AnySchema;
+    } else {
+      return current;
+    }
+  }
+  return current;
+}
+
+/** The schema of one step into a value: a field of an object, an item of an array, a value of a record. */
+function childOf(schema: AnySchema, segment: PathSegment): AnySchema | undefined {
+  const def = defOf(unwrap(schema));
+  if (def.type === 'object') {
+    const shape = def.shape as Record<string, AnySchema>;
+    return typeof segment === 'string' && Object.prototype.hasOwnProperty.call(shape, segment) ? shape[segment] : undefined;
+  }
+  if (def.type === 'array') return def.element as AnySchema;
+  if (def.type === 'record') return def.valueType as AnySchema;
+  return undefined;
+}
+
+/** The field names the object at `path` knows, for suggesting one in place of an unknown field. */
+function knownFields(schema: AnySchema, path: Path): string[] {
+  let current: AnySchema | undefined = schema;
+  for (const segment of path) {
+    current = current && childOf(current, segment);
+    if (!current) return [];
+  }
+  const def = defOf(unwrap(current));
+  return def.type === 'object' ? Object.keys(def.shape as object) : [];
+}
+
+/**
+ * Turns a JavaScript number that is a safe integer into a bigint wherever the schema expects a long
+ * (see long.ts for why the schemas themselves accept only bigints). The input is not changed: the
+ * objects and arrays on the way to a converted number are copied.
+ */
+function normalizeLongs(schema: AnySchema, value: unknown): unknown {
+  const inner = unwrap(schema);
+  const def = defOf(inner);
+  if (def.type === 'bigint') return typeof value === 'number' && Number.isSafeInteger(value) ? BigInt(value) : value;
+  if (def.type === 'array' && Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((item: unknown, index) => {
+      const next = normalizeLongs(def.element as AnySchema, item);
+      if (next !== item) (copy ??= [...value])[index] = next;
+    });
+    return copy ?? value;
+  }
+  if (def.type === 'object' && isRecord(value)) {
+    let copy: Record<string, unknown> | undefined;
+    for (const [key, field] of Object.entries(def.shape as Record<string, AnySchema>)) {
+      if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+      const item = value[key];
+      const next = normalizeLongs(field, item);
+      if (next !== item) (copy ??= { ...value })[key] = next;
+    }
+    return copy ?? value;
+  }
+  return value;
+}
+
+function toPath(path: readonly PropertyKey[]): PathSegment[] {
+  return path.map((segment) => (typeof segment === 'number' ? segment : String(segment)));
+}
+
+/** Sorts problems by path (indexes as numbers), drops exact repeats, and writes the paths out. */
+export function finishProblems(raw: readonly RawProblem[]): Problem[] {
+  const sorted = raw
+    .map((problem, order) => ({ problem, order }))
+    .sort((a, b) => comparePaths(a.problem.path, b.problem.path) || a.order - b.order);
+  const out: Problem[] = [];
+  const seen = new Set<string>();
+  for (const { problem } of sorted) {
+    const path = formatPath(problem.path);
+    const key = `${path}\u0000${problem.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ path, message: problem.message });
+  }
+  return out;
+}
+
+/**
+ * The problems of a failed parse. zod reports unknown fields as one issue per object; here each
+ * unknown field is its own problem at its own path, with a suggestion. A repeated value's message
+ * names the full path of the first one, which the check could not know (see `reportRepeat`).
+ */
+export function toProblems(schema: AnySchema, issues: readonly z.core.$ZodIssue[]): Problem[] {
+  const raw: RawProblem[] = [];
+  for (const issue of issues) {
+    const path = toPath(issue.path);
+    switch (issue.code) {
+      case 'unrecognized_keys': {
+        const known = knownFields(schema, path);
+        for (const key of issue.keys) raw.push({ path: [...path, key], message: unknownFieldMessage(key, known) });
+        break;
+      }
+      case 'invalid_key': {
+        const inner = issue.issues[0]?.message ?? 'invalid';
+        raw.push({ path, message: `the key ${inner}` });
+        break;
+      }
+      case 'custom': {
+        const params = issue.params as { template?: unknown; ownPath?: unknown; firstPath?: unknown } | undefined;
+        if (typeof params?.template === 'string' && Array.isArray(params.ownPath) && Array.isArray(params.firstPath)) {
+          const prefix = path.slice(0, path.length - params.ownPath.length);
+          const first = formatPath([...prefix, ...(params.firstPath as PathSegment[])]);
+          raw.push({ path, message: params.template.replace('{first}', first) });
+        } else {
+          raw.push({ path, message: issue.message });
+        }
+        break;
+      }
+      default:
+        raw.push({ path, message: issue.message });
+    }
+  }
+  return finishProblems(raw);
+}
+
+function describeError(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error);
+  } catch {
+    return 'unknown error';
+  }
+}
+
+function run<T>(schema: z.ZodMiniType<T>, input: unknown, warn?: (value: unknown) => RawProblem[]): Validation<T> {
+  try {
+    const value = normalizeLongs(schema, input);
+    const warnings = warn ? finishProblems(warn(value)) : [];
+    const result = schema.safeParse(value, { error: payloadErrorMap });
+    if (result.success) return { ok: true, value: result.data, warnings };
+    return { ok: false, problems: toProblems(schema, result.error.issues), warnings };
+  } catch (error) {
+    // The schemas are written not to throw on any JSON value; this is for values no JSON holds
+    // (a getter that throws, a revoked proxy), so that a caller still gets problems, not a crash.
+    return { ok: false, problems: [{ path: '', message: `could not be validated: ${describeError(error)}` }], warnings: [] };
+  }
+}
+
+/**
+ * Validates a bot answer (POST /api/v1/chatbot). `limits` are the profile's quick-reply limits;
+ * `email` says the question came by email, so the answer must carry sessionId and questionIndex.
+ */
+export function validateReply(input: unknown, opts: { limits?: Limits; email?: boolean } = {}): Validation<Reply> {
+  return run(replySchemaFor(opts), input, replyWarnings);
+}
+
+/** Validates a greeting (POST /api/v1/chatbot/greet). */
+export function validateGreeting(input: unknown, opts: { limits?: Limits } = {}): Validation<Greeting> {
+  return run(greetingSchemaFor(opts), input, greetingWarnings);
+}
+
+/** Validates an inactivity reason (PUT /api/v1/inactivity/reasons). */
+export function validateReason(input: unknown): Validation<Reason> {
+  return run(reasonSchema, input);
+}
+
+/**
+ * Validates one value against one schema, for a prompt that checks each answer as it is typed (the
+ * composer uses the very field schemas of the payload, such as `quickReplySchema.shape.text`).
+ * Returns the first problem's message (prefixed with its path when it is inside the value), or true.
+ */
+export function validateField(schema: z.ZodMiniType, value: unknown): string | true {
+  const result = run(schema, value);
+  if (result.ok) return true;
+  const first = result.problems[0];
+  if (!first) return 'invalid value';
+  return first.path === '' ? first.message : `${first.path}: ${first.message}`;
+}
+
+/**
+ * The character limit of a string field (in UTF-16 code units, as the service counts), or undefined
+ * for a field with no limit or that is not a string. Reads the bound the schema's own check carries,
+ * so the composer shows the limit the validation enforces.
+ */
+export function maxLengthOf(schema: z.ZodMiniType): number | undefined {
+  const inner = unwrap(schema);
+  if (defOf(inner).type !== 'string') return undefined;
+  const meta = z.globalRegistry.get(inner);
+  if (typeof meta?.maxLength === 'number') return meta.maxLength;
+  let max: number | undefined;
+  for (const check of inner._zod.def.checks ?? []) {
+    const def = check._zod.def as { check: string; maximum?: unknown };
+    if (def.check === 'max_length' && typeof def.maximum === 'number') max = Math.min(max ?? Infinity, def.maximum);
+  }
+  return max;
+}
