@@ -1,0 +1,191 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { parseSandboxFlags } from '../../src/commands/sandbox/options.js';
+import { PayloadError, UsageError } from '../../src/errors.js';
+import { main } from '../../src/main.js';
+import { call, messages, paths, replyBody, sandbox } from './helpers.js';
+
+const folder = () => mkdtempSync(join(tmpdir(), 'core-sandbox-'));
+
+/** Runs `core ...` in this process with in-memory streams; returns once the sandbox has printed its start lines. */
+async function startCli(argv: string[]) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const stdin = new PassThrough();
+  stdin.end();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const controller = new AbortController();
+  const exit = main({ argv, streams: { stdout, stderr, stdin }, env: {}, cwd: folder(), signal: controller.signal });
+  let finished = false;
+  void exit.then(() => (finished = true));
+  while (!out.includes('export CORE_TOKEN') && !finished) await new Promise((r) => setTimeout(r, 5));
+  const env = Object.fromEntries([...out.matchAll(/^export (\w+)=(.*)$/gm)].map((m) => [m[1], m[2]])) as Record<string, string>;
+  return {
+    env,
+    out: () => out,
+    err: () => err,
+    exit,
+    /** Sends what Ctrl-C sends to the command: an abort of ctx.signal. */
+    stop: async () => {
+      controller.abort('SIGINT');
+      return exit;
+    },
+  };
+}
+
+/** Runs `core ...` to the end with in-memory streams. */
+async function runCli(argv: string[]) {
+  const cli = await startCli(argv);
+  const code = await cli.exit;
+  return { code, stdout: cli.out(), stderr: cli.err() };
+}
+
+describe('core sandbox', () => {
+  it('prints its base URL and the environment lines, serves requests, logs them on stderr, and exits 0 on Ctrl-C', async () => {
+    const cli = await startCli(['sandbox', '--port', '0']);
+    const [first] = cli.out().split('\n');
+    expect(first).toMatch(/^core sandbox listening on http:\/\/127\.0\.0\.1:\d+ \(tenants: sandbox; duplicates: soft\)$/);
+    expect(cli.env).toEqual({ CORE_BASE_URL: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), CORE_TENANT: 'sandbox', CORE_TOKEN: 'sandbox-token' });
+
+    const target = { url: cli.env.CORE_BASE_URL as string };
+    const sent = await call(target, paths.reply, { body: replyBody({ answerId: 'from-cli' }), token: cli.env.CORE_TOKEN, tenant: cli.env.CORE_TENANT });
+    expect(sent.status).toBe(200);
+    expect(cli.err()).toMatch(/POST \/api\/v1\/chatbot tenant=sandbox 200 \S+ delivered answerId=from-cli/);
+
+    expect(await cli.stop()).toBe(0);
+    expect(cli.err()).toContain('core sandbox stopped');
+    await expect(fetch(`${target.url}${paths.messages}`)).rejects.toThrow();
+  });
+
+  it('serves every tenant given with a repeated --tenant, though the root command has a --tenant too', async () => {
+    const cli = await startCli(['sandbox', '--tenant', 'acme', '--tenant=globex', '--duplicates', 'strict', '--token', 'bot-1', '--integrator-token', 'int-1']);
+    try {
+      expect(cli.out()).toContain('(tenants: acme, globex; duplicates: strict)');
+      expect(cli.env).toMatchObject({ CORE_TENANT: 'acme', CORE_TOKEN: 'bot-1', CORE_INTEGRATOR_TOKEN: 'int-1' });
+      const target = { url: cli.env.CORE_BASE_URL as string };
+      for (const tenant of ['acme', 'globex']) {
+        expect((await call(target, paths.reply, { body: replyBody(), token: 'bot-1', tenant })).status).toBe(200);
+      }
+      expect((await messages(target)).map((m) => m.tenant)).toEqual(['acme', 'globex']);
+    } finally {
+      await cli.stop();
+    }
+  });
+
+  it('warns when --host binds an address other machines can reach', async () => {
+    const cli = await startCli(['sandbox', '--host', '0.0.0.0']);
+    try {
+      expect(cli.err()).toMatch(/warning: binding 0\.0\.0\.0: other machines can reach this sandbox/);
+      expect(cli.env.CORE_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    } finally {
+      await cli.stop();
+    }
+  });
+
+  it('exits 2 naming the port when the port is taken', async () => {
+    const busy = await sandbox();
+    const result = await runCli(['sandbox', '--port', String(busy.port)]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`port ${busy.port} on 127.0.0.1 is already in use`);
+    expect(result.stdout).toBe('');
+  });
+
+  it.each([
+    { argv: ['--port', '70000'], message: '--port: 70000 is not a port' },
+    { argv: ['--port', 'eighty'], message: "--port: 'eighty' is not a whole number" },
+    { argv: ['--fail', '503:1.5'], message: '--fail: 1.5 is not a rate' },
+    { argv: ['--fail', '200:0.5'], message: '--fail: 200 is not an error status' },
+    { argv: ['--fail', 'often'], message: "--fail: 'often' is not STATUS:RATE" },
+    { argv: ['--duplicates', 'lenient'], message: "--duplicates: 'lenient' is not a mode" },
+    { argv: ['--latency', '-5'], message: "--latency: '-5' is not a whole number" },
+    { argv: ['--tenant', 'two words'], message: "--tenant: 'two words' is not a tenant name" },
+  ])('exits 2 without starting for sandbox $argv', async ({ argv, message }) => {
+    const result = await runCli(['sandbox', ...argv]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(result.stdout).toBe('');
+  });
+
+  it('ends its help with examples', async () => {
+    const result = await runCli(['sandbox', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trimEnd()).toMatch(/Examples:\n(\s+\$ core sandbox.*\n?)+/);
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toMatch(/^\s+\$ core /);
+  });
+});
+
+describe('the flags of core sandbox', () => {
+  it.each([
+    { flags: { fail: '503:0.2' }, options: { fail: { status: 503, rate: 0.2 } } },
+    { flags: { fail: '429:25%' }, options: { fail: { status: 429, rate: 0.25 } } },
+    { flags: { fail: '500' }, options: { fail: { status: 500, rate: 1 } } },
+    { flags: { fail: '503:0' }, options: { fail: { status: 503, rate: 0 } } },
+    { flags: { port: '65535', latency: '250ms' }, options: { port: 65535, latencyMs: 250 } },
+    { flags: { duplicates: 'STRICT', maxActiveReasons: '0', reasons: undefined }, options: { duplicates: 'strict', maxActiveReasons: 0 } },
+    { flags: { tenants: ['a', 'b'], token: 't', integratorToken: 'i', host: '::1' }, options: { tenants: ['a', 'b'], token: 't', integratorToken: 'i', host: '::1' } },
+  ])('reads $flags', async ({ flags, options }) => {
+    expect(await parseSandboxFlags(flags, folder())).toEqual(options);
+  });
+
+  it.each([
+    { flags: { port: '-1' }, message: "--port: '-1' is not a whole number" },
+    { flags: { port: '65536' }, message: '--port: 65536 is not a port' },
+    { flags: { fail: '600:0.1' }, message: '--fail: 600 is not an error status' },
+    { flags: { fail: '399:0.1' }, message: '--fail: 399 is not an error status' },
+    { flags: { fail: '503:101%' }, message: '--fail: 1.01 is not a rate' },
+    { flags: { fail: '503:-0.1' }, message: "--fail: '503:-0.1' is not STATUS:RATE" },
+    { flags: { latency: '600001' }, message: '--latency: 600001 is not a delay' },
+    { flags: { tenants: ['a', 'a'] }, message: "--tenant: 'a' is named twice" },
+    { flags: { token: '' }, message: '--token: must be visible characters' },
+  ])('refuses $flags with a UsageError', async ({ flags, message }) => {
+    const parsing = parseSandboxFlags(flags, folder());
+    await expect(parsing).rejects.toBeInstanceOf(UsageError);
+    await expect(parsing).rejects.toThrow(message);
+  });
+
+  it('reads --reasons from a JSON array, relative to the working folder', async () => {
+    const cwd = folder();
+    const seed = [{ code: 'BREAK', reasons: [{ locale: 'en', name: 'Break' }], active: true }];
+    writeFileSync(join(cwd, 'reasons.json'), JSON.stringify(seed));
+    expect(await parseSandboxFlags({ reasons: 'reasons.json' }, cwd)).toEqual({ reasons: seed });
+  });
+
+  it('refuses a --reasons file whose reasons break the schema, listing each problem with its path', async () => {
+    const cwd = folder();
+    const seed = [
+      { code: 'OK', reasons: [{ locale: 'en', name: 'Fine' }] },
+      { code: 'BAD', reasons: [{ locale: 'en', name: 'x'.repeat(51) }], color: 'teal' },
+    ];
+    writeFileSync(join(cwd, 'reasons.json'), JSON.stringify(seed));
+    const error = await parseSandboxFlags({ reasons: 'reasons.json' }, cwd).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PayloadError);
+    const paths = (error as PayloadError).problems.map((p) => p.path);
+    expect(paths).toEqual(expect.arrayContaining(['[1].reasons[0].name', '[1].color']));
+    expect(paths.every((p) => p.startsWith('[1]'))).toBe(true);
+  });
+
+  it('refuses a --reasons file with more active reasons than --max-active-reasons', async () => {
+    const cwd = folder();
+    const seed = ['A', 'B', 'C'].map((code) => ({ code, reasons: [{ locale: 'en', name: code }] }));
+    writeFileSync(join(cwd, 'reasons.json'), JSON.stringify(seed));
+    await expect(parseSandboxFlags({ reasons: 'reasons.json', maxActiveReasons: '2' }, cwd)).rejects.toBeInstanceOf(PayloadError);
+  });
+
+  it.each([
+    { content: undefined, message: '--reasons: cannot read reasons.json (ENOENT)' },
+    { content: '{"code": "LUNCH"', message: '--reasons: reasons.json is not valid JSON' },
+    { content: '{"code": "LUNCH", "reasons": []}', message: '--reasons: reasons.json must hold a JSON array' },
+  ])('refuses an unusable --reasons file: $message', async ({ content, message }) => {
+    const cwd = folder();
+    if (content !== undefined) writeFileSync(join(cwd, 'reasons.json'), content);
+    const parsing = parseSandboxFlags({ reasons: 'reasons.json' }, cwd);
+    await expect(parsing).rejects.toBeInstanceOf(UsageError);
+    await expect(parsing).rejects.toThrow(message);
+  });
+});

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { onTestFinished } from 'vitest';
+import { parseJson, stringifyJson } from '../../src/payload/json.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
+
+export interface TestSandbox extends Sandbox {
+  /** Every log line, in order. */
+  logs: string[];
+  /** The last log line of an API request (inspection requests log lines too). */
+  lastApiLog(): string | undefined;
+}
+
+/** A sandbox on a free loopback port, closed when the test ends, with its log lines collected. */
+export async function sandbox(options: SandboxOptions = {}): Promise<TestSandbox> {
+  const logs: string[] = [];
+  const started = await startSandbox({ ...options, log: (line) => logs.push(line) });
+  onTestFinished(() => started.close());
+  const lastApiLog = () => logs.filter((line) => / \/api\//.test(line)).at(-1);
+  return Object.assign(started, { logs, lastApiLog });
+}
+
+export interface CallInit {
+  method?: string;
+  /** An object is written with stringifyJson (bigints exact); a string is sent as is. */
+  body?: unknown;
+  /** The bearer token; null sends no Authorization header. Default sandbox-token. */
+  token?: string | null;
+  /** X-Tenant-Name; null sends none. Default sandbox. */
+  tenant?: string | null;
+  /** Content-Type; null sends none. Default application/json. */
+  contentType?: string | null;
+  headers?: Record<string, string>;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The body read with parseJson (integers as bigint); undefined when empty. */
+  json: unknown;
+}
+
+/** One real HTTP request to the sandbox, with fetch. */
+export async function call(sb: { url: string }, path: string, init: CallInit = {}): Promise<CallResult> {
+  const headers: Record<string, string> = { ...init.headers };
+  const token = init.token === undefined ? 'sandbox-token' : init.token;
+  const tenant = init.tenant === undefined ? 'sandbox' : init.tenant;
+  const contentType = init.contentType === undefined ? 'application/json' : init.contentType;
+  if (token !== null) headers.Authorization = `Bearer ${token}`;
+  if (tenant !== null) headers['X-Tenant-Name'] = tenant;
+  if (contentType !== null && init.body !== undefined) headers['Content-Type'] = contentType;
+  const body = init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : stringifyJson(init.body);
+  const response = await fetch(`${sb.url}${path}`, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, json: text === '' ? undefined : parseJson(text) };
+}
+
+export const paths = {
+  reply: '/api/v1/chatbot',
+  greet: '/api/v1/chatbot/greet',
+  reasons: '/api/v1/inactivity/reasons',
+  messages: '/_sandbox/messages',
+  seededReasons: '/_sandbox/reasons',
+  reset: '/_sandbox/reset',
+} as const;
+
+/** A valid bot answer addressed by coreClientId, with a fresh answerId. */
+export function replyBody(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { text: 'Your order has shipped.', answerId: randomUUID(), coreClientId: 1234567n, code: 'SUCCESS', ...extra };
+}
+
+export const sendReply = (sb: { url: string }, body: unknown, init: CallInit = {}) => call(sb, paths.reply, { body, ...init });
+export const sendGreeting = (sb: { url: string }, body: unknown, init: CallInit = {}) => call(sb, paths.greet, { body, ...init });
+export const updateReason = (sb: { url: string }, body: unknown, init: CallInit = {}) =>
+  call(sb, paths.reasons, { method: 'PUT', body, ...init });
+
+export interface MessageView {
+  /** A JSON integer, so a bigint when read with parseJson. */
+  seq: bigint;
+  tenant: string;
+  kind: string;
+  requestId: string;
+  time: string;
+  answerId: string | null;
+  addressedBy: string[];
+  delivered: boolean;
+  notDelivered: string | null;
+  questionAlreadyAnswered: boolean;
+  body: Record<string, unknown>;
+}
+
+/** GET /_sandbox/messages, optionally for one tenant. */
+export async function messages(sb: { url: string }, tenant?: string): Promise<MessageView[]> {
+  const result = await call(sb, `${paths.messages}${tenant ? `?tenant=${encodeURIComponent(tenant)}` : ''}`, { token: null, tenant: null });
+  return (result.json as { messages: MessageView[] }).messages;
+}
+
+export interface ReasonView {
+  tenant: string;
+  code: string;
+  reason: { code: string; reasons: { locale: string; name: string }[]; color?: string; active: boolean; system?: boolean };
+  updatedAt: string | null;
+  requestId: string | null;
+}
+
+/** GET /_sandbox/reasons, optionally for one tenant. */
+export async function reasons(sb: { url: string }, tenant?: string): Promise<ReasonView[]> {
+  const result = await call(sb, `${paths.seededReasons}${tenant ? `?tenant=${encodeURIComponent(tenant)}` : ''}`, { token: null, tenant: null });
+  return (result.json as { reasons: ReasonView[] }).reasons;
+}
+
+export const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Asserts the Error body shape of api-spec.md ("Error body") and returns its message. */
+export function errorMessage(result: CallResult): string {
+  const body = JSON.parse(result.text) as Record<string, unknown>;
+  if (Object.keys(body).sort().join() !== 'message,method,timestamp,uri') throw new Error(`not an Error body: ${result.text}`);
+  return body.message as string;
+}
