@@ -43,8 +43,7 @@ export function durationProblem(value: unknown): string | undefined {
     parseDuration(value);
     return undefined;
   } catch (error) {
-    const message = (error as Error).message.replace(/^invalid duration /, '');
-    return `${message}; use milliseconds or a duration such as 500ms, 30s, 2m, 1m30s`;
+    return `${(error as Error).message}; use milliseconds or a duration such as 500ms, 30s, 2m, 1m30s`;
   }
 }
 
@@ -151,11 +150,16 @@ type Issue = z.core.$ZodIssue;
 
 function issueProblems(issue: Issue, raw: unknown): Problem[] {
   const at = issue.path as Segment[];
+  // A token matched none of its forms, or zod chose the nearest form and reported inside it: either
+  // way the message is made from the raw value, which knows what the user was aiming at.
+  if (isTokenPath(at)) {
+    const tokenPath = at.slice(0, 3);
+    return tokenProblems(tokenPath, valueAt(raw, tokenPath));
+  }
   switch (issue.code) {
     case 'unrecognized_keys':
       return issue.keys.map((key) => ({ path: formatPath([...at, key]), message: unknownKeyMessage(at, key) }));
     case 'invalid_union':
-      if (isTokenPath(at)) return tokenProblems(at, valueAt(raw, at));
       return [{ path: formatPath(at), message: issue.message }];
     case 'invalid_key':
       return [{ path: formatPath(at), message: issue.issues[0]?.message ?? issue.message }];
@@ -165,7 +169,7 @@ function issueProblems(issue: Issue, raw: unknown): Problem[] {
 }
 
 function isTokenPath(at: Segment[]): boolean {
-  return at.length === 3 && at[0] === 'profiles' && (at[2] === 'token' || at[2] === 'integratorToken');
+  return at.length >= 3 && at[0] === 'profiles' && (at[2] === 'token' || at[2] === 'integratorToken');
 }
 
 /** Precise problems for a token value that matched none of its three forms. Never quotes the value. */
@@ -246,7 +250,7 @@ export function suggest(word: string, candidates: readonly string[]): string | u
   const squash = (s: string) => s.toLowerCase().replace(/[-_\s]/g, '');
   const exact = candidates.find((c) => squash(c) === squash(word));
   if (exact) return exact;
-  const limit = word.length <= 4 ? 1 : 2;
+  const limit = word.length <= 4 ? 1 : word.length <= 8 ? 2 : 3;
   let best: { candidate: string; distance: number } | undefined;
   for (const candidate of candidates) {
     const distance = editDistance(squash(word), squash(candidate));

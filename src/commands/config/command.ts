@@ -7,13 +7,17 @@ export const configCommand: CommandFactory = (inv) => {
   const config = new Command('config')
     .summary('show the effective settings, the config file in use, or create one')
     .description(
-      'Show the effective settings and where each came from (secrets masked), print the config file in use,\n' +
+      'Show the effective settings and where each came from (secrets masked), print the config file in use, ' +
         'or create the user config file with a guided set-up.',
     );
 
   config
     .command('show')
-    .description('print the effective settings, where each came from, with secrets masked (token commands are not run)')
+    .summary('print the effective settings and where each came from, secrets masked')
+    .description(
+      'Print the effective settings and where each came from: a flag, an environment variable, a profile, or the ' +
+        'default. Tokens are masked; a token read from a variable shows the variable, and a token command is shown, not run.',
+    )
     .option('--json', 'print one JSON object')
     .addHelpText(
       'after',
@@ -31,7 +35,8 @@ Examples:
 
   config
     .command('path')
-    .description('print the path of the config file in use; exit 2 when there is none')
+    .summary('print the path of the config file in use')
+    .description('Print the path of the config file in use. When there is none, name the places searched and exit 2.')
     .addHelpText(
       'after',
       `
@@ -47,10 +52,12 @@ Examples:
 
   config
     .command('init')
+    .summary('create the user config file with a guided set-up')
     .description(
-      'create the user config file ($XDG_CONFIG_HOME/core/config.yaml, else ~/.config/core/config.yaml) with one\n' +
-        'profile, asking for what the options do not give; the base URL and tenant come from the --base-url and\n' +
-        '--tenant options of core. Without a terminal, every value must be given as an option.',
+      'Create the user config file ($XDG_CONFIG_HOME/core/config.yaml, else ~/.config/core/config.yaml) with one ' +
+        'profile, asking only for what the options do not give. The base URL and tenant come from the --base-url ' +
+        'and --tenant options of core. Without a terminal every value must be given as an option. The file is ' +
+        'written readable by you only (mode 0600) and is never replaced without --force.',
     )
     .option('--profile-name <name>', 'the name of the profile to create (default: "default")')
     .addOption(new Option('--token-env <name>', 'read the token from this environment variable').conflicts('tokenCommand'))

@@ -117,11 +117,11 @@ function maskHeaders(headers: Record<string, string>, ctx: Context): Record<stri
 /** The human view: one aligned line per setting, `key  value  source`. */
 export function renderConfigReport(report: ConfigReport, ctx: Context): string {
   const dim = (text: string) => (ctx.color.stdout ? `\u001b[2m${text}\u001b[22m` : text);
+  // A row with an empty key continues the row above it (the places searched for a config file).
   const rows: Array<[string, string, string]> = [];
-  const notes: string[] = [];
   if (report.configFile === null) {
     rows.push(['config file', 'none found', '']);
-    notes.push(...searchedProblems(report.searched).map((problem) => problem.message));
+    for (const problem of searchedProblems(report.searched)) rows.push(['', dim(problem.message), '']);
   } else {
     rows.push(['config file', report.configFile, '']);
   }
@@ -148,7 +148,6 @@ export function renderConfigReport(report: ConfigReport, ctx: Context): string {
   const lines = rows.map(([key, value, source]) =>
     `${key.padEnd(keyWidth)}  ${source ? `${value.padEnd(valueWidth)}  ${dim(source)}` : value}`.trimEnd(),
   );
-  for (const note of notes) lines.push(`${' '.repeat(keyWidth)}  ${dim(note)}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,0 +1,112 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { resolveSecret } from '../../src/config/index.js';
+import { ConfigError, InterruptedError } from '../../src/errors.js';
+import { sandbox } from './helpers.js';
+
+const what = 'token of profile "staging"';
+const env = { PATH: process.env.PATH };
+const posix = process.platform !== 'win32';
+
+/** The whole error as a user would read it. */
+function text(error: ConfigError): string {
+  return [error.message, ...error.problems.map((p) => p.message), error.hint ?? ''].join('\n');
+}
+
+async function failure(promise: Promise<unknown>): Promise<ConfigError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ConfigError);
+  return error as ConfigError;
+}
+
+describe('resolveSecret', () => {
+  it('returns a literal token as it is', async () => {
+    expect(await resolveSecret('abc-123', { env, cwd: '.', what })).toBe('abc-123');
+  });
+
+  it('reads {env: NAME} from the environment it is given', async () => {
+    expect(await resolveSecret({ env: 'MY_TOKEN' }, { env: { MY_TOKEN: 'from-env' }, cwd: '.', what })).toBe('from-env');
+  });
+
+  it.each([
+    ['unset', {}, 'environment variable MY_TOKEN is not set'],
+    ['empty', { MY_TOKEN: '' }, 'environment variable MY_TOKEN is empty'],
+  ])('names the variable when it is %s', async (_case, given, message) => {
+    const error = await failure(resolveSecret({ env: 'MY_TOKEN' }, { env: given, cwd: '.', what }));
+    expect(error.message).toBe(`${what}: ${message}`);
+    expect(error.hint).toContain('export MY_TOKEN=');
+  });
+
+  describe.runIf(posix)('a token command', () => {
+    it.each([
+      ['the trimmed output', 'printf "  tok-123  \\n"', 'tok-123'],
+      ['the first line of several, as pass show prints them', 'printf "tok-123\\nurl: https://x\\n"', 'tok-123'],
+      ['a variable from the environment it is given', 'printf "%s" "$SECRET_SOURCE"', 'from-given-env'],
+    ])('yields %s', async (_case, command, token) => {
+      const value = await resolveSecret({ command }, { env: { ...env, SECRET_SOURCE: 'from-given-env' }, cwd: '.', what });
+      expect(value).toBe(token);
+    });
+
+    it("runs in the folder it is given (the config file's folder)", async () => {
+      const box = await sandbox();
+      await box.write(path.join(box.project, 'token.txt'), 'from-file\n');
+      expect(await resolveSecret({ command: 'cat token.txt' }, { env, cwd: box.project, what })).toBe('from-file');
+    });
+
+    it('reports the exit status and standard error of a failing command, and never its standard output', async () => {
+      // The output comes from a variable, so the command's own text cannot contain it.
+      const command = 'printf "%s\\n" "$PARTIAL"; echo "gpg: decryption failed: No secret key" >&2; exit 3';
+      const given = { ...env, PARTIAL: 'sk_partial_secret_output' };
+      const error = await failure(resolveSecret({ command }, { env: given, cwd: '.', what }));
+      expect(error.message).toBe(`${what}: the command ${JSON.stringify(command)} failed with exit status 3`);
+      expect(error.problems.map((p) => p.message)).toEqual(['stderr: gpg: decryption failed: No secret key']);
+      expect(text(error)).not.toContain('sk_partial_secret_output');
+    });
+
+    it('cuts a long standard error to about 1 KB', async () => {
+      const error = await failure(resolveSecret({ command: 'head -c 5000 /dev/zero | tr "\\0" e >&2; exit 1' }, { env, cwd: '.', what }));
+      const shown = error.problems.map((p) => p.message).join('\n');
+      expect(shown.length).toBeLessThan(1200);
+      expect(shown).toContain('(3976 more bytes)');
+    });
+
+    it('reports a command killed by a signal', async () => {
+      const error = await failure(resolveSecret({ command: 'kill -9 $$' }, { env, cwd: '.', what }));
+      expect(error.message).toMatch(/was killed by SIGKILL$/);
+    });
+
+    it('stops a command that runs past its time limit, with its children, and says so', async () => {
+      const started = Date.now();
+      const error = await failure(
+        resolveSecret({ command: 'echo "waiting for pinentry" >&2; sleep 30; echo late' }, { env, cwd: '.', what, timeoutMs: 300 }),
+      );
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(error.message).toBe(`${what}: the command "echo \\"waiting for pinentry\\" >&2; sleep 30; echo late" did not finish within 300ms`);
+      expect(error.problems.map((p) => p.message)).toEqual(['stderr: waiting for pinentry']);
+    });
+
+    it('gives a command no standard input, so one that reads it ends instead of hanging', async () => {
+      const error = await failure(resolveSecret({ command: 'read line; printf "%s" "$line"' }, { env, cwd: '.', what, timeoutMs: 5000 }));
+      expect(error.message).toMatch(/failed with exit status 1|printed nothing/);
+    });
+
+    it.each([
+      ['prints nothing', 'true', 'printed nothing'],
+      ['prints only blank lines', 'printf "\\n  \\n"', 'printed nothing'],
+      ['cannot be found', 'definitely-not-a-command-core-test', 'failed with exit status 127'],
+    ])('fails when the command %s', async (_case, command, message) => {
+      const error = await failure(resolveSecret({ command }, { env, cwd: '.', what }));
+      expect(error.message).toContain(message);
+    });
+
+    it('stops a running command when the invocation is interrupted', async () => {
+      const controller = new AbortController();
+      const pending = resolveSecret({ command: 'sleep 30' }, { env, cwd: '.', what, signal: controller.signal });
+      setTimeout(() => controller.abort(), 100);
+      await expect(pending).rejects.toBeInstanceOf(InterruptedError);
+    });
+  });
+});
