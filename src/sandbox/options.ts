@@ -130,3 +130,8 @@ export function sandboxOptionProblems(options: SandboxOptions): Problem[] {
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
 }
+
+/** A rate as a percentage for messages: 0.25 → "25%", 0.07 → "7%" (no binary fraction noise). */
+export function percent(rate: number): string {
+  return `${Number((rate * 100).toFixed(2))}%`;
+}

@@ -6,7 +6,7 @@ import type { Problem } from '../errors.js';
 import { validateGreeting, validateReason, validateReply } from '../payload/index.js';
 import { parseJson, stringifyJson } from '../payload/json.js';
 import { baseUrl, errorBody, formatProblems, mediaType, readBody, readCredential, splitTarget } from './http.js';
-import { maxBodyBytes, sandboxDefaults, sandboxOptionProblems, type DuplicateMode, type SandboxOptions } from './options.js';
+import { maxBodyBytes, percent, sandboxDefaults, sandboxOptionProblems, type DuplicateMode, type SandboxOptions } from './options.js';
 import { defaultReasons, prepareReasons } from './seed.js';
 import { SandboxState, type MessageRecord, type ReasonRecord } from './state.js';
 
@@ -113,7 +113,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const headers: Record<string, string> = fail.status === 429 || fail.status === 503 ? { 'Retry-After': '1' } : {};
     return {
       status: fail.status,
-      error: `injected fault: the sandbox answers ${fail.status} to ${fail.rate * 100}% of API requests (--fail)`,
+      error: `injected fault: the sandbox answers ${fail.status} to ${percent(fail.rate)} of API requests (--fail)`,
       headers,
       what: `injected fault ${fail.status}`,
     };
@@ -207,7 +207,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const reply: Operation = (ex, tenant, body) => {
     const checked = validateReply(body, limits ? { limits } : {});
     if (!checked.ok) return invalid(checked.problems);
-    const { outcome, record } = state.reply(tenant, checked.value, { requestId: ex.requestId, body, warnings: checked.warnings });
+    const { outcome, record, answered } = state.reply(tenant, checked.value, { requestId: ex.requestId, body, warnings: checked.warnings });
     const id = `answerId=${record.answerId ?? '(none)'}`;
     const addressed = `addressedBy=${record.addressedBy.join(',') || '(none)'}`;
     switch (outcome) {
@@ -222,7 +222,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         // Chatbot rule 7, strict mode; the spec does not show the status, 409 is the sandbox's choice.
         return {
           status: 409,
-          error: 'the question already has a bot answer; in strict duplicate mode a second answer is rejected and not delivered',
+          error:
+            `the question (${answered.join('; ')}) already has a bot answer; ` +
+            'in strict duplicate mode a second answer is rejected and not delivered',
           what: `rejected (strict duplicate), not delivered ${id} ${addressed}`,
         };
     }
@@ -234,7 +236,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const record = state.greeting(tenant, result.value, { requestId: ex.requestId, body, warnings: result.warnings });
     const [by] = record.addressedBy;
     // Greet rule 3: with both identifiers, clientId takes priority; the log says so.
-    const both = by === 'clientId' && (result.value as { coreClientId?: unknown }).coreClientId != null;
+    const both = by === 'clientId' && result.value.coreClientId != null;
     const note = both ? ' (coreClientId also given; clientId takes priority)' : '';
     return { status: 200, what: withWarnings(`greeting delivered addressedBy=${by ?? '(none)'}${note}`, result.warnings) };
   };
@@ -274,7 +276,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       {
         GET: inspect((tenant) => {
           const messages = state.messages(tenant);
-          return { json: { messages }, what: `listed ${messages.length} messages` };
+          return { json: { messages }, what: `listed ${count(messages.length, 'message')}` };
         }),
       },
     ],
@@ -283,7 +285,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       {
         GET: inspect((tenant) => {
           const reasons = state.reasons(tenant);
-          return { json: { reasons }, what: `listed ${reasons.length} reasons` };
+          return { json: { reasons }, what: `listed ${count(reasons.length, 'reason')}` };
         }),
       },
     ],
@@ -410,3 +412,5 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
   };
 }
+
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;

@@ -124,12 +124,13 @@ export class SandboxState {
    * strict mode and delivered in soft mode (rule 7). Only delivered answers claim their answerId
    * and question: a rejected answer can be corrected and sent again under the same answerId.
    */
-  reply(tenant: string, reply: Reply, meta: RequestMeta): { outcome: ReplyOutcome; record: MessageRecord } {
+  reply(tenant: string, reply: Reply, meta: RequestMeta): { outcome: ReplyOutcome; record: MessageRecord; answered: string[] } {
     const state = this.state(tenant);
     const address: ReplyAddress = reply;
     const answerId = address.answerId ?? null;
     const keys = questionKeys(address);
-    const questionAlreadyAnswered = keys.some((key) => state.answeredQuestions.has(key));
+    const answered = keys.filter(({ key }) => state.answeredQuestions.has(key)).map(({ label }) => label);
+    const questionAlreadyAnswered = answered.length > 0;
 
     let outcome: ReplyOutcome;
     if (answerId !== null && state.answerIds.has(answerId)) outcome = 'duplicate-answer-id';
@@ -138,7 +139,7 @@ export class SandboxState {
 
     if (outcome === 'delivered') {
       if (answerId !== null) state.answerIds.add(answerId);
-      for (const key of keys) state.answeredQuestions.add(key);
+      for (const { key } of keys) state.answeredQuestions.add(key);
     }
     const record = this.record(state, tenant, 'reply', meta, {
       answerId,
@@ -152,7 +153,7 @@ export class SandboxState {
             : null,
       questionAlreadyAnswered,
     });
-    return { outcome, record };
+    return { outcome, record, answered };
   }
 
   /** Handles a valid greeting: always delivered, addressed by clientId when given (greet rules 1–3). */
@@ -272,11 +273,14 @@ export class SandboxState {
  * A reply addressed only by client (coreClientId or clientId) is bound to no question, so it is
  * never a second answer.
  */
-function questionKeys(address: ReplyAddress): string[] {
-  const keys: string[] = [];
-  if (address.questionId != null) keys.push(`questionId:${address.questionId}`);
+function questionKeys(address: ReplyAddress): { key: string; label: string }[] {
+  const keys: { key: string; label: string }[] = [];
+  if (address.questionId != null) keys.push({ key: `questionId:${address.questionId}`, label: `questionId ${address.questionId}` });
   if (address.sessionId != null && address.questionIndex != null) {
-    keys.push(`session:${address.questionIndex}:${address.sessionId}`);
+    keys.push({
+      key: `session:${address.questionIndex}:${address.sessionId}`,
+      label: `sessionId ${address.sessionId} with questionIndex ${address.questionIndex}`,
+    });
   }
   return keys;
 }

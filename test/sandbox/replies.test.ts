@@ -87,25 +87,27 @@ describe('answerId de-duplication (POST /api/v1/chatbot rule 6)', () => {
 
 describe('a second answer to an answered question (POST /api/v1/chatbot rule 7)', () => {
   const sameQuestion = [
-    { way: 'questionId', first: { questionId: 900n }, second: { questionId: 900n } },
+    { way: 'questionId', first: { questionId: 900n }, second: { questionId: 900n }, named: 'questionId 900' },
     {
       way: 'sessionId and questionIndex',
       first: { sessionId: 's-1', questionIndex: 3n },
       second: { sessionId: 's-1', questionIndex: 3n },
+      named: 'sessionId s-1 with questionIndex 3',
     },
     {
       way: 'questionId, then sessionId and questionIndex of the same answer',
       first: { questionId: 901n, sessionId: 's-2', questionIndex: 1n },
       second: { sessionId: 's-2', questionIndex: 1n },
+      named: 'sessionId s-2 with questionIndex 1',
     },
   ];
 
-  it.each(sameQuestion)('is rejected with 409 and not delivered in strict mode (same $way)', async ({ first, second }) => {
+  it.each(sameQuestion)('is rejected with 409 and not delivered in strict mode (same $way)', async ({ first, second, named }) => {
     const sb = await sandbox({ duplicates: 'strict' });
     expect((await sendReply(sb, replyBody(first))).status).toBe(200);
     const result = await sendReply(sb, replyBody({ ...second, text: 'A second answer' }));
     expect(result.status).toBe(409);
-    expect(errorMessage(result)).toMatch(/already has a bot answer/);
+    expect(errorMessage(result)).toContain(`the question (${named}) already has a bot answer`);
 
     const seen = await messages(sb);
     expect(seen.map((m) => [m.delivered, m.notDelivered, m.questionAlreadyAnswered])).toEqual([

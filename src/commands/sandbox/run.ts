@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
-import { isLoopbackHost, sandboxDefaults } from '../../sandbox/options.js';
+import { isLoopbackHost, percent, sandboxDefaults } from '../../sandbox/options.js';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import type { SandboxRunOptions } from './options.js';
 
@@ -58,7 +58,7 @@ export function startLines(sandbox: Sandbox, options: SandboxRunOptions): string
 function describeFaults(options: SandboxRunOptions): string {
   const parts: string[] = [];
   if (options.latencyMs) parts.push(`every answer delayed ${options.latencyMs} ms`);
-  if (options.fail) parts.push(`${options.fail.status} injected into ${options.fail.rate * 100}% of API requests`);
+  if (options.fail) parts.push(`${options.fail.status} injected into ${percent(options.fail.rate)} of API requests`);
   return parts.length > 0 ? `faults: ${parts.join('; ')}\n` : '';
 }
 
