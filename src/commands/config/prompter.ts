@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import type { Context } from '../../context.js';
 import { InterruptedError } from '../../errors.js';
 
@@ -21,7 +22,21 @@ export interface Prompter {
  * command's result; Ctrl-C (or the context's abort signal) becomes an InterruptedError (exit 130).
  */
 export function inquirerPrompter(ctx: Context): Prompter {
-  const context = { input: ctx.streams.stdin, output: ctx.streams.stderr, signal: ctx.signal };
+  // Each prompt ends its output stream when it is answered, and piping passes that end on to any
+  // stream but process.stdout and process.stderr; a stream of our own per prompt keeps the
+  // context's stderr open for the next prompt and for the command's messages.
+  const output = () => {
+    const target = ctx.streams.stderr;
+    return Object.assign(
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          target.write(chunk, (error) => done(error ?? undefined));
+        },
+      }),
+      { isTTY: target.isTTY, columns: target.columns },
+    );
+  };
+  const context = () => ({ input: ctx.streams.stdin, output: output(), signal: ctx.signal });
   const interrupted = (error: unknown): never => {
     const name = (error as Error | undefined)?.name;
     if (name === 'ExitPromptError' || name === 'AbortPromptError') throw new InterruptedError('cancelled, nothing written');
@@ -30,15 +45,15 @@ export function inquirerPrompter(ctx: Context): Prompter {
   return {
     async input(question) {
       const { default: input } = await import('@inquirer/input');
-      return input(question, context).catch(interrupted);
+      return input(question, context()).catch(interrupted);
     },
     async password(question) {
       const { default: password } = await import('@inquirer/password');
-      return password({ ...question, mask: true }, context).catch(interrupted);
+      return password({ ...question, mask: true }, context()).catch(interrupted);
     },
     async select(question) {
       const { default: select } = await import('@inquirer/select');
-      return select(question, context).catch(interrupted);
+      return select(question, context()).catch(interrupted);
     },
   };
 }
