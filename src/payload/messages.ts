@@ -160,8 +160,9 @@ export function editDistance(a: string, b: string): number {
 
 /**
  * The known field closest to an unknown one, when it is close enough to be a likely typo: at most
- * a third of the known name's length apart (and always allowing one edit), so `shownText` finds
- * `shown_text` and `colour` finds `color`, while an unrelated name finds nothing.
+ * a third of the known name's length apart (and always allowing one edit, though never a change of
+ * every letter), so `shownText` finds `shown_text` and `colour` finds `color`, while an unrelated
+ * name finds nothing.
  */
 export function closestField(unknown: string, known: readonly string[]): string | undefined {
   if (unknown.length > 100) return undefined;
@@ -169,7 +170,8 @@ export function closestField(unknown: string, known: readonly string[]): string 
   let bestDistance = Infinity;
   for (const candidate of known) {
     const distance = editDistance(unknown, candidate);
-    if (distance < bestDistance && distance <= Math.max(1, Math.floor(candidate.length / 3))) {
+    const close = distance <= Math.max(1, Math.floor(candidate.length / 3)) && distance < Math.min(unknown.length, candidate.length);
+    if (close && distance < bestDistance) {
       best = candidate;
       bestDistance = distance;
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateGreeting, validateReason, validateReply } from '../../src/payload/index.js';
+import { validateGreeting, validateReason, validateReply, type Validation } from '../../src/payload/index.js';
 import {
   chars,
   expectOnly,
@@ -55,7 +55,7 @@ const reasonBounds: Bound[] = [
 const pathOf = (path: Segments) =>
   path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
 
-const payloads = [
+const payloads: { payload: string; base: () => Record<string, unknown>; validate: (p: unknown) => Validation<unknown>; bounds: Bound[] }[] = [
   { payload: 'bot answer', base: fullReply, validate: validateReply, bounds: [...sharedBounds, ...replyBounds] },
   { payload: 'greeting', base: fullGreeting, validate: validateGreeting, bounds: sharedBounds },
   { payload: 'inactivity reason', base: fullReason, validate: validateReason, bounds: reasonBounds },

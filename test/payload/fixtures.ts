@@ -45,16 +45,16 @@ export function withValue(base: Record<string, unknown>, path: Segments, value: 
   return copy;
 }
 
-export function problemsOf<T>(result: Validation<T>): Problem[] {
+export function problemsOf(result: Validation<unknown>): Problem[] {
   return result.ok ? [] : result.problems;
 }
 
-export function expectValid<T>(result: Validation<T>): void {
+export function expectValid(result: Validation<unknown>): void {
   expect(problemsOf(result)).toEqual([]);
   expect(result.ok).toBe(true);
 }
 
-export function expectOnly<T>(result: Validation<T>, path: string, message: string): void {
+export function expectOnly(result: Validation<unknown>, path: string, message: string): void {
   expect(problemsOf(result)).toEqual([{ path, message }]);
 }
 
