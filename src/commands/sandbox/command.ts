@@ -8,11 +8,11 @@ export const sandboxCommand: CommandFactory = (inv) => {
   const cmd = new Command('sandbox')
     .summary('run a local implementation of the three endpoints, for offline trials and tests')
     .description(
-      'Run a local implementation of the API (POST /api/v1/chatbot, POST /api/v1/chatbot/greet,\n' +
-        'PUT /api/v1/inactivity/reasons) that follows the spec\'s rules: validation, answerId de-duplication,\n' +
+      'Run a local implementation of the API (POST /api/v1/chatbot, POST /api/v1/chatbot/greet, ' +
+        "PUT /api/v1/inactivity/reasons) that follows the spec's rules: validation, answerId de-duplication, " +
         'strict or soft handling of second answers, greeting addressing, inactivity reasons and their limit.\n\n' +
-        'It prints its base URL and the environment lines that point `core` at it, then one log line per\n' +
-        'request on stderr. GET /_sandbox/messages and GET /_sandbox/reasons show what it received;\n' +
+        'It prints its base URL and the environment lines that point `core` at it on stdout, then one log line ' +
+        'per request on stderr. GET /_sandbox/messages and GET /_sandbox/reasons show what it received; ' +
         'POST /_sandbox/reset returns it to its start state. Stop it with Ctrl-C. See docs/sandbox.md.',
     )
     .option('--port <n>', 'port to listen on (default 0: a free port)')
