@@ -9,6 +9,7 @@ export { parseDuration, formatDuration, MAX_DURATION_MS } from './duration.js';
 export {
   loadSettings,
   requireSettings,
+  resolveSettingsToken,
   hasLiteralToken,
   searchedProblems,
   DEFAULT_RETRIES,

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { stat } from 'node:fs/promises';
 import { ConfigError, UsageError, type Problem } from '../errors.js';
 import { parseDuration } from './duration.js';
@@ -306,4 +307,31 @@ export function searchedProblems(searched: string[]): Problem[] {
 function joinWords(words: string[]): string {
   if (words.length <= 1) return words.join('');
   return `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
+}
+
+/**
+ * Resolves the token a request needs, with what callers otherwise repeat: the integrator token
+ * falls back to the token; a missing one is the requireSettings error; a token command runs in the
+ * config file's folder (so `cat ./token` means the file beside it); messages name the profile.
+ * The caller registers the result with `ctx.addSecret`.
+ */
+export async function resolveSettingsToken(
+  settings: Settings,
+  which: 'token' | 'integratorToken',
+  opts: { env: Record<string, string | undefined>; cwd: string; signal?: AbortSignal; timeoutMs?: number },
+): Promise<string> {
+  requireSettings(settings, [which]);
+  const useToken = which === 'token' || settings.integratorToken === null;
+  const resolved = (useToken ? settings.token : settings.integratorToken)!;
+  const key = useToken ? 'token' : 'integratorToken';
+  const fromProfile = settings.profile !== null && resolved.source.startsWith('profile ');
+  const what = `${key}${fromProfile ? ` of profile "${settings.profile!.value}"` : ''}${which === 'integratorToken' && useToken ? ' (used as the integrator token)' : ''}`;
+  const { resolveSecret } = await import('./secret.js');
+  return resolveSecret(resolved.value, {
+    env: opts.env,
+    cwd: fromProfile && settings.configFile !== null ? path.dirname(settings.configFile) : opts.cwd,
+    what,
+    signal: opts.signal,
+    timeoutMs: opts.timeoutMs,
+  });
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveSecret } from '../../src/config/index.js';
+import { loadSettings, resolveSecret, resolveSettingsToken } from '../../src/config/index.js';
 import { ConfigError, InterruptedError } from '../../src/errors.js';
 import { sandbox } from './helpers.js';
 
@@ -108,5 +108,38 @@ describe('resolveSecret', () => {
       setTimeout(() => controller.abort(), 100);
       await expect(pending).rejects.toBeInstanceOf(InterruptedError);
     });
+  });
+});
+
+describe.runIf(posix)('resolveSettingsToken', () => {
+  it("runs a profile's token command in the config file's folder and names the profile when it fails", async () => {
+    const box = await sandbox();
+    await box.write(path.join(box.project, 'token.txt'), 'beside-the-file\n');
+    await box.write(
+      path.join(box.project, '.corerc'),
+      'profiles:\n  staging:\n    token: {command: cat token.txt}\n    integratorToken: {command: "exit 4"}\n',
+    );
+    const settings = await loadSettings({ cwd: box.cwd, env: box.env, flags: {} });
+    expect(await resolveSettingsToken(settings, 'token', { env: box.env, cwd: box.cwd })).toBe('beside-the-file');
+    await expect(resolveSettingsToken(settings, 'integratorToken', { env: box.env, cwd: box.cwd })).rejects.toThrow(
+      'integratorToken of profile "staging": the command "exit 4" failed with exit status 4',
+    );
+  });
+
+  it('falls back to the token for the integrator token, and says so when it fails', async () => {
+    const box = await sandbox();
+    await box.write(path.join(box.cwd, '.corerc'), 'profiles:\n  p:\n    token: {env: UNSET_TOKEN}\n');
+    const settings = await loadSettings({ cwd: box.cwd, env: box.env, flags: {} });
+    await expect(resolveSettingsToken(settings, 'integratorToken', { env: box.env, cwd: box.cwd })).rejects.toThrow(
+      'token of profile "p" (used as the integrator token): environment variable UNSET_TOKEN is not set',
+    );
+    const withEnv = await loadSettings({ cwd: box.cwd, env: { ...box.env, CORE_TOKEN: 'env-token' }, flags: {} });
+    expect(await resolveSettingsToken(withEnv, 'integratorToken', { env: box.env, cwd: box.cwd })).toBe('env-token');
+  });
+
+  it('is the requireSettings error when there is no token at all', async () => {
+    const box = await sandbox();
+    const settings = await loadSettings({ cwd: box.cwd, env: box.env, flags: {} });
+    await expect(resolveSettingsToken(settings, 'token', { env: box.env, cwd: box.cwd })).rejects.toThrow('missing token');
   });
 });
