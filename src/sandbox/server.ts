@@ -183,7 +183,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       if (type !== 'application/json') {
         return {
           status: 415,
-          error: `Content-Type must be application/json, not ${type === undefined ? 'absent' : `'${type}'`}`,
+          error:
+            type === undefined
+              ? 'missing Content-Type header: send the body as Content-Type: application/json'
+              : `Content-Type must be application/json, not '${type}'`,
           what: 'unsupported content type',
         };
       }
@@ -371,7 +374,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         }
         answer = { status: 500, error: `internal sandbox error: ${message}`, what: `internal error: ${message}` };
       }
-      await send(ex, answer);
+      await send(ex, answer).catch((error: unknown) => {
+        log(`${method} ${path} tenant=${ex.tenant || '-'} - ${ex.requestId} could not answer: ${error instanceof Error ? error.message : String(error)}`);
+      });
     })();
   });
 
@@ -388,6 +393,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     server.once('listening', onListening);
     server.listen({ host, port: options.port ?? sandboxDefaults.port });
   });
+
+  // After start-up an error of the listening socket (too many open files, say) is logged, not thrown:
+  // an unhandled 'error' event would end the process.
+  server.on('error', (error) => log(`server error: ${error.message}`));
 
   const address = server.address() as AddressInfo;
   let closed: Promise<void> | undefined;
