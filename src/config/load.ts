@@ -3,9 +3,8 @@ import { stat } from 'node:fs/promises';
 import { ConfigError, UsageError, type Problem } from '../errors.js';
 import { parseDuration } from './duration.js';
 import {
-  configLoaders,
   envValue,
-  locateConfig,
+  findConfig,
   SEARCH_PLACES_TEXT,
   USER_PLACES_TEXT,
 } from './locate.js';
@@ -62,10 +61,10 @@ export const DEFAULT_RETRIES = 2;
  * left null for `requireSettings`, so that `core config show` can show what there is.
  */
 export async function loadSettings(input: LoadInput): Promise<Settings> {
-  const location = await locateConfig(input);
+  const location = await findConfig(input);
   let config: ConfigFile = {};
   if (location.configFile !== null) {
-    config = await readConfig(location.configFile, input);
+    config = validated(location.configFile, location.content);
     if (input.warn) await warnAboutLiteralToken(location.configFile, config, input.warn);
   }
   const file = location.configFile;
@@ -94,11 +93,8 @@ export async function loadSettings(input: LoadInput): Promise<Settings> {
   };
 }
 
-async function readConfig(file: string, input: LoadInput): Promise<ConfigFile> {
-  const { cosmiconfig } = await import('cosmiconfig');
-  const explorer = cosmiconfig('core', { searchStrategy: 'none', cache: false, loaders: await configLoaders(input.env) });
-  const result = await explorer.load(file);
-  const { config, problems } = validateConfig(result?.config);
+function validated(file: string, content: unknown): ConfigFile {
+  const { config, problems } = validateConfig(content);
   if (config === undefined) {
     throw new ConfigError(`invalid config file ${file} (${problems.length} ${problems.length === 1 ? 'problem' : 'problems'})`, {
       problems,

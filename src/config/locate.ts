@@ -104,30 +104,46 @@ export function searchFolders(cwd: string, env: Record<string, string | undefine
   return folders;
 }
 
-type Explorer = { search: (from?: string) => Promise<{ filepath: string; config: unknown; isEmpty?: boolean } | null> };
+type Explorer = {
+  search: (from?: string) => Promise<{ filepath: string; config: unknown; isEmpty?: boolean } | null>;
+  load: (file: string) => Promise<{ filepath: string; config: unknown; isEmpty?: boolean } | null>;
+};
 
 /**
- * Finds the config file without reading it into settings: `--config` / `CORE_CONFIG` name one file
- * (which must exist); otherwise the first file found by the search, or null.
+ * Finds the config file without validating it: `--config` / `CORE_CONFIG` name one file (which
+ * must exist); otherwise the first file found by the search, or null.
  */
 export async function locateConfig(input: LocateInput): Promise<Location> {
+  const { content: _content, ...location } = await findConfig(input, false);
+  return location;
+}
+
+/**
+ * Finds the config file and returns its content as loaded (undefined for an empty file). The search
+ * loads each candidate to see whether it holds a config, so the content comes from that same load:
+ * a JavaScript config file runs once.
+ */
+export async function findConfig(input: LocateInput, load = true): Promise<Location & { content?: unknown }> {
+  const { cosmiconfig } = await import('cosmiconfig');
+  const loaders = await configLoaders(input.env);
+  const options = { searchStrategy: 'none' as const, cache: false, loaders };
   const named = namedConfig(input);
   if (named) {
     const file = path.resolve(input.cwd, named.file);
     await assertReadableFile(file, named.by);
-    return { configFile: file, searched: [file], namedBy: named.by };
+    const location = { configFile: file, searched: [file], namedBy: named.by };
+    if (!load) return location;
+    const explorer: Explorer = cosmiconfig('core', options);
+    return { ...location, content: (await explorer.load(file))?.config };
   }
   const folders = searchFolders(input.cwd, input.env);
-  const { cosmiconfig } = await import('cosmiconfig');
-  const loaders = await configLoaders(input.env);
-  const options = { searchStrategy: 'none' as const, cache: false, loaders };
   const project: Explorer = cosmiconfig('core', { ...options, searchPlaces: [...projectSearchPlaces] });
   const user: Explorer = cosmiconfig('core', { ...options, searchPlaces: [...userSearchPlaces] });
   const last = folders.length - 1;
   for (const [index, folder] of folders.entries()) {
     const explorer = index === last ? user : project;
     const result = await explorer.search(folder);
-    if (result) return { configFile: result.filepath, searched: folders, namedBy: null };
+    if (result) return { configFile: result.filepath, searched: folders, namedBy: null, content: result.config };
   }
   return { configFile: null, searched: folders, namedBy: null };
 }

@@ -151,3 +151,12 @@ describe('an invalid config file', () => {
     expect(validateConfig(undefined)).toEqual({ config: {}, problems: [] });
   });
 });
+
+describe('configSchema as a JSON Schema', () => {
+  it('converts, so an editor can check a file through $schema', async () => {
+    const z = await import('zod/mini');
+    const schema = z.toJSONSchema(configSchema, { io: 'input' }) as { properties: Record<string, unknown>; additionalProperties: unknown };
+    expect(Object.keys(schema.properties)).toEqual(['$schema', 'defaultProfile', 'profiles']);
+    expect(schema.additionalProperties).toBe(false);
+  });
+});
