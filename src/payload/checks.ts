@@ -69,7 +69,15 @@ export function reportRepeat(ctx: Ctx, ownPath: Path, firstPath: Path, template:
 export function nonEmpty(): Check {
   return rule((value, ctx) => {
     if (value === '') {
-      ctx.addIssue({ code: 'too_small', origin: 'string', minimum: 1, inclusive: true, input: value, message: 'must not be empty', continue: true });
+      ctx.addIssue({
+        code: 'too_small',
+        origin: 'string',
+        minimum: 1,
+        inclusive: true,
+        input: value,
+        message: 'must not be empty',
+        continue: true,
+      });
     }
   }, whenString);
 }
@@ -112,7 +120,15 @@ export function maxItems(limit: number, noun: string, note?: string): Check {
 export function nonEmptyArray(): Check {
   return rule((value, ctx) => {
     if (Array.isArray(value) && value.length === 0) {
-      ctx.addIssue({ code: 'too_small', origin: 'array', minimum: 1, inclusive: true, input: value, message: 'must hold at least one item', continue: true });
+      ctx.addIssue({
+        code: 'too_small',
+        origin: 'array',
+        minimum: 1,
+        inclusive: true,
+        input: value,
+        message: 'must hold at least one item',
+        continue: true,
+      });
     }
   }, whenArray);
 }
@@ -130,7 +146,9 @@ export function httpUrl(): Check {
   return rule(
     (value, ctx) => {
       if (typeof value !== 'string' || value === '') return;
-      if (!isHttpUrl(value)) report(ctx, [], `expected an absolute http or https URL, got ${JSON.stringify(value)}`, value);
+      if (!isHttpUrl(value)) {
+        report(ctx, [], `expected an absolute http or https URL, got ${JSON.stringify(value)}`, value);
+      }
     },
     whenString,
   );

@@ -40,7 +40,9 @@ const EXAMPLE_TIME = '2026-01-31T09:30:00.000Z';
 function isRealTime(value: string): boolean {
   const match = RECEIVED_AT.exec(value);
   if (!match) return false;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
+    number, number, number, number, number, number,
+  ];
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
   return days !== undefined && day >= 1 && day <= days && hour <= 23 && minute <= 59 && second <= 59;

@@ -83,5 +83,10 @@ function priorityWarnings(root: unknown): RawProblem[] {
 }
 
 export function greetingWarnings(input: unknown): RawProblem[] {
-  return [...clientIdWarnings(input), ...priorityWarnings(input), ...blockInputWarnings(input), ...headerFooterWarnings(input)];
+  return [
+    ...clientIdWarnings(input),
+    ...priorityWarnings(input),
+    ...blockInputWarnings(input),
+    ...headerFooterWarnings(input),
+  ];
 }

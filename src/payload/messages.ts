@@ -151,7 +151,9 @@ export function editDistance(a: string, b: string): number {
     for (let j = 1; j < cols; j++) {
       const cost = s[i - 1] === t[j - 1] ? 0 : 1;
       let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) {
+        best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      }
       d[i]![j] = best;
     }
   }
@@ -170,7 +172,9 @@ export function closestField(unknown: string, known: readonly string[]): string 
   let bestDistance = Infinity;
   for (const candidate of known) {
     const distance = editDistance(unknown, candidate);
-    const close = distance <= Math.max(1, Math.floor(candidate.length / 3)) && distance < Math.min(unknown.length, candidate.length);
+    const close =
+      distance <= Math.max(1, Math.floor(candidate.length / 3)) &&
+      distance < Math.min(unknown.length, candidate.length);
     if (close && distance < bestDistance) {
       best = candidate;
       bestDistance = distance;

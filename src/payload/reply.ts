@@ -33,7 +33,9 @@ const ROUTING_FIELDS = ['userIds', 'skillIds', 'unitIds'] as const;
 /** The fields by which a reply finds its client or question ("POST /api/v1/chatbot", addressing). */
 const ADDRESS_FIELDS = ['coreClientId', 'questionId', 'sessionId', 'questionIndex', 'clientId'] as const;
 
-const EMAIL_RULE = 'the question came by email, so the answer is addressed by sessionId and questionIndex (api-spec.md, rule 2)';
+const EMAIL_RULE =
+  'the question came by email, so the answer is addressed by sessionId and questionIndex (api-spec.md, rule 2)';
+const PAIR_RULE = 'a reply by thread gives both sessionId and questionIndex';
 
 /**
  * The rules of "POST /api/v1/chatbot" that tie fields together. They run on the whole object even
@@ -56,8 +58,8 @@ function replyRules(email: boolean) {
       if (!session) report(ctx, ['sessionId'], `required: ${EMAIL_RULE}`);
       if (!index) report(ctx, ['questionIndex'], `required: ${EMAIL_RULE}`);
     } else {
-      if (session && !index) report(ctx, ['questionIndex'], 'required with sessionId: a reply by thread gives both sessionId and questionIndex');
-      if (index && !session) report(ctx, ['sessionId'], 'required with questionIndex: a reply by thread gives both sessionId and questionIndex');
+      if (session && !index) report(ctx, ['questionIndex'], `required with sessionId: ${PAIR_RULE}`);
+      if (index && !session) report(ctx, ['sessionId'], `required with questionIndex: ${PAIR_RULE}`);
       if (!ADDRESS_FIELDS.some((field) => has(reply, field))) {
         report(ctx, [], 'no addressee: give coreClientId, questionId, sessionId with questionIndex, or clientId');
       }
@@ -141,9 +143,16 @@ export function replySchemaFor(opts: ReplyOptions = {}): typeof replySchema {
 
 /** The advice the spec gives without making it a rule; see each function for its source. */
 export function replyWarnings(input: unknown): RawProblem[] {
-  const out = [...clientIdWarnings(input), ...actionWarnings(input), ...blockInputWarnings(input), ...headerFooterWarnings(input)];
+  const out = [
+    ...clientIdWarnings(input),
+    ...actionWarnings(input),
+    ...blockInputWarnings(input),
+    ...headerFooterWarnings(input),
+  ];
   if (isRecord(input) && Array.isArray(input.attachments)) {
-    input.attachments.forEach((attachment: unknown, index) => out.push(...attachmentWarnings(attachment, ['attachments', index])));
+    input.attachments.forEach((attachment: unknown, index) => {
+      out.push(...attachmentWarnings(attachment, ['attachments', index]));
+    });
   }
   return out;
 }

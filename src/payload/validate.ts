@@ -52,7 +52,8 @@ function childOf(schema: AnySchema, segment: PathSegment): AnySchema | undefined
   const def = defOf(unwrap(schema));
   if (def.type === 'object') {
     const shape = def.shape as Record<string, AnySchema>;
-    return typeof segment === 'string' && Object.prototype.hasOwnProperty.call(shape, segment) ? shape[segment] : undefined;
+    const known = typeof segment === 'string' && Object.prototype.hasOwnProperty.call(shape, segment);
+    return known ? shape[segment] : undefined;
   }
   if (def.type === 'array') return def.element as AnySchema;
   if (def.type === 'record') return def.valueType as AnySchema;
@@ -177,7 +178,8 @@ function run<T>(schema: z.ZodMiniType<T>, input: unknown, warn?: (value: unknown
   } catch (error) {
     // The schemas are written not to throw on any JSON value; this is for values no JSON holds
     // (a getter that throws, a revoked proxy), so that a caller still gets problems, not a crash.
-    return { ok: false, problems: [{ path: '', message: `could not be validated: ${describeError(error)}` }], warnings: [] };
+    const problem = { path: '', message: `could not be validated: ${describeError(error)}` };
+    return { ok: false, problems: [problem], warnings: [] };
   }
 }
 
