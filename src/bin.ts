@@ -4,6 +4,14 @@ import module from 'node:module';
 // Node 22.1+ caches compiled code between runs; older releases lack the call, and that is fine.
 (module as { enableCompileCache?: () => void }).enableCompileCache?.();
 
+// A reader that stops early (`core reply --help | head -1`) closes the pipe: that is not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   // The fast path: no commander, no config, nothing else loaded.
