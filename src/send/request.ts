@@ -112,18 +112,18 @@ export function shellQuote(text: string): string {
  * ($CORE_TOKEN), never its value, so the command can be shared and pasted safely.
  */
 export function renderCurl(request: PreparedRequest, ctx: Context): string {
-  const parts = ['curl', '--fail-with-body', '-sS', '-X', request.method, shellQuote(request.url)];
+  const lines = [`curl --fail-with-body -sS -X ${request.method} ${shellQuote(request.url)}`];
   for (const [name, value] of Object.entries(request.headers)) {
     if (name === 'Authorization' && value.startsWith('Bearer ')) {
-      parts.push('-H', `"Authorization: Bearer \$${request.tokenVariable}"`);
+      lines.push(`-H "Authorization: Bearer \$${request.tokenVariable}"`);
     } else if (SENSITIVE_HEADER.test(name)) {
-      parts.push('-H', shellQuote(`${name}: ${MASK}`));
+      lines.push(`-H ${shellQuote(`${name}: ${MASK}`)}`);
     } else {
-      parts.push('-H', shellQuote(`${name}: ${ctx.redact(value)}`));
+      lines.push(`-H ${shellQuote(`${name}: ${ctx.redact(value)}`)}`);
     }
   }
-  parts.push('--data-binary', shellQuote(ctx.redact(request.body)));
-  return `${parts.join(' \\\n  ')}\n`;
+  lines.push(`--data-binary ${shellQuote(ctx.redact(request.body))}`);
+  return `${lines.join(' \\\n  ')}\n`;
 }
 
 /** The `--verbose` view of a request, for stderr. */
