@@ -25,7 +25,7 @@ export const configCommand: CommandFactory = (inv) => {
 Examples:
   $ core config show
   $ core -p prod config show
-  $ CORE_BASE_URL=https://chat.example.com CORE_TENANT=acme core config show --json | jq .baseUrl`,
+  $ CORE_BASE_URL=https://chat.example.com CORE_TENANT=acme core config show --json | jq -r .baseUrl.value`,
     )
     .action(async (raw: { json?: boolean }, self: Command) => {
       const options: ConfigShowOptions = { global: globalOptions(self), json: raw.json === true };
