@@ -20,6 +20,11 @@ export interface HttpRequest {
   /** Whether this request may be repeated at all: only those that cannot deliver twice. */
   retryable: boolean;
   signal?: AbortSignal;
+  /**
+   * Once aborted, no further attempt starts, but the attempt in flight is not cut off (unlike
+   * `signal`). A batch uses it on Ctrl-C: a request that reached the service keeps its outcome.
+   */
+  retrySignal?: AbortSignal;
   agent?: { http?: HttpAgent; https?: HttpsAgent };
   /** Told before each repeat, for --verbose and progress output. */
   onRetry?: (info: RetryInfo) => void;
@@ -116,7 +121,7 @@ export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
     } catch (error) {
       outcome = toNetworkError(error, request);
     }
-    const canRepeat = request.retryable && attempt <= request.retries && !request.signal?.aborted;
+    const canRepeat = request.retryable && attempt <= request.retries && !request.signal?.aborted && !request.retrySignal?.aborted;
     let delay: number | null = null;
     let reason = '';
     if (outcome instanceof NetworkError) {
@@ -135,7 +140,8 @@ export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
       return { ...outcome, attempts: attempt, durationMs: Math.round(performance.now() - started) };
     }
     request.onRetry?.({ attempt: attempt + 1, delayMs: delay, reason });
-    const waited = await sleep(delay, request.signal);
+    const stopWaiting = request.retrySignal && request.signal ? AbortSignal.any([request.signal, request.retrySignal]) : (request.retrySignal ?? request.signal);
+    const waited = await sleep(delay, stopWaiting);
     if (!waited) {
       if (outcome instanceof NetworkError) throw outcome;
       return { ...outcome, attempts: attempt, durationMs: Math.round(performance.now() - started) };

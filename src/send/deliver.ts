@@ -134,7 +134,10 @@ export async function sendPrepared(prepared: PreparedRequest, input: DeliverInpu
 /** One request and its result as data; never throws for HTTP or network failures. */
 export async function exchange(
   prepared: PreparedRequest,
-  input: Pick<DeliverInput, 'settings' | 'flags' | 'retryable' | 'answerId' | 'code'> & { agent?: import('../http/client.js').HttpRequest['agent'] },
+  input: Pick<DeliverInput, 'settings' | 'flags' | 'retryable' | 'answerId' | 'code'> & {
+    agent?: import('../http/client.js').HttpRequest['agent'];
+    retrySignal?: AbortSignal;
+  },
   ctx: Context,
 ): Promise<RequestResult> {
   const { sendRequest } = await import('../http/client.js');
@@ -152,6 +155,7 @@ export async function exchange(
       retryable: input.retryable,
       signal: ctx.signal,
       ...(input.agent ? { agent: input.agent } : {}),
+      ...(input.retrySignal ? { retrySignal: input.retrySignal } : {}),
       onRetry: (info) => {
         if (input.flags.verbose) ctx.err(`* ${info.reason}: attempt ${info.attempt} in ${info.delayMs} ms\n`);
       },
