@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { InterruptedError, type Problem } from '../errors.js';
+import { itemPath, positionLabel, type BatchItem, type BatchSource, type Position } from './source.js';
+
+/**
+ * The first pass over a batch: every item is checked before anything is sent, so a batch is
+ * either sent or refused as a whole, never half sent because of a typo on line 9,000. The checks
+ * themselves come from the caller (the payload schema, the single source of every rule); this pass
+ * adds what only a set of items can break: one code twice.
+ */
+
+/** What a payload validator returns (the shape of `Validation<T>` in src/payload/). */
+export type Validation<T> =
+  | { ok: true; value: T; warnings: Problem[] }
+  | { ok: false; problems: Problem[]; warnings: Problem[] };
+
+export interface ItemSpec<T> {
+  /** Turns a parsed item into the payload to check and send (flags laid over it, for example). */
+  prepare(value: unknown): unknown;
+  validate(payload: unknown): Validation<T>;
+  /** The item's key, unique within a batch (a reason's code), when it has one that is a string. */
+  keyOf(payload: unknown): string | undefined;
+}
+
+export type CheckedItem<T> =
+  | { ok: true; position: Position; key: string | undefined; value: T; warnings: Problem[] }
+  /** Problems' paths are relative to the item: `reasons[0].name`. */
+  | { ok: false; position: Position; key: string | undefined; problems: Problem[]; warnings: Problem[] };
+
+/** Checks one item on its own: that it parsed, and the validator's rules. */
+export function checkItem<T>(item: BatchItem, spec: ItemSpec<T>): CheckedItem<T> {
+  const { position } = item;
+  if (item.parseError !== undefined) {
+    return { ok: false, position, key: undefined, problems: [{ path: '', message: item.parseError }], warnings: [] };
+  }
+  const payload = spec.prepare(item.value);
+  const key = spec.keyOf(payload);
+  const validation = spec.validate(payload);
+  return validation.ok
+    ? { ok: true, position, key, value: validation.value, warnings: validation.warnings }
+    : { ok: false, position, key, problems: validation.problems, warnings: validation.warnings };
+}
+
+export interface CheckOptions<T> {
+  signal: AbortSignal;
+  /** How many problems (and warnings) are kept for the message; the rest are counted. Default 50. */
+  maxProblems?: number;
+  /** The name of the key in messages, such as "code". */
+  keyName: string;
+  /** Told about every item once its checks (duplicates included) are done. May throw to stop. */
+  onItem?: (checked: CheckedItem<T>, index: number) => void;
+}
+
+export interface CheckSummary<T> {
+  total: number;
+  /** Items with at least one problem. */
+  invalid: number;
+  /** The first problems, each path prefixed with its item's position: `line 12: reasons[0].name`. */
+  problems: Problem[];
+  /** Every problem, including those not kept. */
+  problemCount: number;
+  warnings: Problem[];
+  warningCount: number;
+  /** The first item's payload, for a dry run. */
+  first: T | undefined;
+}
+
+export const DEFAULT_MAX_PROBLEMS = 50;
+
+/**
+ * Reads the whole source once and checks every item. Memory stays flat: items are dropped once
+ * checked, and only a key per item is kept for duplicate detection (the key itself when short, a
+ * SHA-256 of it when long).
+ */
+export async function checkBatch<T>(source: BatchSource, spec: ItemSpec<T>, options: CheckOptions<T>): Promise<CheckSummary<T>> {
+  const max = options.maxProblems ?? DEFAULT_MAX_PROBLEMS;
+  const seen = new Map<string, Position>();
+  const summary: CheckSummary<T> = { total: 0, invalid: 0, problems: [], problemCount: 0, warnings: [], warningCount: 0, first: undefined };
+  for await (const item of source.items()) {
+    if (options.signal.aborted) throw new InterruptedError(`cancelled while checking ${source.name}; nothing sent`);
+    // An array is already in memory, so its loop never waits; let a Ctrl-C through now and then.
+    if (summary.total % 1000 === 999) await nextTurn();
+    let checked = checkItem(item, spec);
+    if (checked.key !== undefined) {
+      const id = checked.key.length <= 64 ? `=${checked.key}` : `#${createHash('sha256').update(checked.key).digest('base64')}`;
+      const earlier = seen.get(id);
+      if (earlier === undefined) {
+        seen.set(id, item.position);
+      } else {
+        const problem = { path: options.keyName, message: duplicateMessage(checked.key, earlier, options.keyName) };
+        checked = { ok: false, position: checked.position, key: checked.key, problems: [...(checked.ok ? [] : checked.problems), problem], warnings: checked.warnings };
+      }
+    }
+    if (summary.total === 0 && checked.ok) summary.first = checked.value;
+    summary.total += 1;
+    for (const warning of checked.warnings) {
+      summary.warningCount += 1;
+      if (summary.warnings.length < max) summary.warnings.push({ path: itemPath(item.position, warning.path), message: warning.message });
+    }
+    if (!checked.ok) {
+      summary.invalid += 1;
+      for (const problem of checked.problems) {
+        summary.problemCount += 1;
+        if (summary.problems.length < max) summary.problems.push({ path: itemPath(item.position, problem.path), message: problem.message });
+      }
+    }
+    options.onItem?.(checked, summary.total - 1);
+  }
+  return summary;
+}
+
+function duplicateMessage(key: string, earlier: Position, keyName: string): string {
+  const shown = key.length > 40 ? `${key.slice(0, 40)}…` : key;
+  const where = earlier.kind === 'line' ? `on ${positionLabel(earlier)}` : `at ${positionLabel(earlier)}`;
+  // api-spec.md, "Inactivity reason": the code "identifies the reason to update", so two items with
+  // one code would race each other, and which one wins would depend on timing.
+  return `${JSON.stringify(shown)} also appears ${where}; each ${keyName} may appear once in a batch`;
+}
+
+/** The problems as a list for an error, with a last line counting those not shown. */
+export function listedProblems(summary: Pick<CheckSummary<unknown>, 'problems' | 'problemCount'>): Problem[] {
+  const rest = summary.problemCount - summary.problems.length;
+  return rest > 0 ? [...summary.problems, { path: '', message: `… and ${rest.toLocaleString('en-US')} more` }] : summary.problems;
+}

@@ -1,0 +1,64 @@
+import type { Context } from '../context.js';
+
+/**
+ * The progress of a batch on standard error: done, failed, rate and time left. Shown only when
+ * standard error is a terminal (style.md: "Colour and spinners only on a terminal"); cli-progress is
+ * loaded only then, so a pipe or a CI log pays nothing for it.
+ */
+export interface Progress {
+  /** One item finished. */
+  tick(failed: boolean): void;
+  /**
+   * Prints a result line on standard output. When standard output is the same terminal as the
+   * bar, the line is printed above the bar instead, so the two do not tear each other apart.
+   */
+  print(text: string): void;
+  stop(): void;
+}
+
+export async function startProgress(ctx: Context, total: number): Promise<Progress> {
+  if (ctx.streams.stderr.isTTY !== true || total < 2) return plain(ctx);
+  const mod = (await import('cli-progress')) as typeof import('cli-progress') & { default?: typeof import('cli-progress') };
+  const { MultiBar, Presets } = mod.default ?? mod;
+  const multibar = new MultiBar(
+    {
+      stream: ctx.streams.stderr,
+      format: ' {bar} {percentage}% | {value}/{total} done | {failed} failed | {rate}/s | {eta_formatted} left',
+      hideCursor: true,
+      clearOnComplete: true,
+      stopOnComplete: false,
+      etaBuffer: 200,
+      fps: 10,
+      barsize: 30,
+    },
+    Presets.shades_classic,
+  );
+  const started = performance.now();
+  let done = 0;
+  let failed = 0;
+  const bar = multibar.create(total, 0, { failed: 0, rate: '0' });
+  const lineToTerminal = ctx.streams.stdout.isTTY === true;
+  let stopped = false;
+  return {
+    tick(itemFailed) {
+      done += 1;
+      if (itemFailed) failed += 1;
+      const seconds = (performance.now() - started) / 1000;
+      const rate = seconds > 0 ? done / seconds : 0;
+      bar.increment(1, { failed, rate: rate >= 10 ? rate.toFixed(0) : rate.toFixed(1) });
+    },
+    print(text) {
+      if (lineToTerminal) multibar.log(ctx.redact(text.endsWith('\n') ? text : `${text}\n`));
+      else ctx.out(text);
+    },
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      multibar.stop();
+    },
+  };
+}
+
+function plain(ctx: Context): Progress {
+  return { tick: () => {}, print: (text) => ctx.out(text), stop: () => {} };
+}

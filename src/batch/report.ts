@@ -1,0 +1,46 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { UsageError } from '../errors.js';
+
+/**
+ * The `--report FILE` record (cli-contract.md, "core reason update"): one NDJSON line per item,
+ * written with a synchronous write as soon as the item's outcome is known. A line is in the file
+ * (the operating system's cache) before the next request starts, so a crash, a kill or a second
+ * Ctrl-C still leaves a true record of every outcome known until then.
+ */
+export interface ReportWriter {
+  readonly path: string;
+  write(line: string): void;
+  close(): void;
+}
+
+/**
+ * Creates (or empties) the report file. Done before anything is sent, so an unwritable path stops
+ * the command while nothing has happened yet, and a report left from an earlier run is never
+ * mistaken for this one's.
+ */
+export function openReport(path: string, cwd: string): ReportWriter {
+  const full = resolve(cwd, path);
+  let fd: number;
+  try {
+    fd = openSync(full, 'w', 0o644);
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? 'error';
+    throw new UsageError(`cannot write the report file ${path} (${code})`, { hint: 'give --report a path in a folder you can write to' });
+  }
+  let open = true;
+  return {
+    path,
+    write(line) {
+      if (!open) return;
+      const bytes = Buffer.from(line.endsWith('\n') ? line : `${line}\n`, 'utf8');
+      let offset = 0;
+      while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
+    },
+    close() {
+      if (!open) return;
+      open = false;
+      closeSync(fd);
+    },
+  };
+}

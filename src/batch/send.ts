@@ -1,0 +1,124 @@
+import type { Problem } from '../errors.js';
+import type { RequestResult } from '../output/result.js';
+import { exitCodeOf } from '../send/deliver.js';
+import { checkItem, type ItemSpec } from './check.js';
+import type { BatchSource } from './source.js';
+
+/**
+ * The second pass over a checked batch: reads the items again and sends up to `concurrency` at
+ * once. Every item ends with exactly one result, sent or not, handed to `onResult` as soon as it
+ * is known (the report file depends on that).
+ *
+ * Stopping (cli-contract.md, "Exit codes": "a batch first finishes or abandons its in-flight
+ * requests and reports them"): after Ctrl-C, or the first failure with --fail-fast, no new request
+ * starts; requests in flight finish; every item not sent is reported as skipped. The abort signal
+ * is not passed to the requests themselves, so a request that reached the service is never cut
+ * off with its outcome unknown.
+ */
+
+export interface SendSpec<T> extends ItemSpec<T> {
+  concurrency: number;
+  failFast: boolean;
+  /** Ctrl-C: once aborted, no new item starts. */
+  signal: AbortSignal;
+  send(value: T, key: string | undefined): Promise<RequestResult>;
+  /**
+   * A result made here rather than by the service: skipped (not sent), no longer valid (the input
+   * changed after the check, not sent), or a failure inside the program.
+   */
+  localResult(key: string | undefined, why: LocalOutcome): RequestResult;
+  onResult(result: RequestResult): void;
+  /** Told once, at the moment of Ctrl-C, with the number of requests still in flight. */
+  onInterrupt?(inFlight: number): void;
+  /** Told once, at the first failure with --fail-fast, with the number of requests still in flight. */
+  onFailFast?(inFlight: number): void;
+}
+
+export type LocalOutcome = { skipped: true } | { problems: Problem[] } | { error: { code: string; message: string } };
+
+export interface BatchTally {
+  total: number;
+  succeeded: number;
+  failed: number;
+  skipped: number;
+  /** The largest exit code among the failed items (cli-contract.md, "Exit codes"); 0 when none failed. */
+  exitCode: number;
+  interrupted: boolean;
+}
+
+export async function sendBatch<T>(source: BatchSource, spec: SendSpec<T>): Promise<BatchTally> {
+  const tally: BatchTally = { total: 0, succeeded: 0, failed: 0, skipped: 0, exitCode: 0, interrupted: false };
+  const running = new Set<Promise<void>>();
+  let failedFast = false;
+  let unexpected: { error: unknown } | undefined;
+
+  const onAbort = () => spec.onInterrupt?.(running.size);
+  if (!spec.signal.aborted) spec.signal.addEventListener('abort', onAbort, { once: true });
+  const stopped = () => spec.signal.aborted || failedFast || unexpected !== undefined;
+
+  const record = (result: RequestResult) => {
+    tally.total += 1;
+    if (result.ok) tally.succeeded += 1;
+    else if (result.skipped) tally.skipped += 1;
+    else {
+      tally.failed += 1;
+      tally.exitCode = Math.max(tally.exitCode, exitCodeOf(result));
+    }
+    spec.onResult(result);
+  };
+
+  let readFailure: { error: unknown } | undefined;
+  try {
+    for await (const item of source.items()) {
+      const checked = checkItem(item, spec);
+      if (!stopped()) {
+        while (running.size >= spec.concurrency) await Promise.race(running);
+      }
+      if (stopped()) {
+        record(spec.localResult(checked.key, { skipped: true }));
+        continue;
+      }
+      if (!checked.ok) {
+        // It passed the first check, so the input changed in between: refuse it rather than send
+        // something that was never checked.
+        record(spec.localResult(checked.key, { problems: checked.problems }));
+        if (spec.failFast && !failedFast) {
+          failedFast = true;
+          spec.onFailFast?.(running.size);
+        }
+        continue;
+      }
+      const task: Promise<void> = (async () => {
+        let result: RequestResult;
+        try {
+          result = await spec.send(checked.value, checked.key);
+        } catch (error) {
+          // A bug, not an HTTP or network failure (those come back as results). Record the item so
+          // the report stays complete, stop starting others, and rethrow once the rest is settled.
+          unexpected ??= { error };
+          result = spec.localResult(checked.key, {
+            error: { code: 'EINTERNAL', message: error instanceof Error ? error.message : String(error) },
+          });
+        }
+        record(result);
+        if (!result.ok && spec.failFast && !failedFast && !spec.signal.aborted) {
+          failedFast = true;
+          spec.onFailFast?.(running.size - 1);
+        }
+      })().finally(() => {
+        running.delete(task);
+      });
+      running.add(task);
+    }
+  } catch (error) {
+    // The input could not be read again (changed or removed since the check): what is in flight
+    // still finishes and is recorded before the error is reported.
+    readFailure = { error };
+  }
+  await Promise.all(running);
+  spec.signal.removeEventListener('abort', onAbort);
+  if (readFailure) throw readFailure.error;
+  tally.interrupted = spec.signal.aborted;
+  if (unexpected) throw unexpected.error;
+  return tally;
+}

@@ -1,0 +1,86 @@
+import { dirname } from 'node:path';
+import type { Settings } from '../../config/index.js';
+import type { Context } from '../../context.js';
+import type { PreparedRequest, RequestSettings } from '../../send/request.js';
+
+/**
+ * The credential of PUT /api/v1/inactivity/reasons. The spec asks for the INTEGRATOR permission
+ * and does not show the credential's format (api-spec.md, "Authentication"), so:
+ * - the profile's integratorToken (env CORE_INTEGRATOR_TOKEN), else its token (CORE_TOKEN), is sent
+ *   as `Authorization: Bearer ...`, as for the bot operations (cli-contract.md, "Configuration");
+ * - an Authorization header in the profile's `headers` replaces that header (prepareRequest lays the
+ *   profile's headers last), and then no token is needed at all.
+ */
+export interface ReasonCredentials {
+  request: RequestSettings;
+  tokenVariable: PreparedRequest['tokenVariable'];
+}
+
+/** Whether the profile's headers carry their own Authorization header. */
+export function headersCarryAuthorization(headers: Record<string, string>): boolean {
+  return Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
+}
+
+function tokenVariableOf(settings: Settings): PreparedRequest['tokenVariable'] {
+  return settings.integratorToken ? 'CORE_INTEGRATOR_TOKEN' : 'CORE_TOKEN';
+}
+
+/** Registers credential-like header values as secrets, so no later output can print them. */
+function guardHeaders(headers: Record<string, string>, ctx: Context): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!/authorization|token|secret|api-?key|password|cookie|auth/i.test(name)) continue;
+    ctx.addSecret(value);
+    const scheme = /^\S+\s+(.+)$/.exec(value);
+    if (scheme?.[1]) ctx.addSecret(scheme[1]);
+  }
+}
+
+/** For sending: every value must be there; the token is resolved (its command run) and registered as a secret. */
+export async function resolveCredentials(settings: Settings, ctx: Context): Promise<ReasonCredentials> {
+  const { requireSettings, resolveSecret } = await import('../../config/index.js');
+  const headers = settings.headers.value;
+  const byHeader = headersCarryAuthorization(headers);
+  requireSettings(settings, byHeader ? ['baseUrl', 'tenant'] : ['baseUrl', 'tenant', 'integratorToken']);
+  guardHeaders(headers, ctx);
+  let token: string | null = null;
+  if (!byHeader) {
+    const spec = settings.integratorToken ?? settings.token;
+    token = await resolveSecret(spec!.value, {
+      env: ctx.env,
+      // A token command runs in the config file's folder, so relative paths in it mean what they say there.
+      cwd: settings.configFile ? dirname(settings.configFile) : ctx.cwd,
+      what: settings.integratorToken ? 'integrator token' : 'token',
+      signal: ctx.signal,
+    });
+    ctx.addSecret(token);
+  }
+  return {
+    request: { baseUrl: settings.baseUrl!.value, tenant: settings.tenant!.value, token, headers },
+    tokenVariable: tokenVariableOf(settings),
+  };
+}
+
+/**
+ * For --dry-run and --curl: nothing is sent, so nothing is required. Missing values show as
+ * placeholders with one warning, and a token command is not run just to be masked.
+ */
+export function placeholderCredentials(settings: Settings, ctx: Context): ReasonCredentials {
+  const headers = settings.headers.value;
+  const byHeader = headersCarryAuthorization(headers);
+  guardHeaders(headers, ctx);
+  const missing: string[] = [];
+  if (settings.baseUrl === null) missing.push('baseUrl');
+  if (settings.tenant === null) missing.push('tenant');
+  const hasToken = settings.integratorToken !== null || settings.token !== null;
+  if (!byHeader && !hasToken) missing.push('token');
+  if (missing.length > 0) ctx.warn(`not configured: ${missing.join(', ')} (a real send would stop here)`);
+  return {
+    request: {
+      baseUrl: settings.baseUrl?.value ?? '<base-url>',
+      tenant: settings.tenant?.value ?? '<tenant>',
+      token: byHeader || !hasToken ? null : 'placeholder',
+      headers,
+    },
+    tokenVariable: tokenVariableOf(settings),
+  };
+}

@@ -1,0 +1,38 @@
+import type { BatchTally } from '../../batch/send.js';
+import type { RequestResult } from '../../output/result.js';
+import type { Style } from '../../output/style.js';
+import { stringifyJson } from '../../payload/json.js';
+
+/**
+ * The human view of a batch: one line per reason (status, code, the service's message), then a
+ * summary. `--json` prints the same results as NDJSON instead (src/output/result.ts).
+ */
+
+export function outcomeLine(result: RequestResult, style: Style): string {
+  const code = result.code ?? '(no code)';
+  const attempts = result.attempts && result.attempts > 1 ? `  (${result.attempts} attempts)` : '';
+  if (result.ok) return `${style.green(`✓ ${result.status}`)}  ${code}${attempts}\n`;
+  if (result.skipped) return `${style.yellow('- skipped')}  ${code}  not sent\n`;
+  if (result.validationErrors) {
+    const first = result.validationErrors[0];
+    const detail = first ? `${first.path ? `${first.path}: ` : ''}${first.message}` : 'invalid';
+    return `${style.red('✗ invalid')}  ${code}  ${detail} (not sent)\n`;
+  }
+  const error = result.error as { code?: unknown; message?: unknown } | null;
+  const message = typeof error?.message === 'string' ? error.message : error ? stringifyJson(error) : '';
+  if (result.status === null) {
+    const errorCode = typeof error?.code === 'string' ? ` (${error.code})` : '';
+    return `${style.red('✗ no answer')}  ${code}  ${message}${errorCode}${attempts}\n`;
+  }
+  return `${style.red(`✗ ${result.status}`)}  ${code}${message ? `  ${message}` : ''}${attempts}\n`;
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** `N succeeded, N failed, N skipped`, and why some were skipped. */
+export function summaryLine(tally: BatchTally, stoppedByFailure: boolean): string {
+  let line = `${count(tally.succeeded)} succeeded, ${count(tally.failed)} failed, ${count(tally.skipped)} skipped`;
+  if (tally.interrupted) line += ' (interrupted: the skipped reasons were not sent)';
+  else if (stoppedByFailure && tally.skipped > 0) line += ' (--fail-fast: the skipped reasons were not sent)';
+  return `${line}\n`;
+}

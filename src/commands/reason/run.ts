@@ -1,0 +1,255 @@
+import type { Settings } from '../../config/index.js';
+import type { Context } from '../../context.js';
+import { ExitCode, PayloadError, UsageError, type Problem } from '../../errors.js';
+import { checkBatch, checkItem, listedProblems, type CheckSummary, type ItemSpec } from '../../batch/check.js';
+import { openReport, type ReportWriter } from '../../batch/report.js';
+import { sendBatch, type LocalOutcome } from '../../batch/send.js';
+import { openSource, valueSource, type BatchSource, type Position } from '../../batch/source.js';
+import { startProgress } from '../../batch/progress.js';
+import { printResult } from '../../output/render.js';
+import type { RequestResult } from '../../output/result.js';
+import { makeStyle } from '../../output/style.js';
+import { stringifyJson } from '../../payload/json.js';
+import { exchange, printWarnings } from '../../send/deliver.js';
+import { isRecord } from '../../send/fields.js';
+import { joinUrl, maskHeaders, operations, prepareRequest, renderCurl, renderDryRun } from '../../send/request.js';
+import { loadCommandSettings } from '../common.js';
+import { hasReasonFields, layFields, parseName, reasonFromFlags, singleReasonFlags } from './build.js';
+import type { ReasonUpdateOptions } from './command.js';
+import { placeholderCredentials, resolveCredentials, type ReasonCredentials } from './credentials.js';
+import { outcomeLine, summaryLine } from './render.js';
+
+/**
+ * `core reason update`: one reason from flags, or many from a file, through one path. The whole
+ * input is checked first (nothing is sent if any reason is invalid), then sent with bounded
+ * concurrency, with one result per reason on stdout and in the --report file.
+ */
+export async function runReasonUpdate(options: ReasonUpdateOptions, ctx: Context): Promise<number> {
+  if (options.interactive) {
+    throw new UsageError('core reason update has no prompts: the interactive composer (-i) covers reply and greet', {
+      hint: 'pass --code and --name LOCALE=TEXT (with --color, --active or --inactive, --system as needed), or -f FILE',
+    });
+  }
+  if (options.dryRun && options.curl) throw new UsageError('--dry-run and --curl cannot be used together');
+  if (options.file === undefined && !hasReasonFields(options.fields)) {
+    throw new UsageError('nothing to update: give --code and --name LOCALE=TEXT, or -f FILE', {
+      hint: 'for example: core reason update --code LUNCH --name en=Lunch',
+    });
+  }
+  // Flag syntax first, so a typo stops the command before a large file is read.
+  for (const name of options.fields.names ?? []) parseName(name);
+
+  const settings = await loadCommandSettings(options, ctx);
+  const { validateReason } = await import('../../payload/index.js');
+  const fromFile = options.file !== undefined;
+  const spec: ItemSpec<unknown> = {
+    prepare: fromFile ? (value) => layFields(value, options.fields) : (value) => value,
+    validate: (payload) => validateReason(payload),
+    keyOf: (payload) => (isRecord(payload) && typeof payload.code === 'string' ? payload.code : undefined),
+  };
+  const source = fromFile ? await openSource(options.file!, ctx) : valueSource(reasonFromFlags(options.fields));
+  try {
+    return await updateReasons(source, spec, settings, options, ctx);
+  } finally {
+    await source.close();
+  }
+}
+
+async function updateReasons(
+  source: BatchSource,
+  spec: ItemSpec<unknown>,
+  settings: Settings,
+  options: ReasonUpdateOptions,
+  ctx: Context,
+): Promise<number> {
+  const showOnly = options.dryRun || options.curl;
+  if (showOnly && options.report !== undefined) ctx.warn(`--report is not written with ${options.dryRun ? '--dry-run' : '--curl'}: nothing is sent`);
+  if (options.verbose && options.fields.active === undefined) {
+    ctx.err(
+      options.file === undefined
+        ? '* active is not sent: the service applies its default, which the spec gives as true\n'
+        : '* reasons without "active" leave it to the service, whose default the spec gives as true\n',
+    );
+  }
+  const url = joinUrl(settings.baseUrl?.value ?? '', operations.reason.path);
+  const local = (code: string | undefined, why: LocalOutcome): RequestResult => localResult(url, code, why);
+
+  // Credentials before the file is read: a missing token fails at once, not after checking 100,000 lines.
+  const credentials = showOnly ? placeholderCredentials(settings, ctx) : await resolveCredentials(settings, ctx);
+  const report = showOnly || options.report === undefined ? undefined : openReport(options.report, ctx.cwd);
+  try {
+    const summary = await checkAll(source, spec, options, ctx, local);
+    if (showOnly) return await show(source, spec, summary, credentials, options, ctx);
+    return await send(source, spec, summary.total, credentials, settings, options, ctx, local, report);
+  } finally {
+    report?.close();
+  }
+}
+
+/** The first pass: every reason checked, every problem listed (up to 50), or PayloadError and nothing sent. */
+async function checkAll(
+  source: BatchSource,
+  spec: ItemSpec<unknown>,
+  options: ReasonUpdateOptions,
+  ctx: Context,
+  local: (code: string | undefined, why: LocalOutcome) => RequestResult,
+): Promise<CheckSummary<unknown>> {
+  const singleOnly = source.kind === 'single' ? [] : singleReasonFlags(options.fields);
+  const summary = await checkBatch(source, spec, {
+    signal: ctx.signal,
+    keyName: 'code',
+    onItem: (checked, index) => {
+      if (index === 1 && singleOnly.length > 0) {
+        throw new UsageError(`${singleOnly.join(' and ')} apply to one reason, and ${source.name} holds more than one`, {
+          hint: 'put codes and names in the file; --color, --active/--inactive and --system apply to every reason',
+        });
+      }
+      // With --json, each invalid reason is also a result document on stdout (cli-contract.md, "Output").
+      if (options.json && !checked.ok) {
+        const result = { ...local(checked.key, { problems: checked.problems }), ...positionField(checked.position) };
+        ctx.out(`${stringifyJson(result)}\n`);
+      }
+    },
+  });
+  printWarnings(summary.warnings, ctx);
+  if (summary.warningCount > summary.warnings.length) ctx.warn(`… and ${(summary.warningCount - summary.warnings.length).toLocaleString('en-US')} more warnings`);
+  if (summary.problemCount > 0) {
+    const problems = `${summary.problemCount.toLocaleString('en-US')} ${summary.problemCount === 1 ? 'problem' : 'problems'}`;
+    const message =
+      source.kind === 'single'
+        ? `the reason is invalid (${problems}); nothing was sent`
+        : `${summary.invalid.toLocaleString('en-US')} of ${summary.total.toLocaleString('en-US')} reasons in ${source.name} ${summary.invalid === 1 ? 'is' : 'are'} invalid (${problems}); nothing was sent`;
+    throw new PayloadError(message, listedProblems(summary), { hint: 'fix the reasons above; `core schema reason` prints every rule' });
+  }
+  return summary;
+}
+
+function positionField(position: Position): { line?: number; index?: number } {
+  if (position.kind === 'line') return { line: position.line };
+  if (position.kind === 'index') return { index: position.index };
+  return {};
+}
+
+/** --dry-run: the count and the first request. --curl: one curl command per reason, in input order. */
+async function show(
+  source: BatchSource,
+  spec: ItemSpec<unknown>,
+  summary: CheckSummary<unknown>,
+  credentials: ReasonCredentials,
+  options: ReasonUpdateOptions,
+  ctx: Context,
+): Promise<number> {
+  const prepare = (payload: unknown) => prepareRequest(operations.reason, credentials.request, payload, credentials.tokenVariable);
+  const batch = source.kind !== 'single';
+  if (options.dryRun) {
+    const first = prepare(summary.first);
+    if (!batch) {
+      ctx.out(renderDryRun(first, ctx, options.json));
+    } else if (options.json) {
+      const { method, url, payload } = first;
+      ctx.out(`${stringifyJson({ dryRun: true, count: summary.total, method, url, headers: maskHeaders(first.headers, ctx), body: payload })}\n`);
+    } else {
+      ctx.err(`dry run: all ${summary.total.toLocaleString('en-US')} reasons in ${source.name} are valid; nothing was sent. The first request:\n`);
+      ctx.out(renderDryRun(first, ctx, false));
+    }
+    return ExitCode.ok;
+  }
+  let written = 0;
+  for await (const item of source.items()) {
+    if (ctx.signal.aborted) return ExitCode.interrupted;
+    const checked = checkItem(item, spec);
+    if (!checked.ok) continue; // Only when the input changed since the check; nothing to show for it.
+    ctx.out(`${written > 0 ? '\n' : ''}${renderCurl(prepare(checked.value), ctx)}`);
+    written += 1;
+  }
+  if (batch) ctx.err(`${written.toLocaleString('en-US')} curl commands, one per reason; nothing was sent\n`);
+  return ExitCode.ok;
+}
+
+/** The second pass: send every reason, print and record each outcome, and decide the exit code. */
+async function send(
+  source: BatchSource,
+  spec: ItemSpec<unknown>,
+  total: number,
+  credentials: ReasonCredentials,
+  settings: Settings,
+  options: ReasonUpdateOptions,
+  ctx: Context,
+  local: (code: string | undefined, why: LocalOutcome) => RequestResult,
+  report: ReportWriter | undefined,
+): Promise<number> {
+  const single = total === 1;
+  const { Agent: HttpAgent } = await import('node:http');
+  const { Agent: HttpsAgent } = await import('node:https');
+  // Kept-alive connections, at most one per request in flight: a batch of 1,000 reasons opens
+  // `concurrency` connections, not 1,000.
+  const agentOptions = { keepAlive: true, maxSockets: options.concurrency };
+  const agent = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
+  // Requests of a batch are not cut off by Ctrl-C (see src/batch/send.ts); ctx.signal only stops
+  // new requests and further retries.
+  const uninterrupted: Context = { ...ctx, signal: new AbortController().signal };
+  const progress = await startProgress(ctx, total);
+  const style = makeStyle(ctx.color.stdout);
+  let stoppedByFailure = false;
+
+  try {
+    const tally = await sendBatch(source, {
+      ...spec,
+      concurrency: options.concurrency,
+      failFast: options.failFast,
+      signal: ctx.signal,
+      send: (payload, code) =>
+        exchange(
+          prepareRequest(operations.reason, credentials.request, payload, credentials.tokenVariable),
+          // api-spec.md, PUT /api/v1/inactivity/reasons: an update sets the same fields again when
+          // repeated, so it is retried (cli-contract.md, "Retries").
+          { settings, flags: options, retryable: true, ...(code !== undefined ? { code } : {}), agent, retrySignal: ctx.signal },
+          uninterrupted,
+        ),
+      localResult: local,
+      onResult: (result) => {
+        const line = stringifyJson(result);
+        report?.write(ctx.redact(line));
+        if (options.json) progress.print(`${line}\n`);
+        else if (single) printResult(result, ctx, false);
+        else progress.print(outcomeLine(result, style));
+        progress.tick(!result.ok && !result.skipped);
+      },
+      onInterrupt: (inFlight) => {
+        ctx.err(
+          inFlight > 0
+            ? `interrupted: no new requests; waiting for ${inFlight} in flight (Ctrl-C again stops at once, leaving their outcome unknown)\n`
+            : 'interrupted: no new requests\n',
+        );
+      },
+      onFailFast: () => {
+        stoppedByFailure = true;
+      },
+    });
+    progress.stop();
+    if (!single || tally.interrupted) ctx.err(summaryLine(tally, stoppedByFailure));
+    if (report && (tally.failed > 0 || tally.skipped > 0)) ctx.err(`report: ${report.path} holds one line per reason\n`);
+    return tally.interrupted ? ExitCode.interrupted : tally.exitCode;
+  } finally {
+    progress.stop();
+    agent.http.destroy();
+    agent.https.destroy();
+  }
+}
+
+/** A result made by the command itself: skipped, invalid, or a failure inside the program. */
+export function localResult(url: string, code: string | undefined, why: LocalOutcome): RequestResult {
+  const base: RequestResult = {
+    ok: false,
+    status: null,
+    method: operations.reason.method,
+    url,
+    requestId: null,
+    durationMs: null,
+    ...(code !== undefined ? { code } : {}),
+    error: null,
+  };
+  if ('skipped' in why) return { ...base, skipped: true };
+  if ('problems' in why) return { ...base, validationErrors: why.problems satisfies Problem[] };
+  return { ...base, error: why.error };
+}
