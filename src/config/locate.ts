@@ -124,7 +124,8 @@ export async function locateConfig(input: LocateInput): Promise<Location> {
  * a JavaScript config file runs once.
  */
 export async function findConfig(input: LocateInput, load = true): Promise<Location & { content?: unknown }> {
-  const { cosmiconfig } = await import('cosmiconfig');
+  // cosmiconfig is CommonJS: its exports arrive as `default` in the ESM bundle (and in Node alike).
+  const { cosmiconfig } = (await import('cosmiconfig')).default;
   const loaders = await configLoaders(input.env);
   const options = { searchStrategy: 'none' as const, cache: false, loaders };
   const named = namedConfig(input);
@@ -180,7 +181,7 @@ type Loader = (filepath: string, content: string) => unknown;
  * (which reads JSON too); TypeScript is refused, as it would need the compiler at run time.
  */
 export async function configLoaders(env: Record<string, string | undefined>): Promise<Record<string, Loader>> {
-  const { defaultLoaders } = await import('cosmiconfig');
+  const { defaultLoaders } = (await import('cosmiconfig')).default;
   const wrap =
     (loader: Loader): Loader =>
     async (filepath, content) => {
@@ -215,7 +216,11 @@ export function loadError(
   env: Record<string, string | undefined>,
 ): ConfigError {
   if (error instanceof ConfigError) return error;
-  const e = error as Error & { reason?: string; mark?: { line: number; column: number } };
+  // A JavaScript file may throw anything; a non-Error is described only by its kind.
+  const e = (error instanceof Error ? error : new Error('a non-Error value was thrown')) as Error & {
+    reason?: string;
+    mark?: { line: number; column: number };
+  };
   if (e.name === 'YAMLException' && e.mark) {
     return new ConfigError(`${file}:${e.mark.line + 1}:${e.mark.column + 1}: invalid YAML: ${e.reason ?? 'syntax error'}`);
   }
