@@ -1,0 +1,228 @@
+import type { ChalkInstance } from 'chalk';
+import { isRecord } from '../send/fields.js';
+
+/**
+ * A terminal picture of a message as the customer would see it: the bubble (header, attachments,
+ * text, footer), the quick-reply buttons under it, and the interactive list with its button and
+ * entries. It draws whatever the draft holds, valid or not: the problems are listed under it.
+ */
+
+export interface PreviewOptions {
+  /** The line above the picture, such as "Greeting to coreClientId 42". */
+  title: string;
+  /** The terminal's width; the picture is at most 64 columns wide and fits a narrower terminal. */
+  columns: number;
+  style: ChalkInstance;
+}
+
+const MAX_WIDTH = 64;
+const MIN_WIDTH = 24;
+
+/** Columns a character takes: wide East Asian characters and emoji take two. */
+function charWidth(ch: string): number {
+  const code = ch.codePointAt(0) ?? 0;
+  if (code < 0x20 || (code >= 0x7f && code < 0xa0)) return 0;
+  if (/\p{Mn}|\p{Me}|\u200d|[\ufe00-\ufe0f]/u.test(ch)) return 0;
+  if (
+    (code >= 0x1100 && code <= 0x115f) ||
+    (code >= 0x2e80 && code <= 0xa4cf) ||
+    (code >= 0xac00 && code <= 0xd7a3) ||
+    (code >= 0xf900 && code <= 0xfaff) ||
+    (code >= 0xfe30 && code <= 0xfe4f) ||
+    (code >= 0xff00 && code <= 0xff60) ||
+    (code >= 0xffe0 && code <= 0xffe6) ||
+    (code >= 0x1f300 && code <= 0x1faff) ||
+    (code >= 0x20000 && code <= 0x3fffd)
+  ) {
+    return 2;
+  }
+  return 1;
+}
+
+export function displayWidth(text: string): number {
+  let width = 0;
+  for (const ch of text) width += charWidth(ch);
+  return width;
+}
+
+/** Cuts text to `width` columns, marking the cut with an ellipsis. */
+export function cut(text: string, width: number): string {
+  if (displayWidth(text) <= width) return text;
+  let out = '';
+  let used = 0;
+  for (const ch of text) {
+    const w = charWidth(ch);
+    if (used + w > width - 1) break;
+    out += ch;
+    used += w;
+  }
+  return `${out}…`;
+}
+
+/** Wraps text to `width` columns at spaces, breaking words longer than a line; keeps the text's own line breaks. */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const paragraph of text.replace(/\r\n?/g, '\n').split('\n')) {
+    let line = '';
+    for (const word of paragraph.split(/ +/)) {
+      let rest = word;
+      while (displayWidth(rest) > width) {
+        if (line !== '') {
+          lines.push(line);
+          line = '';
+        }
+        let head = '';
+        let used = 0;
+        for (const ch of rest) {
+          const w = charWidth(ch);
+          if (used + w > width) break;
+          head += ch;
+          used += w;
+        }
+        lines.push(head);
+        rest = rest.slice(head.length);
+      }
+      if (line === '') line = rest;
+      else if (displayWidth(line) + 1 + displayWidth(rest) <= width) line += ` ${rest}`;
+      else {
+        lines.push(line);
+        line = rest;
+      }
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : value === undefined ? undefined : String(value));
+
+/** A box around lines of plain text (already wrapped), each line styled after it is padded. */
+function box(lines: { text: string; paint?: (s: string) => string }[], inner: number, style: ChalkInstance): string[] {
+  const border = (s: string) => style.gray(s);
+  const out = [border(`╭${'─'.repeat(inner + 2)}╮`)];
+  for (const line of lines) {
+    const pad = ' '.repeat(Math.max(0, inner - displayWidth(line.text)));
+    out.push(`${border('│')} ${line.paint ? line.paint(line.text) : line.text}${pad} ${border('│')}`);
+  }
+  out.push(border(`╰${'─'.repeat(inner + 2)}╯`));
+  return out;
+}
+
+/** Quick-reply buttons as small boxes, as many on a row as fit. */
+function buttons(labels: string[], width: number, style: ChalkInstance): string[] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let used = 0;
+  for (const raw of labels) {
+    const label = cut(raw, width - 4);
+    const w = displayWidth(label) + 4;
+    if (row.length > 0 && used + 1 + w > width) {
+      rows.push(row);
+      row = [];
+      used = 0;
+    }
+    row.push(label);
+    used += (row.length > 1 ? 1 : 0) + w;
+  }
+  if (row.length > 0) rows.push(row);
+  const out: string[] = [];
+  for (const labelsInRow of rows) {
+    const top = labelsInRow.map((l) => style.cyan(`╭${'─'.repeat(displayWidth(l) + 2)}╮`)).join(' ');
+    const middle = labelsInRow.map((l) => `${style.cyan('│')} ${style.bold(l)} ${style.cyan('│')}`).join(' ');
+    const bottom = labelsInRow.map((l) => style.cyan(`╰${'─'.repeat(displayWidth(l) + 2)}╯`)).join(' ');
+    out.push(top, middle, bottom);
+  }
+  return out;
+}
+
+function headerLines(value: unknown, inner: number, style: ChalkInstance): { text: string; paint?: (s: string) => string }[] {
+  const lines: { text: string; paint?: (s: string) => string }[] = [];
+  if (!Array.isArray(value)) return lines;
+  for (const entry of value) {
+    if (!isRecord(entry)) continue;
+    if (entry.imageUrl !== undefined) lines.push({ text: cut(`▣ image ${str(entry.imageUrl)}`, inner), paint: style.magenta });
+    if (entry.videoUrl !== undefined) lines.push({ text: cut(`▶ video ${str(entry.videoUrl)}`, inner), paint: style.magenta });
+    if (entry.documentUrl !== undefined || entry.documentName !== undefined) {
+      lines.push({ text: cut(`▤ ${str(entry.documentName) ?? 'document'} ${str(entry.documentUrl) ?? ''}`.trim(), inner), paint: style.magenta });
+    }
+    if (entry.text !== undefined) for (const line of wrap(str(entry.text) ?? '', inner)) lines.push({ text: line, paint: style.bold });
+  }
+  return lines;
+}
+
+function footerLines(value: unknown, inner: number, style: ChalkInstance): { text: string; paint?: (s: string) => string }[] {
+  if (!Array.isArray(value)) return [];
+  return value
+    .filter(isRecord)
+    .flatMap((entry) => wrap(str(entry.text) ?? '', inner))
+    .map((text) => ({ text, paint: style.dim }));
+}
+
+function attachmentLines(value: unknown, inner: number, style: ChalkInstance): { text: string; paint?: (s: string) => string }[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(isRecord).map((a) => {
+    const name = str(a.name) ?? str(a.url) ?? 'file';
+    const type = str(a.type);
+    return { text: cut(`▤ ${name}${type ? ` (${type})` : ''}`, inner), paint: style.magenta };
+  });
+}
+
+/** The interactive list: its button, then the list as it opens, with its own header and footer. */
+function listLines(picker: Record<string, unknown>, width: number, style: ChalkInstance): string[] {
+  const inner = width - 4;
+  const lines: { text: string; paint?: (s: string) => string }[] = [];
+  const header = isRecord(picker.header) ? str(picker.header.text) : undefined;
+  const footer = isRecord(picker.footer) ? str(picker.footer.text) : undefined;
+  if (header) for (const line of wrap(header, inner)) lines.push({ text: line, paint: style.bold });
+  const sections = Array.isArray(picker.sections) ? picker.sections.filter(isRecord) : [];
+  for (const section of sections) {
+    const title = str(section.title);
+    if (title) lines.push({ text: cut(title.toUpperCase(), inner), paint: style.dim });
+    const items = Array.isArray(section.items) ? section.items.filter(isRecord) : [];
+    for (const item of items) {
+      lines.push({ text: cut(`○ ${str(item.title) ?? ''}`, inner) });
+      const sub = str(item.subTitle);
+      if (sub) for (const line of wrap(sub, inner - 2)) lines.push({ text: `  ${line}`, paint: style.dim });
+    }
+  }
+  if (footer) for (const line of wrap(footer, inner)) lines.push({ text: line, paint: style.dim });
+  const out = buttons([`☰ ${str(picker.title) ?? 'list'}`], width, style);
+  if (lines.length > 0) out.push(...box(lines, Math.max(...lines.map((l) => displayWidth(l.text)), 10), style));
+  return out;
+}
+
+/** Draws the message. */
+export function renderPreview(payload: Record<string, unknown>, options: PreviewOptions): string {
+  const { style } = options;
+  const width = Math.max(MIN_WIDTH, Math.min(MAX_WIDTH, options.columns - 4));
+  const inner = width - 4;
+  const headerFooter = isRecord(payload.quickRepliesHeaderFooter) ? payload.quickRepliesHeaderFooter : {};
+  const bubble = [
+    ...headerLines(headerFooter.header, inner, style),
+    ...attachmentLines(payload.attachments, inner, style),
+  ];
+  if (bubble.length > 0) bubble.push({ text: '' });
+  const text = str(payload.text) ?? str(payload.formattedText);
+  if (text === undefined) bubble.push({ text: '(no text yet)', paint: style.red });
+  else for (const line of wrap(text, inner)) bubble.push({ text: line });
+  const footer = footerLines(headerFooter.footer, inner, style);
+  if (footer.length > 0) bubble.push({ text: '' }, ...footer);
+
+  const lines = [style.bold(options.title)];
+  const bubbleWidth = Math.min(inner, Math.max(...bubble.map((l) => displayWidth(l.text)), 20));
+  lines.push(...box(bubble, bubbleWidth, style));
+
+  const replies = Array.isArray(payload.quickReplies) ? payload.quickReplies.filter(isRecord) : [];
+  if (replies.length > 0) {
+    lines.push(...buttons(replies.map((q) => `${q.type === 'CONTACT' ? '☎ ' : ''}${str(q.text) ?? ''}`), width, style));
+  }
+  if (isRecord(payload.messageListPicker)) lines.push(...listLines(payload.messageListPicker, width, style));
+
+  const notes: string[] = [];
+  if (isRecord(payload.settings)) {
+    if (payload.settings.blockInput === true) notes.push('input field blocked');
+    if (payload.settings.masked === true) notes.push('digits masked');
+  }
+  if (notes.length > 0) lines.push(style.dim(notes.join(' · ')));
+  return `${lines.join('\n')}\n`;
+}

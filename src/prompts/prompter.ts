@@ -1,0 +1,182 @@
+import type { Context } from '../context.js';
+
+/**
+ * The prompts the composer asks through. Flows take a Prompter rather than calling inquirer, so a
+ * test can hand them a scripted one; the real one (`createPrompter`) loads each inquirer prompt
+ * package on first use.
+ */
+
+export interface InputConfig {
+  message: string;
+  default?: string;
+  /** Returns true, or the message to show under the prompt; the answer is not accepted until true. */
+  validate?: (value: string) => true | string;
+  /** How the typed value is shown; `isFinal` once the answer is accepted. */
+  transformer?: (value: string, state: { isFinal: boolean }) => string;
+}
+
+export interface EditorConfig {
+  message: string;
+  default?: string;
+  validate?: (value: string) => true | string;
+  /** The temporary file's extension, so the editor picks a fitting mode. */
+  postfix?: string;
+}
+
+export interface Choice<T> {
+  value: T;
+  name: string;
+  description?: string;
+  /** A reason why it cannot be chosen now, shown beside it. */
+  disabled?: string | false;
+}
+
+export interface SelectConfig<T> {
+  message: string;
+  choices: Choice<T>[];
+  default?: T;
+}
+
+export interface CheckboxConfig<T> {
+  message: string;
+  choices: (Choice<T> & { checked?: boolean })[];
+}
+
+export interface ConfirmConfig {
+  message: string;
+  default?: boolean;
+}
+
+export interface Prompter {
+  input(config: InputConfig): Promise<string>;
+  editor(config: EditorConfig): Promise<string>;
+  select<T>(config: SelectConfig<T>): Promise<T>;
+  checkbox<T>(config: CheckboxConfig<T>): Promise<T[]>;
+  confirm(config: ConfirmConfig): Promise<boolean>;
+  /** Writes text between prompts (the preview, notes) where the prompts are drawn. */
+  write(text: string): void;
+  /** The terminal's width, for drawing the preview. */
+  readonly columns: number;
+  /** Whether the prompts' stream shows colour. */
+  readonly color: boolean;
+}
+
+/**
+ * Whether an error means the user left the prompt: Ctrl-C (inquirer's ExitPromptError) or the
+ * invocation's abort signal (AbortPromptError, on SIGTERM). Checked by name so that this module
+ * does not load @inquirer/core just to compare classes.
+ */
+export function isPromptExit(error: unknown): boolean {
+  const name = (error as { name?: unknown } | null)?.name;
+  return name === 'ExitPromptError' || name === 'AbortPromptError';
+}
+
+/**
+ * The real prompter, on inquirer. The prompts are drawn on standard error, so standard output keeps
+ * only the result (cli-contract.md, "Output": with --json nothing else is on stdout), and read from
+ * standard input, which `requireTerminal` has checked is a terminal: inquirer itself never refuses
+ * to prompt without one (docs/toolchain notes), it would wait forever on an idle pipe.
+ *
+ * Each prompt is its own package, imported on first use: the `@inquirer/prompts` bundle would load
+ * all of them, and its editor drags in iconv-lite.
+ */
+export function createPrompter(ctx: Context): Prompter {
+  const context = { input: ctx.streams.stdin, output: ctx.streams.stderr, signal: ctx.signal };
+  // inquirer colours with node:util styleText, decided for the whole process; --no-color and
+  // NO_COLOR are honoured by handing every prompt a theme without colour.
+  const theme = ctx.color.stderr ? {} : { theme: PLAIN_THEME as never };
+  return {
+    async input(config) {
+      const { default: input } = await import('@inquirer/input');
+      return input(
+        {
+          message: config.message,
+          ...(config.default !== undefined ? { default: config.default } : {}),
+          ...(config.validate ? { validate: config.validate } : {}),
+          ...(config.transformer ? { transformer: config.transformer } : {}),
+          ...theme,
+        },
+        context,
+      );
+    },
+    async editor(config) {
+      const { default: editor } = await import('@inquirer/editor');
+      return editor(
+        {
+          message: config.message,
+          ...(config.default !== undefined ? { default: config.default } : {}),
+          ...(config.validate ? { validate: config.validate } : {}),
+          postfix: config.postfix ?? '.txt',
+          ...theme,
+        },
+        context,
+      );
+    },
+    async select<T>(config: SelectConfig<T>) {
+      const { default: select } = await import('@inquirer/select');
+      return select<T>(
+        {
+          message: config.message,
+          choices: config.choices.map((c) => ({
+            value: c.value,
+            name: c.name,
+            ...(c.description !== undefined ? { description: c.description } : {}),
+            ...(c.disabled ? { disabled: c.disabled } : {}),
+          })),
+          ...(config.default !== undefined ? { default: config.default } : {}),
+          ...theme,
+        },
+        context,
+      ) as Promise<T>;
+    },
+    async checkbox<T>(config: CheckboxConfig<T>) {
+      const { default: checkbox } = await import('@inquirer/checkbox');
+      return checkbox<T>(
+        {
+          message: config.message,
+          choices: config.choices.map((c) => ({
+            value: c.value,
+            name: c.name,
+            checked: c.checked === true,
+            ...(c.description !== undefined ? { description: c.description } : {}),
+            ...(c.disabled ? { disabled: c.disabled } : {}),
+          })),
+          ...theme,
+        },
+        context,
+      ) as Promise<T[]>;
+    },
+    async confirm(config) {
+      const { default: confirm } = await import('@inquirer/confirm');
+      return confirm({ message: config.message, ...(config.default !== undefined ? { default: config.default } : {}), ...theme }, context);
+    },
+    write(text) {
+      ctx.err(text);
+    },
+    get columns() {
+      return ctx.streams.stderr.columns ?? 80;
+    },
+    color: ctx.color.stderr,
+  };
+}
+
+const plain = (text: string): string => text;
+
+/** inquirer's default theme with every colour taken out (the figures stay). */
+const PLAIN_THEME = {
+  prefix: { idle: '?', done: '✔' },
+  spinner: { frames: ['-', '\\', '|', '/'] },
+  icon: { checked: '◉', unchecked: '◯', disabledChecked: '◎', disabledUnchecked: '-' },
+  style: {
+    answer: plain,
+    message: plain,
+    error: (text: string) => `> ${text}`,
+    defaultAnswer: (text: string) => `(${text})`,
+    help: plain,
+    highlight: plain,
+    key: (text: string) => `<${text}>`,
+    disabled: plain,
+    description: plain,
+    keysHelpTip: (keys: [string, string][]) => keys.map(([key, action]) => `${key} ${action}`).join(' • '),
+  },
+};
