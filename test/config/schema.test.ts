@@ -160,3 +160,14 @@ describe('configSchema as a JSON Schema', () => {
     expect(schema.additionalProperties).toBe(false);
   });
 });
+
+describe('a JavaScript config file that throws something other than an Error', () => {
+  it('names the file without quoting what was thrown', async () => {
+    const box = await sandbox();
+    const file = await box.write(path.join(box.cwd, '.corerc.cjs'), `throw "${SECRET}";`);
+    const error = (await loadSettings({ cwd: box.cwd, env: box.env, flags: {} }).catch((e: unknown) => e)) as ConfigError;
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message).toContain(file);
+    expect(text(error)).not.toContain(SECRET);
+  });
+});
