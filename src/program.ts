@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import type { Context } from './context.js';
 import { replyCommand } from './commands/reply/command.js';
+import { greetCommand } from './commands/greet/command.js';
 import { reasonCommand } from './commands/reason/command.js';
 import { sandboxCommand } from './commands/sandbox/command.js';
 import { configCommand } from './commands/config/command.js';
@@ -69,6 +70,7 @@ export async function buildProgram(inv: Invocation): Promise<Command> {
   const factories: CommandFactory[] = [
     // COMMANDS: one line per command, in the order help lists them.
     replyCommand,
+    greetCommand,
     reasonCommand,
     sandboxCommand,
     configCommand,
