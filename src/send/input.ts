@@ -2,6 +2,7 @@ import { open, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { PayloadError, UsageError } from '../errors.js';
+import { cjs } from '../interop.js';
 import { parseJson } from '../payload/json.js';
 
 /**
@@ -97,7 +98,7 @@ export async function parseText(text: string, name: string, format: 'json' | 'ya
 
 async function parseYaml(text: string, name: string): Promise<unknown> {
   // Loaded here rather than at the top: only YAML payloads pay for the parser.
-  const YAML = await import('yaml');
+  const YAML = cjs(await import('yaml'), 'parseAllDocuments');
   const docs = YAML.parseAllDocuments(text, { intAsBigInt: true, uniqueKeys: true });
   const list = Array.isArray(docs) ? docs : [docs];
   if (list.length !== 1) throw new PayloadError(`${name} holds ${list.length} YAML documents; a payload is one`, []);
