@@ -1,4 +1,3 @@
-import { dirname } from 'node:path';
 import type { Settings } from '../../config/index.js';
 import type { Context } from '../../context.js';
 import type { PreparedRequest, RequestSettings } from '../../send/request.js';
@@ -37,21 +36,15 @@ function guardHeaders(headers: Record<string, string>, ctx: Context): void {
 
 /** For sending: every value must be there; the token is resolved (its command run) and registered as a secret. */
 export async function resolveCredentials(settings: Settings, ctx: Context): Promise<ReasonCredentials> {
-  const { requireSettings, resolveSecret } = await import('../../config/index.js');
+  const { requireSettings, resolveSettingsToken } = await import('../../config/index.js');
   const headers = settings.headers.value;
   const byHeader = headersCarryAuthorization(headers);
   requireSettings(settings, byHeader ? ['baseUrl', 'tenant'] : ['baseUrl', 'tenant', 'integratorToken']);
   guardHeaders(headers, ctx);
   let token: string | null = null;
   if (!byHeader) {
-    const spec = settings.integratorToken ?? settings.token;
-    token = await resolveSecret(spec!.value, {
-      env: ctx.env,
-      // A token command runs in the config file's folder, so relative paths in it mean what they say there.
-      cwd: settings.configFile ? dirname(settings.configFile) : ctx.cwd,
-      what: settings.integratorToken ? 'integrator token' : 'token',
-      signal: ctx.signal,
-    });
+    // The integrator token, else the token; a token command runs beside the config file.
+    token = await resolveSettingsToken(settings, 'integratorToken', { env: ctx.env, cwd: ctx.cwd, signal: ctx.signal });
     ctx.addSecret(token);
   }
   return {

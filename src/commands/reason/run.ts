@@ -185,9 +185,10 @@ async function send(
   // `concurrency` connections, not 1,000.
   const agentOptions = { keepAlive: true, maxSockets: options.concurrency };
   const agent = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
-  // Requests of a batch are not cut off by Ctrl-C (see src/batch/send.ts); ctx.signal only stops
-  // new requests and further retries.
-  const uninterrupted: Context = { ...ctx, signal: new AbortController().signal };
+  // Requests of a batch are not cut off by Ctrl-C (see src/batch/send.ts): each gets a signal of its
+  // own that never aborts (one per request, as the HTTP client leaves a listener on it), and
+  // ctx.signal only stops new requests and further retries.
+  const uninterrupted = (): Context => ({ ...ctx, signal: new AbortController().signal });
   const progress = await startProgress(ctx, total);
   const style = makeStyle(ctx.color.stdout);
   let stoppedByFailure = false;
@@ -204,7 +205,7 @@ async function send(
           // api-spec.md, PUT /api/v1/inactivity/reasons: an update sets the same fields again when
           // repeated, so it is retried (cli-contract.md, "Retries").
           { settings, flags: options, retryable: true, ...(code !== undefined ? { code } : {}), agent, retrySignal: ctx.signal },
-          uninterrupted,
+          uninterrupted(),
         ),
       localResult: local,
       onResult: (result) => {
