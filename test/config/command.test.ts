@@ -270,7 +270,7 @@ describe('core config init', () => {
   it('refuses through main with exit 2 and a hint', async () => {
     const box = await sandbox();
     await box.write(path.join(box.home, '.config', 'core', 'config.yaml'), 'profiles: {}\n');
-    const run = await core(box, ['--base-url', 'https://chat.example.com', '--tenant', 'acme', 'config', 'init', '--token-env', 'T']);
+    const run = await core(box, ['config', 'init', '--base-url', 'https://chat.example.com', '--tenant', 'acme', '--token-env', 'T']);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/error: .*config\.yaml already exists\nhint: .*--force/);
   });

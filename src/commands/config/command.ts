@@ -19,6 +19,8 @@ export const configCommand: CommandFactory = (inv) => {
         'default. Tokens are masked; a token read from a variable shows the variable, and a token command is shown, not run.',
     )
     .option('--json', 'print one JSON object')
+    .option('--base-url <url>', "the service's base URL (env CORE_BASE_URL)")
+    .option('--tenant <name>', 'the tenant, sent as X-Tenant-Name (env CORE_TENANT)')
     .addHelpText(
       'after',
       `
@@ -56,14 +58,15 @@ Examples:
     .description(
       'Create the user config file ($XDG_CONFIG_HOME/core/config.yaml, else ~/.config/core/config.yaml) with one ' +
         'profile, asking only for what the options do not give. The base URL and tenant come from the --base-url ' +
-        'and --tenant options of core. Without a terminal every value must be given as an option. The file is ' +
+        'and --tenant options. Without a terminal every value must be given as an option. The file is ' +
         'written readable by you only (mode 0600) and is never replaced without --force.',
     )
     .option('--profile-name <name>', 'the name of the profile to create (default: "default")')
     .addOption(new Option('--token-env <name>', 'read the token from this environment variable').conflicts('tokenCommand'))
     .option('--token-command <cmd>', 'read the token from the output of this shell command')
     .option('--force', 'replace an existing user config file')
-    .configureHelp({ showGlobalOptions: true })
+    .option('--base-url <url>', "the service's base URL (env CORE_BASE_URL)")
+    .option('--tenant <name>', 'the tenant, sent as X-Tenant-Name (env CORE_TENANT)')
     .addHelpText(
       'after',
       `
