@@ -1,7 +1,7 @@
 import type { ChalkInstance } from 'chalk';
 import type * as z from 'zod/mini';
 import { maxLengthOf, validateField } from '../payload/index.js';
-import type { Prompter } from './prompter.js';
+import type { InputConfig, Prompter } from './prompter.js';
 
 /**
  * Asking for one field of a payload. Every answer is checked, as it is typed, by the very zod schema
@@ -66,15 +66,20 @@ export function fieldMessage(spec: Pick<FieldSpec, 'label' | 'schema' | 'optiona
   return notes.length === 0 ? spec.label : `${spec.label} ${style.dim(`(${notes.join('; ')})`)}`;
 }
 
-/** Asks for a field on one line. Returns undefined when an optional field is skipped. */
-export async function askField(io: Io, spec: FieldSpec): Promise<string | undefined> {
-  const transformer = charactersLeft(maxLengthOf(spec.schema), io.style);
-  const answer = await io.prompter.input({
-    message: fieldMessage(spec, io.style),
+/** The input prompt's configuration for a field: message, default, validation, characters left. */
+export function fieldPrompt(spec: FieldSpec, style: ChalkInstance): InputConfig {
+  const transformer = charactersLeft(maxLengthOf(spec.schema), style);
+  return {
+    message: fieldMessage(spec, style),
     ...(spec.current !== undefined && spec.current !== '' ? { default: spec.current } : {}),
     validate: fieldValidator(spec),
     ...(transformer ? { transformer } : {}),
-  });
+  };
+}
+
+/** Asks for a field on one line. Returns undefined when an optional field is skipped. */
+export async function askField(io: Io, spec: FieldSpec): Promise<string | undefined> {
+  const answer = await io.prompter.input(fieldPrompt(spec, io.style));
   return answer === '' && spec.optional ? undefined : answer;
 }
 
