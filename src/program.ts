@@ -61,8 +61,6 @@ export async function buildProgram(inv: Invocation): Promise<Command> {
     .version(version(), '-V, --version', 'print the version')
     .option('--config <file>', 'use this config file and skip the search (env CORE_CONFIG)')
     .option('-p, --profile <name>', 'the profile to use (env CORE_PROFILE)')
-    .option('--base-url <url>', "the service's base URL (env CORE_BASE_URL)")
-    .option('--tenant <name>', 'the tenant, sent as X-Tenant-Name (env CORE_TENANT)')
     .option('--no-color', 'no colour in output (also NO_COLOR)')
     .helpCommand('help [command]', 'show help for a command');
 

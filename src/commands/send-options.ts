@@ -11,8 +11,18 @@ export interface SendOptions {
   timeout?: string;
 }
 
-export function addSendOptions(cmd: Command): Command {
+/**
+ * --base-url and --tenant belong to the commands that talk to the service rather than to the root,
+ * so `core sandbox --tenant` can mean the sandbox's own tenants.
+ */
+export function addConnectionOptions(cmd: Command): Command {
   return cmd
+    .option('--base-url <url>', "the service's base URL (env CORE_BASE_URL)")
+    .option('--tenant <name>', 'the tenant, sent as X-Tenant-Name (env CORE_TENANT)');
+}
+
+export function addSendOptions(cmd: Command): Command {
+  return addConnectionOptions(cmd)
     .option('-f, --file <path>', 'read the payload from a JSON or YAML file ("-" for standard input); flags override its fields')
     .option('-i, --interactive', 'compose the payload with prompts (needs a terminal)')
     .option('--dry-run', 'validate and print the request that would be sent (secrets masked); send nothing')

@@ -82,7 +82,7 @@ export async function deliver(input: DeliverInput, ctx: Context): Promise<number
   const { settings, flags } = input;
   const tokenSpec = input.credential === 'integrator' ? (settings.integratorToken ?? settings.token) : settings.token;
   const tokenVariable = input.credential === 'integrator' && settings.integratorToken ? 'CORE_INTEGRATOR_TOKEN' : 'CORE_TOKEN';
-  const { requireSettings, resolveSecret } = await import('../config/index.js');
+  const { requireSettings, resolveSettingsToken } = await import('../config/index.js');
 
   if (flags.verbose) for (const note of input.notes ?? []) ctx.err(`* ${note}\n`);
 
@@ -108,12 +108,9 @@ export async function deliver(input: DeliverInput, ctx: Context): Promise<number
     return ExitCode.ok;
   }
 
-  requireSettings(settings, ['baseUrl', 'tenant', input.credential === 'integrator' && settings.integratorToken ? 'integratorToken' : 'token']);
-  const token = await resolveSecret(tokenSpec!.value, {
-    env: ctx.env,
-    cwd: ctx.cwd,
-    what: input.credential === 'integrator' && settings.integratorToken ? 'integrator token' : 'token',
-  });
+  const which = input.credential === 'integrator' ? 'integratorToken' : 'token';
+  requireSettings(settings, ['baseUrl', 'tenant', which]);
+  const token = await resolveSettingsToken(settings, which, { env: ctx.env, cwd: ctx.cwd, signal: ctx.signal });
   ctx.addSecret(token);
   const prepared = prepareRequest(
     input.operation,

@@ -9,6 +9,7 @@ import {
   validateConfig,
   type SecretSpec,
 } from '../../config/index.js';
+import { cjs } from '../../interop.js';
 import type { Context } from '../../context.js';
 import { ConfigError, UsageError } from '../../errors.js';
 import type { GlobalOptions } from '../../program.js';
@@ -212,7 +213,7 @@ function chooseTarget(dir: string, existing: string | undefined): string {
 
 async function render(target: string, config: { defaultProfile: string; profiles: Record<string, unknown> }): Promise<string> {
   if (target.endsWith('.json')) return `${JSON.stringify(config, null, 2)}\n`;
-  const { stringify } = await import('yaml');
+  const { stringify } = cjs(await import('yaml'), 'stringify');
   return (
     '# core configuration: see "core config show" and docs/configuration.md.\n' +
     '# More profiles can be added under profiles:, and chosen with -p NAME or CORE_PROFILE.\n' +

@@ -38,11 +38,11 @@ Examples:
   $ core sandbox --reasons reasons.json --max-active-reasons 3
   $ core sandbox --fail 503:0.25 --latency 300`,
   );
-  cmd.action(async (raw: Record<string, unknown>, self: Command) => {
+  cmd.action(async (raw: Record<string, unknown>) => {
     const flags: SandboxFlags = {
       port: raw.port as string | undefined,
       host: raw.host as string | undefined,
-      tenants: everyValueOf('--tenant', self),
+      tenants: raw.tenant as string[] | undefined,
       token: raw.token as string | undefined,
       integratorToken: raw.integratorToken as string | undefined,
       duplicates: raw.duplicates as string | undefined,
@@ -59,39 +59,3 @@ Examples:
   });
   return cmd;
 };
-
-/**
- * Every value given to a repeatable option, wherever it sits on the command line. The root
- * command has a global `--tenant <name>` (one value, the last wins), and commander lets the root
- * take its options after the subcommand's name too, so `core sandbox --tenant a --tenant b` would
- * otherwise serve only `b`. The arguments are read the way commander reads them: `--tenant X` or
- * `--tenant=X`, skipping the value of every other option that takes one, stopping at `--`.
- */
-export function everyValueOf(long: string, cmd: Command): string[] | undefined {
-  let root: Command = cmd;
-  while (root.parent) root = root.parent;
-  const args = (root as Command & { rawArgs?: string[] }).rawArgs ?? [];
-  const takesValue = new Set<string>();
-  for (let c: Command | null = cmd; c; c = c.parent) {
-    for (const option of c.options) {
-      if (!option.required && !option.optional) continue;
-      if (option.long) takesValue.add(option.long);
-      if (option.short) takesValue.add(option.short);
-    }
-  }
-  const values: string[] = [];
-  for (let i = 0; i < args.length; i += 1) {
-    const arg = args[i] as string;
-    if (arg === '--') break;
-    if (arg === long) {
-      const value = args[i + 1];
-      if (value !== undefined) values.push(value);
-      i += 1;
-    } else if (arg.startsWith(`${long}=`)) {
-      values.push(arg.slice(long.length + 1));
-    } else if (takesValue.has(arg)) {
-      i += 1;
-    }
-  }
-  return values.length > 0 ? values : undefined;
-}
