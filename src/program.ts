@@ -62,7 +62,19 @@ export async function buildProgram(inv: Invocation): Promise<Command> {
     .option('--config <file>', 'use this config file and skip the search (env CORE_CONFIG)')
     .option('-p, --profile <name>', 'the profile to use (env CORE_PROFILE)')
     .option('--no-color', 'no colour in output (also NO_COLOR)')
-    .helpCommand('help [command]', 'show help for a command');
+    .helpCommand('help [command]', 'show help for a command')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ core sandbox &                                   # a local API to try things on
+  $ export CORE_BASE_URL=https://chat.example.com CORE_TENANT=acme CORE_TOKEN=...
+  $ core reply --core-client-id 1234567 -t "Your order has shipped."
+  $ core greet --core-client-id 1234567 -t "Hi! Need a hand?" --quick-reply Yes --quick-reply No
+  $ core reason update --code LUNCH --name en=Lunch --name de=Mittagspause --inactive
+  $ core reason update -f reasons.ndjson --report applied.ndjson
+  $ core help reply`,
+    );
 
   // The list of commands. Each factory module is small; its run function is imported lazily.
   const factories: CommandFactory[] = [
