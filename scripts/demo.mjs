@@ -49,8 +49,11 @@ for (const [title, args] of steps) {
 }
 
 console.log('\nWhat the sandbox received (GET /_sandbox/messages):');
+// The raw text is printed line by line (not parsed) so the long identifiers keep every digit.
 const messages = await fetch(`${env.CORE_BASE_URL}/_sandbox/messages?tenant=${env.CORE_TENANT}`).then((r) => r.text());
-console.log(messages);
+for (const [, kind, body] of messages.matchAll(/"kind":\s*"(\w+)"[\s\S]*?"body":\s*(\{[\s\S]*?\n      \})/g)) {
+  console.log(`  ${kind}: ${body.replace(/\s*\n\s*/g, ' ')}`);
+}
 console.log('\nThe sandbox log:');
 process.stdout.write(log);
 sandbox.kill('SIGINT');
