@@ -17,7 +17,7 @@ export default defineConfig({
   clean: true,
   shims: false,
   define: { __CORE_VERSION__: JSON.stringify(pkg.version) },
-  noExternal: [/.*/],
+  noExternal: [/^(?!typescript$).*/],
   // cosmiconfig's TypeScript loader would otherwise pull the whole compiler into the bundle.
   external: ['typescript'],
   banner: {
