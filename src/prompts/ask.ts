@@ -92,8 +92,8 @@ export async function askText(io: Io, spec: FieldSpec): Promise<string | undefin
   const way = await io.prompter.select<'line' | 'editor'>({
     message: `${spec.label}: how do you want to write it?`,
     choices: [
-      { value: 'line', name: 'Type it here, on one line' },
-      { value: 'editor', name: 'Write it in my editor ($VISUAL or $EDITOR), for longer text' },
+      { value: 'line', name: 'Type it here, on one line', short: 'on one line' },
+      { value: 'editor', name: 'Write it in my editor ($VISUAL or $EDITOR), for longer text', short: 'in the editor' },
     ],
     default: multiline ? 'editor' : 'line',
   });

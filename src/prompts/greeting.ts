@@ -39,8 +39,8 @@ const clientPart: Part = {
     const which = await env.prompter.select<Which>({
       message: 'Greet which client?',
       choices: [
-        { value: 'coreClientId', name: 'By coreClientId: the internal client ID; any client (preferred)' },
-        { value: 'clientId', name: 'By clientId: the external client ID; authorized clients only (deprecated)' },
+        { value: 'coreClientId', name: 'By coreClientId: the internal client ID; any client (preferred)', short: 'coreClientId' },
+        { value: 'clientId', name: 'By clientId: the external client ID; authorized clients only (deprecated)', short: 'clientId' },
       ],
       default: draft.clientId !== undefined && draft.coreClientId === undefined ? 'clientId' : 'coreClientId',
     });

@@ -66,6 +66,7 @@ export const quickRepliesPart: Part = {
         choices: QUICK_REPLY_TYPES.map((t) => ({
           value: t,
           name: t === 'TEXT' ? 'TEXT: sends a text message' : 'CONTACT: asks for the customer\'s contact data',
+          short: t,
         })),
         default: typeof before.type === 'string' ? before.type : 'TEXT',
       });
@@ -131,9 +132,9 @@ export const headerFooterPart: Part = {
       message: 'Header',
       choices: [
         { value: 'text', name: 'Text' },
-        { value: 'image', name: 'An image (URL)' },
-        { value: 'document', name: 'A document (URL and name)' },
-        { value: 'video', name: 'A video (URL)' },
+        { value: 'image', name: 'An image (URL)', short: 'image' },
+        { value: 'document', name: 'A document (URL and name)', short: 'document' },
+        { value: 'video', name: 'A video (URL)', short: 'video' },
         { value: 'none', name: 'No header' },
       ],
       default: before.header === undefined && before.footer !== undefined ? 'none' : headerKindOf(beforeHeader),

@@ -27,6 +27,8 @@ export interface Choice<T> {
   value: T;
   name: string;
   description?: string;
+  /** What the answered prompt shows once chosen, when shorter than the name. */
+  short?: string;
   /** A reason why it cannot be chosen now, shown beside it. */
   disabled?: string | false;
 }
@@ -120,6 +122,7 @@ export function createPrompter(ctx: Context): Prompter {
           choices: config.choices.map((c) => ({
             value: c.value,
             name: c.name,
+            ...(c.short !== undefined ? { short: c.short } : {}),
             ...(c.description !== undefined ? { description: c.description } : {}),
             ...(c.disabled ? { disabled: c.disabled } : {}),
           })),

@@ -76,10 +76,14 @@ function addressPart(email: boolean): Part {
       const way = await env.prompter.select<Way>({
         message: 'Address the reply by',
         choices: [
-          { value: 'coreClientId', name: 'coreClientId: the internal client ID (preferred)' },
-          { value: 'questionId', name: "questionId: the ID of the customer's message" },
-          { value: 'session', name: `sessionId and questionIndex: the thread and the message's index in it${email ? ' (an email question needs these)' : ''}` },
-          { value: 'clientId', name: 'clientId: the external client ID (deprecated)' },
+          { value: 'coreClientId', name: 'coreClientId: the internal client ID (preferred)', short: 'coreClientId' },
+          { value: 'questionId', name: "questionId: the ID of the customer's message", short: 'questionId' },
+          {
+            value: 'session',
+            name: `sessionId and questionIndex: the thread and the message's index in it${email ? ' (an email question needs these)' : ''}`,
+            short: 'sessionId and questionIndex',
+          },
+          { value: 'clientId', name: 'clientId: the external client ID (deprecated)', short: 'clientId' },
         ],
         default: email ? 'session' : current,
       });
@@ -130,7 +134,7 @@ const codePart: Part = {
   async ask(draft, env) {
     const code = await env.prompter.select<string>({
       message: 'Code',
-      choices: [...CODES.map((c) => ({ value: c as string, name: CODE_NAMES[c] })), { value: '', name: 'No code' }],
+      choices: [...CODES.map((c) => ({ value: c as string, name: CODE_NAMES[c], short: c })), { value: '', name: 'No code' }],
       default: typeof draft.code === 'string' ? draft.code : 'SUCCESS',
     });
     if (code === '') delete draft.code;
