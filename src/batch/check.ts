@@ -75,7 +75,9 @@ export const DEFAULT_MAX_PROBLEMS = 50;
  */
 export async function checkBatch<T>(source: BatchSource, spec: ItemSpec<T>, options: CheckOptions<T>): Promise<CheckSummary<T>> {
   const max = options.maxProblems ?? DEFAULT_MAX_PROBLEMS;
-  const seen = new Map<string, Position>();
+  // The first position of each key, as a bare number (line or index): a Map of 100,000 small
+  // numbers costs a few MB, where position objects would cost twice that.
+  const seen = new Map<string, number>();
   const summary: CheckSummary<T> = { total: 0, invalid: 0, problems: [], problemCount: 0, warnings: [], warningCount: 0, first: undefined };
   for await (const item of source.items()) {
     if (options.signal.aborted) throw new InterruptedError(`cancelled while checking ${source.name}; nothing sent`);
@@ -86,9 +88,9 @@ export async function checkBatch<T>(source: BatchSource, spec: ItemSpec<T>, opti
       const id = checked.key.length <= 64 ? `=${checked.key}` : `#${createHash('sha256').update(checked.key).digest('base64')}`;
       const earlier = seen.get(id);
       if (earlier === undefined) {
-        seen.set(id, item.position);
+        seen.set(id, positionNumber(item.position));
       } else {
-        const problem = { path: options.keyName, message: duplicateMessage(checked.key, earlier, options.keyName) };
+        const problem = { path: options.keyName, message: duplicateMessage(checked.key, positionAt(item.position, earlier), options.keyName) };
         checked = { ok: false, position: checked.position, key: checked.key, problems: [...(checked.ok ? [] : checked.problems), problem], warnings: checked.warnings };
       }
     }
@@ -108,6 +110,15 @@ export async function checkBatch<T>(source: BatchSource, spec: ItemSpec<T>, opti
     options.onItem?.(checked, summary.total - 1);
   }
   return summary;
+}
+
+function positionNumber(position: Position): number {
+  return position.kind === 'line' ? position.line : position.kind === 'index' ? position.index : 0;
+}
+
+/** The position of the same kind as `like` at `number`. */
+function positionAt(like: Position, number: number): Position {
+  return like.kind === 'line' ? { kind: 'line', line: number } : like.kind === 'index' ? { kind: 'index', index: number } : like;
 }
 
 function duplicateMessage(key: string, earlier: Position, keyName: string): string {

@@ -13,6 +13,9 @@ export interface Progress {
    * bar, the line is printed above the bar instead, so the two do not tear each other apart.
    */
   print(text: string): void;
+  /** Prints a message on standard error, above the bar when there is one. */
+  note(text: string): void;
+  /** Removes the bar; every line printed above it is written first. */
   stop(): void;
 }
 
@@ -48,17 +51,23 @@ export async function startProgress(ctx: Context, total: number): Promise<Progre
       bar.increment(1, { failed, rate: rate >= 10 ? rate.toFixed(0) : rate.toFixed(1) });
     },
     print(text) {
-      if (lineToTerminal) multibar.log(ctx.redact(text.endsWith('\n') ? text : `${text}\n`));
+      if (lineToTerminal && !stopped) multibar.log(ctx.redact(text.endsWith('\n') ? text : `${text}\n`));
       else ctx.out(text);
+    },
+    note(text) {
+      if (!stopped) multibar.log(ctx.redact(text.endsWith('\n') ? text : `${text}\n`));
+      else ctx.err(text);
     },
     stop() {
       if (stopped) return;
       stopped = true;
+      // Lines given to log() wait for the next redraw; draw once more so none is lost.
+      multibar.update();
       multibar.stop();
     },
   };
 }
 
 function plain(ctx: Context): Progress {
-  return { tick: () => {}, print: (text) => ctx.out(text), stop: () => {} };
+  return { tick: () => {}, print: (text) => ctx.out(text), note: (text) => ctx.err(text), stop: () => {} };
 }

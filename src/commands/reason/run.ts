@@ -217,7 +217,7 @@ async function send(
         progress.tick(!result.ok && !result.skipped);
       },
       onInterrupt: (inFlight) => {
-        ctx.err(
+        progress.note(
           inFlight > 0
             ? `interrupted: no new requests; waiting for ${inFlight} in flight (Ctrl-C again stops at once, leaving their outcome unknown)\n`
             : 'interrupted: no new requests\n',
