@@ -24,6 +24,13 @@ export function usableLimits(limits: Limits | undefined): Limits {
   return out;
 }
 
+/**
+ * Said in the description of every payload's JSON Schema: `maxLength` there counts Unicode code
+ * points, while the service (and these schemas' own checks, see checks.ts) counts UTF-16 code units.
+ */
+export const LENGTH_NOTE =
+  'Lengths are counted as the service counts them, in UTF-16 code units, while JSON Schema\'s maxLength counts code points: a character outside the Basic Multilingual Plane, such as an emoji, counts 2, so a text within maxLength here can still be too long.';
+
 /** "Bot answer", values of code. */
 export const CODES = ['UNCLEAR_QUESTION', 'SWITCH_TO_HUMAN', 'SUCCESS'] as const;
 

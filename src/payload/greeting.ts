@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { has, isRecord, report, rule, text } from './checks.js';
 import {
+  LENGTH_NOTE,
   blockInputWarnings,
   clientIdSchema,
   clientIdWarnings,
@@ -32,6 +33,7 @@ const DESCRIPTION = [
   'Rules a JSON Schema cannot express: clientId or coreClientId must be given (rule 1).',
   'Warnings: clientId is deprecated; when both are given, clientId takes priority (rule 3);',
   'settings.blockInput works only with quick replies; a header mixing kinds of content.',
+  LENGTH_NOTE,
 ].join(' ');
 
 /**

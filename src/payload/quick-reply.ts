@@ -51,7 +51,10 @@ function buildQuickRepliesSchema(limits: Limits) {
   const element = buildQuickReplySchema(limits);
   const max = limits.maxQuickReplies;
   const description =
-    'Quick-reply buttons.' + (max === undefined ? '' : ` At most ${max} (the profile's maxQuickReplies).`);
+    'Quick-reply buttons.' +
+    (max === undefined
+      ? " The service's configuration also bounds how many a message holds and how long each text is (message.max-quick-replies, message.max-quick-reply-length; values not in the spec); core checks them when the profile's limits give them."
+      : ` At most ${max} (the profile's maxQuickReplies).`);
   const array = z.array(element);
   return max === undefined
     ? array.check(z.describe(description))

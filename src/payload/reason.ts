@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { isRecord, nonEmptyArray, reportRepeat, rule, text } from './checks.js';
+import { LENGTH_NOTE } from './common.js';
 import { describeValue } from './messages.js';
 
 /**
@@ -82,7 +83,7 @@ export const reasonSchema = z
   })
   .check(
     z.describe(
-      'Inactivity reason: the request body of PUT /api/v1/inactivity/reasons. Rule a JSON Schema cannot express: each locale at most once, compared without case.',
+      `Inactivity reason: the request body of PUT /api/v1/inactivity/reasons. Rule a JSON Schema cannot express: each locale at most once, compared without case. ${LENGTH_NOTE}`,
     ),
   );
 export type Reason = z.output<typeof reasonSchema>;

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { attachmentSchema, attachmentWarnings } from './attachment.js';
 import { has, isRecord, report, rule, text } from './checks.js';
 import {
+  LENGTH_NOTE,
   actionSchema,
   actionWarnings,
   blockInputWarnings,
@@ -85,6 +86,7 @@ const DESCRIPTION = [
   'Warnings: clientId is deprecated; an action other than INIT_CHAT is not shown in the spec;',
   'settings.blockInput has an effect only with quick replies (rule 4); an attachment needs a file extension in its name or a type to display as an image;',
   'a header mixing kinds of content.',
+  LENGTH_NOTE,
 ].join(' ');
 
 function buildReplySchema(limits: Limits, email: boolean) {
