@@ -210,7 +210,12 @@ describe('core reason update -f: the whole batch is checked before anything is s
 
   it('refuses --code and --name with a file of several reasons', async () => {
     const result = await rejected('two.ndjson', ndjson([reason('A1'), reason('A2')]), ['--code', 'X']);
-    expect(result.stderr).toContain('--code apply to one reason, and ');
+    expect(result.stderr).toContain('--code applies to one reason, and ');
+  });
+
+  it('refuses --code with --name together on a file of several reasons, naming both', async () => {
+    const result = await rejected('two.ndjson', ndjson([reason('A1'), reason('A2')]), ['--code', 'X', '--name', 'en=X']);
+    expect(result.stderr).toContain('--code and --name apply to one reason, and ');
   });
 
   it('writes an empty report when nothing was sent', async () => {

@@ -100,7 +100,7 @@ async function checkAll(
     keyName: 'code',
     onItem: (checked, index) => {
       if (index === 1 && singleOnly.length > 0) {
-        throw new UsageError(`${singleOnly.join(' and ')} apply to one reason, and ${source.name} holds more than one`, {
+        throw new UsageError(`${singleOnly.join(' and ')} ${singleOnly.length === 1 ? 'applies' : 'apply'} to one reason, and ${source.name} holds more than one`, {
           hint: 'put codes and names in the file; --color, --active/--inactive and --system apply to every reason',
         });
       }
