@@ -47,10 +47,16 @@ export function fieldValidator(spec: FieldSpec): (text: string) => true | string
  * Shows the characters left while typing, counted as the service counts them (UTF-16 code units, as
  * the schema's check does): `Hello (3,995 left)`, or `(5 over the limit of 61)` past it.
  */
-export function charactersLeft(limit: number | undefined, style: ChalkInstance): ((value: string, state: { isFinal: boolean }) => string) | undefined {
+export function charactersLeft(
+  limit: number | undefined,
+  style: ChalkInstance,
+  hasDefault = false,
+): ((value: string, state: { isFinal: boolean }) => string) | undefined {
   if (limit === undefined) return undefined;
   return (value, { isFinal }) => {
     if (isFinal) return style.cyan(value);
+    // While the default is offered, a count for the empty line would read as the default's.
+    if (value === '' && hasDefault) return '';
     const left = limit - value.length;
     const note = left >= 0 ? style.dim(`(${count(left)} left)`) : style.red(`(${count(-left)} over the limit of ${count(limit)})`);
     return value === '' ? note : `${value} ${note}`;
@@ -68,10 +74,11 @@ export function fieldMessage(spec: Pick<FieldSpec, 'label' | 'schema' | 'optiona
 
 /** The input prompt's configuration for a field: message, default, validation, characters left. */
 export function fieldPrompt(spec: FieldSpec, style: ChalkInstance): InputConfig {
-  const transformer = charactersLeft(maxLengthOf(spec.schema), style);
+  const hasDefault = spec.current !== undefined && spec.current !== '';
+  const transformer = charactersLeft(maxLengthOf(spec.schema), style, hasDefault);
   return {
     message: fieldMessage(spec, style),
-    ...(spec.current !== undefined && spec.current !== '' ? { default: spec.current } : {}),
+    ...(hasDefault ? { default: spec.current } : {}),
     validate: fieldValidator(spec),
     ...(transformer ? { transformer } : {}),
   };

@@ -75,7 +75,7 @@ export async function compose(start: Draft, env: ComposeEnv, options: ComposeOpt
     if (offers.length > 0) {
       const picked = await env.prompter.checkbox<string>({
         message: `Add to the ${options.kind} ${env.style.dim('(Space to pick, Enter to go on)')}`,
-        choices: offers.map((p) => ({ value: p.key, name: p.offer! })),
+        choices: offers.map((p) => ({ value: p.key, name: p.offer!, short: p.name })),
       });
       for (const part of offers) if (picked.includes(part.key)) await part.ask(draft, env);
     }
@@ -120,7 +120,7 @@ async function review(draft: Draft, env: ComposeEnv, options: ComposeOptions): P
     const action = await prompter.select<Action>({
       message: 'What now?',
       choices: [
-        { value: 'send', name: options.sendLabel, disabled: check.ok ? false : 'fix the problems first' },
+        { value: 'send', name: options.sendLabel, disabled: check.ok ? false : '(fix the problems first)' },
         { value: 'edit', name: 'Edit a part' },
         { value: 'save', name: 'Save to a file (JSON, for -f)' },
         { value: 'cancel', name: 'Cancel: send nothing' },

@@ -265,9 +265,10 @@ export const settingsPart: Part = {
         {
           value: 'blockInput',
           name: "blockInput: block the customer's input field (works only with quick replies)",
+          short: 'blockInput',
           checked: before.blockInput === true,
         },
-        { value: 'masked', name: "masked: mask the digits in the client's linked message", checked: before.masked === true },
+        { value: 'masked', name: "masked: mask the digits in the client's linked message", short: 'masked', checked: before.masked === true },
       ],
     });
     const settings: Record<string, unknown> = { ...before };

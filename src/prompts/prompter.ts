@@ -141,6 +141,7 @@ export function createPrompter(ctx: Context): Prompter {
             value: c.value,
             name: c.name,
             checked: c.checked === true,
+            ...(c.short !== undefined ? { short: c.short } : {}),
             ...(c.description !== undefined ? { description: c.description } : {}),
             ...(c.disabled ? { disabled: c.disabled } : {}),
           })),

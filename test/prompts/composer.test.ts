@@ -354,7 +354,7 @@ describe('the review menu', () => {
     ]);
     await done;
     const firstMenu = prompter.asked.find((a) => a.message === 'What now?')!;
-    expect(firstMenu.choices!.find((c) => c.value === 'send')!.disabled).toBe('fix the problems first');
+    expect(firstMenu.choices!.find((c) => c.value === 'send')!.disabled).toBe('(fix the problems first)');
     expect(firstMenu.default).toBe('edit');
     expect(prompter.written).toContain('✗ 1 problem; choose "Edit a part" to fix:\n  quickReplies[0].type: must be one of TEXT, CONTACT, got "BOGUS"');
   });

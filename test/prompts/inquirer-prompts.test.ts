@@ -81,7 +81,8 @@ describe('a field prompt on inquirer', () => {
 
   it('offers the old value as the default when editing', async () => {
     const { answer, events, getScreen } = await render(input, fieldPrompt({ label: 'Button 1 text', schema: quickReplyText, current: 'Yes' }, style));
-    expect(getScreen()).toContain('(Yes)');
+    // The default is shown; the count appears once typing starts.
+    expect(getScreen()).toBe('? Button 1 text (up to 4,000 characters) (Yes)');
     events.keypress('enter');
     await expect(answer).resolves.toBe('Yes');
   });
