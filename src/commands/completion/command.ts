@@ -1,0 +1,44 @@
+import { Argument, Command } from 'commander';
+import { globalOptions, type CommandFactory } from '../../program.js';
+import { version } from '../../version.js';
+import { SHELLS, type Shell } from './shells.js';
+
+/** `core completion bash|zsh|fish` (cli-contract.md, "Commands"), and the helper its scripts call. */
+export const completionCommand: CommandFactory = (inv) => {
+  const cmd = new Command('completion')
+    .summary('print a shell completion script (bash, zsh or fish)')
+    .description(
+      'Print a script that completes core\'s commands, options and their values in bash, zsh or fish: ' +
+        'subcommands, every option, the values of options that take a fixed set (such as --code), files ' +
+        'where an option takes a path, and profile names from your config file.\n\n' +
+        'The script is made from the commands of this version of core: generate it again after an upgrade.',
+    )
+    .addArgument(new Argument('<shell>', 'the shell: bash, zsh or fish').choices(SHELLS));
+  cmd.addHelpText(
+    'after',
+    `
+Examples:
+  $ source <(core completion bash)                   # bash, this shell only; put it in ~/.bashrc to keep it
+  $ core completion bash > ~/.local/share/bash-completion/completions/core
+  $ source <(core completion zsh)                    # zsh, after compinit; put it in ~/.zshrc to keep it
+  $ core completion zsh > "\${fpath[1]}/_core"
+  $ core completion fish > ~/.config/fish/completions/core.fish`,
+  );
+  cmd.action(async (shell: Shell, _raw: Record<string, never>, self: Command) => {
+    let root = self;
+    while (root.parent) root = root.parent;
+    const { describeTree } = await import('./tree.js');
+    const { runCompletion } = await import('./run.js');
+    inv.exitCode = await runCompletion({ shell, tree: describeTree(root), version: version() }, inv.ctx);
+  });
+
+  // What the scripts run to complete a profile name. Hidden: it is for the scripts, not for people.
+  cmd
+    .command('__profiles', { hidden: true })
+    .description('print the names of the profiles in the config file, one a line; nothing when there is none')
+    .action(async (_raw: Record<string, never>, self: Command) => {
+      const { runProfileNames } = await import('./run.js');
+      inv.exitCode = await runProfileNames({ global: globalOptions(self) }, inv.ctx);
+    });
+  return cmd;
+};

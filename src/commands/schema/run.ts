@@ -1,0 +1,10 @@
+import type { Context } from '../../context.js';
+import { ExitCode } from '../../errors.js';
+import { formatJson, jsonSchemaOf } from '../../schema/json-schema.js';
+import type { SchemaOptions } from './command.js';
+
+/** Prints one JSON Schema on stdout, exactly as docs/schemas/<kind>.schema.json holds it. */
+export async function runSchema(options: SchemaOptions, ctx: Context): Promise<number> {
+  ctx.out(formatJson(jsonSchemaOf(options.kind)));
+  return ExitCode.ok;
+}
