@@ -5,6 +5,8 @@ import { greetCommand } from './commands/greet/command.js';
 import { reasonCommand } from './commands/reason/command.js';
 import { sandboxCommand } from './commands/sandbox/command.js';
 import { configCommand } from './commands/config/command.js';
+import { schemaCommand } from './commands/schema/command.js';
+import { completionCommand } from './commands/completion/command.js';
 import { version } from './version.js';
 
 /**
@@ -84,6 +86,8 @@ Examples:
     reasonCommand,
     sandboxCommand,
     configCommand,
+    schemaCommand,
+    completionCommand,
   ];
   for (const factory of factories) program.addCommand(configureTree(factory(inv), inv.ctx));
   return program;
