@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
@@ -124,11 +124,16 @@ export async function locateConfig(input: LocateInput): Promise<Location> {
  * a JavaScript config file runs once.
  */
 export async function findConfig(input: LocateInput, load = true): Promise<Location & { content?: unknown }> {
+  const named = namedConfig(input);
+  const folders = named ? [] : searchFolders(input.cwd, input.env);
+  // Most runs in CI have no config file at all: a plain listing of each folder settles that without
+  // loading cosmiconfig and its parsers, which would cost every such run tens of milliseconds.
+  const first = named ? 0 : await firstCandidate(folders);
+  if (first < 0) return { configFile: null, searched: folders, namedBy: null };
   // cosmiconfig is CommonJS: its exports arrive as `default` in the ESM bundle (and in Node alike).
   const { cosmiconfig } = (await import('cosmiconfig')).default;
   const loaders = await configLoaders(input.env);
   const options = { searchStrategy: 'none' as const, cache: false, loaders };
-  const named = namedConfig(input);
   if (named) {
     const file = path.resolve(input.cwd, named.file);
     await assertReadableFile(file, named.by);
@@ -137,16 +142,49 @@ export async function findConfig(input: LocateInput, load = true): Promise<Locat
     const explorer: Explorer = cosmiconfig('core', options);
     return { ...location, content: (await explorer.load(file))?.config };
   }
-  const folders = searchFolders(input.cwd, input.env);
   const project: Explorer = cosmiconfig('core', { ...options, searchPlaces: [...projectSearchPlaces] });
   const user: Explorer = cosmiconfig('core', { ...options, searchPlaces: [...userSearchPlaces] });
   const last = folders.length - 1;
   for (const [index, folder] of folders.entries()) {
+    if (index < first) continue;
     const explorer = index === last ? user : project;
     const result = await explorer.search(folder);
     if (result) return { configFile: result.filepath, searched: folders, namedBy: null, content: result.config };
   }
   return { configFile: null, searched: folders, namedBy: null };
+}
+
+/**
+ * The index of the first folder that holds a file the search would read (a package.json counts only
+ * with a "core" key), or -1 when none does. Only a hint: cosmiconfig still decides from there on.
+ */
+async function firstCandidate(folders: string[]): Promise<number> {
+  const last = folders.length - 1;
+  for (const [index, folder] of folders.entries()) {
+    let names: Set<string>;
+    try {
+      names = new Set(await readdir(folder));
+    } catch {
+      continue;
+    }
+    const places: readonly string[] = index === last ? userSearchPlaces : projectSearchPlaces;
+    for (const place of places) {
+      if (!names.has(place)) continue;
+      if (place === 'package.json' && !(await hasCoreKey(path.join(folder, place)))) continue;
+      return index;
+    }
+  }
+  return -1;
+}
+
+async function hasCoreKey(file: string): Promise<boolean> {
+  try {
+    const parsed = JSON.parse(await readFile(file, 'utf8')) as unknown;
+    return typeof parsed === 'object' && parsed !== null && 'core' in parsed;
+  } catch {
+    // A package.json that cannot be read or parsed: let cosmiconfig report it.
+    return true;
+  }
 }
 
 function namedConfig(input: LocateInput): { file: string; by: string } | undefined {
