@@ -1,0 +1,68 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
+import type { Command } from 'commander';
+import { describeTree, type CommandSpec } from '../commands/completion/tree.js';
+import { createContext } from '../context.js';
+import { parseJson, stringifyJson } from '../payload/json.js';
+import { buildProgram } from '../program.js';
+import { version } from '../version.js';
+import { formatJson, jsonSchemaOf } from './json-schema.js';
+import { SCHEMA_KINDS } from './kinds.js';
+import { openApiDocument } from './openapi.js';
+import { referencePages } from './reference.js';
+
+/**
+ * Every generated file under docs/, by its path from the repository root: the JSON Schemas, the
+ * OpenAPI description and the command reference. test/docs/generated.test.ts compares them with the
+ * committed files, and writes them when UPDATE_DOCS=1 (which `node scripts/generate-docs.mjs` sets).
+ * The example payloads under docs/examples are written by hand; the OpenAPI document shows three of
+ * them, so they are read from `repoRoot`.
+ */
+export async function generatedDocs(repoRoot: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const kind of SCHEMA_KINDS) files.set(`docs/schemas/${kind}.schema.json`, formatJson(jsonSchemaOf(kind)));
+
+  const example = async (name: string) => parseJson(await readFile(join(repoRoot, 'docs/examples', name), 'utf8'));
+  const openapi = openApiDocument({
+    version: version(),
+    examples: { reply: await example('reply.json'), greet: await example('greeting.json'), reason: await example('reason.json') },
+  });
+  // The examples are read with every integer as a bigint, so they are written back the same way.
+  files.set('docs/openapi.json', `${stringifyJson(openapi, 2)}\n`);
+
+  const { root, afterHelp } = await commandTree();
+  for (const [name, page] of referencePages(root, afterHelp)) files.set(`docs/commands/${name}`, page);
+  return files;
+}
+
+/**
+ * The command tree of a program built as `main` builds it, and a way to read the text each command
+ * prints after commander's help (its examples): commander keeps that text only as a help event, so
+ * the help is printed into a buffer and commander's own part cut off.
+ */
+export async function commandTree(): Promise<{ root: CommandSpec; afterHelp: (spec: CommandSpec) => string }> {
+  let captured = '';
+  // Written synchronously, so the help is in `captured` as soon as outputHelp returns.
+  const stdout = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      captured += chunk.toString();
+      done();
+    },
+  });
+  const ctx = createContext({
+    streams: { stdout, stderr: new PassThrough(), stdin: new PassThrough() },
+    env: { NO_COLOR: '1' },
+    cwd: process.cwd(),
+  });
+  const program = await buildProgram({ ctx, exitCode: undefined });
+  const afterHelp = (spec: CommandSpec): string => {
+    const command: Command = spec.command;
+    captured = '';
+    command.outputHelp();
+    const own = command.helpInformation();
+    const at = captured.indexOf(own);
+    return at === -1 ? '' : captured.slice(at + own.length);
+  };
+  return { root: describeTree(program), afterHelp };
+}

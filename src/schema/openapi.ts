@@ -1,0 +1,217 @@
+import { jsonSchemaOf, type JsonSchema } from './json-schema.js';
+import type { SchemaKind } from './kinds.js';
+
+/**
+ * An OpenAPI 3.1 description of the three operations of api-spec.md, for Postman, mock servers and
+ * code generators. The request bodies are the JSON Schemas of `jsonSchemaOf` (OpenAPI 3.1 schemas
+ * are JSON Schema 2020-12), so the document states the same rules `core` checks. Everything else
+ * follows api-spec.md; where the spec shows nothing (error statuses of the bot operations, the
+ * integrator's credential format), the document says so instead of inventing it.
+ */
+
+export interface OpenApiOptions {
+  /** The package version, as info.version. */
+  version: string;
+  /** A realistic request body per operation, shown by Postman and served by mock servers. */
+  examples?: Partial<Record<Exclude<SchemaKind, 'config'>, unknown>>;
+}
+
+/** Component names of the request bodies. */
+const BODY_COMPONENTS: Record<Exclude<SchemaKind, 'config'>, string> = {
+  reply: 'BotAnswer',
+  greet: 'Greeting',
+  reason: 'InactivityReason',
+};
+
+/** A payload schema as a component: `$schema` and `$id` belong to a standalone document, not to one embedded in another. */
+function component(kind: Exclude<SchemaKind, 'config'>): JsonSchema {
+  const { $schema: _schema, $id: _id, ...rest } = jsonSchemaOf(kind);
+  return rest;
+}
+
+const errorSchema: JsonSchema = {
+  title: 'Error',
+  description: 'The error body of the service (api-spec.md, "Error body").',
+  type: 'object',
+  properties: {
+    timestamp: { type: 'string', format: 'date-time', description: 'ISO 8601 UTC time of the error.' },
+    method: { type: 'string', description: 'HTTP method of the request.' },
+    uri: { type: 'string', description: 'Path of the request.' },
+    message: { type: 'string', description: 'Human-readable message.' },
+  },
+};
+
+const tenantParameter = {
+  name: 'X-Tenant-Name',
+  in: 'header',
+  required: true,
+  description: 'The tenant every request is scoped to (core: profile tenant, --tenant or CORE_TENANT).',
+  schema: { type: 'string', minLength: 1 },
+  example: 'acme',
+};
+
+const okResponse = {
+  description: 'Accepted. The response has no body.',
+  headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } },
+};
+
+function errorResponse(description: string, example: JsonSchema) {
+  // The spec states X-Request-Id only for successful responses, so error responses do not promise it.
+  return {
+    description,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example } },
+  };
+}
+
+const CONTENT_TYPE_NOTE =
+  'Content-Type: application/json is sent with every request; OpenAPI states it through the request body\'s media type rather than as a header parameter.';
+
+const UNSHOWN_ERRORS =
+  'Other statuses: the spec shows none for this operation (not the status of a rejected repeated answer in strict mode, nor those for invalid input, missing credentials or insufficient permission).';
+
+function requestBody(kind: Exclude<SchemaKind, 'config'>, description: string, example: unknown) {
+  return {
+    required: true,
+    description,
+    content: {
+      'application/json': {
+        schema: { $ref: `#/components/schemas/${BODY_COMPONENTS[kind]}` },
+        ...(example === undefined ? {} : { example }),
+      },
+    },
+  };
+}
+
+export function openApiDocument(options: OpenApiOptions): JsonSchema {
+  const examples = options.examples ?? {};
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    info: {
+      title: 'Chatbot integration API',
+      version: options.version,
+      summary: 'Bot replies to customer messages, the bot greeting, and updating an agent inactivity reason.',
+      description: [
+        'The three operations of the chatbot integration API, as the command-line client core-cli knows them.',
+        'Generated from the schemas core checks every payload against (docs/schemas); the rules a JSON Schema cannot express are in the schemas\' descriptions.',
+        'All paths begin with /api/v1; a version policy beyond this path segment is not shown by the spec, nor are rate limits.',
+      ].join(' '),
+    },
+    servers: [
+      {
+        url: '{base_url}',
+        description: "The service's base URL (core: profile baseUrl, --base-url or CORE_BASE_URL).",
+        variables: {
+          base_url: { default: 'https://chat.example.com', description: 'Scheme, host and any path prefix, without a trailing slash.' },
+        },
+      },
+    ],
+    tags: [
+      { name: 'bot', description: 'Operations of the bot: answers and greetings (Bearer token).' },
+      { name: 'inactivity reasons', description: 'Inactivity reasons of agents (permission INTEGRATOR).' },
+    ],
+    paths: {
+      '/api/v1/chatbot': {
+        post: {
+          operationId: 'sendBotAnswer',
+          tags: ['bot'],
+          summary: 'Send a bot answer (core reply)',
+          description: [
+            'Answers a client\'s message after a MESSAGE webhook (rule 1), or hands the thread over to agents with code SWITCH_TO_HUMAN.',
+            'Addressed by coreClientId (preferred), questionId, sessionId with questionIndex, or the deprecated clientId;',
+            'a message of type EMAIL is answered by sessionId and questionIndex (rule 2).',
+            'An answerId received again is not delivered (rule 6). A second answer to a question that already has one is rejected in the strict mode and delivered in the soft mode, a system setting (rule 7).',
+            CONTENT_TYPE_NOTE,
+            UNSHOWN_ERRORS,
+          ].join(' '),
+          security: [{ bearerAuth: [] }],
+          parameters: [{ $ref: '#/components/parameters/TenantName' }],
+          requestBody: requestBody('reply', 'The bot answer.', examples.reply),
+          responses: { '200': { $ref: '#/components/responses/Accepted' } },
+        },
+      },
+      '/api/v1/chatbot/greet': {
+        post: {
+          operationId: 'sendGreeting',
+          tags: ['bot'],
+          summary: "Send the bot's first, proactive greeting (core greet)",
+          description: [
+            'clientId or coreClientId must be given (rule 1); clientId works only for authorized clients, coreClientId for any (rule 2); when both are given, clientId takes priority (rule 3).',
+            CONTENT_TYPE_NOTE,
+            UNSHOWN_ERRORS,
+          ].join(' '),
+          security: [{ bearerAuth: [] }],
+          parameters: [{ $ref: '#/components/parameters/TenantName' }],
+          requestBody: requestBody('greet', 'The greeting.', examples.greet),
+          responses: { '200': { $ref: '#/components/responses/Accepted' } },
+        },
+      },
+      '/api/v1/inactivity/reasons': {
+        put: {
+          operationId: 'updateInactivityReason',
+          tags: ['inactivity reasons'],
+          summary: 'Update an existing inactivity reason (core reason update)',
+          description: [
+            'Updates the inactivity reason identified by its code. Permission required: INTEGRATOR.',
+            'With active false the reason becomes unavailable; with true (the default) it is active.',
+            CONTENT_TYPE_NOTE,
+          ].join(' '),
+          security: [{ integratorAuth: [] }],
+          parameters: [{ $ref: '#/components/parameters/TenantName' }],
+          requestBody: requestBody('reason', 'The inactivity reason: its code and the fields to set.', examples.reason),
+          responses: {
+            '200': { $ref: '#/components/responses/Accepted' },
+            '404': { $ref: '#/components/responses/ReasonNotFound' },
+            '409': { $ref: '#/components/responses/TooManyActiveReasons' },
+          },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        BotAnswer: component('reply'),
+        Greeting: component('greet'),
+        InactivityReason: component('reason'),
+        Error: errorSchema,
+      },
+      parameters: { TenantName: tenantParameter },
+      headers: {
+        RequestId: {
+          description: 'The ID of the request, for support and logs (core prints it as requestId).',
+          required: true,
+          schema: { type: 'string', format: 'uuid' },
+        },
+      },
+      responses: {
+        Accepted: okResponse,
+        ReasonNotFound: errorResponse('No inactivity reason with the given code; the message names the missing code.', {
+          timestamp: '2026-01-31T09:30:00.123Z',
+          method: 'PUT',
+          uri: '/api/v1/inactivity/reasons',
+          message: "no inactivity reason with code 'NOPE'",
+        }),
+        TooManyActiveReasons: errorResponse('The limit of active inactivity reasons would be exceeded (the limit is not shown by the spec).', {
+          timestamp: '2026-01-31T09:30:00.123Z',
+          method: 'PUT',
+          uri: '/api/v1/inactivity/reasons',
+          message: 'too many active inactivity reasons',
+        }),
+      },
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: "The bot's access token: Authorization: Bearer <ACCESS_TOKEN>. How it is obtained, its lifetime and scope are not shown by the spec.",
+        },
+        integratorAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: [
+            'The operation requires the permission INTEGRATOR; the spec does not show the credential\'s format.',
+            'core sends the profile\'s integratorToken (else its token) as a Bearer token; when your service expects another form, set the whole Authorization header instead (a profile\'s headers in core).',
+          ].join(' '),
+        },
+      },
+    },
+  };
+}
