@@ -112,7 +112,7 @@ _core() {
         ;;
       *)
         __core_subcommands "$cmdpath"
-        names=" \${(j: :)\${reply%%:*}} "
+        names=" \${(j: :)\${(@)reply%%:*}} "
         if (( npos == 0 )) && [[ "$names" == *" $word "* ]]; then
           cmdpath="\${cmdpath:+$cmdpath }$word"
         else
