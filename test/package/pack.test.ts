@@ -1,0 +1,142 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { binPath, ensureBuilt, repoRoot } from '../helpers/run.js';
+
+/**
+ * The package as users get it: `npm pack`, then `npm install -g` of the tarball into a private
+ * prefix, offline. The bundle in dist/ holds every library core uses, so the package declares no
+ * runtime dependencies and installs without the registry. Takes about 10 to 30 seconds.
+ */
+
+interface PackedFile {
+  path: string;
+  size: number;
+}
+interface PackResult {
+  filename: string;
+  size: number;
+  unpackedSize: number;
+  files: PackedFile[];
+}
+
+const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+  version: string;
+  dependencies?: Record<string, string>;
+};
+
+let work: string;
+let tarball: string;
+let packed: PackResult;
+let prefix: string;
+
+/** npm, run outside the repository so its .npmrc and node_modules play no part, with a cache of its own. */
+function npm(args: string[], cwd: string): string {
+  return execFileSync('npm', [...args, '--cache', join(work, 'npm-cache'), '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: work } as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** The installed `core`, run as a user runs it: through its bin link, with only what the environment gives. */
+function core(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(join(prefix, 'bin', 'core'), args, {
+    cwd: work,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: work, ...env } as NodeJS.ProcessEnv,
+  });
+}
+
+beforeAll(() => {
+  ensureBuilt();
+  expect(existsSync(binPath)).toBe(true);
+  work = mkdtempSync(join(tmpdir(), 'core-package-'));
+  const out = join(work, 'out');
+  mkdirSync(out);
+  const result = JSON.parse(npm(['pack', repoRoot, '--pack-destination', out, '--json'], work)) as PackResult[];
+  packed = result[0]!;
+  tarball = join(out, packed.filename);
+  prefix = join(work, 'prefix');
+  npm(['install', '--global', '--prefix', prefix, '--offline', tarball], work);
+}, 120_000);
+
+describe('the npm package', () => {
+  it('holds the bundle, the README, the package.json and the JSON Schemas, and nothing else', () => {
+    const paths = packed.files.map((file) => file.path);
+    expect(paths).toContain('dist/bin.js');
+    expect(paths).toContain('README.md');
+    expect(paths).toContain('package.json');
+    for (const kind of ['reply', 'greet', 'reason', 'config']) expect(paths).toContain(`docs/schemas/${kind}.schema.json`);
+    const unexpected = paths.filter(
+      (path) => !/^dist\/[\w.-]+\.js$/.test(path) && !/^docs\/schemas\/\w+\.schema\.json$/.test(path) && !['README.md', 'package.json', 'LICENSE'].includes(path),
+    );
+    expect(unexpected).toEqual([]);
+    expect(paths.filter((path) => path.endsWith('.map') || path.startsWith('src/') || path.startsWith('test/'))).toEqual([]);
+  });
+
+  it('declares no runtime dependency, since the bundle holds them all', () => {
+    expect(pkg.dependencies ?? {}).toEqual({});
+  });
+
+  it('is a tarball of reasonable size', () => {
+    expect(statSync(tarball).size).toBe(packed.size);
+    // Everything core uses is in it; a jump far past this means something unintended was bundled or shipped.
+    expect(packed.size).toBeLessThan(1_000_000);
+    console.info(`npm pack: ${packed.filename}, ${packed.size} bytes packed, ${packed.unpackedSize} bytes unpacked, ${packed.files.length} files`);
+  });
+
+  it('installs offline with nothing beside itself', () => {
+    const installed = join(prefix, 'lib', 'node_modules', 'core-cli');
+    expect(existsSync(join(installed, 'dist', 'bin.js'))).toBe(true);
+    expect(existsSync(join(installed, 'node_modules'))).toBe(false);
+  });
+
+  it('runs core --version from the install', () => {
+    const result = core(['--version']);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(`${pkg.version}\n`);
+  });
+
+  it('runs core reply --dry-run from the install, checking the payload and masking the token', () => {
+    const result = core(['reply', '--core-client-id', '9223372036854775807', '-t', 'Hello from the package', '--dry-run', '--json'], {
+      CORE_BASE_URL: 'https://chat.example.com',
+      CORE_TENANT: 'acme',
+      CORE_TOKEN: 'package-test-token-5d1e',
+    });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout).not.toContain('package-test-token-5d1e');
+    const document = JSON.parse(result.stdout.replace(/9223372036854775807/, '"9223372036854775807"')) as {
+      dryRun: boolean;
+      url: string;
+      body: Record<string, unknown>;
+    };
+    expect(document).toMatchObject({ dryRun: true, url: 'https://chat.example.com/api/v1/chatbot' });
+    expect(document.body).toMatchObject({ text: 'Hello from the package', coreClientId: '9223372036854775807' });
+  });
+
+  it('refuses an invalid payload from the install with exit 2', () => {
+    const result = core(['reply', '--core-client-id', '1', '--dry-run'], {
+      CORE_BASE_URL: 'https://chat.example.com',
+      CORE_TENANT: 'acme',
+      CORE_TOKEN: 'package-test-token-5d1e',
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('text');
+  });
+
+  it('prints the schemas and a completion script from the install', () => {
+    const schema = core(['schema', 'reply']);
+    expect(schema.status).toBe(0);
+    const installed = join(prefix, 'lib', 'node_modules', 'core-cli', 'docs', 'schemas', 'reply.schema.json');
+    expect(schema.stdout).toBe(readFileSync(installed, 'utf8'));
+    const completion = core(['completion', 'bash']);
+    expect(completion.status).toBe(0);
+    expect(completion.stdout).toContain('complete -F _core_completion core');
+  });
+});
