@@ -5,9 +5,13 @@
 //
 //   (a) core reason update -f 1000.ndjson          (default concurrency 4, kept-alive connections)
 //   (b) a sequential bash loop of curl -X PUT       (the same 1,000 requests, one process each)
-//   (c) core reason update -f 100000.ndjson         (peak RSS: memory must not grow with the file)
+//   (c) core reason update -f 100000.ndjson         (peak RSS: memory must not grow with the file,
+//       compared with the same run on 10,000 reasons)
 //
-// Both talk to `core sandbox` in a child process, seeded with the reasons they update.
+// (a) and (b) talk to `core sandbox` in a child process, seeded with the reasons they update. (c)
+// measures the client's memory and talks to a minimal node:http server in this process that answers
+// 200: the sandbox checks the limit of active reasons by counting its whole store on every update,
+// so with 100,000 reasons it, not the client, would set the pace (about 200 updates a second).
 // Options: --small N (default 1000), --large N (default 100000), --concurrency N (default 4),
 // --bin PATH (another build of bin.js).
 // Installs nothing; needs bash and curl for (b), and uses /usr/bin/time -v for peak RSS when present.
@@ -17,6 +21,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync, createWriteStream } fro
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
 
 const root = resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
@@ -97,6 +103,26 @@ async function startSandbox(seed) {
   };
 }
 
+/** A server that answers every request 200 with an X-Request-Id, as the API's successes look. */
+async function startMinimalServer() {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.setHeader('X-Request-Id', randomUUID());
+      res.end();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    stop: () => new Promise((resolvePromise) => {
+      server.closeAllConnections();
+      server.close(() => resolvePromise());
+    }),
+  };
+}
+
 const hasTimeV = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-v', 'true'], { stdio: 'ignore' }).status === 0;
 
 /** Runs a command, returning its wall time, exit code and peak RSS (KB, or null when unmeasurable). */
@@ -145,6 +171,7 @@ const rows = [];
 let small;
 let loop = null;
 let large;
+let tenthRun;
 try {
   console.error(`bench: writing inputs in ${work}`);
   const smallFile = join(work, `${SMALL}.ndjson`);
@@ -183,21 +210,27 @@ try {
 
   console.error(`bench: writing ${LARGE.toLocaleString('en-US')} reasons`);
   const largeFile = join(work, `${LARGE}.ndjson`);
-  const largeSeed = join(work, `seed-${LARGE}.json`);
   await writeNdjson(largeFile, LARGE);
-  await writeSeed(largeSeed, LARGE);
-  const bigSandbox = await startSandbox(largeSeed);
+  const tenth = Math.max(1, Math.round(LARGE / 10));
+  const tenthFile = join(work, `${tenth}.ndjson`);
+  await writeNdjson(tenthFile, tenth);
+  const minimal = await startMinimalServer();
   try {
+    // The same run on a tenth of the reasons, so the memory of (c) is compared like with like.
+    console.error(`bench: (c0) core reason update -f ${tenth}.ndjson --concurrency ${CONCURRENCY}`);
+    tenthRun = await measure(process.execPath, [bin, 'reason', 'update', '-f', tenthFile, '--concurrency', String(CONCURRENCY)], coreEnv(minimal.url));
+    if (tenthRun.code !== 0) throw new Error(`core reason update exited ${tenthRun.code}: ${tenthRun.stderr.slice(-2000)}`);
     console.error(`bench: (c) core reason update -f ${LARGE}.ndjson --concurrency ${CONCURRENCY}`);
-    large = await measure(process.execPath, [bin, 'reason', 'update', '-f', largeFile, '--concurrency', String(CONCURRENCY)], coreEnv(bigSandbox.url));
+    large = await measure(process.execPath, [bin, 'reason', 'update', '-f', largeFile, '--concurrency', String(CONCURRENCY)], coreEnv(minimal.url));
     if (large.code !== 0) throw new Error(`core reason update exited ${large.code}: ${large.stderr.slice(-2000)}`);
   } finally {
-    await bigSandbox.stop();
+    await minimal.stop();
   }
 
   rows.push([`(a) core reason update, ${SMALL.toLocaleString('en-US')} reasons, concurrency ${CONCURRENCY}`, seconds(small.ms), rate(SMALL, small.ms), mb(small.peakKb)]);
   if (loop) rows.push([`(b) sequential curl loop, ${SMALL.toLocaleString('en-US')} reasons`, seconds(loop.ms), rate(SMALL, loop.ms), '-']);
-  rows.push([`(c) core reason update, ${LARGE.toLocaleString('en-US')} reasons, concurrency ${CONCURRENCY}`, seconds(large.ms), rate(LARGE, large.ms), mb(large.peakKb)]);
+  rows.push([`(c0) core reason update, ${tenth.toLocaleString('en-US')} reasons, minimal server`, seconds(tenthRun.ms), rate(tenth, tenthRun.ms), mb(tenthRun.peakKb)]);
+  rows.push([`(c) core reason update, ${LARGE.toLocaleString('en-US')} reasons, minimal server`, seconds(large.ms), rate(LARGE, large.ms), mb(large.peakKb)]);
 
   const widths = [0, 1, 2, 3].map((i) => Math.max(...[['run', 'time', 'rate', 'peak RSS'][i], ...rows.map((r) => r[i])].map((s) => s.length)));
   const line = (cells) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
@@ -206,8 +239,9 @@ try {
   for (const row of rows) console.log(line(row));
   console.log('');
   if (loop) console.log(`curl loop / core: ${(loop.ms / small.ms).toFixed(1)}x (core is that many times faster on ${SMALL.toLocaleString('en-US')} reasons)`);
-  if (small.peakKb !== null && large.peakKb !== null) {
-    console.log(`peak RSS, ${LARGE.toLocaleString('en-US')} vs ${SMALL.toLocaleString('en-US')} reasons: ${(large.peakKb / small.peakKb).toFixed(2)}x (${hasTimeV ? '/usr/bin/time -v' : 'ps -o rss, polled every 50 ms'})`);
+  if (tenthRun.peakKb !== null && large.peakKb !== null) {
+    const how = hasTimeV ? '/usr/bin/time -v' : 'ps -o rss, polled every 50 ms';
+    console.log(`peak RSS, ${LARGE.toLocaleString('en-US')} vs ${tenth.toLocaleString('en-US')} reasons: ${(large.peakKb / tenthRun.peakKb).toFixed(2)}x for 10x the reasons (${how})`);
   }
   console.log(`summary of (c): ${lastLine(large.stderr)}`);
 } finally {
