@@ -13,7 +13,7 @@ export const completionCommand: CommandFactory = (inv) => {
         'where an option takes a path, and profile names from your config file.\n\n' +
         'The script is made from the commands of this version of core: generate it again after an upgrade.',
     )
-    .addArgument(new Argument('<shell>', 'the shell: bash, zsh or fish').choices(SHELLS))
+    .addArgument(new Argument('<shell>', 'the shell to complete in').choices(SHELLS))
     // The helper below is hidden, so the usage does not offer a [command].
     .usage('[options] <shell>');
   cmd.addHelpText(

@@ -18,7 +18,7 @@ export const schemaCommand: CommandFactory = (inv) => {
         'The same schemas ship in the package under docs/schemas/; docs/recipes.md shows how to point an editor ' +
         'at them.',
     )
-    .addArgument(new Argument('<kind>', 'which schema: reply, greet, reason or config').choices(SCHEMA_KINDS));
+    .addArgument(new Argument('<kind>', 'the request body (reply, greet, reason) or the config file (config)').choices(SCHEMA_KINDS));
   cmd.addHelpText(
     'after',
     `
