@@ -20,6 +20,8 @@ export interface PreparedRequest {
   payload: unknown;
   /** The environment variable a curl command should read the token from. */
   tokenVariable: 'CORE_TOKEN' | 'CORE_INTEGRATOR_TOKEN';
+  /** True when the Authorization header carries the resolved token (not a header from the profile). */
+  bearerFromToken: boolean;
 }
 
 export interface RequestSettings {
@@ -57,11 +59,13 @@ export function prepareRequest(
     'X-Tenant-Name': settings.tenant,
   };
   if (settings.token !== null) headers.Authorization = `Bearer ${settings.token}`;
+  let bearerFromToken = settings.token !== null;
   for (const [name, value] of Object.entries(settings.headers)) {
     for (const existing of Object.keys(headers)) {
       if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
     }
     headers[name] = value;
+    if (name.toLowerCase() === 'authorization') bearerFromToken = false;
   }
   return {
     method: operation.method,
@@ -70,6 +74,7 @@ export function prepareRequest(
     body: stringifyJson(payload),
     payload,
     tokenVariable,
+    bearerFromToken,
   };
 }
 
@@ -114,7 +119,7 @@ export function shellQuote(text: string): string {
 export function renderCurl(request: PreparedRequest, ctx: Context): string {
   const lines = [`curl --fail-with-body -sS -X ${request.method} ${shellQuote(request.url)}`];
   for (const [name, value] of Object.entries(request.headers)) {
-    if (name === 'Authorization' && value.startsWith('Bearer ')) {
+    if (name === 'Authorization' && request.bearerFromToken) {
       lines.push(`-H "Authorization: Bearer \$${request.tokenVariable}"`);
     } else if (SENSITIVE_HEADER.test(name)) {
       lines.push(`-H ${shellQuote(`${name}: ${MASK}`)}`);

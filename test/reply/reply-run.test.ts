@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/payload/json.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
@@ -164,6 +167,17 @@ describe('core reply: secrets', () => {
     const result = await runInProcess(['reply', '-t', 'x', '--question-id', '1', '--curl'], { env: envFor('http://127.0.0.1:9') });
     expect(result.stdout).toContain('"Authorization: Bearer $CORE_TOKEN"');
     expect(result.stdout).toContain("--data-binary '{\"text\":\"x\"");
+  });
+
+  it('masks an Authorization header from the profile in --curl instead of naming $CORE_TOKEN', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'core-curl-'));
+    const file = join(dir, 'core.yaml');
+    writeFileSync(file, `profiles:\n  p:\n    baseUrl: http://127.0.0.1:9\n    tenant: acme\n    headers: {Authorization: "Basic ${TOKEN}"}\n`);
+    const result = await runInProcess(['reply', '-t', 'x', '--question-id', '1', '--curl'], { env: baseEnv({ CORE_CONFIG: file }) });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("-H 'Authorization: ********'");
+    expect(result.stdout).not.toContain('$CORE_TOKEN');
+    expect(result.stdout + result.stderr).not.toContain(TOKEN);
   });
 
   it('masks the token in an error that echoes it back', async () => {
