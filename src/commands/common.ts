@@ -1,11 +1,10 @@
-import type { Settings } from '../config/index.js';
+import { loadSettings, type Settings } from '../config/index.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { GlobalOptions } from '../program.js';
 
 /** Loads the effective settings for a command: global flags, --timeout, environment, profile. */
 export async function loadCommandSettings(options: { global: GlobalOptions; timeout?: string }, ctx: Context): Promise<Settings> {
-  const { loadSettings } = await import('../config/index.js');
   return loadSettings({
     cwd: ctx.cwd,
     env: ctx.env,

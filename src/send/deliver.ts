@@ -1,4 +1,4 @@
-import type { Settings } from '../config/index.js';
+import { requireSettings, resolveSettingsToken, type Settings } from '../config/index.js';
 import type { Context } from '../context.js';
 import { CoreError, ExitCode, exitCodeForStatus, NetworkError, PayloadError, type Problem } from '../errors.js';
 import type { HttpResponse } from '../http/client.js';
@@ -82,7 +82,6 @@ export async function deliver(input: DeliverInput, ctx: Context): Promise<number
   const { settings, flags } = input;
   const tokenSpec = input.credential === 'integrator' ? (settings.integratorToken ?? settings.token) : settings.token;
   const tokenVariable = input.credential === 'integrator' && settings.integratorToken ? 'CORE_INTEGRATOR_TOKEN' : 'CORE_TOKEN';
-  const { requireSettings, resolveSettingsToken } = await import('../config/index.js');
 
   if (flags.verbose) for (const note of input.notes ?? []) ctx.err(`* ${note}\n`);
 

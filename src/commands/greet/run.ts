@@ -1,5 +1,6 @@
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
+import { validateGreeting } from '../../payload/index.js';
 import type { Prompter } from '../../prompts/prompter.js';
 import { deliver, printWarnings, rejectPayload } from '../../send/deliver.js';
 import { readPayloadFile } from '../../send/input.js';
@@ -29,7 +30,6 @@ export async function runGreet(options: GreetOptions, ctx: Context, deps: GreetD
   const file = options.file === undefined ? undefined : (await readPayloadFile(options.file, ctx)).value;
   const built = buildGreeting(file, options.fields, { now: deps.now?.() ?? new Date() });
 
-  const { validateGreeting } = await import('../../payload/index.js');
   const limits = settings.limits.value;
   let payload = built.payload;
   if (options.interactive) {

@@ -1,4 +1,4 @@
-import type { Settings } from '../../config/index.js';
+import { requireSettings, resolveSettingsToken, type Settings } from '../../config/index.js';
 import type { Context } from '../../context.js';
 import type { PreparedRequest, RequestSettings } from '../../send/request.js';
 
@@ -36,7 +36,6 @@ function guardHeaders(headers: Record<string, string>, ctx: Context): void {
 
 /** For sending: every value must be there; the token is resolved (its command run) and registered as a secret. */
 export async function resolveCredentials(settings: Settings, ctx: Context): Promise<ReasonCredentials> {
-  const { requireSettings, resolveSettingsToken } = await import('../../config/index.js');
   const headers = settings.headers.value;
   const byHeader = headersCarryAuthorization(headers);
   requireSettings(settings, byHeader ? ['baseUrl', 'tenant'] : ['baseUrl', 'tenant', 'integratorToken']);

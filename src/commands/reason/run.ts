@@ -9,6 +9,7 @@ import { startProgress } from '../../batch/progress.js';
 import { printResult } from '../../output/render.js';
 import type { RequestResult } from '../../output/result.js';
 import { makeStyle } from '../../output/style.js';
+import { validateReason } from '../../payload/index.js';
 import { stringifyJson } from '../../payload/json.js';
 import { exchange, printWarnings } from '../../send/deliver.js';
 import { isRecord } from '../../send/fields.js';
@@ -40,7 +41,6 @@ export async function runReasonUpdate(options: ReasonUpdateOptions, ctx: Context
   for (const name of options.fields.names ?? []) parseName(name);
 
   const settings = await loadCommandSettings(options, ctx);
-  const { validateReason } = await import('../../payload/index.js');
   const fromFile = options.file !== undefined;
   const spec: ItemSpec<unknown> = {
     prepare: fromFile ? (value) => layFields(value, options.fields) : (value) => value,

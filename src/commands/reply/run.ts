@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { validateReply } from '../../payload/index.js';
 import type { Prompter } from '../../prompts/prompter.js';
 import { deliver, printWarnings, rejectPayload } from '../../send/deliver.js';
 import { readPayloadFile } from '../../send/input.js';
@@ -27,7 +28,6 @@ export async function runReply(options: ReplyOptions, ctx: Context, deps: ReplyD
   const file = options.file === undefined ? undefined : (await readPayloadFile(options.file, ctx)).value;
   const built = await buildReply(file, options.fields, { now: new Date(), newId: randomUUID });
 
-  const { validateReply } = await import('../../payload/index.js');
   const limits = settings.limits.value;
   if (options.interactive) {
     // The composer asks only for what the file and flags left out; the answerId is already filled.
