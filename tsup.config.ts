@@ -20,22 +20,38 @@ const lazyModules: Array<{ module: RegExp; importer: RegExp; real: string }> = [
   { module: /^http2-wrapper$/, importer: /[\\/]got[\\/]/, real: 'http2-wrapper' },
 ];
 
+/**
+ * Node built-ins that only some paths use (the sandbox's server, token commands, batch reading).
+ * esbuild hoists every import of a built-in to the top of the ESM bundle, so without this each run
+ * would load all of them (~12 ms on Node 20). Imported from core's own code they become stand-ins
+ * too: a named import reads through the stand-in's prototype, so the module loads on first use.
+ */
+const lazyBuiltins = /^(node:)?(http|https|child_process|crypto|stream|stream\/promises|timers\/promises|readline|net|tls)$/;
+
 const lazyDependencies: Plugin = {
   name: 'lazy-dependencies',
   setup(build) {
     for (const [index, lazy] of lazyModules.entries()) {
       build.onResolve({ filter: lazy.module }, (args) =>
-        lazy.importer.test(args.importer) && args.namespace !== 'lazy' ? { path: String(index), namespace: 'lazy' } : undefined,
+        lazy.importer.test(args.importer) && args.namespace !== 'lazy' ? { path: lazy.real, namespace: 'lazy' } : undefined,
       );
+      void index;
     }
+    build.onResolve({ filter: lazyBuiltins }, (args) =>
+      /[\\/]src[\\/]/.test(args.importer) && args.namespace !== 'lazy'
+        ? { path: args.path.startsWith('node:') ? args.path : `node:${args.path}`, namespace: 'lazy' }
+        : undefined,
+    );
     build.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => ({
       // `__esModule` and `then` are answered without loading, so the bundler's interop and promise
-      // checks do not defeat the laziness.
+      // checks do not defeat the laziness; the prototype serves named imports.
       contents:
-        `let real; const load = () => (real ??= require(${JSON.stringify(lazyModules[Number(args.path)]!.real)}));\n` +
+        `let real; const load = () => (real ??= require(${JSON.stringify(args.path)}));\n` +
+        'const proto = new Proxy({}, { get: (_, key) => load()[key] });\n' +
         'module.exports = new Proxy({}, {\n' +
         "  get: (_, key) => (key === '__esModule' || key === 'then' ? undefined : load()[key]),\n" +
         '  has: (_, key) => key in load(),\n' +
+        '  getPrototypeOf: () => proto,\n' +
         '});\n',
       loader: 'js',
       resolveDir: process.cwd(),
@@ -43,24 +59,76 @@ const lazyDependencies: Plugin = {
   },
 };
 
-export default defineConfig({
-  entry: { bin: 'src/bin.ts' },
+/**
+ * Third-party modules that only some paths need. Each has a one-line module in src/vendor/ that is
+ * built into dist/vendor/; project code reaches it with `await import('<package>')`, which the
+ * application bundle turns into an import of that file, so a run loads only what its path uses.
+ */
+const vendor = [
+  'got',
+  'cosmiconfig',
+  'yaml',
+  'cli-progress',
+  'mime/lite',
+  'remove-markdown',
+  '@inquirer/input',
+  '@inquirer/select',
+  '@inquirer/confirm',
+  '@inquirer/editor',
+  '@inquirer/checkbox',
+  '@inquirer/password',
+  '@inquirer/number',
+];
+const vendorFile = (name: string) => `vendor/${name.replace('@', '').replace(/\//g, '-')}`;
+
+/** In the application bundle, every vendor module and main.js (from bin.ts) stay separate files. */
+const separateFiles: Plugin = {
+  name: 'separate-files',
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind === 'entry-point') return undefined;
+      if (vendor.includes(args.path)) return { path: `./${vendorFile(args.path)}.js`, external: true };
+      if (args.path === './main.js' && /[\\/]bin\.ts$/.test(args.importer)) return { path: './main.js', external: true };
+      return undefined;
+    });
+  },
+};
+
+const shared: Options = {
   format: ['esm'],
   platform: 'node',
   target: 'node20',
-  splitting: true,
   bundle: true,
   minify: true,
   sourcemap: false,
-  clean: true,
+  clean: false,
   shims: false,
-  define: { __CORE_VERSION__: JSON.stringify(pkg.version) },
+  // Keep `node:` specifiers as written, so the lazy built-ins below can see them.
+  removeNodeProtocol: false,
   noExternal: [/^(?!typescript$).*/],
   // cosmiconfig's TypeScript loader would otherwise pull the whole compiler into the bundle.
   external: ['typescript'],
-  esbuildPlugins: [lazyDependencies],
   banner: {
     // CommonJS dependencies inside an ESM bundle call require() for Node built-ins.
     js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
   },
-});
+};
+
+export default defineConfig([
+  // The application: bin.js (the --version fast path) and main.js, one file holding all of core's own
+  // code with commander, zod and chalk. One file loads faster than many small chunks.
+  {
+    ...shared,
+    entry: { bin: 'src/bin.ts', main: 'src/main.ts' },
+    splitting: false,
+    define: { __CORE_VERSION__: JSON.stringify(pkg.version) },
+    esbuildPlugins: [separateFiles, lazyDependencies],
+  },
+  // Third-party modules loaded on demand, sharing their common parts between them.
+  {
+    ...shared,
+    entry: Object.fromEntries(vendor.map((name) => [vendorFile(name), `src/${vendorFile(name)}.ts`])),
+    splitting: true,
+    esbuildPlugins: [lazyDependencies],
+  },
+]);

@@ -1,0 +1,3 @@
+// Built into dist/vendor/ and loaded on demand: see tsup.config.ts.
+import m from 'cli-progress';
+export default m;
