@@ -92,6 +92,8 @@ interface TenantState {
   /** Keys of questions that have a delivered bot answer (chatbot rule 7); see questionKeys. */
   answeredQuestions: Set<string>;
   reasons: Map<string, ReasonRecord>;
+  /** How many of `reasons` are active, kept up to date so an update need not count the whole store. */
+  activeCount: number;
 }
 
 export interface SandboxStateConfig {
@@ -181,9 +183,8 @@ export class SandboxState {
       return { ok: false, status: 404, message: `no inactivity reason with code '${update.code}'` };
     }
     const next = storedReason(update);
-    let active = isActive(next) ? 1 : 0;
-    for (const [code, record] of state.reasons) if (code !== update.code && isActive(record.reason)) active += 1;
-    if (active > this.config.maxActiveReasons) {
+    const active = state.activeCount - (isActive(current.reason) ? 1 : 0) + (isActive(next) ? 1 : 0);
+    if (active > this.config.maxActiveReasons && active > state.activeCount) {
       return {
         ok: false,
         status: 409,
@@ -200,6 +201,7 @@ export class SandboxState {
       requestId: meta.requestId,
     };
     state.reasons.set(update.code, record);
+    state.activeCount = active;
     return { ok: true, record };
   }
 
@@ -231,7 +233,9 @@ export class SandboxState {
       // A copy per tenant, so an update in one tenant can never show in another.
       reasons.set(reason.code, { tenant, code: reason.code, reason: structuredClone(reason), updatedAt: null, requestId: null });
     }
-    return { messages: [], answerIds: new Set(), answeredQuestions: new Set(), reasons };
+    let activeCount = 0;
+    for (const record of reasons.values()) if (isActive(record.reason)) activeCount += 1;
+    return { messages: [], answerIds: new Set(), answeredQuestions: new Set(), reasons, activeCount };
   }
 
   private state(tenant: string): TenantState {
