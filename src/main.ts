@@ -1,4 +1,5 @@
 import { createContext, type Context, type Env, type Streams } from './context.js';
+import { debugTrace, scrubCredentials } from './debug.js';
 import { CoreError, ExitCode, PayloadError, ConfigError } from './errors.js';
 import { buildProgram, CommanderError, type Invocation } from './program.js';
 
@@ -41,12 +42,14 @@ export function reportError(error: unknown, ctx: Context): number {
   }
   if (error instanceof CoreError) {
     ctx.err(formatCoreError(error, ctx));
-    if (ctx.debug && error.cause instanceof Error) ctx.err(`${error.cause.stack ?? String(error.cause)}\n`);
+    // Stacks and causes only, scrubbed (src/debug.ts): never an error object whole, as got's carry
+    // the request's headers.
+    if (ctx.debug && error.cause !== undefined) ctx.err(debugTrace(error.cause));
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  ctx.err(`error: unexpected failure: ${message}\n`);
-  if (ctx.debug && error instanceof Error && error.stack) ctx.err(`${error.stack}\n`);
+  ctx.err(`error: unexpected failure: ${scrubCredentials(message)}\n`);
+  if (ctx.debug && error instanceof Error) ctx.err(debugTrace(error));
   else ctx.err('hint: run again with CORE_DEBUG=1 for details, and report it if it persists\n');
   return ExitCode.internal;
 }

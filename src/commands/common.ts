@@ -3,8 +3,11 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { GlobalOptions } from '../program.js';
 
-/** Loads the effective settings for a command: global flags, --timeout, environment, profile. */
-export async function loadCommandSettings(options: { global: GlobalOptions; timeout?: string }, ctx: Context): Promise<Settings> {
+/** Loads the effective settings for a command: global flags, --timeout, --ca-file, environment, profile. */
+export async function loadCommandSettings(
+  options: { global: GlobalOptions; timeout?: string; caFile?: string },
+  ctx: Context,
+): Promise<Settings> {
   return loadSettings({
     cwd: ctx.cwd,
     env: ctx.env,
@@ -14,6 +17,7 @@ export async function loadCommandSettings(options: { global: GlobalOptions; time
       baseUrl: options.global.baseUrl,
       tenant: options.global.tenant,
       timeout: options.timeout,
+      caFile: options.caFile,
     },
     warn: (message) => ctx.warn(message),
   });

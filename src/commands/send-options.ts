@@ -9,6 +9,12 @@ export interface SendOptions {
   json: boolean;
   verbose: boolean;
   timeout?: string;
+  /** --ca-file: a PEM file of CA certificates trusted on top of the system's. */
+  caFile?: string;
+  /** --insecure: do not check TLS certificates (warned about on every use). */
+  insecure?: boolean;
+  /** --allow-http: send credentials over plain http to a host other than this machine. */
+  allowHttp?: boolean;
 }
 
 /**
@@ -29,7 +35,10 @@ export function addSendOptions(cmd: Command): Command {
     .option('--curl', 'print an equivalent curl command (the token as $CORE_TOKEN); send nothing')
     .option('--json', 'print one JSON result document on stdout')
     .option('-v, --verbose', 'print request and response headers (secrets masked) on stderr')
-    .option('--timeout <duration>', 'time limit per attempt, such as 10s or 1500ms (default 30s)');
+    .option('--timeout <duration>', 'time limit per attempt, such as 10s or 1500ms (default 30s)')
+    .option('--ca-file <file>', "trust the CA certificates in this PEM file too, on top of the system's (profile key caFile)")
+    .option('--insecure', 'do not check TLS certificates: anyone on the network path could read the token (warns every time)')
+    .option('--allow-http', 'allow sending the token over plain http to a host other than this machine');
 }
 
 export function readSendOptions(raw: Record<string, unknown>): SendOptions {
@@ -41,5 +50,8 @@ export function readSendOptions(raw: Record<string, unknown>): SendOptions {
     json: raw.json === true,
     verbose: raw.verbose === true,
     timeout: raw.timeout as string | undefined,
+    caFile: raw.caFile as string | undefined,
+    insecure: raw.insecure === true,
+    allowHttp: raw.allowHttp === true,
   };
 }

@@ -8,6 +8,7 @@ import {
   SEARCH_PLACES_TEXT,
   USER_PLACES_TEXT,
 } from './locate.js';
+import { noProxyFromEnv, proxyFromEnv } from '../http/proxy.js';
 import { baseUrlProblem, suggest, validateConfig, type ConfigFile, type ProfileConfig } from './schema.js';
 import type { SecretSpec } from './secret.js';
 
@@ -40,12 +41,22 @@ export interface Settings {
   timeoutMs: Resolved<number>;
   retries: Resolved<number>;
   limits: Resolved<Limits>;
+  /**
+   * The proxy for the base URL's scheme: the profile's `proxy`, else https_proxy / HTTPS_PROXY (or
+   * http_proxy / HTTP_PROXY for an http base URL). The value may hold a user name and password:
+   * print it only through `redactProxyUrl`. Whether a request uses it is decided with `noProxy`.
+   */
+  proxy: Resolved<string> | null;
+  /** no_proxy / NO_PROXY: the hosts reached directly. */
+  noProxy: Resolved<string> | null;
+  /** A PEM file of CA certificates added to the trust store: --ca-file, else the profile's caFile. An absolute path. */
+  caFile: Resolved<string> | null;
 }
 
 export interface LoadInput {
   cwd: string;
   env: Record<string, string | undefined>;
-  flags: { config?: string; profile?: string; baseUrl?: string; tenant?: string; timeout?: string };
+  flags: { config?: string; profile?: string; baseUrl?: string; tenant?: string; timeout?: string; caFile?: string };
   /** Receives warnings, such as a config file with a literal token that others can read. */
   warn?: (message: string) => void;
 }
@@ -74,12 +85,13 @@ export async function loadSettings(input: LoadInput): Promise<Settings> {
   const fromProfile = `profile ${profile?.value ?? ''} in ${file ?? ''}`;
   const pick = <T>(value: T | undefined): Resolved<T> | null => (value === undefined ? null : { value, source: fromProfile });
 
+  const baseUrl = flagOrEnvUrl(input) ?? pick(settings.baseUrl);
   return {
     configFile: file,
     searched: location.searched,
     profiles,
     profile,
-    baseUrl: flagOrEnvUrl(input) ?? pick(settings.baseUrl),
+    baseUrl,
     tenant: flagOrEnvTenant(input) ?? pick(settings.tenant),
     token: envSecret(input.env, 'CORE_TOKEN') ?? pick(settings.token),
     integratorToken: envSecret(input.env, 'CORE_INTEGRATOR_TOKEN') ?? pick(settings.integratorToken),
@@ -90,7 +102,50 @@ export async function loadSettings(input: LoadInput): Promise<Settings> {
     },
     retries: pick(settings.retries) ?? { value: DEFAULT_RETRIES, source: 'default' },
     limits: pick(settings.limits) ?? { value: {}, source: 'default' },
+    proxy: pick(settings.proxy) ?? envProxy(input.env, baseUrl),
+    noProxy: envNoProxy(input.env),
+    caFile: caFile(input, settings, file, fromProfile),
   };
+}
+
+/**
+ * The proxy from the environment, for the base URL's scheme (https when the base URL is not known
+ * yet). The profile's `proxy` wins over these variables: it is written for one service, while the
+ * variables are the whole machine's (as git's http.proxy and npm's proxy setting win over them).
+ */
+function envProxy(env: Record<string, string | undefined>, baseUrl: Resolved<string> | null): Resolved<string> | null {
+  let protocol = 'https:';
+  if (baseUrl) {
+    try {
+      protocol = new URL(baseUrl.value).protocol;
+    } catch {
+      // An unusable base URL fails its own check; https is the likely scheme meanwhile.
+    }
+  }
+  const found = proxyFromEnv(protocol, env);
+  // Checked when a request would use it (src/send/transport.ts), not here: a machine-wide variable
+  // this tool cannot use must not stop `config show`, or a request to a host NO_PROXY lists.
+  return found === undefined ? null : { value: found.value, source: `env ${found.name}` };
+}
+
+function envNoProxy(env: Record<string, string | undefined>): Resolved<string> | null {
+  const found = noProxyFromEnv(env);
+  return found === undefined ? null : { value: found.value, source: `env ${found.name}` };
+}
+
+/**
+ * --ca-file (from the current folder), else the profile's caFile (from the config file's folder, as
+ * a token command runs there). The file is read when a request is made, so `config show` works
+ * even when it is missing.
+ */
+function caFile(input: LoadInput, settings: ProfileConfig, file: string | null, fromProfile: string): Resolved<string> | null {
+  if (input.flags.caFile !== undefined) {
+    if (input.flags.caFile === '') throw new UsageError('--ca-file needs a file name');
+    return { value: path.resolve(input.cwd, input.flags.caFile), source: 'flag --ca-file' };
+  }
+  if (settings.caFile === undefined) return null;
+  const base = file === null ? input.cwd : path.dirname(file);
+  return { value: path.resolve(base, settings.caFile), source: fromProfile };
 }
 
 function validated(file: string, content: unknown): ConfigFile {

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { Problem } from '../errors.js';
+import { parseProxyUrl } from '../http/proxy.js';
 import { parseDuration } from './duration.js';
 
 /**
@@ -34,6 +35,13 @@ export function baseUrlProblem(value: string): string | undefined {
   if (url.username !== '' || url.password !== '') return 'must not hold a user name or password; use token';
   if (url.search !== '' || url.hash !== '') return `${JSON.stringify(`${url.origin}${url.pathname}`)} with a query or fragment is not a base URL`;
   return undefined;
+}
+
+/** Why a proxy URL is unusable, or undefined when it is fine. Never quotes the value: it may hold a password. */
+export function proxyProblem(value: string): string | undefined {
+  if (CONTROL.test(value)) return 'must not hold a line break or control character';
+  const parsed = parseProxyUrl(value);
+  return 'problem' in parsed ? parsed.problem : undefined;
 }
 
 /** Why a duration is unusable, or undefined when it is fine. */
@@ -74,6 +82,12 @@ const timeoutSchema = z
   .union([z.number(), z.string()], { error: 'must be milliseconds or a duration such as 30s' })
   .check(z.refine((value) => durationProblem(value) === undefined, { error: (issue) => durationProblem(issue.input) }));
 
+const proxySchema = z.string({ error: 'must be a proxy URL string such as http://proxy.example.com:3128' }).check(
+  z.refine((value) => proxyProblem(value) === undefined, { error: (issue) => proxyProblem(String(issue.input)) }),
+);
+
+const caFileSchema = nonEmpty('the path of a PEM file holding CA certificates');
+
 const retriesSchema = z
   .int({ error: (issue) => `must be a whole number from 0 to 10, not ${describe(issue.input)}` })
   .check(
@@ -108,6 +122,8 @@ export const profileSchema = z.strictObject(
     timeout: z.optional(timeoutSchema),
     retries: z.optional(retriesSchema),
     limits: z.optional(limitsSchema),
+    proxy: z.optional(proxySchema),
+    caFile: z.optional(caFileSchema),
   },
   { error: 'must be a mapping of settings (baseUrl, tenant, token, ...)' },
 );
@@ -128,7 +144,7 @@ export type ConfigFile = z.infer<typeof configSchema>;
 export type ProfileConfig = z.infer<typeof profileSchema>;
 
 const TOP_KEYS = ['$schema', 'defaultProfile', 'profiles'];
-const PROFILE_KEYS = ['baseUrl', 'tenant', 'token', 'integratorToken', 'headers', 'timeout', 'retries', 'limits'];
+const PROFILE_KEYS = ['baseUrl', 'tenant', 'token', 'integratorToken', 'headers', 'timeout', 'retries', 'limits', 'proxy', 'caFile'];
 const LIMIT_KEYS = ['maxQuickReplies', 'maxQuickReplyLength'];
 const TOKEN_KEYS = ['env', 'command'];
 

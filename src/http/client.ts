@@ -26,6 +26,8 @@ export interface HttpRequest {
    */
   retrySignal?: AbortSignal;
   agent?: { http?: HttpAgent; https?: HttpsAgent };
+  /** The proxy the agent goes through, printable (no credentials), for messages. */
+  proxy?: string;
   /** Told before each repeat, for --verbose and progress output. */
   onRetry?: (info: RetryInfo) => void;
   /** The largest part of a response body kept in memory; the rest is read and dropped. */
@@ -65,6 +67,9 @@ const RETRYABLE_CODES = new Set([
   'EAI_AGAIN',
   'ERR_STREAM_PREMATURE_CLOSE',
 ]);
+
+/** Failures to open a connection: through a proxy, they are the proxy's. */
+const PROXY_LEG_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /** The longest Retry-After the tool waits for; a longer one ends the retries. */
 export const MAX_RETRY_AFTER_MS = 60_000;
@@ -203,13 +208,19 @@ async function attemptOnce(request: HttpRequest): Promise<HttpResponse> {
 }
 
 /** Turns whatever got or the socket threw into a NetworkError with a plain message. */
-export function toNetworkError(error: unknown, request: Pick<HttpRequest, 'url' | 'timeoutMs'>): NetworkError {
+export function toNetworkError(error: unknown, request: Pick<HttpRequest, 'url' | 'timeoutMs' | 'proxy'>): NetworkError {
   if (error instanceof NetworkError) return error;
   const err = error as { code?: string; message?: string; name?: string; cause?: unknown };
   let code = typeof err.code === 'string' ? err.code : 'ENETWORK';
   const host = safeHost(request.url);
   let message: string;
-  if (err.name === 'AbortError' || code === 'ERR_ABORTED') {
+  if (code === 'EPROXY') {
+    // Made by the tunnel agent (src/http/agents.ts): it names the proxy and its answer.
+    message = err.message ?? 'the proxy refused the connection';
+  } else if (request.proxy && PROXY_LEG_CODES.has(code)) {
+    // Through a proxy, the only connection this machine opens is to the proxy.
+    message = `cannot reach the proxy ${request.proxy} (${code})`;
+  } else if (err.name === 'AbortError' || code === 'ERR_ABORTED') {
     code = 'EABORTED';
     message = 'the request was interrupted';
   } else if (code === 'ETIMEDOUT') {
@@ -223,8 +234,9 @@ export function toNetworkError(error: unknown, request: Pick<HttpRequest, 'url' 
   } else if (code === 'HPE_INVALID_CONSTANT' || code.startsWith('HPE_')) {
     message = `${host} did not answer with HTTP`;
     code = 'EPROTO';
-  } else if (/CERT|SSL|TLS|EPROTO/.test(code)) {
-    message = `TLS failure talking to ${host}: ${err.message ?? code}`;
+  } else if (/CERT|SSL|TLS|EPROTO|SIGNATURE/.test(code)) {
+    const privateCa = /CERT|SIGNATURE|ISSUER/.test(code) ? '; if the service uses a private CA, give its certificate with --ca-file FILE' : '';
+    message = `TLS failure talking to ${host}: ${err.message ?? code}${privateCa}`;
   } else {
     message = `request to ${host} failed: ${err.message ?? code}`;
   }

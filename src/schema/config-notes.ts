@@ -28,7 +28,8 @@ export const CONFIG_NOTES: Readonly<Record<string, string>> = {
     'Rules a JSON Schema cannot express: defaultProfile must name a profile of this file;',
     'baseUrl must be an absolute http or https URL without user name, password, query or fragment;',
     'timeout must be a duration from 1 ms to 2147483647 ms;',
-    'tokens and header values must not hold a line break or control character.',
+    'tokens and header values must not hold a line break or control character;',
+    'proxy must be an http or https URL.',
   ].join(' '),
   $schema: 'Ignored by core: the URL or path of this JSON Schema, for editors that read it from the file.',
   defaultProfile:
@@ -57,4 +58,8 @@ export const CONFIG_NOTES: Readonly<Record<string, string>> = {
     "The server's limits on quick replies, when you know them; quick replies are then checked against them before sending.",
   'profiles.*.limits.maxQuickReplies': "The server's message.max-quick-replies: the most quick replies one message may carry.",
   'profiles.*.limits.maxQuickReplyLength': "The server's message.max-quick-reply-length: the longest text of one quick reply.",
+  'profiles.*.proxy':
+    'The HTTP proxy for this profile, such as http://proxy.example.com:3128 (http or https; a value without a scheme is taken as http). It wins over HTTPS_PROXY and HTTP_PROXY; NO_PROXY still applies, and loopback hosts are never proxied. A user name and password in it are secrets: core never prints them.',
+  'profiles.*.caFile':
+    "A PEM file of CA certificates trusted on top of the system's (for a service or proxy behind a private CA); a relative path is taken from the config file's folder. Flag --ca-file.",
 };

@@ -1,12 +1,14 @@
 import { requireSettings, resolveSettingsToken, type Settings } from '../config/index.js';
 import type { Context } from '../context.js';
 import { CoreError, ExitCode, exitCodeForStatus, NetworkError, PayloadError, type Problem } from '../errors.js';
-import type { HttpResponse } from '../http/client.js';
+import type { HttpRequest, HttpResponse } from '../http/client.js';
+import { debugTrace } from '../debug.js';
 import { printResult } from '../output/render.js';
 import { resultFromResponse, type RequestResult } from '../output/result.js';
 import {
   joinUrl,
   prepareRequest,
+  registerHeaderSecrets,
   renderCurl,
   renderDryRun,
   renderVerboseRequest,
@@ -21,6 +23,10 @@ export interface SendFlags {
   curl: boolean;
   json: boolean;
   verbose: boolean;
+  /** --insecure: TLS certificates are not checked (warned about on every use). */
+  insecure?: boolean;
+  /** --allow-http: credentials may go over plain http to a host other than loopback. */
+  allowHttp?: boolean;
 }
 
 export type Credential = 'bot' | 'integrator';
@@ -91,6 +97,11 @@ export async function deliver(input: DeliverInput, ctx: Context): Promise<number
     const missing = (['baseUrl', 'tenant'] as const).filter((k) => settings[k] === null);
     if (!tokenSpec) missing.push('token' as never);
     if (missing.length > 0) ctx.warn(`not configured: ${missing.join(', ')} (a real send would stop here)`);
+    // Not resolved (nothing is sent), but a token known without running a command is masked anyway,
+    // should the payload quote it.
+    registerKnownSecrets(settings, ctx);
+    const { warnInsecure } = await import('./transport.js');
+    warnInsecure(flags, ctx);
     const prepared = prepareRequest(
       input.operation,
       {
@@ -109,19 +120,43 @@ export async function deliver(input: DeliverInput, ctx: Context): Promise<number
 
   const which = input.credential === 'integrator' ? 'integratorToken' : 'token';
   requireSettings(settings, ['baseUrl', 'tenant', which]);
-  const token = await resolveSettingsToken(settings, which, { env: ctx.env, cwd: ctx.cwd, signal: ctx.signal });
-  ctx.addSecret(token);
-  const prepared = prepareRequest(
-    input.operation,
-    { baseUrl: settings.baseUrl!.value, tenant: settings.tenant!.value, token, headers: settings.headers.value },
-    input.payload,
-    tokenVariable,
-  );
-  return sendPrepared(prepared, input, ctx);
+  registerHeaderSecrets(settings.headers.value, ctx);
+  // The network rules come before the token: a refused send never runs a token command.
+  const { prepareTransport } = await import('./transport.js');
+  const transport = await prepareTransport(settings.baseUrl!.value, settings, flags, ctx);
+  try {
+    const token = await resolveSettingsToken(settings, which, { env: ctx.env, cwd: ctx.cwd, signal: ctx.signal });
+    ctx.addSecret(token);
+    const prepared = prepareRequest(
+      input.operation,
+      { baseUrl: settings.baseUrl!.value, tenant: settings.tenant!.value, token, headers: settings.headers.value },
+      input.payload,
+      tokenVariable,
+    );
+    return await sendPrepared(prepared, { ...input, agent: transport.agents, proxy: transport.proxy }, ctx);
+  } finally {
+    transport.close();
+  }
+}
+
+/** Registers the token values known without running a command (a literal, an environment variable's value). */
+function registerKnownSecrets(settings: Settings, ctx: Context): void {
+  for (const spec of [settings.token?.value, settings.integratorToken?.value]) {
+    if (typeof spec === 'string') ctx.addSecret(spec);
+    else if (spec && 'env' in spec) {
+      const value = ctx.env[spec.env];
+      if (value) ctx.addSecret(value);
+    }
+  }
+  registerHeaderSecrets(settings.headers.value, ctx);
 }
 
 /** Sends a prepared request and prints its result; shared with the batch sender. */
-export async function sendPrepared(prepared: PreparedRequest, input: DeliverInput, ctx: Context): Promise<number> {
+export async function sendPrepared(
+  prepared: PreparedRequest,
+  input: DeliverInput & { agent?: HttpRequest['agent']; proxy?: string | null },
+  ctx: Context,
+): Promise<number> {
   const result = await exchange(prepared, input, ctx);
   printResult(result, ctx, input.flags.json);
   return exitCodeOf(result);
@@ -131,7 +166,9 @@ export async function sendPrepared(prepared: PreparedRequest, input: DeliverInpu
 export async function exchange(
   prepared: PreparedRequest,
   input: Pick<DeliverInput, 'settings' | 'flags' | 'retryable' | 'answerId' | 'code'> & {
-    agent?: import('../http/client.js').HttpRequest['agent'];
+    agent?: HttpRequest['agent'];
+    /** The proxy in use, printable, for messages. */
+    proxy?: string | null;
     retrySignal?: AbortSignal;
   },
   ctx: Context,
@@ -151,6 +188,7 @@ export async function exchange(
       retryable: input.retryable,
       signal: ctx.signal,
       ...(input.agent ? { agent: input.agent } : {}),
+      ...(input.proxy ? { proxy: input.proxy } : {}),
       ...(input.retrySignal ? { retrySignal: input.retrySignal } : {}),
       onRetry: (info) => {
         if (input.flags.verbose) ctx.err(`* ${info.reason}: attempt ${info.attempt} in ${info.delayMs} ms\n`);
@@ -158,6 +196,7 @@ export async function exchange(
     });
   } catch (error) {
     if (!(error instanceof CoreError)) throw error;
+    if (ctx.debug && error.cause !== undefined) ctx.err(debugTrace(error.cause));
     const code = error instanceof NetworkError ? error.code : error.code;
     return {
       ok: false,

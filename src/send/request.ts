@@ -80,6 +80,20 @@ export function prepareRequest(
 
 const SENSITIVE_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie)$|token|secret|api-?key|password|auth/i;
 
+/**
+ * Registers the values of credential-like headers (the profile's own Authorization, an API key) as
+ * secrets, with and without their scheme word, so that no output can print them: not an error body
+ * that echoes them, nor a debug trace.
+ */
+export function registerHeaderSecrets(headers: Record<string, string>, ctx: Context): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!SENSITIVE_HEADER.test(name)) continue;
+    ctx.addSecret(value);
+    const credential = /^\S+\s+(.+)$/.exec(value)?.[1];
+    if (credential) ctx.addSecret(credential);
+  }
+}
+
 /** Headers safe to print: credentials keep their scheme word and lose their value. */
 export function maskHeaders(headers: Record<string, string>, ctx: Context): Record<string, string> {
   const masked: Record<string, string> = {};

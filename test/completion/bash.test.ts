@@ -77,7 +77,7 @@ describe('the bash completion script', () => {
     ['a subcommand', ['core', 'reason', 'u'], ['update']],
     ['the subcommands of config', ['core', 'config', ''], ['help', 'init', 'path', 'show']],
     ['options, the global --config among them', ['core', 'reply', '--co'], ['--code', '--config', '--contact-reply', '--core-client-id']],
-    ['options of a subcommand', ['core', 'reason', 'update', '--c'], ['--code', '--color', '--concurrency', '--config', '--curl']],
+    ['options of a subcommand', ['core', 'reason', 'update', '--c'], ['--ca-file', '--code', '--color', '--concurrency', '--config', '--curl']],
     ['options of the root', ['core', '--'], ['--config', '--help', '--no-color', '--profile', '--version']],
     ['codes', ['core', 'reply', '--code', 'S'], ['SUCCESS', 'SWITCH_TO_HUMAN']],
     ['codes after --code= (bash splits at =)', ['core', 'reply', '--code', '=', 'S'], ['SUCCESS', 'SWITCH_TO_HUMAN']],

@@ -10,6 +10,7 @@ import {
 } from '../../config/index.js';
 import { MASK, type Context } from '../../context.js';
 import { ConfigError } from '../../errors.js';
+import { parseProxyUrl, proxyCredentials, redactProxyUrl } from '../../http/proxy.js';
 import type { GlobalOptions } from '../../program.js';
 
 export { runConfigInit, type ConfigInitOptions } from './init.js';
@@ -45,6 +46,10 @@ export interface ConfigReport {
   timeoutMs: Resolved<number>;
   retries: Resolved<number>;
   limits: Resolved<Limits>;
+  /** The proxy for the base URL, its user name and password shown as ********. */
+  proxy: Resolved<string> | null;
+  noProxy: Resolved<string> | null;
+  caFile: Resolved<string> | null;
 }
 
 /** `core config show`: the effective settings, where each came from, secrets masked. */
@@ -83,7 +88,18 @@ export function collectConfigReport(settings: Settings, ctx: Context): ConfigRep
     timeoutMs: settings.timeoutMs,
     retries: settings.retries,
     limits: settings.limits,
+    proxy: showProxy(settings.proxy, ctx),
+    noProxy: settings.noProxy,
+    caFile: settings.caFile,
   };
+}
+
+/** A proxy URL's credentials are secrets: registered, and shown as ********. */
+function showProxy(resolved: Resolved<string> | null, ctx: Context): Resolved<string> | null {
+  if (resolved === null) return null;
+  const parsed = parseProxyUrl(resolved.value);
+  if ('url' in parsed) for (const secret of proxyCredentials(parsed.url)) ctx.addSecret(secret);
+  return { value: redactProxyUrl(resolved.value), source: resolved.source };
 }
 
 function showSecret(resolved: Resolved<SecretSpec> | null, ctx: Context): ShownSecret | null {
@@ -142,6 +158,9 @@ export function renderConfigReport(report: ConfigReport, ctx: Context): string {
   rows.push(['retries', String(report.retries.value), report.retries.source]);
   const limits = Object.entries(report.limits.value).map(([name, value]) => `${name} ${value}`);
   rows.push(['limits', limits.length === 0 ? 'none known' : limits.join(', '), report.limits.source]);
+  rows.push(['proxy', ...plain(report.proxy)]);
+  if (report.noProxy) rows.push(['noProxy', ...plain(report.noProxy)]);
+  rows.push(['caFile', ...(report.caFile ? plain(report.caFile) : (['none (the system\'s trust store)', ''] as [string, string]))]);
 
   const keyWidth = Math.max(...rows.map(([key]) => key.length));
   const valueWidth = Math.max(...rows.map(([, value, source]) => (source ? value.length : 0)));

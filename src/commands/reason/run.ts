@@ -14,6 +14,7 @@ import { stringifyJson } from '../../payload/json.js';
 import { exchange, printWarnings } from '../../send/deliver.js';
 import { isRecord } from '../../send/fields.js';
 import { joinUrl, maskHeaders, operations, prepareRequest, renderCurl, renderDryRun } from '../../send/request.js';
+import { prepareTransport, warnInsecure, type Transport } from '../../send/transport.js';
 import { loadCommandSettings } from '../common.js';
 import { hasReasonFields, layFields, parseName, reasonFromFlags, singleReasonFlags } from './build.js';
 import type { ReasonUpdateOptions } from './command.js';
@@ -74,15 +75,25 @@ async function updateReasons(
   const url = joinUrl(settings.baseUrl?.value ?? '', operations.reason.path);
   const local = (code: string | undefined, why: LocalOutcome): RequestResult => localResult(url, code, why);
 
-  // Credentials before the file is read: a missing token fails at once, not after checking 100,000 lines.
-  const credentials = showOnly ? placeholderCredentials(settings, ctx) : await resolveCredentials(settings, ctx);
-  const report = showOnly || options.report === undefined ? undefined : openReport(options.report, ctx.cwd);
+  // The network rules (plain http, CA file, proxy) before the token, so a refused send never runs a
+  // token command; the connections are kept alive, at most one per request in flight: a batch of
+  // 1,000 reasons opens `concurrency` connections, not 1,000.
+  let transport: Transport | undefined;
+  if (showOnly) warnInsecure(options, ctx);
+  else if (settings.baseUrl !== null) {
+    transport = await prepareTransport(settings.baseUrl.value, settings, options, ctx, { keepAlive: true, maxSockets: options.concurrency });
+  }
+  let report: ReportWriter | undefined;
   try {
+    // Credentials before the file is read: a missing token fails at once, not after checking 100,000 lines.
+    const credentials = showOnly ? placeholderCredentials(settings, ctx) : await resolveCredentials(settings, ctx);
+    report = showOnly || options.report === undefined ? undefined : openReport(options.report, ctx.cwd);
     const summary = await checkAll(source, spec, options, ctx, local);
     if (showOnly) return await show(source, spec, summary, credentials, options, ctx);
-    return await send(source, spec, summary.total, credentials, settings, options, ctx, local, report);
+    return await send(source, spec, summary.total, credentials, settings, options, ctx, local, report, transport!);
   } finally {
     report?.close();
+    transport?.close();
   }
 }
 
@@ -177,14 +188,9 @@ async function send(
   ctx: Context,
   local: (code: string | undefined, why: LocalOutcome) => RequestResult,
   report: ReportWriter | undefined,
+  transport: Transport,
 ): Promise<number> {
   const single = total === 1;
-  const { Agent: HttpAgent } = await import('node:http');
-  const { Agent: HttpsAgent } = await import('node:https');
-  // Kept-alive connections, at most one per request in flight: a batch of 1,000 reasons opens
-  // `concurrency` connections, not 1,000.
-  const agentOptions = { keepAlive: true, maxSockets: options.concurrency };
-  const agent = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
   // Requests of a batch are not cut off by Ctrl-C (see src/batch/send.ts): each gets a signal of its
   // own that never aborts (one per request, as the HTTP client leaves a listener on it), and
   // ctx.signal only stops new requests and further retries.
@@ -204,7 +210,15 @@ async function send(
           prepareRequest(operations.reason, credentials.request, payload, credentials.tokenVariable),
           // api-spec.md, PUT /api/v1/inactivity/reasons: an update sets the same fields again when
           // repeated, so it is retried (cli-contract.md, "Retries").
-          { settings, flags: options, retryable: true, ...(code !== undefined ? { code } : {}), agent, retrySignal: ctx.signal },
+          {
+            settings,
+            flags: options,
+            retryable: true,
+            ...(code !== undefined ? { code } : {}),
+            agent: transport.agents,
+            proxy: transport.proxy,
+            retrySignal: ctx.signal,
+          },
           uninterrupted(),
         ),
       localResult: local,
@@ -233,8 +247,6 @@ async function send(
     return tally.interrupted ? ExitCode.interrupted : tally.exitCode;
   } finally {
     progress.stop();
-    agent.http.destroy();
-    agent.https.destroy();
   }
 }
 

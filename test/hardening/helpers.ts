@@ -1,0 +1,286 @@
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { connect, createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * Servers for the hardening tests, all on this machine: an HTTPS server whose certificate comes from
+ * a CA made here with openssl, a forward proxy that records what passes through it, and a raw TCP
+ * server for answers that are not HTTP. Nothing intercepts the HTTP library: requests go on the wire.
+ */
+
+export interface Pki {
+  dir: string;
+  /** The CA that signed the server certificate (PEM file). */
+  caFile: string;
+  /** Another CA, which signed nothing used here. */
+  otherCaFile: string;
+  key: string;
+  cert: string;
+}
+
+/** Host names the server certificate is valid for, besides localhost and 127.0.0.1. */
+export const TEST_HOST = 'api.example.test';
+
+function openssl(args: string[], cwd: string): void {
+  execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+function makeCa(dir: string, name: string): void {
+  openssl(
+    [
+      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+      '-keyout', `${name}.key`, '-out', `${name}.pem`, '-days', '2', '-subj', `/CN=${name}`,
+      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+    ],
+    dir,
+  );
+}
+
+/**
+ * A CA and a server certificate it signed, for localhost, 127.0.0.1, api.example.test and any
+ * `extraIps`, made with openssl in a temporary folder (two EC keys: well under a second).
+ */
+export function makePki(extraIps: string[] = []): Pki {
+  const dir = mkdtempSync(join(tmpdir(), 'core-pki-'));
+  makeCa(dir, 'core-test-ca');
+  makeCa(dir, 'core-other-ca');
+  openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost'], dir);
+  const names = ['DNS:localhost', `DNS:${TEST_HOST}`, 'IP:127.0.0.1', ...extraIps.map((ip) => `IP:${ip}`)];
+  writeFileSync(
+    join(dir, 'server.ext'),
+    `subjectAltName=${names.join(',')}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n`,
+  );
+  openssl(
+    ['x509', '-req', '-in', 'server.csr', '-CA', 'core-test-ca.pem', '-CAkey', 'core-test-ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'server.ext'],
+    dir,
+  );
+  return {
+    dir,
+    caFile: join(dir, 'core-test-ca.pem'),
+    otherCaFile: join(dir, 'core-other-ca.pem'),
+    key: readFileSync(join(dir, 'server.key'), 'utf8'),
+    cert: readFileSync(join(dir, 'server.pem'), 'utf8'),
+  };
+}
+
+/** Whether openssl can be run here; the TLS tests need it. */
+export function hasOpenssl(): boolean {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface Recorded {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export type Answer =
+  | { status: number; headers?: Record<string, string>; body?: string | Buffer; delayMs?: number }
+  /** Write the status line, headers and part of the body, then destroy the socket. */
+  | { partial: string; declaredLength: number };
+
+export interface TestServer {
+  url: string;
+  port: number;
+  requests: Recorded[];
+  close(): Promise<void>;
+}
+
+type Handler = (request: Recorded, index: number) => Answer;
+
+function recordingHandler(answer: Handler, requests: Recorded[]) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
+      const index = requests.length;
+      requests.push(recorded);
+      const reply = answer(recorded, index);
+      if ('partial' in reply) {
+        res.writeHead(200, { 'Content-Length': String(reply.declaredLength), 'X-Request-Id': randomUUID() });
+        res.write(reply.partial, () => setTimeout(() => req.socket.destroy(), 20));
+        return;
+      }
+      const send = () => {
+        res.statusCode = reply.status;
+        res.setHeader('X-Request-Id', randomUUID());
+        for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+        res.end(reply.body ?? '');
+      };
+      if (reply.delayMs) setTimeout(send, reply.delayMs);
+      else send();
+    });
+  };
+}
+
+async function listen(server: Server, host: string): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+function closer(server: Server & { closeAllConnections?: () => void }): () => Promise<void> {
+  return () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections?.();
+      server.close(() => resolve());
+    });
+}
+
+const ok: Handler = () => ({ status: 200 });
+
+/** A recording HTTP server on loopback (or `host`), answering from `answer`. */
+export async function startHttp(answer: Handler = ok, host = '127.0.0.1'): Promise<TestServer> {
+  const requests: Recorded[] = [];
+  const server = createHttpServer(recordingHandler(answer, requests));
+  const port = await listen(server, host);
+  return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, port, requests, close: closer(server) };
+}
+
+/** A recording HTTPS server with the certificate of `pki`, on loopback (or `host`). */
+export async function startHttps(pki: Pki, answer: Handler = ok, host = '127.0.0.1'): Promise<TestServer> {
+  const requests: Recorded[] = [];
+  const server = createHttpsServer({ key: pki.key, cert: pki.cert }, recordingHandler(answer, requests));
+  const port = await listen(server, host);
+  return { url: `https://${host}:${port}`, port, requests, close: closer(server) };
+}
+
+export interface ProxyLogEntry {
+  /** CONNECT for a tunnel, else the method of an absolute-URI request. */
+  method: string;
+  /** host:port for CONNECT, the absolute URL otherwise. */
+  target: string;
+  headers: IncomingHttpHeaders;
+}
+
+export interface TestProxy {
+  url: string;
+  port: number;
+  log: ProxyLogEntry[];
+  close(): Promise<void>;
+}
+
+export interface ProxyOptions {
+  /** Where a target host:port really is: every target goes to loopback, to the port this returns. */
+  route: (host: string, port: number) => number;
+  /** "user:password" the proxy requires (Proxy-Authorization: Basic), else none. */
+  credentials?: string;
+}
+
+/**
+ * A forward proxy: CONNECT tunnels (https) and absolute-URI requests (plain http), each recorded
+ * with its headers, then passed on to the loopback port `route` gives. Host names need no DNS: the
+ * proxy, not the client, decides where they lead, as a real proxy would resolve them.
+ */
+export async function startProxy(options: ProxyOptions): Promise<TestProxy> {
+  const log: ProxyLogEntry[] = [];
+  const sockets = new Set<Socket>();
+  const authorized = (headers: IncomingHttpHeaders) =>
+    options.credentials === undefined || headers['proxy-authorization'] === `Basic ${Buffer.from(options.credentials).toString('base64')}`;
+
+  const server = createHttpServer((req, res) => {
+    log.push({ method: req.method ?? '', target: req.url ?? '', headers: req.headers });
+    if (!authorized(req.headers)) {
+      res.writeHead(407, { 'Proxy-Authenticate': 'Basic realm="test"' }).end();
+      return;
+    }
+    let target: URL;
+    try {
+      target = new URL(req.url ?? '');
+    } catch {
+      res.writeHead(400).end('not an absolute URI');
+      return;
+    }
+    const headers = { ...req.headers };
+    delete headers['proxy-authorization'];
+    const upstream = httpRequest(
+      { host: '127.0.0.1', port: options.route(target.hostname, Number(target.port || 80)), method: req.method, path: `${target.pathname}${target.search}`, headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.writeHead(502).end());
+    req.pipe(upstream);
+  });
+  server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+    log.push({ method: 'CONNECT', target: req.url ?? '', headers: req.headers });
+    sockets.add(client);
+    client.on('close', () => sockets.delete(client));
+    if (!authorized(req.headers)) {
+      client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\n\r\n');
+      return;
+    }
+    const [host, port] = splitHostPort(req.url ?? '');
+    const upstream = connect(options.route(host, port), '127.0.0.1', () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    sockets.add(upstream);
+    upstream.on('close', () => sockets.delete(upstream));
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  const port = await listen(server, '127.0.0.1');
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    log,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function splitHostPort(target: string): [string, number] {
+  const match = /^\[?([^\]]+?)\]?:(\d+)$/.exec(target);
+  return match ? [match[1]!, Number(match[2])] : [target, 443];
+}
+
+/** A TCP server that answers every connection with `bytes` and closes it: a service that does not speak HTTP. */
+export async function startRawServer(bytes: Buffer | string): Promise<TestServer> {
+  const server = createTcpServer((socket) => {
+    socket.on('error', () => {});
+    socket.end(bytes);
+  });
+  const port = await listen(server, '127.0.0.1');
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests: [],
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** This machine's first IPv4 address that is not loopback, if it has one. */
+export function outsideAddress(): string | undefined {
+  for (const entries of Object.values(networkInterfaces())) {
+    for (const entry of entries ?? []) {
+      if (entry.family === 'IPv4' && !entry.internal) return entry.address;
+    }
+  }
+  return undefined;
+}
+
+/** Writes a config file (JSON) with one profile, "test" and returns its path; mode 0600 unless given. */
+export function writeConfig(dir: string, profile: Record<string, unknown>, mode = 0o600): string {
+  const file = join(dir, '.corerc.json');
+  writeFileSync(file, JSON.stringify({ profiles: { test: profile } }, null, 2), { mode });
+  return file;
+}
