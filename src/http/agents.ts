@@ -74,7 +74,9 @@ class AbsoluteUriAgent extends http.Agent {
   // Not in @types/node's Agent, but the method every request goes through (Node's lib/_http_agent.js).
   addRequest(request: http.ClientRequest, options: http.RequestOptions & Record<string, unknown>): void {
     const host = String(options.host ?? options.hostname ?? 'localhost');
-    const port = options.port === undefined || options.port === null || options.port === '' ? '' : `:${String(options.port)}`;
+    // The default port is left out, as in the URL the user wrote.
+    const given = options.port === undefined || options.port === null ? '' : String(options.port);
+    const port = given === '' || given === '80' ? '' : `:${given}`;
     const hostPart = host.includes(':') ? `[${host}]` : host;
     request.path = `http://${hostPart}${port}${request.path}`;
     if (this.authorization) request.setHeader('Proxy-Authorization', this.authorization);

@@ -172,8 +172,8 @@ export interface TestProxy {
 }
 
 export interface ProxyOptions {
-  /** Where a target host:port really is: every target goes to loopback, to the port this returns. */
-  route: (host: string, port: number) => number;
+  /** Where a target host:port really is: a loopback port, or a host and port. */
+  route: (host: string, port: number) => number | { host: string; port: number };
   /** "user:password" the proxy requires (Proxy-Authorization: Basic), else none. */
   credentials?: string;
 }
@@ -188,6 +188,11 @@ export async function startProxy(options: ProxyOptions): Promise<TestProxy> {
   const sockets = new Set<Socket>();
   const authorized = (headers: IncomingHttpHeaders) =>
     options.credentials === undefined || headers['proxy-authorization'] === `Basic ${Buffer.from(options.credentials).toString('base64')}`;
+
+  const where = (host: string, port: number) => {
+    const to = options.route(host, port);
+    return typeof to === 'number' ? { host: '127.0.0.1', port: to } : to;
+  };
 
   const server = createHttpServer((req, res) => {
     log.push({ method: req.method ?? '', target: req.url ?? '', headers: req.headers });
@@ -204,8 +209,9 @@ export async function startProxy(options: ProxyOptions): Promise<TestProxy> {
     }
     const headers = { ...req.headers };
     delete headers['proxy-authorization'];
+    const to = where(target.hostname, Number(target.port || 80));
     const upstream = httpRequest(
-      { host: '127.0.0.1', port: options.route(target.hostname, Number(target.port || 80)), method: req.method, path: `${target.pathname}${target.search}`, headers },
+      { host: to.host, port: to.port, method: req.method, path: `${target.pathname}${target.search}`, headers },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
@@ -222,8 +228,8 @@ export async function startProxy(options: ProxyOptions): Promise<TestProxy> {
       client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\n\r\n');
       return;
     }
-    const [host, port] = splitHostPort(req.url ?? '');
-    const upstream = connect(options.route(host, port), '127.0.0.1', () => {
+    const to = where(...splitHostPort(req.url ?? ''));
+    const upstream = connect(to.port, to.host, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);
       upstream.pipe(client);
