@@ -1,0 +1,206 @@
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { baseEnv, runInProcess, type RunResult } from '../helpers/run.js';
+import { startHttp, type Recorded, type TestServer } from './helpers.js';
+
+/**
+ * No token value in any output, whatever the flags (docs/security.md, "Secrets"): every command and
+ * flag that prints something is run here with a token from each place a token can come from, against
+ * servers that echo the credential back, and the token must appear nowhere in stdout, stderr or the
+ * report file.
+ */
+
+const TOKEN = 'sk_live_7Hq2-SECRET-zz81';
+const INTEGRATOR = 'ik_live_Pp0-INTEGRATOR-44';
+const HEADER_KEY = 'gw-KEY-90210-abc';
+const ALL_SECRETS = [TOKEN, INTEGRATOR, HEADER_KEY];
+
+const posix = process.platform !== 'win32';
+
+/** Echoes the request's credentials back in the answer's body and headers, as a careless service might. */
+function echo(status: number) {
+  return (request: Recorded) => {
+    const credential = String(request.headers.authorization ?? '');
+    return {
+      status,
+      headers: { 'X-Echo-Authorization': credential, 'X-Echo-Key': String(request.headers['x-api-key'] ?? ''), 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        timestamp: '2026-01-01T00:00:00.000Z',
+        method: request.method,
+        uri: request.url,
+        message: `token ${credential} is not valid here (key ${String(request.headers['x-api-key'] ?? '')}); got ${request.body.toString()}`,
+      }),
+    };
+  };
+}
+
+interface Case {
+  argv: string[];
+  /** Where the server is: an echoing 401, an echoing 200, or a closed port. */
+  server: 'unauthorized' | 'ok' | 'closed';
+  debug?: boolean;
+  stdin?: string;
+  /** Exit codes the case may end with. */
+  codes: number[];
+}
+
+const reply = ['reply', '--core-client-id', '1', '-t', `hi`];
+const greet = ['greet', '--core-client-id', '1', '-t', 'hello'];
+const reason = ['reason', 'update', '--code', 'LUNCH', '--name', 'en=Lunch'];
+const reasonFile = ['reason', 'update', '-f', 'reasons.ndjson', '--report', 'report.ndjson'];
+
+const cases: Array<[string, Case]> = [];
+for (const [name, base] of [
+  ['reply', reply],
+  ['greet', greet],
+  ['reason update', reason],
+] as const) {
+  cases.push(
+    [`${name} --dry-run`, { argv: [...base, '--dry-run'], server: 'ok', codes: [0] }],
+    [`${name} --dry-run --json`, { argv: [...base, '--dry-run', '--json'], server: 'ok', codes: [0] }],
+    [`${name} --curl`, { argv: [...base, '--curl'], server: 'ok', codes: [0] }],
+    [`${name} --verbose (an answer echoing the token in a header)`, { argv: [...base, '--verbose'], server: 'ok', codes: [0] }],
+    [`${name} --json --verbose`, { argv: [...base, '--json', '--verbose'], server: 'ok', codes: [0] }],
+    [`${name}: a 401 echoing the token`, { argv: base, server: 'unauthorized', codes: [4] }],
+    [`${name} --json: a 401 echoing the token`, { argv: [...base, '--json'], server: 'unauthorized', codes: [4] }],
+    [`${name} --verbose: a 401 echoing the token`, { argv: [...base, '--verbose'], server: 'unauthorized', codes: [4] }],
+    [`${name} CORE_DEBUG=1: a 401 echoing the token`, { argv: [...base, '--verbose'], server: 'unauthorized', debug: true, codes: [4] }],
+    [`${name} CORE_DEBUG=1: a network failure`, { argv: [...base, '--verbose'], server: 'closed', debug: true, codes: [6] }],
+    [`${name} CORE_DEBUG=1 --json: a network failure`, { argv: [...base, '--json'], server: 'closed', debug: true, codes: [6] }],
+  );
+}
+cases.push(
+  ['reason update -f --report: a 401 echoing the token', { argv: reasonFile, server: 'unauthorized', codes: [4] }],
+  ['reason update -f --report --json CORE_DEBUG=1: a 401 echoing the token', { argv: [...reasonFile, '--json'], server: 'unauthorized', debug: true, codes: [4] }],
+  ['reason update -f --report --verbose: 200s echoing the token', { argv: [...reasonFile, '--verbose'], server: 'ok', codes: [0] }],
+  ['reason update -f --report CORE_DEBUG=1: a network failure', { argv: reasonFile, server: 'closed', debug: true, codes: [6] }],
+  ['reason update -f --dry-run --json', { argv: ['reason', 'update', '-f', 'reasons.ndjson', '--dry-run', '--json'], server: 'ok', codes: [0] }],
+  ['reason update -f --curl', { argv: ['reason', 'update', '-f', 'reasons.ndjson', '--curl'], server: 'ok', codes: [0] }],
+  ['reply -f - --dry-run, the payload quoting the token', { argv: ['reply', '-f', '-', '--dry-run'], stdin: `{"text":"${TOKEN}","coreClientId":1}`, server: 'ok', codes: [0] }],
+  ['config show', { argv: ['config', 'show'], server: 'ok', codes: [0] }],
+  ['config show --json', { argv: ['config', 'show', '--json'], server: 'ok', codes: [0] }],
+  ['config show CORE_DEBUG=1', { argv: ['config', 'show'], server: 'ok', debug: true, codes: [0] }],
+);
+
+/** The places a token comes from: the environment, a literal in the file, {env: NAME}, {command: ...}. */
+const sources = ['env CORE_TOKEN', 'a literal in the config file', '{env: NAME}', ...(posix ? ['{command: ...}'] : [])] as const;
+
+describe('no secret in any output', () => {
+  let unauthorized: TestServer;
+  let ok: TestServer;
+  let closed: string;
+  let dir: string;
+
+  beforeAll(async () => {
+    unauthorized = await startHttp(echo(401));
+    ok = await startHttp(echo(200));
+    const gone = await startHttp();
+    closed = gone.url;
+    await gone.close();
+    dir = mkdtempSync(join(tmpdir(), 'core-secrets-'));
+    writeFileSync(join(dir, 'reasons.ndjson'), ['LUNCH', 'MEETING'].map((code) => JSON.stringify({ code, reasons: [{ locale: 'en', name: code }] })).join('\n'));
+  });
+  afterAll(async () => {
+    await Promise.all([unauthorized.close(), ok.close()]);
+  });
+
+  /** A config file and environment giving the token from `source`, and an API key header. */
+  function setup(source: (typeof sources)[number], baseUrl: string, debug: boolean): { env: Record<string, string | undefined>; config: string } {
+    // No retries: a refused connection would otherwise wait for two backoffs in every case.
+    const profile: Record<string, unknown> = { baseUrl, tenant: 'acme', headers: { 'X-Api-Key': HEADER_KEY }, retries: 0 };
+    const env = baseEnv(debug ? { CORE_DEBUG: '1' } : {});
+    if (source === 'env CORE_TOKEN') Object.assign(env, { CORE_TOKEN: TOKEN, CORE_INTEGRATOR_TOKEN: INTEGRATOR });
+    if (source === 'a literal in the config file') Object.assign(profile, { token: TOKEN, integratorToken: INTEGRATOR });
+    if (source === '{env: NAME}') {
+      Object.assign(profile, { token: { env: 'BOT_TOKEN' }, integratorToken: { env: 'INT_TOKEN' } });
+      Object.assign(env, { BOT_TOKEN: TOKEN, INT_TOKEN: INTEGRATOR });
+    }
+    if (source === '{command: ...}') {
+      // config show prints a command as it is written, so the commands read the tokens from files.
+      writeFileSync(join(dir, 'bot.token'), `${TOKEN}\n`);
+      writeFileSync(join(dir, 'integrator.token'), `${INTEGRATOR}\n`);
+      Object.assign(profile, { token: { command: 'cat bot.token' }, integratorToken: { command: 'cat integrator.token' } });
+    }
+    const config = join(dir, `core-${source.replace(/\W+/g, '-')}.json`);
+    writeFileSync(config, JSON.stringify({ profiles: { p: profile } }), { mode: 0o600 });
+    return { env, config };
+  }
+
+  describe.each(sources)('with the token from %s', (source) => {
+    // A token command is not run for --dry-run (nothing is sent), so its token is not known there.
+    const applicable = cases.filter(([, c]) => !(source === '{command: ...}' && c.stdin !== undefined));
+    it.each(applicable)('%s', async (_name, c) => {
+      const baseUrl = c.server === 'unauthorized' ? unauthorized.url : c.server === 'ok' ? ok.url : closed;
+      const { env, config } = setup(source, baseUrl, c.debug === true);
+      const report = join(dir, 'report.ndjson');
+      writeFileSync(report, '');
+      const run: RunResult = await runInProcess([...c.argv, '--config', config], { env, cwd: dir, ...(c.stdin !== undefined ? { stdin: c.stdin } : {}) });
+      expect(c.codes).toContain(run.code);
+      const written = existsSync(report) ? readFileSync(report, 'utf8') : '';
+      for (const secret of ALL_SECRETS) {
+        expect(run.stdout).not.toContain(secret);
+        expect(run.stderr).not.toContain(secret);
+        expect(written).not.toContain(secret);
+      }
+      if (c.debug && c.server === 'closed') {
+        // The debug trace is there (stacks and causes), and holds no request options.
+        expect(run.stderr).toMatch(/\n\s+at /);
+        expect(run.stderr).not.toMatch(/headers:\s*\{|authorization['"]?\s*:\s*['"]/i);
+      }
+      if (c.argv.includes('--report') && c.server !== 'closed') expect(written.split('\n').filter(Boolean)).toHaveLength(2);
+    });
+  });
+});
+
+describe.runIf(posix)('a config file holding a literal token', () => {
+  it.each([
+    [0o644, true],
+    [0o640, true],
+    [0o604, true],
+    [0o600, false],
+    [0o400, false],
+  ])('mode %s: warns naming the file and chmod 600: %s (on config show and on a send)', async (mode, warns) => {
+    const dir = mkdtempSync(join(tmpdir(), 'core-mode-'));
+    const file = join(dir, '.corerc');
+    writeFileSync(file, `profiles:\n  p:\n    baseUrl: http://127.0.0.1:1\n    tenant: acme\n    integratorToken: "${TOKEN}"\n`);
+    chmodSync(file, mode);
+    for (const argv of [['config', 'show'], ['reason', 'update', '--code', 'X', '--name', 'en=X', '--dry-run']]) {
+      const run = await runInProcess(argv, { env: baseEnv(), cwd: dir });
+      expect(run.code).toBe(0);
+      const warning = `warning: ${file} holds a literal token and can be read by other users; run: chmod 600 ${file}`;
+      if (warns) expect(run.stderr).toContain(warning);
+      else expect(run.stderr).not.toContain('holds a literal token');
+      expect(run.stdout + run.stderr).not.toContain(TOKEN);
+    }
+  });
+
+  it('does not warn about a file whose tokens are {env} or {command}, whatever its mode', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'core-mode-'));
+    const file = join(dir, '.corerc');
+    writeFileSync(file, 'profiles:\n  p:\n    token: {env: X}\n    integratorToken: {command: "pass show x"}\n');
+    chmodSync(file, 0o644);
+    const run = await runInProcess(['config', 'show'], { env: baseEnv(), cwd: dir });
+    expect(run.stderr).toBe('');
+  });
+});
+
+describe.runIf(posix)('a failing token command, through a sending command', () => {
+  it('reports its exit status and standard error, never its standard output: exit 2, nothing sent', async () => {
+    const server = await startHttp();
+    const dir = mkdtempSync(join(tmpdir(), 'core-token-command-'));
+    const partial = 'sk_live_PARTIAL_OUTPUT_77';
+    const command = `printf '%s\\n' "$PARTIAL"; echo "pass: core/prod is not in the password store." >&2; exit 1`;
+    writeFileSync(join(dir, 'core.json'), JSON.stringify({ profiles: { prod: { baseUrl: server.url, tenant: 'acme', token: { command } } } }));
+    for (const argv of [reply, [...reply, '--json'], [...reply, '--verbose'], greet, reason]) {
+      const run = await runInProcess([...argv, '--config', 'core.json'], { env: baseEnv({ PARTIAL: partial, CORE_DEBUG: '1' }), cwd: dir });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`the command ${JSON.stringify(command)} failed with exit status 1`);
+      expect(run.stderr).toContain('  stderr: pass: core/prod is not in the password store.');
+      expect(run.stdout + run.stderr).not.toContain(partial);
+    }
+    expect(server.requests).toHaveLength(0);
+    await server.close();
+  });
+});
