@@ -107,7 +107,14 @@ async function parseYaml(text: string, name: string): Promise<unknown> {
     const first = doc.errors[0]!;
     throw new PayloadError(`${name} is neither valid JSON nor valid YAML: ${first.message.split('\n')[0]}`, []);
   }
-  return doc.toJS({ maxAliasCount: 100 });
+  try {
+    return doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // The yaml library refuses aliases that expand past maxAliasCount (a "billion laughs" file) by
+    // throwing; that is a payload problem, not a failure of the program.
+    const reason = error instanceof Error && /alias/i.test(error.message) ? 'its aliases expand too far (more than 100 copies)' : 'it cannot be read';
+    throw new PayloadError(`${name} is not a usable YAML payload: ${reason}`, [], { hint: 'write the payload out without anchors and aliases' });
+  }
 }
 
 export function formatBytes(bytes: number): string {
