@@ -74,3 +74,16 @@ describe('buildReply', () => {
     await expect(buildReply(undefined, { segments: ['novalue'] }, env)).rejects.toBeInstanceOf(UsageError);
   });
 });
+
+describe('core reply --code', () => {
+  it('offers exactly the codes the payload schema accepts', async () => {
+    const { CODES } = await import('../../src/payload/index.js');
+    const { replyCommand } = await import('../../src/commands/reply/command.js');
+    const { createContext } = await import('../../src/context.js');
+    const { PassThrough } = await import('node:stream');
+    const streams = { stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough() };
+    const cmd = replyCommand({ ctx: createContext({ streams, env: {}, cwd: '/' }), exitCode: undefined });
+    const code = cmd.options.find((o) => o.long === '--code');
+    expect([...(code?.argChoices ?? [])].sort()).toEqual([...CODES].sort());
+  });
+});
