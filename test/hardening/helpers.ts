@@ -261,7 +261,10 @@ function splitHostPort(target: string): [string, number] {
 
 /** A TCP server that answers every connection with `bytes` and closes it: a service that does not speak HTTP. */
 export async function startRawServer(bytes: Buffer | string): Promise<TestServer> {
+  const sockets = new Set<Socket>();
   const server = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => {});
     socket.end(bytes);
   });
@@ -270,7 +273,11 @@ export async function startRawServer(bytes: Buffer | string): Promise<TestServer
     url: `http://127.0.0.1:${port}`,
     port,
     requests: [],
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 

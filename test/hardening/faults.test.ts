@@ -1,0 +1,214 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { sendRequest } from '../../src/http/client.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { baseEnv, runInProcess } from '../helpers/run.js';
+import { startHttp, startRawServer, type Answer, type Recorded, type TestServer } from './helpers.js';
+
+/**
+ * Server faults, from the sandbox's fault options (--fail, --latency) and from targeted loopback
+ * servers: each ends with the exit code the contract gives, replies are retried with the very same
+ * body (so the same answerId), and greetings are retried only with --retry (cli-contract.md,
+ * "Retries"; docs/security.md, "Retries").
+ */
+
+const TOKEN = 'faults-token-5521';
+const reply = ['reply', '--core-client-id', '42', '-t', 'Your order has shipped.'];
+const greet = ['greet', '--core-client-id', '42', '-t', 'Hello!'];
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+async function server(answer: (request: Recorded, index: number) => Answer): Promise<TestServer> {
+  const started = await startHttp(answer);
+  closers.push(() => started.close());
+  return started;
+}
+
+async function sandbox(options: Parameters<typeof startSandbox>[0]): Promise<Sandbox & { apiLog: string[] }> {
+  const apiLog: string[] = [];
+  const started = await startSandbox({ token: TOKEN, ...options, log: (line) => (/ \/api\//.test(line) ? apiLog.push(line) : undefined) });
+  closers.push(() => started.close());
+  return Object.assign(started, { apiLog });
+}
+
+/** The environment for `url`, with `retries` set through a profile (there is no flag for it). */
+function envFor(url: string, retries?: number): { env: Record<string, string | undefined>; args: string[] } {
+  const env = baseEnv({ CORE_BASE_URL: url, CORE_TENANT: 'sandbox', CORE_TOKEN: retries === undefined ? TOKEN : undefined });
+  if (retries === undefined) return { env, args: [] };
+  const dir = mkdtempSync(join(tmpdir(), 'core-faults-'));
+  const config = join(dir, 'core.json');
+  writeFileSync(config, JSON.stringify({ profiles: { p: { token: { env: 'T' }, retries } } }));
+  return { env: { ...env, T: TOKEN }, args: ['--config', config] };
+}
+
+type Result = { ok: boolean; status: number | null; attempts?: number; answerId?: string; error: { code?: string; message: string } | null };
+
+async function run(argv: string[], url: string, retries?: number): Promise<{ code: number; result: Result; stderr: string }> {
+  const { env, args } = envFor(url, retries);
+  const outcome = await runInProcess([...argv, ...args, '--json'], { env });
+  return { code: outcome.code, result: JSON.parse(outcome.stdout) as Result, stderr: outcome.stderr };
+}
+
+describe('slow answers', () => {
+  it('past the time limit: exit 6, ETIMEDOUT, each attempt cut off at the limit', async () => {
+    const slow = await server(() => ({ status: 200, delayMs: 3_000 }));
+    const { code, result } = await run([...reply, '--timeout', '300ms'], slow.url, 1);
+    expect(code).toBe(6);
+    expect(result.error).toEqual({ code: 'ETIMEDOUT', message: `no answer from ${new URL(slow.url).host} within 300 ms` });
+    // The reply was retried once (retries: 1) with the same bytes.
+    expect(slow.requests).toHaveLength(2);
+    expect(slow.requests[1]!.body.equals(slow.requests[0]!.body)).toBe(true);
+  });
+
+  it("from the sandbox's --latency: a greeting times out once, without --retry", async () => {
+    const sb = await sandbox({ latencyMs: 2_000 });
+    const { code, result } = await run([...greet, '--timeout', '250ms'], sb.url);
+    expect(code).toBe(6);
+    expect(result.error?.code).toBe('ETIMEDOUT');
+    expect(sb.apiLog.length).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('a connection reset mid-answer (headers and part of the body, then the socket destroyed)', () => {
+  const partial: Answer = { partial: '{"message":"half an ans', declaredLength: 4_000 };
+
+  it('repeats a reply, with the same body and so the same answerId, and succeeds', async () => {
+    const flaky = await server((_request, index) => (index === 0 ? partial : { status: 200 }));
+    const { code, result } = await run(reply, flaky.url);
+    expect(code).toBe(0);
+    expect(result).toMatchObject({ ok: true, status: 200, attempts: 2 });
+    expect(flaky.requests).toHaveLength(2);
+    const [first, second] = flaky.requests.map((r) => JSON.parse(r.body.toString()) as { answerId: string });
+    expect(second!.answerId).toBe(first!.answerId);
+    expect(second!.answerId).toBe(result.answerId);
+    expect(flaky.requests[1]!.body.equals(flaky.requests[0]!.body)).toBe(true);
+  });
+
+  it('does not repeat a greeting without --retry: exit 6 after one attempt', async () => {
+    const flaky = await server((_request, index) => (index === 0 ? partial : { status: 200 }));
+    const { code, result } = await run(greet, flaky.url);
+    expect(code).toBe(6);
+    expect(result.error?.code).toMatch(/^(ECONNRESET|ERR_STREAM_PREMATURE_CLOSE)$/);
+    expect(result.error?.message).toContain('closed the connection before answering');
+    expect(flaky.requests).toHaveLength(1);
+  });
+
+  it('repeats a greeting with --retry', async () => {
+    const flaky = await server((_request, index) => (index === 0 ? partial : { status: 200 }));
+    const { code } = await run([...greet, '--retry'], flaky.url);
+    expect(code).toBe(0);
+    expect(flaky.requests).toHaveLength(2);
+  });
+});
+
+describe('429 with Retry-After', () => {
+  it('waits as long as asked, repeats the request and succeeds', async () => {
+    const times: number[] = [];
+    const limited = await server((_request, index) => {
+      times.push(Date.now());
+      return index === 0 ? { status: 429, headers: { 'Retry-After': '1' } } : { status: 200 };
+    });
+    const { code, result } = await run(reply, limited.url);
+    expect(code).toBe(0);
+    expect(result.attempts).toBe(2);
+    // A lower bound on a wait the server asked for: behaviour, not speed.
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(950);
+    expect(limited.requests[1]!.body.equals(limited.requests[0]!.body)).toBe(true);
+  });
+
+  it('gives up on a greeting at once without --retry: exit 4', async () => {
+    const limited = await server(() => ({ status: 429, headers: { 'Retry-After': '1' } }));
+    const { code, result } = await run(greet, limited.url);
+    expect(code).toBe(4);
+    expect(result.status).toBe(429);
+    expect(limited.requests).toHaveLength(1);
+  });
+});
+
+describe("bursts of 503 from the sandbox's --fail", () => {
+  it('exhausts the retries on an endless burst (--fail 503:1): exit 5 after retries + 1 attempts, nothing delivered', async () => {
+    const sb = await sandbox({ fail: { status: 503, rate: 1 } });
+    const { code, result } = await run(reply, sb.url, 1);
+    expect(code).toBe(5);
+    expect(result).toMatchObject({ ok: false, status: 503, attempts: 2 });
+    expect(sb.apiLog).toHaveLength(2);
+    expect(sb.messages()).toHaveLength(0);
+  });
+
+  it('rides out a burst shorter than the retries, then delivers the reply once', async () => {
+    // The sandbox fails a request when random() < rate: two failures, then normal service.
+    let calls = 0;
+    const sb = await sandbox({ fail: { status: 503, rate: 0.5 }, random: () => (calls++ < 2 ? 0 : 0.99) });
+    const { code, result } = await run(reply, sb.url, 2);
+    expect(code).toBe(0);
+    expect(result.attempts).toBe(3);
+    expect(sb.messages()).toHaveLength(1);
+    expect(sb.messages()[0]!.answerId).toBe(result.answerId);
+  });
+
+  it('does not repeat a greeting in a burst without --retry: exit 5 after one attempt', async () => {
+    const sb = await sandbox({ fail: { status: 503, rate: 1 } });
+    const { code } = await run(greet, sb.url);
+    expect(code).toBe(5);
+    expect(sb.apiLog).toHaveLength(1);
+  });
+
+  it('answers normally without --fail', async () => {
+    const sb = await sandbox({});
+    const { code, result } = await run(reply, sb.url);
+    expect(code).toBe(0);
+    expect(result.attempts).toBeUndefined();
+    expect(sb.messages()).toHaveLength(1);
+  });
+});
+
+describe('a 10 MB error body', () => {
+  const TEN_MB = 10 * 1024 * 1024;
+
+  it('is shown cut to 2 KB: exit 5', async () => {
+    const huge = await server(() => ({ status: 500, headers: { 'Content-Type': 'text/plain' }, body: Buffer.alloc(TEN_MB, 'e') }));
+    const { code, result } = await run(greet, huge.url);
+    expect(code).toBe(5);
+    expect(result.error!.message).toMatch(/^e{2048}… \[cut\]$/);
+  });
+
+  it('is kept in memory only up to maxBodyBytes, the rest read and dropped', async () => {
+    const huge = await server(() => ({ status: 500, body: Buffer.alloc(TEN_MB, 'e') }));
+    const request = { method: 'POST' as const, url: `${huge.url}/api/v1/chatbot/greet`, headers: {}, body: '{}', timeoutMs: 10_000, retries: 0, retryable: false };
+    const byDefault = await sendRequest(request);
+    expect(byDefault.truncated).toBe(true);
+    expect(Buffer.byteLength(byDefault.body)).toBe(64 * 1024);
+    const small = await sendRequest({ ...request, maxBodyBytes: 1000 });
+    expect(Buffer.byteLength(small.body)).toBe(1000);
+    expect(small.truncated).toBe(true);
+  });
+});
+
+describe('an answer that is not HTTP', () => {
+  it.each([
+    ['garbage bytes', Buffer.from('\u0000\u00ff\u0013garbage that is not HTTP\r\n\r\n')],
+    ['an SSH banner', 'SSH-2.0-OpenSSH_9.6\r\n'],
+    ['a status line without HTTP', 'HELLO 200 OK\r\n\r\n'],
+  ])('%s: exit 6 with a clear message, not retried', async (_case, bytes) => {
+    const raw = await startRawServer(bytes);
+    closers.push(() => raw.close());
+    const { code, result } = await run(reply, raw.url);
+    expect(code).toBe(6);
+    expect(result.error).toEqual({ code: 'EPROTO', message: `${new URL(raw.url).host} did not answer with HTTP` });
+    expect(result.attempts).toBeUndefined();
+  });
+
+  it('a server that closes without a word: exit 6, retried for a reply', async () => {
+    const raw = await startRawServer('');
+    closers.push(() => raw.close());
+    const { code, result, stderr } = await run(reply, raw.url, 1);
+    expect(code).toBe(6);
+    expect(result.error?.message).toBe(`${new URL(raw.url).host} closed the connection before answering`);
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+});
