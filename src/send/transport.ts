@@ -1,7 +1,7 @@
 import type { Settings } from '../config/index.js';
 import type { Context } from '../context.js';
 import { ConfigError, UsageError } from '../errors.js';
-import { createAgents, destroyAgents, type Agents, type PoolOptions } from '../http/agents.js';
+import type { Agents, PoolOptions } from '../http/agents.js';
 import { defaultTrustStore, readCaFile } from '../http/ca.js';
 import { decideProxy, isLoopbackHost, proxyCredentials, redactProxyUrl } from '../http/proxy.js';
 
@@ -87,6 +87,9 @@ export async function prepareTransport(
     ctx.err(`* no proxy: ${decision.reason}\n`);
   }
 
+  // Loaded here, not at the top: the agents load node:http, node:https and hpagent, which --dry-run,
+  // --curl and a refused send never need.
+  const { createAgents, destroyAgents } = await import('../http/agents.js');
   const agents = createAgents({ proxy: decision.kind === 'proxy' ? decision.url : null, ca, insecure: flags.insecure === true }, pool);
   return { agents, proxy, close: () => destroyAgents(agents) };
 }
