@@ -65,14 +65,14 @@ beforeAll(() => {
 }, 120_000);
 
 describe('the npm package', () => {
-  it('holds the bundle, the README, the package.json and the JSON Schemas, and nothing else', () => {
+  it('holds the bundle (with its on-demand vendor modules), the README, the license, the package.json and the JSON Schemas, and nothing else', () => {
     const paths = packed.files.map((file) => file.path);
     expect(paths).toContain('dist/bin.js');
     expect(paths).toContain('README.md');
     expect(paths).toContain('package.json');
     for (const kind of ['reply', 'greet', 'reason', 'config']) expect(paths).toContain(`docs/schemas/${kind}.schema.json`);
     const unexpected = paths.filter(
-      (path) => !/^dist\/[\w.-]+\.js$/.test(path) && !/^docs\/schemas\/\w+\.schema\.json$/.test(path) && !['README.md', 'package.json', 'LICENSE'].includes(path),
+      (path) => !/^dist\/(vendor\/)?[\w.-]+\.js$/.test(path) && !/^docs\/schemas\/\w+\.schema\.json$/.test(path) && !['README.md', 'package.json', 'LICENSE'].includes(path),
     );
     expect(unexpected).toEqual([]);
     expect(paths.filter((path) => path.endsWith('.map') || path.startsWith('src/') || path.startsWith('test/'))).toEqual([]);
