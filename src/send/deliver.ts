@@ -8,7 +8,6 @@ import { resultFromResponse, type RequestResult } from '../output/result.js';
 import {
   joinUrl,
   prepareRequest,
-  registerHeaderSecrets,
   renderCurl,
   renderDryRun,
   renderVerboseRequest,
@@ -16,6 +15,7 @@ import {
   type Operation,
   type PreparedRequest,
 } from './request.js';
+import { registerHeaderSecrets } from '../secrets.js';
 
 /** The output flags every sending command takes (cli-contract.md, "Commands"). */
 export interface SendFlags {

@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
 import { MASK } from '../context.js';
+import { isSensitiveHeader } from '../secrets.js';
 import { stringifyJson } from '../payload/json.js';
 import { version } from '../version.js';
 
@@ -78,27 +79,11 @@ export function prepareRequest(
   };
 }
 
-const SENSITIVE_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie)$|token|secret|api-?key|password|auth/i;
-
-/**
- * Registers the values of credential-like headers (the profile's own Authorization, an API key) as
- * secrets, with and without their scheme word, so that no output can print them: not an error body
- * that echoes them, nor a debug trace.
- */
-export function registerHeaderSecrets(headers: Record<string, string>, ctx: Context): void {
-  for (const [name, value] of Object.entries(headers)) {
-    if (!SENSITIVE_HEADER.test(name)) continue;
-    ctx.addSecret(value);
-    const credential = /^\S+\s+(.+)$/.exec(value)?.[1];
-    if (credential) ctx.addSecret(credential);
-  }
-}
-
 /** Headers safe to print: credentials keep their scheme word and lose their value. */
 export function maskHeaders(headers: Record<string, string>, ctx: Context): Record<string, string> {
   const masked: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (SENSITIVE_HEADER.test(name)) {
+    if (isSensitiveHeader(name)) {
       const scheme = /^(Bearer|Basic|Token)\s/i.exec(value);
       masked[name] = scheme ? `${scheme[1]} ${MASK}` : MASK;
     } else {
@@ -135,7 +120,7 @@ export function renderCurl(request: PreparedRequest, ctx: Context): string {
   for (const [name, value] of Object.entries(request.headers)) {
     if (name === 'Authorization' && request.bearerFromToken) {
       lines.push(`-H "Authorization: Bearer \$${request.tokenVariable}"`);
-    } else if (SENSITIVE_HEADER.test(name)) {
+    } else if (isSensitiveHeader(name)) {
       lines.push(`-H ${shellQuote(`${name}: ${MASK}`)}`);
     } else {
       lines.push(`-H ${shellQuote(`${name}: ${ctx.redact(value)}`)}`);
@@ -161,7 +146,7 @@ export function renderVerboseResponse(
   for (const [name, value] of Object.entries(response.headers)) {
     if (value === undefined) continue;
     const values = Array.isArray(value) ? value : [value];
-    for (const v of values) lines.push(`< ${name}: ${SENSITIVE_HEADER.test(name) ? MASK : ctx.redact(v)}`);
+    for (const v of values) lines.push(`< ${name}: ${isSensitiveHeader(name) ? MASK : ctx.redact(v)}`);
   }
   return `${lines.join('\n')}\n`;
 }

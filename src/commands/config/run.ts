@@ -9,6 +9,7 @@ import {
   type Settings,
 } from '../../config/index.js';
 import { MASK, type Context } from '../../context.js';
+import { isSensitiveHeader } from '../../secrets.js';
 import { ConfigError } from '../../errors.js';
 import { parseProxyUrl, proxyCredentials, redactProxyUrl } from '../../http/proxy.js';
 import type { GlobalOptions } from '../../program.js';
@@ -117,13 +118,11 @@ function showSecret(resolved: Resolved<SecretSpec> | null, ctx: Context): ShownS
   return { kind: 'command', command: spec.command, source: resolved.source };
 }
 
-// Extra headers may carry credentials of their own (an API gateway's key, a cookie).
-const SENSITIVE_HEADER = /auth|cookie|token|secret|password|passwd|api-?key|signature|session/i;
 
 function maskHeaders(headers: Record<string, string>, ctx: Context): Record<string, string> {
   return Object.fromEntries(
     Object.entries(headers).map(([name, value]) => {
-      if (!SENSITIVE_HEADER.test(name)) return [name, value];
+      if (!isSensitiveHeader(name)) return [name, value];
       ctx.addSecret(value);
       return [name, MASK];
     }),

@@ -1,5 +1,6 @@
 import { requireSettings, resolveSettingsToken, type Settings } from '../../config/index.js';
 import type { Context } from '../../context.js';
+import { registerHeaderSecrets } from '../../secrets.js';
 import type { PreparedRequest, RequestSettings } from '../../send/request.js';
 
 /**
@@ -24,22 +25,12 @@ function tokenVariableOf(settings: Settings): PreparedRequest['tokenVariable'] {
   return settings.integratorToken ? 'CORE_INTEGRATOR_TOKEN' : 'CORE_TOKEN';
 }
 
-/** Registers credential-like header values as secrets, so no later output can print them. */
-function guardHeaders(headers: Record<string, string>, ctx: Context): void {
-  for (const [name, value] of Object.entries(headers)) {
-    if (!/authorization|token|secret|api-?key|password|cookie|auth/i.test(name)) continue;
-    ctx.addSecret(value);
-    const scheme = /^\S+\s+(.+)$/.exec(value);
-    if (scheme?.[1]) ctx.addSecret(scheme[1]);
-  }
-}
-
 /** For sending: every value must be there; the token is resolved (its command run) and registered as a secret. */
 export async function resolveCredentials(settings: Settings, ctx: Context): Promise<ReasonCredentials> {
   const headers = settings.headers.value;
   const byHeader = headersCarryAuthorization(headers);
   requireSettings(settings, byHeader ? ['baseUrl', 'tenant'] : ['baseUrl', 'tenant', 'integratorToken']);
-  guardHeaders(headers, ctx);
+  registerHeaderSecrets(headers, ctx);
   let token: string | null = null;
   if (!byHeader) {
     // The integrator token, else the token; a token command runs beside the config file.
@@ -59,7 +50,7 @@ export async function resolveCredentials(settings: Settings, ctx: Context): Prom
 export function placeholderCredentials(settings: Settings, ctx: Context): ReasonCredentials {
   const headers = settings.headers.value;
   const byHeader = headersCarryAuthorization(headers);
-  guardHeaders(headers, ctx);
+  registerHeaderSecrets(headers, ctx);
   const missing: string[] = [];
   if (settings.baseUrl === null) missing.push('baseUrl');
   if (settings.tenant === null) missing.push('tenant');

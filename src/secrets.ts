@@ -1,0 +1,25 @@
+import type { Context } from './context.js';
+
+/**
+ * Header names that carry credentials: the tool's own Authorization, and whatever a profile adds
+ * (an API gateway's key, a cookie, a session). One rule for every place that prints or masks headers:
+ * --dry-run, --verbose, --curl, config show and the reason update's credentials.
+ */
+const SENSITIVE_HEADER = /auth|cookie|token|secret|password|passwd|api-?key|signature|session/i;
+
+export function isSensitiveHeader(name: string): boolean {
+  return SENSITIVE_HEADER.test(name);
+}
+
+/**
+ * Registers the values of credential-like headers as secrets, with and without their scheme word,
+ * so that no output can print them: not an error body that echoes them, nor a debug trace.
+ */
+export function registerHeaderSecrets(headers: Record<string, string>, ctx: Context): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!isSensitiveHeader(name)) continue;
+    ctx.addSecret(value);
+    const credential = /^\S+\s+(.+)$/.exec(value)?.[1];
+    if (credential) ctx.addSecret(credential);
+  }
+}
