@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { QuickReplyFlag } from '../send/fields.js';
 
 /** The options every sending command takes (cli-contract.md, "Commands"). */
 export interface SendOptions {
@@ -54,4 +55,25 @@ export function readSendOptions(raw: Record<string, unknown>): SendOptions {
     insecure: raw.insecure === true,
     allowHttp: raw.allowHttp === true,
   };
+}
+
+/**
+ * The message options reply and greet share: quick-reply buttons and the settings. --quick-reply and
+ * --contact-reply fill one list, so the buttons keep the order they were typed in; the returned
+ * function reads it after parsing (undefined when none was given).
+ */
+export function addQuickReplyOptions(cmd: Command): () => QuickReplyFlag[] | undefined {
+  const quickReplies: QuickReplyFlag[] = [];
+  cmd
+    .option('--quick-reply <text>', 'a quick-reply button of type TEXT (repeatable)', (text: string) => {
+      quickReplies.push({ type: 'TEXT', text });
+      return text;
+    })
+    .option('--contact-reply <text>', 'a quick-reply button of type CONTACT (repeatable)', (text: string) => {
+      quickReplies.push({ type: 'CONTACT', text });
+      return text;
+    })
+    .option('--block-input', "block the customer's input field (works only with quick replies)")
+    .option('--masked', "mask the digits in the client's linked message");
+  return () => (quickReplies.length > 0 ? quickReplies : undefined);
 }

@@ -1,7 +1,6 @@
 import { Command } from 'commander';
 import { globalOptions, type CommandFactory, type GlobalOptions } from '../../program.js';
-import type { QuickReplyFlag } from '../../send/fields.js';
-import { addSendOptions, readSendOptions, type SendOptions } from '../send-options.js';
+import { addQuickReplyOptions, addSendOptions, readSendOptions, type SendOptions } from '../send-options.js';
 import type { GreetFields } from './build.js';
 
 export interface GreetOptions extends SendOptions {
@@ -14,8 +13,6 @@ export interface GreetOptions extends SendOptions {
 }
 
 export const greetCommand: CommandFactory = (inv) => {
-  // --quick-reply and --contact-reply fill one list, so the buttons keep the order they were typed in.
-  const quickReplies: QuickReplyFlag[] = [];
   const cmd = new Command('greet')
     .summary("send the bot's first, proactive greeting to a client (POST /api/v1/chatbot/greet)")
     .description(
@@ -29,17 +26,9 @@ export const greetCommand: CommandFactory = (inv) => {
     )
     .option('-t, --text <text>', "the greeting's text")
     .option('--core-client-id <id>', 'internal client ID (long); any client; preferred')
-    .option('--client-id <id>', 'external client ID; authorized clients only (deprecated: use --core-client-id)')
-    .option('--quick-reply <text>', 'a quick-reply button of type TEXT (repeatable)', (text: string) => {
-      quickReplies.push({ type: 'TEXT', text });
-      return text;
-    })
-    .option('--contact-reply <text>', 'a quick-reply button of type CONTACT (repeatable)', (text: string) => {
-      quickReplies.push({ type: 'CONTACT', text });
-      return text;
-    })
-    .option('--block-input', "block the customer's input field (works only with quick replies)")
-    .option('--masked', "mask the digits in the client's linked message")
+    .option('--client-id <id>', 'external client ID; authorized clients only (deprecated: use --core-client-id)');
+  const quickReplies = addQuickReplyOptions(cmd);
+  cmd
     .option('--received-at <time>', 'time of receipt, yyyy-MM-ddTHH:mm:ss.SSSZ in UTC, or "now"')
     .option('--save <file>', 'also write the composed greeting to FILE as JSON; with --dry-run, only write it')
     .option('--retry', 'retry on network failures, 429 and 5xx (a repeat may greet twice)');
@@ -66,7 +55,7 @@ Examples:
         text: raw.text as string | undefined,
         coreClientId: raw.coreClientId as string | undefined,
         clientId: raw.clientId as string | undefined,
-        quickReplies: quickReplies.length > 0 ? quickReplies : undefined,
+        quickReplies: quickReplies(),
         blockInput: raw.blockInput === true ? true : undefined,
         masked: raw.masked === true ? true : undefined,
         receivedAt: raw.receivedAt as string | undefined,

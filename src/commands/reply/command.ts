@@ -1,7 +1,6 @@
 import { Command, Option } from 'commander';
 import { globalOptions, type CommandFactory, type GlobalOptions } from '../../program.js';
-import { addSendOptions, readSendOptions, type SendOptions } from '../send-options.js';
-import type { QuickReplyFlag } from '../../send/fields.js';
+import { addQuickReplyOptions, addSendOptions, readSendOptions, type SendOptions } from '../send-options.js';
 import type { ReplyFields } from './build.js';
 
 export interface ReplyOptions extends SendOptions {
@@ -14,8 +13,6 @@ export interface ReplyOptions extends SendOptions {
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export const replyCommand: CommandFactory = (inv) => {
-  // --quick-reply and --contact-reply fill one list, so the buttons keep the order they were typed in.
-  const quickReplies: QuickReplyFlag[] = [];
   const cmd = new Command('reply')
     .summary('send a bot answer to a customer thread (POST /api/v1/chatbot)')
     .description(
@@ -38,20 +35,11 @@ export const replyCommand: CommandFactory = (inv) => {
     .option('--skill-id <id>', 'skill the target agents must have (repeatable; with SWITCH_TO_HUMAN)', collect)
     .option('--unit-id <id>', 'department whose agents receive the thread (repeatable; with SWITCH_TO_HUMAN)', collect)
     .option('--attachment <url>', 'attach a file by URL; name and MIME type come from the URL (repeatable)', collect)
-    .option('--quick-reply <text>', 'a quick-reply button of type TEXT (repeatable)', (text: string) => {
-      quickReplies.push({ type: 'TEXT', text });
-      return text;
-    })
-    .option('--contact-reply <text>', 'a quick-reply button of type CONTACT (repeatable)', (text: string) => {
-      quickReplies.push({ type: 'CONTACT', text });
-      return text;
-    })
-    .option('--block-input', "block the customer's input field (works only with quick replies)")
-    .option('--masked', "mask the digits in the client's linked message")
     .option('--segment <key=value>', 'a segmentationInfo entry (repeatable)', collect)
     .option('--personal-manager <login>', 'route to this agent as personal manager (segmentationInfo.personal_manager)')
     .option('--received-at <time>', 'time of receipt, yyyy-MM-ddTHH:mm:ss.SSSZ in UTC, or "now"')
     .option('--action <action>', 'action, such as INIT_CHAT');
+  const quickReplies = addQuickReplyOptions(cmd);
   addSendOptions(cmd);
   cmd.addHelpText(
     'after',
@@ -83,7 +71,7 @@ Examples:
         skillIds: raw.skillId as string[] | undefined,
         unitIds: raw.unitId as string[] | undefined,
         attachments: raw.attachment as string[] | undefined,
-        quickReplies: quickReplies.length > 0 ? quickReplies : undefined,
+        quickReplies: quickReplies(),
         blockInput: raw.blockInput === true ? true : undefined,
         masked: raw.masked === true ? true : undefined,
         segments: raw.segment as string[] | undefined,
