@@ -9,6 +9,8 @@ import { join, resolve } from 'node:path';
 const root = resolve(import.meta.dirname, '..');
 const bin = join(root, 'dist', 'bin.js');
 const runs = Number(process.env.BENCH_RUNS ?? 21);
+// BENCH_NODE=/path/to/node measures another Node release (both the baseline and core).
+const node = process.env.BENCH_NODE ?? process.execPath;
 if (!existsSync(bin)) {
   console.error('dist/bin.js is missing: run `npm run build` first');
   process.exit(2);
@@ -30,10 +32,10 @@ const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, '.
 const reply = ['reply', '-t', 'Hello', '--core-client-id', '9223372036854775807', '--answer-id', 'bench-1'];
 const hasHttpie = spawnSync('sh', ['-c', 'command -v http'], { encoding: 'utf8' }).status === 0;
 const cases = [
-  { name: 'node -e 0', cmd: process.execPath, args: ['-e', '0'] },
-  { name: 'core --version', cmd: process.execPath, args: [bin, '--version'] },
-  { name: 'core reply --dry-run', cmd: process.execPath, args: [bin, ...reply, '--dry-run'] },
-  { name: 'core reply (loopback)', cmd: process.execPath, args: [bin, ...reply] },
+  { name: 'node -e 0', cmd: node, args: ['-e', '0'] },
+  { name: 'core --version', cmd: node, args: [bin, '--version'] },
+  { name: 'core reply --dry-run', cmd: node, args: [bin, ...reply, '--dry-run'] },
+  { name: 'core reply (loopback)', cmd: node, args: [bin, ...reply] },
   ...(hasHttpie ? [{ name: 'http (HTTPie, same request)', cmd: 'http', args: ['--ignore-stdin', '-q', 'POST', `http://127.0.0.1:${port}/api/v1/chatbot`,
     'Authorization:Bearer bench-token', 'X-Tenant-Name:bench', 'text=Hello', 'coreClientId:=9223372036854775807', 'answerId=bench-1'] }] : []),
 ];
@@ -54,7 +56,8 @@ server.kill();
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 const base = median(times.get('node -e 0'));
 const httpie = hasHttpie ? median(times.get('http (HTTPie, same request)')) : null;
-console.log(`start-up, median of ${runs} interleaved runs, node ${process.version}`);
+const nodeVersion = spawnSync(node, ['-v'], { encoding: 'utf8' }).stdout.trim();
+console.log(`start-up, median of ${runs} interleaved runs, node ${nodeVersion}`);
 console.log('| command | median ms | vs node -e 0 |');
 console.log('|---|---|---|');
 for (const c of cases) {
