@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
-const bin = join(root, 'dist', 'bin.js');
+// BENCH_BIN=/path/to/bin.js measures another build (an older commit's, say) in the same way.
+const bin = process.env.BENCH_BIN ? resolve(process.env.BENCH_BIN) : join(root, 'dist', 'bin.js');
 const runs = Number(process.env.BENCH_RUNS ?? 21);
 // BENCH_NODE=/path/to/node measures another Node release (both the baseline and core).
 const node = process.env.BENCH_NODE ?? process.execPath;
