@@ -100,7 +100,7 @@ export async function deliver(input: DeliverInput, ctx: Context): Promise<number
     // Not resolved (nothing is sent), but a token known without running a command is masked anyway,
     // should the payload quote it.
     registerKnownSecrets(settings, ctx);
-    const { warnInsecure } = await import('./transport.js');
+    const { curlConnectionOptions, warnInsecure } = await import('./transport.js');
     warnInsecure(flags, ctx);
     const prepared = prepareRequest(
       input.operation,
@@ -113,7 +113,11 @@ export async function deliver(input: DeliverInput, ctx: Context): Promise<number
       input.payload,
       tokenVariable,
     );
-    ctx.out(flags.curl ? renderCurl(prepared, ctx) : renderDryRun(prepared, ctx, flags.json));
+    ctx.out(
+      flags.curl
+        ? renderCurl(prepared, ctx, curlConnectionOptions(settings.baseUrl?.value ?? null, settings, flags))
+        : renderDryRun(prepared, ctx, flags.json),
+    );
     if (input.answerId !== undefined && !flags.json) ctx.err(`answer id ${input.answerId}\n`);
     return ExitCode.ok;
   }

@@ -115,8 +115,8 @@ export function shellQuote(text: string): string {
  * The `--curl` view: an equivalent curl command. The token is written as a variable reference
  * ($CORE_TOKEN), never its value, so the command can be shared and pasted safely.
  */
-export function renderCurl(request: PreparedRequest, ctx: Context): string {
-  const lines = [`curl --fail-with-body -sS -X ${request.method} ${shellQuote(request.url)}`];
+export function renderCurl(request: PreparedRequest, ctx: Context, connection: string[] = []): string {
+  const lines = [`curl --fail-with-body -sS -X ${request.method} ${shellQuote(request.url)}`, ...connection];
   for (const [name, value] of Object.entries(request.headers)) {
     if (name === 'Authorization' && request.bearerFromToken) {
       lines.push(`-H "Authorization: Bearer \$${request.tokenVariable}"`);

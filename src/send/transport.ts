@@ -4,6 +4,7 @@ import { ConfigError, UsageError } from '../errors.js';
 import type { Agents, PoolOptions } from '../http/agents.js';
 import { defaultTrustStore, readCaFile } from '../http/ca.js';
 import { decideProxy, isLoopbackHost, proxyCredentials, redactProxyUrl } from '../http/proxy.js';
+import { shellQuote } from './request.js';
 
 /**
  * How the requests of one invocation reach the service: the network rules of docs/security.md,
@@ -46,6 +47,32 @@ export function checkPlainHttp(url: URL, flags: { allowHttp?: boolean }): void {
   throw new UsageError(`refusing to send the token over plain http to ${url.host}: anyone on the network path could read it; nothing was sent`, {
     hint: `use an https base URL (https://${url.host}${url.pathname === '/' ? '' : url.pathname}), or pass --allow-http if you trust every network in between`,
   });
+}
+
+/**
+ * The curl options that reach the service the way core would: the private CA (curl's --cacert trusts
+ * only that file, where core adds it to the system's store), -k for --insecure, and the proxy that
+ * applies (its credentials masked), or --noproxy when core would go direct although one is set.
+ */
+export function curlConnectionOptions(
+  baseUrl: string | null,
+  settings: Pick<Settings, 'proxy' | 'noProxy' | 'caFile'>,
+  flags: TransportFlags,
+): string[] {
+  const options: string[] = [];
+  if (flags.insecure) options.push('-k');
+  else if (settings.caFile !== null) options.push(`--cacert ${shellQuote(settings.caFile.value)}`);
+  if (baseUrl === null) return options;
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return options;
+  }
+  const decision = decideProxy(url, settings.proxy, settings.noProxy);
+  if (decision.kind === 'proxy') options.push(`--proxy ${shellQuote(redactProxyUrl(decision.url))}`);
+  else if (decision.kind === 'direct' && settings.proxy !== null) options.push(`--noproxy ${shellQuote(url.hostname)}`);
+  return options;
 }
 
 /**

@@ -180,6 +180,20 @@ describe('core reply: secrets', () => {
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
   });
 
+  it.each<[string, string[], Record<string, string>, string[], string[]]>([
+    ['-k for --insecure', ['--insecure'], {}, ['-k \\'], ['--cacert']],
+    ['--cacert for --ca-file', ['--ca-file', '/etc/ssl/private-ca.pem'], {}, ['--cacert /etc/ssl/private-ca.pem'], ['-k ']],
+    ['the proxy that applies, credentials masked', [], { HTTPS_PROXY: 'http://proxyuser:proxy-pass-9@proxy.example:3128' }, ["--proxy 'http://********@proxy.example:3128'"], ['proxy-pass-9', 'proxyuser']],
+    ['--noproxy when NO_PROXY bypasses the proxy', [], { HTTPS_PROXY: 'http://proxy.example:3128', NO_PROXY: '.example.com' }, ['--noproxy chat.example.com'], ['--proxy ']],
+  ])('--curl writes %s', async (_name, flags, env, present, absent) => {
+    const result = await runInProcess(['reply', '-t', 'x', '--question-id', '1', '--curl', ...flags], {
+      env: envFor('https://chat.example.com', env),
+    });
+    expect(result.code).toBe(0);
+    for (const text of present) expect(result.stdout).toContain(text);
+    for (const text of absent) expect(result.stdout).not.toContain(text);
+  });
+
   it('masks the token in an error that echoes it back', async () => {
     server = await startRecordingServer([{ status: 401, body: `{"message":"bad token ${TOKEN}"}` }]);
     const result = await runInProcess(['reply', '-t', 'x', '--question-id', '1'], { env: envFor(server.url) });

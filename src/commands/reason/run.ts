@@ -14,7 +14,7 @@ import { stringifyJson } from '../../payload/json.js';
 import { exchange, printWarnings } from '../../send/deliver.js';
 import { isRecord } from '../../send/fields.js';
 import { joinUrl, maskHeaders, operations, prepareRequest, renderCurl, renderDryRun } from '../../send/request.js';
-import { prepareTransport, warnInsecure, type Transport } from '../../send/transport.js';
+import { curlConnectionOptions, prepareTransport, warnInsecure, type Transport } from '../../send/transport.js';
 import { loadCommandSettings } from '../common.js';
 import { hasReasonFields, layFields, parseName, reasonFromFlags, singleReasonFlags } from './build.js';
 import type { ReasonUpdateOptions } from './command.js';
@@ -89,7 +89,7 @@ async function updateReasons(
     const credentials = showOnly ? placeholderCredentials(settings, ctx) : await resolveCredentials(settings, ctx);
     report = showOnly || options.report === undefined ? undefined : openReport(options.report, ctx.cwd);
     const summary = await checkAll(source, spec, options, ctx, local);
-    if (showOnly) return await show(source, spec, summary, credentials, options, ctx);
+    if (showOnly) return await show(source, spec, summary, credentials, settings, options, ctx);
     return await send(source, spec, summary.total, credentials, settings, options, ctx, local, report, transport!);
   } finally {
     report?.close();
@@ -147,6 +147,7 @@ async function show(
   spec: ItemSpec<unknown>,
   summary: CheckSummary<unknown>,
   credentials: ReasonCredentials,
+  settings: Settings,
   options: ReasonUpdateOptions,
   ctx: Context,
 ): Promise<number> {
@@ -165,12 +166,13 @@ async function show(
     }
     return ExitCode.ok;
   }
+  const connection = curlConnectionOptions(settings.baseUrl?.value ?? null, settings, options);
   let written = 0;
   for await (const item of source.items()) {
     if (ctx.signal.aborted) return ExitCode.interrupted;
     const checked = checkItem(item, spec);
     if (!checked.ok) continue; // Only when the input changed since the check; nothing to show for it.
-    ctx.out(`${written > 0 ? '\n' : ''}${renderCurl(prepare(checked.value), ctx)}`);
+    ctx.out(`${written > 0 ? '\n' : ''}${renderCurl(prepare(checked.value), ctx, connection)}`);
     written += 1;
   }
   if (batch) ctx.err(`${written.toLocaleString('en-US')} curl commands, one per reason; nothing was sent\n`);
