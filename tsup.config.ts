@@ -5,8 +5,6 @@ type Plugin = NonNullable<Options['esbuildPlugins']>[number];
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
 
-// One ESM bundle with code splitting: the entry holds only what every invocation needs, and each
-// heavy module (got, the prompts, the sandbox) lands in a chunk loaded by the path that uses it.
 /**
  * Modules that a dependency loads at start-up but that core never uses on the paths it takes, each
  * replaced (only inside that dependency) by a stand-in that loads the real module on first use:
