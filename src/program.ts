@@ -57,7 +57,41 @@ export function configureTree(cmd: Command, ctx: Context): Command {
   return cmd;
 }
 
-export async function buildProgram(inv: Invocation): Promise<Command> {
+/** The commands, by name, in the order help lists them. Each factory module is small; its run function is imported lazily. */
+const commands: Record<string, CommandFactory> = {
+  reply: replyCommand,
+  greet: greetCommand,
+  reason: reasonCommand,
+  sandbox: sandboxCommand,
+  config: configCommand,
+  schema: schemaCommand,
+  completion: completionCommand,
+};
+
+/** Root options that take a value, so the word after them is not a command name. */
+const ROOT_VALUE_OPTIONS = new Set(['--config', '-p', '--profile']);
+
+/**
+ * The command an argv names, when it names one whose tree is enough to run it. Building only that
+ * command spares every run the others' definitions; help, completion and anything unrecognised get
+ * the whole tree.
+ */
+export function invokedCommand(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i += 1) {
+    const word = argv[i]!;
+    if (word === '--') return undefined;
+    if (ROOT_VALUE_OPTIONS.has(word)) {
+      i += 1;
+      continue;
+    }
+    if (word.startsWith('-')) continue;
+    return word in commands && word !== 'completion' ? word : undefined;
+  }
+  return undefined;
+}
+
+/** Builds the program: every command, or only `only` (see invokedCommand). */
+export async function buildProgram(inv: Invocation, only?: string): Promise<Command> {
   const program = configure(new Command('core'), inv.ctx)
     .description('Talk to the chatbot integration API from a shell: bot replies, hand-over to agents, greetings, inactivity reasons.')
     .version(version(), '-V, --version', 'print the version')
@@ -78,18 +112,8 @@ Examples:
   $ core help reply`,
     );
 
-  // The list of commands. Each factory module is small; its run function is imported lazily.
-  const factories: CommandFactory[] = [
-    // COMMANDS: one line per command, in the order help lists them.
-    replyCommand,
-    greetCommand,
-    reasonCommand,
-    sandboxCommand,
-    configCommand,
-    schemaCommand,
-    completionCommand,
-  ];
-  for (const factory of factories) program.addCommand(configureTree(factory(inv), inv.ctx));
+  const names = only !== undefined && only in commands ? [only] : Object.keys(commands);
+  for (const name of names) program.addCommand(configureTree(commands[name]!(inv), inv.ctx));
   return program;
 }
 

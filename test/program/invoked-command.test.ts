@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { invokedCommand } from '../../src/program.js';
+import { baseEnv, runInProcess } from '../helpers/run.js';
+
+describe('invokedCommand', () => {
+  it.each<[string[], string | undefined]>([
+    [['reply', '-t', 'x'], 'reply'],
+    [['--no-color', 'greet'], 'greet'],
+    [['-p', 'prod', 'reason', 'update'], 'reason'],
+    [['--profile', 'reply', 'config', 'show'], 'config'],
+    [['--config', 'core.yaml', 'sandbox'], 'sandbox'],
+    [['help', 'reply'], undefined],
+    [['completion', 'bash'], undefined],
+    [['rply'], undefined],
+    [['--version'], undefined],
+    [[], undefined],
+    [['--', 'reply'], undefined],
+  ])('reads %j as %j', (argv, expected) => {
+    expect(invokedCommand(argv)).toBe(expected);
+  });
+});
+
+describe('the program built for one command', () => {
+  it('still lists every command in the root help and suggests the closest for a typo', async () => {
+    const help = await runInProcess(['--help'], { env: baseEnv() });
+    for (const name of ['reply', 'greet', 'reason', 'sandbox', 'config', 'schema', 'completion']) expect(help.stdout).toContain(`  ${name}`);
+    const typo = await runInProcess(['rply'], { env: baseEnv() });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('(Did you mean reply?)');
+  });
+});
