@@ -115,7 +115,7 @@ export function blockInputWarnings(root: unknown): RawProblem[] {
   return [
     {
       path: ['settings', 'blockInput'],
-      message: 'has an effect only with quick replies, and this message has none (api-spec.md, rule 4)',
+      message: 'has an effect only with quick replies, and this message has none (rule 4 of POST /api/v1/chatbot)',
     },
   ];
 }
@@ -149,7 +149,7 @@ export function actionWarnings(root: unknown): RawProblem[] {
   return [
     {
       path: ['action'],
-      message: `${JSON.stringify(root.action)} is not a known action; the spec shows only INIT_CHAT (api-spec.md, rule 5)`,
+      message: `${JSON.stringify(root.action)} is not a known action; the spec shows only INIT_CHAT (rule 5 of POST /api/v1/chatbot)`,
     },
   ];
 }

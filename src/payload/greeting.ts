@@ -24,7 +24,7 @@ export interface GreetingOptions {
 const greetingRules = rule((value, ctx) => {
   const greeting = value as Record<string, unknown>;
   if (!has(greeting, 'clientId') && !has(greeting, 'coreClientId')) {
-    report(ctx, [], 'no addressee: give coreClientId (or the deprecated clientId) (api-spec.md, greeting rule 1)');
+    report(ctx, [], 'no addressee: give coreClientId (or the deprecated clientId) (greeting rule 1 of the API)');
   }
 });
 
@@ -79,7 +79,7 @@ function priorityWarnings(root: unknown): RawProblem[] {
   return [
     {
       path: ['clientId'],
-      message: 'takes priority over coreClientId when both are given (api-spec.md, greeting rule 3); send only coreClientId',
+      message: 'takes priority over coreClientId when both are given (greeting rule 3 of the API); send only coreClientId',
     },
   ];
 }

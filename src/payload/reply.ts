@@ -35,7 +35,7 @@ const ROUTING_FIELDS = ['userIds', 'skillIds', 'unitIds'] as const;
 const ADDRESS_FIELDS = ['coreClientId', 'questionId', 'sessionId', 'questionIndex', 'clientId'] as const;
 
 const EMAIL_RULE =
-  'the question came by email, so the answer is addressed by sessionId and questionIndex (api-spec.md, rule 2)';
+  'the question came by email, so the answer is addressed by sessionId and questionIndex (rule 2 of POST /api/v1/chatbot)';
 const PAIR_RULE = 'a reply by thread gives both sessionId and questionIndex';
 
 /**
@@ -49,7 +49,7 @@ function replyRules(email: boolean) {
 
     // Rule 3: text is required unless formattedText is used.
     if (!has(reply, 'text') && !has(reply, 'formattedText')) {
-      report(ctx, ['text'], 'required unless formattedText is given (api-spec.md, rule 3)');
+      report(ctx, ['text'], 'required unless formattedText is given (rule 3 of POST /api/v1/chatbot)');
     }
 
     // Addressing, four ways: coreClientId; questionId; sessionId and questionIndex; clientId.

@@ -31,7 +31,7 @@ function component(kind: Exclude<SchemaKind, 'config'>): JsonSchema {
 
 const errorSchema: JsonSchema = {
   title: 'Error',
-  description: 'The error body of the service (api-spec.md, "Error body").',
+  description: 'The error body of the service.',
   type: 'object',
   properties: {
     timestamp: { type: 'string', format: 'date-time', description: 'ISO 8601 UTC time of the error.' },

@@ -37,7 +37,7 @@ describe('text and formattedText (rule 3)', () => {
   });
 
   it('fail with neither, at text', () => {
-    expectOnly(validateReply({ coreClientId: 1n }), 'text', 'required unless formattedText is given (api-spec.md, rule 3)');
+    expectOnly(validateReply({ coreClientId: 1n }), 'text', 'required unless formattedText is given (rule 3 of POST /api/v1/chatbot)');
   });
 
   it.each(['text', 'formattedText'])('%s must not be empty', (field) => {
@@ -103,7 +103,7 @@ describe('addressing: at least one of coreClientId, questionId, sessionId with q
 
 describe('a question that came by email (rule 2)', () => {
   const email = { email: true };
-  const rule2 = 'the question came by email, so the answer is addressed by sessionId and questionIndex (api-spec.md, rule 2)';
+  const rule2 = 'the question came by email, so the answer is addressed by sessionId and questionIndex (rule 2 of POST /api/v1/chatbot)';
 
   it('passes with sessionId and questionIndex', () => {
     expectValid(validateReply(hi({ sessionId: 's-1', questionIndex: 2n }), email));

@@ -122,7 +122,7 @@ describe.each(payloads)('in a $payload', ({ base, validate }) => {
   describe('settings.blockInput works only with quick replies (rule 4)', () => {
     const warning = {
       path: 'settings.blockInput',
-      message: 'has an effect only with quick replies, and this message has none (api-spec.md, rule 4)',
+      message: 'has an effect only with quick replies, and this message has none (rule 4 of POST /api/v1/chatbot)',
     };
 
     it('warns when true without quick replies', () => {
