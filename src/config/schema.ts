@@ -14,6 +14,9 @@ import { parseDuration } from './duration.js';
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // RFC 9110 "token": the characters a header field name may hold.
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Headers that `headers` may not set: the API's own, and those the HTTP layer computes. */
+const RESERVED_HEADERS = new Set(['x-tenant-name', 'content-type', 'content-length', 'host', 'transfer-encoding', 'connection']);
 // Control characters (CR and LF above all) would break a request header or smuggle another one.
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
@@ -105,7 +108,15 @@ const limitsSchema = z.strictObject(
 );
 
 const headersSchema = z.record(
-  z.string().check(z.regex(HEADER_NAME, { error: 'is not a valid header name (letters, digits and -)' })),
+  z.string().check(
+    z.regex(HEADER_NAME, { error: 'is not a valid header name (letters, digits and -)' }),
+    // The API's own headers come from the settings, so the precedence of flags, environment and
+    // profile holds for them; a profile may replace Authorization (another credential format).
+    z.refine((name) => !RESERVED_HEADERS.has(name.toLowerCase()), {
+      error: (issue) =>
+        `${String(issue.input)} is set by core itself (the tenant from tenant / --tenant / CORE_TENANT; the body is JSON), not by headers`,
+    }),
+  ),
   z.string({ error: 'a header value must be a string (quote numbers)' }).check(
     z.refine((value) => !CONTROL.test(value), { error: 'a header value must not hold a line break or control character' }),
   ),

@@ -46,6 +46,8 @@ describe('an invalid config file', () => {
     ['a bad header name', 'profiles:\n  s:\n    headers: {"X Extra": v}\n', 'profiles.s.headers["X Extra"]', 'is not a valid header name'],
     ['a number as header value', 'profiles:\n  s:\n    headers: {X-Extra: 5}\n', 'profiles.s.headers.X-Extra', 'a header value must be a string'],
     ['headers as a list', 'profiles:\n  s:\n    headers: [a]\n', 'profiles.s.headers', 'must be a mapping of header names to values'],
+    ['a header that sets the tenant', 'profiles:\n  s:\n    headers: {X-Tenant-Name: other}\n', 'profiles.s.headers.X-Tenant-Name', 'is set by core itself'],
+    ['a header that sets the content type', 'profiles:\n  s:\n    headers: {content-type: text/plain}\n', 'profiles.s.headers.content-type', 'is set by core itself'],
     ['an empty profile', 'profiles:\n  s:\n', 'profiles.s', 'must be a mapping of settings'],
     ['a defaultProfile that does not exist', 'defaultProfile: stagign\nprofiles:\n  staging: {}\n  prod: {}\n', 'defaultProfile', 'names profile "stagign", which does not exist; did you mean "staging"? profiles: staging, prod'],
     ['a defaultProfile with no profiles', 'defaultProfile: staging\n', 'defaultProfile', 'no profiles are defined'],
