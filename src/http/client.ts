@@ -30,6 +30,8 @@ export interface HttpRequest {
   proxy?: string;
   /** Told before each repeat, for --verbose and progress output. */
   onRetry?: (info: RetryInfo) => void;
+  /** Told when an answer that could be repeated is not, because its Retry-After asks for too long a wait. */
+  onNoRetry?: (reason: string) => void;
   /** The largest part of a response body kept in memory; the rest is read and dropped. */
   maxBodyBytes?: number;
 }
@@ -138,6 +140,11 @@ export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
       const retryAfter = parseRetryAfter(outcome.headers['retry-after']);
       if (retryAfter === null) delay = backoffMs(attempt);
       else if (retryAfter <= MAX_RETRY_AFTER_MS) delay = retryAfter;
+      else {
+        request.onNoRetry?.(
+          `not repeated: the service asked to wait ${Math.round(retryAfter / 1000)} s (Retry-After), more than the ${MAX_RETRY_AFTER_MS / 1000} s core waits`,
+        );
+      }
       reason = `HTTP ${outcome.status}`;
     }
     if (delay === null) {
@@ -236,9 +243,9 @@ export function toNetworkError(error: unknown, request: Pick<HttpRequest, 'url' 
     code = 'EPROTO';
   } else if (/CERT|SSL|TLS|EPROTO|SIGNATURE/.test(code)) {
     const privateCa = /CERT|SIGNATURE|ISSUER/.test(code) ? '; if the service uses a private CA, give its certificate with --ca-file FILE' : '';
-    message = `TLS failure talking to ${host}: ${err.message ?? code}${privateCa}`;
+    message = `TLS failure talking to ${host}: ${(err.message ?? code).trim()}${privateCa}`;
   } else {
-    message = `request to ${host} failed: ${err.message ?? code}`;
+    message = `request to ${host} failed: ${(err.message ?? code).trim()}`;
   }
   return new NetworkError(message, code, { cause: error });
 }

@@ -56,6 +56,18 @@ export function cutText(text: string, limit: number, alreadyCut = false): string
   return `${bytes.subarray(0, end).toString('utf8')}… [cut]`;
 }
 
+/**
+ * A redirect is not followed: following it would carry the token to another address. The message
+ * says where the service pointed, so the base URL can be corrected.
+ */
+function redirectError(response: Pick<HttpResponse, 'headers'>): { message: string } {
+  const location = response.headers.location;
+  const target = Array.isArray(location) ? location[0] : location;
+  return {
+    message: `the service redirected ${target ? `to ${target}` : 'elsewhere'}; core does not follow redirects (they would carry the token): set the base URL to the final address`,
+  };
+}
+
 export function resultFromResponse(
   request: { method: string; url: string; answerId?: string; code?: string },
   response: HttpResponse,
@@ -70,7 +82,7 @@ export function resultFromResponse(
     durationMs: response.durationMs,
     ...(request.code !== undefined ? { code: request.code } : {}),
     ...(request.answerId !== undefined ? { answerId: request.answerId } : {}),
-    error: ok ? null : errorBodyOf(response),
+    error: ok ? null : response.status >= 300 && response.status < 400 ? redirectError(response) : errorBodyOf(response),
     ...(response.attempts > 1 ? { attempts: response.attempts } : {}),
   };
 }

@@ -107,7 +107,8 @@ export async function deliver(input: DeliverInput, ctx: Context): Promise<number
       {
         baseUrl: settings.baseUrl?.value ?? '<base-url>',
         tenant: settings.tenant?.value ?? '<tenant>',
-        token: tokenSpec ? 'placeholder' : null,
+        // Always shown (masked, or as $CORE_TOKEN in --curl): the request needs it, configured or not.
+        token: 'placeholder',
         headers: settings.headers.value,
       },
       input.payload,
@@ -161,8 +162,14 @@ export async function sendPrepared(
   input: DeliverInput & { agent?: HttpRequest['agent']; proxy?: string | null },
   ctx: Context,
 ): Promise<number> {
-  const result = await exchange(prepared, input, ctx);
+  const result = await exchange(prepared, { ...input, announceRetries: true }, ctx);
   printResult(result, ctx, input.flags.json);
+  // Ctrl-C while waiting to repeat a failed request: the last answer is shown, and the exit code says
+  // the run was interrupted rather than that the service failed.
+  if (!result.ok && ctx.signal.aborted) {
+    ctx.err('interrupted: no further attempt was made\n');
+    return ExitCode.interrupted;
+  }
   return exitCodeOf(result);
 }
 
@@ -174,6 +181,8 @@ export async function exchange(
     /** The proxy in use, printable, for messages. */
     proxy?: string | null;
     retrySignal?: AbortSignal;
+    /** Say on stderr when a request is repeated or not (single requests; a batch has its own progress). */
+    announceRetries?: boolean;
   },
   ctx: Context,
 ): Promise<RequestResult> {
@@ -196,6 +205,13 @@ export async function exchange(
       ...(input.retrySignal ? { retrySignal: input.retrySignal } : {}),
       onRetry: (info) => {
         if (input.flags.verbose) ctx.err(`* ${info.reason}: attempt ${info.attempt} in ${info.delayMs} ms\n`);
+        else if (input.announceRetries) {
+          const wait = info.delayMs >= 1000 ? `${(info.delayMs / 1000).toFixed(1)} s` : `${info.delayMs} ms`;
+          ctx.err(`${info.reason}: trying again in ${wait} (attempt ${info.attempt} of ${input.settings.retries.value + 1})\n`);
+        }
+      },
+      onNoRetry: (reason) => {
+        if (input.flags.verbose || input.announceRetries) ctx.err(`${reason}\n`);
       },
     });
   } catch (error) {

@@ -5,10 +5,10 @@ import { PayloadError, UsageError } from '../errors.js';
  * the payload schema (the single source of every rule) reports them with their path.
  */
 
-/** An identifier flag: digits become a bigint (exact to the last digit); anything else stays a string for the schema to reject. */
+/** An identifier flag: an integer becomes a bigint (exact to the last digit; the schema refuses a negative one); anything else stays a string for the schema to reject. */
 export function idFromFlag(value: string): bigint | string {
   const text = value.trim();
-  return /^\d+$/.test(text) ? BigInt(text) : value;
+  return /^-?\d+$/.test(text) ? BigInt(text) : value;
 }
 
 export type QuickReplyFlag = { type: 'TEXT' | 'CONTACT'; text: string };
