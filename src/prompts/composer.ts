@@ -53,9 +53,14 @@ export interface ComposeOptions {
   validate(draft: Draft): DraftCheck;
   /** The first choice of the menu: "Send it", or what --dry-run / --save do instead. */
   sendLabel: string;
-  /** Writes the draft to a file; returns where it went. */
-  save(path: string, draft: Draft): Promise<string>;
+  /** Writes the draft to a file; returns where it went. Without it, the menu offers no "Save to a file". */
+  save?(path: string, draft: Draft): Promise<string>;
   cwd: string;
+  /**
+   * What is drawn above the problems, in place of the message preview: for a payload that is no
+   * message (an inactivity reason), a summary of its fields.
+   */
+  summary?(payload: Draft, env: ComposeEnv): string;
   /** The field order of the payload, for a draft whose fields were added in the order asked. */
   order: readonly string[];
 }
@@ -115,14 +120,17 @@ async function review(draft: Draft, env: ComposeEnv, options: ComposeOptions): P
   for (;;) {
     const payload = ordered(draft, options.order);
     const check = options.validate(payload);
-    prompter.write(`\n${renderPreview(payload, { title: options.title(payload), columns: prompter.columns, style })}`);
+    const picture = options.summary
+      ? options.summary(payload, env)
+      : renderPreview(payload, { title: options.title(payload), columns: prompter.columns, style });
+    prompter.write(`\n${picture}`);
     prompter.write(renderCheck(check, env));
     const action = await prompter.select<Action>({
       message: 'What now?',
       choices: [
         { value: 'send', name: options.sendLabel, disabled: check.ok ? false : '(fix the problems first)' },
         { value: 'edit', name: 'Edit a part' },
-        { value: 'save', name: 'Save to a file (JSON, for -f)' },
+        ...(options.save ? [{ value: 'save' as const, name: 'Save to a file (JSON, for -f)' }] : []),
         { value: 'cancel', name: 'Cancel: send nothing' },
       ],
       default: check.ok ? 'send' : 'edit',
@@ -164,6 +172,8 @@ async function editPart(draft: Draft, env: ComposeEnv, options: ComposeOptions):
 }
 
 async function saveDraft(payload: Draft, env: ComposeEnv, options: ComposeOptions): Promise<void> {
+  const { save } = options;
+  if (!save) return;
   const { prompter, style } = env;
   const path = await prompter.input({
     message: 'Save to file',
@@ -175,7 +185,7 @@ async function saveDraft(payload: Draft, env: ComposeEnv, options: ComposeOption
     if (!overwrite) return;
   }
   try {
-    const where = await options.save(path.trim(), payload);
+    const where = await save(path.trim(), payload);
     prompter.write(style.green(`saved to ${where}; send it later with -f ${path.trim()}\n`));
   } catch (error) {
     // A file that cannot be written is no reason to lose the message: say why and go back to the menu.

@@ -70,7 +70,7 @@ export const GREETING_PARTS: Part[] = [
   settingsPart,
 ];
 
-export interface ComposeGreetingOptions extends Pick<ComposeOptions, 'sendLabel' | 'save' | 'cwd'> {
+export interface ComposeGreetingOptions extends Pick<ComposeOptions, 'sendLabel' | 'cwd'>, Required<Pick<ComposeOptions, 'save'>> {
   validate(draft: Draft): DraftCheck;
 }
 

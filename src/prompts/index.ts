@@ -9,6 +9,7 @@ import type { Prompter } from './prompter.js';
  */
 export { composeGreeting, GREETING_ORDER } from './greeting.js';
 export { composeReply, REPLY_ORDER } from './reply.js';
+export { composeReason, REASON_ORDER } from './reason.js';
 export { createPrompter, isPromptExit, type Prompter } from './prompter.js';
 export { savePayload } from './save.js';
 export type { ComposeEnv, Draft, DraftCheck } from './composer.js';

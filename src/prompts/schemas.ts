@@ -4,6 +4,8 @@ import {
   messageListPickerSchema,
   quickRepliesHeaderFooterSchema,
   quickReplySchemaFor,
+  reasonSchema,
+  reasonTranslationSchema,
   replySchema,
   type Limits,
 } from '../payload/index.js';
@@ -52,3 +54,7 @@ export function quickReplyFields(limits: Limits) {
 export const greetingFields = greetingSchema.shape;
 export const replyFields = replySchema.shape;
 export const attachmentFields = attachmentSchema.shape;
+
+/** The inactivity reason (api-spec.md, "Inactivity reason") and one of its translations. */
+export const reasonFields = reasonSchema.shape;
+export const translationFields = reasonTranslationSchema.shape;
