@@ -1,7 +1,7 @@
 import { createContext, type Context, type Env, type Streams } from './context.js';
 import { debugTrace, scrubCredentials } from './debug.js';
 import { CoreError, ExitCode, PayloadError, ConfigError } from './errors.js';
-import { buildProgram, CommanderError, invokedCommand, type Invocation } from './program.js';
+import { buildProgram, CommanderError, expandHelp, invokedCommand, type Invocation } from './program.js';
 
 export interface MainInit {
   argv: string[];
@@ -25,8 +25,9 @@ export async function main(init: MainInit): Promise<number> {
   });
   const inv: Invocation = { ctx, exitCode: undefined };
   try {
-    const program = await buildProgram(inv, invokedCommand(init.argv));
-    await program.parseAsync(init.argv, { from: 'user' });
+    const argv = expandHelp(init.argv);
+    const program = await buildProgram(inv, invokedCommand(argv));
+    await program.parseAsync(argv, { from: 'user' });
     return inv.exitCode ?? ExitCode.ok;
   } catch (error) {
     return reportError(error, ctx);

@@ -47,7 +47,9 @@ export function configure(cmd: Command, ctx: Context): Command {
       writeErr: (text) => ctx.err(text),
       outputError: (text, write) => write(text),
     })
-    .showHelpAfterError('(add --help for usage)');
+    .showHelpAfterError('(add --help for usage)')
+    // --config, -p and --no-color work after any command, so its help lists them too.
+    .configureHelp({ showGlobalOptions: true });
 }
 
 /** Applies `configure` to a command and every command below it (addCommand copies no settings). */
@@ -67,6 +69,16 @@ const commands: Record<string, CommandFactory> = {
   schema: schemaCommand,
   completion: completionCommand,
 };
+
+/**
+ * `core help reason update` as `core reason update --help`: commander's help command reads only the
+ * first word. An unknown name is passed on as a command, so commander reports it as unknown.
+ */
+export function expandHelp(argv: readonly string[]): string[] {
+  if (argv[0] !== 'help' || argv.length < 2) return [...argv];
+  const rest = argv.slice(1);
+  return rest[0]! in commands ? [...rest, '--help'] : rest;
+}
 
 /** Root options that take a value, so the word after them is not a command name. */
 const ROOT_VALUE_OPTIONS = new Set(['--config', '-p', '--profile']);

@@ -20,6 +20,25 @@ describe('invokedCommand', () => {
   });
 });
 
+describe('core help', () => {
+  it.each([
+    [['help', 'reason', 'update'], 'Usage: core reason update'],
+    [['help', 'config', 'show'], 'Usage: core config show'],
+    [['help', 'reply'], 'Usage: core reply'],
+    [['help'], 'Usage: core [options] [command]'],
+  ])('%j shows the help of that command', async (argv, usage) => {
+    const result = await runInProcess(argv, { env: baseEnv() });
+    expect(result.code).toBe(0);
+    expect(result.stdout.startsWith(usage)).toBe(true);
+  });
+
+  it('reports an unknown command name as unknown', async () => {
+    const result = await runInProcess(['help', 'nope'], { env: baseEnv() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("unknown command 'nope'");
+  });
+});
+
 describe('the program built for one command', () => {
   it('still lists every command in the root help and suggests the closest for a typo', async () => {
     const help = await runInProcess(['--help'], { env: baseEnv() });

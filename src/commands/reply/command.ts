@@ -17,9 +17,12 @@ export const replyCommand: CommandFactory = (inv) => {
     .summary('send a bot answer to a customer thread (POST /api/v1/chatbot)')
     .description(
       'Send a bot answer to a customer thread (POST /api/v1/chatbot).\n\n' +
-        'Address it by --core-client-id (preferred), --question-id, --session-id with --question-index, or the\n' +
-        'deprecated --client-id. Every reply carries an answerId (a new UUID unless --answer-id is given), so a\n' +
-        'retry cannot deliver it twice.',
+        'Address it by --core-client-id (preferred), --question-id, --session-id with --question-index, or the ' +
+        'deprecated --client-id. Every reply carries an answerId (a new UUID unless --answer-id is given), so a ' +
+        'retry cannot deliver it twice.\n\n' +
+        "With -f, a flag replaces the file's field and a repeatable flag (--quick-reply, --attachment, --user-id, " +
+        "...) replaces the file's whole list, while --segment, --personal-manager, --block-input and --masked set " +
+        "keys inside the file's segmentationInfo and settings.",
     )
     .option('-t, --text <text>', "the reply's text")
     .option('--markdown <text>', 'Markdown text (formattedText); text is filled with its plain-text form when absent')
