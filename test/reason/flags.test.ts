@@ -60,7 +60,7 @@ describe('core reason update: argv to request body', () => {
 describe('core reason update: flag errors exit 2 and send nothing', () => {
   it.each<[string, string[], RegExp]>([
     ['--active with --inactive', ['--code', 'A', '--name', 'en=A', '--active', '--inactive'], /cannot be used with/],
-    ['-i', ['-i'], /no prompts: the interactive composer \(-i\) covers reply and greet/],
+    ['-i without a terminal', ['-i'], /core reason update -i needs a terminal/],
     ['no flags and no file', [], /nothing to update: give --code and --name LOCALE=TEXT, or -f FILE/],
     ['--name without "="', ['--code', 'A', '--name', 'English'], /--name takes LOCALE=TEXT, got "English"/],
     ['--concurrency 0', ['--code', 'A', '--name', 'en=A', '--concurrency', '0'], /--concurrency takes a whole number from 1 to 64, got "0"/],

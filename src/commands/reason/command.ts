@@ -57,6 +57,7 @@ const updateCommand: CommandFactory = (inv) => {
         'One reason comes from flags; many come from -f FILE: one reason (a JSON or YAML object), a JSON array, or NDJSON (one reason a line, read as a stream). Every reason is checked before any is sent: if one is invalid, nothing is sent (exit 2). Then up to --concurrency requests run at once, failures are retried (network, 429, 5xx: repeating an update is harmless), and one outcome per reason is printed.',
         'active: without --active or --inactive the field is not sent, and the service applies its default, which the spec gives as true. An update without it may therefore make an inactive reason active again: to keep a reason inactive, send --inactive (or "active": false in the file) every time.',
         'With -f, --color, --active/--inactive and --system apply to every reason in the file; --code and --name only to a file holding one reason.',
+        '-i asks for one reason with prompts (on a terminal only): only for what the flags and a one-reason file left out, each answer checked as you type; then it shows a summary and sends nothing until you choose to.',
         "Credentials: the profile's integratorToken (env CORE_INTEGRATOR_TOKEN), else its token (CORE_TOKEN), sent as a Bearer token. An Authorization header in the profile's headers replaces it, and no token is needed then. See docs/reasons.md.",
       ].join('\n\n'),
     )
@@ -74,7 +75,7 @@ const updateCommand: CommandFactory = (inv) => {
     if (option) option.description = description;
   };
   describe('--file', 'read reasons from a file: one (JSON or YAML object), a JSON array, or NDJSON; "-" for standard input');
-  describe('--interactive', 'not available here: the composer covers reply and greet');
+  describe('--interactive', 'ask for the reason with prompts: code, translations, colour, active, system (needs a terminal; one reason)');
   describe('--dry-run', 'check every reason and print the first request (secrets masked) and the count; send nothing');
   describe('--curl', 'print one curl command per reason (the token as $CORE_INTEGRATOR_TOKEN or $CORE_TOKEN); send nothing');
   describe('--json', 'print one JSON result per reason on stdout (NDJSON)');
@@ -93,6 +94,7 @@ are reported as skipped).
 Examples:
   $ core reason update --code LUNCH --name en=Lunch --name de=Mittagspause --color '#FF8800' --active
   $ core reason update --code TRAINING --name en=Training --inactive
+  $ core reason update -i --code LUNCH               ask for the rest, show it, then send
   $ core reason update -f reasons.ndjson --concurrency 8 --report applied.ndjson
   $ core reason update -f reasons.json --dry-run
   $ jq -c '.[]' reasons.json | core reason update -f - --json | jq -r 'select(.ok | not) | .code'

@@ -9,31 +9,37 @@ import { startProgress } from '../../batch/progress.js';
 import { printResult } from '../../output/render.js';
 import type { RequestResult } from '../../output/result.js';
 import { makeStyle } from '../../output/style.js';
+import type { Prompter } from '../../prompts/prompter.js';
 import { validateReason } from '../../payload/index.js';
 import { stringifyJson } from '../../payload/json.js';
 import { exchange, printWarnings } from '../../send/deliver.js';
 import { isRecord } from '../../send/fields.js';
 import { joinUrl, maskHeaders, operations, prepareRequest, renderCurl, renderDryRun } from '../../send/request.js';
 import { curlConnectionOptions, prepareTransport, warnInsecure, type Transport } from '../../send/transport.js';
-import { loadCommandSettings } from '../common.js';
+import { loadCommandSettings, requireTerminal } from '../common.js';
 import { hasReasonFields, layFields, parseName, reasonFromFlags, singleReasonFlags } from './build.js';
 import type { ReasonUpdateOptions } from './command.js';
 import { placeholderCredentials, resolveCredentials, type ReasonCredentials } from './credentials.js';
 import { outcomeLine, summaryLine } from './render.js';
+
+/** What a test may hand in instead of the real thing. */
+export interface ReasonDeps {
+  /** The prompts for -i; the real one draws on the terminal with inquirer. */
+  prompter?: Prompter;
+}
 
 /**
  * `core reason update`: one reason from flags, or many from a file, through one path. The whole
  * input is checked first (nothing is sent if any reason is invalid), then sent with bounded
  * concurrency, with one result per reason on stdout and in the --report file.
  */
-export async function runReasonUpdate(options: ReasonUpdateOptions, ctx: Context): Promise<number> {
+export async function runReasonUpdate(options: ReasonUpdateOptions, ctx: Context, deps: ReasonDeps = {}): Promise<number> {
+  // Checked before anything else, so that -i without a terminal fails at once instead of waiting.
   if (options.interactive) {
-    throw new UsageError('core reason update has no prompts: the interactive composer (-i) covers reply and greet', {
-      hint: 'pass --code and --name LOCALE=TEXT (with --color, --active or --inactive, --system as needed), or -f FILE',
-    });
+    requireTerminal(ctx, 'core reason update', '--code CODE --name LOCALE=TEXT (with --color, --active or --inactive, --system as needed), or -f FILE');
   }
   if (options.dryRun && options.curl) throw new UsageError('--dry-run and --curl cannot be used together');
-  if (options.file === undefined && !hasReasonFields(options.fields)) {
+  if (!options.interactive && options.file === undefined && !hasReasonFields(options.fields)) {
     throw new UsageError('nothing to update: give --code and --name LOCALE=TEXT, or -f FILE', {
       hint: 'for example: core reason update --code LUNCH --name en=Lunch',
     });
@@ -42,15 +48,24 @@ export async function runReasonUpdate(options: ReasonUpdateOptions, ctx: Context
   for (const name of options.fields.names ?? []) parseName(name);
 
   const settings = await loadCommandSettings(options, ctx);
-  const fromFile = options.file !== undefined;
+  // -i: the prompts read the file (one reason), lay the flags over it and ask for the rest; the
+  // reason they return is what is sent, as a batch of one.
+  const composed = options.interactive ? await (await import('./interactive.js')).composeReasonInteractively(options, ctx, deps.prompter) : undefined;
+  const fromFile = options.file !== undefined && composed === undefined;
   const spec: ItemSpec<unknown> = {
     prepare: fromFile ? (value) => layFields(value, options.fields) : (value) => value,
     validate: (payload) => validateReason(payload),
     keyOf: (payload) => (isRecord(payload) && typeof payload.code === 'string' ? payload.code : undefined),
   };
-  const source = fromFile ? await openSource(options.file!, ctx) : valueSource(reasonFromFlags(options.fields));
+  const source = composed
+    ? valueSource(composed, 'the prompts')
+    : fromFile
+      ? await openSource(options.file!, ctx)
+      : valueSource(reasonFromFlags(options.fields));
+  // For the composed reason, --verbose's note on `active` follows the answer, not the flags.
+  const sendOptions = composed ? { ...options, file: undefined, fields: { ...options.fields, active: typeof composed.active === 'boolean' ? composed.active : undefined } } : options;
   try {
-    return await updateReasons(source, spec, settings, options, ctx);
+    return await updateReasons(source, spec, settings, sendOptions, ctx);
   } finally {
     await source.close();
   }
