@@ -100,7 +100,8 @@ const shared: Options = {
   minify: true,
   sourcemap: false,
   clean: false,
-  shims: false,
+  // __filename and __dirname for CommonJS dependencies (import-fresh, which cosmiconfig uses for .js configs).
+  shims: true,
   // Keep `node:` specifiers as written, so the lazy built-ins below can see them.
   removeNodeProtocol: false,
   noExternal: [/^(?!typescript$).*/],

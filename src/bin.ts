@@ -20,12 +20,15 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 } else {
   const { main } = await import('./main.js');
   const controller = new AbortController();
+  const abandon = new AbortController();
   let interrupts = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts += 1;
-    // A second Ctrl-C stops at once; the first lets the command finish what is in flight.
-    if (interrupts > 1) process.exit(130);
-    controller.abort(signal);
+    // The first Ctrl-C starts nothing new and lets what is in flight finish; the second abandons
+    // what is in flight (a batch still reports every item); a third stops at once.
+    if (interrupts === 1) controller.abort(signal);
+    else if (interrupts === 2) abandon.abort(signal);
+    else process.exit(130);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -35,6 +38,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     env: process.env,
     cwd: process.cwd(),
     signal: controller.signal,
+    abandonSignal: abandon.signal,
   });
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);

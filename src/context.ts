@@ -26,6 +26,11 @@ export interface Context {
   readonly debug: boolean;
   /** Aborted on the first Ctrl-C (SIGINT) or SIGTERM. */
   readonly signal: AbortSignal;
+  /**
+   * Aborted on a second Ctrl-C: what is still in flight is abandoned (a batch reports it with its
+   * outcome unknown). A single request is already cut off by the first.
+   */
+  readonly abandonSignal: AbortSignal;
   /** Writes to stdout, with every known secret masked. */
   out(text: string): void;
   /** Writes to stderr, with every known secret masked. */
@@ -47,6 +52,7 @@ export interface ContextInit {
   /** false when --no-color was given. */
   colorFlag?: boolean;
   signal?: AbortSignal;
+  abandonSignal?: AbortSignal;
 }
 
 /** Colour is on for a terminal unless NO_COLOR is set or --no-color was given; FORCE_COLOR turns it on. */
@@ -76,6 +82,7 @@ export function createContext(init: ContextInit): Context {
     color,
     debug: init.env.CORE_DEBUG === '1' || init.env.CORE_DEBUG === 'true',
     signal: init.signal ?? new AbortController().signal,
+    abandonSignal: init.abandonSignal ?? new AbortController().signal,
     out: (text) => void init.streams.stdout.write(redact(text)),
     err: (text) => void init.streams.stderr.write(redact(text)),
     warn: (message) => {

@@ -9,6 +9,7 @@ export interface MainInit {
   env: Env;
   cwd: string;
   signal?: AbortSignal;
+  abandonSignal?: AbortSignal;
 }
 
 /**
@@ -22,6 +23,7 @@ export async function main(init: MainInit): Promise<number> {
     cwd: init.cwd,
     colorFlag: init.argv.includes('--no-color') ? false : undefined,
     signal: init.signal,
+    abandonSignal: init.abandonSignal,
   });
   const inv: Invocation = { ctx, exitCode: undefined };
   try {
