@@ -229,7 +229,7 @@ export function toNetworkError(error: unknown, request: Pick<HttpRequest, 'url' 
     message = `cannot reach the proxy ${request.proxy} (${code})`;
   } else if (err.name === 'AbortError' || code === 'ERR_ABORTED') {
     code = 'EABORTED';
-    message = 'the request was interrupted';
+    message = 'interrupted before the answer arrived: the service may or may not have applied it';
   } else if (code === 'ETIMEDOUT') {
     message = `no answer from ${host} within ${formatMs(request.timeoutMs)}`;
   } else if (code === 'ECONNREFUSED') {

@@ -66,6 +66,50 @@ describe('core reason update, built', () => {
     expect(stderr).toMatch(/\d+ succeeded, 0 failed, \d+ skipped \(interrupted/);
   });
 
+  it('on a second SIGINT abandons the requests in flight and still reports every reason: abandoned ones with their outcome unknown', async () => {
+    const list = codes(10);
+    sandbox = await startSandbox({ port: 0, latencyMs: 5_000, reasons: list.map((code) => reason(code, { active: false })), maxActiveReasons: 1000 });
+    const file = tempFile('ten.ndjson', ndjson(list.map((code) => reason(code))));
+    const report = join(mkdtempSync(join(tmpdir(), 'core-reason-report-')), 'report.ndjson');
+    const env = { ...envFor(sandbox.url), NODE_EXTRA_CA_CERTS: undefined };
+    const child = spawn(process.execPath, [binPath, 'reason', 'update', '-f', file, '--concurrency', '2', '--json', '--report', report], {
+      cwd: repoRoot,
+      env: env as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let second = false;
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      // The first Ctrl-C has been taken in: two requests wait on the slow server. Now the second.
+      if (!second && /waiting for 2 in flight/.test(stderr)) {
+        second = true;
+        child.kill('SIGINT');
+      }
+    });
+    // The first Ctrl-C once both requests are surely on their way (the server holds each for 5 s).
+    const first = setInterval(() => {
+      if (sandbox!.messages().length === 0 && sandbox!.reasons('sandbox').filter((r) => r.updatedAt !== null).length >= 2) {
+        clearInterval(first);
+        child.kill('SIGINT');
+      }
+    }, 20);
+    const code = await new Promise<number | null>((resolve) => child.on('close', (exitCode) => resolve(exitCode)));
+    clearInterval(first);
+
+    expect(second).toBe(true);
+    expect(code).toBe(130);
+    for (const lines of [jsonLines(stdout), readJsonLines(report)]) {
+      expect(lines.map((l) => l.code).sort()).toEqual(list);
+      const abandoned = lines.filter((l) => (l.error as { code?: string } | null)?.code === 'EABORTED');
+      expect(abandoned).toHaveLength(2);
+      for (const line of abandoned) expect((line.error as { message: string }).message).toContain('may or may not have applied it');
+      expect(lines.filter((l) => l.skipped === true)).toHaveLength(8);
+    }
+  });
+
   it('reads -f - from a pipe and removes its temporary copy afterwards', async () => {
     sandbox = await startSandbox({ port: 0, reasons: codes(5).map((code) => reason(code)), maxActiveReasons: 1000 });
     const tmp = mkdtempSync(join(tmpdir(), 'core-reason-tmp-'));

@@ -208,10 +208,21 @@ async function send(
   transport: Transport,
 ): Promise<number> {
   const single = total === 1;
-  // Requests of a batch are not cut off by Ctrl-C (see src/batch/send.ts): each gets a signal of its
-  // own that never aborts (one per request, as the HTTP client leaves a listener on it), and
-  // ctx.signal only stops new requests and further retries.
-  const uninterrupted = (): Context => ({ ...ctx, signal: new AbortController().signal });
+  // Requests of a batch are not cut off by the first Ctrl-C (see src/batch/send.ts): ctx.signal only
+  // stops new requests and further retries. Each request gets a signal of its own (the HTTP client
+  // leaves a listener on it), aborted by a second Ctrl-C, which abandons what is in flight: those are
+  // reported with their outcome unknown.
+  const untilAbandoned = async <T>(run: (ctx: Context) => Promise<T>): Promise<T> => {
+    const own = new AbortController();
+    const abandon = () => own.abort(ctx.abandonSignal.reason);
+    if (ctx.abandonSignal.aborted) abandon();
+    else ctx.abandonSignal.addEventListener('abort', abandon, { once: true });
+    try {
+      return await run({ ...ctx, signal: own.signal });
+    } finally {
+      ctx.abandonSignal.removeEventListener('abort', abandon);
+    }
+  };
   const progress = await startProgress(ctx, total);
   const style = makeStyle(ctx.color.stdout);
   let stoppedByFailure = false;
@@ -223,7 +234,8 @@ async function send(
       failFast: options.failFast,
       signal: ctx.signal,
       send: (payload, code) =>
-        exchange(
+        untilAbandoned((requestCtx) =>
+          exchange(
           prepareRequest(operations.reason, credentials.request, payload, credentials.tokenVariable),
           // api-spec.md, PUT /api/v1/inactivity/reasons: an update sets the same fields again when
           // repeated, so it is retried (cli-contract.md, "Retries").
@@ -236,8 +248,8 @@ async function send(
             proxy: transport.proxy,
             retrySignal: ctx.signal,
           },
-          uninterrupted(),
-        ),
+          requestCtx,
+        )),
       localResult: local,
       onResult: (result) => {
         const line = stringifyJson(result);
@@ -250,7 +262,7 @@ async function send(
       onInterrupt: (inFlight) => {
         progress.note(
           inFlight > 0
-            ? `interrupted: no new requests; waiting for ${inFlight} in flight (Ctrl-C again stops at once, leaving their outcome unknown)\n`
+            ? `interrupted: no new requests; waiting for ${inFlight} in flight (Ctrl-C again abandons them, and they are reported with their outcome unknown)\n`
             : 'interrupted: no new requests\n',
         );
       },
