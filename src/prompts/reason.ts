@@ -127,7 +127,7 @@ const activePart: Part = {
           value: 'omit',
           name: 'Leave it out: not sent; the service applies its default, true',
           short: 'left out',
-          description: 'The spec gives active a default of true: an update without it can make an inactive reason active again.',
+          description: 'An update without active can make an inactive reason active again.',
         },
       ],
       default: tristateOf(draft.active),
