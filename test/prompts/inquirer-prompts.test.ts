@@ -3,7 +3,7 @@ import { render } from '@inquirer/testing';
 import { describe, expect, it } from 'vitest';
 import { makeStyle } from '../../src/output/style.js';
 import { fieldPrompt } from '../../src/prompts/ask.js';
-import { greetingFields, headerFooterFields, listFields, quickReplyFields } from '../../src/prompts/schemas.js';
+import { greetingFields, headerFooterFields, listFields, quickReplyFields, reasonFields, translationFields } from '../../src/prompts/schemas.js';
 import { idFromFlag } from '../../src/send/fields.js';
 
 /**
@@ -53,6 +53,8 @@ describe('a field prompt on inquirer', () => {
     ['a header text', headerFooterFields.headerText, 61],
     ['a list button title', listFields.title, 20],
     ['a list item subtitle', listFields.itemSubTitle, 72],
+    ["an inactivity reason's code", reasonFields.code, 256],
+    ["an inactivity reason's name", translationFields.name, 50],
   ])('rejects %s one past its limit', async (_name, schema, limit) => {
     const { events, getScreen, nextRender } = await render(input, fieldPrompt({ label: 'Field', schema }, style));
     events.type('a'.repeat(limit + 1));

@@ -219,6 +219,17 @@ describe('core reason update -i', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it.each<[string, boolean]>([
+    ['omit', true],
+    ['true', false],
+  ])('with --verbose, notes that active is left to the service only when it is (%s)', async (choice, noted) => {
+    server = await startRecordingServer();
+    const prompter = scriptedPrompter([input(/^Colour/, ''), select(/^Active/, choice), select(/^system/, 'omit'), select(/^What now/, 'send')]);
+    const result = await run(options({ verbose: true, fields: { code: 'LUNCH', names: ['en=Lunch'] } }), prompter, server.url);
+    expect(result.code).toBe(0);
+    expect(result.stderr.includes('* active is not sent: the service applies its default')).toBe(noted);
+  });
+
   it('refuses --dry-run with --curl before asking anything', async () => {
     const prompter = scriptedPrompter([]);
     const result = await run(options({ dryRun: true, curl: true }), prompter, 'http://127.0.0.1:9');
