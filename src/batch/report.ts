@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { UsageError } from '../errors.js';
+import { CoreError, ExitCode, UsageError } from '../errors.js';
 
 /**
  * The `--report FILE` record (cli-contract.md, "core reason update"): one NDJSON line per item,
@@ -35,7 +35,15 @@ export function openReport(path: string, cwd: string): ReportWriter {
       if (!open) return;
       const bytes = Buffer.from(line.endsWith('\n') ? line : `${line}\n`, 'utf8');
       let offset = 0;
-      while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
+      try {
+        while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
+      } catch (error) {
+        open = false;
+        const code = (error as { code?: string }).code ?? 'error';
+        throw new CoreError(`cannot write the report file ${path} (${code}); no new request was started`, ExitCode.internal, 'EREPORT', {
+          hint: 'the results printed above say which reasons were sent; free the disk or choose another --report path',
+        });
+      }
     },
     close() {
       if (!open) return;

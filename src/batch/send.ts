@@ -64,7 +64,13 @@ export async function sendBatch<T>(source: BatchSource, spec: SendSpec<T>): Prom
       tally.failed += 1;
       tally.exitCode = Math.max(tally.exitCode, exitCodeOf(result));
     }
-    spec.onResult(result);
+    // Printing or writing the report can fail (a full disk, a closed pipe). That must not cut off
+    // the requests in flight: it stops new ones, and is reported once every request has settled.
+    try {
+      spec.onResult(result);
+    } catch (error) {
+      unexpected ??= { error };
+    }
   };
 
   let readFailure: { error: unknown } | undefined;
@@ -115,7 +121,7 @@ export async function sendBatch<T>(source: BatchSource, spec: SendSpec<T>): Prom
     // still finishes and is recorded before the error is reported.
     readFailure = { error };
   }
-  await Promise.all(running);
+  await Promise.allSettled(running);
   spec.signal.removeEventListener('abort', onAbort);
   if (readFailure) throw readFailure.error;
   tally.interrupted = spec.signal.aborted;

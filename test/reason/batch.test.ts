@@ -363,3 +363,19 @@ describe('core reason update -f: --fail-fast, --report and concurrency', () => {
     expect(result.stderr).toMatch(/\d+ succeeded, 0 failed, \d+ skipped \(interrupted: the skipped reasons were not sent\)/);
   });
 });
+
+describe('core reason update --report on a full disk', () => {
+  it('lets the requests in flight finish once each, shows every outcome, and stops with a clear error', async () => {
+    server = await startCountingServer();
+    const file = tempFile('four.ndjson', ndjson(['F1', 'F2', 'F3', 'F4', 'F5', 'F6'].map((code) => reason(code))));
+    const result = await runInProcess(['reason', 'update', '-f', file, '--report', '/dev/full', '--concurrency', '2'], { env: envFor(server.url) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('cannot write the report file /dev/full (ENOSPC)');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    // Each request sent once: none was cut off and repeated.
+    const codes = server.requests.map((request) => (JSON.parse(request.body) as { code: string }).code);
+    expect(new Set(codes).size).toBe(codes.length);
+    expect(codes.length).toBeLessThanOrEqual(2);
+    for (const code of codes) expect(result.stdout).toContain(code);
+  });
+});

@@ -253,11 +253,12 @@ async function send(
       localResult: local,
       onResult: (result) => {
         const line = stringifyJson(result);
-        report?.write(ctx.redact(line));
+        // Shown first, so an outcome stays visible even if writing the report then fails.
         if (options.json) progress.print(`${line}\n`);
         else if (single) printResult(result, ctx, false);
         else progress.print(outcomeLine(result, style));
         progress.tick(!result.ok && !result.skipped);
+        report?.write(ctx.redact(line));
       },
       onInterrupt: (inFlight) => {
         progress.note(
