@@ -1,4 +1,4 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CoreError, ExitCode, UsageError } from '../errors.js';
 
@@ -12,6 +12,25 @@ export interface ReportWriter {
   readonly path: string;
   write(line: string): void;
   close(): void;
+}
+
+/** Refuses a report path that is the input file itself: emptying it would lose the batch. */
+export function refuseReportOverInput(report: string, input: string | undefined, cwd: string): void {
+  if (input === undefined || input === '-') return;
+  const same = (() => {
+    try {
+      const a = statSync(resolve(cwd, report));
+      const b = statSync(resolve(cwd, input));
+      return a.dev === b.dev && a.ino === b.ino;
+    } catch {
+      return resolve(cwd, report) === resolve(cwd, input);
+    }
+  })();
+  if (same) {
+    throw new UsageError(`--report ${report} is the input file: writing the report would erase the reasons before they are sent`, {
+      hint: 'give --report another path, such as applied.ndjson',
+    });
+  }
 }
 
 /**

@@ -379,3 +379,16 @@ describe('core reason update --report on a full disk', () => {
     for (const code of codes) expect(result.stdout).toContain(code);
   });
 });
+
+describe('core reason update --report over the input file', () => {
+  it('is refused before anything is sent, and the input is kept', async () => {
+    server = await startCountingServer();
+    const content = ndjson([reason('S1'), reason('S2')]);
+    const file = tempFile('same.ndjson', content);
+    const result = await runInProcess(['reason', 'update', '-f', file, '--report', file], { env: envFor(server.url) });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('is the input file');
+    expect(server.requests).toHaveLength(0);
+    expect(readFileSync(file, 'utf8')).toBe(content);
+  });
+});

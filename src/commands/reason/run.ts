@@ -2,7 +2,7 @@ import type { Settings } from '../../config/index.js';
 import type { Context } from '../../context.js';
 import { ExitCode, PayloadError, UsageError, type Problem } from '../../errors.js';
 import { checkBatch, checkItem, listedProblems, type CheckSummary, type ItemSpec } from '../../batch/check.js';
-import { openReport, type ReportWriter } from '../../batch/report.js';
+import { openReport, refuseReportOverInput, type ReportWriter } from '../../batch/report.js';
 import { sendBatch, type LocalOutcome } from '../../batch/send.js';
 import { openSource, valueSource, type BatchSource, type Position } from '../../batch/source.js';
 import { startProgress } from '../../batch/progress.js';
@@ -102,6 +102,7 @@ async function updateReasons(
   try {
     // Credentials before the file is read: a missing token fails at once, not after checking 100,000 lines.
     const credentials = showOnly ? placeholderCredentials(settings, ctx) : await resolveCredentials(settings, ctx);
+    if (!showOnly && options.report !== undefined) refuseReportOverInput(options.report, options.file, ctx.cwd);
     report = showOnly || options.report === undefined ? undefined : openReport(options.report, ctx.cwd);
     const summary = await checkAll(source, spec, options, ctx, local);
     if (showOnly) return await show(source, spec, summary, credentials, settings, options, ctx);
