@@ -1,14 +1,23 @@
 #!/usr/bin/env node
+import { writeSync } from 'node:fs';
 import module from 'node:module';
 
 // Node 22.1+ caches compiled code between runs; older releases lack the call, and that is fine.
 (module as { enableCompileCache?: () => void }).enableCompileCache?.();
 
-// A reader that stops early (`core reply --help | head -1`) closes the pipe: that is not an error.
+// A reader that stops early (`core reply --help | head -1`) closes the pipe. Once the command has
+// finished that is no error and its own exit code stands; while it still runs, what it would have
+// printed is lost, so the exit code says so (141, as for a process ended by SIGPIPE), never 0.
+// Any other failure to write (a full disk) ends with one line, not a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 141);
+    try {
+      writeSync(2, `error: cannot write the output (${error.code ?? error.message})\n`);
+    } catch {
+      // stderr is gone too: the exit code is all that is left.
+    }
+    process.exit(1);
   });
 }
 
