@@ -255,6 +255,16 @@ describe('core config init', () => {
     expect((await loadSettings({ cwd: box.cwd, env: box.env, flags: {} })).token?.value).toEqual({ command: 'pass show core/acme' });
   });
 
+  it('reports a config folder that cannot be made as a configuration error naming the path (exit 2)', async () => {
+    const box = await sandbox();
+    const notAFolder = await box.write(path.join(box.root, 'a-file'), 'x\n', 0o644);
+    const io = capture({ ...box.env, XDG_CONFIG_HOME: notAFolder }, box.cwd);
+    const error = await runConfigInit(initOptions(allFlags), io.ctx, { prompter: refuse }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).exitCode).toBe(2);
+    expect((error as ConfigError).message).toBe(`cannot write the config file ${path.join(notAFolder, 'core', 'config.yaml')} (ENOTDIR)`);
+  });
+
   it('refuses to overwrite an existing file without --force, before asking anything', async () => {
     const box = await sandbox();
     const file = await box.write(path.join(box.home, '.config', 'core', 'config.yaml'), 'profiles: {}\n', 0o644);

@@ -221,7 +221,25 @@ async function render(target: string, config: { defaultProfile: string; profiles
   );
 }
 
+/** A file-system failure while writing the config file, as a message naming the path and the reason. */
+function writeError(error: unknown, target: string): unknown {
+  if (error instanceof UsageError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === undefined) return error;
+  return new ConfigError(`cannot write the config file ${target} (${code})`, {
+    hint: 'check that its folder can be created and written to ($XDG_CONFIG_HOME/core, else ~/.config/core)',
+  });
+}
+
 async function writeConfig(target: string, content: string, replace: boolean): Promise<void> {
+  try {
+    await writeConfigFile(target, content, replace);
+  } catch (error) {
+    throw writeError(error, target);
+  }
+}
+
+async function writeConfigFile(target: string, content: string, replace: boolean): Promise<void> {
   await mkdir(path.dirname(target), { recursive: true, mode: DIR_MODE });
   if (!replace) {
     try {
