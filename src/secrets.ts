@@ -1,3 +1,4 @@
+import type { Settings } from './config/index.js';
 import type { Context } from './context.js';
 
 /**
@@ -22,4 +23,20 @@ export function registerHeaderSecrets(headers: Record<string, string>, ctx: Cont
     const credential = /^\S+\s+(.+)$/.exec(value)?.[1];
     if (credential) ctx.addSecret(credential);
   }
+}
+
+/**
+ * Registers the token values known without running a command (a literal, an environment variable's
+ * value) and credential-like headers: for --dry-run and --curl, which resolve no token but may show a
+ * payload that quotes one.
+ */
+export function registerKnownSecrets(settings: Pick<Settings, 'token' | 'integratorToken' | 'headers'>, ctx: Context): void {
+  for (const spec of [settings.token?.value, settings.integratorToken?.value]) {
+    if (typeof spec === 'string') ctx.addSecret(spec);
+    else if (spec && 'env' in spec) {
+      const value = ctx.env[spec.env];
+      if (value) ctx.addSecret(value);
+    }
+  }
+  registerHeaderSecrets(settings.headers.value, ctx);
 }

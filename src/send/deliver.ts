@@ -1,6 +1,6 @@
 import { requireSettings, resolveSettingsToken, type Settings } from '../config/index.js';
 import type { Context } from '../context.js';
-import { CoreError, ExitCode, exitCodeForStatus, NetworkError, PayloadError, type Problem } from '../errors.js';
+import { CoreError, ExitCode, exitCodeForStatus, PayloadError, type Problem } from '../errors.js';
 import type { HttpRequest, HttpResponse } from '../http/client.js';
 import { debugTrace } from '../debug.js';
 import { printResult } from '../output/render.js';
@@ -15,7 +15,7 @@ import {
   type Operation,
   type PreparedRequest,
 } from './request.js';
-import { registerHeaderSecrets } from '../secrets.js';
+import { registerHeaderSecrets, registerKnownSecrets } from '../secrets.js';
 
 /** The output flags every sending command takes (cli-contract.md, "Commands"). */
 export interface SendFlags {
@@ -144,19 +144,7 @@ export async function deliver(input: DeliverInput, ctx: Context): Promise<number
   }
 }
 
-/** Registers the token values known without running a command (a literal, an environment variable's value). */
-function registerKnownSecrets(settings: Settings, ctx: Context): void {
-  for (const spec of [settings.token?.value, settings.integratorToken?.value]) {
-    if (typeof spec === 'string') ctx.addSecret(spec);
-    else if (spec && 'env' in spec) {
-      const value = ctx.env[spec.env];
-      if (value) ctx.addSecret(value);
-    }
-  }
-  registerHeaderSecrets(settings.headers.value, ctx);
-}
-
-/** Sends a prepared request and prints its result; shared with the batch sender. */
+/** Sends a prepared request and prints its result (one request: reply, greet). */
 export async function sendPrepared(
   prepared: PreparedRequest,
   input: DeliverInput & { agent?: HttpRequest['agent']; proxy?: string | null },
@@ -217,7 +205,7 @@ export async function exchange(
   } catch (error) {
     if (!(error instanceof CoreError)) throw error;
     if (ctx.debug && error.cause !== undefined) ctx.err(debugTrace(error.cause));
-    const code = error instanceof NetworkError ? error.code : error.code;
+    const code = error.code;
     return {
       ok: false,
       status: null,

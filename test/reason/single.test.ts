@@ -124,3 +124,17 @@ describe('core reason update: credentials', () => {
     expect(result.stderr).toContain('Authorization: Bearer ********');
   });
 });
+
+describe('core reason update --dry-run and a token quoted in the payload', () => {
+  it.each([
+    ['CORE_TOKEN', { CORE_TOKEN: 'tok-quoted-7f3a' }],
+    ['CORE_INTEGRATOR_TOKEN', { CORE_INTEGRATOR_TOKEN: 'tok-quoted-7f3a' }],
+  ])('masks the %s value wherever it appears', async (_name, tokens) => {
+    const env = baseEnv({ CORE_BASE_URL: 'https://chat.example.com', CORE_TENANT: 'acme', ...tokens });
+    for (const flag of ['--dry-run', '--curl']) {
+      const result = await runInProcess(['reason', 'update', '--code', 'LUNCH', '--name', 'en=tok-quoted-7f3a', flag], { env });
+      expect(result.code).toBe(0);
+      expect(result.stdout + result.stderr).not.toContain('tok-quoted-7f3a');
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import { requireSettings, resolveSettingsToken, type Settings } from '../../config/index.js';
 import type { Context } from '../../context.js';
-import { registerHeaderSecrets } from '../../secrets.js';
+import { registerHeaderSecrets, registerKnownSecrets } from '../../secrets.js';
 import type { PreparedRequest, RequestSettings } from '../../send/request.js';
 
 /**
@@ -50,7 +50,7 @@ export async function resolveCredentials(settings: Settings, ctx: Context): Prom
 export function placeholderCredentials(settings: Settings, ctx: Context): ReasonCredentials {
   const headers = settings.headers.value;
   const byHeader = headersCarryAuthorization(headers);
-  registerHeaderSecrets(headers, ctx);
+  registerKnownSecrets(settings, ctx);
   const missing: string[] = [];
   if (settings.baseUrl === null) missing.push('baseUrl');
   if (settings.tenant === null) missing.push('tenant');
