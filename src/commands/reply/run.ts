@@ -18,12 +18,11 @@ export interface ReplyDeps {
 
 /** `core reply`: build the bot answer from a file and flags, validate it, then send or show it. */
 export async function runReply(options: ReplyOptions, ctx: Context, deps: ReplyDeps = {}): Promise<number> {
+  // Checked before anything else, so that -i without a terminal fails at once and nobody composes a
+  // reply only to hear that the flags clash (as core greet does).
+  if (options.interactive) requireTerminal(ctx, 'core reply', '-t/--text with --core-client-id (or another address), or -f FILE');
+  if (options.dryRun && options.curl) throw new UsageError('--dry-run and --curl cannot be used together');
   const settings = await loadCommandSettings(options, ctx);
-  if (options.interactive) {
-    requireTerminal(ctx, 'core reply', '-t/--text with --core-client-id (or another address), or -f FILE');
-    // Before prompting, so nobody composes a reply only to hear that the flags clash.
-    if (options.dryRun && options.curl) throw new UsageError('--dry-run and --curl cannot be used together');
-  }
 
   const file = options.file === undefined ? undefined : (await readPayloadFile(options.file, ctx)).value;
   const built = await buildReply(file, options.fields, { now: new Date(), newId: randomUUID });
@@ -53,7 +52,6 @@ export async function runReply(options: ReplyOptions, ctx: Context, deps: ReplyD
       hint: 'fix the fields above, or compose the reply with prompts: core reply -i',
     });
   }
-  if (options.dryRun && options.curl) throw new UsageError('--dry-run and --curl cannot be used together');
   return deliver(
     {
       operation: operations.reply,
