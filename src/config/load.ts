@@ -11,6 +11,7 @@ import {
 import { noProxyFromEnv, proxyFromEnv } from '../http/proxy.js';
 import { baseUrlProblem, suggest, validateConfig, type ConfigFile, type ProfileConfig } from './schema.js';
 import type { SecretSpec } from './secret.js';
+import type { Limits } from '../payload/common.js';
 
 /** A value and where it came from, in words: `flag --base-url`, `env CORE_BASE_URL`, `profile staging in /home/u/.corerc`, `default`. */
 export interface Resolved<T> {
@@ -18,11 +19,8 @@ export interface Resolved<T> {
   source: string;
 }
 
-/** The server's limits on quick replies, when known (message.max-quick-replies, message.max-quick-reply-length). */
-export interface Limits {
-  maxQuickReplies?: number;
-  maxQuickReplyLength?: number;
-}
+// The server's limits on quick replies, when known: defined with the rules they limit.
+export type { Limits };
 
 export interface Settings {
   /** The config file in use, or null. */

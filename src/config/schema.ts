@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import type { Problem } from '../errors.js';
 import { parseProxyUrl } from '../http/proxy.js';
 import { parseDuration } from './duration.js';
+import { isRecord } from '../payload/json.js';
 
 /**
  * The config file's schema (cli-contract.md, "Configuration"). It is strict: an unknown key is an
@@ -321,9 +322,6 @@ function valueAt(raw: unknown, path: readonly Segment[]): unknown {
   return value;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A short description of a number or other scalar for messages (never used for token or header values). */
 function describe(value: unknown): string {

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { isRecord } from './json.js';
 import { formatCount, formatPath, type Path } from './messages.js';
 
 /**
@@ -27,9 +28,7 @@ const whenArray = (payload: Payload): boolean => Array.isArray(payload.value);
  * that one run reports every problem (the style guide's "every problem reported at once"). */
 const whenObject = (payload: Payload): boolean => isRecord(payload.value);
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isRecord };
 
 /** Whether an object carries a field: a key whose value is `undefined` counts as absent, as in JSON. */
 export function has(value: Record<string, unknown>, key: string): boolean {

@@ -16,3 +16,8 @@ export function stringifyJson(value: unknown, indent?: number): string {
   if (out === undefined) throw new TypeError('value cannot be written as JSON');
   return out;
 }
+
+/** True for a JSON object: not an array, not null. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

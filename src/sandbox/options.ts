@@ -127,9 +127,7 @@ export function sandboxOptionProblems(options: SandboxOptions): Problem[] {
 }
 
 /** The loopback names; any other bind address exposes the sandbox to other machines. */
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
-}
+export { isLoopbackHost } from '../http/proxy.js';
 
 /** A rate as a percentage for messages: 0.25 → "25%", 0.07 → "7%" (no binary fraction noise). */
 export function percent(rate: number): string {

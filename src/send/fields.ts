@@ -1,4 +1,5 @@
 import { PayloadError, UsageError } from '../errors.js';
+import { isRecord } from '../payload/json.js';
 
 /**
  * Turning flag values into payload fields. Values are passed on as given where they are wrong, so
@@ -106,7 +107,4 @@ function safeDecode(text: string): string {
   }
 }
 
-/** True for a plain object (not an array, not null). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isRecord };
