@@ -29,10 +29,10 @@ export interface ReplyOptions {
 }
 
 /** The fields that send the thread to given agents, skills or departments ("Bot answer"). */
-const ROUTING_FIELDS = ['userIds', 'skillIds', 'unitIds'] as const;
+export const ROUTING_FIELDS = ['userIds', 'skillIds', 'unitIds'] as const;
 
 /** The fields by which a reply finds its client or question ("POST /api/v1/chatbot", addressing). */
-const ADDRESS_FIELDS = ['coreClientId', 'questionId', 'sessionId', 'questionIndex', 'clientId'] as const;
+export const ADDRESS_FIELDS = ['coreClientId', 'questionId', 'sessionId', 'questionIndex', 'clientId'] as const;
 
 const EMAIL_RULE =
   'the question came by email, so the answer is addressed by sessionId and questionIndex (rule 2 of POST /api/v1/chatbot)';

@@ -5,6 +5,7 @@ import { compose, type ComposeEnv, type Draft, type Part } from './composer.js';
 import type { ComposeGreetingOptions } from './greeting.js';
 import { asText, headerFooterPart, listPickerPart, quickRepliesPart, settingsPart, textPart } from './parts.js';
 import { attachmentFields, replyFields } from './schemas.js';
+import { ADDRESS_FIELDS, ROUTING_FIELDS } from '../payload/reply.js';
 
 /**
  * `core reply -i`: the composer with the bot answer's parts (api-spec.md, "Bot answer"): the text,
@@ -35,9 +36,8 @@ export const REPLY_ORDER = [
   'messageListPicker',
 ] as const;
 
-/** "POST /api/v1/chatbot", addressing: the fields of the four ways. */
-const ADDRESS_FIELDS = ['coreClientId', 'questionId', 'sessionId', 'questionIndex', 'clientId'] as const;
-const TARGETS = ['userIds', 'skillIds', 'unitIds'] as const;
+/** The fields of the four ways of addressing, and the agent targets: from the reply schema's module. */
+const TARGETS = ROUTING_FIELDS;
 
 type Way = 'coreClientId' | 'questionId' | 'session' | 'clientId';
 
