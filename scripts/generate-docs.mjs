@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Writes the generated files under docs/: the JSON Schemas (docs/schemas), the OpenAPI description
 // (docs/openapi.json) and the command reference (docs/commands). They are made by TypeScript code in
-// src/schema/, which Node 20 cannot run directly, so this runs the test that checks them
+// scripts/docs/, which Node 20 cannot run directly, so this runs the test that checks them
 // (test/docs/generated.test.ts) with UPDATE_DOCS=1, which makes it write them instead.
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';

@@ -1,20 +1,19 @@
-import type { Readable, Writable } from 'node:stream';
+import type { LoadInput, Settings } from './config/index.js';
+import type { Env, OutStream, Streams } from './io.js';
+import { createPrompter, type Prompter } from './prompts/prompter.js';
 
 /**
- * Per-invocation state and dependencies. A run function receives a Context and never touches
- * `process`, `console` or commander, so tests can hand it in-memory streams and a fake env.
+ * Per-invocation state and dependencies, in the spirit of gh's cmdutil.Factory: what every command
+ * needs (streams, environment, colour, secret masking, the Ctrl-C signals) and what some need, built
+ * on first use (the settings, the prompter). A run function receives a Context and never touches
+ * `process`, `console`, commander or inquirer, so a test hands it in-memory streams, a fake env and a
+ * scripted prompter, and no command takes test-only arguments.
  */
 
-export type OutStream = Writable & { isTTY?: boolean; columns?: number };
-export type InStream = Readable & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
+export type { Env, InStream, OutStream, Streams } from './io.js';
 
-export interface Streams {
-  stdout: OutStream;
-  stderr: OutStream;
-  stdin: InStream;
-}
-
-export type Env = Record<string, string | undefined>;
+/** The flags that choose and override settings: global --config, -p, --base-url, --tenant; --timeout, --ca-file. */
+export type SettingsFlags = LoadInput['flags'];
 
 export interface Context {
   readonly streams: Streams;
@@ -41,6 +40,13 @@ export interface Context {
   addSecret(value: string): void;
   /** Masks every registered secret in a string. */
   redact(text: string): string;
+  /**
+   * The effective settings (config file, profile, environment, flags), loaded on the first call and
+   * kept for the invocation; later calls return the same settings whatever flags they pass.
+   */
+  settings(flags: SettingsFlags): Promise<Settings>;
+  /** The prompts (for -i and `config init`): inquirer on the terminal, or what the context was given. */
+  prompter(): Prompter;
 }
 
 export const MASK = '********';
@@ -53,6 +59,8 @@ export interface ContextInit {
   colorFlag?: boolean;
   signal?: AbortSignal;
   abandonSignal?: AbortSignal;
+  /** Answers the prompts instead of inquirer (tests). */
+  prompter?: Prompter;
 }
 
 /** Colour is on for a terminal unless NO_COLOR is set or --no-color was given; FORCE_COLOR turns it on. */
@@ -94,6 +102,18 @@ export function createContext(init: ContextInit): Context {
       if (value.length >= 4) secrets.add(value);
     },
     redact,
+    settings(flags) {
+      settings ??= import('./config/index.js').then(({ loadSettings }) =>
+        loadSettings({ cwd: init.cwd, env: init.env, flags, warn: (message) => ctx.warn(message) }),
+      );
+      return settings;
+    },
+    prompter() {
+      prompter ??= init.prompter ?? createPrompter(ctx);
+      return prompter;
+    },
   };
+  let settings: Promise<Settings> | undefined;
+  let prompter: Prompter | undefined;
   return ctx;
 }

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import type { Context } from './context.js';
+import { configure, configureTree, type CommandFactory, type Invocation } from './commands/definition.js';
 import { replyCommand } from './commands/reply/command.js';
 import { greetCommand } from './commands/greet/command.js';
 import { reasonCommand } from './commands/reason/command.js';
@@ -8,56 +8,6 @@ import { configCommand } from './commands/config/command.js';
 import { schemaCommand } from './commands/schema/command.js';
 import { completionCommand } from './commands/completion/command.js';
 import { version } from './version.js';
-
-/**
- * What a command's action hands back to main: the exit code of its run function. Commander's
- * action handlers cannot return values, so each action stores its result here.
- */
-export interface Invocation {
-  ctx: Context;
-  exitCode: number | undefined;
-}
-
-/** A command definition: turns argv into typed options and calls its run function through `inv`. */
-export type CommandFactory = (inv: Invocation) => Command;
-
-/** Options every command inherits from the root. */
-export interface GlobalOptions {
-  config?: string;
-  profile?: string;
-  baseUrl?: string;
-  tenant?: string;
-  color?: boolean;
-}
-
-/** The root command's options, read from any subcommand. */
-export function globalOptions(cmd: Command): GlobalOptions {
-  return cmd.optsWithGlobals() as GlobalOptions;
-}
-
-/**
- * Sets up a command so parse errors throw instead of exiting, and help and errors go through the
- * context. Commander copies these settings to subcommands only when set before they are added.
- */
-export function configure(cmd: Command, ctx: Context): Command {
-  return cmd
-    .exitOverride()
-    .configureOutput({
-      writeOut: (text) => ctx.out(text),
-      writeErr: (text) => ctx.err(text),
-      outputError: (text, write) => write(text),
-    })
-    .showHelpAfterError('(add --help for usage)')
-    // --config, -p and --no-color work after any command, so its help lists them too.
-    .configureHelp({ showGlobalOptions: true });
-}
-
-/** Applies `configure` to a command and every command below it (addCommand copies no settings). */
-export function configureTree(cmd: Command, ctx: Context): Command {
-  configure(cmd, ctx);
-  for (const sub of cmd.commands) configureTree(sub, ctx);
-  return cmd;
-}
 
 /** The commands, by name, in the order help lists them. Each factory module is small; its run function is imported lazily. */
 const commands: Record<string, CommandFactory> = {
@@ -77,7 +27,7 @@ const commands: Record<string, CommandFactory> = {
 export function expandHelp(argv: readonly string[]): string[] {
   if (argv[0] !== 'help' || argv.length < 2) return [...argv];
   const rest = argv.slice(1);
-  return rest[0]! in commands ? [...rest, '--help'] : rest;
+  return Object.hasOwn(commands, rest[0]!) ? [...rest, '--help'] : rest;
 }
 
 /** Root options that take a value, so the word after them is not a command name. */
@@ -97,7 +47,7 @@ export function invokedCommand(argv: readonly string[]): string | undefined {
       continue;
     }
     if (word.startsWith('-')) continue;
-    return word in commands && word !== 'completion' ? word : undefined;
+    return Object.hasOwn(commands, word) && word !== 'completion' ? word : undefined;
   }
   return undefined;
 }
@@ -124,9 +74,10 @@ Examples:
   $ core help reply`,
     );
 
-  const names = only !== undefined && only in commands ? [only] : Object.keys(commands);
+  const names = only !== undefined && Object.hasOwn(commands, only) ? [only] : Object.keys(commands);
   for (const name of names) program.addCommand(configureTree(commands[name]!(inv), inv.ctx));
   return program;
 }
 
 export { CommanderError };
+export type { Invocation } from './commands/definition.js';

@@ -12,6 +12,11 @@ export function isSensitiveHeader(name: string): boolean {
   return SENSITIVE_HEADER.test(name);
 }
 
+/** Whether the profile's headers carry their own Authorization header, which then replaces the token. */
+export function headersCarryAuthorization(headers: Record<string, string>): boolean {
+  return Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
+}
+
 /**
  * Registers the values of credential-like headers as secrets, with and without their scheme word,
  * so that no output can print them: not an error body that echoes them, nor a debug trace.

@@ -1,25 +1,17 @@
-import { loadSettings, type Settings } from '../config/index.js';
+import type { Settings } from '../config/index.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import type { GlobalOptions } from '../program.js';
+import type { GlobalOptions } from './definition.js';
 
-/** Loads the effective settings for a command: global flags, --timeout, --ca-file, environment, profile. */
-export async function loadCommandSettings(
-  options: { global: GlobalOptions; timeout?: string; caFile?: string },
-  ctx: Context,
-): Promise<Settings> {
-  return loadSettings({
-    cwd: ctx.cwd,
-    env: ctx.env,
-    flags: {
-      config: options.global.config,
-      profile: options.global.profile,
-      baseUrl: options.global.baseUrl,
-      tenant: options.global.tenant,
-      timeout: options.timeout,
-      caFile: options.caFile,
-    },
-    warn: (message) => ctx.warn(message),
+/** The effective settings for a command: global flags, --timeout, --ca-file, environment, profile. */
+export function loadCommandSettings(options: { global: GlobalOptions; timeout?: string; caFile?: string }, ctx: Context): Promise<Settings> {
+  return ctx.settings({
+    config: options.global.config,
+    profile: options.global.profile,
+    baseUrl: options.global.baseUrl,
+    tenant: options.global.tenant,
+    timeout: options.timeout,
+    caFile: options.caFile,
   });
 }
 

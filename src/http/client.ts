@@ -10,7 +10,7 @@ import { NetworkError } from '../errors.js';
  */
 
 export interface HttpRequest {
-  method: 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   headers: Record<string, string>;
   body: string;

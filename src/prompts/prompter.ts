@@ -1,9 +1,11 @@
-import type { Context } from '../context.js';
+import { Writable } from 'node:stream';
+import type { InStream, OutStream } from '../io.js';
 
 /**
- * The prompts the composer asks through. Flows take a Prompter rather than calling inquirer, so a
- * test can hand them a scripted one; the real one (`createPrompter`) loads each inquirer prompt
- * package on first use.
+ * The prompts every interactive path asks through: the composer (greet, reply and reason update
+ * -i) and `core config init`. They take a Prompter from the context rather than calling inquirer,
+ * so a test can hand them a scripted one; the real one (`createPrompter`) loads each inquirer
+ * prompt package on first use.
  */
 
 export interface InputConfig {
@@ -44,6 +46,11 @@ export interface CheckboxConfig<T> {
   choices: (Choice<T> & { checked?: boolean })[];
 }
 
+export interface PasswordConfig {
+  message: string;
+  validate?: (value: string) => true | string;
+}
+
 export interface ConfirmConfig {
   message: string;
   default?: boolean;
@@ -55,6 +62,8 @@ export interface Prompter {
   select<T>(config: SelectConfig<T>): Promise<T>;
   checkbox<T>(config: CheckboxConfig<T>): Promise<T[]>;
   confirm(config: ConfirmConfig): Promise<boolean>;
+  /** A secret: what is typed shows as `*`. */
+  password(config: PasswordConfig): Promise<string>;
   /** Writes text between prompts (the preview, notes) where the prompts are drawn. */
   write(text: string): void;
   /** The terminal's width, for drawing the preview. */
@@ -82,11 +91,33 @@ export function isPromptExit(error: unknown): boolean {
  * Each prompt is its own package, imported on first use: the `@inquirer/prompts` bundle would load
  * all of them, and its editor drags in iconv-lite.
  */
-export function createPrompter(ctx: Context): Prompter {
-  const context = { input: ctx.streams.stdin, output: ctx.streams.stderr, signal: ctx.signal };
+/** What the real prompter needs of the invocation (a Context has all of it). */
+export interface PromptHost {
+  readonly streams: { stdin: InStream; stderr: OutStream };
+  readonly color: { stderr: boolean };
+  readonly signal: AbortSignal;
+  err(text: string): void;
+}
+
+export function createPrompter(host: PromptHost): Prompter {
+  // Each prompt ends its output stream when it is answered, and piping passes that end on to any
+  // stream but process.stdout and process.stderr; a stream of its own per prompt keeps the
+  // invocation's stderr open for the next prompt and for the command's messages.
+  const output = (): OutStream => {
+    const target = host.streams.stderr;
+    return Object.assign(
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          target.write(chunk, (error) => done(error ?? undefined));
+        },
+      }),
+      { isTTY: target.isTTY, columns: target.columns },
+    );
+  };
+  const contextOf = () => ({ input: host.streams.stdin, output: output(), signal: host.signal });
   // inquirer colours with node:util styleText, decided for the whole process; --no-color and
   // NO_COLOR are honoured by handing every prompt a theme without colour.
-  const theme = ctx.color.stderr ? {} : { theme: PLAIN_THEME as never };
+  const theme = host.color.stderr ? {} : { theme: PLAIN_THEME as never };
   return {
     async input(config) {
       const { default: input } = await import('@inquirer/input');
@@ -98,7 +129,7 @@ export function createPrompter(ctx: Context): Prompter {
           ...(config.transformer ? { transformer: config.transformer } : {}),
           ...theme,
         },
-        context,
+        contextOf(),
       );
     },
     async editor(config) {
@@ -111,7 +142,7 @@ export function createPrompter(ctx: Context): Prompter {
           postfix: config.postfix ?? '.txt',
           ...theme,
         },
-        context,
+        contextOf(),
       );
     },
     async select<T>(config: SelectConfig<T>) {
@@ -129,7 +160,7 @@ export function createPrompter(ctx: Context): Prompter {
           ...(config.default !== undefined ? { default: config.default } : {}),
           ...theme,
         },
-        context,
+        contextOf(),
       ) as Promise<T>;
     },
     async checkbox<T>(config: CheckboxConfig<T>) {
@@ -147,20 +178,24 @@ export function createPrompter(ctx: Context): Prompter {
           })),
           ...theme,
         },
-        context,
+        contextOf(),
       ) as Promise<T[]>;
     },
     async confirm(config) {
       const { default: confirm } = await import('@inquirer/confirm');
-      return confirm({ message: config.message, ...(config.default !== undefined ? { default: config.default } : {}), ...theme }, context);
+      return confirm({ message: config.message, ...(config.default !== undefined ? { default: config.default } : {}), ...theme }, contextOf());
+    },
+    async password(config) {
+      const { default: password } = await import('@inquirer/password');
+      return password({ message: config.message, mask: true, ...(config.validate ? { validate: config.validate } : {}), ...theme }, contextOf());
     },
     write(text) {
-      ctx.err(text);
+      host.err(text);
     },
     get columns() {
-      return ctx.streams.stderr.columns ?? 80;
+      return host.streams.stderr.columns ?? 80;
     },
-    color: ctx.color.stderr,
+    color: host.color.stderr,
   };
 }
 

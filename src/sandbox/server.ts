@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Problem } from '../errors.js';
+import { operations, type Credential, type OperationId } from '../operations.js';
 import { validateGreeting, validateReason, validateReply } from '../payload/index.js';
 import { parseJson, stringifyJson } from '../payload/json.js';
 import { baseUrl, errorBody, formatProblems, mediaType, readBody, readCredential, splitTarget } from './http.js';
@@ -75,11 +76,11 @@ interface Exchange {
 
 type Handler = (ex: Exchange) => Answer | Promise<Answer>;
 
-/** Which token an operation needs (api-spec.md, "Authentication"). */
-type Role = 'bot' | 'integrator';
+/** Which token an operation needs (api-spec.md, "Authentication"): the descriptor's credential. */
+type Role = Credential;
 
 /** An API operation: once the request has passed the common checks, handles its parsed body. */
-type Operation = (ex: Exchange, tenant: string, body: unknown) => Answer;
+type OperationHandler = (ex: Exchange, tenant: string, body: unknown) => Answer;
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const optionProblems = sandboxOptionProblems(options);
@@ -161,7 +162,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
 
   const api =
-    (role: Role, operation: Operation): Handler =>
+    (role: Role, operation: OperationHandler): Handler =>
     async (ex) => {
       const injected = fault();
       if (injected) return injected;
@@ -207,7 +208,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const withWarnings = (what: string, warnings: Problem[]) =>
     warnings.length === 0 ? what : `${what}; warnings: ${formatProblems(warnings)}`;
 
-  const reply: Operation = (ex, tenant, body) => {
+  const reply: OperationHandler = (ex, tenant, body) => {
     const checked = validateReply(body, limits ? { limits } : {});
     if (!checked.ok) return invalid(checked.problems);
     const { outcome, record, answered } = state.reply(tenant, checked.value, { requestId: ex.requestId, body, warnings: checked.warnings });
@@ -233,7 +234,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
   };
 
-  const greet: Operation = (ex, tenant, body) => {
+  const greet: OperationHandler = (ex, tenant, body) => {
     const result = validateGreeting(body, limits ? { limits } : {});
     if (!result.ok) return invalid(result.problems);
     const record = state.greeting(tenant, result.value, { requestId: ex.requestId, body, warnings: result.warnings });
@@ -244,7 +245,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     return { status: 200, what: withWarnings(`greeting delivered addressedBy=${by ?? '(none)'}${note}`, result.warnings) };
   };
 
-  const updateReason: Operation = (ex, tenant, body) => {
+  const updateReason: OperationHandler = (ex, tenant, body) => {
     const result = validateReason(body);
     if (!result.ok) return invalid(result.problems);
     const update = state.updateReason(tenant, result.value, { requestId: ex.requestId });
@@ -270,10 +271,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return { status: 200, ...run(tenant) };
     };
 
+  // The API's routes come from the operation descriptors (src/operations.ts): path, method and the
+  // credential each needs.
+  const handlers: Record<OperationId, OperationHandler> = { reply, greet, reason: updateReason };
+  const apiRoutes = (Object.keys(handlers) as OperationId[]).map((id): [string, Record<string, Handler>] => {
+    const operation = operations[id];
+    return [operation.path, { [operation.method]: api(operation.credential, handlers[id]) }];
+  });
   const routes = new Map<string, Record<string, Handler>>([
-    ['/api/v1/chatbot', { POST: api('bot', reply) }],
-    ['/api/v1/chatbot/greet', { POST: api('bot', greet) }],
-    ['/api/v1/inactivity/reasons', { PUT: api('integrator', updateReason) }],
+    ...apiRoutes,
     [
       '/_sandbox/messages',
       {

@@ -2,18 +2,11 @@ import type { Context } from '../context.js';
 import { MASK } from '../context.js';
 import { isSensitiveHeader } from '../secrets.js';
 import { stringifyJson } from '../payload/json.js';
+import type { Operation } from '../operations.js';
 import { version } from '../version.js';
 
-/** The three operations of api-spec.md ("Endpoints"). */
-export const operations = {
-  reply: { method: 'POST', path: '/api/v1/chatbot', name: 'reply' },
-  greet: { method: 'POST', path: '/api/v1/chatbot/greet', name: 'greeting' },
-  reason: { method: 'PUT', path: '/api/v1/inactivity/reasons', name: 'reason update' },
-} as const;
-export type Operation = (typeof operations)[keyof typeof operations];
-
 export interface PreparedRequest {
-  method: 'POST' | 'PUT';
+  method: Operation['method'];
   url: string;
   headers: Record<string, string>;
   /** The exact bytes sent: compact JSON with every integer digit kept. */
@@ -48,7 +41,7 @@ export function userAgent(): string {
  * another credential for the reason update, whose format the spec does not show).
  */
 export function prepareRequest(
-  operation: Operation,
+  operation: Pick<Operation, 'method' | 'path'>,
   settings: RequestSettings,
   payload: unknown,
   tokenVariable: PreparedRequest['tokenVariable'] = 'CORE_TOKEN',

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fishQuote } from '../../src/commands/completion/fish.js';
 import { describeTree, flatten } from '../../src/commands/completion/tree.js';
-import { commandTree } from '../../src/schema/docs.js';
+import { commandTree } from '../../scripts/docs/generate.js';
 import { baseEnv, binPath, ensureBuilt, runInProcess } from '../helpers/run.js';
 
 /**

@@ -2,7 +2,7 @@ import { stat, readFile, writeFile, mkdir, chmod } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runConfigInit, runConfigPath, runConfigShow, type ConfigInitOptions } from '../../src/commands/config/run.js';
-import type { Prompter } from '../../src/commands/config/prompter.js';
+import type { Prompter } from '../../src/prompts/prompter.js';
 import { loadSettings } from '../../src/config/index.js';
 import { MASK } from '../../src/context.js';
 import { ConfigError, UsageError } from '../../src/errors.js';
@@ -197,10 +197,11 @@ function scripted(answers: Record<string, string>): Prompter & { asked: string[]
     return Promise.resolve(value);
   };
   return {
+    ...refuse,
     asked,
     input: (q) => answer(q.message, q.validate),
     password: (q) => answer(q.message, q.validate),
-    select: <T extends string>(q: { message: string; choices: Array<{ value: T }> }) =>
+    select: <T,>(q: { message: string; choices: Array<{ value: T }> }) =>
       answer(q.message).then((value) => {
         if (!q.choices.some((c) => c.value === value)) throw new Error(`no choice ${value}`);
         return value as T;
@@ -208,10 +209,17 @@ function scripted(answers: Record<string, string>): Prompter & { asked: string[]
   };
 }
 
+const asked = () => Promise.reject(new Error('asked a question'));
 const refuse: Prompter = {
-  input: () => Promise.reject(new Error('asked a question')),
-  password: () => Promise.reject(new Error('asked a question')),
-  select: () => Promise.reject(new Error('asked a question')),
+  input: asked,
+  editor: asked,
+  password: asked,
+  select: asked,
+  checkbox: asked,
+  confirm: asked,
+  write: () => {},
+  columns: 80,
+  color: false,
 };
 
 function initOptions(over: Partial<ConfigInitOptions> & { baseUrl?: string; tenant?: string } = {}): ConfigInitOptions {
@@ -227,7 +235,7 @@ describe('core config init', () => {
     const xdg = path.join(box.root, 'xdg');
     const env = { ...box.env, XDG_CONFIG_HOME: xdg };
     const io = capture(env, box.cwd);
-    expect(await runConfigInit(initOptions(allFlags), io.ctx, { prompter: refuse })).toBe(0);
+    expect(await runConfigInit(initOptions(allFlags), { ...io.ctx, prompter: () => refuse })).toBe(0);
     const file = path.join(xdg, 'core', 'config.yaml');
     expect(io.stdout()).toBe(`Wrote profile staging to ${file}\n`);
     expect(io.stderr()).toContain('Set CORE_ACME_TOKEN before sending, for example: export CORE_ACME_TOKEN=...');
@@ -259,7 +267,7 @@ describe('core config init', () => {
     const box = await sandbox();
     const notAFolder = await box.write(path.join(box.root, 'a-file'), 'x\n', 0o644);
     const io = capture({ ...box.env, XDG_CONFIG_HOME: notAFolder }, box.cwd);
-    const error = await runConfigInit(initOptions(allFlags), io.ctx, { prompter: refuse }).catch((e: unknown) => e);
+    const error = await runConfigInit(initOptions(allFlags), { ...io.ctx, prompter: () => refuse }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).exitCode).toBe(2);
     expect((error as ConfigError).message).toBe(`cannot write the config file ${path.join(notAFolder, 'core', 'config.yaml')} (ENOTDIR)`);
@@ -269,7 +277,7 @@ describe('core config init', () => {
     const box = await sandbox();
     const file = await box.write(path.join(box.home, '.config', 'core', 'config.yaml'), 'profiles: {}\n', 0o644);
     const io = capture(box.env, box.cwd, { tty: true });
-    const error = await runConfigInit(initOptions(), io.ctx, { prompter: refuse }).catch((e: unknown) => e);
+    const error = await runConfigInit(initOptions(), { ...io.ctx, prompter: () => refuse }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect((error as UsageError).exitCode).toBe(2);
     expect((error as UsageError).message).toBe(`${file} already exists`);
@@ -313,7 +321,7 @@ describe('core config init', () => {
   it('exits 2 at once without a terminal when a value is missing, naming the flags to pass', async () => {
     const box = await sandbox();
     const io = capture(box.env, box.cwd, { tty: false });
-    const error = (await runConfigInit(initOptions({ tenant: 'acme' }), io.ctx, { prompter: refuse }).catch((e: unknown) => e)) as UsageError;
+    const error = (await runConfigInit(initOptions({ tenant: 'acme' }), { ...io.ctx, prompter: () => refuse }).catch((e: unknown) => e)) as UsageError;
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toContain('needs a terminal');
     expect(error.hint).toContain('pass --base-url URL, --token-env NAME (or --token-command CMD)');
@@ -332,7 +340,7 @@ describe('core config init', () => {
     const box = await sandbox();
     const io = capture(box.env, box.cwd, { tty: true });
     const prompter = scripted({ 'Profile name': 'team-a', Tenant: 'acme', 'Where should the token': 'env', 'Environment variable': 'CORE_TEAM_A_TOKEN' });
-    await runConfigInit(initOptions({ baseUrl: 'https://chat.example.com' }), io.ctx, { prompter });
+    await runConfigInit(initOptions({ baseUrl: 'https://chat.example.com' }), { ...io.ctx, prompter: () => prompter });
     expect(prompter.asked).toEqual([
       'Profile name',
       'Tenant (sent as X-Tenant-Name)',
@@ -354,7 +362,7 @@ describe('core config init', () => {
       'Where should the token': 'literal',
       'Token (it will be stored': LITERAL,
     });
-    await runConfigInit(initOptions(), io.ctx, { prompter });
+    await runConfigInit(initOptions(), { ...io.ctx, prompter: () => prompter });
     const file = path.join(box.home, '.config', 'core', 'config.yaml');
     expect(await readFile(file, 'utf8')).toContain(`token: ${LITERAL}`);
     if (process.platform !== 'win32') expect((await stat(file)).mode & 0o777).toBe(0o600);
@@ -377,7 +385,7 @@ describe('core config init', () => {
       },
       input: (q) => Promise.resolve(q.message.startsWith('Command') ? 'op read op://core/token' : 'x'),
     };
-    await runConfigInit(initOptions({ baseUrl: 'https://chat.example.com', tenant: 'acme', profileName: 'p' }), io.ctx, { prompter });
+    await runConfigInit(initOptions({ baseUrl: 'https://chat.example.com', tenant: 'acme', profileName: 'p' }), { ...io.ctx, prompter: () => prompter });
     expect(choices[0]).toMatch(/environment variable \(recommended\)/);
     expect(choices.at(-1)).toMatch(/Stored in the file \(not recommended\)/);
   });
@@ -398,7 +406,7 @@ describe('core config init', () => {
   ])('rejects %s', async (_case, options, message) => {
     const box = await sandbox();
     const io = capture(box.env, box.cwd);
-    await expect(runConfigInit(initOptions(options), io.ctx, { prompter: refuse })).rejects.toThrow(message);
+    await expect(runConfigInit(initOptions(options), { ...io.ctx, prompter: () => refuse })).rejects.toThrow(message);
   });
 
   it('rejects both token flags through main as a usage error', async () => {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generatedDocs } from '../../src/schema/docs.js';
+import { generatedDocs } from '../../scripts/docs/generate.js';
 import { repoRoot } from '../helpers/run.js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { flatten } from '../../src/commands/completion/tree.js';
-import { commandTree } from '../../src/schema/docs.js';
-import { isHelpCommand } from '../../src/schema/reference.js';
+import { commandTree } from '../../scripts/docs/generate.js';
+import { isHelpCommand } from '../../scripts/docs/reference.js';
 import { runInProcess } from '../helpers/run.js';
 
 /**

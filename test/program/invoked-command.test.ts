@@ -15,6 +15,8 @@ describe('invokedCommand', () => {
     [['--version'], undefined],
     [[], undefined],
     [['--', 'reply'], undefined],
+    [['__proto__'], undefined],
+    [['constructor'], undefined],
   ])('reads %j as %j', (argv, expected) => {
     expect(invokedCommand(argv)).toBe(expected);
   });
@@ -32,10 +34,10 @@ describe('core help', () => {
     expect(result.stdout.startsWith(usage)).toBe(true);
   });
 
-  it('reports an unknown command name as unknown', async () => {
-    const result = await runInProcess(['help', 'nope'], { env: baseEnv() });
+  it.each(['nope', '__proto__', 'constructor', 'toString'])('reports the unknown command name %j as unknown', async (name) => {
+    const result = await runInProcess(['help', name], { env: baseEnv() });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("unknown command 'nope'");
+    expect(result.stderr).toContain(`unknown command '${name}'`);
   });
 });
 

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runGreet } from '../../src/commands/greet/run.js';
-import type { GreetOptions } from '../../src/commands/greet/command.js';
+import type { GreetOptions } from '../../src/commands/greet/run.js';
 import { runReply } from '../../src/commands/reply/run.js';
-import type { ReplyOptions } from '../../src/commands/reply/command.js';
+import type { ReplyOptions } from '../../src/commands/reply/run.js';
 import { createContext, type Context } from '../../src/context.js';
 import { reportError } from '../../src/main.js';
 import { parseJson } from '../../src/payload/json.js';
@@ -90,7 +90,7 @@ describe('core greet -i', () => {
   it('sends the composed greeting, every digit of the id kept', async () => {
     server = await startRecordingServer();
     const prompter = scriptedPrompter([...composeTwoButtons, select(/^What now/, 'send')]);
-    const result = await run((ctx) => runGreet(greetOptions(), ctx, { prompter }), server.url);
+    const result = await run((ctx) => runGreet(greetOptions(), { ...ctx, prompter: () => prompter }), server.url);
     expect(result.code).toBe(0);
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]!.url).toBe('/api/v1/chatbot/greet');
@@ -103,7 +103,7 @@ describe('core greet -i', () => {
   it('asks only for what the flags left out', async () => {
     server = await startRecordingServer();
     const prompter = scriptedPrompter([select(/^Greet which/, 'coreClientId'), input(/^coreClientId/, '77'), checkbox(/^Add to/), select(/^What now/, 'send')]);
-    const result = await run((ctx) => runGreet(greetOptions({ fields: { text: 'Hi', quickReplies: [{ type: 'TEXT', text: 'Yes' }] } }), ctx, { prompter }), server.url);
+    const result = await run((ctx) => runGreet(greetOptions({ fields: { text: 'Hi', quickReplies: [{ type: 'TEXT', text: 'Yes' }] } }), { ...ctx, prompter: () => prompter }), server.url);
     expect(result.code).toBe(0);
     expect(parseJson(server.requests[0]!.body.toString())).toEqual({ text: 'Hi', coreClientId: 77n, quickReplies: [{ type: 'TEXT', text: 'Yes' }] });
   });
@@ -114,7 +114,7 @@ describe('core greet -i', () => {
   ])('exits 130 with "cancelled, nothing sent" on Ctrl-C at %s, and sends nothing', async (_name, steps) => {
     server = await startRecordingServer();
     const prompter = scriptedPrompter(steps);
-    const result = await run((ctx) => runGreet(greetOptions(), ctx, { prompter }), server.url);
+    const result = await run((ctx) => runGreet(greetOptions(), { ...ctx, prompter: () => prompter }), server.url);
     expect(result.code).toBe(130);
     expect(result.stderr).toContain('error: cancelled, nothing sent');
     expect(server.requests).toHaveLength(0);
@@ -123,7 +123,7 @@ describe('core greet -i', () => {
   it('exits 130 and sends nothing when the user cancels in the menu', async () => {
     server = await startRecordingServer();
     const prompter = scriptedPrompter([...composeTwoButtons, select(/^What now/, 'cancel')]);
-    const result = await run((ctx) => runGreet(greetOptions(), ctx, { prompter }), server.url);
+    const result = await run((ctx) => runGreet(greetOptions(), { ...ctx, prompter: () => prompter }), server.url);
     expect(result.code).toBe(130);
     expect(server.requests).toHaveLength(0);
   });
@@ -132,7 +132,7 @@ describe('core greet -i', () => {
     server = await startRecordingServer();
     const cwd = mkdtempSync(join(tmpdir(), 'core-i-'));
     const prompter = scriptedPrompter([...composeTwoButtons, select(/^What now/, 'send')]);
-    const result = await run((ctx) => runGreet(greetOptions({ dryRun: true, save: 'welcome.json' }), ctx, { prompter }), server.url, cwd);
+    const result = await run((ctx) => runGreet(greetOptions({ dryRun: true, save: 'welcome.json' }), { ...ctx, prompter: () => prompter }), server.url, cwd);
     expect(result.code).toBe(0);
     expect(server.requests).toHaveLength(0);
     const menu = prompter.asked.find((a) => a.message === 'What now?')!;
@@ -142,7 +142,7 @@ describe('core greet -i', () => {
 
   it('refuses --dry-run with --curl before asking anything', async () => {
     const prompter = scriptedPrompter([]);
-    const result = await run((ctx) => runGreet(greetOptions({ dryRun: true, curl: true }), ctx, { prompter }), 'http://127.0.0.1:9');
+    const result = await run((ctx) => runGreet(greetOptions({ dryRun: true, curl: true }), { ...ctx, prompter: () => prompter }), 'http://127.0.0.1:9');
     expect(result.code).toBe(2);
     expect(prompter.asked).toHaveLength(0);
   });
@@ -173,7 +173,7 @@ describe('core reply -i', () => {
       input(/^unitIds/, ''),
       select(/^What now/, 'send'),
     ]);
-    const result = await run((ctx) => runReply(replyOptions({ fields: { text: 'Passing you to a person.', answerId: 'ans-1' } }), ctx, { prompter }), server.url);
+    const result = await run((ctx) => runReply(replyOptions({ fields: { text: 'Passing you to a person.', answerId: 'ans-1' } }), { ...ctx, prompter: () => prompter }), server.url);
     expect(result.code).toBe(0);
     expect(server.requests[0]!.body.toString()).toBe(
       '{"text":"Passing you to a person.","answerId":"ans-1","coreClientId":9223372036854775807,"code":"SWITCH_TO_HUMAN","skillIds":[12]}',
@@ -184,7 +184,7 @@ describe('core reply -i', () => {
   it('exits 130 and sends nothing on Ctrl-C', async () => {
     server = await startRecordingServer();
     const prompter = scriptedPrompter([ctrlC('select', /^Text: how/)]);
-    const result = await run((ctx) => runReply(replyOptions(), ctx, { prompter }), server.url);
+    const result = await run((ctx) => runReply(replyOptions(), { ...ctx, prompter: () => prompter }), server.url);
     expect(result.code).toBe(130);
     expect(server.requests).toHaveLength(0);
   });

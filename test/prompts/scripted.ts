@@ -1,5 +1,5 @@
 import { ExitPromptError } from '@inquirer/core';
-import type { CheckboxConfig, ConfirmConfig, EditorConfig, InputConfig, Prompter, SelectConfig } from '../../src/prompts/prompter.js';
+import type { CheckboxConfig, ConfirmConfig, EditorConfig, InputConfig, PasswordConfig, Prompter, SelectConfig } from '../../src/prompts/prompter.js';
 
 /**
  * A prompter that answers from a script, for testing the composer's flows without a terminal.
@@ -11,10 +11,10 @@ import type { CheckboxConfig, ConfirmConfig, EditorConfig, InputConfig, Prompter
  * is how the tests read the validation messages a user would see.
  */
 
-type Kind = 'input' | 'editor' | 'select' | 'checkbox' | 'confirm';
+type Kind = 'input' | 'editor' | 'password' | 'select' | 'checkbox' | 'confirm';
 
 export type Step =
-  | { kind: 'input' | 'editor'; message: RegExp; answers: string[] }
+  | { kind: 'input' | 'editor' | 'password'; message: RegExp; answers: string[] }
   | { kind: 'select'; message: RegExp; answer: unknown }
   | { kind: 'checkbox'; message: RegExp; answer: unknown[] }
   | { kind: 'confirm'; message: RegExp; answer: boolean }
@@ -26,6 +26,7 @@ export const CLEARED = '\u0000cleared';
 
 export const input = (message: RegExp, ...answers: string[]): Step => ({ kind: 'input', message, answers });
 export const editor = (message: RegExp, ...answers: string[]): Step => ({ kind: 'editor', message, answers });
+export const password = (message: RegExp, ...answers: string[]): Step => ({ kind: 'password', message, answers });
 export const select = (message: RegExp, answer: unknown): Step => ({ kind: 'select', message, answer });
 export const checkbox = (message: RegExp, ...answer: unknown[]): Step => ({ kind: 'checkbox', message, answer });
 export const confirm = (message: RegExp, answer: boolean): Step => ({ kind: 'confirm', message, answer });
@@ -73,6 +74,10 @@ export function scriptedPrompter(steps: Step[], columns = 80): ScriptedPrompter 
     },
     async editor(config: EditorConfig) {
       const step = next('editor', config.message, { default: config.default });
+      return answerText(step, config);
+    },
+    async password(config: PasswordConfig) {
+      const step = next('password', config.message, {});
       return answerText(step, config);
     },
     async select<T>(config: SelectConfig<T>) {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ReasonUpdateOptions } from '../../src/commands/reason/command.js';
+import type { ReasonUpdateOptions } from '../../src/commands/reason/run.js';
 import { runReasonUpdate } from '../../src/commands/reason/run.js';
 import { createContext, type Context } from '../../src/context.js';
 import { main, reportError } from '../../src/main.js';
@@ -56,7 +56,7 @@ async function run(opts: ReasonUpdateOptions, prompter: ScriptedPrompter, url: s
   const ctx: Context = createContext({ streams: { stdin, stdout, stderr }, env: envFor(url), cwd: mkdtempSync(join(tmpdir(), 'core-reason-i-')) });
   let code: number;
   try {
-    code = await runReasonUpdate(opts, ctx, { prompter });
+    code = await runReasonUpdate(opts, { ...ctx, prompter: () => prompter });
   } catch (error) {
     code = reportError(error, ctx);
   }

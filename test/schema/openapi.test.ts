@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateGreeting, validateReason, validateReply } from '../../src/payload/index.js';
 import { jsonSchemaOf } from '../../src/schema/json-schema.js';
-import { openApiDocument } from '../../src/schema/openapi.js';
+import { openApiDocument } from '../../scripts/docs/openapi.js';
 import { repoRoot } from '../helpers/run.js';
 
 /** The committed document, as a user loads it into Postman or a mock server (its examples hold only safe integers). */

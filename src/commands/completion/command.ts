@@ -1,5 +1,5 @@
 import { Argument, Command } from 'commander';
-import { globalOptions, type CommandFactory } from '../../program.js';
+import { globalOptions, type CommandFactory } from '../definition.js';
 import { version } from '../../version.js';
 import { SHELLS, type Shell } from './shells.js';
 

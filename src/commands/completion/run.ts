@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
-import type { GlobalOptions } from '../../program.js';
+import type { GlobalOptions } from '../definition.js';
 import { bashScript } from './bash.js';
 import { fishScript } from './fish.js';
 import type { Shell } from './shells.js';

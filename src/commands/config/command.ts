@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { globalOptions, type CommandFactory } from '../../program.js';
+import { globalOptions, type CommandFactory } from '../definition.js';
 import type { ConfigInitOptions, ConfigPathOptions, ConfigShowOptions } from './run.js';
 
 /** `core config show|path|init` (cli-contract.md, "Commands" and "Configuration"). */

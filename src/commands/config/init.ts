@@ -11,9 +11,9 @@ import {
 } from '../../config/index.js';
 import { cjs } from '../../interop.js';
 import type { Context } from '../../context.js';
-import { ConfigError, UsageError } from '../../errors.js';
-import type { GlobalOptions } from '../../program.js';
-import type { Prompter } from './prompter.js';
+import { ConfigError, InterruptedError, UsageError } from '../../errors.js';
+import type { GlobalOptions } from '../definition.js';
+import { isPromptExit, type Prompter } from '../../prompts/prompter.js';
 
 export interface ConfigInitOptions {
   /** --base-url and --tenant are the root command's options, read from here. */
@@ -22,11 +22,6 @@ export interface ConfigInitOptions {
   profileName?: string;
   tokenEnv?: string;
   tokenCommand?: string;
-}
-
-export interface ConfigInitDeps {
-  /** Answers the questions; the inquirer prompter unless a test passes its own. */
-  prompter?: Prompter;
 }
 
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
@@ -45,7 +40,7 @@ const DIR_MODE = 0o700;
  * `core config init`: writes the user's config file (`$XDG_CONFIG_HOME/core/config.yaml`, else
  * `~/.config/core/config.yaml`) with one profile, asking only for what the flags did not give.
  */
-export async function runConfigInit(options: ConfigInitOptions, ctx: Context, deps: ConfigInitDeps = {}): Promise<number> {
+export async function runConfigInit(options: ConfigInitOptions, ctx: Context): Promise<number> {
   const given = checkFlags(options);
   const dir = userConfigDir(ctx.env);
   const existing = await existingUserConfig(dir);
@@ -71,8 +66,11 @@ export async function runConfigInit(options: ConfigInitOptions, ctx: Context, de
 
   let answers = given;
   if (needed.length > 0) {
-    const { inquirerPrompter } = await import('./prompter.js');
-    answers = await ask(given, deps.prompter ?? inquirerPrompter(ctx));
+    answers = await ask(given, ctx.prompter()).catch((error: unknown) => {
+      // Ctrl-C at a prompt (or SIGTERM): exit 130, and the file was not touched.
+      if (isPromptExit(error)) throw new InterruptedError('cancelled, nothing written');
+      throw error;
+    });
   }
   const profileName = answers.profileName ?? DEFAULT_PROFILE_NAME;
   const config = {

@@ -12,7 +12,7 @@ import { MASK, type Context } from '../../context.js';
 import { isSensitiveHeader } from '../../secrets.js';
 import { ConfigError } from '../../errors.js';
 import { parseProxyUrl, proxyCredentials, redactProxyUrl } from '../../http/proxy.js';
-import type { GlobalOptions } from '../../program.js';
+import type { GlobalOptions } from '../definition.js';
 
 export { runConfigInit, type ConfigInitOptions } from './init.js';
 

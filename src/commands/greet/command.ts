@@ -1,16 +1,7 @@
 import { Command } from 'commander';
-import { globalOptions, type CommandFactory, type GlobalOptions } from '../../program.js';
-import { addQuickReplyOptions, addSendOptions, readSendOptions, type SendOptions } from '../send-options.js';
-import type { GreetFields } from './build.js';
-
-export interface GreetOptions extends SendOptions {
-  global: GlobalOptions;
-  fields: GreetFields;
-  /** --save FILE: also write the composed payload to FILE; with --dry-run, only write it. */
-  save?: string;
-  /** --retry: greetings carry no answerId, so they are repeated only when asked (contract, "Retries"). */
-  retry: boolean;
-}
+import { globalOptions, type CommandFactory } from '../definition.js';
+import { addQuickReplyOptions, addSendOptions, readSendOptions } from '../send-options.js';
+import type { GreetOptions } from './run.js';
 
 export const greetCommand: CommandFactory = (inv) => {
   const cmd = new Command('greet')

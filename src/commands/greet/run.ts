@@ -1,26 +1,28 @@
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
+import { mayRetry, operations } from '../../operations.js';
 import { validateGreeting } from '../../payload/index.js';
-import type { Prompter } from '../../prompts/prompter.js';
-import { deliver, printWarnings, rejectPayload } from '../../send/deliver.js';
+import { printWarnings, rejectPayload, sendOne } from '../../send/deliver.js';
 import { readPayloadFile } from '../../send/input.js';
-import { operations } from '../../send/request.js';
 import { loadCommandSettings, requireTerminal } from '../common.js';
-import { buildGreeting } from './build.js';
-import type { GreetOptions } from './command.js';
+import type { GlobalOptions } from '../definition.js';
+import type { SendOptions } from '../send-options.js';
+import { buildGreeting, type GreetFields } from './build.js';
 
-/** What a test may hand in instead of the real thing. */
-export interface GreetDeps {
-  /** The prompts for -i; the real one draws on the terminal with inquirer. */
-  prompter?: Prompter;
-  now?: () => Date;
+export interface GreetOptions extends SendOptions {
+  global: GlobalOptions;
+  fields: GreetFields;
+  /** --save FILE: also write the composed payload to FILE; with --dry-run, only write it. */
+  save?: string;
+  /** --retry: greetings carry no answerId, so they are repeated only when asked (docs/security.md, "Retries"). */
+  retry: boolean;
 }
 
 /**
  * `core greet`: build the greeting from a file and flags, let the composer ask for the rest (-i),
  * validate it, then save, send or show it.
  */
-export async function runGreet(options: GreetOptions, ctx: Context, deps: GreetDeps = {}): Promise<number> {
+export async function runGreet(options: GreetOptions, ctx: Context): Promise<number> {
   // Checked before anything else, so that -i without a terminal fails at once instead of waiting,
   // and nobody composes a greeting only to hear that the flags clash.
   if (options.interactive) requireTerminal(ctx, 'core greet', '-t/--text with --core-client-id, or -f FILE');
@@ -28,14 +30,13 @@ export async function runGreet(options: GreetOptions, ctx: Context, deps: GreetD
   const settings = await loadCommandSettings(options, ctx);
 
   const file = options.file === undefined ? undefined : (await readPayloadFile(options.file, ctx)).value;
-  const built = buildGreeting(file, options.fields, { now: deps.now?.() ?? new Date() });
+  const built = buildGreeting(file, options.fields, { now: new Date() });
 
   const limits = settings.limits.value;
   let payload = built.payload;
   if (options.interactive) {
     const prompts = await import('../../prompts/index.js');
-    const prompter = deps.prompter ?? prompts.createPrompter(ctx);
-    payload = await prompts.composeGreeting(payload, prompts.composerEnv(prompter, limits), {
+    payload = await prompts.composeGreeting(payload, prompts.composerEnv(ctx.prompter(), limits), {
       validate: (draft) => validateGreeting(draft, { limits }),
       sendLabel: prompts.finishLabel(options),
       save: (path, draft) => prompts.savePayload(path, draft, ctx.cwd),
@@ -47,7 +48,7 @@ export async function runGreet(options: GreetOptions, ctx: Context, deps: GreetD
   // The composer's preview has shown the warnings already.
   if (!options.interactive) printWarnings(validation.warnings, ctx);
   if (!validation.ok) {
-    rejectPayload('greeting', validation.problems, ctx, {
+    rejectPayload(validation.problems, ctx, {
       json: options.json,
       operation: operations.greet,
       settings,
@@ -66,15 +67,14 @@ export async function runGreet(options: GreetOptions, ctx: Context, deps: GreetD
     ctx.err(`saved the greeting to ${options.save}\n`);
   }
 
-  return deliver(
+  return sendOne(
     {
       operation: operations.greet,
       settings,
       payload,
       flags: options,
-      credential: 'bot',
-      // cli-contract.md, "Retries": a greeting has no answerId, so a repeat could deliver it twice.
-      retryable: options.retry,
+      // A greeting has no answerId, so a repeat could deliver it twice: only with --retry.
+      retryable: mayRetry(operations.greet, { optIn: options.retry }),
       notes: built.notes,
     },
     ctx,

@@ -1,19 +1,8 @@
 import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
-import { globalOptions, type CommandFactory, type GlobalOptions } from '../../program.js';
-import { addSendOptions, readSendOptions, type SendOptions } from '../send-options.js';
-import type { ReasonFields } from './build.js';
-
-export interface ReasonUpdateOptions extends SendOptions {
-  global: GlobalOptions;
-  fields: ReasonFields;
-  /** Requests in flight at once, 1 to 64. */
-  concurrency: number;
-  /** After the first failure, start no new request. */
-  failFast: boolean;
-  /** Where to write one NDJSON line per reason, as each outcome is known. */
-  report?: string;
-}
+import { globalOptions, type CommandFactory } from '../definition.js';
+import { addSendOptions, readSendOptions } from '../send-options.js';
+import type { ReasonUpdateOptions } from './run.js';
 
 export const DEFAULT_CONCURRENCY = 4;
 export const MAX_CONCURRENCY = 64;

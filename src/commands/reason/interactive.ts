@@ -1,25 +1,31 @@
 import type { Context } from '../../context.js';
 import { PayloadError, UsageError } from '../../errors.js';
 import { openSource, positionLabel } from '../../batch/source.js';
-import type { Prompter } from '../../prompts/prompter.js';
 import { isRecord } from '../../send/fields.js';
-import { layFields, reasonFromFlags } from './build.js';
-import type { ReasonUpdateOptions } from './command.js';
+import { layFields, reasonFromFlags, type ReasonFields } from './build.js';
+
+/** What the prompts start from: the flags, a file holding one reason, and what the command will do. */
+export interface ReasonPromptInput {
+  file?: string;
+  fields: ReasonFields;
+  dryRun: boolean;
+  curl: boolean;
+}
 
 /**
  * `core reason update -i`: one reason, started from the flags (and `-f FILE` holding one reason),
  * completed with prompts (src/prompts/reason.ts). Returns the reason to send once the user chooses
  * to; Ctrl-C or "Cancel" end with InterruptedError (exit 130), nothing sent.
  */
-export async function composeReasonInteractively(options: ReasonUpdateOptions, ctx: Context, prompter?: Prompter): Promise<Record<string, unknown>> {
+export async function composeReasonInteractively(options: ReasonPromptInput, ctx: Context): Promise<Record<string, unknown>> {
   const start = options.file === undefined ? reasonFromFlags(options.fields) : await oneReasonFrom(options.file, options, ctx);
   const prompts = await import('../../prompts/index.js');
-  const env = prompts.composerEnv(prompter ?? prompts.createPrompter(ctx), {});
+  const env = prompts.composerEnv(ctx.prompter(), {});
   return prompts.composeReason(start, env, { sendLabel: prompts.finishLabel(options), cwd: ctx.cwd });
 }
 
 /** The one reason of `-f FILE`, with the flags laid over it; a file of several is refused. */
-async function oneReasonFrom(path: string, options: ReasonUpdateOptions, ctx: Context): Promise<Record<string, unknown>> {
+async function oneReasonFrom(path: string, options: ReasonPromptInput, ctx: Context): Promise<Record<string, unknown>> {
   if (path === '-') {
     throw new UsageError('-i reads its answers from the terminal, so it cannot take the reason from standard input (-f -)', {
       hint: 'give -f the path of a file holding one reason, or pipe the reasons in without -i',

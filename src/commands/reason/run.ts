@@ -6,26 +6,31 @@ import { openReport, refuseReportOverInput, type ReportWriter } from '../../batc
 import { sendBatch, type LocalOutcome } from '../../batch/send.js';
 import { openSource, valueSource, type BatchSource, type Position } from '../../batch/source.js';
 import { startProgress } from '../../batch/progress.js';
+import { mayRetry, operations } from '../../operations.js';
 import { printResult } from '../../output/render.js';
 import type { RequestResult } from '../../output/result.js';
 import { makeStyle } from '../../output/style.js';
-import type { Prompter } from '../../prompts/prompter.js';
 import { validateReason } from '../../payload/index.js';
 import { stringifyJson } from '../../payload/json.js';
-import { exchange, printWarnings } from '../../send/deliver.js';
+import { printWarnings } from '../../send/deliver.js';
 import { isRecord } from '../../send/fields.js';
-import { joinUrl, maskHeaders, operations, prepareRequest, renderCurl, renderDryRun } from '../../send/request.js';
-import { curlConnectionOptions, prepareTransport, warnInsecure, type Transport } from '../../send/transport.js';
+import { joinUrl, maskHeaders } from '../../send/request.js';
+import { openSession, type Session } from '../../send/session.js';
 import { loadCommandSettings, requireTerminal } from '../common.js';
-import { hasReasonFields, layFields, parseName, reasonFromFlags, singleReasonFlags } from './build.js';
-import type { ReasonUpdateOptions } from './command.js';
-import { placeholderCredentials, resolveCredentials, type ReasonCredentials } from './credentials.js';
+import type { GlobalOptions } from '../definition.js';
+import type { SendOptions } from '../send-options.js';
+import { hasReasonFields, layFields, parseName, reasonFromFlags, singleReasonFlags, type ReasonFields } from './build.js';
 import { outcomeLine, summaryLine } from './render.js';
 
-/** What a test may hand in instead of the real thing. */
-export interface ReasonDeps {
-  /** The prompts for -i; the real one draws on the terminal with inquirer. */
-  prompter?: Prompter;
+export interface ReasonUpdateOptions extends SendOptions {
+  global: GlobalOptions;
+  fields: ReasonFields;
+  /** Requests in flight at once, 1 to 64. */
+  concurrency: number;
+  /** After the first failure, start no new request. */
+  failFast: boolean;
+  /** Where to write one NDJSON line per reason, as each outcome is known. */
+  report?: string;
 }
 
 /**
@@ -33,7 +38,7 @@ export interface ReasonDeps {
  * input is checked first (nothing is sent if any reason is invalid), then sent with bounded
  * concurrency, with one result per reason on stdout and in the --report file.
  */
-export async function runReasonUpdate(options: ReasonUpdateOptions, ctx: Context, deps: ReasonDeps = {}): Promise<number> {
+export async function runReasonUpdate(options: ReasonUpdateOptions, ctx: Context): Promise<number> {
   // Checked before anything else, so that -i without a terminal fails at once instead of waiting.
   if (options.interactive) {
     requireTerminal(ctx, 'core reason update', '--code CODE --name LOCALE=TEXT (with --color, --active or --inactive, --system as needed), or -f FILE');
@@ -50,7 +55,7 @@ export async function runReasonUpdate(options: ReasonUpdateOptions, ctx: Context
   const settings = await loadCommandSettings(options, ctx);
   // -i: the prompts read the file (one reason), lay the flags over it and ask for the rest; the
   // reason they return is what is sent, as a batch of one.
-  const composed = options.interactive ? await (await import('./interactive.js')).composeReasonInteractively(options, ctx, deps.prompter) : undefined;
+  const composed = options.interactive ? await (await import('./interactive.js')).composeReasonInteractively(options, ctx) : undefined;
   const fromFile = options.file !== undefined && composed === undefined;
   const spec: ItemSpec<unknown> = {
     prepare: fromFile ? (value) => layFields(value, options.fields) : (value) => value,
@@ -90,26 +95,22 @@ async function updateReasons(
   const url = joinUrl(settings.baseUrl?.value ?? '', operations.reason.path);
   const local = (code: string | undefined, why: LocalOutcome): RequestResult => localResult(url, code, why);
 
-  // The network rules (plain http, CA file, proxy) before the token, so a refused send never runs a
-  // token command; the connections are kept alive, at most one per request in flight: a batch of
-  // 1,000 reasons opens `concurrency` connections, not 1,000.
-  let transport: Transport | undefined;
-  if (showOnly) warnInsecure(options, ctx);
-  else if (settings.baseUrl !== null) {
-    transport = await prepareTransport(settings.baseUrl.value, settings, options, ctx, { keepAlive: true, maxSockets: options.concurrency });
-  }
+  // The session applies the network rules and resolves the credential before the file is read: a
+  // missing token fails at once, not after checking 100,000 lines. Its connections are kept alive,
+  // at most one per request in flight: a batch of 1,000 reasons opens `concurrency` connections.
+  const session = await openSession(operations.reason, settings, options, ctx, {
+    pool: { keepAlive: true, maxSockets: options.concurrency },
+  });
   let report: ReportWriter | undefined;
   try {
-    // Credentials before the file is read: a missing token fails at once, not after checking 100,000 lines.
-    const credentials = showOnly ? placeholderCredentials(settings, ctx) : await resolveCredentials(settings, ctx);
     if (!showOnly && options.report !== undefined) refuseReportOverInput(options.report, options.file, ctx.cwd);
     report = showOnly || options.report === undefined ? undefined : openReport(options.report, ctx.cwd);
     const summary = await checkAll(source, spec, options, ctx, local);
-    if (showOnly) return await show(source, spec, summary, credentials, settings, options, ctx);
-    return await send(source, spec, summary.total, credentials, settings, options, ctx, local, report, transport!);
+    if (showOnly) return await show(source, spec, summary, session, options, ctx);
+    return await send(source, spec, summary.total, session, options, ctx, local, report);
   } finally {
     report?.close();
-    transport?.close();
+    session.close();
   }
 }
 
@@ -162,33 +163,29 @@ async function show(
   source: BatchSource,
   spec: ItemSpec<unknown>,
   summary: CheckSummary<unknown>,
-  credentials: ReasonCredentials,
-  settings: Settings,
+  session: Session,
   options: ReasonUpdateOptions,
   ctx: Context,
 ): Promise<number> {
-  const prepare = (payload: unknown) => prepareRequest(operations.reason, credentials.request, payload, credentials.tokenVariable);
   const batch = source.kind !== 'single';
   if (options.dryRun) {
-    const first = prepare(summary.first);
     if (!batch) {
-      ctx.out(renderDryRun(first, ctx, options.json));
+      ctx.out(session.show(summary.first));
     } else if (options.json) {
-      const { method, url, payload } = first;
-      ctx.out(`${stringifyJson({ dryRun: true, count: summary.total, method, url, headers: maskHeaders(first.headers, ctx), body: payload })}\n`);
+      const { method, url, headers, payload } = session.prepare(summary.first);
+      ctx.out(`${stringifyJson({ dryRun: true, count: summary.total, method, url, headers: maskHeaders(headers, ctx), body: payload })}\n`);
     } else {
       ctx.err(`dry run: all ${summary.total.toLocaleString('en-US')} reasons in ${source.name} are valid; nothing was sent. The first request:\n`);
-      ctx.out(renderDryRun(first, ctx, false));
+      ctx.out(session.show(summary.first, { json: false }));
     }
     return ExitCode.ok;
   }
-  const connection = curlConnectionOptions(settings.baseUrl?.value ?? null, settings, options);
   let written = 0;
   for await (const item of source.items()) {
     if (ctx.signal.aborted) return ExitCode.interrupted;
     const checked = checkItem(item, spec);
     if (!checked.ok) continue; // Only when the input changed since the check; nothing to show for it.
-    ctx.out(`${written > 0 ? '\n' : ''}${renderCurl(prepare(checked.value), ctx, connection)}`);
+    ctx.out(`${written > 0 ? '\n' : ''}${session.show(checked.value)}`);
     written += 1;
   }
   if (batch) ctx.err(`${written.toLocaleString('en-US')} curl commands, one per reason; nothing was sent\n`);
@@ -200,26 +197,24 @@ async function send(
   source: BatchSource,
   spec: ItemSpec<unknown>,
   total: number,
-  credentials: ReasonCredentials,
-  settings: Settings,
+  session: Session,
   options: ReasonUpdateOptions,
   ctx: Context,
   local: (code: string | undefined, why: LocalOutcome) => RequestResult,
   report: ReportWriter | undefined,
-  transport: Transport,
 ): Promise<number> {
   const single = total === 1;
   // Requests of a batch are not cut off by the first Ctrl-C (see src/batch/send.ts): ctx.signal only
   // stops new requests and further retries. Each request gets a signal of its own (the HTTP client
   // leaves a listener on it), aborted by a second Ctrl-C, which abandons what is in flight: those are
   // reported with their outcome unknown.
-  const untilAbandoned = async <T>(run: (ctx: Context) => Promise<T>): Promise<T> => {
+  const untilAbandoned = async (run: (signal: AbortSignal) => Promise<RequestResult>): Promise<RequestResult> => {
     const own = new AbortController();
     const abandon = () => own.abort(ctx.abandonSignal.reason);
     if (ctx.abandonSignal.aborted) abandon();
     else ctx.abandonSignal.addEventListener('abort', abandon, { once: true });
     try {
-      return await run({ ...ctx, signal: own.signal });
+      return await run(own.signal);
     } finally {
       ctx.abandonSignal.removeEventListener('abort', abandon);
     }
@@ -227,6 +222,8 @@ async function send(
   const progress = await startProgress(ctx, total);
   const style = makeStyle(ctx.color.stdout);
   let stoppedByFailure = false;
+  // Repeating an update sets the same fields again, so it is retried (docs/security.md, "Retries").
+  const retryable = mayRetry(operations.reason, {});
 
   try {
     const tally = await sendBatch(source, {
@@ -235,22 +232,7 @@ async function send(
       failFast: options.failFast,
       signal: ctx.signal,
       send: (payload, code) =>
-        untilAbandoned((requestCtx) =>
-          exchange(
-          prepareRequest(operations.reason, credentials.request, payload, credentials.tokenVariable),
-          // api-spec.md, PUT /api/v1/inactivity/reasons: an update sets the same fields again when
-          // repeated, so it is retried (cli-contract.md, "Retries").
-          {
-            settings,
-            flags: options,
-            retryable: true,
-            ...(code !== undefined ? { code } : {}),
-            agent: transport.agents,
-            proxy: transport.proxy,
-            retrySignal: ctx.signal,
-          },
-          requestCtx,
-        )),
+        untilAbandoned((signal) => session.send(payload, { retryable, ...(code !== undefined ? { code } : {}), signal, retrySignal: ctx.signal })),
       localResult: local,
       onResult: (result) => {
         const line = stringifyJson(result);

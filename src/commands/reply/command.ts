@@ -1,14 +1,7 @@
 import { Command, Option } from 'commander';
-import { globalOptions, type CommandFactory, type GlobalOptions } from '../../program.js';
-import { addQuickReplyOptions, addSendOptions, readSendOptions, type SendOptions } from '../send-options.js';
-import type { ReplyFields } from './build.js';
-
-export interface ReplyOptions extends SendOptions {
-  global: GlobalOptions;
-  fields: ReplyFields;
-  /** The question came by email: api-spec.md rule 2 then requires sessionId and questionIndex. */
-  email: boolean;
-}
+import { globalOptions, type CommandFactory } from '../definition.js';
+import { addQuickReplyOptions, addSendOptions, readSendOptions } from '../send-options.js';
+import type { ReplyOptions } from './run.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 

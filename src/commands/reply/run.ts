@@ -1,23 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { mayRetry, operations } from '../../operations.js';
 import { validateReply } from '../../payload/index.js';
-import type { Prompter } from '../../prompts/prompter.js';
-import { deliver, printWarnings, rejectPayload } from '../../send/deliver.js';
+import { printWarnings, rejectPayload, sendOne } from '../../send/deliver.js';
 import { readPayloadFile } from '../../send/input.js';
-import { operations } from '../../send/request.js';
 import { loadCommandSettings, requireTerminal } from '../common.js';
-import { buildReply } from './build.js';
-import type { ReplyOptions } from './command.js';
+import type { GlobalOptions } from '../definition.js';
+import type { SendOptions } from '../send-options.js';
+import { buildReply, type ReplyFields } from './build.js';
 
-/** What a test may hand in instead of the real thing. */
-export interface ReplyDeps {
-  /** The prompts for -i; the real one draws on the terminal with inquirer. */
-  prompter?: Prompter;
+export interface ReplyOptions extends SendOptions {
+  global: GlobalOptions;
+  fields: ReplyFields;
+  /** The question came by email: docs/api.md, chatbot rule 2 then requires sessionId and questionIndex. */
+  email: boolean;
 }
 
 /** `core reply`: build the bot answer from a file and flags, validate it, then send or show it. */
-export async function runReply(options: ReplyOptions, ctx: Context, deps: ReplyDeps = {}): Promise<number> {
+export async function runReply(options: ReplyOptions, ctx: Context): Promise<number> {
   // Checked before anything else, so that -i without a terminal fails at once and nobody composes a
   // reply only to hear that the flags clash (as core greet does).
   if (options.interactive) requireTerminal(ctx, 'core reply', '-t/--text with --core-client-id (or another address), or -f FILE');
@@ -31,8 +32,7 @@ export async function runReply(options: ReplyOptions, ctx: Context, deps: ReplyD
   if (options.interactive) {
     // The composer asks only for what the file and flags left out; the answerId is already filled.
     const prompts = await import('../../prompts/index.js');
-    const prompter = deps.prompter ?? prompts.createPrompter(ctx);
-    built.payload = await prompts.composeReply(built.payload, prompts.composerEnv(prompter, limits), {
+    built.payload = await prompts.composeReply(built.payload, prompts.composerEnv(ctx.prompter(), limits), {
       validate: (draft) => validateReply(draft, { limits, email: options.email }),
       email: options.email,
       sendLabel: prompts.finishLabel(options),
@@ -44,7 +44,7 @@ export async function runReply(options: ReplyOptions, ctx: Context, deps: ReplyD
   // The composer's preview has shown the warnings already.
   if (!options.interactive) printWarnings(validation.warnings, ctx);
   if (!validation.ok) {
-    rejectPayload('reply', validation.problems, ctx, {
+    rejectPayload(validation.problems, ctx, {
       json: options.json,
       operation: operations.reply,
       settings,
@@ -52,14 +52,14 @@ export async function runReply(options: ReplyOptions, ctx: Context, deps: ReplyD
       hint: 'fix the fields above, or compose the reply with prompts: core reply -i',
     });
   }
-  return deliver(
+  return sendOne(
     {
       operation: operations.reply,
       settings,
       payload: built.payload,
       flags: options,
-      credential: 'bot',
-      retryable: true,
+      // Every reply carries an answerId, which the service delivers once (docs/api.md, chatbot rule 6).
+      retryable: mayRetry(operations.reply, { answerId: built.payload.answerId }),
       answerId: built.answerId,
       notes: built.notes,
     },

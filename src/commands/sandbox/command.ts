@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { CommandFactory } from '../../program.js';
+import type { CommandFactory } from '../definition.js';
 import type { SandboxFlags } from './options.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];

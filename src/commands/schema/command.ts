@@ -1,10 +1,6 @@
 import { Argument, Command } from 'commander';
-import type { CommandFactory } from '../../program.js';
+import type { CommandFactory } from '../definition.js';
 import { SCHEMA_KINDS, type SchemaKind } from '../../schema/kinds.js';
-
-export interface SchemaOptions {
-  kind: SchemaKind;
-}
 
 /** `core schema reply|greet|reason|config` (cli-contract.md, "Commands"). */
 export const schemaCommand: CommandFactory = (inv) => {

@@ -1,4 +1,4 @@
-import type { CommandSpec, OptionSpec } from '../commands/completion/tree.js';
+import type { CommandSpec, OptionSpec } from '../../src/commands/completion/tree.js';
 
 /**
  * The command reference in docs/commands: one Markdown page per command and subcommand, and an

@@ -1,5 +1,5 @@
-import { jsonSchemaOf, type JsonSchema } from './json-schema.js';
-import type { SchemaKind } from './kinds.js';
+import { OPERATIONS, type Operation, type PayloadKind } from '../../src/operations.js';
+import { jsonSchemaOf, type JsonSchema } from '../../src/schema/json-schema.js';
 
 /**
  * An OpenAPI 3.1 description of the three operations of api-spec.md, for Postman, mock servers and
@@ -13,18 +13,18 @@ export interface OpenApiOptions {
   /** The package version, as info.version. */
   version: string;
   /** A realistic request body per operation, shown by Postman and served by mock servers. */
-  examples?: Partial<Record<Exclude<SchemaKind, 'config'>, unknown>>;
+  examples?: Partial<Record<PayloadKind, unknown>>;
 }
 
 /** Component names of the request bodies. */
-const BODY_COMPONENTS: Record<Exclude<SchemaKind, 'config'>, string> = {
+const BODY_COMPONENTS: Record<PayloadKind, string> = {
   reply: 'BotAnswer',
   greet: 'Greeting',
   reason: 'InactivityReason',
 };
 
 /** A payload schema as a component: `$schema` and `$id` belong to a standalone document, not to one embedded in another. */
-function component(kind: Exclude<SchemaKind, 'config'>): JsonSchema {
+function component(kind: PayloadKind): JsonSchema {
   const { $schema: _schema, $id: _id, ...rest } = jsonSchemaOf(kind);
   return rest;
 }
@@ -69,7 +69,7 @@ const CONTENT_TYPE_NOTE =
 const UNSHOWN_ERRORS =
   'Other statuses: the spec shows none for this operation (not the status of a rejected repeated answer in strict mode, nor those for invalid input, missing credentials or insufficient permission).';
 
-function requestBody(kind: Exclude<SchemaKind, 'config'>, description: string, example: unknown) {
+function requestBody(kind: PayloadKind, description: string, example: unknown) {
   return {
     required: true,
     description,
@@ -79,6 +79,75 @@ function requestBody(kind: Exclude<SchemaKind, 'config'>, description: string, e
         ...(example === undefined ? {} : { example }),
       },
     },
+  };
+}
+
+/**
+ * What the OpenAPI document says of each operation beyond its descriptor (src/operations.ts), which
+ * gives the path, method, credential and request schema.
+ */
+const DESCRIPTIONS: Record<string, { operationId: string; tag: string; summary: string; description: string[]; body: string; responses?: Record<string, unknown> }> = {
+  reply: {
+    operationId: 'sendBotAnswer',
+    tag: 'bot',
+    summary: 'Send a bot answer (core reply)',
+    description: [
+      'Answers a client\'s message after a MESSAGE webhook (rule 1), or hands the thread over to agents with code SWITCH_TO_HUMAN.',
+      'Addressed by coreClientId (preferred), questionId, sessionId with questionIndex, or the deprecated clientId;',
+      'a message of type EMAIL is answered by sessionId and questionIndex (rule 2).',
+      'An answerId received again is not delivered (rule 6). A second answer to a question that already has one is rejected in the strict mode and delivered in the soft mode, a system setting (rule 7).',
+      CONTENT_TYPE_NOTE,
+      UNSHOWN_ERRORS,
+    ],
+    body: 'The bot answer.',
+  },
+  greet: {
+    operationId: 'sendGreeting',
+    tag: 'bot',
+    summary: "Send the bot's first, proactive greeting (core greet)",
+    description: [
+      'clientId or coreClientId must be given (rule 1); clientId works only for authorized clients, coreClientId for any (rule 2); when both are given, clientId takes priority (rule 3).',
+      CONTENT_TYPE_NOTE,
+      UNSHOWN_ERRORS,
+    ],
+    body: 'The greeting.',
+  },
+  reason: {
+    operationId: 'updateInactivityReason',
+    tag: 'inactivity reasons',
+    summary: 'Update an existing inactivity reason (core reason update)',
+    description: [
+      'Updates the inactivity reason identified by its code. Permission required: INTEGRATOR.',
+      'With active false the reason becomes unavailable; with true (the default) it is active.',
+      CONTENT_TYPE_NOTE,
+    ],
+    body: 'The inactivity reason: its code and the fields to set.',
+    responses: {
+      '404': { $ref: '#/components/responses/ReasonNotFound' },
+      '409': { $ref: '#/components/responses/TooManyActiveReasons' },
+    },
+  },
+};
+
+/** The path items, one operation each, from the descriptors. */
+function paths(examples: Partial<Record<PayloadKind, unknown>>): JsonSchema {
+  const items: JsonSchema = {};
+  for (const operation of OPERATIONS) items[operation.path] = { [operation.method.toLowerCase()]: operationObject(operation, examples) };
+  return items;
+}
+
+function operationObject(operation: Operation, examples: Partial<Record<PayloadKind, unknown>>): JsonSchema {
+  const text = DESCRIPTIONS[operation.id];
+  if (text === undefined || operation.payload === null) throw new Error(`no OpenAPI description for the operation ${operation.id}`);
+  return {
+    operationId: text.operationId,
+    tags: [text.tag],
+    summary: text.summary,
+    description: text.description.join(' '),
+    security: [{ [operation.credential === 'integrator' ? 'integratorAuth' : 'bearerAuth']: [] }],
+    parameters: [{ $ref: '#/components/parameters/TenantName' }],
+    requestBody: requestBody(operation.payload, text.body, examples[operation.payload]),
+    responses: { '200': { $ref: '#/components/responses/Accepted' }, ...text.responses },
   };
 }
 
@@ -110,63 +179,7 @@ export function openApiDocument(options: OpenApiOptions): JsonSchema {
       { name: 'bot', description: 'Operations of the bot: answers and greetings (Bearer token).' },
       { name: 'inactivity reasons', description: 'Inactivity reasons of agents (permission INTEGRATOR).' },
     ],
-    paths: {
-      '/api/v1/chatbot': {
-        post: {
-          operationId: 'sendBotAnswer',
-          tags: ['bot'],
-          summary: 'Send a bot answer (core reply)',
-          description: [
-            'Answers a client\'s message after a MESSAGE webhook (rule 1), or hands the thread over to agents with code SWITCH_TO_HUMAN.',
-            'Addressed by coreClientId (preferred), questionId, sessionId with questionIndex, or the deprecated clientId;',
-            'a message of type EMAIL is answered by sessionId and questionIndex (rule 2).',
-            'An answerId received again is not delivered (rule 6). A second answer to a question that already has one is rejected in the strict mode and delivered in the soft mode, a system setting (rule 7).',
-            CONTENT_TYPE_NOTE,
-            UNSHOWN_ERRORS,
-          ].join(' '),
-          security: [{ bearerAuth: [] }],
-          parameters: [{ $ref: '#/components/parameters/TenantName' }],
-          requestBody: requestBody('reply', 'The bot answer.', examples.reply),
-          responses: { '200': { $ref: '#/components/responses/Accepted' } },
-        },
-      },
-      '/api/v1/chatbot/greet': {
-        post: {
-          operationId: 'sendGreeting',
-          tags: ['bot'],
-          summary: "Send the bot's first, proactive greeting (core greet)",
-          description: [
-            'clientId or coreClientId must be given (rule 1); clientId works only for authorized clients, coreClientId for any (rule 2); when both are given, clientId takes priority (rule 3).',
-            CONTENT_TYPE_NOTE,
-            UNSHOWN_ERRORS,
-          ].join(' '),
-          security: [{ bearerAuth: [] }],
-          parameters: [{ $ref: '#/components/parameters/TenantName' }],
-          requestBody: requestBody('greet', 'The greeting.', examples.greet),
-          responses: { '200': { $ref: '#/components/responses/Accepted' } },
-        },
-      },
-      '/api/v1/inactivity/reasons': {
-        put: {
-          operationId: 'updateInactivityReason',
-          tags: ['inactivity reasons'],
-          summary: 'Update an existing inactivity reason (core reason update)',
-          description: [
-            'Updates the inactivity reason identified by its code. Permission required: INTEGRATOR.',
-            'With active false the reason becomes unavailable; with true (the default) it is active.',
-            CONTENT_TYPE_NOTE,
-          ].join(' '),
-          security: [{ integratorAuth: [] }],
-          parameters: [{ $ref: '#/components/parameters/TenantName' }],
-          requestBody: requestBody('reason', 'The inactivity reason: its code and the fields to set.', examples.reason),
-          responses: {
-            '200': { $ref: '#/components/responses/Accepted' },
-            '404': { $ref: '#/components/responses/ReasonNotFound' },
-            '409': { $ref: '#/components/responses/TooManyActiveReasons' },
-          },
-        },
-      },
-    },
+    paths: paths(examples),
     components: {
       schemas: {
         BotAnswer: component('reply'),

@@ -2,17 +2,21 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import type { Command } from 'commander';
-import { describeTree, type CommandSpec } from '../commands/completion/tree.js';
-import { createContext } from '../context.js';
-import { parseJson, stringifyJson } from '../payload/json.js';
-import { buildProgram } from '../program.js';
-import { version } from '../version.js';
-import { formatJson, jsonSchemaOf } from './json-schema.js';
-import { SCHEMA_KINDS } from './kinds.js';
+import { describeTree, type CommandSpec } from '../../src/commands/completion/tree.js';
+import { createContext } from '../../src/context.js';
+import { parseJson, stringifyJson } from '../../src/payload/json.js';
+import { buildProgram } from '../../src/program.js';
+import { formatJson, jsonSchemaOf } from '../../src/schema/json-schema.js';
+import { SCHEMA_KINDS } from '../../src/schema/kinds.js';
+import { version } from '../../src/version.js';
 import { openApiDocument } from './openapi.js';
 import { referencePages } from './reference.js';
 
 /**
+ * The generators of the committed docs: not part of the program (core never prints them), so they
+ * live here, beside the script that runs them, and read the program from above without the program
+ * ever importing them.
+ *
  * Every generated file under docs/, by its path from the repository root: the JSON Schemas, the
  * OpenAPI description and the command reference. test/docs/generated.test.ts compares them with the
  * committed files, and writes them when UPDATE_DOCS=1 (which `node scripts/generate-docs.mjs` sets).

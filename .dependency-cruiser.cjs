@@ -1,0 +1,55 @@
+// The import rules of the code, checked by `npm run lint` (and so by `npm test`):
+// no cycles, counting type-only imports, and the layers of docs/architecture.md.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Modules must not import each other, directly or through others (type-only imports count).',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'payload-is-pure',
+      severity: 'error',
+      comment: 'The payload schemas are shared by the CLI, the sandbox and the composer: they import nothing of those.',
+      from: { path: '^src/payload/' },
+      to: { path: '^src/(?!payload/|errors\\.ts$)' },
+    },
+    {
+      name: 'operations-is-a-leaf',
+      severity: 'error',
+      comment: 'The operation descriptors are read by the sender, the sandbox and the OpenAPI generator: they import nothing.',
+      from: { path: '^src/operations\\.ts$' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'only-program-imports-commands',
+      severity: 'error',
+      comment: 'A command is reached through the program, never from the layers below it.',
+      from: { path: '^src/(?!commands/|program\\.ts$|main\\.ts$)' },
+      to: { path: '^src/commands/' },
+    },
+    {
+      name: 'commands-do-not-import-the-program',
+      severity: 'error',
+      comment: 'Command definitions take their helpers from src/commands/definition.ts, not from the program that lists them.',
+      from: { path: '^src/commands/' },
+      to: { path: '^src/(program|main|bin)\\.ts$' },
+    },
+    {
+      name: 'src-does-not-import-scripts-or-tests',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(scripts|test|bench)/' },
+    },
+  ],
+  options: {
+    tsConfig: { fileName: 'tsconfig.json' },
+    // Type-only imports are part of the graph: a cycle through types is still a cycle for a reader.
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^node_modules' },
+  },
+};
