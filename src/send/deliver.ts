@@ -17,7 +17,7 @@ import {
 } from './request.js';
 import { registerHeaderSecrets, registerKnownSecrets } from '../secrets.js';
 
-/** The output flags every sending command takes (cli-contract.md, "Commands"). */
+/** The output flags every sending command takes (docs/commands/reply.md, greet.md, reason-update.md). */
 export interface SendFlags {
   dryRun: boolean;
   curl: boolean;
@@ -37,7 +37,7 @@ export interface DeliverInput {
   payload: unknown;
   flags: SendFlags;
   credential: Credential;
-  /** Whether the request may be repeated (it cannot deliver twice): contract, "Retries". */
+  /** Whether the request may be repeated (it cannot deliver twice): docs/security.md, "Retries". */
   retryable: boolean;
   answerId?: string;
   code?: string;

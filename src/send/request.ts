@@ -4,7 +4,7 @@ import { isSensitiveHeader } from '../secrets.js';
 import { stringifyJson } from '../payload/json.js';
 import { version } from '../version.js';
 
-/** The three operations of api-spec.md ("Endpoints"). */
+/** The three operations of docs/api.md ("Endpoints"). */
 export const operations = {
   reply: { method: 'POST', path: '/api/v1/chatbot', name: 'reply' },
   greet: { method: 'POST', path: '/api/v1/chatbot/greet', name: 'greeting' },
@@ -43,9 +43,9 @@ export function userAgent(): string {
 }
 
 /**
- * Builds the request exactly as it will go on the wire. The headers are those api-spec.md lists for
+ * Builds the request exactly as it will go on the wire. The headers are those docs/api.md lists for
  * each operation; the profile's own headers come last so they can replace any of them (for example
- * another credential for the reason update, whose format the spec does not show).
+ * another credential for the reason update, whose format the API does not show: docs/api.md, gap 6).
  */
 export function prepareRequest(
   operation: Operation,

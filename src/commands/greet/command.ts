@@ -8,7 +8,7 @@ export interface GreetOptions extends SendOptions {
   fields: GreetFields;
   /** --save FILE: also write the composed payload to FILE; with --dry-run, only write it. */
   save?: string;
-  /** --retry: greetings carry no answerId, so they are repeated only when asked (contract, "Retries"). */
+  /** --retry: greetings carry no answerId, so they are repeated only when asked (docs/security.md, "Retries"). */
   retry: boolean;
 }
 

@@ -73,7 +73,7 @@ export async function runGreet(options: GreetOptions, ctx: Context, deps: GreetD
       payload,
       flags: options,
       credential: 'bot',
-      // cli-contract.md, "Retries": a greeting has no answerId, so a repeat could deliver it twice.
+      // docs/security.md, "Retries": a greeting has no answerId, so a repeat could deliver it twice.
       retryable: options.retry,
       notes: built.notes,
     },

@@ -4,10 +4,10 @@ import { registerHeaderSecrets, registerKnownSecrets } from '../../secrets.js';
 import type { PreparedRequest, RequestSettings } from '../../send/request.js';
 
 /**
- * The credential of PUT /api/v1/inactivity/reasons. The spec asks for the INTEGRATOR permission
- * and does not show the credential's format (api-spec.md, "Authentication"), so:
+ * The credential of PUT /api/v1/inactivity/reasons. The API asks for the INTEGRATOR permission
+ * and does not show the credential's format (docs/api.md, "Authentication" and gap 6), so:
  * - the profile's integratorToken (env CORE_INTEGRATOR_TOKEN), else its token (CORE_TOKEN), is sent
- *   as `Authorization: Bearer ...`, as for the bot operations (cli-contract.md, "Configuration");
+ *   as `Authorization: Bearer ...`, as for the bot operations (docs/configuration.md, "Keys");
  * - an Authorization header in the profile's `headers` replaces that header (prepareRequest lays the
  *   profile's headers last), and then no token is needed at all.
  */

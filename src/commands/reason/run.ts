@@ -83,8 +83,8 @@ async function updateReasons(
   if (options.verbose && options.fields.active === undefined) {
     ctx.err(
       options.file === undefined
-        ? '* active is not sent: the service applies its default, which the spec gives as true\n'
-        : '* reasons without "active" leave it to the service, whose default the spec gives as true\n',
+        ? '* active is not sent: the service applies its default, which the API gives as true\n'
+        : '* reasons without "active" leave it to the service, whose default the API gives as true\n',
     );
   }
   const url = joinUrl(settings.baseUrl?.value ?? '', operations.reason.path);
@@ -131,7 +131,7 @@ async function checkAll(
           hint: 'put codes and names in the file; --color, --active/--inactive and --system apply to every reason',
         });
       }
-      // With --json, each invalid reason is also a result document on stdout (cli-contract.md, "Output").
+      // With --json, each invalid reason is also a result document on stdout (docs/reasons.md).
       if (options.json && !checked.ok) {
         const result = { ...local(checked.key, { problems: checked.problems }), ...positionField(checked.position) };
         ctx.out(`${stringifyJson(result)}\n`);
@@ -238,8 +238,8 @@ async function send(
         untilAbandoned((requestCtx) =>
           exchange(
           prepareRequest(operations.reason, credentials.request, payload, credentials.tokenVariable),
-          // api-spec.md, PUT /api/v1/inactivity/reasons: an update sets the same fields again when
-          // repeated, so it is retried (cli-contract.md, "Retries").
+          // docs/api.md, gap 22: an update of PUT /api/v1/inactivity/reasons sets the same fields again when
+          // repeated, so it is retried (docs/security.md, "Retries").
           {
             settings,
             flags: options,

@@ -6,7 +6,7 @@ import type { ReplyFields } from './build.js';
 export interface ReplyOptions extends SendOptions {
   global: GlobalOptions;
   fields: ReplyFields;
-  /** The question came by email: api-spec.md rule 2 then requires sessionId and questionIndex. */
+  /** The question came by email: docs/api.md, chatbot rule 2 then requires sessionId and questionIndex. */
   email: boolean;
 }
 

@@ -6,7 +6,7 @@ export interface SchemaOptions {
   kind: SchemaKind;
 }
 
-/** `core schema reply|greet|reason|config` (cli-contract.md, "Commands"). */
+/** `core schema reply|greet|reason|config` (docs/commands/schema.md). */
 export const schemaCommand: CommandFactory = (inv) => {
   const cmd = new Command('schema')
     .summary('print the JSON Schema of a payload (reply, greet, reason) or of the config file')
