@@ -148,7 +148,7 @@ describe('a second answer to an answered question (chatbot rule 7)', () => {
   });
 });
 
-describe('greeting addressing (POST /api/v1/chatbot/greet rules 1–3)', () => {
+describe('greeting addressing (greet rules 1–3)', () => {
   it.each([
     { given: 'clientId only', body: { text: 'Hi', clientId: 'ext-1' }, addressedBy: ['clientId'] },
     { given: 'coreClientId only', body: { text: 'Hi', coreClientId: 42n }, addressedBy: ['coreClientId'] },
