@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Throughput and memory of `core reason update -f` (cli-contract.md, "core reason update"),
-// measured against a baseline taken in the same run (style.md, "Tests": timing lives in bench/, as
-// ratios). Uses the built binary: run `npm run build` first, then `node bench/batch.mjs`.
+// Throughput and memory of `core reason update -f` (docs/reasons.md, "Speed and memory"),
+// measured against a baseline taken in the same run (docs/architecture.md, "Adding tests": timing
+// lives in bench/, as ratios, since absolute times vary from machine to machine). Uses the built
+// binary: run `npm run build` first, then `node bench/batch.mjs`.
 //
 //   (a) core reason update -f 1000.ndjson          (default concurrency 4, kept-alive connections)
 //   (b) a sequential bash loop of curl -X PUT       (the same 1,000 requests, one process each)
@@ -43,7 +44,7 @@ const CONCURRENCY = option('--concurrency', 4);
 
 const work = mkdtempSync(join(tmpdir(), 'core-bench-batch-'));
 // A clean environment: no config file, no CORE_* from the machine, and no NODE_EXTRA_CA_CERTS
-// (it adds about 55 ms to every Node 20 start; see docs of the toolchain).
+// (it adds about 55 ms to every Node 20 start, as docs/performance.md notes).
 const env = { PATH: process.env.PATH, HOME: work, XDG_CONFIG_HOME: join(work, '.config'), LANG: 'C' };
 const nodeEnv = { ...env };
 

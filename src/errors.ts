@@ -1,6 +1,6 @@
 /**
- * Typed errors for every expected failure. Each carries the exit code the contract assigns
- * (cli-contract.md, "Exit codes"), one clear line, and a hint of what to do next. src/main.ts is
+ * Typed errors for every expected failure. Each carries the exit code docs/exit-codes.md assigns,
+ * one clear line, and a hint of what to do next. src/main.ts is
  * the only place that turns them into output and an exit code.
  */
 
@@ -81,7 +81,7 @@ export class InterruptedError extends CoreError {
   }
 }
 
-/** The exit code for an HTTP status, as the contract's table says. */
+/** The exit code for an HTTP status, as the table of docs/exit-codes.md says. */
 export function exitCodeForStatus(status: number): ExitCode {
   if (status >= 200 && status < 300) return ExitCode.ok;
   if (status >= 500) return ExitCode.http5xx;

@@ -14,7 +14,7 @@ export interface MainInit {
 
 /**
  * Runs one invocation and returns its exit code. The only place that decides exit codes and turns
- * errors into messages (style.md, "Shape").
+ * errors into messages (docs/architecture.md, "Rules of the road").
  */
 export async function main(init: MainInit): Promise<number> {
   const ctx = createContext({

@@ -2,11 +2,11 @@ import { OPERATIONS, type Operation, type PayloadKind } from '../../src/operatio
 import { jsonSchemaOf, type JsonSchema } from '../../src/schema/json-schema.js';
 
 /**
- * An OpenAPI 3.1 description of the three operations of api-spec.md, for Postman, mock servers and
+ * An OpenAPI 3.1 description of the three operations of docs/api.md, for Postman, mock servers and
  * code generators. The request bodies are the JSON Schemas of `jsonSchemaOf` (OpenAPI 3.1 schemas
  * are JSON Schema 2020-12), so the document states the same rules `core` checks. Everything else
- * follows api-spec.md; where the spec shows nothing (error statuses of the bot operations, the
- * integrator's credential format), the document says so instead of inventing it.
+ * follows docs/api.md; where the API shows nothing (error statuses of the bot operations, the
+ * integrator's credential format: docs/api.md, gaps 9 and 6), the document says so instead of inventing it.
  */
 
 export interface OpenApiOptions {
@@ -56,7 +56,7 @@ const okResponse = {
 };
 
 function errorResponse(description: string, example: JsonSchema) {
-  // The spec states X-Request-Id only for successful responses, so error responses do not promise it.
+  // The API states X-Request-Id only for successful responses (docs/api.md, gap 27), so error responses do not promise it.
   return {
     description,
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example } },
@@ -67,7 +67,7 @@ const CONTENT_TYPE_NOTE =
   'Content-Type: application/json is sent with every request; OpenAPI states it through the request body\'s media type rather than as a header parameter.';
 
 const UNSHOWN_ERRORS =
-  'Other statuses: the spec shows none for this operation (not the status of a rejected repeated answer in strict mode, nor those for invalid input, missing credentials or insufficient permission).';
+  'Other statuses: the API shows none for this operation (not the status of a rejected repeated answer in strict mode, nor those for invalid input, missing credentials or insufficient permission).';
 
 function requestBody(kind: PayloadKind, description: string, example: unknown) {
   return {
@@ -92,10 +92,10 @@ const DESCRIPTIONS: Record<string, { operationId: string; tag: string; summary: 
     tag: 'bot',
     summary: 'Send a bot answer (core reply)',
     description: [
-      'Answers a client\'s message after a MESSAGE webhook (rule 1), or hands the thread over to agents with code SWITCH_TO_HUMAN.',
+      'Answers a client\'s message after a MESSAGE webhook (chatbot rule 1), or hands the thread over to agents with code SWITCH_TO_HUMAN.',
       'Addressed by coreClientId (preferred), questionId, sessionId with questionIndex, or the deprecated clientId;',
-      'a message of type EMAIL is answered by sessionId and questionIndex (rule 2).',
-      'An answerId received again is not delivered (rule 6). A second answer to a question that already has one is rejected in the strict mode and delivered in the soft mode, a system setting (rule 7).',
+      'a message of type EMAIL is answered by sessionId and questionIndex (chatbot rule 2).',
+      'An answerId received again is not delivered (chatbot rule 6). A second answer to a question that already has one is rejected in the strict mode and delivered in the soft mode, a system setting (chatbot rule 7).',
       CONTENT_TYPE_NOTE,
       UNSHOWN_ERRORS,
     ],
@@ -106,7 +106,7 @@ const DESCRIPTIONS: Record<string, { operationId: string; tag: string; summary: 
     tag: 'bot',
     summary: "Send the bot's first, proactive greeting (core greet)",
     description: [
-      'clientId or coreClientId must be given (rule 1); clientId works only for authorized clients, coreClientId for any (rule 2); when both are given, clientId takes priority (rule 3).',
+      'clientId or coreClientId must be given (greet rule 1); clientId works only for authorized clients, coreClientId for any (greet rule 2); when both are given, clientId takes priority (greet rule 3).',
       CONTENT_TYPE_NOTE,
       UNSHOWN_ERRORS,
     ],
@@ -163,7 +163,7 @@ export function openApiDocument(options: OpenApiOptions): JsonSchema {
       description: [
         'The three operations of the chatbot integration API, as the command-line client core-cli knows them.',
         'Generated from the schemas core checks every payload against (docs/schemas); the rules a JSON Schema cannot express are in the schemas\' descriptions.',
-        'All paths begin with /api/v1; a version policy beyond this path segment is not shown by the spec, nor are rate limits.',
+        'All paths begin with /api/v1; a version policy beyond this path segment is not shown by the API, nor are rate limits.',
       ].join(' '),
     },
     servers: [
@@ -203,7 +203,7 @@ export function openApiDocument(options: OpenApiOptions): JsonSchema {
           uri: '/api/v1/inactivity/reasons',
           message: "no inactivity reason with code 'NOPE'",
         }),
-        TooManyActiveReasons: errorResponse('The limit of active inactivity reasons would be exceeded (the limit is not shown by the spec).', {
+        TooManyActiveReasons: errorResponse('The limit of active inactivity reasons would be exceeded (the limit is not shown by the API).', {
           timestamp: '2026-01-31T09:30:00.123Z',
           method: 'PUT',
           uri: '/api/v1/inactivity/reasons',
@@ -214,13 +214,13 @@ export function openApiDocument(options: OpenApiOptions): JsonSchema {
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
-          description: "The bot's access token: Authorization: Bearer <ACCESS_TOKEN>. How it is obtained, its lifetime and scope are not shown by the spec.",
+          description: "The bot's access token: Authorization: Bearer <ACCESS_TOKEN>. How it is obtained, its lifetime and scope are not shown by the API.",
         },
         integratorAuth: {
           type: 'http',
           scheme: 'bearer',
           description: [
-            'The operation requires the permission INTEGRATOR; the spec does not show the credential\'s format.',
+            'The operation requires the permission INTEGRATOR; the API does not show the credential\'s format.',
             'core sends the profile\'s integratorToken (else its token) as a Bearer token; when your service expects another form, set the whole Authorization header instead (a profile\'s headers in core).',
           ].join(' '),
         },

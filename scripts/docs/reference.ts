@@ -58,7 +58,7 @@ function indexPage(root: CommandSpec, afterHelp: AfterHelp): string {
     '',
     paragraphs(root.description),
     '',
-    'Each page holds what `core <command> --help` (or `core help <command>`) prints, the examples included.',
+    "Each page holds what `core <command> --help` (or `core help <command>`) prints. Every command's help ends with real examples.",
     '',
     '```',
     root.usage,

@@ -124,7 +124,7 @@ function positionAt(like: Position, number: number): Position {
 function duplicateMessage(key: string, earlier: Position, keyName: string): string {
   const shown = key.length > 40 ? `${key.slice(0, 40)}…` : key;
   const where = earlier.kind === 'line' ? `on ${positionLabel(earlier)}` : `at ${positionLabel(earlier)}`;
-  // api-spec.md, "Inactivity reason": the code "identifies the reason to update", so two items with
+  // docs/api.md, reason field rule 1: the code "identifies the reason to update", so two items with
   // one code would race each other, and which one wins would depend on timing.
   return `${JSON.stringify(shown)} also appears ${where}; each ${keyName} may appear once in a batch`;
 }

@@ -2,8 +2,8 @@ import type { Context } from '../context.js';
 
 /**
  * The progress of a batch on standard error: done, failed, rate and time left. Shown only when
- * standard error is a terminal (style.md: "Colour and spinners only on a terminal"); cli-progress is
- * loaded only then, so a pipe or a CI log pays nothing for it.
+ * standard error is a terminal (docs/reasons.md, "Output": no bar in a pipe or a CI log, where it
+ * would only be noise); cli-progress is loaded only then, so a pipe or a CI log pays nothing for it.
  */
 export interface Progress {
   /** One item finished. */

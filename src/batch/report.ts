@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { CoreError, ExitCode, UsageError } from '../errors.js';
 
 /**
- * The `--report FILE` record (cli-contract.md, "core reason update"): one NDJSON line per item,
+ * The `--report FILE` record (docs/reasons.md, "The report"): one NDJSON line per item,
  * written with a synchronous write as soon as the item's outcome is known. A line is in the file
  * (the operating system's cache) before the next request starts, so a crash, a kill or a second
  * Ctrl-C still leaves a true record of every outcome known until then.

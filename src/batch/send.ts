@@ -9,9 +9,9 @@ import type { BatchSource } from './source.js';
  * once. Every item ends with exactly one result, sent or not, handed to `onResult` as soon as it
  * is known (the report file depends on that).
  *
- * Stopping (cli-contract.md, "Exit codes": "a batch first finishes or abandons its in-flight
- * requests and reports them"): after Ctrl-C, or the first failure with --fail-fast, no new request
- * starts; requests in flight finish; every item not sent is reported as skipped. The abort signal
+ * Stopping (docs/exit-codes.md: "a batch first lets in-flight requests finish and reports every
+ * item"; docs/reasons.md, "Stopping early"): after Ctrl-C, or the first failure with --fail-fast,
+ * no new request starts; requests in flight finish; every item not sent is reported as skipped. The abort signal
  * is not passed to the requests themselves, so a request that reached the service is never cut
  * off with its outcome unknown.
  */
@@ -41,7 +41,7 @@ export interface BatchTally {
   succeeded: number;
   failed: number;
   skipped: number;
-  /** The largest exit code among the failed items (cli-contract.md, "Exit codes"); 0 when none failed. */
+  /** The largest exit code among the failed items (docs/exit-codes.md); 0 when none failed. */
   exitCode: number;
   interrupted: boolean;
 }

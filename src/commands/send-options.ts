@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { QuickReplyFlag } from '../send/fields.js';
 
-/** The options every sending command takes (cli-contract.md, "Commands"). */
+/** The options every sending command takes (docs/commands/reply.md, greet.md, reason-update.md). */
 export interface SendOptions {
   file?: string;
   interactive: boolean;

@@ -2,7 +2,7 @@ import { UsageError } from '../errors.js';
 
 /**
  * Durations for `timeout` in the config file, `CORE_TIMEOUT` and the `--timeout` flag
- * (cli-contract.md, "Configuration": "ms number or a duration string").
+ * (docs/configuration.md, "Keys": a number of milliseconds or a duration string).
  *
  * This module is deliberately free of other imports so that a command definition can parse its
  * `--timeout` flag without loading the config loader, cosmiconfig or zod.

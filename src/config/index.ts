@@ -1,5 +1,5 @@
 /**
- * Configuration (cli-contract.md, "Configuration"): the config file's schema, finding and loading
+ * Configuration (docs/configuration.md): the config file's schema, finding and loading
  * it, choosing the profile, the source of each value, and resolving tokens.
  *
  * `parseDuration` also lives in ./duration.js, which a command definition may import on its own

@@ -63,7 +63,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_RETRIES = 2;
 
 /**
- * Reads the effective settings (cli-contract.md, "Configuration"): finds and validates the config
+ * Reads the effective settings (docs/configuration.md, "Precedence"): finds and validates the config
  * file, chooses the profile, and takes each value from, highest first, a flag, the environment, the
  * chosen profile, or the default. Throws a ConfigError (exit 2) for an invalid or missing config
  * file and for a profile that was asked for and does not exist; a value that is merely missing is
@@ -229,7 +229,10 @@ function envSecret(env: Record<string, string | undefined>, name: string): Resol
   return value === undefined ? null : { value, source: `env ${name}` };
 }
 
-/** `--timeout`, then `CORE_TIMEOUT` (not in the contract's list; added so CI can set it like the rest). */
+/**
+ * `--timeout`, then `CORE_TIMEOUT` (docs/configuration.md, "Precedence": read like the other
+ * variables, so CI can set it).
+ */
 function timeout(input: LoadInput): Resolved<number> | null {
   if (input.flags.timeout !== undefined) {
     try {
@@ -274,8 +277,8 @@ export type Need = 'baseUrl' | 'tenant' | 'token' | 'integratorToken';
 
 /**
  * Checks that the values a command needs are there. Throws one ConfigError naming each missing
- * value and every place it was looked for (cli-contract.md, "Configuration": "A missing profile,
- * tenant, base URL or token is an error that names what is missing and where it was looked for").
+ * value and every place it was looked for (docs/configuration.md, "A missing value": the error
+ * "names each missing value and every place it looked").
  * `integratorToken` is satisfied by the token when no integrator token is set.
  */
 export function requireSettings(settings: Settings, needs: Need[]): void {

@@ -4,15 +4,15 @@ import path from 'node:path';
 import { ConfigError } from '../errors.js';
 
 /**
- * Where the config file is looked for (cli-contract.md, "Configuration").
+ * Where the config file is looked for (docs/configuration.md, "Where the file is looked for").
  *
  * The project folders are searched with cosmiconfig one folder at a time (`searchStrategy: 'none'`),
  * and the user's config folder with cosmiconfig's own list of global names. We walk the folders
  * ourselves instead of using `searchStrategy: 'global'` because cosmiconfig 9 finds both its stop
  * folder and its global folder through `os.homedir()` and `env-paths`, which read `process.env`
  * once at load time (and pick `~/Library/Preferences/core` on macOS and `%APPDATA%\core\Config` on
- * Windows). The contract names `$XDG_CONFIG_HOME/core/`, else `~/.config/core/`, on every system, and
- * taking HOME and XDG_CONFIG_HOME from the invocation's environment lets tests point them at
+ * Windows). docs/configuration.md promises `$XDG_CONFIG_HOME/core/`, else `~/.config/core/`, on
+ * every system, and taking HOME and XDG_CONFIG_HOME from the invocation's environment lets tests point them at
  * temporary folders. The walk itself is the same as cosmiconfig's: from the start folder up to the
  * home folder (or to the root when the start folder is outside it), then the user config folder.
  */

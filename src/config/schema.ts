@@ -5,7 +5,7 @@ import { parseDuration } from './duration.js';
 import { isRecord } from '../payload/json.js';
 
 /**
- * The config file's schema (cli-contract.md, "Configuration"). It is strict: an unknown key is an
+ * The config file's schema (docs/configuration.md, "Keys"). It is strict: an unknown key is an
  * error, reported with its path and, where one is close, the key that was probably meant. Every
  * problem in a file is reported at once (`validateConfig`).
  *

@@ -23,7 +23,7 @@ const STDERR_LIMIT = 1024;
 const STDOUT_LIMIT = 64 * 1024;
 
 /**
- * The secret a spec stands for (cli-contract.md, "Configuration": `token`). The caller registers
+ * The secret a spec stands for (docs/configuration.md, "Tokens"). The caller registers
  * the result with `ctx.addSecret` at once. No message this function produces holds the secret, and
  * a failing command's standard output is never shown, as it may hold part of one.
  */

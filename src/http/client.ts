@@ -3,9 +3,9 @@ import type { Agent as HttpsAgent } from 'node:https';
 import { NetworkError } from '../errors.js';
 
 /**
- * The HTTP layer: one request over got, with the contract's retry rules ("Retries") applied here so
- * that every attempt carries exactly the same bytes (for a reply, the same answerId: api-spec.md,
- * POST /api/v1/chatbot rule 6). got's own retry is off: its defaults never retry POST, and doing it
+ * The HTTP layer: one request over got, with the retry rules of docs/security.md ("Retries") applied
+ * here so that every attempt carries exactly the same bytes (for a reply, the same answerId:
+ * docs/api.md, chatbot rule 6). got's own retry is off: its defaults never retry POST, and doing it
  * here keeps the policy, the Retry-After handling and the attempt count in one place.
  */
 

@@ -2,7 +2,7 @@ import type { Problem } from '../errors.js';
 import type { HttpResponse } from '../http/client.js';
 
 /**
- * The result of one request as data (cli-contract.md, "Output"). The human view and `--json`
+ * The result of one request as data (docs/json-output.md). The human view and `--json`
  * both render this object, so they cannot disagree.
  */
 export interface ServiceErrorBody {
@@ -31,7 +31,7 @@ export interface RequestResult {
   skipped?: boolean;
 }
 
-/** The most of a non-JSON error body that is shown (the contract's 2 KB). */
+/** The most of a non-JSON error body that is shown (the 2 KB of docs/json-output.md). */
 export const RAW_BODY_LIMIT = 2048;
 
 /** Reads the service's error body: the Error record when it is JSON, else the raw text cut to 2 KB. */

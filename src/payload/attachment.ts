@@ -2,14 +2,14 @@ import * as z from 'zod/mini';
 import { has, httpUrl, isRecord, text } from './checks.js';
 import type { Path, RawProblem } from './messages.js';
 
-/** A field the spec's examples carry whose type and meaning it does not give: any JSON value passes. */
+/** A field the API's examples carry without its type or meaning (docs/api.md, gap 3): any JSON value passes. */
 function exampleField(description: string) {
   return z.optional(z.unknown().check(z.describe(description)));
 }
 
 /**
- * One attachment of a bot answer (api-spec.md, "Attachment"). The url is required: an attachment
- * without a file is nothing to show. name and type are optional, as the spec marks no requirement.
+ * One attachment of a bot answer (docs/api.md, "Attachment"). The url is required: an attachment
+ * without a file is nothing to show. name and type are optional, as the API marks no requirement (docs/api.md, gap 16).
  */
 export const attachmentSchema = z
   .strictObject({
@@ -24,14 +24,14 @@ export const attachmentSchema = z
       ),
     ),
     type: z.optional(text('MIME type of the file, up to 256 characters.', 256)),
-    // "Attachment": the examples also carry these fields; their types and meaning are not shown, so
-    // any JSON value passes rather than rejecting a payload copied from the spec.
-    size: exampleField('Carried by the spec examples; type and meaning not shown.'),
-    contentType: exampleField('Carried by the spec examples; type and meaning not shown.'),
-    fileId: exampleField('Carried by the spec examples; type and meaning not shown.'),
-    state: exampleField('Carried by the spec examples; type and meaning not shown.'),
-    errorCode: exampleField('Carried by the spec examples; type and meaning not shown.'),
-    errorMessage: exampleField('Carried by the spec examples; type and meaning not shown.'),
+    // docs/api.md, gap 3: the examples also carry these fields; their types and meaning are not shown,
+    // so any JSON value passes rather than rejecting a payload copied from the API's examples.
+    size: exampleField("Carried by the API's examples; type and meaning not shown."),
+    contentType: exampleField("Carried by the API's examples; type and meaning not shown."),
+    fileId: exampleField("Carried by the API's examples; type and meaning not shown."),
+    state: exampleField("Carried by the API's examples; type and meaning not shown."),
+    errorCode: exampleField("Carried by the API's examples; type and meaning not shown."),
+    errorMessage: exampleField("Carried by the API's examples; type and meaning not shown."),
   })
   .check(
     z.describe(
@@ -45,9 +45,9 @@ export type Attachment = z.output<typeof attachmentSchema>;
 const EXTENSION = /[^./\\]\.[A-Za-z0-9]+$/;
 
 /**
- * "Attachment", rule: for an image to display correctly, its name must include the file extension,
- * or its type must be given. The spec states it as advice about display, not a reason to reject the
- * request, so it is a warning.
+ * docs/api.md, attachment rule 2: for an image to display correctly, its name must include the file
+ * extension, or its type must be given. The API states it as advice about display, not a reason to
+ * reject the request, so it is a warning.
  */
 export function attachmentWarnings(value: unknown, path: Path): RawProblem[] {
   if (!isRecord(value)) return [];

@@ -25,7 +25,7 @@ type Payload = z.core.ParsePayload;
 const whenString = (payload: Payload): boolean => typeof payload.value === 'string';
 const whenArray = (payload: Payload): boolean => Array.isArray(payload.value);
 /** Cross-field checks run whenever the value is an object, even when some field in it is invalid, so
- * that one run reports every problem (the style guide's "every problem reported at once"). */
+ * that one run reports every problem (docs/payloads.md: every problem is listed at once). */
 const whenObject = (payload: Payload): boolean => isRecord(payload.value);
 
 export { isRecord };
@@ -64,7 +64,7 @@ export function reportRepeat(ctx: Ctx, ownPath: Path, firstPath: Path, template:
   });
 }
 
-/** No empty string where a value is given: the spec gives an empty value no meaning anywhere. */
+/** No empty string where a value is given: the API gives an empty value no meaning anywhere (docs/api.md, gap 20). */
 export function nonEmpty(): Check {
   return rule((value, ctx) => {
     if (value === '') {

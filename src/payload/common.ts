@@ -4,9 +4,9 @@ import { longSchema } from './long.js';
 import { type RawProblem } from './messages.js';
 
 /**
- * Limits that the spec leaves to the service's configuration ("Limits": the keys
- * message.max-quick-replies and message.max-quick-reply-length; their values are not shown). They
- * come from the user's profile when known (cli-contract.md, "Configuration").
+ * Limits that the API leaves to the service's configuration (docs/api.md, quick-reply rule 4: the keys
+ * message.max-quick-replies and message.max-quick-reply-length; their values are not shown, gap 11). They
+ * come from the user's profile when known (docs/configuration.md, "Keys": `limits`).
  */
 export interface Limits {
   /** The server's message.max-quick-replies: the most quick replies one message may carry. */
@@ -31,7 +31,7 @@ export function usableLimits(limits: Limits | undefined): Limits {
 export const LENGTH_NOTE =
   'Lengths are counted as the service counts them, in UTF-16 code units, while JSON Schema\'s maxLength counts code points: a character outside the Basic Multilingual Plane, such as an emoji, counts 2, so a text within maxLength here can still be too long.';
 
-/** "Bot answer", values of code. */
+/** The values of code (docs/api.md, answer rule 2). */
 export const CODES = ['UNCLEAR_QUESTION', 'SWITCH_TO_HUMAN', 'SUCCESS'] as const;
 
 export const codeSchema = z.enum(CODES).check(
@@ -56,7 +56,7 @@ function isRealTime(value: string): boolean {
 }
 
 /**
- * receivedAt: "Time of receipt, UTC, format yyyy-MM-ddTHH:mm:ss.SSSZ" ("Bot answer", "Greeting").
+ * receivedAt: "Time of receipt, UTC, format yyyy-MM-ddTHH:mm:ss.SSSZ" (docs/api.md, answer rule 4).
  * Exactly that form: UTC with a literal Z and three digits of milliseconds, and a time that exists
  * (no 30 February, no hour 24). The CLI turns `now` into such a time before validating.
  */
@@ -80,19 +80,19 @@ export const receivedAtSchema = z.string().check(
 
 const blockInputSchema = z
   .boolean()
-  .check(z.describe('true: the message input field is blocked; false: not blocked. Works only with quick replies (rule 4).'));
+  .check(z.describe('true: the message input field is blocked; false: not blocked. Works only with quick replies (chatbot rule 4).'));
 const maskedSchema = z
   .boolean()
   .check(z.describe('true: digits in the linked client message are masked; false: not masked.'));
 
-/** "Bot answer", settings: extra message settings. */
+/** docs/api.md, "Bot answer", settings: extra message settings. */
 export const replySettingsSchema = z
   .strictObject({ blockInput: z.optional(blockInputSchema), masked: z.optional(maskedSchema) })
   .check(z.describe('Extra message settings. blockInput has an effect only with quick replies (warning otherwise).'));
 export type ReplySettings = z.output<typeof replySettingsSchema>;
 
 /**
- * "Greeting", settings: the table lists only blockInput, but "A greeting-style example also sends
+ * docs/api.md, "Greeting", settings: the table lists only blockInput, but "A greeting-style example also sends
  * settings.masked", so masked is accepted as well. Same field schemas as the reply's settings.
  */
 export const greetingSettingsSchema = z
@@ -105,7 +105,7 @@ export const greetingSettingsSchema = z
 export type GreetingSettings = z.output<typeof greetingSettingsSchema>;
 
 /**
- * "Bot answer", rule 4 (and "Greeting", settings.blockInput): blocking the input has an effect only
+ * docs/api.md, chatbot rule 4 (and "Greeting", settings.blockInput): blocking the input has an effect only
  * with quick replies. Sending it without any is harmless but does nothing, so it is a warning.
  */
 export function blockInputWarnings(root: unknown): RawProblem[] {
@@ -115,14 +115,14 @@ export function blockInputWarnings(root: unknown): RawProblem[] {
   return [
     {
       path: ['settings', 'blockInput'],
-      message: 'has an effect only with quick replies, and this message has none (rule 4 of POST /api/v1/chatbot)',
+      message: 'has an effect only with quick replies, and this message has none (the API\'s chatbot rule 4)',
     },
   ];
 }
 
 /**
- * segmentationInfo: `Map<String,String>` ("Bot answer"). personal_manager is one key among any;
- * keys and values are non-empty, as nowhere does the spec give an empty string a meaning.
+ * segmentationInfo: `Map<String,String>` (docs/api.md, answer rule 5). personal_manager is one key among
+ * any; keys and values are non-empty, as nowhere does the API give an empty string a meaning (gap 20).
  */
 export const segmentationInfoSchema = z
   .record(
@@ -135,21 +135,21 @@ export const segmentationInfoSchema = z
     ),
   );
 
-/** action ("Bot answer"): INIT_CHAT is the only value shown; other allowed values are not shown. */
+/** action (docs/api.md, chatbot rule 5): INIT_CHAT is the only value shown; other allowed values are not shown (gap 4). */
 export const KNOWN_ACTIONS = ['INIT_CHAT'] as const;
 
 export const actionSchema = text(
-  'Carried with the value INIT_CHAT in a greeting-style example (rule 5). Other allowed values are not shown; any other value is sent with a warning.',
+  'Carried with the value INIT_CHAT in a greeting-style example (chatbot rule 5). Other allowed values are not shown; any other value is sent with a warning.',
 );
 
-/** Any action other than INIT_CHAT may be valid, but the spec does not show it: a warning, not an error. */
+/** Any action other than INIT_CHAT may be valid, but the API does not show it (docs/api.md, gap 4): a warning, not an error. */
 export function actionWarnings(root: unknown): RawProblem[] {
   if (!isRecord(root) || typeof root.action !== 'string' || root.action === '') return [];
   if ((KNOWN_ACTIONS as readonly string[]).includes(root.action)) return [];
   return [
     {
       path: ['action'],
-      message: `${JSON.stringify(root.action)} is not a known action; the spec shows only INIT_CHAT (rule 5 of POST /api/v1/chatbot)`,
+      message: `${JSON.stringify(root.action)} is not a known action; the API shows only INIT_CHAT (its chatbot rule 5)`,
     },
   ];
 }
@@ -163,7 +163,7 @@ export const coreClientIdSchema = longSchema.check(
   z.describe('Internal client ID. Fits authorized and unauthorized clients. Preferred for all new integrations.'),
 );
 
-/** "Identifiers used to address a reply": clientId is deprecated in favour of coreClientId. */
+/** docs/api.md, addressing rule 3: clientId is deprecated in favour of coreClientId. */
 export function clientIdWarnings(root: unknown): RawProblem[] {
   if (!isRecord(root) || !has(root, 'clientId')) return [];
   return [{ path: ['clientId'], message: 'deprecated: use coreClientId, which fits every client' }];

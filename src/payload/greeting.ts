@@ -16,28 +16,28 @@ import type { RawProblem } from './messages.js';
 import { headerFooterWarnings, quickRepliesHeaderFooterSchema, quickRepliesSchemaFor } from './quick-reply.js';
 
 export interface GreetingOptions {
-  /** The profile's limits on quick replies ("Limits"). */
+  /** The profile's limits on quick replies (docs/api.md, quick-reply rule 4). */
   limits?: Limits;
 }
 
-/** "POST /api/v1/chatbot/greet", rule 1: clientId or coreClientId must be given. */
+/** docs/api.md, greet rule 1: clientId or coreClientId must be given. */
 const greetingRules = rule((value, ctx) => {
   const greeting = value as Record<string, unknown>;
   if (!has(greeting, 'clientId') && !has(greeting, 'coreClientId')) {
-    report(ctx, [], 'no addressee: give coreClientId (or the deprecated clientId) (greeting rule 1 of the API)');
+    report(ctx, [], 'no addressee: give coreClientId (or the deprecated clientId) (the API\'s greet rule 1)');
   }
 });
 
 const DESCRIPTION = [
   "Greeting: the request body of POST /api/v1/chatbot/greet, the bot's first proactive message to a client.",
-  'Rules a JSON Schema cannot express: clientId or coreClientId must be given (rule 1).',
-  'Warnings: clientId is deprecated; when both are given, clientId takes priority (rule 3);',
+  'Rules a JSON Schema cannot express: clientId or coreClientId must be given (greet rule 1).',
+  'Warnings: clientId is deprecated; when both are given, clientId takes priority (greet rule 3);',
   'settings.blockInput works only with quick replies; a header mixing kinds of content.',
   LENGTH_NOTE,
 ].join(' ');
 
 /**
- * "Greeting". quickReplies, settings, quickRepliesHeaderFooter and messageListPicker have "the same
+ * docs/api.md, "Greeting". quickReplies, settings, quickRepliesHeaderFooter and messageListPicker have "the same
  * shape as above", so they are the very schemas the bot answer uses.
  */
 function buildGreetingSchema(limits: Limits) {
@@ -73,13 +73,13 @@ export function greetingSchemaFor(opts: GreetingOptions = {}): typeof greetingSc
   return schema;
 }
 
-/** "POST /api/v1/chatbot/greet", rule 3: with both identifiers, clientId takes priority. */
+/** docs/api.md, greet rule 3: with both identifiers, clientId takes priority. */
 function priorityWarnings(root: unknown): RawProblem[] {
   if (!isRecord(root) || !has(root, 'clientId') || !has(root, 'coreClientId')) return [];
   return [
     {
       path: ['clientId'],
-      message: 'takes priority over coreClientId when both are given (greeting rule 3 of the API); send only coreClientId',
+      message: 'takes priority over coreClientId when both are given (the API\'s greet rule 3); send only coreClientId',
     },
   ];
 }

@@ -1,5 +1,5 @@
 /**
- * The payload schemas: every rule of the API's three request bodies (api-spec.md), in one place.
+ * The payload schemas: every rule of the API's three request bodies (docs/api.md), in one place.
  * Pure modules (no I/O) shared by the CLI, the sandbox, the interactive composer and the JSON Schema
  * output. Schemas carry no transforms, so `z.toJSONSchema` can render each of them.
  */

@@ -1,8 +1,8 @@
 import { isInteger, parse, stringify } from 'lossless-json';
 
 /**
- * JSON that keeps every integer exact. The API's identifiers are Java longs (api-spec.md,
- * "Identifiers used to address a reply"), and a JavaScript number loses digits past 2^53, so every
+ * JSON that keeps every integer exact. The API's identifiers are Java longs (docs/api.md,
+ * identifier rule), and a JavaScript number loses digits past 2^53, so every
  * integer literal is read as a bigint and written back as a plain JSON number. Numbers with a
  * fraction or an exponent stay JavaScript numbers.
  */

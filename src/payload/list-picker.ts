@@ -2,11 +2,11 @@ import * as z from 'zod/mini';
 import { isRecord, nonEmptyArray, report, reportRepeat, rule, text } from './checks.js';
 import { formatCount } from './messages.js';
 
-/** "messageListPicker": at most 10 items in total across all sections. */
+/** docs/api.md, list rule 3: at most 10 items in total across all sections. */
 export const MAX_LIST_ITEMS = 10;
 
 /**
- * An item of the list. The spec leaves title and identifier "unmarked"; both are required here:
+ * An item of the list. The API leaves title and identifier "unmarked" (docs/api.md, gap 16); both are required here:
  * an item without a name shows nothing to choose, and the identifier is what comes back in the
  * user's answer, so an item without one cannot be told apart. subTitle is marked "no" (optional).
  */
@@ -52,7 +52,7 @@ function itemsOf(picker: Record<string, unknown>): Item[] {
 }
 
 /**
- * The interactive list ("messageListPicker", instant-messenger channel only). title (the button
+ * The interactive list (docs/api.md, "messageListPicker"; instant-messenger channel only, list rule 1). title (the button
  * that opens the list) is "unmarked" and required here: without a button the list cannot be opened.
  * sections is required and non-empty: a list without sections has nothing to pick.
  *

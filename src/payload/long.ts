@@ -3,9 +3,10 @@ import { reportRepeat, rule } from './checks.js';
 import { describeValue, formatCount } from './messages.js';
 
 /**
- * Identifiers typed `long` or `number` in the spec (coreClientId, questionId, questionIndex, userIds,
- * skillIds, unitIds; api-spec.md, "Identifiers used to address a reply" and "Bot answer") are Java
- * longs, so every value up to 2^63 - 1 must survive exactly (cli-contract.md, "Identifiers"). Inside
+ * Identifiers typed `long` or `number` by the API (coreClientId, questionId, questionIndex, userIds,
+ * skillIds, unitIds; docs/api.md, "Identifiers and addressing" and "Bot answer") are Java
+ * longs, so every value up to 2^63 - 1 must survive exactly (docs/api.md, identifier rule;
+ * docs/payloads.md, "Identifiers"). Inside
  * the program they are bigints: `parseJson` (json.ts) reads every JSON integer as one.
  *
  * The range starts at 0, not at -2^63: these are identifiers and an index, which the service hands
@@ -45,7 +46,7 @@ export const longSchema = z
 export type Long = z.output<typeof longSchema>;
 
 /**
- * A set of longs (userIds, skillIds, unitIds are typed `set<long>` in "Bot answer"). JSON has no
+ * A set of longs (userIds, skillIds, unitIds are typed `set<long>`: docs/api.md, answer rule 3). JSON has no
  * sets, so the set is an array, and a repeated value is an error naming it and where it first
  * appeared: the service would keep one, and a repeat is usually a typo for another identifier.
  */

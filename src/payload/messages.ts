@@ -2,8 +2,8 @@ import type * as z from 'zod/mini';
 
 /**
  * The wording of every validation message. A message names the rule and the value or size that
- * broke it (cli-contract.md, "Output": "A validation error names the field path, the rule, and the
- * value's actual size against the limit"), for example `4,213 characters, limit 4,000`.
+ * broke it (docs/payloads.md: each problem comes "with its path, the rule and the actual value or
+ * size"), for example `4,213 characters, limit 4,000`.
  */
 
 /** A path into a payload, as zod reports it: keys and array indexes. */

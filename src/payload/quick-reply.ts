@@ -3,17 +3,17 @@ import { has, isRecord, maxItems, report, rule, text } from './checks.js';
 import { usableLimits, type Limits } from './common.js';
 import type { RawProblem } from './messages.js';
 
-/** "Quick reply", type: TEXT for text messages; CONTACT to obtain client data. */
+/** docs/api.md, quick-reply rule 1, type: TEXT for text messages; CONTACT to obtain client data. */
 export const QUICK_REPLY_TYPES = ['TEXT', 'CONTACT'] as const;
 
 const QUICK_REPLY_TEXT_MAX = 4000;
 
 /**
- * One quick reply ("Quick reply (element of quickReplies)"). With limits from the profile, the text
- * is also held to message.max-quick-reply-length ("Limits"), whichever bound is tighter, so the one
+ * One quick reply (docs/api.md, "Quick reply"). With limits from the profile, the text
+ * is also held to message.max-quick-reply-length (quick-reply rule 4), whichever bound is tighter, so the one
  * schema carries the one limit that applies and `maxLengthOf` reports it to the composer.
  *
- * imageUrl and url are typed only as strings with a length bound in the spec, so unlike an
+ * imageUrl and url are typed only as strings with a length bound (docs/api.md, quick-reply rule 2), so unlike an
  * attachment's url they are not required to be absolute http(s) URLs.
  */
 function buildQuickReplySchema(limits: Limits) {
@@ -38,8 +38,8 @@ function buildQuickReplySchema(limits: Limits) {
       ),
       imageUrl: z.optional(text('URL of the button icon, up to 4000 characters.', 4000)),
       url: z.optional(text('Link to an attached file, up to 4000 characters.', 4000)),
-      // "Quick reply": the examples carry payload (null there); its type and meaning are not shown.
-      payload: z.optional(z.unknown().check(z.describe('Carried by the spec examples (null there); type and meaning not shown.'))),
+      // docs/api.md, gap 3: the examples carry payload (null there); its type and meaning are not shown.
+      payload: z.optional(z.unknown().check(z.describe("Carried by the API's examples (null there); type and meaning not shown."))),
     })
     .check(z.describe('A quick-reply button.'));
 }
@@ -53,7 +53,7 @@ function buildQuickRepliesSchema(limits: Limits) {
   const description =
     'Quick-reply buttons.' +
     (max === undefined
-      ? " The service's configuration also bounds how many a message holds and how long each text is (message.max-quick-replies, message.max-quick-reply-length; values not in the spec); core checks them when the profile's limits give them."
+      ? " The service's configuration also bounds how many a message holds and how long each text is (message.max-quick-replies, message.max-quick-reply-length; values not shown by the API); core checks them when the profile's limits give them."
       : ` At most ${max} (the profile's maxQuickReplies).`);
   const array = z.array(element);
   return max === undefined
@@ -84,7 +84,7 @@ export function quickReplySchemaFor(limits?: Limits): typeof quickReplySchema {
 
 const HEADER_TEXT_MAX = 61;
 
-/** The four kinds of header content named by "quickRepliesHeaderFooter", and the fields of each. */
+/** The four kinds of header content named by docs/api.md, header-footer rule 3, and the fields of each. */
 const HEADER_KINDS = [
   ['text', ['text']],
   ['image', ['imageUrl']],
@@ -92,7 +92,7 @@ const HEADER_KINDS = [
   ['video', ['videoUrl']],
 ] as const;
 
-/** The kinds of content a header carries across all its entries, in the spec's order. */
+/** The kinds of content a header carries across all its entries, in the API's order. */
 export function headerKinds(header: unknown): string[] {
   if (!Array.isArray(header)) return [];
   const entries = header.filter(isRecord);
@@ -106,8 +106,8 @@ function listKinds(kinds: readonly string[]): string {
 }
 
 /**
- * An entry of the header. Every field is optional: the spec says the header "may carry" each of
- * them. The URLs have no bound in the spec, so none is invented.
+ * An entry of the header. Every field is optional: the API says the header "may carry" each of
+ * them. The URLs have no bound in the API (docs/api.md, header-footer rule 2), so none is invented.
  */
 const headerEntrySchema = z
   .strictObject({
@@ -125,9 +125,9 @@ const footerEntrySchema = z
   .check(z.describe('An entry of the footer.'));
 
 /**
- * "quickRepliesHeaderFooter (instant-messenger channel only)": "Text, image, document and video
+ * docs/api.md, header-footer rule 3 (instant-messenger channel only): "Text, image, document and video
  * cannot all be sent in the header at the same time." All four kinds at once, across the header's
- * entries, is an error; fewer kinds mixed is allowed by the spec and only warned about (see
+ * entries, is an error; fewer kinds mixed is allowed by the API and only warned about (see
  * `headerFooterWarnings`).
  */
 export const quickRepliesHeaderFooterSchema = z
@@ -157,7 +157,7 @@ export const quickRepliesHeaderFooterSchema = z
 export type QuickRepliesHeaderFooter = z.output<typeof quickRepliesHeaderFooterSchema>;
 
 /**
- * A header mixing two or three kinds of content: the spec forbids only all four at once and says
+ * A header mixing two or three kinds of content (docs/api.md, gap 23): the API forbids only all four at once and says
  * nothing of how a mix displays, so it is worth a warning.
  */
 export function headerFooterWarnings(root: unknown): RawProblem[] {
@@ -167,7 +167,7 @@ export function headerFooterWarnings(root: unknown): RawProblem[] {
   return [
     {
       path: ['quickRepliesHeaderFooter', 'header'],
-      message: `mixes ${listKinds(kinds)}; the spec forbids only all four kinds at once and does not say how a mix is shown`,
+      message: `mixes ${listKinds(kinds)}; the API forbids only all four kinds at once and does not say how a mix is shown`,
     },
   ];
 }

@@ -4,10 +4,10 @@ import { LENGTH_NOTE } from './common.js';
 import { describeValue } from './messages.js';
 
 /**
- * reasons[].locale: "two-letter language code". Both `en` and `EN` are accepted: the spec shows no
- * case, and language tags are case-insensitive (BCP 47, which Java's Locale follows), so rejecting
- * one would refuse a valid code. Since `en` and `EN` name the same language, a repeat is compared
- * without case.
+ * reasons[].locale: "two-letter language code" (docs/api.md, reason field rule 2; gap 24). Both `en`
+ * and `EN` are accepted: the API shows no case, and language tags are case-insensitive (BCP 47,
+ * which Java's Locale follows), so rejecting one would refuse a valid code. Since `en` and `EN` name
+ * the same language, a repeat is compared without case.
  */
 const LOCALE = /^[A-Za-z]{2}$/;
 
@@ -34,7 +34,7 @@ export const colorSchema = z.string().check(
   z.describe('Colour of the reason, in RGB hex form such as #FFFFFF or #ffffff.'),
 );
 
-/** Each language once: two translations for one locale contradict each other, and the spec does not say which one the service keeps. */
+/** Each language once: two translations for one locale contradict each other, and the API does not say which one the service keeps (docs/api.md, gap 24). */
 const uniqueLocales = rule(
   (value, ctx) => {
     if (!Array.isArray(value)) return;
@@ -59,7 +59,7 @@ const uniqueLocales = rule(
 );
 
 /**
- * Inactivity reason: the request body of PUT /api/v1/inactivity/reasons ("Inactivity reason").
+ * Inactivity reason: the request body of PUT /api/v1/inactivity/reasons (docs/api.md, "Inactivity reason").
  * code and reasons are required; a reason without a translation has no name to show, so reasons
  * must hold at least one. active defaults to true on the service; the schema adds no default (no
  * transforms), so an absent field stays absent. system is carried by the request example (false)

@@ -22,24 +22,24 @@ import { describeValue, type RawProblem } from './messages.js';
 import { headerFooterWarnings, quickRepliesHeaderFooterSchema, quickRepliesSchemaFor } from './quick-reply.js';
 
 export interface ReplyOptions {
-  /** The profile's limits on quick replies ("Limits"). */
+  /** The profile's limits on quick replies (docs/api.md, quick-reply rule 4). */
   limits?: Limits;
-  /** The question came by email: the answer must be addressed by sessionId and questionIndex (rule 2). */
+  /** The question came by email: the answer must be addressed by sessionId and questionIndex (docs/api.md, chatbot rule 2). */
   email?: boolean;
 }
 
-/** The fields that send the thread to given agents, skills or departments ("Bot answer"). */
+/** The fields that send the thread to given agents, skills or departments (docs/api.md, answer rule 3). */
 export const ROUTING_FIELDS = ['userIds', 'skillIds', 'unitIds'] as const;
 
-/** The fields by which a reply finds its client or question ("POST /api/v1/chatbot", addressing). */
+/** The fields by which a reply finds its client or question (docs/api.md, addressing rule 1). */
 export const ADDRESS_FIELDS = ['coreClientId', 'questionId', 'sessionId', 'questionIndex', 'clientId'] as const;
 
 const EMAIL_RULE =
-  'the question came by email, so the answer is addressed by sessionId and questionIndex (rule 2 of POST /api/v1/chatbot)';
+  'the question came by email, so the answer is addressed by sessionId and questionIndex (the API\'s chatbot rule 2)';
 const PAIR_RULE = 'a reply by thread gives both sessionId and questionIndex';
 
 /**
- * The rules of "POST /api/v1/chatbot" that tie fields together. They run on the whole object even
+ * The rules of POST /api/v1/chatbot (docs/api.md) that tie fields together. They run on the whole object even
  * when some field is invalid, and test whether a field is present, not whether it is valid, so a
  * payload with a bad coreClientId reports that, not also "no addressee".
  */
@@ -47,12 +47,12 @@ function replyRules(email: boolean) {
   return rule((value, ctx) => {
     const reply = value as Record<string, unknown>;
 
-    // Rule 3: text is required unless formattedText is used.
+    // Chatbot rule 3: text is required unless formattedText is used.
     if (!has(reply, 'text') && !has(reply, 'formattedText')) {
-      report(ctx, ['text'], 'required unless formattedText is given (rule 3 of POST /api/v1/chatbot)');
+      report(ctx, ['text'], 'required unless formattedText is given (the API\'s chatbot rule 3)');
     }
 
-    // Addressing, four ways: coreClientId; questionId; sessionId and questionIndex; clientId.
+    // Addressing rules 1 and 2, four ways: coreClientId; questionId; sessionId and questionIndex; clientId.
     const session = has(reply, 'sessionId');
     const index = has(reply, 'questionIndex');
     if (email) {
@@ -66,7 +66,7 @@ function replyRules(email: boolean) {
       }
     }
 
-    // userIds, skillIds and unitIds are "sent together with code SWITCH_TO_HUMAN".
+    // userIds, skillIds and unitIds are "sent together with code SWITCH_TO_HUMAN" (answer rule 3).
     if (reply.code !== 'SWITCH_TO_HUMAN') {
       const code = has(reply, 'code') ? `code is ${describeValue(reply.code)}` : 'code is absent';
       for (const field of ROUTING_FIELDS) {
@@ -79,12 +79,12 @@ function replyRules(email: boolean) {
 const DESCRIPTION = [
   'Bot answer: the request body of POST /api/v1/chatbot.',
   'Rules a JSON Schema cannot express:',
-  'text is required unless formattedText is given (rule 3);',
+  'text is required unless formattedText is given (chatbot rule 3);',
   'the reply is addressed by at least one of coreClientId, questionId, sessionId with questionIndex, or clientId,',
-  'and sessionId and questionIndex go together; a question that came by email is answered by sessionId and questionIndex (rule 2);',
+  'and sessionId and questionIndex go together; a question that came by email is answered by sessionId and questionIndex (chatbot rule 2);',
   'userIds, skillIds and unitIds are allowed only with code SWITCH_TO_HUMAN.',
-  'Warnings: clientId is deprecated; an action other than INIT_CHAT is not shown in the spec;',
-  'settings.blockInput has an effect only with quick replies (rule 4); an attachment needs a file extension in its name or a type to display as an image;',
+  'Warnings: clientId is deprecated; an action other than INIT_CHAT is not shown by the API;',
+  'settings.blockInput has an effect only with quick replies (chatbot rule 4); an attachment needs a file extension in its name or a type to display as an image;',
   'a header mixing kinds of content.',
   LENGTH_NOTE,
 ].join(' ');
@@ -92,12 +92,12 @@ const DESCRIPTION = [
 function buildReplySchema(limits: Limits, email: boolean) {
   return z
     .strictObject({
-      text: z.optional(text("Bot's reply text. Required when formattedText is absent (rule 3).")),
+      text: z.optional(text("Bot's reply text. Required when formattedText is absent (chatbot rule 3).")),
       formattedText: z.optional(
         text('Reply text that may contain Markdown. The plain-text form should also be sent in text for display in the user interface.'),
       ),
-      // answerId is "unmarked"; the CLI always fills one (a new UUID) so that a retry cannot deliver twice.
-      answerId: z.optional(text('Unique ID of the bot answer. When an answerId is received again, the message is not delivered (rule 6).')),
+      // answerId is "unmarked" (docs/api.md, gap 2); the CLI always fills one (a new UUID) so that a retry cannot deliver twice.
+      answerId: z.optional(text('Unique ID of the bot answer. When an answerId is received again, the message is not delivered (chatbot rule 6).')),
       clientId: z.optional(clientIdSchema),
       coreClientId: z.optional(coreClientIdSchema),
       sessionId: z.optional(text('Thread ID. Sent together with questionIndex.')),
@@ -143,7 +143,7 @@ export function replySchemaFor(opts: ReplyOptions = {}): typeof replySchema {
   return schema;
 }
 
-/** The advice the spec gives without making it a rule; see each function for its source. */
+/** The advice the API gives without making it a rule; see each function for its source. */
 export function replyWarnings(input: unknown): RawProblem[] {
   const out = [
     ...clientIdWarnings(input),

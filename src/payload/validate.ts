@@ -17,7 +17,7 @@ import { replySchemaFor, replyWarnings, type Reply } from './reply.js';
 
 /**
  * The one way the rest of the program validates a payload: every problem at once, each with its
- * path and a message that names the rule and the value, plus the warnings (advice from the spec that
+ * path and a message that names the rule and the value, plus the warnings (advice from the API that
  * does not make a request invalid). No input makes these functions throw.
  */
 export type Validation<T> =

@@ -5,8 +5,9 @@ import type { InputConfig, Prompter } from './prompter.js';
 
 /**
  * Asking for one field of a payload. Every answer is checked, as it is typed, by the very zod schema
- * that validates the payload (style.md, "Shape": one source of truth per rule), and a field with a
- * length limit shows the characters left against that limit, read from the same schema.
+ * that validates the payload (one source of truth per rule: docs/architecture.md, "Rules of the
+ * road"), and a field with a length limit shows the characters left against that limit, read from
+ * the same schema.
  */
 
 export type FieldSchema = z.ZodMiniType;

@@ -15,7 +15,7 @@ import { isPromptExit } from './prompter.js';
 export type Draft = Record<string, unknown>;
 
 export interface ComposeEnv extends Io {
-  /** The profile's limits on quick replies (cli-contract.md, "Configuration", limits). */
+  /** The profile's limits on quick replies (docs/configuration.md, "Keys", limits). */
   limits: Limits;
 }
 
@@ -68,7 +68,7 @@ export interface ComposeOptions {
 /**
  * Composes a payload from a draft built from the file and flags. Returns the payload to send.
  * Ctrl-C at any prompt, and "Cancel" in the menu, end with InterruptedError: "cancelled, nothing
- * sent", exit 130 (cli-contract.md, "Exit codes").
+ * sent", exit 130 (docs/exit-codes.md; docs/composer.md, "Leaving without sending").
  */
 export async function compose(start: Draft, env: ComposeEnv, options: ComposeOptions): Promise<Draft> {
   const draft: Draft = { ...start };

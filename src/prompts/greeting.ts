@@ -5,11 +5,11 @@ import { asText, headerFooterPart, listPickerPart, quickRepliesPart, settingsPar
 import { greetingFields } from './schemas.js';
 
 /**
- * `core greet -i`: the composer with the greeting's parts (api-spec.md, "Greeting"): the text, the
+ * `core greet -i`: the composer with the greeting's parts (docs/api.md, "Greeting"): the text, the
  * client, quick replies, header and footer, the list, settings.
  */
 
-/** The greeting's fields in the spec's table order, so a composed payload reads like the spec. */
+/** The greeting's fields in the order of docs/api.md's table, so a composed payload reads like it. */
 export const GREETING_ORDER = [
   'text',
   'clientId',
@@ -21,7 +21,7 @@ export const GREETING_ORDER = [
   'messageListPicker',
 ] as const;
 
-/** Who the greeting is for. "POST /api/v1/chatbot/greet", rule 1: clientId or coreClientId must be given. */
+/** Who the greeting is for. docs/api.md, greet rule 1: clientId or coreClientId must be given. */
 export function greetingAddressee(draft: Draft): string {
   if (draft.clientId !== undefined) return `clientId ${asText(draft.clientId) ?? '?'}`;
   if (draft.coreClientId !== undefined) return `coreClientId ${asText(draft.coreClientId) ?? '?'}`;
@@ -52,7 +52,7 @@ const clientPart: Part = {
         current: asText(draft.coreClientId),
       });
       draft.coreClientId = idFromFlag(id!);
-      // Rule 3: with both identifiers clientId would take priority; the one chosen here is meant.
+      // Greet rule 3: with both identifiers clientId would take priority; the one chosen here is meant.
       delete draft.clientId;
     } else {
       draft.clientId = await askField(env, { label: 'clientId', schema: greetingFields.clientId, current: asText(draft.clientId) });

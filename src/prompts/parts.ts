@@ -7,7 +7,7 @@ import { headerFooterFields, listFields, quickReplyFields } from './schemas.js';
 
 /**
  * The parts a greeting and a bot answer share: the text, quick-reply buttons, header and footer,
- * the interactive list, and settings. api-spec.md, "Greeting": these have "the same shape as above".
+ * the interactive list, and settings. docs/api.md, "Greeting": these have "the same shape" as in the bot answer.
  */
 
 /** A draft value as the text a prompt shows for it. */
@@ -243,7 +243,7 @@ export const listPickerPart: Part = {
   },
 };
 
-/** settings.blockInput and settings.masked ("Bot answer", "Greeting"). */
+/** settings.blockInput and settings.masked (docs/api.md, "Bot answer", "Greeting"). */
 export const settingsPart: Part = {
   key: 'settings',
   name: 'Settings',

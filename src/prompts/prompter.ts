@@ -84,9 +84,9 @@ export function isPromptExit(error: unknown): boolean {
 
 /**
  * The real prompter, on inquirer. The prompts are drawn on standard error, so standard output keeps
- * only the result (cli-contract.md, "Output": with --json nothing else is on stdout), and read from
+ * only the result (docs/json-output.md: with --json nothing else is on stdout), and read from
  * standard input, which `requireTerminal` has checked is a terminal: inquirer itself never refuses
- * to prompt without one (docs/toolchain notes), it would wait forever on an idle pipe.
+ * to prompt without one: it would wait forever on an idle pipe.
  *
  * Each prompt is its own package, imported on first use: the `@inquirer/prompts` bundle would load
  * all of them, and its editor drags in iconv-lite.

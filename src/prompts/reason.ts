@@ -8,14 +8,14 @@ import { cut } from './preview.js';
 import { reasonFields, translationFields } from './schemas.js';
 
 /**
- * `core reason update -i`: prompts for one inactivity reason (api-spec.md, "Inactivity reason"):
+ * `core reason update -i`: prompts for one inactivity reason (docs/api.md, "Inactivity reason"):
  * the code, the translations, the colour, active and system. Each answer is checked as it is typed
  * by the reason schema's own field (src/payload/reason.ts); the composer's flow (composer.ts) asks
  * for what the flags and the file left out, then shows a summary and lets the user send, edit a
  * part, or cancel.
  */
 
-/** The reason's fields in the spec's order. */
+/** The reason's fields in the order of docs/api.md's table. */
 export const REASON_ORDER = ['code', 'reasons', 'color', 'active', 'system'] as const;
 
 const records = (value: unknown): Record<string, unknown>[] => (Array.isArray(value) ? value.filter(isRecord) : []);
@@ -99,7 +99,7 @@ const colorPart: Part = {
   },
 };
 
-/** What leaving `active` out means: "Inactivity reason", active defaults to true on the service. */
+/** What leaving `active` out means: docs/api.md, reason field rule 4, active defaults to true on the service. */
 export const ACTIVE_LEFT_OUT = 'left out: the service applies its default, true';
 
 type Tristate = 'true' | 'false' | 'omit';
@@ -143,7 +143,7 @@ const systemPart: Part = {
   needed: (draft) => draft.system === undefined,
   async ask(draft, env) {
     const choice = await env.prompter.select<Tristate>({
-      message: `system ${env.style.dim('(optional; the spec shows it only in its example, as false)')}`,
+      message: `system ${env.style.dim("(optional; the API shows it only in its example, as false)")}`,
       choices: [
         { value: 'omit', name: 'Leave it out (not sent)', short: 'left out' },
         { value: 'false', name: 'false (sends "system": false)', short: 'false' },

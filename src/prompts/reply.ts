@@ -8,11 +8,11 @@ import { attachmentFields, replyFields } from './schemas.js';
 import { ADDRESS_FIELDS, ROUTING_FIELDS } from '../payload/reply.js';
 
 /**
- * `core reply -i`: the composer with the bot answer's parts (api-spec.md, "Bot answer"): the text,
+ * `core reply -i`: the composer with the bot answer's parts (docs/api.md, "Bot answer"): the text,
  * the addressing, code and agent targets, attachments, and the parts a greeting also has.
  */
 
-/** The bot answer's fields in the spec's table order. */
+/** The bot answer's fields in the order of docs/api.md's table. */
 export const REPLY_ORDER = [
   'text',
   'formattedText',
@@ -61,7 +61,7 @@ function addressPart(email: boolean): Part {
     key: 'address',
     name: 'Addressed to',
     summary: (draft) => (ADDRESS_FIELDS.some((f) => draft[f] !== undefined) ? replyAddress(draft) : undefined),
-    // api-spec.md rule 2: an answer to an email is addressed by sessionId and questionIndex.
+    // docs/api.md, chatbot rule 2: an answer to an email is addressed by sessionId and questionIndex.
     needed: (draft) =>
       email ? draft.sessionId === undefined || draft.questionIndex === undefined : !ADDRESS_FIELDS.some((f) => draft[f] !== undefined),
     async ask(draft, env) {
@@ -140,7 +140,7 @@ const codePart: Part = {
     if (code === '') delete draft.code;
     else draft.code = code;
     if (code !== 'SWITCH_TO_HUMAN') {
-      // "Bot answer": userIds, skillIds and unitIds are sent together with SWITCH_TO_HUMAN.
+      // docs/api.md, answer rule 3: userIds, skillIds and unitIds are sent together with SWITCH_TO_HUMAN.
       for (const t of TARGETS) delete draft[t];
       return;
     }
@@ -200,7 +200,7 @@ const attachmentsPart: Part = {
 
 export function replyParts(email: boolean): Part[] {
   return [
-    // api-spec.md rule 3: text is required unless formattedText is used.
+    // docs/api.md, chatbot rule 3: text is required unless formattedText is used.
     textPart(replyFields.text, (draft) => draft.text === undefined && draft.formattedText === undefined),
     addressPart(email),
     codePart,
@@ -213,7 +213,7 @@ export function replyParts(email: boolean): Part[] {
 }
 
 export interface ComposeReplyOptions extends ComposeGreetingOptions {
-  /** The question came by email (--email): rule 2's addressing is asked for. */
+  /** The question came by email (--email): chatbot rule 2's addressing is asked for. */
   email: boolean;
 }
 

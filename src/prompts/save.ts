@@ -4,7 +4,7 @@ import { UsageError } from '../errors.js';
 import { stringifyJson } from '../payload/json.js';
 
 /**
- * Writes a payload as pretty JSON, every identifier digit for digit (cli-contract.md,
+ * Writes a payload as pretty JSON, every identifier digit for digit (docs/payloads.md,
  * "Identifiers"), so `-f FILE` can send it later. Used by `--save FILE` and the composer's "save".
  */
 export async function savePayload(path: string, payload: unknown, cwd: string): Promise<string> {

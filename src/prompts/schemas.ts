@@ -19,7 +19,7 @@ const picker = messageListPickerSchema.shape;
 const section = picker.sections.def.element.shape;
 const item = section.items.def.element.shape;
 
-/** messageListPicker (api-spec.md, "messageListPicker"). */
+/** messageListPicker (docs/api.md, "messageListPicker"). */
 export const listFields = {
   title: picker.title,
   headerText: picker.header.def.innerType.shape.text,
@@ -35,7 +35,7 @@ const headerFooter = quickRepliesHeaderFooterSchema.shape;
 const headerEntry = headerFooter.header.def.innerType.def.element.shape;
 const footerEntry = headerFooter.footer.def.innerType.def.element.shape;
 
-/** quickRepliesHeaderFooter (api-spec.md, "quickRepliesHeaderFooter"). */
+/** quickRepliesHeaderFooter (docs/api.md, "quickRepliesHeaderFooter"). */
 export const headerFooterFields = {
   headerText: headerEntry.text,
   imageUrl: headerEntry.imageUrl,
@@ -46,7 +46,7 @@ export const headerFooterFields = {
   whole: quickRepliesHeaderFooterSchema,
 };
 
-/** One quick reply under the profile's limits (its text bound is the tighter of the spec's and the profile's). */
+/** One quick reply under the profile's limits (its text bound is the tighter of the API's and the profile's). */
 export function quickReplyFields(limits: Limits) {
   return quickReplySchemaFor(limits).shape;
 }
@@ -55,6 +55,6 @@ export const greetingFields = greetingSchema.shape;
 export const replyFields = replySchema.shape;
 export const attachmentFields = attachmentSchema.shape;
 
-/** The inactivity reason (api-spec.md, "Inactivity reason") and one of its translations. */
+/** The inactivity reason (docs/api.md, "Inactivity reason") and one of its translations. */
 export const reasonFields = reasonSchema.shape;
 export const translationFields = reasonTranslationSchema.shape;

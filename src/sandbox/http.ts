@@ -3,7 +3,7 @@ import type { Problem } from '../errors.js';
 
 /** Small HTTP helpers of the sandbox, kept apart from its routing so each reads on its own. */
 
-/** The Error body every error answer carries (api-spec.md, "Error body"). */
+/** The Error body every error answer carries (docs/api.md, "Error body"). */
 export interface ErrorBody {
   timestamp: string;
   method: string;
@@ -40,7 +40,7 @@ export function mediaType(header: string | undefined): string | undefined {
 
 export type Credential = { kind: 'missing' } | { kind: 'malformed' } | { kind: 'bearer'; token: string };
 
-/** Reads `Authorization: Bearer <token>` (api-spec.md, "Authentication"); the scheme name is case-insensitive (RFC 9110). */
+/** Reads `Authorization: Bearer <token>` (docs/api.md, "Authentication"); the scheme name is case-insensitive (RFC 9110). */
 export function readCredential(header: string | undefined): Credential {
   if (header === undefined || header.trim() === '') return { kind: 'missing' };
   const match = /^Bearer +(\S+) *$/i.exec(header);

@@ -8,8 +8,8 @@ import type { Limits } from '../payload/index.js';
  */
 
 /**
- * How a second answer to an already answered question is treated (api-spec.md, POST
- * /api/v1/chatbot rule 7): `strict` rejects it and does not deliver it, `soft` delivers it.
+ * How a second answer to an already answered question is treated (docs/api.md, chatbot
+ * rule 7): `strict` rejects it and does not deliver it, `soft` delivers it.
  */
 export type DuplicateMode = 'strict' | 'soft';
 export const duplicateModes: readonly DuplicateMode[] = ['strict', 'soft'];

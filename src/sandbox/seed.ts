@@ -3,8 +3,8 @@ import { validateReason, type Reason } from '../payload/index.js';
 
 /**
  * The inactivity reasons every tenant starts with unless `reasons` says otherwise. The service's
- * own set is not shown (api-spec.md, "Inactivity reason"); these are plausible examples with the
- * fields of the spec's request example: two locales, a colour, and both active and inactive ones.
+ * own set is not shown (docs/api.md, gap 29); these are plausible examples with the fields of the
+ * API's request example: two locales, a colour, and both active and inactive ones.
  */
 export const defaultReasons: readonly unknown[] = [
   {
@@ -49,12 +49,12 @@ export const defaultReasons: readonly unknown[] = [
   },
 ];
 
-/** Whether a stored reason counts as active: `active` absent means true (api-spec.md, "Inactivity reason"). */
+/** Whether a stored reason counts as active: `active` absent means true (docs/api.md, reason field rule 4). */
 export function isActive(reason: Reason): boolean {
   return reason.active ?? true;
 }
 
-/** The reason as the sandbox keeps it: the validated value with the spec's default for `active` written out. */
+/** The reason as the sandbox keeps it: the validated value with the API's default for `active` written out. */
 export function storedReason(reason: Reason): Reason {
   return { ...reason, active: isActive(reason) };
 }

@@ -12,8 +12,8 @@ import { defaultReasons, prepareReasons } from './seed.js';
 import { SandboxState, type MessageRecord, type ReasonRecord } from './state.js';
 
 /**
- * A local implementation of the API's three operations (api-spec.md, "Endpoints") on node:http,
- * stateful and inspectable. Where the spec does not show a behaviour (statuses for bad
+ * A local implementation of the API's three operations (docs/api.md, "Endpoints") on node:http,
+ * stateful and inspectable. Where the API does not show a behaviour (statuses for bad
  * credentials or invalid input, the strict-duplicate status, tenant errors) the choice made here
  * is the sandbox's own and is listed in docs/sandbox.md.
  */
@@ -76,7 +76,7 @@ interface Exchange {
 
 type Handler = (ex: Exchange) => Answer | Promise<Answer>;
 
-/** Which token an operation needs (api-spec.md, "Authentication"): the descriptor's credential. */
+/** Which token an operation needs (docs/api.md, "Authentication"): the descriptor's credential. */
 type Role = Credential;
 
 /** An API operation: once the request has passed the common checks, handles its parsed body. */
@@ -223,7 +223,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         // Chatbot rule 6: a repeated answerId is accepted but not delivered again.
         return { status: 200, what: `duplicate answerId, not delivered ${id}` };
       case 'rejected-strict-duplicate':
-        // Chatbot rule 7, strict mode; the spec does not show the status, 409 is the sandbox's choice.
+        // Chatbot rule 7, strict mode; the API does not show the status (docs/api.md, gap 9), 409 is the sandbox's choice.
         return {
           status: 409,
           error:

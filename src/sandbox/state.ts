@@ -6,7 +6,7 @@ import { isActive, storedReason } from './seed.js';
 /**
  * The sandbox's memory: per tenant, every bot answer and greeting it accepted for handling, the
  * answerIds and questions already answered, and the inactivity reasons. Nothing is shared between
- * tenants (api-spec.md: "All requests are scoped to a tenant by the header X-Tenant-Name").
+ * tenants (docs/api.md, "What the service does": every request belongs to one tenant, named by X-Tenant-Name).
  *
  * Every method is synchronous. Node runs one callback at a time, so a check and the write that
  * follows it (answerId seen? then remember it) cannot interleave with another request: that is
@@ -33,9 +33,9 @@ export interface MessageRecord {
   time: string;
   answerId: string | null;
   /**
-   * How the message was addressed. A reply lists every way it carries, in the order of the
-   * spec's table (coreClientId, questionId, sessionId+questionIndex, clientId); a greeting names
-   * the one identifier used (clientId wins over coreClientId, greet rule 3).
+   * How the message was addressed. A reply lists every way it carries, in the order of the table
+   * of docs/api.md, addressing rule 1 (coreClientId, questionId, sessionId+questionIndex, clientId);
+   * a greeting names the one identifier used (clientId wins over coreClientId, greet rule 3).
    */
   addressedBy: string[];
   delivered: boolean;
@@ -123,7 +123,7 @@ export class SandboxState {
    * Handles a valid bot answer. A repeated answerId is answered but not delivered (chatbot rule
    * 6); it is checked first, so a client retrying an answer the sandbox already delivered never
    * meets the strict-mode rejection. A second answer to an answered question is rejected in
-   * strict mode and delivered in soft mode (rule 7). Only delivered answers claim their answerId
+   * strict mode and delivered in soft mode (chatbot rule 7). Only delivered answers claim their answerId
    * and question: a rejected answer can be corrected and sent again under the same answerId.
    */
   reply(tenant: string, reply: Reply, meta: RequestMeta): { outcome: ReplyOutcome; record: MessageRecord; answered: string[] } {
@@ -173,8 +173,8 @@ export class SandboxState {
 
   /**
    * Replaces an existing reason: translations, colour and flags all come from the update, and an
-   * absent `active` means true (api-spec.md, "Inactivity reason"). Unknown code: 404 naming it
-   * (PUT rule 1). More active reasons than the limit: 409 (PUT rule 2).
+   * absent `active` means true (docs/api.md, reason field rule 4). Unknown code: 404 naming it
+   * (reason rule 1). More active reasons than the limit: 409 (reason rule 2).
    */
   updateReason(tenant: string, update: Reason, meta: { requestId: string }): ReasonUpdate {
     const state = this.state(tenant);
@@ -273,7 +273,7 @@ export class SandboxState {
 
 /**
  * The keys under which a reply marks its question as answered: its questionId, and its sessionId
- * with questionIndex (the two ways that name a question, api-spec.md "Addressing, four ways").
+ * with questionIndex (the two ways that name a question, docs/api.md, addressing rule 1).
  * A reply addressed only by client (coreClientId or clientId) is bound to no question, so it is
  * never a second answer.
  */

@@ -2,7 +2,7 @@
  * The descriptions of the config file's JSON Schema, by path (see `applyNotes` in json-schema.ts).
  * The structure, types and bounds come from `configSchema` (src/config/schema.ts); only the words are
  * here, along with the rules its refinements check and a JSON Schema cannot express. They follow
- * cli-contract.md, "Configuration", and docs/configuration.md.
+ * docs/configuration.md.
  */
 
 const TOKEN_FORMS = 'a literal string, {env: NAME} or {command: "..."}';

@@ -6,8 +6,9 @@ import type { SchemaKind } from './kinds.js';
 
 /**
  * JSON Schemas (draft 2020-12) of the three request bodies and of the config file, generated from
- * the zod schemas that validate them (style.md: "One source of truth per rule"). Pure: no I/O, so
- * `core schema`, the docs generator and the tests all call the same function.
+ * the zod schemas that validate them (one source of truth per rule: docs/architecture.md, "Rules of
+ * the road"). Pure: no I/O, so `core schema`, the docs generator and the tests all call the same
+ * function.
  *
  * A JSON Schema cannot say everything the zod schemas check (fields that depend on each other,
  * uniqueness across sections, lengths in UTF-16 units): those rules are written into the

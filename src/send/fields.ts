@@ -16,7 +16,7 @@ export type QuickReplyFlag = { type: 'TEXT' | 'CONTACT'; text: string };
 
 /**
  * The start of a payload built from `-f FILE` and flags: a copy of the file's object (flags then
- * override its fields, cli-contract.md "Commands"), or an empty object without a file.
+ * override its fields, docs/commands/reply.md, `-f`), or an empty object without a file.
  * `what` names the payload in the error, such as "the bot answer".
  */
 export function payloadFromFile(file: unknown, what: string): Record<string, unknown> {
@@ -36,7 +36,7 @@ export function setField(payload: Record<string, unknown>, key: string, value: u
 
 /**
  * `--quick-reply` / `--contact-reply`, in the order typed. They replace the file's whole list, as
- * every repeatable flag does; the shape is "Quick reply" of api-spec.md (type and text).
+ * every repeatable flag does; the shape is docs/api.md, "Quick reply" (type and text).
  */
 export function applyQuickReplyFlags(payload: Record<string, unknown>, flags: QuickReplyFlag[] | undefined): void {
   if (flags?.length) payload.quickReplies = flags.map((q) => ({ type: q.type, text: q.text }));
@@ -66,7 +66,7 @@ export function parseSegment(value: string): [string, string] {
   return [value.slice(0, at), value.slice(at + 1)];
 }
 
-/** The timestamp format of receivedAt (api-spec.md, "Bot answer"): yyyy-MM-ddTHH:mm:ss.SSSZ, UTC. */
+/** The timestamp format of receivedAt (docs/api.md, answer rule 4): yyyy-MM-ddTHH:mm:ss.SSSZ, UTC. */
 export function timestamp(date: Date): string {
   return date.toISOString();
 }
@@ -78,7 +78,7 @@ export function resolveNow(value: unknown, now: Date): unknown {
 
 /**
  * An attachment from `--attachment URL`: the file name is the URL's last path segment and the MIME
- * type is looked up from its extension, so an image displays correctly (api-spec.md, "Attachment").
+ * type is looked up from its extension, so an image displays correctly (docs/api.md, attachment rule 2).
  */
 export async function attachmentFromUrl(url: string): Promise<Record<string, string>> {
   const attachment: Record<string, string> = { url };

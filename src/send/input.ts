@@ -7,7 +7,7 @@ import { parseJson } from '../payload/json.js';
 
 /**
  * Reading payload files (`-f FILE`, `-f -` for standard input) as JSON or YAML. Integers are read
- * as bigints in both, so identifiers keep every digit (cli-contract.md, "Identifiers").
+ * as bigints in both, so identifiers keep every digit (docs/payloads.md, "Identifiers").
  */
 
 /** A single message is small; anything past this is not a payload the service would take. */

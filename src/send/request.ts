@@ -36,9 +36,9 @@ export function userAgent(): string {
 }
 
 /**
- * Builds the request exactly as it will go on the wire. The headers are those api-spec.md lists for
+ * Builds the request exactly as it will go on the wire. The headers are those docs/api.md lists for
  * each operation; the profile's own headers come last so they can replace any of them (for example
- * another credential for the reason update, whose format the spec does not show).
+ * another credential for the reason update, whose format the API does not show: docs/api.md, gap 6).
  */
 export function prepareRequest(
   operation: Pick<Operation, 'method' | 'path'>,

@@ -119,7 +119,7 @@ describe('an invalid config file', () => {
     expect(text(error)).not.toContain(SECRET);
   });
 
-  it('accepts every key of the contract example', () => {
+  it('accepts every key of the example in docs/configuration.md', () => {
     const example = {
       $schema: './core.schema.json',
       defaultProfile: 'staging',

@@ -5,9 +5,10 @@ import { isHelpCommand } from '../../scripts/docs/reference.js';
 import { runInProcess } from '../helpers/run.js';
 
 /**
- * cli-contract.md, "Package and binary": every command's help ends with real examples. The tree is
- * walked, so a command added later is held to it too. commander's own `help [command]` commands are
- * left out: their help is commander's, and `core help X` prints X's help, examples included.
+ * docs/commands/README.md (and docs/architecture.md, "Adding a command"): every command's help ends
+ * with real examples. The tree is walked, so a command added later is held to it too. commander's
+ * own `help [command]` commands are left out: their help is commander's, and `core help X` prints
+ * X's help, examples included.
  */
 
 const { root } = await commandTree();

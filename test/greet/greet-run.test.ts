@@ -94,7 +94,7 @@ describe('core greet: argv to request body', () => {
 });
 
 describe('core greet: sending', () => {
-  it('posts to /api/v1/chatbot/greet with the headers the spec lists and exits 0 on 200', async () => {
+  it('posts to /api/v1/chatbot/greet with the headers the API lists and exits 0 on 200', async () => {
     server = await startRecordingServer([{ status: 200, headers: { 'X-Request-Id': 'req-greet-1' } }]);
     const result = await runInProcess(['greet', '-t', 'Hello', '--core-client-id', '9223372036854775807', '--quick-reply', 'Yes', '--json'], {
       env: envFor(server.url),
@@ -110,7 +110,7 @@ describe('core greet: sending', () => {
     expect(request.body.toString()).toBe('{"text":"Hello","coreClientId":9223372036854775807,"quickReplies":[{"type":"TEXT","text":"Yes"}]}');
     const doc = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(doc).toMatchObject({ ok: true, status: 200, method: 'POST', url: `${server.url}/api/v1/chatbot/greet`, requestId: 'req-greet-1', error: null });
-    // A greeting has no answerId (api-spec.md, "Greeting").
+    // A greeting has no answerId (docs/api.md, "Greeting").
     expect(doc).not.toHaveProperty('answerId');
   });
 

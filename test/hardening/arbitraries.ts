@@ -4,7 +4,7 @@ import { MAX_LONG } from '../../src/payload/index.js';
 /**
  * fast-check generators for the property tests: hostile values (any JSON, bigints, deep nesting,
  * the payloads' own keys with wrong values), and valid bot answers, greetings and inactivity
- * reasons built from the bounds of api-spec.md ("Limits" and each record's table). The valid ones
+ * reasons built from the bounds of docs/api.md ("Limits" and each record's table). The valid ones
  * hold only what the CLI sends unchanged: a reply always carries text and an answerId (the CLI fills
  * them otherwise), and receivedAt is always a real time (never "now").
  */
@@ -104,7 +104,7 @@ const HEADER_KINDS = [
   fc.record({ videoUrl: httpUrl }),
 ];
 
-/** A header mixing at most three of the four kinds of content (all four at once is the spec's one ban). */
+/** A header mixing at most three of the four kinds of content (all four at once is the API's one ban, docs/api.md, header-footer rule 3). */
 const headerFooter = fc.record(
   {
     header: fc.subarray([0, 1, 2, 3], { minLength: 1, maxLength: 3 }).chain((kinds) => fc.tuple(...kinds.map((k) => HEADER_KINDS[k]!))),
@@ -186,7 +186,7 @@ export const validReply: fc.Arbitrary<Record<string, unknown>> = fc
     ...(code === 'SWITCH_TO_HUMAN' ? route : {}),
   }));
 
-/** A valid greeting (POST /api/v1/chatbot/greet): clientId or coreClientId is given (rule 1). */
+/** A valid greeting (POST /api/v1/chatbot/greet): clientId or coreClientId is given (greet rule 1). */
 export const validGreeting: fc.Arbitrary<Record<string, unknown>> = fc
   .tuple(
     text(4000),

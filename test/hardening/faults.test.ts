@@ -9,9 +9,9 @@ import { startHttp, startRawServer, type Answer, type Recorded, type TestServer 
 
 /**
  * Server faults, from the sandbox's fault options (--fail, --latency) and from targeted loopback
- * servers: each ends with the exit code the contract gives, replies are retried with the very same
- * body (so the same answerId), and greetings are retried only with --retry (cli-contract.md,
- * "Retries"; docs/security.md, "Retries").
+ * servers: each ends with the exit code docs/exit-codes.md gives, replies are retried with the very same
+ * body (so the same answerId), and greetings are retried only with --retry (docs/security.md,
+ * "Retries").
  */
 
 const TOKEN = 'faults-token-5521';

@@ -12,7 +12,7 @@ import { startHttp, type TestServer } from './helpers.js';
 
 /**
  * Hostile input, by property: whatever JSON value reaches a validator, it answers with a valid
- * payload or a list of problems, and never throws; valid payloads built from the spec's bounds
+ * payload or a list of problems, and never throws; valid payloads built from the API's bounds
  * are always accepted, and reach the service byte for byte as stringifyJson writes them.
  */
 
@@ -68,7 +68,7 @@ describe.each(validators)('%s on hostile input', (_name, validate) => {
   });
 });
 
-describe('valid payloads, generated from the spec\'s bounds', () => {
+describe('valid payloads, generated from the API\'s bounds', () => {
   it.each<[string, fc.Arbitrary<Record<string, unknown>>, (value: unknown) => { ok: boolean; problems?: Problem[] }]>([
     ['bot answers', validReply, (value) => validateReply(value)],
     ['greetings', validGreeting, (value) => validateGreeting(value)],

@@ -174,7 +174,7 @@ describe('the profile limits on quick replies', () => {
     expectValid(validateReply(withValue(fullReply(), ['quickReplies'], replies(30, chars(400)))));
   });
 
-  it('leave the spec limit of 4,000 in force when the profile allows more', () => {
+  it("leave the API's limit of 4,000 in force when the profile allows more", () => {
     expectOnly(
       validateReply(withValue(fullReply(), ['quickReplies', 0, 'text'], chars(4001)), { limits: { maxQuickReplyLength: 10_000 } }),
       'quickReplies[0].text',

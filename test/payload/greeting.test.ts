@@ -5,7 +5,7 @@ import { expectOnly, expectValid, fullGreeting, problemsOf } from './fixtures.js
 const deprecated = { path: 'clientId', message: 'deprecated: use coreClientId, which fits every client' };
 const priority = {
   path: 'clientId',
-  message: 'takes priority over coreClientId when both are given (greeting rule 3 of the API); send only coreClientId',
+  message: "takes priority over coreClientId when both are given (the API's greet rule 3); send only coreClientId",
 };
 
 describe('a greeting', () => {
@@ -42,12 +42,12 @@ describe('a greeting', () => {
 
 describe('the greeting addressee: clientId or coreClientId (rules 1 to 3)', () => {
   it('fails with neither, on the whole value', () => {
-    expectOnly(validateGreeting({ text: 'Hi' }), '', 'no addressee: give coreClientId (or the deprecated clientId) (greeting rule 1 of the API)');
+    expectOnly(validateGreeting({ text: 'Hi' }), '', "no addressee: give coreClientId (or the deprecated clientId) (the API's greet rule 1)");
   });
 
   it('fails with neither even when only a sessionId is given, which a greeting does not know', () => {
     expect(problemsOf(validateGreeting({ text: 'Hi', sessionId: 's' }))).toEqual([
-      { path: '', message: 'no addressee: give coreClientId (or the deprecated clientId) (greeting rule 1 of the API)' },
+      { path: '', message: "no addressee: give coreClientId (or the deprecated clientId) (the API's greet rule 1)" },
       { path: 'sessionId', message: 'unknown field' },
     ]);
   });

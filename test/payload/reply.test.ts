@@ -11,7 +11,7 @@ describe('a minimal bot answer', () => {
     expect(result.ok && result.warnings).toEqual([]);
   });
 
-  it('passes with every field of the spec', () => {
+  it('passes with every field of the API', () => {
     expectValid(
       validateReply({
         ...fullReply(),
@@ -27,7 +27,7 @@ describe('a minimal bot answer', () => {
   });
 });
 
-describe('text and formattedText (rule 3)', () => {
+describe('text and formattedText (chatbot rule 3)', () => {
   it.each([
     ['text alone', { text: 'Hi' }],
     ['formattedText alone', { formattedText: '**Hi**' }],
@@ -37,7 +37,7 @@ describe('text and formattedText (rule 3)', () => {
   });
 
   it('fail with neither, at text', () => {
-    expectOnly(validateReply({ coreClientId: 1n }), 'text', 'required unless formattedText is given (rule 3 of POST /api/v1/chatbot)');
+    expectOnly(validateReply({ coreClientId: 1n }), 'text', "required unless formattedText is given (the API's chatbot rule 3)");
   });
 
   it.each(['text', 'formattedText'])('%s must not be empty', (field) => {
@@ -101,9 +101,9 @@ describe('addressing: at least one of coreClientId, questionId, sessionId with q
   });
 });
 
-describe('a question that came by email (rule 2)', () => {
+describe('a question that came by email (chatbot rule 2)', () => {
   const email = { email: true };
-  const rule2 = 'the question came by email, so the answer is addressed by sessionId and questionIndex (rule 2 of POST /api/v1/chatbot)';
+  const rule2 = "the question came by email, so the answer is addressed by sessionId and questionIndex (the API's chatbot rule 2)";
 
   it('passes with sessionId and questionIndex', () => {
     expectValid(validateReply(hi({ sessionId: 's-1', questionIndex: 2n }), email));

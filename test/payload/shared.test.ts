@@ -43,7 +43,7 @@ describe.each(payloads)('in a $payload', ({ base, validate }) => {
       expect(result.warnings).toEqual([
         {
           path: 'quickRepliesHeaderFooter.header',
-          message: `mixes ${kinds}; the spec forbids only all four kinds at once and does not say how a mix is shown`,
+          message: `mixes ${kinds}; the API forbids only all four kinds at once and does not say how a mix is shown`,
         },
       ]);
     });
@@ -119,10 +119,10 @@ describe.each(payloads)('in a $payload', ({ base, validate }) => {
     });
   });
 
-  describe('settings.blockInput works only with quick replies (rule 4)', () => {
+  describe('settings.blockInput works only with quick replies (chatbot rule 4)', () => {
     const warning = {
       path: 'settings.blockInput',
-      message: 'has an effect only with quick replies, and this message has none (rule 4 of POST /api/v1/chatbot)',
+      message: "has an effect only with quick replies, and this message has none (the API's chatbot rule 4)",
     };
 
     it('warns when true without quick replies', () => {

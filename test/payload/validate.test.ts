@@ -30,12 +30,12 @@ describe('warnings of a bot answer', () => {
     [
       'an action other than INIT_CHAT',
       { text: 'Hi', coreClientId: 1n, action: 'CLOSE_CHAT' },
-      [{ path: 'action', message: '"CLOSE_CHAT" is not a known action; the spec shows only INIT_CHAT (rule 5 of POST /api/v1/chatbot)' }],
+      [{ path: 'action', message: '"CLOSE_CHAT" is not a known action; the API shows only INIT_CHAT (its chatbot rule 5)' }],
     ],
     [
       'blockInput without quick replies',
       { text: 'Hi', coreClientId: 1n, settings: { blockInput: true } },
-      [{ path: 'settings.blockInput', message: 'has an effect only with quick replies, and this message has none (rule 4 of POST /api/v1/chatbot)' }],
+      [{ path: 'settings.blockInput', message: "has an effect only with quick replies, and this message has none (the API's chatbot rule 4)" }],
     ],
     [
       'an attachment whose name has no extension and that has no type',
@@ -87,9 +87,9 @@ describe('warnings of a bot answer', () => {
     const result = validateReply({ clientId: 'ext-1', action: 'CLOSE_CHAT' });
     expect(result).toEqual({
       ok: false,
-      problems: [{ path: 'text', message: 'required unless formattedText is given (rule 3 of POST /api/v1/chatbot)' }],
+      problems: [{ path: 'text', message: "required unless formattedText is given (the API's chatbot rule 3)" }],
       warnings: [
-        { path: 'action', message: '"CLOSE_CHAT" is not a known action; the spec shows only INIT_CHAT (rule 5 of POST /api/v1/chatbot)' },
+        { path: 'action', message: '"CLOSE_CHAT" is not a known action; the API shows only INIT_CHAT (its chatbot rule 5)' },
         { path: 'clientId', message: 'deprecated: use coreClientId, which fits every client' },
       ],
     });
@@ -115,7 +115,7 @@ describe('every problem is reported at once', () => {
       { path: 'quickReplies[0].type', message: 'must be one of TEXT, CONTACT, got "TXT"' },
       { path: 'quickReplies[10].text', message: '4,213 characters, limit 4,000' },
       { path: 'shownText', message: 'unknown field' },
-      { path: 'text', message: 'required unless formattedText is given (rule 3 of POST /api/v1/chatbot)' },
+      { path: 'text', message: "required unless formattedText is given (the API's chatbot rule 3)" },
       { path: 'userIds', message: 'only allowed with code SWITCH_TO_HUMAN, and code is absent' },
       { path: 'userIds[1]', message: '1 is repeated; first at userIds[0]' },
     ]);
@@ -137,7 +137,7 @@ describe('every problem is reported at once', () => {
 
   it('reports the addressing rule beside a problem of an unrelated field in a greeting', () => {
     expect(problemsOf(validateGreeting({ text: 'Hi', quickReplies: [{ type: 'TEXT' }] }))).toEqual([
-      { path: '', message: 'no addressee: give coreClientId (or the deprecated clientId) (greeting rule 1 of the API)' },
+      { path: '', message: "no addressee: give coreClientId (or the deprecated clientId) (the API's greet rule 1)" },
       { path: 'quickReplies[0].text', message: 'required' },
     ]);
   });

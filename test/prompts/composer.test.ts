@@ -44,7 +44,7 @@ const send = select(/^What now/, 'send');
 const noExtras = checkbox(/^Add to the greeting/);
 
 describe('composing a greeting', () => {
-  it('asks for everything from nothing and returns the greeting in the spec order', async () => {
+  it("asks for everything from nothing and returns the greeting in the API's order", async () => {
     const { prompter, done } = greet({}, [
       oneLine,
       input(/^Text/, 'Hello! How can we help?'),

@@ -33,7 +33,7 @@ const oneTranslation = (locale = 'en', name = 'Lunch'): Step[] => [
 const whole = { code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }], color: '#FF8800', active: true, system: false };
 
 describe('composing a reason', () => {
-  it('asks for everything from nothing, in the spec order, and returns the reason', async () => {
+  it("asks for everything from nothing, in the API's order, and returns the reason", async () => {
     const { prompter, done } = compose({}, [
       input(/^Code/, 'LUNCH'),
       input(/^Translation 1 locale/, 'en'),

@@ -46,7 +46,7 @@ describe('core reason update: argv to request body', () => {
     expect(await dryRunBody(args)).toStrictEqual(expected);
   });
 
-  it('writes the fields in the order of the spec', async () => {
+  it("writes the fields in the order of the API's table", async () => {
     server = await startCountingServer();
     const result = await runInProcess(
       ['reason', 'update', '--system', '--inactive', '--color', '#123456', '--name', 'en=Lunch', '--code', 'LUNCH'],
@@ -84,7 +84,7 @@ describe('core reason update: flag errors exit 2 and send nothing', () => {
 });
 
 describe('core reason update: bounds of the reason, end to end', () => {
-  // api-spec.md, "Inactivity reason" and "Limits": code up to 256 characters, name up to 50,
+  // docs/api.md, reason field rules 1 to 3: code up to 256 characters, name up to 50,
   // locale a two-letter language code, color #RRGGBB.
   it.each<[string, string[], string | null]>([
     ['a code of 256 characters', ['--code', 'C'.repeat(256), '--name', 'en=x'], null],

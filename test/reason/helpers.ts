@@ -124,7 +124,7 @@ export async function startCountingServer(answer: (request: SeenRequest, attempt
   };
 }
 
-/** The service's Error body (api-spec.md, "Error body"). */
+/** The service's Error body (docs/api.md, "Error body"). */
 export function errorBody(status: number, message: string): string {
   return JSON.stringify({ timestamp: '2026-11-22T10:00:00.000Z', method: 'PUT', uri: '/api/v1/inactivity/reasons', message });
 }

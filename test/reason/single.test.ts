@@ -6,7 +6,7 @@ import { baseEnv, runInProcess } from '../helpers/run.js';
 import { envFor, startCountingServer, type CountingServer } from './helpers.js';
 
 /**
- * One reason, sent to the sandbox (the spec's rules for PUT /api/v1/inactivity/reasons) or to a
+ * One reason, sent to the sandbox (the API's rules for PUT /api/v1/inactivity/reasons) or to a
  * counting server (to see the credentials on the wire).
  */
 
@@ -65,7 +65,7 @@ describe('core reason update: one reason against the sandbox', () => {
     sandbox = await startSandbox({ port: 0 });
     const result = await runInProcess(['reason', 'update', '--code', 'TRAINING', '--name', 'en=Training'], { env: envFor(sandbox.url) });
     expect(result.code).toBe(0);
-    // The sandbox applies the spec's default (true): the inactive reason became active.
+    // The sandbox applies the API's default (true, docs/api.md, reason field rule 4): the inactive reason became active.
     expect(sandbox.reasons('sandbox').find((r) => r.code === 'TRAINING')).toMatchObject({ reason: { active: true } });
   });
 });

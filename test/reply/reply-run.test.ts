@@ -55,7 +55,7 @@ describe('core reply: argv to request body', () => {
 });
 
 describe('core reply: sending', () => {
-  it('sends the headers the spec lists and exits 0 on 200', async () => {
+  it('sends the headers the API lists and exits 0 on 200', async () => {
     server = await startRecordingServer([{ status: 200, headers: { 'X-Request-Id': 'req-1' } }]);
     const result = await runInProcess(['reply', '-t', 'Hello', '--core-client-id', '9223372036854775807', '--answer-id', 'a-1', '--json'], { env: envFor(server.url) });
     expect(result.code).toBe(0);

@@ -111,7 +111,7 @@ export async function reasons(sb: { url: string }, tenant?: string): Promise<Rea
 
 export const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** Asserts the Error body shape of api-spec.md ("Error body") and returns its message. */
+/** Asserts the Error body shape (docs/api.md, "Error body") and returns its message. */
 export function errorMessage(result: CallResult): string {
   const body = JSON.parse(result.text) as Record<string, unknown>;
   if (Object.keys(body).sort().join() !== 'message,method,timestamp,uri') throw new Error(`not an Error body: ${result.text}`);

@@ -47,7 +47,7 @@ describe('PUT /api/v1/inactivity/reasons', () => {
     expect((await reasons(sb)).find((r) => r.code === 'TRAINING')?.reason.active).toBe(true);
   });
 
-  it('answers 404 with a message naming an unknown code (rule 1)', async () => {
+  it('answers 404 with a message naming an unknown code (reason rule 1)', async () => {
     const sb = await sandbox();
     const result = await updateReason(sb, reason('VACATION'));
     expect(result.status).toBe(404);
@@ -55,7 +55,7 @@ describe('PUT /api/v1/inactivity/reasons', () => {
     expect(errorMessage(result)).toContain('VACATION');
   });
 
-  it('answers 409 when the update would exceed the limit of active reasons (rule 2), and changes nothing', async () => {
+  it('answers 409 when the update would exceed the limit of active reasons (reason rule 2), and changes nothing', async () => {
     const sb = await sandbox({ maxActiveReasons: 3 });
     const before = await reasons(sb);
     const result = await updateReason(sb, reason('TRAINING', { active: true }));

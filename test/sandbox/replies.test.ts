@@ -40,7 +40,7 @@ describe('the sandbox validates bodies with the payload schemas', () => {
   });
 });
 
-describe('answerId de-duplication (POST /api/v1/chatbot rule 6)', () => {
+describe('answerId de-duplication (chatbot rule 6)', () => {
   it('answers 200 to a repeated answerId but does not deliver it, and logs why', async () => {
     const sb = await sandbox();
     const body = replyBody({ answerId: 'answer-1' });
@@ -85,7 +85,7 @@ describe('answerId de-duplication (POST /api/v1/chatbot rule 6)', () => {
   });
 });
 
-describe('a second answer to an answered question (POST /api/v1/chatbot rule 7)', () => {
+describe('a second answer to an answered question (chatbot rule 7)', () => {
   const sameQuestion = [
     { way: 'questionId', first: { questionId: 900n }, second: { questionId: 900n }, named: 'questionId 900' },
     {
@@ -148,7 +148,7 @@ describe('a second answer to an answered question (POST /api/v1/chatbot rule 7)'
   });
 });
 
-describe('greeting addressing (POST /api/v1/chatbot/greet rules 1–3)', () => {
+describe('greeting addressing (greet rules 1–3)', () => {
   it.each([
     { given: 'clientId only', body: { text: 'Hi', clientId: 'ext-1' }, addressedBy: ['clientId'] },
     { given: 'coreClientId only', body: { text: 'Hi', coreClientId: 42n }, addressedBy: ['coreClientId'] },

@@ -54,7 +54,7 @@ describe('docs/openapi.json', () => {
     expect(doc.servers).toEqual([expect.objectContaining({ url: '{base_url}', variables: { base_url: expect.objectContaining({ default: expect.any(String) }) } })]);
   });
 
-  it('describes exactly the three operations of the spec', () => {
+  it('describes exactly the three operations of the API (docs/api.md)', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(OPERATIONS.map(([path]) => path).sort());
     for (const [path, method] of OPERATIONS) expect(Object.keys(doc.paths[path])).toEqual([method]);
   });

@@ -3,7 +3,7 @@ import { globalOptions, type CommandFactory } from '../definition.js';
 import { version } from '../../version.js';
 import { SHELLS, type Shell } from './shells.js';
 
-/** `core completion bash|zsh|fish` (cli-contract.md, "Commands"), and the helper its scripts call. */
+/** `core completion bash|zsh|fish` (docs/commands/completion.md), and the helper its scripts call. */
 export const completionCommand: CommandFactory = (inv) => {
   const cmd = new Command('completion')
     .summary('print a shell completion script (bash, zsh or fish)')

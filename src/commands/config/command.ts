@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { globalOptions, type CommandFactory } from '../definition.js';
 import type { ConfigInitOptions, ConfigPathOptions, ConfigShowOptions } from './run.js';
 
-/** `core config show|path|init` (cli-contract.md, "Commands" and "Configuration"). */
+/** `core config show|path|init` (docs/commands/config.md and docs/configuration.md). */
 export const configCommand: CommandFactory = (inv) => {
   const config = new Command('config')
     .summary('show the effective settings, the config file in use, or create one')

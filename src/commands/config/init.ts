@@ -58,7 +58,7 @@ export async function runConfigInit(options: ConfigInitOptions, ctx: Context): P
     given.token === undefined ? '--token-env NAME (or --token-command CMD)' : undefined,
   ].filter((flag): flag is string => flag !== undefined);
   if (needed.length > 0 && ctx.streams.stdin.isTTY !== true) {
-    // An inquirer prompt on a pipe waits forever (notes/toolchain.md); fail at once instead.
+    // An inquirer prompt on a pipe waits forever, as inquirer never checks for a terminal; fail at once instead.
     throw new UsageError(`core config init needs a terminal to ask for what is missing, and standard input is not one`, {
       hint: `pass ${needed.join(', ')}, for example: core config init --base-url https://chat.example.com --tenant acme --token-env CORE_TOKEN_ACME`,
     });

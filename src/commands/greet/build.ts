@@ -8,7 +8,7 @@ import {
   type QuickReplyFlag,
 } from '../../send/fields.js';
 
-/** The payload fields `core greet` takes from flags (cli-contract.md, "core greet"). */
+/** The payload fields `core greet` takes from flags (docs/commands/greet.md). */
 export interface GreetFields {
   text?: string;
   coreClientId?: string;
@@ -26,7 +26,7 @@ export interface BuiltGreeting {
 }
 
 /**
- * Builds the greeting (api-spec.md, "Greeting") from the file's fields (if any) with the flags laid
+ * Builds the greeting (docs/api.md, "Greeting") from the file's fields (if any) with the flags laid
  * over them: a flag replaces the file's field, a repeatable flag the file's whole list, and
  * --block-input / --masked set keys inside the file's settings. Nothing is checked here: the
  * payload schema reports every problem at once, with its path.

@@ -2,8 +2,8 @@ import { UsageError } from '../../errors.js';
 import { isRecord } from '../../send/fields.js';
 
 /**
- * The inactivity reason fields `core reason update` takes from flags (cli-contract.md, "core
- * reason update"). Values are passed on as given, so the reason schema in src/payload/ (the single
+ * The inactivity reason fields `core reason update` takes from flags (docs/reasons.md, "The
+ * fields"). Values are passed on as given, so the reason schema in src/payload/ (the single
  * source of every rule) reports a bad one with its path; only the flag syntax is checked here.
  */
 export interface ReasonFields {
@@ -46,9 +46,9 @@ export function singleReasonFlags(fields: ReasonFields): string[] {
 }
 
 /**
- * The reason the flags describe, fields in the spec's order (api-spec.md, "Inactivity reason").
+ * The reason the flags describe, fields in the API's order (docs/api.md, "Inactivity reason").
  * `active` is left out unless --active or --inactive is given: the service then applies its own
- * default, which the spec gives as true.
+ * default, which the API gives as true (docs/api.md, reason field rule 4).
  */
 export function reasonFromFlags(fields: ReasonFields): Record<string, unknown> {
   return layFields({}, fields) as Record<string, unknown>;

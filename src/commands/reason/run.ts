@@ -88,8 +88,8 @@ async function updateReasons(
   if (options.verbose && options.fields.active === undefined) {
     ctx.err(
       options.file === undefined
-        ? '* active is not sent: the service applies its default, which the spec gives as true\n'
-        : '* reasons without "active" leave it to the service, whose default the spec gives as true\n',
+        ? '* active is not sent: the service applies its default, which the API gives as true\n'
+        : '* reasons without "active" leave it to the service, whose default the API gives as true\n',
     );
   }
   const url = joinUrl(settings.baseUrl?.value ?? '', operations.reason.path);
@@ -132,7 +132,7 @@ async function checkAll(
           hint: 'put codes and names in the file; --color, --active/--inactive and --system apply to every reason',
         });
       }
-      // With --json, each invalid reason is also a result document on stdout (cli-contract.md, "Output").
+      // With --json, each invalid reason is also a result document on stdout (docs/reasons.md).
       if (options.json && !checked.ok) {
         const result = { ...local(checked.key, { problems: checked.problems }), ...positionField(checked.position) };
         ctx.out(`${stringifyJson(result)}\n`);
@@ -222,7 +222,8 @@ async function send(
   const progress = await startProgress(ctx, total);
   const style = makeStyle(ctx.color.stdout);
   let stoppedByFailure = false;
-  // Repeating an update sets the same fields again, so it is retried (docs/security.md, "Retries").
+  // Repeating an update sets the same fields again, so it is retried (docs/api.md, gap 22; docs/security.md,
+  // "Retries").
   const retryable = mayRetry(operations.reason, {});
 
   try {

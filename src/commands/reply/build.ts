@@ -11,7 +11,7 @@ import {
   type QuickReplyFlag,
 } from '../../send/fields.js';
 
-/** The payload fields `core reply` takes from flags (cli-contract.md, "core reply"). */
+/** The payload fields `core reply` takes from flags (docs/commands/reply.md). */
 export interface ReplyFields {
   text?: string;
   markdown?: string;
@@ -81,14 +81,14 @@ export async function buildReply(file: unknown, fields: ReplyFields, env: BuildE
       const [key, value] = parseSegment(segment);
       info[key] = value;
     }
-    // api-spec.md, "Bot answer": personal_manager holds an agent login for personal-manager routing.
+    // docs/api.md, answer rule 5: personal_manager holds an agent login for personal-manager routing.
     if (fields.personalManager !== undefined) info.personal_manager = fields.personalManager;
     payload.segmentationInfo = info;
   }
 
   applyReceivedAt(payload, env.now, notes);
 
-  // api-spec.md rule 3: text is required unless formattedText is used, and the plain-text form
+  // docs/api.md, chatbot rule 3: text is required unless formattedText is used; answer rule 1: the plain-text form
   // "should also be sent in text for display in the user interface".
   if (payload.text === undefined && typeof payload.formattedText === 'string' && payload.formattedText !== '') {
     const { default: removeMarkdown } = await import('remove-markdown');
@@ -96,7 +96,7 @@ export async function buildReply(file: unknown, fields: ReplyFields, env: BuildE
     notes.push('text filled with a plain-text rendering of the Markdown in formattedText');
   }
 
-  // api-spec.md rule 6: the answerId makes a repeat harmless, so every reply carries one, and the
+  // docs/api.md, chatbot rule 6: the answerId makes a repeat harmless, so every reply carries one, and the
   // same one on every retry.
   let answerIdGenerated = false;
   if (payload.answerId === undefined) {

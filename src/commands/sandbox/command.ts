@@ -9,7 +9,7 @@ export const sandboxCommand: CommandFactory = (inv) => {
     .summary('run a local implementation of the three endpoints, for offline trials and tests')
     .description(
       'Run a local implementation of the API (POST /api/v1/chatbot, POST /api/v1/chatbot/greet, ' +
-        "PUT /api/v1/inactivity/reasons) that follows the spec's rules: validation, answerId de-duplication, " +
+        "PUT /api/v1/inactivity/reasons) that follows the API's rules: validation, answerId de-duplication, " +
         'strict or soft handling of second answers, greeting addressing, inactivity reasons and their limit.\n\n' +
         'It prints its base URL and the environment lines that point `core` at it on stdout, then one log line ' +
         'per request on stderr. GET /_sandbox/messages and GET /_sandbox/reasons show what it received; ' +

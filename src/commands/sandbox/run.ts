@@ -40,7 +40,7 @@ export async function runSandbox(options: SandboxRunOptions, ctx: Context, rando
   return ExitCode.ok;
 }
 
-/** The first line says where the sandbox listens; the export lines point `core` at it (cli-contract.md, "Configuration"). */
+/** The first line says where the sandbox listens; the export lines point `core` at it (docs/sandbox.md, "Running it"). */
 export function startLines(sandbox: Sandbox, options: SandboxRunOptions): string[] {
   const token = options.token ?? sandboxDefaults.token;
   const lines = [

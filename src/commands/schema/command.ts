@@ -2,7 +2,7 @@ import { Argument, Command } from 'commander';
 import type { CommandFactory } from '../definition.js';
 import { SCHEMA_KINDS, type SchemaKind } from '../../schema/kinds.js';
 
-/** `core schema reply|greet|reason|config` (cli-contract.md, "Commands"). */
+/** `core schema reply|greet|reason|config` (docs/commands/schema.md). */
 export const schemaCommand: CommandFactory = (inv) => {
   const cmd = new Command('schema')
     .summary('print the JSON Schema of a payload (reply, greet, reason) or of the config file')
