@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { sendRequest } from '../../src/http/client.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { baseEnv, runInProcess } from '../helpers/run.js';
-import { startHttp, startRawServer, type Answer, type Recorded, type TestServer } from './helpers.js';
+import { startRecordingServer, type RecordedRequest, type RecordingServer, type ScriptedAnswer } from '../helpers/recording-server.js';
+import { startRawServer } from './helpers.js';
 
 /**
  * Server faults, from the sandbox's fault options (--fail, --latency) and from targeted loopback
@@ -23,8 +24,8 @@ afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
 });
 
-async function server(answer: (request: Recorded, index: number) => Answer): Promise<TestServer> {
-  const started = await startHttp(answer);
+async function server(answer: (request: RecordedRequest, index: number) => ScriptedAnswer): Promise<RecordingServer> {
+  const started = await startRecordingServer(answer);
   closers.push(() => started.close());
   return started;
 }
@@ -75,7 +76,7 @@ describe('slow answers', () => {
 });
 
 describe('a connection reset mid-answer (headers and part of the body, then the socket destroyed)', () => {
-  const partial: Answer = { partial: '{"message":"half an ans', declaredLength: 4_000 };
+  const partial: ScriptedAnswer = { partial: '{"message":"half an ans', declaredLength: 4_000 };
 
   it('repeats a reply, with the same body and so the same answerId, and succeeds', async () => {
     const flaky = await server((_request, index) => (index === 0 ? partial : { status: 200 }));

@@ -3,19 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseEnv, runInProcess } from '../helpers/run.js';
-import {
-  TEST_HOST,
-  hasOpenssl,
-  makePki,
-  outsideAddress,
-  startHttp,
-  startHttps,
-  startProxy,
-  writeConfig,
-  type Pki,
-  type TestProxy,
-  type TestServer,
-} from './helpers.js';
+import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
+import { TEST_HOST, hasOpenssl, makePki, outsideAddress, startProxy, writeConfig, type Pki, type TestProxy } from './helpers.js';
 
 /**
  * Requests through a forward proxy on loopback that records what passes through it. The service is
@@ -32,17 +21,17 @@ const outside = outsideAddress();
 
 describe.runIf(hasOpenssl())('a forward proxy', () => {
   let pki: Pki;
-  let https: TestServer;
-  let http: TestServer;
+  let https: RecordingServer;
+  let http: RecordingServer;
   let proxy: TestProxy;
   let guarded: TestProxy;
-  let direct: TestServer | undefined;
+  let direct: RecordingServer | undefined;
 
   beforeAll(async () => {
     pki = makePki(outside ? [outside] : []);
-    https = await startHttps(pki);
-    http = await startHttp();
-    if (outside) direct = await startHttps(pki, undefined, outside);
+    https = await startRecordingServer(undefined, { tls: pki });
+    http = await startRecordingServer();
+    if (outside) direct = await startRecordingServer(undefined, { tls: pki, host: outside });
     const route = (host: string, port: number) => (host === outside ? { host, port: direct!.port } : port === 80 ? http.port : https.port);
     proxy = await startProxy({ route });
     guarded = await startProxy({ route, credentials: `${PROXY_USER}:${PROXY_PASSWORD}` });

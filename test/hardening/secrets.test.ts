@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseEnv, runInProcess, type RunResult } from '../helpers/run.js';
-import { startHttp, type Recorded, type TestServer } from './helpers.js';
+import { startRecordingServer, type RecordedRequest, type RecordingServer } from '../helpers/recording-server.js';
 
 /**
  * No token value in any output, whatever the flags (docs/security.md, "Secrets"): every command and
@@ -21,7 +21,7 @@ const posix = process.platform !== 'win32';
 
 /** Echoes the request's credentials back in the answer's body and headers, as a careless service might. */
 function echo(status: number) {
-  return (request: Recorded) => {
+  return (request: RecordedRequest) => {
     const credential = String(request.headers.authorization ?? '');
     return {
       status,
@@ -88,15 +88,15 @@ cases.push(
 const sources = ['env CORE_TOKEN', 'a literal in the config file', '{env: NAME}', ...(posix ? ['{command: ...}'] : [])] as const;
 
 describe('no secret in any output', () => {
-  let unauthorized: TestServer;
-  let ok: TestServer;
+  let unauthorized: RecordingServer;
+  let ok: RecordingServer;
   let closed: string;
   let dir: string;
 
   beforeAll(async () => {
-    unauthorized = await startHttp(echo(401));
-    ok = await startHttp(echo(200));
-    const gone = await startHttp();
+    unauthorized = await startRecordingServer(echo(401));
+    ok = await startRecordingServer(echo(200));
+    const gone = await startRecordingServer();
     closed = gone.url;
     await gone.close();
     dir = mkdtempSync(join(tmpdir(), 'core-secrets-'));
@@ -188,7 +188,7 @@ describe.runIf(posix)('a config file holding a literal token', () => {
 
 describe.runIf(posix)('a failing token command, through a sending command', () => {
   it('reports its exit status and standard error, never its standard output: exit 2, nothing sent', async () => {
-    const server = await startHttp();
+    const server = await startRecordingServer();
     const dir = mkdtempSync(join(tmpdir(), 'core-token-command-'));
     const partial = 'sk_live_PARTIAL_OUTPUT_77';
     const command = `printf '%s\\n' "$PARTIAL"; echo "pass: core/prod is not in the password store." >&2; exit 1`;

@@ -1,14 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/payload/json.js';
 import { runInProcess } from '../helpers/run.js';
-import { envFor, startCountingServer, type CountingServer } from './helpers.js';
+import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
+import { envFor } from './helpers.js';
 
 /**
  * `core reason update` from flags: argv to request body, flag errors, and a few bounds of the
  * reason schema end to end (every bound is covered on both sides by the payload tests).
  */
 
-let server: CountingServer | undefined;
+let server: RecordingServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
@@ -47,13 +48,13 @@ describe('core reason update: argv to request body', () => {
   });
 
   it('writes the fields in the order of the spec', async () => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const result = await runInProcess(
       ['reason', 'update', '--system', '--inactive', '--color', '#123456', '--name', 'en=Lunch', '--code', 'LUNCH'],
       { env: envFor(server.url) },
     );
     expect(result.code).toBe(0);
-    expect(server.requests[0]!.body).toBe('{"code":"LUNCH","reasons":[{"locale":"en","name":"Lunch"}],"color":"#123456","active":false,"system":true}');
+    expect(server.requests[0]!.text).toBe('{"code":"LUNCH","reasons":[{"locale":"en","name":"Lunch"}],"color":"#123456","active":false,"system":true}');
   });
 });
 
@@ -68,7 +69,7 @@ describe('core reason update: flag errors exit 2 and send nothing', () => {
     ['--concurrency 2.5', ['--code', 'A', '--name', 'en=A', '--concurrency', '2.5'], /from 1 to 64, got "2.5"/],
     ['--dry-run with --curl', ['--code', 'A', '--name', 'en=A', '--dry-run', '--curl'], /--dry-run and --curl cannot be used together/],
   ])('%s', async (_name, args, message) => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const result = await runInProcess(['reason', 'update', ...args], { env: envFor(server.url) });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
@@ -76,7 +77,7 @@ describe('core reason update: flag errors exit 2 and send nothing', () => {
   });
 
   it.each([['1'], ['64']])('accepts --concurrency %s', async (n) => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const result = await runInProcess(['reason', 'update', '--code', 'A', '--name', 'en=A', '--concurrency', n], { env: envFor(server.url) });
     expect(result.code).toBe(0);
     expect(server.requests).toHaveLength(1);
@@ -100,7 +101,7 @@ describe('core reason update: bounds of the reason, end to end', () => {
     ['an empty code', ['--code', '', '--name', 'en=x'], 'code: must not be empty'],
     ['one locale twice', ['--code', 'A', '--name', 'en=x', '--name', 'EN=y'], 'reasons[1].locale: locale "EN" is repeated'],
   ])('%s', async (_name, args, problem) => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const result = await runInProcess(['reason', 'update', ...args], { env: envFor(server.url) });
     if (problem === null) {
       expect(result.stderr).toBe('');
@@ -115,7 +116,7 @@ describe('core reason update: bounds of the reason, end to end', () => {
   });
 
   it('reports a problem as a validation result with --json', async () => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const result = await runInProcess(['reason', 'update', '--code', 'A', '--name', `en=${'n'.repeat(51)}`, '--json'], { env: envFor(server.url) });
     expect(result.code).toBe(2);
     const doc = JSON.parse(result.stdout) as Record<string, unknown>;
