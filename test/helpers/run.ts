@@ -34,6 +34,8 @@ export interface RunInit {
   /** Pretend standard input is a terminal. */
   stdinIsTTY?: boolean;
   signal?: AbortSignal;
+  /** Told of standard error as it grows (all of it so far), so a test can act on a line when it appears. */
+  onStderr?: (text: string) => void;
 }
 
 /** Runs the CLI in this process with in-memory streams. */
@@ -45,7 +47,10 @@ export async function runInProcess(argv: string[], init: RunInit = {}): Promise<
   let out = '';
   let err = '';
   stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
+  stderr.on('data', (c: Buffer) => {
+    err += c.toString();
+    init.onStderr?.(err);
+  });
   if (init.stdin !== undefined) stdin.end(init.stdin);
   else if (!init.stdinIsTTY) stdin.end();
   const env = init.env ?? baseEnv();

@@ -131,7 +131,7 @@ describe('core reply: sending', () => {
   });
 
   it('exits 6 with ETIMEDOUT when the answer comes later than --timeout', async () => {
-    server = await startRecordingServer([{ status: 200, delayMs: 3_000 }]);
+    server = await startRecordingServer([{ hang: true }]);
     const result = await runInProcess(['reply', '-t', 'x', '--question-id', '1', '--timeout', '200ms', '--json'], { env: envFor(server.url) });
     expect(result.code).toBe(6);
     expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, status: null, error: { code: 'ETIMEDOUT' } });
