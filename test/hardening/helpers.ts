@@ -67,16 +67,6 @@ export function makePki(extraIps: string[] = []): Pki {
   };
 }
 
-/** Whether openssl can be run here; the TLS tests need it. */
-export function hasOpenssl(): boolean {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function listen(server: Server, host: string): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   return (server.address() as AddressInfo).port;

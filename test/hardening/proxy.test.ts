@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseEnv, runInProcess } from '../helpers/run.js';
+import { requiring, withTool } from '../helpers/tools.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
-import { TEST_HOST, hasOpenssl, makePki, outsideAddress, startProxy, writeConfig, type Pki, type TestProxy } from './helpers.js';
+import { TEST_HOST, makePki, outsideAddress, startProxy, writeConfig, type Pki, type TestProxy } from './helpers.js';
 
 /**
  * Requests through a forward proxy on loopback that records what passes through it. The service is
@@ -18,8 +19,14 @@ const PROXY_USER = 'alice';
 const PROXY_PASSWORD = 'pr0xy-pa55word';
 const reply = ['reply', '--core-client-id', '42', '-t', 'Hello through a proxy'];
 const outside = outsideAddress();
+// Loopback is never proxied, so the NO_PROXY test needs an address of this machine that is not.
+const withOutsideAddress = requiring(
+  'a non-loopback IPv4 address',
+  outside !== undefined,
+  () => 'this machine has no IPv4 address but loopback: run the tests where it has a network interface, or set CORE_TEST_ALLOW_SKIP=1 to skip this test',
+);
 
-describe.runIf(hasOpenssl())('a forward proxy', () => {
+withTool('openssl').describe('a forward proxy', () => {
   let pki: Pki;
   let https: RecordingServer;
   let http: RecordingServer;
@@ -109,7 +116,7 @@ describe.runIf(hasOpenssl())('a forward proxy', () => {
       expect(logSize()).toBe(before + 1);
     });
 
-    it.runIf(outside !== undefined)("reaches an address that NO_PROXY lists directly, and through the proxy when it does not", async () => {
+    withOutsideAddress.it('reaches an address that NO_PROXY lists directly, and through the proxy when it does not', async () => {
       const baseUrl = `https://${outside}:${direct!.port}`;
       const before = logSize();
       const served = direct!.requests.length;

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSECURE_WARNING } from '../../src/send/transport.js';
 import { baseEnv, runBuilt, runInProcess } from '../helpers/run.js';
+import { withTool } from '../helpers/tools.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
-import { hasOpenssl, makePki, writeConfig, type Pki } from './helpers.js';
+import { makePki, writeConfig, type Pki } from './helpers.js';
 
 /**
  * TLS against a loopback HTTPS server whose certificate comes from a CA made for the test: the
@@ -16,7 +17,7 @@ import { hasOpenssl, makePki, writeConfig, type Pki } from './helpers.js';
 const TOKEN = 'tls-test-token-6d1f0c';
 const reply = ['reply', '--core-client-id', '42', '-t', 'Hello over TLS'];
 
-describe.runIf(hasOpenssl())('TLS with a private CA', () => {
+withTool('openssl').describe('TLS with a private CA', () => {
   let pki: Pki;
   let server: RecordingServer;
   beforeAll(async () => {
