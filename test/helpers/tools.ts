@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, it, type TestFunction } from 'vitest';
-import tools from './tools.json' with { type: 'json' };
+import list from './tools.json' with { type: 'json' };
 
 /**
  * The one rule for tests that need a program outside Node (a shell, tmux, openssl): they run and
@@ -10,10 +10,11 @@ import tools from './tools.json' with { type: 'json' };
  * scripts/test.mjs installs the missing ones before the run (as root, with apt-get) or names them.
  */
 
+const tools = list.tools;
 export type Tool = keyof typeof tools;
 
 /** Set to 1 to skip, rather than fail, the tests whose tools are missing. */
-export const ALLOW_SKIP_VARIABLE = 'CORE_TEST_ALLOW_SKIP';
+export const ALLOW_SKIP_VARIABLE = list.allowSkipVariable;
 
 const allowSkip = process.env[ALLOW_SKIP_VARIABLE] === '1';
 const found = new Map<Tool, boolean>();
