@@ -221,6 +221,8 @@ describe('core greet --save', () => {
     const dir = mkdtempSync(join(tmpdir(), 'core-greet-'));
     const result = await runInProcess(['greet', '-t', 'Hi', '--save', 'hi.json', '--dry-run'], { env: envFor('http://127.0.0.1:9'), cwd: dir });
     expect(result.code).toBe(2);
+    expect(result.stderr).toContain('the greeting is invalid');
+    expect(result.stderr).toContain('coreClientId');
     expect(existsSync(join(dir, 'hi.json'))).toBe(false);
   });
 

@@ -315,7 +315,9 @@ describe('the review menu', () => {
       select(/^Settings/, 'remove'),
       send,
     ]);
-    expect(await done).not.toHaveProperty('settings');
+    const greeting = await done;
+    expect(greeting).toEqual({ text: 'Hi', coreClientId: 1n, quickReplies: [{ type: 'TEXT', text: 'Yes' }] });
+    expect(greeting).not.toHaveProperty('settings');
   });
 
   it('drops an optional field whose default is cleared', async () => {

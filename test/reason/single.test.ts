@@ -135,6 +135,8 @@ describe('core reason update --dry-run and a token quoted in the payload', () =>
     for (const flag of ['--dry-run', '--curl']) {
       const result = await runInProcess(['reason', 'update', '--code', 'LUNCH', '--name', 'en=tok-quoted-7f3a', flag], { env });
       expect(result.code).toBe(0);
+      // The name that quotes the token is printed, masked, in the request's body.
+      expect(result.stdout).toMatch(/"name": ?"\*{8}"/);
       expect(result.stdout + result.stderr).not.toContain('tok-quoted-7f3a');
     }
   });

@@ -151,15 +151,20 @@ describe('core reply: sending', () => {
 });
 
 describe('core reply: secrets', () => {
-  it.each([
-    ['--dry-run', ['--dry-run']],
-    ['--dry-run --json', ['--dry-run', '--json']],
-    ['--curl', ['--curl']],
-    ['--verbose', ['--verbose']],
-    ['--verbose --json', ['--verbose', '--json']],
-  ])('never prints the token with %s', async (_name, flags) => {
+  // Each view shows the Authorization header (masked) and the service's answer quoting the token
+  // (masked): the token is absent although the places that would hold it were printed.
+  it.each<[string, string[], number, 'stdout' | 'stderr', string[]]>([
+    ['--dry-run', ['--dry-run'], 0, 'stdout', ['Authorization: Bearer ********\n']],
+    ['--dry-run --json', ['--dry-run', '--json'], 0, 'stdout', ['"Authorization":"Bearer ********"']],
+    ['--curl', ['--curl'], 0, 'stdout', ['-H "Authorization: Bearer $CORE_TOKEN"']],
+    ['--verbose', ['--verbose'], 4, 'stderr', ['> Authorization: Bearer ********\n', '✗ 401 Unauthorized', 'message     bad token ********']],
+    ['--verbose --json', ['--verbose', '--json'], 4, 'stderr', ['> Authorization: Bearer ********\n', '< HTTP/1.1 401 Unauthorized']],
+  ])('never prints the token with %s', async (_name, flags, code, stream, shown) => {
     server = await startRecordingServer([{ status: 401, body: `{"message":"bad token ${TOKEN}"}` }]);
     const result = await runInProcess(['reply', '-t', 'x', '--question-id', '1', ...flags], { env: envFor(server.url) });
+    expect(result.code).toBe(code);
+    for (const text of shown) expect(result[stream]).toContain(text);
+    if (flags.includes('--json')) expect(result.stdout).toContain(flags.includes('--verbose') ? '"message":"bad token ********"' : '"dryRun":true');
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
   });
 
