@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ReasonUpdateOptions } from '../../src/commands/reason/command.js';
 import { runReasonUpdate } from '../../src/commands/reason/run.js';
 import { createContext, type Context } from '../../src/context.js';
-import { main, reportError } from '../../src/main.js';
+import { reportError } from '../../src/main.js';
 import { parseJson } from '../../src/payload/json.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
 import { runInProcess } from '../helpers/run.js';
@@ -235,29 +235,5 @@ describe('core reason update -i', () => {
     const result = await run(options({ dryRun: true, curl: true }), prompter, 'http://127.0.0.1:9');
     expect(result.code).toBe(2);
     expect(prompter.asked).toHaveLength(0);
-  });
-});
-
-describe('core reason update -i without a terminal', () => {
-  it('exits 2 at once, naming the flags to pass instead', async () => {
-    server = await startRecordingServer();
-    const result = await runInProcess(['reason', 'update', '-i'], { env: envFor(server.url) });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('error: core reason update -i needs a terminal, and standard input is not one');
-    expect(result.stderr).toMatch(/hint: pass the payload as flags instead: --code CODE --name LOCALE=TEXT .*, or -f FILE/);
-    expect(server.requests).toHaveLength(0);
-  });
-
-  it('exits 2 at once even while standard input is an open, idle pipe', async () => {
-    // An idle pipe is what would keep a prompt waiting forever; it is never ended here.
-    const stdin = new PassThrough();
-    const stderr = new PassThrough();
-    let err = '';
-    stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const env = envFor('http://127.0.0.1:9');
-    const code = await main({ argv: ['reason', 'update', '-i', '--code', 'LUNCH'], streams: { stdin, stdout: new PassThrough(), stderr }, env, cwd: env.HOME! });
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(code).toBe(2);
-    expect(err).toContain('core reason update -i needs a terminal');
   });
 });
