@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { describeTree, flatten } from '../../src/commands/completion/tree.js';
 import { commandTree } from '../../src/schema/docs.js';
 import { baseEnv, binPath, ensureBuilt, runInProcess } from '../helpers/run.js';
 import { withTool } from '../helpers/tools.js';
+import { coreOnPath } from './helpers.js';
 
 /**
  * The zsh and fish scripts: their content, and what each shell makes of them: parsed by it and
@@ -21,10 +22,7 @@ let project: string;
 beforeAll(() => {
   ensureBuilt();
   dir = mkdtempSync(join(tmpdir(), 'core-completion-shells-'));
-  shimDir = join(dir, 'bin');
-  mkdirSync(shimDir);
-  writeFileSync(join(shimDir, 'core'), `#!/bin/sh\nexec "${process.execPath}" "${binPath}" "$@"\n`);
-  chmodSync(join(shimDir, 'core'), 0o755);
+  shimDir = coreOnPath(dir);
   project = join(dir, 'project');
   mkdirSync(project);
   writeFileSync(join(project, '.corerc.yaml'), 'profiles:\n  staging: {tenant: acme}\n  prod: {tenant: acme}\n');

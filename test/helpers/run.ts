@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { execFileSync } from 'node:child_process';
-import { main } from '../../src/main.js';
+import { createContext, type Context } from '../../src/context.js';
+import { main, reportError } from '../../src/main.js';
+import { memoryStreams } from './streams.js';
 
 export interface RunResult {
   code: number;
@@ -44,28 +44,39 @@ export interface RunInit {
 
 /** Runs the CLI in this process with in-memory streams. */
 export async function runInProcess(argv: string[], init: RunInit = {}): Promise<RunResult> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
-  if (init.stdinIsTTY) stdin.isTTY = true;
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => {
-    err += c.toString();
-    init.onStderr?.(err);
-  });
-  if (init.stdin !== undefined) stdin.end(init.stdin);
-  else if (!init.stdinIsTTY) stdin.end();
+  const io = memoryStreams({ ...(init.stdinIsTTY ? { stdinIsTTY: true } : {}), ...(init.onStderr ? { onStderr: init.onStderr } : {}) });
+  if (init.stdin !== undefined) io.streams.stdin.end(init.stdin);
+  else if (!init.stdinIsTTY) io.streams.stdin.end();
   const env = init.env ?? baseEnv();
   const code = await main({
     argv,
-    streams: { stdout, stderr, stdin },
+    streams: io.streams,
     env,
     cwd: init.cwd ?? env.HOME ?? repoRoot,
     ...(init.signal ? { signal: init.signal } : {}),
   });
-  return { code, stdout: out, stderr: err };
+  return { code, stdout: io.stdout(), stderr: io.stderr() };
+}
+
+/**
+ * Runs a command's run function (runGreet, runReasonUpdate, ...) with in-memory streams and
+ * standard input claiming to be a terminal, as -i requires; a thrown error is reported as main
+ * reports it, and its exit code returned.
+ */
+export async function runWithTerminal(
+  run: (ctx: Context) => Promise<number>,
+  env: Record<string, string | undefined>,
+  cwd: string,
+): Promise<RunResult> {
+  const io = memoryStreams({ stdinIsTTY: true });
+  const ctx = createContext({ streams: io.streams, env, cwd });
+  let code: number;
+  try {
+    code = await run(ctx);
+  } catch (error) {
+    code = reportError(error, ctx);
+  }
+  return { code, stdout: io.stdout(), stderr: io.stderr() };
 }
 
 /** Builds dist/ once if a test run started without it. */

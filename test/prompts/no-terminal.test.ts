@@ -1,10 +1,10 @@
-import { PassThrough } from 'node:stream';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { flatten } from '../../src/commands/completion/tree.js';
 import { main } from '../../src/main.js';
 import { commandTree } from '../../src/schema/docs.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
 import { baseEnv, ensureBuilt, runBuilt, runInProcess, type RunResult } from '../helpers/run.js';
+import { memoryStreams } from '../helpers/streams.js';
 
 /**
  * Every command that takes -i refuses it at once without a terminal: exit 2, one line saying so,
@@ -25,15 +25,9 @@ const commands: Array<{ name: string; argv: string[]; hint: string }> = [
 
 /** Runs `argv` in this process with standard input an open pipe that never sends anything. */
 async function withIdlePipe(argv: string[], env: Record<string, string | undefined>): Promise<RunResult> {
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await main({ argv, streams: { stdin, stdout, stderr }, env, cwd: env.HOME! });
-  return { code, stdout: out, stderr: err };
+  const io = memoryStreams();
+  const code = await main({ argv, streams: io.streams, env, cwd: env.HOME! });
+  return { code, stdout: io.stdout(), stderr: io.stderr() };
 }
 
 const ways: Array<[string, (argv: string[], env: Record<string, string | undefined>) => Promise<RunResult>]> = [

@@ -1,15 +1,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReasonUpdateOptions } from '../../src/commands/reason/command.js';
 import { runReasonUpdate } from '../../src/commands/reason/run.js';
-import { createContext, type Context } from '../../src/context.js';
-import { reportError } from '../../src/main.js';
 import { parseJson } from '../../src/payload/json.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
-import { runInProcess } from '../helpers/run.js';
+import { runInProcess, runWithTerminal, type RunResult } from '../helpers/run.js';
 import { confirm, ctrlC, input, scriptedPrompter, select, type ScriptedPrompter, type Step } from '../prompts/scripted.js';
 import { envFor, ndjson, reason, tempFile } from './helpers.js';
 
@@ -38,30 +35,9 @@ const options = (extra: Partial<ReasonUpdateOptions> = {}): ReasonUpdateOptions 
   ...extra,
 });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs runReasonUpdate with standard input claiming to be a terminal, as -i requires. */
-async function run(opts: ReasonUpdateOptions, prompter: ScriptedPrompter, url: string): Promise<Run> {
-  const stdin = Object.assign(new PassThrough(), { isTTY: true });
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const ctx: Context = createContext({ streams: { stdin, stdout, stderr }, env: envFor(url), cwd: mkdtempSync(join(tmpdir(), 'core-reason-i-')) });
-  let code: number;
-  try {
-    code = await runReasonUpdate(opts, ctx, { prompter });
-  } catch (error) {
-    code = reportError(error, ctx);
-  }
-  await new Promise((resolve) => setImmediate(resolve));
-  return { code, stdout: out, stderr: err };
+function run(opts: ReasonUpdateOptions, prompter: ScriptedPrompter, url: string): Promise<RunResult> {
+  return runWithTerminal((ctx) => runReasonUpdate(opts, ctx, { prompter }), envFor(url), mkdtempSync(join(tmpdir(), 'core-reason-i-')));
 }
 
 const translations: Step[] = [
