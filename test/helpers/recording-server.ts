@@ -30,10 +30,11 @@ export type ScriptedAnswer =
       status: number;
       headers?: Record<string, string>;
       body?: string | Buffer;
-      /** Answer only once this settles: a gate the test opens when it has seen what it waits for. */
+      /**
+       * Answer only once this settles: a gate the test opens when it has seen what it waits for.
+       * There is no delay in milliseconds: a test orders events with gates, `hang` and received().
+       */
       until?: PromiseLike<unknown>;
-      /** Answer this many milliseconds late (for a client's time limit; prefer `until` or `hang` to order events). */
-      delayMs?: number;
     }
   /** Drop the connection without answering. */
   | { reset: true; until?: PromiseLike<unknown> }
@@ -147,7 +148,6 @@ function respond(req: IncomingMessage, res: ServerResponse, answer: ScriptedAnsw
     for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
     res.end(answer.body ?? '');
   };
-  const later = () => ('delayMs' in answer && answer.delayMs ? void setTimeout(send, answer.delayMs) : send());
-  if (answer.until) void Promise.resolve(answer.until).then(later, later);
-  else later();
+  if (answer.until) void Promise.resolve(answer.until).then(send, send);
+  else send();
 }

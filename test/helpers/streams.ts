@@ -10,6 +10,8 @@ export interface MemoryStreams {
 export interface MemoryStreamsInit {
   /** Pretend standard input is a terminal. */
   stdinIsTTY?: boolean;
+  /** Told of standard output as it grows (all of it so far). */
+  onStdout?: (text: string) => void;
   /** Told of standard error as it grows (all of it so far). */
   onStderr?: (text: string) => void;
 }
@@ -33,7 +35,10 @@ export function memoryStreams(init: MemoryStreamsInit = {}): MemoryStreams {
   return {
     streams: {
       stdin,
-      stdout: recorder((text) => (out += text)),
+      stdout: recorder((text) => {
+        out += text;
+        init.onStdout?.(out);
+      }),
       stderr: recorder((text) => {
         err += text;
         init.onStderr?.(err);
