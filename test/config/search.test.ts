@@ -1,9 +1,10 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSettings, locateConfig, userConfigDir } from '../../src/config/index.js';
 import { ConfigError } from '../../src/errors.js';
-import { runBuilt, runningAsRoot, sharedTempDir } from '../helpers/run.js';
+import { runBuilt, runningAsRoot } from '../helpers/run.js';
 import { withTool } from '../helpers/tools.js';
 import { sandbox } from './helpers.js';
 
@@ -167,8 +168,8 @@ describe('the search for a config file', () => {
   });
 });
 
-// File modes mean nothing to root: as root, the built binary runs as nobody (setpriv), else as the
-// user running the tests. The readable case shows that such a run works at all.
+// File modes mean nothing to root: as root, the built binary runs without root's capabilities
+// (setpriv), else as the user running the tests. The readable case shows that such a run works at all.
 describe.skipIf(process.platform === 'win32')('a --config file, read by a user without privileges', () => {
   const unprivileged = runningAsRoot ? withTool('setpriv') : { it };
   const cases: Array<[string, number, number, (file: string) => string, 'stdout' | 'stderr']> = [
@@ -177,7 +178,7 @@ describe.skipIf(process.platform === 'win32')('a --config file, read by a user w
   ];
   for (const [title, mode, code, expected, stream] of cases) {
     unprivileged.it(title, async () => {
-      const file = path.join(sharedTempDir('core-config-mode-'), 'core.yaml');
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'core-config-mode-')), 'core.yaml');
       writeFileSync(file, yaml);
       chmodSync(file, mode);
       const result = await runBuilt(['config', 'show', '--config', file], { unprivileged: true });

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createContext, type Context } from '../../src/context.js';
@@ -33,10 +33,7 @@ export interface RunInit {
   /** Pretend standard input is a terminal. */
   stdinIsTTY?: boolean;
   signal?: AbortSignal;
-  /**
-   * Run the built binary as a user without privileges, for whom file modes count: as root, as
-   * nobody through setpriv (the test must make its files reachable by nobody; see sharedTempDir).
-   */
+  /** Run the built binary without privileges, so that file modes count even when the tests run as root. */
   unprivileged?: boolean;
   /** Told of standard error as it grows (all of it so far), so a test can act on a line when it appears. */
   onStderr?: (text: string) => void;
@@ -87,32 +84,21 @@ export function ensureBuilt(): void {
 /** Whether the tests run as root, for whom every file is readable and writable. */
 export const runningAsRoot = process.getuid?.() === 0;
 
-/** The user and group (nobody) as whom runBuilt runs the binary for `unprivileged` when the tests run as root. */
-const NOBODY = 65534;
-
-/** A temporary folder that every user can enter and read, for the files of an unprivileged run. */
-export function sharedTempDir(prefix = 'core-shared-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  chmodSync(dir, 0o755);
-  return dir;
-}
-
-/** The command line of the built binary, as nobody when `unprivileged` is asked for as root. */
+/**
+ * The command line of the built binary; with `unprivileged` as root, through setpriv with every
+ * capability dropped. Root reads a file of mode 000 only through its capabilities (DAC override):
+ * without them it is an ordinary owner, for whom file modes count, and it still reaches every path
+ * the tests use (a clone under /root, Node 24 under node_modules), which another user might not.
+ */
 function builtCommand(argv: string[], unprivileged: boolean): [string, string[]] {
   if (!unprivileged || !runningAsRoot) return [process.execPath, [binPath, ...argv]];
-  return ['setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '--', process.execPath, binPath, ...argv]];
+  return ['setpriv', ['--bounding-set=-all', '--inh-caps=-all', '--', process.execPath, binPath, ...argv]];
 }
 
 /** Runs the built binary exactly as a user would, in a child process. */
 export function runBuilt(argv: string[], init: RunInit = {}): Promise<RunResult> {
   ensureBuilt();
-  let env = init.env ?? baseEnv();
-  if (init.unprivileged && runningAsRoot) {
-    // A home of nobody's own: the private homes of baseEnv belong to root.
-    const home = sharedTempDir('core-home-');
-    chownSync(home, NOBODY, NOBODY);
-    env = { ...env, HOME: home, XDG_CONFIG_HOME: join(home, '.config') };
-  }
+  const env = init.env ?? baseEnv();
   const [command, args] = builtCommand(argv, init.unprivileged ?? false);
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, {
