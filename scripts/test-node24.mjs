@@ -58,7 +58,7 @@ function main() {
   } catch (error) {
     console.error(`\nerror: the Node ${MAJOR} test run could not start: ${error.message}`);
     console.error(`hint: it needs the npm registry; to see why, run: cd ${folder} && npm install node@${MAJOR}`);
-    return { code: 1, passed: 0, failed: 1, skipped: 0 };
+    return { code: 1, passed: 0, failed: 1, skipped: 0, failedTests: [`(Node ${MAJOR} could not be installed: ${error.message})`], skippedTests: [] };
   }
   const version = versionOf(node);
   console.log(`\nRunning the test suite on Node ${version} (${node})\n`);

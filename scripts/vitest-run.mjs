@@ -1,15 +1,32 @@
 // One run of the test suite with vitest under a given Node binary, read back from vitest's JSON
-// report as counts. Shared by scripts/test.mjs (the current Node) and scripts/test-node24.mjs.
+// report as counts and the names of the tests that failed or were skipped. Shared by
+// scripts/test.mjs (the current Node) and scripts/test-node24.mjs.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The programs outside Node that tests need, and the variable that lets their tests be skipped. */
+export const toolList = JSON.parse(readFileSync(join(root, 'test', 'helpers', 'tools.json'), 'utf8'));
+
+/** Set to 1 to let tests be skipped (a tool missing, another platform); by default a skip fails the run. */
+export const ALLOW_SKIP_VARIABLE = toolList.allowSkipVariable;
+
+export function strictMode(env = process.env) {
+  return env[ALLOW_SKIP_VARIABLE] !== '1';
+}
+
+/** "file > describe > test" for one test of vitest's JSON report. */
+function testName(file, assertion) {
+  return [relative(root, file), ...(assertion.ancestorTitles ?? []), assertion.title].join(' > ');
+}
+
 /**
- * Runs vitest with `node` (a path to a Node binary) and returns { code, passed, failed, skipped }.
+ * Runs vitest with `node` (a path to a Node binary) and returns
+ * { code, passed, failed, skipped, failedTests, skippedTests }, the last two lists of names.
  * A run that reports no tests at all, or no report, counts as a failure.
  */
 export function runVitest(node, args, env = process.env) {
@@ -22,18 +39,32 @@ export function runVitest(node, args, env = process.env) {
   );
   try {
     const results = JSON.parse(readFileSync(report, 'utf8'));
+    const failedTests = [];
+    const skippedTests = [];
+    for (const file of results.testResults ?? []) {
+      // A file that failed to load has no tests to name: name the file and its error.
+      if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) {
+        failedTests.push(`${relative(root, file.name)} (did not load: ${String(file.message ?? '').split('\n')[0]})`);
+      }
+      for (const assertion of file.assertionResults ?? []) {
+        if (assertion.status === 'failed') failedTests.push(testName(file.name, assertion));
+        else if (assertion.status !== 'passed') skippedTests.push(testName(file.name, assertion));
+      }
+    }
     const counts = {
       code: vitest.status ?? 1,
       passed: results.numPassedTests ?? 0,
       failed: results.numFailedTests ?? 0,
       skipped: (results.numPendingTests ?? 0) + (results.numTodoTests ?? 0),
+      failedTests,
+      skippedTests,
     };
     if (results.numTotalTests === 0) counts.code ||= 1;
     // A suite that failed to load (vitest exits 1) with no failed test still counts one failure.
     if (counts.code !== 0 && counts.failed === 0) counts.failed = 1;
     return counts;
   } catch {
-    return { code: vitest.status || 1, passed: 0, failed: 1, skipped: 0 };
+    return { code: vitest.status || 1, passed: 0, failed: 1, skipped: 0, failedTests: ['(vitest wrote no report)'], skippedTests: [] };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

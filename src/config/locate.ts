@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { access, constants, readdir, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
@@ -200,6 +200,8 @@ async function assertReadableFile(file: string, by: string): Promise<void> {
   try {
     const info = await stat(file);
     if (!info.isFile()) throw new ConfigError(`config file ${file} (from ${by}) is not a file`);
+    // stat succeeds on a file its mode keeps from being read; the load would then fail unexplained.
+    await access(file, constants.R_OK);
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     const code = (error as NodeJS.ErrnoException).code;

@@ -1,10 +1,11 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CODES } from '../../src/payload/index.js';
 import { baseEnv, binPath, ensureBuilt, repoRoot, runInProcess } from '../helpers/run.js';
+import { coreOnPath } from './helpers.js';
 
 /**
  * The bash script, loaded into a real bash and asked for completions the way bash asks: COMP_WORDS
@@ -21,10 +22,7 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'core-completion-'));
   script = join(dir, 'core.bash');
   writeFileSync(script, execFileSync(process.execPath, [binPath, 'completion', 'bash'], { env: baseEnv() as NodeJS.ProcessEnv }));
-  shimDir = join(dir, 'bin');
-  mkdirSync(shimDir);
-  writeFileSync(join(shimDir, 'core'), `#!/bin/sh\nexec "${process.execPath}" "${binPath}" "$@"\n`);
-  chmodSync(join(shimDir, 'core'), 0o755);
+  shimDir = coreOnPath(dir);
 });
 
 interface Asked {

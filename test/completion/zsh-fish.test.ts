@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -7,15 +7,13 @@ import { fishQuote } from '../../src/commands/completion/fish.js';
 import { describeTree, flatten } from '../../src/commands/completion/tree.js';
 import { commandTree } from '../../scripts/docs/generate.js';
 import { baseEnv, binPath, ensureBuilt, runInProcess } from '../helpers/run.js';
+import { withTool } from '../helpers/tools.js';
+import { coreOnPath } from './helpers.js';
 
 /**
- * The zsh and fish scripts. Their content is checked everywhere; where the shell is installed, the
- * script is also parsed by it and asked for completions (skipped otherwise).
+ * The zsh and fish scripts: their content, and what each shell makes of them: parsed by it and
+ * asked for completions. Those tests need the shell (test/helpers/tools.ts).
  */
-
-function installed(shell: string): boolean {
-  return spawnSync('sh', ['-c', `command -v ${shell}`], { encoding: 'utf8' }).status === 0;
-}
 
 let dir: string;
 let shimDir: string;
@@ -24,10 +22,7 @@ let project: string;
 beforeAll(() => {
   ensureBuilt();
   dir = mkdtempSync(join(tmpdir(), 'core-completion-shells-'));
-  shimDir = join(dir, 'bin');
-  mkdirSync(shimDir);
-  writeFileSync(join(shimDir, 'core'), `#!/bin/sh\nexec "${process.execPath}" "${binPath}" "$@"\n`);
-  chmodSync(join(shimDir, 'core'), 0o755);
+  shimDir = coreOnPath(dir);
   project = join(dir, 'project');
   mkdirSync(project);
   writeFileSync(join(project, '.corerc.yaml'), 'profiles:\n  staging: {tenant: acme}\n  prod: {tenant: acme}\n');
@@ -60,14 +55,14 @@ describe.each(['zsh', 'fish'] as const)('the %s completion script', (shell) => {
     expect(result.stdout).not.toMatch(/__profiles'? -d|__profiles:/);
   });
 
-  it.skipIf(!installed(shell))(`parses with ${shell} -n`, () => {
+  withTool(shell).it(`parses with ${shell} -n`, () => {
     const result = spawnSync(shell, ['-n', script(shell)], { encoding: 'utf8' });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
   });
 });
 
-describe.skipIf(!installed('fish'))('fish, asked for completions with complete -C', () => {
+withTool('fish').describe('fish, asked for completions with complete -C', () => {
   let file: string;
   beforeAll(() => {
     file = script('fish');
@@ -104,7 +99,7 @@ describe.skipIf(!installed('fish'))('fish, asked for completions with complete -
   });
 });
 
-describe.skipIf(!installed('zsh'))('zsh, with the completion system replaced by stubs that print what it is handed', () => {
+withTool('zsh').describe('zsh, with the completion system replaced by stubs that print what it is handed', () => {
   let file: string;
   let driver: string;
   beforeAll(() => {

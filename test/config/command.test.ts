@@ -74,7 +74,7 @@ describe('core config show', () => {
     const box = await sandbox({ CORE_TOKEN: FROM_ENV });
     const file = await box.write(path.join(box.cwd, '.corerc'), fullProfile);
     const io = capture(box.env, box.cwd);
-    await runConfigShow({ global: { profile: 'prod' }, json: true }, io.ctx);
+    expect(await runConfigShow({ global: { profile: 'prod' }, json: true }, io.ctx)).toBe(0);
     const report = JSON.parse(io.stdout()) as Record<string, unknown>;
     expect(report).toMatchObject({
       configFile: file,
@@ -103,11 +103,11 @@ describe('core config show', () => {
     const box = await sandbox();
     await box.write(path.join(box.cwd, '.corerc'), 'profiles:\n  p:\n    token: {env: MY_TOKEN}\n');
     const unset = capture(box.env, box.cwd);
-    await runConfigShow({ global: {}, json: true }, unset.ctx);
+    expect(await runConfigShow({ global: {}, json: true }, unset.ctx)).toBe(0);
     expect(JSON.parse(unset.stdout()).token).toMatchObject({ kind: 'env', env: 'MY_TOKEN', set: false });
     const env = { ...box.env, MY_TOKEN: FROM_ENV };
     const set = capture(env, box.cwd);
-    await runConfigShow({ global: {}, json: false }, set.ctx);
+    expect(await runConfigShow({ global: {}, json: false }, set.ctx)).toBe(0);
     expect(set.stdout()).toMatch(/token +env MY_TOKEN \(set\)/);
     expect(set.all()).not.toContain(FROM_ENV);
   });
@@ -362,8 +362,9 @@ describe('core config init', () => {
       'Where should the token': 'literal',
       'Token (it will be stored': LITERAL,
     });
-    await runConfigInit(initOptions(), { ...io.ctx, prompter: () => prompter });
+    expect(await runConfigInit(initOptions(), { ...io.ctx, prompter: () => prompter })).toBe(0);
     const file = path.join(box.home, '.config', 'core', 'config.yaml');
+    expect(io.stdout()).toBe(`Wrote profile default to ${file}\n`);
     expect(await readFile(file, 'utf8')).toContain(`token: ${LITERAL}`);
     if (process.platform !== 'win32') expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect(io.all()).not.toContain(LITERAL);

@@ -1,9 +1,9 @@
 import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
 import { afterEach } from 'vitest';
 import { createContext, type Context, type Env } from '../../src/context.js';
+import { memoryStreams } from '../helpers/streams.js';
 
 /**
  * A temporary home for one test: HOME (and so ~/.config) points into it, and the working folder is
@@ -62,26 +62,9 @@ export interface Captured {
 
 /** A context on in-memory streams; `tty` makes standard input look like a terminal. */
 export function capture(env: Env, cwd: string, options: { tty?: boolean } = {}): Captured {
-  const out: string[] = [];
-  const err: string[] = [];
-  // Writables that record synchronously, so the text is there as soon as the run function returns.
-  const recorder = (into: string[]) =>
-    new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        into.push(chunk.toString());
-        done();
-      },
-    });
-  const stdout = recorder(out);
-  const stderr = recorder(err);
-  const stdin = Object.assign(new PassThrough(), { isTTY: options.tty === true });
-  const ctx = createContext({ streams: { stdout, stderr, stdin }, env, cwd });
-  return {
-    ctx,
-    stdout: () => out.join(''),
-    stderr: () => err.join(''),
-    all: () => out.join('') + err.join(''),
-  };
+  const io = memoryStreams({ stdinIsTTY: options.tty === true });
+  const ctx = createContext({ streams: io.streams, env, cwd });
+  return { ctx, stdout: io.stdout, stderr: io.stderr, all: () => io.stdout() + io.stderr() };
 }
 
 /** A small valid profile in YAML. */

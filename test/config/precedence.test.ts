@@ -190,7 +190,10 @@ describe('flag and environment values are checked too', () => {
   });
 
   it('never repeats credentials from a base URL in its message', async () => {
-    const error = (await load(null, { baseUrl: 'https://user:hunter2@chat.example.com' }).catch((e: unknown) => e)) as Error;
-    expect(error.message).not.toContain('hunter2');
+    const error = await load(null, { baseUrl: 'https://user:hunter2@chat.example.com' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).exitCode).toBe(2);
+    expect((error as UsageError).message).toBe('--base-url: must not hold a user name or password; use token');
+    expect((error as UsageError).message).not.toContain('hunter2');
   });
 });

@@ -76,8 +76,11 @@ describe('requireSettings', () => {
   });
 
   it('never names a token value', async () => {
-    const { settings } = await settingsFor('profiles:\n  p:\n    integratorToken: literal-secret-value\n');
+    const { settings, file } = await settingsFor('profiles:\n  p:\n    integratorToken: literal-secret-value\n');
     const error = requireError(settings, ['token', 'baseUrl']);
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toBe('missing token and base URL');
+    expect(lines(error)[0]).toBe(`token: looked for env CORE_TOKEN, token in profile p of ${file}`);
     expect([error.message, ...lines(error), error.hint].join('\n')).not.toContain('literal-secret-value');
   });
 });

@@ -97,15 +97,19 @@ describe('an invalid config file', () => {
     expect(error.problems[0]!.path).toBe('profiles["my team"].tiemout');
   });
 
+  // Each message names the place of the problem (a key path, or the file's line and column) and
+  // what is wrong with it, but not the value.
   it.each([
-    ['a token with a line break', `profiles:\n  s:\n    token: "${SECRET}\\nX-Injected: 1"\n`],
-    ['a token env holding the token itself', `profiles:\n  s:\n    token: {env: "${SECRET}-x"}\n`],
-    ['a token with an unknown key', `profiles:\n  s:\n    token: {value: "${SECRET}"}\n`],
-    ['a header value with a line break', `profiles:\n  s:\n    headers: {Authorization: "Bearer ${SECRET}\\n"}\n`],
-    ['broken YAML around a token', `profiles:\n  s:\n    token: "${SECRET}\n    tenant: [\n`],
-    ['duplicate keys around a token', `profiles:\n  s:\n    token: ${SECRET}\n    token: ${SECRET}\n`],
-  ])('never quotes a secret in its message: %s', async (_case, content) => {
+    ['a token with a line break', `profiles:\n  s:\n    token: "${SECRET}\\nX-Injected: 1"\n`, 'profiles.s.token: holds a line break or control character'],
+    ['a token env holding the token itself', `profiles:\n  s:\n    token: {env: "${SECRET}-x"}\n`, 'profiles.s.token.env: must be the name of an environment variable'],
+    ['a token with an unknown key', `profiles:\n  s:\n    token: {value: "${SECRET}"}\n`, 'profiles.s.token.value: unknown key'],
+    ['a header value with a line break', `profiles:\n  s:\n    headers: {Authorization: "Bearer ${SECRET}\\n"}\n`, 'profiles.s.headers.Authorization: a header value must not hold a line break'],
+    ['broken YAML around a token', `profiles:\n  s:\n    token: "${SECRET}\n    tenant: [\n`, '.corerc:5:1: invalid YAML: unexpected end of the stream'],
+    ['duplicate keys around a token', `profiles:\n  s:\n    token: ${SECRET}\n    token: ${SECRET}\n`, '.corerc:4:5: invalid YAML: duplicated mapping key'],
+  ])('never quotes a secret in its message: %s', async (_case, content, shown) => {
     const { error } = await loadError(content);
+    expect(error.exitCode).toBe(2);
+    expect(text(error)).toContain(shown);
     expect(text(error)).not.toContain(SECRET);
   });
 

@@ -1,7 +1,12 @@
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createReadStream, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSettings, resolveSecret, resolveSettingsToken } from '../../src/config/index.js';
 import { ConfigError, InterruptedError } from '../../src/errors.js';
+import { happens } from '../helpers/wait.js';
 import { sandbox } from './helpers.js';
 
 const what = 'token of profile "staging"';
@@ -11,6 +16,18 @@ const posix = process.platform !== 'win32';
 /** The whole error as a user would read it. */
 function text(error: ConfigError): string {
   return [error.message, ...error.problems.map((p) => p.message), error.hint ?? ''].join('\n');
+}
+
+/**
+ * A FIFO for a token command to hold open (`sleep 300 > "$HELD"`): `running` resolves once the
+ * command has opened it, `gone` once every process holding it has ended (the reader sees its end).
+ */
+function heldFifo(): { path: string; running: Promise<void>; gone: Promise<void> } {
+  const fifo = path.join(mkdtempSync(path.join(tmpdir(), 'core-secret-fifo-')), 'held');
+  execFileSync('mkfifo', [fifo]);
+  const reader = createReadStream(fifo);
+  reader.resume();
+  return { path: fifo, running: once(reader, 'open').then(() => undefined), gone: once(reader, 'end').then(() => undefined) };
 }
 
 async function failure(promise: Promise<unknown>): Promise<ConfigError> {
@@ -79,13 +96,13 @@ describe('resolveSecret', () => {
     });
 
     it('stops a command that runs past its time limit, with its children, and says so', async () => {
-      const started = Date.now();
-      const error = await failure(
-        resolveSecret({ command: 'echo "waiting for pinentry" >&2; sleep 30; echo late' }, { env, cwd: '.', what, timeoutMs: 300 }),
-      );
-      expect(Date.now() - started).toBeLessThan(5000);
-      expect(error.message).toBe(`${what}: the command "echo \\"waiting for pinentry\\" >&2; sleep 30; echo late" did not finish within 300ms`);
+      // The shell's child, sleep, holds a FIFO open; the FIFO ends only once that child is gone.
+      const held = heldFifo();
+      const command = 'echo "waiting for pinentry" >&2; sleep 300 > "$HELD"; echo late';
+      const error = await failure(resolveSecret({ command }, { env: { ...env, HELD: held.path }, cwd: '.', what, timeoutMs: 300 }));
+      expect(error.message).toBe(`${what}: the command ${JSON.stringify(command)} did not finish within 300ms`);
       expect(error.problems.map((p) => p.message)).toEqual(['stderr: waiting for pinentry']);
+      await happens(held.gone, "the end of the command's child, sleep");
     });
 
     it('gives a command no standard input, so one that reads it ends instead of hanging', async () => {
@@ -103,10 +120,14 @@ describe('resolveSecret', () => {
     });
 
     it('stops a running command when the invocation is interrupted', async () => {
+      const held = heldFifo();
       const controller = new AbortController();
-      const pending = resolveSecret({ command: 'sleep 30' }, { env, cwd: '.', what, signal: controller.signal });
-      setTimeout(() => controller.abort(), 100);
+      const pending = resolveSecret({ command: 'sleep 300 > "$HELD"' }, { env: { ...env, HELD: held.path }, cwd: '.', what, signal: controller.signal });
+      // Ctrl-C once the command is surely running: its sleep has opened the FIFO.
+      await happens(held.running, 'the start of the command');
+      controller.abort();
       await expect(pending).rejects.toBeInstanceOf(InterruptedError);
+      await happens(held.gone, 'the end of the command');
     });
   });
 });

@@ -13,6 +13,7 @@ describe('a JavaScript config file in the built binary', () => {
     writeFileSync(join(dir, name), 'module.exports = { profiles: { js: { tenant: "from-js" } } };\n');
     writeFileSync(join(dir, 'package.json'), '{"type":"commonjs"}\n');
     const result = await runBuilt(['config', 'show'], { cwd: dir, env: baseEnv({ HOME: dir }) });
+    expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     expect(result.stdout).toMatch(/tenant\s+from-js/);
   });
@@ -24,6 +25,7 @@ describe('a JavaScript config file in the built binary', () => {
     expect(plain.code).toBe(2);
     expect(plain.stderr).toContain('.corerc.cjs:1: cannot be loaded (Error)');
     const debug = await runBuilt(['config', 'show'], { cwd: dir, env: baseEnv({ HOME: dir, CORE_DEBUG: '1' }) });
+    expect(debug.code).toBe(2);
     expect(debug.stderr).toContain('boom from config');
     expect(debug.stderr).not.toContain('__filename');
   });

@@ -85,7 +85,6 @@ describe('the built core binary', () => {
   it.each<[string, string[], Record<string, string | Buffer>, RegExp]>([
     ['an unknown option', ['reply', '--bogus'], {}, /unknown option '--bogus'/],
     ['a --code outside the enumeration', ['reply', '-t', 'x', '--code', 'MAYBE'], {}, /--code.*MAYBE/s],
-    ['-i without a terminal', ['reply', '-i'], {}, /needs a terminal/],
     ['a payload file that does not exist', ['reply', '-f', 'nope.json'], {}, /not found: nope.json/],
     ['a payload that is a folder', ['reply', '-f', 'folder'], { 'folder/.keep': '' }, /is a folder/],
     ['a payload of invalid UTF-8', ['reply', '-f', 'bad.json'], { 'bad.json': Buffer.from([0x7b, 0xff, 0xfe, 0x7d]) }, /not valid UTF-8/],

@@ -7,7 +7,7 @@ import { describeTree, type CommandSpec, type OptionSpec } from '../../src/comma
 import { createContext } from '../../src/context.js';
 import { buildProgram } from '../../src/program.js';
 import { runInProcess } from '../helpers/run.js';
-import { startHttp, type TestServer } from './helpers.js';
+import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
 
 /**
  * Arbitrary command lines for every command, mixing the real option names (read from commander's
@@ -80,14 +80,14 @@ function argvFor(spec: CommandSpec, everyCommandName: string[]): fc.Arbitrary<st
 }
 
 describe('arbitrary command lines', () => {
-  let server: TestServer;
+  let server: RecordingServer;
   let specs: CommandSpec[];
   let commandNames: string[];
 
   beforeAll(async () => {
     let hit = 0;
     // Most answers are 200; some are 4xx or 5xx, so those exits are reached too (5xx without Retry-After backoff is short).
-    server = await startHttp(() => {
+    server = await startRecordingServer(() => {
       hit += 1;
       return hit % 7 === 0 ? { status: 404, body: '{"message":"no such reason"}' } : hit % 11 === 0 ? { status: 500, body: 'oops' } : { status: 200 };
     });

@@ -1,16 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { connect, createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * Servers for the hardening tests, all on this machine: an HTTPS server whose certificate comes from
- * a CA made here with openssl, a forward proxy that records what passes through it, and a raw TCP
- * server for answers that are not HTTP. Nothing intercepts the HTTP library: requests go on the wire.
+ * What the hardening tests need besides the recording server (test/helpers/recording-server.ts),
+ * all on this machine: a CA and a server certificate made here with openssl, a forward proxy that
+ * records what passes through it, and a raw TCP server for answers that are not HTTP. Nothing
+ * intercepts the HTTP library: requests go on the wire.
  */
 
 export interface Pki {
@@ -68,92 +67,9 @@ export function makePki(extraIps: string[] = []): Pki {
   };
 }
 
-/** Whether openssl can be run here; the TLS tests need it. */
-export function hasOpenssl(): boolean {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export interface Recorded {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
-export type Answer =
-  | { status: number; headers?: Record<string, string>; body?: string | Buffer; delayMs?: number }
-  /** Write the status line, headers and part of the body, then destroy the socket. */
-  | { partial: string; declaredLength: number };
-
-export interface TestServer {
-  url: string;
-  port: number;
-  requests: Recorded[];
-  close(): Promise<void>;
-}
-
-type Handler = (request: Recorded, index: number) => Answer;
-
-function recordingHandler(answer: Handler, requests: Recorded[]) {
-  return (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
-      const index = requests.length;
-      requests.push(recorded);
-      const reply = answer(recorded, index);
-      if ('partial' in reply) {
-        res.writeHead(200, { 'Content-Length': String(reply.declaredLength), 'X-Request-Id': randomUUID() });
-        res.write(reply.partial, () => setTimeout(() => req.socket.destroy(), 20));
-        return;
-      }
-      const send = () => {
-        res.statusCode = reply.status;
-        res.setHeader('X-Request-Id', randomUUID());
-        for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
-        res.end(reply.body ?? '');
-      };
-      if (reply.delayMs) setTimeout(send, reply.delayMs);
-      else send();
-    });
-  };
-}
-
 async function listen(server: Server, host: string): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   return (server.address() as AddressInfo).port;
-}
-
-function closer(server: Server & { closeAllConnections?: () => void }): () => Promise<void> {
-  return () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections?.();
-      server.close(() => resolve());
-    });
-}
-
-const ok: Handler = () => ({ status: 200 });
-
-/** A recording HTTP server on loopback (or `host`), answering from `answer`. */
-export async function startHttp(answer: Handler = ok, host = '127.0.0.1'): Promise<TestServer> {
-  const requests: Recorded[] = [];
-  const server = createHttpServer(recordingHandler(answer, requests));
-  const port = await listen(server, host);
-  return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, port, requests, close: closer(server) };
-}
-
-/** A recording HTTPS server with the certificate of `pki`, on loopback (or `host`). */
-export async function startHttps(pki: Pki, answer: Handler = ok, host = '127.0.0.1'): Promise<TestServer> {
-  const requests: Recorded[] = [];
-  const server = createHttpsServer({ key: pki.key, cert: pki.cert }, recordingHandler(answer, requests));
-  const port = await listen(server, host);
-  return { url: `https://${host}:${port}`, port, requests, close: closer(server) };
 }
 
 export interface ProxyLogEntry {
@@ -259,8 +175,14 @@ function splitHostPort(target: string): [string, number] {
   return match ? [match[1]!, Number(match[2])] : [target, 443];
 }
 
+export interface RawServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
 /** A TCP server that answers every connection with `bytes` and closes it: a service that does not speak HTTP. */
-export async function startRawServer(bytes: Buffer | string): Promise<TestServer> {
+export async function startRawServer(bytes: Buffer | string): Promise<RawServer> {
   const sockets = new Set<Socket>();
   const server = createTcpServer((socket) => {
     sockets.add(socket);
@@ -272,7 +194,6 @@ export async function startRawServer(bytes: Buffer | string): Promise<TestServer
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    requests: [],
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

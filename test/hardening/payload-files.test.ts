@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseEnv, runBuilt, runInProcess } from '../helpers/run.js';
-import { startHttp, type TestServer } from './helpers.js';
+import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
 
 /**
  * Payload files that are not payloads: random bytes, invalid UTF-8, 50 MB, a folder, deep nesting.
@@ -14,12 +14,12 @@ import { startHttp, type TestServer } from './helpers.js';
  */
 
 describe('a payload file that is not a payload', () => {
-  let server: TestServer;
+  let server: RecordingServer;
   let dir: string;
   let env: Record<string, string | undefined>;
 
   beforeAll(async () => {
-    server = await startHttp();
+    server = await startRecordingServer();
     dir = mkdtempSync(join(tmpdir(), 'core-files-'));
     env = baseEnv({ CORE_BASE_URL: server.url, CORE_TENANT: 'acme', CORE_TOKEN: 'files-token' });
     mkdirSync(join(dir, 'folder.json'));

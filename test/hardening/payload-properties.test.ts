@@ -8,7 +8,7 @@ import type { Problem } from '../../src/errors.js';
 import { stringifyJson, validateGreeting, validateReason, validateReply } from '../../src/payload/index.js';
 import { baseEnv, runInProcess } from '../helpers/run.js';
 import { deep, hostile, jsonish, nested, shaped, validGreeting, validReason, validReply } from './arbitraries.js';
-import { startHttp, type TestServer } from './helpers.js';
+import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
 
 /**
  * Hostile input, by property: whatever JSON value reaches a validator, it answers with a valid
@@ -96,10 +96,10 @@ describe('valid payloads, generated from the API\'s bounds', () => {
 });
 
 describe('valid payloads sent with -f FILE reach the service byte for byte', () => {
-  let server: TestServer;
+  let server: RecordingServer;
   let dir: string;
   beforeAll(async () => {
-    server = await startHttp();
+    server = await startRecordingServer();
     dir = mkdtempSync(join(tmpdir(), 'core-roundtrip-'));
   });
   afterAll(() => server.close());

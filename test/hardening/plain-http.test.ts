@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPlainHttp } from '../../src/send/transport.js';
 import { baseEnv, runInProcess } from '../helpers/run.js';
-import { startHttp, type TestServer } from './helpers.js';
+import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
 
 /** No credential goes over plain http to a host other than this machine without --allow-http. */
 
@@ -30,10 +30,10 @@ describe('checkPlainHttp', () => {
 });
 
 describe('a sending command with a plain http base URL', () => {
-  let server: TestServer;
+  let server: RecordingServer;
   let dir: string;
   beforeAll(async () => {
-    server = await startHttp();
+    server = await startRecordingServer();
     dir = mkdtempSync(join(tmpdir(), 'core-plain-http-'));
     writeFileSync(join(dir, 'reasons.ndjson'), '{"code":"LUNCH","reasons":[{"locale":"en","name":"Lunch"}]}\n');
   });

@@ -3,19 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseEnv, runInProcess } from '../helpers/run.js';
-import {
-  TEST_HOST,
-  hasOpenssl,
-  makePki,
-  outsideAddress,
-  startHttp,
-  startHttps,
-  startProxy,
-  writeConfig,
-  type Pki,
-  type TestProxy,
-  type TestServer,
-} from './helpers.js';
+import { requiring, withTool } from '../helpers/tools.js';
+import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
+import { TEST_HOST, makePki, outsideAddress, startProxy, writeConfig, type Pki, type TestProxy } from './helpers.js';
 
 /**
  * Requests through a forward proxy on loopback that records what passes through it. The service is
@@ -29,20 +19,26 @@ const PROXY_USER = 'alice';
 const PROXY_PASSWORD = 'pr0xy-pa55word';
 const reply = ['reply', '--core-client-id', '42', '-t', 'Hello through a proxy'];
 const outside = outsideAddress();
+// Loopback is never proxied, so the NO_PROXY test needs an address of this machine that is not.
+const withOutsideAddress = requiring(
+  'a non-loopback IPv4 address',
+  outside !== undefined,
+  () => 'this machine has no IPv4 address but loopback: run the tests where it has a network interface, or set CORE_TEST_ALLOW_SKIP=1 to skip this test',
+);
 
-describe.runIf(hasOpenssl())('a forward proxy', () => {
+withTool('openssl').describe('a forward proxy', () => {
   let pki: Pki;
-  let https: TestServer;
-  let http: TestServer;
+  let https: RecordingServer;
+  let http: RecordingServer;
   let proxy: TestProxy;
   let guarded: TestProxy;
-  let direct: TestServer | undefined;
+  let direct: RecordingServer | undefined;
 
   beforeAll(async () => {
     pki = makePki(outside ? [outside] : []);
-    https = await startHttps(pki);
-    http = await startHttp();
-    if (outside) direct = await startHttps(pki, undefined, outside);
+    https = await startRecordingServer(undefined, { tls: pki });
+    http = await startRecordingServer();
+    if (outside) direct = await startRecordingServer(undefined, { tls: pki, host: outside });
     const route = (host: string, port: number) => (host === outside ? { host, port: direct!.port } : port === 80 ? http.port : https.port);
     proxy = await startProxy({ route });
     guarded = await startProxy({ route, credentials: `${PROXY_USER}:${PROXY_PASSWORD}` });
@@ -120,7 +116,7 @@ describe.runIf(hasOpenssl())('a forward proxy', () => {
       expect(logSize()).toBe(before + 1);
     });
 
-    it.runIf(outside !== undefined)("reaches an address that NO_PROXY lists directly, and through the proxy when it does not", async () => {
+    withOutsideAddress.it('reaches an address that NO_PROXY lists directly, and through the proxy when it does not', async () => {
       const baseUrl = `https://${outside}:${direct!.port}`;
       const before = logSize();
       const served = direct!.requests.length;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseEnv, runInProcess, type RunResult } from '../helpers/run.js';
-import { startHttp, type Recorded, type TestServer } from './helpers.js';
+import { startRecordingServer, type RecordedRequest, type RecordingServer } from '../helpers/recording-server.js';
 
 /**
  * No token value in any output, whatever the flags (docs/security.md, "Secrets"): every command and
@@ -21,7 +21,7 @@ const posix = process.platform !== 'win32';
 
 /** Echoes the request's credentials back in the answer's body and headers, as a careless service might. */
 function echo(status: number) {
-  return (request: Recorded) => {
+  return (request: RecordedRequest) => {
     const credential = String(request.headers.authorization ?? '');
     return {
       status,
@@ -44,12 +44,23 @@ interface Case {
   stdin?: string;
   /** Exit codes the case may end with. */
   codes: number[];
+  /**
+   * What the output must show (stdout and stderr together): the place where a secret would be,
+   * masked, so the case cannot pass by printing nothing.
+   */
+  shows: RegExp;
 }
 
 const reply = ['reply', '--core-client-id', '1', '-t', `hi`];
 const greet = ['greet', '--core-client-id', '1', '-t', 'hello'];
 const reason = ['reason', 'update', '--code', 'LUNCH', '--name', 'en=Lunch'];
 const reasonFile = ['reason', 'update', '-f', 'reasons.ndjson', '--report', 'report.ndjson'];
+
+const masked = /Bearer \*{8}/;
+const curl = /Bearer \$CORE_(INTEGRATOR_)?TOKEN"/;
+const echoedHeader = /< x-echo-authorization: \*{8}\n/;
+const echoedMessage = /token Bearer \*{8} is not valid here/;
+const refused = /ECONNREFUSED/;
 
 const cases: Array<[string, Case]> = [];
 for (const [name, base] of [
@@ -58,45 +69,45 @@ for (const [name, base] of [
   ['reason update', reason],
 ] as const) {
   cases.push(
-    [`${name} --dry-run`, { argv: [...base, '--dry-run'], server: 'ok', codes: [0] }],
-    [`${name} --dry-run --json`, { argv: [...base, '--dry-run', '--json'], server: 'ok', codes: [0] }],
-    [`${name} --curl`, { argv: [...base, '--curl'], server: 'ok', codes: [0] }],
-    [`${name} --verbose (an answer echoing the token in a header)`, { argv: [...base, '--verbose'], server: 'ok', codes: [0] }],
-    [`${name} --json --verbose`, { argv: [...base, '--json', '--verbose'], server: 'ok', codes: [0] }],
-    [`${name}: a 401 echoing the token`, { argv: base, server: 'unauthorized', codes: [4] }],
-    [`${name} --json: a 401 echoing the token`, { argv: [...base, '--json'], server: 'unauthorized', codes: [4] }],
-    [`${name} --verbose: a 401 echoing the token`, { argv: [...base, '--verbose'], server: 'unauthorized', codes: [4] }],
-    [`${name} CORE_DEBUG=1: a 401 echoing the token`, { argv: [...base, '--verbose'], server: 'unauthorized', debug: true, codes: [4] }],
-    [`${name} CORE_DEBUG=1: a network failure`, { argv: [...base, '--verbose'], server: 'closed', debug: true, codes: [6] }],
-    [`${name} CORE_DEBUG=1 --json: a network failure`, { argv: [...base, '--json'], server: 'closed', debug: true, codes: [6] }],
+    [`${name} --dry-run`, { argv: [...base, '--dry-run'], server: 'ok', codes: [0], shows: masked }],
+    [`${name} --dry-run --json`, { argv: [...base, '--dry-run', '--json'], server: 'ok', codes: [0], shows: masked }],
+    [`${name} --curl`, { argv: [...base, '--curl'], server: 'ok', codes: [0], shows: curl }],
+    [`${name} --verbose (an answer echoing the token in a header)`, { argv: [...base, '--verbose'], server: 'ok', codes: [0], shows: echoedHeader }],
+    [`${name} --json --verbose`, { argv: [...base, '--json', '--verbose'], server: 'ok', codes: [0], shows: echoedHeader }],
+    [`${name}: a 401 echoing the token`, { argv: base, server: 'unauthorized', codes: [4], shows: echoedMessage }],
+    [`${name} --json: a 401 echoing the token`, { argv: [...base, '--json'], server: 'unauthorized', codes: [4], shows: echoedMessage }],
+    [`${name} --verbose: a 401 echoing the token`, { argv: [...base, '--verbose'], server: 'unauthorized', codes: [4], shows: echoedMessage }],
+    [`${name} CORE_DEBUG=1: a 401 echoing the token`, { argv: [...base, '--verbose'], server: 'unauthorized', debug: true, codes: [4], shows: echoedMessage }],
+    [`${name} CORE_DEBUG=1: a network failure`, { argv: [...base, '--verbose'], server: 'closed', debug: true, codes: [6], shows: refused }],
+    [`${name} CORE_DEBUG=1 --json: a network failure`, { argv: [...base, '--json'], server: 'closed', debug: true, codes: [6], shows: refused }],
   );
 }
 cases.push(
-  ['reason update -f --report: a 401 echoing the token', { argv: reasonFile, server: 'unauthorized', codes: [4] }],
-  ['reason update -f --report --json CORE_DEBUG=1: a 401 echoing the token', { argv: [...reasonFile, '--json'], server: 'unauthorized', debug: true, codes: [4] }],
-  ['reason update -f --report --verbose: 200s echoing the token', { argv: [...reasonFile, '--verbose'], server: 'ok', codes: [0] }],
-  ['reason update -f --report CORE_DEBUG=1: a network failure', { argv: reasonFile, server: 'closed', debug: true, codes: [6] }],
-  ['reason update -f --dry-run --json', { argv: ['reason', 'update', '-f', 'reasons.ndjson', '--dry-run', '--json'], server: 'ok', codes: [0] }],
-  ['reason update -f --curl', { argv: ['reason', 'update', '-f', 'reasons.ndjson', '--curl'], server: 'ok', codes: [0] }],
-  ['reply -f - --dry-run, the payload quoting the token', { argv: ['reply', '-f', '-', '--dry-run'], stdin: `{"text":"${TOKEN}","coreClientId":1}`, server: 'ok', codes: [0] }],
-  ['config show', { argv: ['config', 'show'], server: 'ok', codes: [0] }],
-  ['config show --json', { argv: ['config', 'show', '--json'], server: 'ok', codes: [0] }],
-  ['config show CORE_DEBUG=1', { argv: ['config', 'show'], server: 'ok', debug: true, codes: [0] }],
+  ['reason update -f --report: a 401 echoing the token', { argv: reasonFile, server: 'unauthorized', codes: [4], shows: echoedMessage }],
+  ['reason update -f --report --json CORE_DEBUG=1: a 401 echoing the token', { argv: [...reasonFile, '--json'], server: 'unauthorized', debug: true, codes: [4], shows: echoedMessage }],
+  ['reason update -f --report --verbose: 200s echoing the token', { argv: [...reasonFile, '--verbose'], server: 'ok', codes: [0], shows: echoedHeader }],
+  ['reason update -f --report CORE_DEBUG=1: a network failure', { argv: reasonFile, server: 'closed', debug: true, codes: [6], shows: refused }],
+  ['reason update -f --dry-run --json', { argv: ['reason', 'update', '-f', 'reasons.ndjson', '--dry-run', '--json'], server: 'ok', codes: [0], shows: masked }],
+  ['reason update -f --curl', { argv: ['reason', 'update', '-f', 'reasons.ndjson', '--curl'], server: 'ok', codes: [0], shows: curl }],
+  ['reply -f - --dry-run, the payload quoting the token', { argv: ['reply', '-f', '-', '--dry-run'], stdin: `{"text":"${TOKEN}","coreClientId":1}`, server: 'ok', codes: [0], shows: /"text": "\*{8}"/ }],
+  ['config show', { argv: ['config', 'show'], server: 'ok', codes: [0], shows: /^token {2,}\S/m }],
+  ['config show --json', { argv: ['config', 'show', '--json'], server: 'ok', codes: [0], shows: /"token": \{/ }],
+  ['config show CORE_DEBUG=1', { argv: ['config', 'show'], server: 'ok', debug: true, codes: [0], shows: /^token {2,}\S/m }],
 );
 
 /** The places a token comes from: the environment, a literal in the file, {env: NAME}, {command: ...}. */
 const sources = ['env CORE_TOKEN', 'a literal in the config file', '{env: NAME}', ...(posix ? ['{command: ...}'] : [])] as const;
 
 describe('no secret in any output', () => {
-  let unauthorized: TestServer;
-  let ok: TestServer;
+  let unauthorized: RecordingServer;
+  let ok: RecordingServer;
   let closed: string;
   let dir: string;
 
   beforeAll(async () => {
-    unauthorized = await startHttp(echo(401));
-    ok = await startHttp(echo(200));
-    const gone = await startHttp();
+    unauthorized = await startRecordingServer(echo(401));
+    ok = await startRecordingServer(echo(200));
+    const gone = await startRecordingServer();
     closed = gone.url;
     await gone.close();
     dir = mkdtempSync(join(tmpdir(), 'core-secrets-'));
@@ -138,6 +149,7 @@ describe('no secret in any output', () => {
       writeFileSync(report, '');
       const run: RunResult = await runInProcess([...c.argv, '--config', config], { env, cwd: dir, ...(c.stdin !== undefined ? { stdin: c.stdin } : {}) });
       expect(c.codes).toContain(run.code);
+      expect(run.stdout + run.stderr).toMatch(c.shows);
       const written = existsSync(report) ? readFileSync(report, 'utf8') : '';
       for (const secret of ALL_SECRETS) {
         expect(run.stdout).not.toContain(secret);
@@ -182,13 +194,15 @@ describe.runIf(posix)('a config file holding a literal token', () => {
     writeFileSync(file, 'profiles:\n  p:\n    token: {env: X}\n    integratorToken: {command: "pass show x"}\n');
     chmodSync(file, 0o644);
     const run = await runInProcess(['config', 'show'], { env: baseEnv(), cwd: dir });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^token +env X /m);
     expect(run.stderr).toBe('');
   });
 });
 
 describe.runIf(posix)('a failing token command, through a sending command', () => {
   it('reports its exit status and standard error, never its standard output: exit 2, nothing sent', async () => {
-    const server = await startHttp();
+    const server = await startRecordingServer();
     const dir = mkdtempSync(join(tmpdir(), 'core-token-command-'));
     const partial = 'sk_live_PARTIAL_OUTPUT_77';
     const command = `printf '%s\\n' "$PARTIAL"; echo "pass: core/prod is not in the password store." >&2; exit 1`;

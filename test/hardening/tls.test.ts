@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSECURE_WARNING } from '../../src/send/transport.js';
 import { baseEnv, runBuilt, runInProcess } from '../helpers/run.js';
-import { hasOpenssl, makePki, startHttps, writeConfig, type Pki, type TestServer } from './helpers.js';
+import { withTool } from '../helpers/tools.js';
+import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
+import { makePki, writeConfig, type Pki } from './helpers.js';
 
 /**
  * TLS against a loopback HTTPS server whose certificate comes from a CA made for the test: the
@@ -15,12 +17,12 @@ import { hasOpenssl, makePki, startHttps, writeConfig, type Pki, type TestServer
 const TOKEN = 'tls-test-token-6d1f0c';
 const reply = ['reply', '--core-client-id', '42', '-t', 'Hello over TLS'];
 
-describe.runIf(hasOpenssl())('TLS with a private CA', () => {
+withTool('openssl').describe('TLS with a private CA', () => {
   let pki: Pki;
-  let server: TestServer;
+  let server: RecordingServer;
   beforeAll(async () => {
     pki = makePki();
-    server = await startHttps(pki);
+    server = await startRecordingServer(undefined, { tls: pki });
   });
   afterAll(() => server.close());
 

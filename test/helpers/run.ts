@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { execFileSync } from 'node:child_process';
-import { main } from '../../src/main.js';
+import { createContext, type Context } from '../../src/context.js';
+import { main, reportError } from '../../src/main.js';
+import { memoryStreams } from './streams.js';
 
 export interface RunResult {
   code: number;
@@ -34,29 +33,47 @@ export interface RunInit {
   /** Pretend standard input is a terminal. */
   stdinIsTTY?: boolean;
   signal?: AbortSignal;
+  /** Run the built binary without privileges, so that file modes count even when the tests run as root. */
+  unprivileged?: boolean;
+  /** Told of standard error as it grows (all of it so far), so a test can act on a line when it appears. */
+  onStderr?: (text: string) => void;
 }
 
 /** Runs the CLI in this process with in-memory streams. */
 export async function runInProcess(argv: string[], init: RunInit = {}): Promise<RunResult> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
-  if (init.stdinIsTTY) stdin.isTTY = true;
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  if (init.stdin !== undefined) stdin.end(init.stdin);
-  else if (!init.stdinIsTTY) stdin.end();
+  const io = memoryStreams({ ...(init.stdinIsTTY ? { stdinIsTTY: true } : {}), ...(init.onStderr ? { onStderr: init.onStderr } : {}) });
+  if (init.stdin !== undefined) io.streams.stdin.end(init.stdin);
+  else if (!init.stdinIsTTY) io.streams.stdin.end();
   const env = init.env ?? baseEnv();
   const code = await main({
     argv,
-    streams: { stdout, stderr, stdin },
+    streams: io.streams,
     env,
     cwd: init.cwd ?? env.HOME ?? repoRoot,
     ...(init.signal ? { signal: init.signal } : {}),
   });
-  return { code, stdout: out, stderr: err };
+  return { code, stdout: io.stdout(), stderr: io.stderr() };
+}
+
+/**
+ * Runs a command's run function (runGreet, runReasonUpdate, ...) with in-memory streams and
+ * standard input claiming to be a terminal, as -i requires; a thrown error is reported as main
+ * reports it, and its exit code returned.
+ */
+export async function runWithTerminal(
+  run: (ctx: Context) => Promise<number>,
+  env: Record<string, string | undefined>,
+  cwd: string,
+): Promise<RunResult> {
+  const io = memoryStreams({ stdinIsTTY: true });
+  const ctx = createContext({ streams: io.streams, env, cwd });
+  let code: number;
+  try {
+    code = await run(ctx);
+  } catch (error) {
+    code = reportError(error, ctx);
+  }
+  return { code, stdout: io.stdout(), stderr: io.stderr() };
 }
 
 /** Builds dist/ once if a test run started without it. */
@@ -64,12 +81,27 @@ export function ensureBuilt(): void {
   if (!existsSync(binPath)) execFileSync('npx', ['tsup'], { cwd: repoRoot, stdio: 'ignore' });
 }
 
+/** Whether the tests run as root, for whom every file is readable and writable. */
+export const runningAsRoot = process.getuid?.() === 0;
+
+/**
+ * The command line of the built binary; with `unprivileged` as root, through setpriv with every
+ * capability dropped. Root reads a file of mode 000 only through its capabilities (DAC override):
+ * without them it is an ordinary owner, for whom file modes count, and it still reaches every path
+ * the tests use (a clone under /root, Node 24 under node_modules), which another user might not.
+ */
+function builtCommand(argv: string[], unprivileged: boolean): [string, string[]] {
+  if (!unprivileged || !runningAsRoot) return [process.execPath, [binPath, ...argv]];
+  return ['setpriv', ['--bounding-set=-all', '--inh-caps=-all', '--', process.execPath, binPath, ...argv]];
+}
+
 /** Runs the built binary exactly as a user would, in a child process. */
 export function runBuilt(argv: string[], init: RunInit = {}): Promise<RunResult> {
   ensureBuilt();
   const env = init.env ?? baseEnv();
+  const [command, args] = builtCommand(argv, init.unprivileged ?? false);
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [binPath, ...argv], {
+    const child = spawn(command, args, {
       cwd: init.cwd ?? env.HOME ?? repoRoot,
       env: env as NodeJS.ProcessEnv,
       stdio: ['pipe', 'pipe', 'pipe'],

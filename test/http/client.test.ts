@@ -62,11 +62,56 @@ describe('sendRequest', () => {
     expect(server.requests[1]!.body.equals(server.requests[0]!.body)).toBe(true);
   });
 
-  it('honours Retry-After on a 429', async () => {
-    server = await startRecordingServer([{ status: 429, headers: { 'Retry-After': '0' } }, { status: 200 }]);
-    const response = await sendRequest(request(server.url));
+  // The waits core plans are read from onRetry, never timed: each Retry-After below asks for a wait
+  // that core's own backoff (240 to 360 ms before the second attempt) cannot produce.
+  it.each([
+    ['0 seconds', '0', 0],
+    ['an HTTP date already past', 'Thu, 01 Jan 2026 00:00:00 GMT', 0],
+  ])('honours a Retry-After of %s on a 429: no wait, then the second attempt', async (_case, retryAfter, expected) => {
+    server = await startRecordingServer([{ status: 429, headers: { 'Retry-After': retryAfter } }, { status: 200 }]);
+    const waits: number[] = [];
+    const response = await sendRequest(request(server.url, { onRetry: (info) => waits.push(info.delayMs) }));
     expect(response.status).toBe(200);
     expect(response.attempts).toBe(2);
+    expect(waits).toEqual([expected]);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it.each([
+    ['30 seconds', '30', [30_000, 30_000]],
+    // A date has whole seconds, and the clock moves on before core reads it: about 45 s, far above any backoff.
+    ['an HTTP date 45 seconds ahead', () => new Date(Date.now() + 45_000).toUTCString(), [30_000, 45_000]],
+  ])('honours a Retry-After of %s on a 503: plans that wait before the next attempt', async (_case, retryAfter, [low, high]) => {
+    const value = typeof retryAfter === 'function' ? retryAfter() : retryAfter;
+    server = await startRecordingServer([{ status: 503, headers: { 'Retry-After': value } }, { status: 200 }]);
+    // The wait is not sat through: as soon as it is planned, the retries are called off, as Ctrl-C does.
+    const stop = new AbortController();
+    const waits: number[] = [];
+    const response = await sendRequest(
+      request(server.url, {
+        retrySignal: stop.signal,
+        onRetry: (info) => {
+          waits.push(info.delayMs);
+          stop.abort();
+        },
+      }),
+    );
+    expect(response.status).toBe(503);
+    expect(response.attempts).toBe(1);
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toBeGreaterThanOrEqual(low!);
+    expect(waits[0]).toBeLessThanOrEqual(high!);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('does not repeat when Retry-After asks for more than a minute, and says why', async () => {
+    server = await startRecordingServer([{ status: 429, headers: { 'Retry-After': '61' } }, { status: 200 }]);
+    const reasons: string[] = [];
+    const response = await sendRequest(request(server.url, { onNoRetry: (reason) => reasons.push(reason), onRetry: () => reasons.push('repeated') }));
+    expect(response.status).toBe(429);
+    expect(response.attempts).toBe(1);
+    expect(reasons).toEqual(['not repeated: the service asked to wait 61 s (Retry-After), more than the 60 s core waits']);
+    expect(server.requests).toHaveLength(1);
   });
 
   it('never makes more than retries + 1 attempts', async () => {
@@ -121,7 +166,7 @@ describe('sendRequest', () => {
   });
 
   it('fails with ETIMEDOUT when the answer is later than the time limit', async () => {
-    server = await startRecordingServer([{ status: 200, delayMs: 2_000 }]);
+    server = await startRecordingServer([{ hang: true }]);
     const error = await sendRequest(request(server.url, { retries: 0, timeoutMs: 200 })).catch((e: unknown) => e);
     expect((error as NetworkError).code).toBe('ETIMEDOUT');
     expect((error as NetworkError).message).toMatch(/within 200 ms/);

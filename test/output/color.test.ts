@@ -52,11 +52,14 @@ describe('colour in output', () => {
     ['a pipe', {}, []],
   ])('prints no colour codes with %s', async (_name, env, flags) => {
     const result = await run(env, flags);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^✓ 200 OK {2}POST http:\/\/127\.0\.0\.1:\d+\/api\/v1\/chatbot\n/);
     expect(result.stdout + result.stderr).not.toMatch(ANSI);
   });
 
   it('never colours --json output', async () => {
     const result = await run({ FORCE_COLOR: '1' }, ['--json']);
+    expect(result.code).toBe(0);
     expect(result.stdout).not.toMatch(ANSI);
     expect(JSON.parse(result.stdout)).toMatchObject({ ok: true });
   });

@@ -12,7 +12,9 @@ describe('an inactivity reason', () => {
   });
 
   it('has no warnings', () => {
-    expect(validateReason(fullReason()).warnings).toEqual([]);
+    const result = validateReason(fullReason());
+    expectValid(result);
+    expect(result.warnings).toEqual([]);
   });
 
   it.each([

@@ -49,7 +49,9 @@ describe.each(payloads)('in a $payload', ({ base, validate }) => {
     });
 
     it('does not also warn when it fails for all four kinds', () => {
-      expect(validate(header([{ text: 'a', imageUrl: 'i', documentUrl: 'd', videoUrl: 'v' }])).warnings).toEqual([]);
+      const result = validate(header([{ text: 'a', imageUrl: 'i', documentUrl: 'd', videoUrl: 'v' }]));
+      expect(problemsOf(result).map((problem) => problem.path)).toEqual(['quickRepliesHeaderFooter.header']);
+      expect(result.warnings).toEqual([]);
     });
   });
 
@@ -136,12 +138,15 @@ describe.each(payloads)('in a $payload', ({ base, validate }) => {
     });
 
     it('does not warn with quick replies', () => {
-      expect(validate(base()).warnings).toEqual([]);
+      const result = validate(base());
+      expectValid(result);
+      expect(result.warnings).toEqual([]);
     });
 
     it('does not warn when false', () => {
-      const payload = withValue(withValue(base(), ['quickReplies'], undefined), ['settings', 'blockInput'], false);
-      expect(validate(payload).warnings).toEqual([]);
+      const result = validate(withValue(withValue(base(), ['quickReplies'], undefined), ['settings', 'blockInput'], false));
+      expectValid(result);
+      expect(result.warnings).toEqual([]);
     });
   });
 });

@@ -80,7 +80,9 @@ describe('warnings of a bot answer', () => {
     ['blockInput false', { text: 'Hi', coreClientId: 1n, settings: { blockInput: false } }],
     ['blockInput with quick replies', { text: 'Hi', coreClientId: 1n, settings: { blockInput: true }, quickReplies: [{ type: 'TEXT', text: 'Ok' }] }],
   ])('do not warn about %s', (_, payload) => {
-    expect(validateReply(payload).warnings).toEqual([]);
+    const result = validateReply(payload);
+    expect(result.ok).toBe(true);
+    expect(result.warnings).toEqual([]);
   });
 
   it('are reported with the problems of an invalid answer', () => {

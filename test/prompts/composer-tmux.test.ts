@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { baseEnv, binPath, ensureBuilt } from '../helpers/run.js';
+import { withTool } from '../helpers/tools.js';
 
 /**
  * One end-to-end run of the built binary in a real pseudo-terminal: `core greet -i` inside tmux,
@@ -12,9 +13,6 @@ import { baseEnv, binPath, ensureBuilt } from '../helpers/run.js';
  * where it arrived, in the sandbox. Each step waits, with a bound, for the text the next key needs;
  * nothing here is timed.
  */
-
-const hasTmux = spawnSync('tmux', ['-V'], { encoding: 'utf8' }).status === 0;
-if (!hasTmux) console.warn('skipping the terminal test of core greet -i: tmux is not installed');
 
 const socket = `core-composer-${randomUUID().slice(0, 8)}`;
 const WAIT_MS = 20_000;
@@ -42,19 +40,17 @@ async function waitFor(what: string | RegExp): Promise<string> {
 const type = (text: string) => tmux('send-keys', '-t', 'core', '-l', text);
 const press = (...keys: string[]) => tmux('send-keys', '-t', 'core', ...keys);
 
-describe.skipIf(!hasTmux)('core greet -i in a terminal (tmux)', () => {
+withTool('tmux').describe('core greet -i in a terminal (tmux)', () => {
   beforeAll(async () => {
     ensureBuilt();
     sandbox = await startSandbox({ port: 0 });
   });
 
   afterAll(async () => {
-    if (hasTmux) {
-      spawnSync('tmux', ['-L', socket, 'kill-server']);
-      // tmux leaves its socket file behind when the server is killed.
-      const uid = process.getuid?.() ?? 0;
-      rmSync(join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${uid}`, socket), { force: true });
-    }
+    spawnSync('tmux', ['-L', socket, 'kill-server']);
+    // tmux leaves its socket file behind when the server is killed.
+    const uid = process.getuid?.() ?? 0;
+    rmSync(join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${uid}`, socket), { force: true });
     await sandbox?.close();
   });
 

@@ -1,17 +1,15 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runGreet } from '../../src/commands/greet/run.js';
 import type { GreetOptions } from '../../src/commands/greet/run.js';
 import { runReply } from '../../src/commands/reply/run.js';
 import type { ReplyOptions } from '../../src/commands/reply/run.js';
-import { createContext, type Context } from '../../src/context.js';
-import { reportError } from '../../src/main.js';
+import type { Context } from '../../src/context.js';
 import { parseJson } from '../../src/payload/json.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
-import { baseEnv } from '../helpers/run.js';
+import { baseEnv, runWithTerminal, type RunResult } from '../helpers/run.js';
 import { checkbox, confirm, ctrlC, input, scriptedPrompter, select, type Step } from './scripted.js';
 
 /**
@@ -25,37 +23,9 @@ afterEach(async () => {
   server = undefined;
 });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** A context whose standard input claims to be a terminal, as `-i` requires. */
-function terminalContext(url: string, cwd: string): { ctx: Context; output: () => { stdout: string; stderr: string } } {
-  const stdin = Object.assign(new PassThrough(), { isTTY: true });
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const env = baseEnv({ CORE_BASE_URL: url, CORE_TENANT: 'acme', CORE_TOKEN: 'tok-interactive-1234' });
-  const ctx = createContext({ streams: { stdin, stdout, stderr }, env, cwd });
-  return { ctx, output: () => ({ stdout: out, stderr: err }) };
-}
-
-async function run(fn: (ctx: Context) => Promise<number>, url: string, cwd = mkdtempSync(join(tmpdir(), 'core-i-'))): Promise<Run> {
-  const { ctx, output } = terminalContext(url, cwd);
-  let code: number;
-  try {
-    code = await fn(ctx);
-  } catch (error) {
-    code = reportError(error, ctx);
-  }
-  // Let the stream 'data' events run before reading what was written.
-  await new Promise((resolve) => setImmediate(resolve));
-  return { code, ...output() };
+/** Runs `fn` with a terminal on standard input, against `url`. */
+function run(fn: (ctx: Context) => Promise<number>, url: string, cwd = mkdtempSync(join(tmpdir(), 'core-i-'))): Promise<RunResult> {
+  return runWithTerminal(fn, baseEnv({ CORE_BASE_URL: url, CORE_TENANT: 'acme', CORE_TOKEN: 'tok-interactive-1234' }), cwd);
 }
 
 const greetOptions = (extra: Partial<GreetOptions> = {}): GreetOptions => ({

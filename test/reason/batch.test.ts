@@ -1,14 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/run.js';
-import { envFor, errorBody, jsonLines, ndjson, readJsonLines, reason, startCountingServer, tempFile, type Answer, type CountingServer, type SeenRequest } from './helpers.js';
+import { gate, startRecordingServer, type RecordedRequest, type RecordingServer, type ScriptedAnswer } from '../helpers/recording-server.js';
+import { codeOf, envFor, errorAnswer, jsonLines, ndjson, readJsonLines, reason, tempFile } from './helpers.js';
 
 /**
  * `core reason update -f FILE` with many reasons: formats, checking the whole batch first, mixed
  * outcomes and exit codes, --fail-fast, --report, concurrency and Ctrl-C.
  */
 
-let server: CountingServer | undefined;
+let server: RecordingServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
@@ -17,17 +18,17 @@ afterEach(async () => {
 const codes = (n: number, prefix = 'R') => Array.from({ length: n }, (_, i) => `${prefix}${String(i + 1).padStart(3, '0')}`);
 
 /** Answers by code: 404 naming it for codes starting with MISSING, 503 for FLAKY on the first attempt, else 200. */
-function byCode(request: SeenRequest, attempt: number): Answer {
-  const code = request.code ?? '';
-  if (code.startsWith('MISSING')) return { status: 404, body: errorBody(404, `Inactivity reason with code '${code}' not found`) };
-  if (code.startsWith('DOWN')) return { status: 503, headers: { 'Retry-After': '0' }, body: errorBody(503, 'unavailable') };
-  if (code.startsWith('FLAKY') && attempt === 1) return { status: 503, headers: { 'Retry-After': '0' }, body: errorBody(503, 'try again') };
+function byCode(request: RecordedRequest): ScriptedAnswer {
+  const code = codeOf(request) ?? '';
+  if (code.startsWith('MISSING')) return errorAnswer(404, `Inactivity reason with code '${code}' not found`);
+  if (code.startsWith('DOWN')) return errorAnswer(503, 'unavailable', { 'Retry-After': '0' });
+  if (code.startsWith('FLAKY') && request.attempt === 1) return errorAnswer(503, 'try again', { 'Retry-After': '0' });
   return { status: 200 };
 }
 
 describe('core reason update -f: outcomes of a batch', () => {
   it('prints one JSON line per reason, retries a 503, and exits 4 for a 404 among successes', async () => {
-    server = await startCountingServer(byCode);
+    server = await startRecordingServer(byCode);
     const file = tempFile('mixed.ndjson', ndjson([reason('A1'), reason('MISSING1'), reason('A2'), reason('FLAKY1'), reason('A3')]));
     const result = await runInProcess(['reason', 'update', '-f', file, '--json'], { env: envFor(server.url) });
     expect(result.code).toBe(4);
@@ -38,12 +39,12 @@ describe('core reason update -f: outcomes of a batch', () => {
     expect(of('A1').requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(of('MISSING1')).toMatchObject({ ok: false, status: 404, error: { message: "Inactivity reason with code 'MISSING1' not found" } });
     expect(of('FLAKY1')).toMatchObject({ ok: true, status: 200, attempts: 2 });
-    expect(server.requests.filter((r) => r.code === 'FLAKY1')).toHaveLength(2);
+    expect(server.requests.filter((r) => codeOf(r) === 'FLAKY1')).toHaveLength(2);
     expect(result.stderr).toContain('4 succeeded, 1 failed, 0 skipped');
   });
 
   it('prints one human line per reason with its status and the service message', async () => {
-    server = await startCountingServer(byCode);
+    server = await startRecordingServer(byCode);
     const file = tempFile('mixed.ndjson', ndjson([reason('A1'), reason('MISSING1'), reason('FLAKY1')]));
     const result = await runInProcess(['reason', 'update', '-f', file, '--concurrency', '1'], { env: envFor(server.url) });
     expect(result.code).toBe(4);
@@ -59,7 +60,7 @@ describe('core reason update -f: outcomes of a batch', () => {
     ['a lasting 503 (after its retries)', ['A1', 'DOWN1'], 5],
     ['a 404 and a lasting 503: the larger code', ['MISSING1', 'DOWN1', 'A1'], 5],
   ])('exits with the largest failure code: %s', async (_name, list, exit) => {
-    server = await startCountingServer(byCode);
+    server = await startRecordingServer(byCode);
     const file = tempFile('batch.ndjson', ndjson(list.map((code) => reason(code))));
     const result = await runInProcess(['reason', 'update', '-f', file, '--json'], { env: envFor(server.url) });
     expect(result.code).toBe(exit);
@@ -67,7 +68,7 @@ describe('core reason update -f: outcomes of a batch', () => {
   });
 
   it('exits 6 when the service cannot be reached, with a network error per reason', async () => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const url = server.url;
     await server.close();
     server = undefined;
@@ -90,11 +91,11 @@ describe('core reason update -f: input formats', () => {
     ['a JSON array on one line', 'reasons.json', JSON.stringify(two)],
     ['a YAML list', 'reasons.yaml', '- code: A1\n  reasons: [{locale: en, name: Name of A1}]\n  color: "#FFFFFF"\n- code: A2\n  reasons: [{locale: en, name: Name of A2}]\n  active: false\n'],
   ])('reads %s', async (_name, fileName, content) => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const result = await runInProcess(['reason', 'update', '-f', tempFile(fileName, content), '--concurrency', '1'], { env: envFor(server.url) });
     expect(result.stderr).toBe('2 succeeded, 0 failed, 0 skipped\n');
     expect(result.code).toBe(0);
-    expect(server.requests.map((r) => JSON.parse(r.body) as unknown)).toEqual(two);
+    expect(server.requests.map((r) => JSON.parse(r.text) as unknown)).toEqual(two);
   });
 
   it.each<[string, string, string]>([
@@ -102,22 +103,22 @@ describe('core reason update -f: input formats', () => {
     ['a YAML object', 'one.yaml', 'code: ONE\nreasons:\n  - locale: en\n    name: Name of ONE\n'],
     ['one NDJSON line', 'one.ndjson', ndjson([reason('ONE')])],
   ])('reads %s as a batch of one, shown as the ordinary result', async (_name, fileName, content) => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const result = await runInProcess(['reason', 'update', '-f', tempFile(fileName, content)], { env: envFor(server.url) });
     expect(result.code).toBe(0);
     expect(server.requests).toHaveLength(1);
-    expect(JSON.parse(server.requests[0]!.body)).toEqual(reason('ONE'));
+    expect(JSON.parse(server.requests[0]!.text)).toEqual(reason('ONE'));
     expect(result.stdout).toMatch(/^✓ 200 OK/);
     expect(result.stderr).toBe('');
   });
 
   it('reads NDJSON from standard input with -f -', async () => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const list = codes(7).map((code) => reason(code));
     const result = await runInProcess(['reason', 'update', '-f', '-', '--json'], { env: envFor(server.url), stdin: ndjson(list) });
     expect(result.code).toBe(0);
     expect(jsonLines(result.stdout)).toHaveLength(7);
-    expect(server.requests.map((r) => r.code).sort()).toEqual(codes(7));
+    expect(server.requests.map(codeOf).sort()).toEqual(codes(7));
   });
 
   it('refuses -f - when standard input is a terminal', async () => {
@@ -131,7 +132,7 @@ describe('core reason update -f: input formats', () => {
     ['a file of blank lines', '\n  \n\n'],
     ['an empty array', '[]'],
   ])('refuses %s with exit 2', async (_name, content) => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const result = await runInProcess(['reason', 'update', '-f', tempFile('empty.json', content)], { env: envFor(server.url) });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/no reasons/);
@@ -141,7 +142,7 @@ describe('core reason update -f: input formats', () => {
 
 describe('core reason update -f: the whole batch is checked before anything is sent', () => {
   async function rejected(fileName: string, content: string, extra: string[] = []) {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const result = await runInProcess(['reason', 'update', '-f', tempFile(fileName, content), ...extra], { env: envFor(server.url) });
     expect(result.code).toBe(2);
     expect(server.requests).toHaveLength(0);
@@ -227,25 +228,25 @@ describe('core reason update -f: the whole batch is checked before anything is s
 
 describe('core reason update -f: flags with a file', () => {
   it('applies --inactive, --color and --system to every reason of the file', async () => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const file = tempFile('two.ndjson', ndjson([reason('A1', { active: true }), reason('A2')]));
     const result = await runInProcess(['reason', 'update', '-f', file, '--inactive', '--color', '#000000', '--system'], { env: envFor(server.url) });
     expect(result.code).toBe(0);
-    for (const request of server.requests) expect(JSON.parse(request.body)).toMatchObject({ color: '#000000', active: false, system: true });
+    for (const request of server.requests) expect(JSON.parse(request.text)).toMatchObject({ color: '#000000', active: false, system: true });
   });
 
   it('lets --code and --name replace the fields of a file holding one reason', async () => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const file = tempFile('one.json', JSON.stringify(reason('OLD', { color: '#111111' })));
     const result = await runInProcess(['reason', 'update', '-f', file, '--code', 'NEW', '--name', 'de=Neu'], { env: envFor(server.url) });
     expect(result.code).toBe(0);
-    expect(JSON.parse(server.requests[0]!.body)).toEqual({ code: 'NEW', reasons: [{ locale: 'de', name: 'Neu' }], color: '#111111' });
+    expect(JSON.parse(server.requests[0]!.text)).toEqual({ code: 'NEW', reasons: [{ locale: 'de', name: 'Neu' }], color: '#111111' });
   });
 });
 
 describe('core reason update -f: --dry-run and --curl', () => {
   it('--dry-run checks every reason and prints the count and the first request, sending nothing', async () => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const file = tempFile('three.ndjson', ndjson([reason('A1'), reason('A2'), reason('A3')]));
     const result = await runInProcess(['reason', 'update', '-f', file, '--dry-run'], { env: envFor(server.url) });
     expect(result.code).toBe(0);
@@ -276,13 +277,13 @@ describe('core reason update -f: --dry-run and --curl', () => {
 
 describe('core reason update -f: --fail-fast, --report and concurrency', () => {
   it('--fail-fast starts nothing after the first failure and reports the rest as skipped, never sent', async () => {
-    server = await startCountingServer(byCode);
+    server = await startRecordingServer(byCode);
     const list = ['A1', 'MISSING1', 'A2', 'A3', 'A4'];
     const report = tempFile('report.ndjson', '');
     const file = tempFile('batch.ndjson', ndjson(list.map((code) => reason(code))));
     const result = await runInProcess(['reason', 'update', '-f', file, '--fail-fast', '--concurrency', '1', '--json', '--report', report], { env: envFor(server.url) });
     expect(result.code).toBe(4);
-    expect(server.requests.map((r) => r.code)).toEqual(['A1', 'MISSING1']);
+    expect(server.requests.map(codeOf)).toEqual(['A1', 'MISSING1']);
     const lines = readJsonLines(report);
     expect(lines.map((l) => [l.code, l.status, l.skipped ?? false])).toEqual([
       ['A1', 200, false],
@@ -296,8 +297,18 @@ describe('core reason update -f: --fail-fast, --report and concurrency', () => {
   });
 
   it('--report holds every reason exactly once, as valid NDJSON, the same lines as --json', async () => {
-    server = await startCountingServer((request, attempt) => ({ ...byCode(request, attempt), delayMs: Number(request.code!.slice(-1)) * 3 }));
     const list = [...codes(30), 'MISSING1', 'FLAKY1'];
+    // Answers come out of order: the server holds requests until five are waiting (or every reason
+    // has arrived once), then answers the last arrived first.
+    const held: Array<() => void> = [];
+    const seen = new Set<string | undefined>();
+    server = await startRecordingServer((request) => {
+      seen.add(codeOf(request));
+      const release = gate();
+      held.push(release.open);
+      if (held.length === 5 || seen.size === list.length) for (const open of held.splice(0).reverse()) open();
+      return { ...byCode(request), until: release.promise };
+    });
     const report = tempFile('report.ndjson', '');
     const file = tempFile('batch.ndjson', ndjson(list.map((code) => reason(code))));
     const result = await runInProcess(['reason', 'update', '-f', file, '--report', report, '--json', '--concurrency', '5'], { env: envFor(server.url) });
@@ -313,7 +324,7 @@ describe('core reason update -f: --fail-fast, --report and concurrency', () => {
   });
 
   it('--report is written in human mode too', async () => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const report = tempFile('report.ndjson', '');
     const file = tempFile('batch.ndjson', ndjson([reason('A1'), reason('A2')]));
     const result = await runInProcess(['reason', 'update', '-f', file, '--report', report], { env: envFor(server.url) });
@@ -325,22 +336,50 @@ describe('core reason update -f: --fail-fast, --report and concurrency', () => {
     ['--concurrency 3', ['--concurrency', '3'], 3],
     ['the default of 4', [], 4],
     ['--concurrency 1', ['--concurrency', '1'], 1],
-  ])('never has more requests in flight than %s', async (_name, flags, limit) => {
-    server = await startCountingServer(() => ({ status: 200, delayMs: 30 }));
+  ])('sends every reason of a batch once with %s', async (_name, flags) => {
+    server = await startRecordingServer();
     const file = tempFile('batch.ndjson', ndjson(codes(24).map((code) => reason(code))));
     const result = await runInProcess(['reason', 'update', '-f', file, '--json', ...flags], { env: envFor(server.url) });
     expect(result.code).toBe(0);
-    expect(server.requests).toHaveLength(24);
-    expect(server.maxInFlight()).toBeLessThanOrEqual(limit);
-    if (limit > 1) expect(server.maxInFlight()).toBeGreaterThan(1);
+    expect(server.requests.map(codeOf).sort()).toEqual(codes(24));
+    expect(jsonLines(result.stdout)).toHaveLength(24);
+  });
+
+  it.each<[string, string[], number]>([
+    ['--concurrency 3', ['--concurrency', '3'], 3],
+    ['the default of 4', [], 4],
+    ['--concurrency 1', ['--concurrency', '1'], 1],
+  ])('starts exactly %s requests while none is answered, and after Ctrl-C no other', async (_name, flags, limit) => {
+    // No answer until the test has pressed Ctrl-C: what the client started by then is what it starts
+    // with nothing answered. Ctrl-C is pressed once `limit` requests have arrived; a client that
+    // started more would name them in its "waiting for" line and the server would receive them.
+    const answers = gate();
+    server = await startRecordingServer([{ status: 200, until: answers.promise }]);
+    const controller = new AbortController();
+    void server.received(limit).then(() => {
+      controller.abort('SIGINT');
+      answers.open();
+    });
+    const file = tempFile('batch.ndjson', ndjson(codes(24).map((code) => reason(code))));
+    const report = tempFile('report.ndjson', '');
+    const result = await runInProcess(['reason', 'update', '-f', file, '--json', '--report', report, ...flags], { env: envFor(server.url), signal: controller.signal });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain(`interrupted: no new requests; waiting for ${limit} in flight`);
+    expect(server.requests.map(codeOf)).toEqual(codes(limit));
+    const lines = readJsonLines(report);
+    expect(lines.filter((l) => l.status === 200).map((l) => l.code)).toEqual(codes(limit));
+    expect(lines.filter((l) => l.skipped === true)).toHaveLength(24 - limit);
   });
 
   it('after Ctrl-C starts no new request, lets those in flight finish, reports the rest as skipped, and exits 130', async () => {
+    // The first request is answered at once; the others wait. Ctrl-C comes when the third has
+    // arrived (started because the first was answered), with the second and third in flight.
+    const answers = gate();
     const controller = new AbortController();
-    server = await startCountingServer((request) => {
-      // The third request to arrive presses Ctrl-C; the answers are slow enough for the others to be in flight.
-      if (server!.requests.length === 3) controller.abort('SIGINT');
-      return { status: 200, delayMs: 40 };
+    server = await startRecordingServer((_request, index) => (index === 0 ? { status: 200 } : { status: 200, until: answers.promise }));
+    void server.received(3).then(() => {
+      controller.abort('SIGINT');
+      answers.open();
     });
     const list = codes(20);
     const report = tempFile('report.ndjson', '');
@@ -352,28 +391,26 @@ describe('core reason update -f: --fail-fast, --report and concurrency', () => {
     expect(result.code).toBe(130);
     const lines = readJsonLines(report);
     expect(lines.map((l) => l.code).sort()).toEqual(list);
-    const applied = lines.filter((l) => l.status === 200).map((l) => l.code);
-    const skipped = lines.filter((l) => l.skipped === true).map((l) => l.code);
-    expect(applied.length + skipped.length).toBe(20);
     // Everything the server received was answered and recorded as applied; nothing else was sent.
-    expect(server.requests.map((r) => r.code).sort()).toEqual([...applied].sort());
-    expect(applied.length).toBeGreaterThanOrEqual(3);
-    expect(jsonLines(result.stdout)).toHaveLength(20);
-    expect(result.stderr).toMatch(/interrupted: no new requests; waiting for \d in flight/);
-    expect(result.stderr).toMatch(/\d+ succeeded, 0 failed, \d+ skipped \(interrupted: the skipped reasons were not sent\)/);
+    expect(lines.filter((l) => l.status === 200).map((l) => l.code)).toEqual(codes(3));
+    expect(server.requests.map(codeOf)).toEqual(codes(3));
+    expect(lines.filter((l) => l.skipped === true).map((l) => l.code)).toEqual(list.slice(3));
+    expect(jsonLines(result.stdout)).toEqual(lines);
+    expect(result.stderr).toContain('interrupted: no new requests; waiting for 2 in flight');
+    expect(result.stderr).toContain('3 succeeded, 0 failed, 17 skipped (interrupted: the skipped reasons were not sent)');
   });
 });
 
 describe('core reason update --report on a full disk', () => {
   it('lets the requests in flight finish once each, shows every outcome, and stops with a clear error', async () => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const file = tempFile('four.ndjson', ndjson(['F1', 'F2', 'F3', 'F4', 'F5', 'F6'].map((code) => reason(code))));
     const result = await runInProcess(['reason', 'update', '-f', file, '--report', '/dev/full', '--concurrency', '2'], { env: envFor(server.url) });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('cannot write the report file /dev/full (ENOSPC)');
     expect(result.stderr).not.toMatch(/\n\s+at /);
     // Each request sent once: none was cut off and repeated.
-    const codes = server.requests.map((request) => (JSON.parse(request.body) as { code: string }).code);
+    const codes = server.requests.map((request) => (JSON.parse(request.text) as { code: string }).code);
     expect(new Set(codes).size).toBe(codes.length);
     expect(codes.length).toBeLessThanOrEqual(2);
     for (const code of codes) expect(result.stdout).toContain(code);
@@ -382,7 +419,7 @@ describe('core reason update --report on a full disk', () => {
 
 describe('core reason update --report over the input file', () => {
   it('is refused before anything is sent, and the input is kept', async () => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const content = ndjson([reason('S1'), reason('S2')]);
     const file = tempFile('same.ndjson', content);
     const result = await runInProcess(['reason', 'update', '-f', file, '--report', file], { env: envFor(server.url) });

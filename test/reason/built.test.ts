@@ -1,11 +1,13 @@
 import { spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { binPath, ensureBuilt, repoRoot, runBuilt } from '../helpers/run.js';
-import { envFor, jsonLines, ndjson, readJsonLines, reason, tempFile } from './helpers.js';
+import { gate, startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
+import { codeOf, envFor, jsonLines, ndjson, readJsonLines, reason, tempFile } from './helpers.js';
 
 /**
  * The built binary exactly as a user runs it: a real SIGINT in the middle of a batch, and
@@ -13,98 +15,107 @@ import { envFor, jsonLines, ndjson, readJsonLines, reason, tempFile } from './he
  */
 
 let sandbox: Sandbox | undefined;
+let server: RecordingServer | undefined;
 beforeAll(() => ensureBuilt());
 afterEach(async () => {
   await sandbox?.close();
+  await server?.close();
   sandbox = undefined;
+  server = undefined;
 });
+
+/** Text of a child's stream as it arrives; listeners added later see `text` already updated. */
+type Collected = Readable & { text: string };
+
+function collect(stream: Readable): Collected {
+  const collected = Object.assign(stream, { text: '' });
+  stream.on('data', (chunk: Buffer) => (collected.text += chunk.toString()));
+  return collected;
+}
+
+/** `core reason update -f FILE --concurrency 2 --json --report REPORT`, built, in a child process. */
+function startBatch(file: string, report: string, env: Record<string, string | undefined>) {
+  const child = spawn(process.execPath, [binPath, 'reason', 'update', '-f', file, '--concurrency', '2', '--json', '--report', report], {
+    cwd: repoRoot,
+    env: { ...env, NODE_EXTRA_CA_CERTS: undefined } as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return {
+    process: child,
+    stdout: collect(child.stdout),
+    stderr: collect(child.stderr),
+    exited: new Promise<number | null>((resolve) => child.on('close', (exitCode) => resolve(exitCode))),
+  };
+}
 
 const codes = (n: number) => Array.from({ length: n }, (_, i) => `E${String(i + 1).padStart(3, '0')}`);
 
 describe('core reason update, built', () => {
   it('on SIGINT finishes the requests in flight, reports every reason once as applied or skipped, and exits 130', async () => {
+    // The first reason is answered at once, the others only after the Ctrl-C was taken in: some
+    // reasons applied, some in flight, most not sent.
     const list = codes(40);
-    sandbox = await startSandbox({ port: 0, latencyMs: 200, reasons: list.map((code) => reason(code, { active: false })), maxActiveReasons: 1000 });
+    const answers = gate();
+    server = await startRecordingServer((_request, index) => (index === 0 ? { status: 200 } : { status: 200, until: answers.promise }));
     const file = tempFile('forty.ndjson', ndjson(list.map((code) => reason(code, { reasons: [{ locale: 'en', name: `Updated ${code}` }] }))));
     const report = join(mkdtempSync(join(tmpdir(), 'core-reason-report-')), 'report.ndjson');
-    const env = { ...envFor(sandbox.url), NODE_EXTRA_CA_CERTS: undefined };
-
-    const child = spawn(process.execPath, [binPath, 'reason', 'update', '-f', file, '--concurrency', '2', '--json', '--report', report], {
-      cwd: repoRoot,
-      env: env as NodeJS.ProcessEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
+    const child = startBatch(file, report, envFor(server.url));
     let interrupted = false;
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      // Ctrl-C as soon as the first result appears: some reasons applied, some in flight, most not sent.
-      if (!interrupted && stdout.includes('\n')) {
+    child.stdout.on('data', () => {
+      // Ctrl-C as soon as the first result appears.
+      if (!interrupted && child.stdout.text.includes('\n')) {
         interrupted = true;
-        child.kill('SIGINT');
+        child.process.kill('SIGINT');
       }
     });
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('close', (exitCode) => resolve(exitCode)));
+    child.stderr.on('data', () => {
+      if (/interrupted: no new requests/.test(child.stderr.text)) answers.open();
+    });
+    const code = await child.exited;
 
     expect(interrupted).toBe(true);
     expect(code).toBe(130);
-    const printed = jsonLines(stdout);
+    const printed = jsonLines(child.stdout.text);
     const recorded = readJsonLines(report);
     for (const lines of [printed, recorded]) {
       expect(lines.map((l) => l.code).sort()).toEqual(list);
       for (const line of lines) expect(line.status === 200 || line.skipped === true).toBe(true);
     }
+    // The report tells exactly which reasons reached the service: those, and no others.
     const applied = recorded.filter((l) => l.status === 200).map((l) => l.code as string);
     expect(applied.length).toBeGreaterThan(0);
-    expect(applied.length).toBeLessThan(40);
-    // The report tells exactly which reasons the service applied: those, and no others, changed.
-    const updated = sandbox.reasons('sandbox').filter((r) => r.updatedAt !== null).map((r) => r.code);
-    expect(updated.sort()).toEqual(applied.sort());
-    expect(stderr).toMatch(/interrupted: no new requests/);
-    expect(stderr).toMatch(/\d+ succeeded, 0 failed, \d+ skipped \(interrupted/);
+    expect(applied.sort()).toEqual(server.requests.map(codeOf).sort());
+    expect(recorded.filter((l) => l.skipped === true).length).toBe(40 - applied.length);
+    expect(child.stderr.text).toMatch(/\d+ succeeded, 0 failed, \d+ skipped \(interrupted/);
   });
 
   it('on a second SIGINT abandons the requests in flight and still reports every reason: abandoned ones with their outcome unknown', async () => {
     const list = codes(10);
-    sandbox = await startSandbox({ port: 0, latencyMs: 5_000, reasons: list.map((code) => reason(code, { active: false })), maxActiveReasons: 1000 });
+    // No answer ever comes: the two requests stay in flight until they are abandoned.
+    server = await startRecordingServer([{ hang: true }]);
     const file = tempFile('ten.ndjson', ndjson(list.map((code) => reason(code))));
     const report = join(mkdtempSync(join(tmpdir(), 'core-reason-report-')), 'report.ndjson');
-    const env = { ...envFor(sandbox.url), NODE_EXTRA_CA_CERTS: undefined };
-    const child = spawn(process.execPath, [binPath, 'reason', 'update', '-f', file, '--concurrency', '2', '--json', '--report', report], {
-      cwd: repoRoot,
-      env: env as NodeJS.ProcessEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
+    const child = startBatch(file, report, envFor(server.url));
     let second = false;
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      // The first Ctrl-C has been taken in: two requests wait on the slow server. Now the second.
-      if (!second && /waiting for 2 in flight/.test(stderr)) {
+    child.stderr.on('data', () => {
+      // The first Ctrl-C has been taken in with both requests waiting. Now the second.
+      if (!second && /waiting for 2 in flight/.test(child.stderr.text)) {
         second = true;
-        child.kill('SIGINT');
+        child.process.kill('SIGINT');
       }
     });
-    // The first Ctrl-C once both requests are surely on their way (the server holds each for 5 s).
-    const first = setInterval(() => {
-      if (sandbox!.messages().length === 0 && sandbox!.reasons('sandbox').filter((r) => r.updatedAt !== null).length >= 2) {
-        clearInterval(first);
-        child.kill('SIGINT');
-      }
-    }, 20);
-    const code = await new Promise<number | null>((resolve) => child.on('close', (exitCode) => resolve(exitCode)));
-    clearInterval(first);
+    // The first Ctrl-C once both requests have reached the server.
+    await server.received(2);
+    child.process.kill('SIGINT');
+    const code = await child.exited;
 
     expect(second).toBe(true);
     expect(code).toBe(130);
-    for (const lines of [jsonLines(stdout), readJsonLines(report)]) {
+    expect(server.requests.map(codeOf)).toEqual(list.slice(0, 2));
+    for (const lines of [jsonLines(child.stdout.text), readJsonLines(report)]) {
       expect(lines.map((l) => l.code).sort()).toEqual(list);
       const abandoned = lines.filter((l) => (l.error as { code?: string } | null)?.code === 'EABORTED');
-      expect(abandoned).toHaveLength(2);
+      expect(abandoned.map((l) => l.code)).toEqual(list.slice(0, 2));
       for (const line of abandoned) expect((line.error as { message: string }).message).toContain('may or may not have applied it');
       expect(lines.filter((l) => l.skipped === true)).toHaveLength(8);
     }

@@ -1,25 +1,19 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseJson } from '../../src/payload/json.js';
 import { runInProcess } from '../helpers/run.js';
-import { envFor, startCountingServer, type CountingServer } from './helpers.js';
+import { dryRunBody } from '../helpers/dry-run.js';
+import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
+import { envFor } from './helpers.js';
 
 /**
  * `core reason update` from flags: argv to request body, flag errors, and a few bounds of the
  * reason schema end to end (every bound is covered on both sides by the payload tests).
  */
 
-let server: CountingServer | undefined;
+let server: RecordingServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-async function dryRunBody(args: string[]): Promise<Record<string, unknown>> {
-  const result = await runInProcess(['reason', 'update', '--dry-run', '--json', ...args], { env: envFor('http://127.0.0.1:9') });
-  expect(result.stderr).toBe('');
-  expect(result.code).toBe(0);
-  return (parseJson(result.stdout) as { body: Record<string, unknown> }).body;
-}
 
 describe('core reason update: argv to request body', () => {
   const en = ['--code', 'LUNCH', '--name', 'en=Lunch'];
@@ -43,24 +37,23 @@ describe('core reason update: argv to request body', () => {
       { code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }], color: '#FFFFFF', active: false, system: true },
     ],
   ])('%s', async (_name, args, expected) => {
-    expect(await dryRunBody(args)).toStrictEqual(expected);
+    expect(await dryRunBody(['reason', 'update'], args)).toStrictEqual(expected);
   });
 
   it("writes the fields in the order of the API's table", async () => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const result = await runInProcess(
       ['reason', 'update', '--system', '--inactive', '--color', '#123456', '--name', 'en=Lunch', '--code', 'LUNCH'],
       { env: envFor(server.url) },
     );
     expect(result.code).toBe(0);
-    expect(server.requests[0]!.body).toBe('{"code":"LUNCH","reasons":[{"locale":"en","name":"Lunch"}],"color":"#123456","active":false,"system":true}');
+    expect(server.requests[0]!.text).toBe('{"code":"LUNCH","reasons":[{"locale":"en","name":"Lunch"}],"color":"#123456","active":false,"system":true}');
   });
 });
 
 describe('core reason update: flag errors exit 2 and send nothing', () => {
   it.each<[string, string[], RegExp]>([
     ['--active with --inactive', ['--code', 'A', '--name', 'en=A', '--active', '--inactive'], /cannot be used with/],
-    ['-i without a terminal', ['-i'], /core reason update -i needs a terminal/],
     ['no flags and no file', [], /nothing to update: give --code and --name LOCALE=TEXT, or -f FILE/],
     ['--name without "="', ['--code', 'A', '--name', 'English'], /--name takes LOCALE=TEXT, got "English"/],
     ['--concurrency 0', ['--code', 'A', '--name', 'en=A', '--concurrency', '0'], /--concurrency takes a whole number from 1 to 64, got "0"/],
@@ -68,7 +61,7 @@ describe('core reason update: flag errors exit 2 and send nothing', () => {
     ['--concurrency 2.5', ['--code', 'A', '--name', 'en=A', '--concurrency', '2.5'], /from 1 to 64, got "2.5"/],
     ['--dry-run with --curl', ['--code', 'A', '--name', 'en=A', '--dry-run', '--curl'], /--dry-run and --curl cannot be used together/],
   ])('%s', async (_name, args, message) => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const result = await runInProcess(['reason', 'update', ...args], { env: envFor(server.url) });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
@@ -76,7 +69,7 @@ describe('core reason update: flag errors exit 2 and send nothing', () => {
   });
 
   it.each([['1'], ['64']])('accepts --concurrency %s', async (n) => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const result = await runInProcess(['reason', 'update', '--code', 'A', '--name', 'en=A', '--concurrency', n], { env: envFor(server.url) });
     expect(result.code).toBe(0);
     expect(server.requests).toHaveLength(1);
@@ -100,7 +93,7 @@ describe('core reason update: bounds of the reason, end to end', () => {
     ['an empty code', ['--code', '', '--name', 'en=x'], 'code: must not be empty'],
     ['one locale twice', ['--code', 'A', '--name', 'en=x', '--name', 'EN=y'], 'reasons[1].locale: locale "EN" is repeated'],
   ])('%s', async (_name, args, problem) => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const result = await runInProcess(['reason', 'update', ...args], { env: envFor(server.url) });
     if (problem === null) {
       expect(result.stderr).toBe('');
@@ -115,7 +108,7 @@ describe('core reason update: bounds of the reason, end to end', () => {
   });
 
   it('reports a problem as a validation result with --json', async () => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const result = await runInProcess(['reason', 'update', '--code', 'A', '--name', `en=${'n'.repeat(51)}`, '--json'], { env: envFor(server.url) });
     expect(result.code).toBe(2);
     const doc = JSON.parse(result.stdout) as Record<string, unknown>;

@@ -1,15 +1,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReasonUpdateOptions } from '../../src/commands/reason/run.js';
 import { runReasonUpdate } from '../../src/commands/reason/run.js';
-import { createContext, type Context } from '../../src/context.js';
-import { main, reportError } from '../../src/main.js';
 import { parseJson } from '../../src/payload/json.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
-import { runInProcess } from '../helpers/run.js';
+import { runInProcess, runWithTerminal, type RunResult } from '../helpers/run.js';
 import { confirm, ctrlC, input, scriptedPrompter, select, type ScriptedPrompter, type Step } from '../prompts/scripted.js';
 import { envFor, ndjson, reason, tempFile } from './helpers.js';
 
@@ -38,30 +35,9 @@ const options = (extra: Partial<ReasonUpdateOptions> = {}): ReasonUpdateOptions 
   ...extra,
 });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs runReasonUpdate with standard input claiming to be a terminal, as -i requires. */
-async function run(opts: ReasonUpdateOptions, prompter: ScriptedPrompter, url: string): Promise<Run> {
-  const stdin = Object.assign(new PassThrough(), { isTTY: true });
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const ctx: Context = createContext({ streams: { stdin, stdout, stderr }, env: envFor(url), cwd: mkdtempSync(join(tmpdir(), 'core-reason-i-')) });
-  let code: number;
-  try {
-    code = await runReasonUpdate(opts, { ...ctx, prompter: () => prompter });
-  } catch (error) {
-    code = reportError(error, ctx);
-  }
-  await new Promise((resolve) => setImmediate(resolve));
-  return { code, stdout: out, stderr: err };
+function run(opts: ReasonUpdateOptions, prompter: ScriptedPrompter, url: string): Promise<RunResult> {
+  return runWithTerminal((ctx) => runReasonUpdate(opts, { ...ctx, prompter: () => prompter }), envFor(url), mkdtempSync(join(tmpdir(), 'core-reason-i-')));
 }
 
 const translations: Step[] = [
@@ -235,29 +211,5 @@ describe('core reason update -i', () => {
     const result = await run(options({ dryRun: true, curl: true }), prompter, 'http://127.0.0.1:9');
     expect(result.code).toBe(2);
     expect(prompter.asked).toHaveLength(0);
-  });
-});
-
-describe('core reason update -i without a terminal', () => {
-  it('exits 2 at once, naming the flags to pass instead', async () => {
-    server = await startRecordingServer();
-    const result = await runInProcess(['reason', 'update', '-i'], { env: envFor(server.url) });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('error: core reason update -i needs a terminal, and standard input is not one');
-    expect(result.stderr).toMatch(/hint: pass the payload as flags instead: --code CODE --name LOCALE=TEXT .*, or -f FILE/);
-    expect(server.requests).toHaveLength(0);
-  });
-
-  it('exits 2 at once even while standard input is an open, idle pipe', async () => {
-    // An idle pipe is what would keep a prompt waiting forever; it is never ended here.
-    const stdin = new PassThrough();
-    const stderr = new PassThrough();
-    let err = '';
-    stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const env = envFor('http://127.0.0.1:9');
-    const code = await main({ argv: ['reason', 'update', '-i', '--code', 'LUNCH'], streams: { stdin, stdout: new PassThrough(), stderr }, env, cwd: env.HOME! });
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(code).toBe(2);
-    expect(err).toContain('core reason update -i needs a terminal');
   });
 });

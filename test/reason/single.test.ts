@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { baseEnv, runInProcess } from '../helpers/run.js';
-import { envFor, startCountingServer, type CountingServer } from './helpers.js';
+import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
+import { envFor } from './helpers.js';
 
 /**
  * One reason, sent to the sandbox (the API's rules for PUT /api/v1/inactivity/reasons) or to a
@@ -11,7 +12,7 @@ import { envFor, startCountingServer, type CountingServer } from './helpers.js';
  */
 
 let sandbox: Sandbox | undefined;
-let server: CountingServer | undefined;
+let server: RecordingServer | undefined;
 afterEach(async () => {
   await sandbox?.close();
   await server?.close();
@@ -74,7 +75,7 @@ describe('core reason update: credentials', () => {
   const args = ['reason', 'update', '--code', 'LUNCH', '--name', 'en=Lunch'];
 
   it('sends the integrator token when CORE_INTEGRATOR_TOKEN is set, rather than the token', async () => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const result = await runInProcess(args, { env: envFor(server.url, { CORE_TOKEN: 'bot-token-1234', CORE_INTEGRATOR_TOKEN: 'integrator-5678' }) });
     expect(result.code).toBe(0);
     expect(server.requests[0]!.headers.authorization).toBe('Bearer integrator-5678');
@@ -85,14 +86,14 @@ describe('core reason update: credentials', () => {
   });
 
   it('falls back to the token when no integrator token is set', async () => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const result = await runInProcess(args, { env: envFor(server.url, { CORE_TOKEN: 'bot-token-1234' }) });
     expect(result.code).toBe(0);
     expect(server.requests[0]!.headers.authorization).toBe('Bearer bot-token-1234');
   });
 
   it('is refused with exit 2, and nothing sent, when no token is configured', async () => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const result = await runInProcess(args, { env: envFor(server.url, { CORE_TOKEN: undefined }) });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/missing integrator token/);
@@ -100,7 +101,7 @@ describe('core reason update: credentials', () => {
   });
 
   it("sends the profile's own Authorization header, and needs no token then", async () => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const env = baseEnv();
     writeFileSync(
       join(env.HOME!, '.corerc.json'),
@@ -117,7 +118,7 @@ describe('core reason update: credentials', () => {
   });
 
   it('never prints the token, not even with --verbose', async () => {
-    server = await startCountingServer();
+    server = await startRecordingServer();
     const result = await runInProcess([...args, '-v'], { env: envFor(server.url, { CORE_INTEGRATOR_TOKEN: 'integrator-secret-9876' }) });
     expect(result.code).toBe(0);
     expect(result.stdout + result.stderr).not.toContain('integrator-secret-9876');
@@ -134,6 +135,8 @@ describe('core reason update --dry-run and a token quoted in the payload', () =>
     for (const flag of ['--dry-run', '--curl']) {
       const result = await runInProcess(['reason', 'update', '--code', 'LUNCH', '--name', 'en=tok-quoted-7f3a', flag], { env });
       expect(result.code).toBe(0);
+      // The name that quotes the token is printed, masked, in the request's body.
+      expect(result.stdout).toMatch(/"name": ?"\*{8}"/);
       expect(result.stdout + result.stderr).not.toContain('tok-quoted-7f3a');
     }
   });

@@ -32,11 +32,12 @@ describe('core reply: retries on stderr', () => {
 
   it('exits 130, not 5, when Ctrl-C comes while it waits to try again', async () => {
     const controller = new AbortController();
-    server = await startRecordingServer((_request, index) => {
-      if (index === 0) setTimeout(() => controller.abort('SIGINT'), 100);
-      return { status: 503, headers: { 'Retry-After': '10' } };
-    });
-    const result = await runInProcess(['reply', '-t', 'x', '--question-id', '1', '--json'], { env: envFor(server.url), signal: controller.signal });
+    server = await startRecordingServer([{ status: 503, headers: { 'Retry-After': '10' } }]);
+    // Ctrl-C once core has said it waits to try again.
+    const onStderr = (text: string) => {
+      if (text.includes('HTTP 503: trying again in 10.0 s')) controller.abort('SIGINT');
+    };
+    const result = await runInProcess(['reply', '-t', 'x', '--question-id', '1', '--json'], { env: envFor(server.url), signal: controller.signal, onStderr });
     expect(result.code).toBe(130);
     expect(server.requests).toHaveLength(1);
     expect(result.stderr).toContain('interrupted: no further attempt was made');

@@ -1,35 +1,31 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { parseSandboxFlags } from '../../src/commands/sandbox/options.js';
 import { PayloadError, UsageError } from '../../src/errors.js';
 import { main } from '../../src/main.js';
+import { memoryStreams } from '../helpers/streams.js';
 import { call, messages, paths, replyBody, sandbox } from './helpers.js';
 
 const folder = () => mkdtempSync(join(tmpdir(), 'core-sandbox-'));
 
 /** Runs `core ...` in this process with in-memory streams; returns once the sandbox has printed its start lines. */
 async function startCli(argv: string[]) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const stdin = new PassThrough();
-  stdin.end();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  let started!: () => void;
+  const startLines = new Promise<void>((resolve) => (started = resolve));
+  const io = memoryStreams({ onStdout: (text) => text.includes('export CORE_TOKEN') && started() });
+  io.streams.stdin.end();
   const controller = new AbortController();
-  const exit = main({ argv, streams: { stdout, stderr, stdin }, env: {}, cwd: folder(), signal: controller.signal });
-  let finished = false;
-  void exit.then(() => (finished = true));
-  while (!out.includes('export CORE_TOKEN') && !finished) await new Promise((r) => setTimeout(r, 5));
+  const exit = main({ argv, streams: io.streams, env: {}, cwd: folder(), signal: controller.signal });
+  // The start lines, or the end of a command that never printed them.
+  await Promise.race([startLines, exit]);
+  const out = io.stdout();
   const env = Object.fromEntries([...out.matchAll(/^export (\w+)=(.*)$/gm)].map((m) => [m[1], m[2]])) as Record<string, string>;
   return {
     env,
-    out: () => out,
-    err: () => err,
+    out: io.stdout,
+    err: io.stderr,
     exit,
     /** Sends what Ctrl-C sends to the command: an abort of ctx.signal. */
     stop: async () => {

@@ -1,0 +1,16 @@
+/**
+ * Waits for an event the test expects (a promise that settles when it happens), with a bound: if it
+ * has not happened in `boundMs`, the test fails naming what never happened. The bound only keeps a
+ * broken build from hanging until the test's own time-out; it asserts nothing about speed.
+ */
+export async function happens<T>(event: Promise<T>, what: string, boundMs = 10_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`never happened within ${boundMs / 1000} s: ${what}`)), boundMs);
+  });
+  try {
+    return await Promise.race([event, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
