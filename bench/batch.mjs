@@ -117,10 +117,11 @@ async function startMinimalServer() {
   await once(server, 'listening');
   return {
     url: `http://127.0.0.1:${server.address().port}`,
-    stop: () => new Promise((resolvePromise) => {
-      server.closeAllConnections();
-      server.close(() => resolvePromise());
-    }),
+    stop: () =>
+      new Promise((resolvePromise) => {
+        server.closeAllConnections();
+        server.close(() => resolvePromise());
+      }),
   };
 }
 
@@ -165,7 +166,13 @@ const rate = (count, ms) => `${Math.round(count / (ms / 1000)).toLocaleString('e
 const mb = (kb) => (kb === null ? 'n/a' : `${(kb / 1024).toFixed(0)} MB`);
 
 function lastLine(text) {
-  return text.trim().split('\n').filter((line) => !/^\s/.test(line) && !line.startsWith('Command being timed')).pop() ?? '';
+  return (
+    text
+      .trim()
+      .split('\n')
+      .filter((line) => !/^\s/.test(line) && !line.startsWith('Command being timed'))
+      .pop() ?? ''
+  );
 }
 
 const rows = [];
@@ -183,7 +190,11 @@ try {
   const sandbox = await startSandbox(smallSeed);
   try {
     console.error(`bench: (a) core reason update -f ${SMALL}.ndjson --concurrency ${CONCURRENCY}`);
-    small = await measure(process.execPath, [bin, 'reason', 'update', '-f', smallFile, '--concurrency', String(CONCURRENCY)], coreEnv(sandbox.url));
+    small = await measure(
+      process.execPath,
+      [bin, 'reason', 'update', '-f', smallFile, '--concurrency', String(CONCURRENCY)],
+      coreEnv(sandbox.url),
+    );
     if (small.code !== 0) throw new Error(`core reason update exited ${small.code}: ${small.stderr}`);
 
     const haveCurl = spawnSync('curl', ['--version'], { stdio: 'ignore' }).status === 0;
@@ -219,30 +230,60 @@ try {
   try {
     // The same run on a tenth of the reasons, so the memory of (c) is compared like with like.
     console.error(`bench: (c0) core reason update -f ${tenth}.ndjson --concurrency ${CONCURRENCY}`);
-    tenthRun = await measure(process.execPath, [bin, 'reason', 'update', '-f', tenthFile, '--concurrency', String(CONCURRENCY)], coreEnv(minimal.url));
+    tenthRun = await measure(
+      process.execPath,
+      [bin, 'reason', 'update', '-f', tenthFile, '--concurrency', String(CONCURRENCY)],
+      coreEnv(minimal.url),
+    );
     if (tenthRun.code !== 0) throw new Error(`core reason update exited ${tenthRun.code}: ${tenthRun.stderr.slice(-2000)}`);
     console.error(`bench: (c) core reason update -f ${LARGE}.ndjson --concurrency ${CONCURRENCY}`);
-    large = await measure(process.execPath, [bin, 'reason', 'update', '-f', largeFile, '--concurrency', String(CONCURRENCY)], coreEnv(minimal.url));
+    large = await measure(
+      process.execPath,
+      [bin, 'reason', 'update', '-f', largeFile, '--concurrency', String(CONCURRENCY)],
+      coreEnv(minimal.url),
+    );
     if (large.code !== 0) throw new Error(`core reason update exited ${large.code}: ${large.stderr.slice(-2000)}`);
   } finally {
     await minimal.stop();
   }
 
-  rows.push([`(a) core reason update, ${SMALL.toLocaleString('en-US')} reasons, concurrency ${CONCURRENCY}`, seconds(small.ms), rate(SMALL, small.ms), mb(small.peakKb)]);
+  rows.push([
+    `(a) core reason update, ${SMALL.toLocaleString('en-US')} reasons, concurrency ${CONCURRENCY}`,
+    seconds(small.ms),
+    rate(SMALL, small.ms),
+    mb(small.peakKb),
+  ]);
   if (loop) rows.push([`(b) sequential curl loop, ${SMALL.toLocaleString('en-US')} reasons`, seconds(loop.ms), rate(SMALL, loop.ms), '-']);
-  rows.push([`(c0) core reason update, ${tenth.toLocaleString('en-US')} reasons, minimal server`, seconds(tenthRun.ms), rate(tenth, tenthRun.ms), mb(tenthRun.peakKb)]);
-  rows.push([`(c) core reason update, ${LARGE.toLocaleString('en-US')} reasons, minimal server`, seconds(large.ms), rate(LARGE, large.ms), mb(large.peakKb)]);
+  rows.push([
+    `(c0) core reason update, ${tenth.toLocaleString('en-US')} reasons, minimal server`,
+    seconds(tenthRun.ms),
+    rate(tenth, tenthRun.ms),
+    mb(tenthRun.peakKb),
+  ]);
+  rows.push([
+    `(c) core reason update, ${LARGE.toLocaleString('en-US')} reasons, minimal server`,
+    seconds(large.ms),
+    rate(LARGE, large.ms),
+    mb(large.peakKb),
+  ]);
 
-  const widths = [0, 1, 2, 3].map((i) => Math.max(...[['run', 'time', 'rate', 'peak RSS'][i], ...rows.map((r) => r[i])].map((s) => s.length)));
+  const widths = [0, 1, 2, 3].map((i) =>
+    Math.max(...[['run', 'time', 'rate', 'peak RSS'][i], ...rows.map((r) => r[i])].map((s) => s.length)),
+  );
   const line = (cells) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
   console.log(line(['run', 'time', 'rate', 'peak RSS']));
   console.log(`|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
   for (const row of rows) console.log(line(row));
   console.log('');
-  if (loop) console.log(`curl loop / core: ${(loop.ms / small.ms).toFixed(1)}x (core is that many times faster on ${SMALL.toLocaleString('en-US')} reasons)`);
+  if (loop)
+    console.log(
+      `curl loop / core: ${(loop.ms / small.ms).toFixed(1)}x (core is that many times faster on ${SMALL.toLocaleString('en-US')} reasons)`,
+    );
   if (tenthRun.peakKb !== null && large.peakKb !== null) {
     const how = hasTimeV ? '/usr/bin/time -v' : 'ps -o rss, polled every 50 ms';
-    console.log(`peak RSS, ${LARGE.toLocaleString('en-US')} vs ${tenth.toLocaleString('en-US')} reasons: ${(large.peakKb / tenthRun.peakKb).toFixed(2)}x for 10x the reasons (${how})`);
+    console.log(
+      `peak RSS, ${LARGE.toLocaleString('en-US')} vs ${tenth.toLocaleString('en-US')} reasons: ${(large.peakKb / tenthRun.peakKb).toFixed(2)}x for 10x the reasons (${how})`,
+    );
   }
   console.log(`summary of (c): ${lastLine(large.stderr)}`);
 } finally {

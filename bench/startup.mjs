@@ -18,16 +18,29 @@ if (!existsSync(bin)) {
 }
 
 // A loopback server in its own process: this one blocks while it times each run.
-const server = spawn(process.execPath, ['-e', `
+const server = spawn(
+  process.execPath,
+  [
+    '-e',
+    `
   const http = require('node:http');
   const s = http.createServer((req, res) => { req.resume(); req.on('end', () => { res.setHeader('X-Request-Id', 'bench'); res.end(); }); });
   s.listen(0, '127.0.0.1', () => console.log(s.address().port));
-`], { stdio: ['ignore', 'pipe', 'inherit'] });
+`,
+  ],
+  { stdio: ['ignore', 'pipe', 'inherit'] },
+);
 const port = await new Promise((ok) => server.stdout.once('data', (d) => ok(Number(String(d).trim()))));
 
 const home = mkdtempSync(join(tmpdir(), 'core-bench-'));
-const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, '.config'),
-  CORE_BASE_URL: `http://127.0.0.1:${port}`, CORE_TENANT: 'bench', CORE_TOKEN: 'bench-token' };
+const env = {
+  PATH: process.env.PATH,
+  HOME: home,
+  XDG_CONFIG_HOME: join(home, '.config'),
+  CORE_BASE_URL: `http://127.0.0.1:${port}`,
+  CORE_TENANT: 'bench',
+  CORE_TOKEN: 'bench-token',
+};
 // NODE_EXTRA_CA_CERTS is deliberately absent: it adds ~55 ms to every Node 20 start and would hide our own cost.
 
 const reply = ['reply', '-t', 'Hello', '--core-client-id', '9223372036854775807', '--answer-id', 'bench-1'];
@@ -37,8 +50,25 @@ const cases = [
   { name: 'core --version', cmd: node, args: [bin, '--version'] },
   { name: 'core reply --dry-run', cmd: node, args: [bin, ...reply, '--dry-run'] },
   { name: 'core reply (loopback)', cmd: node, args: [bin, ...reply] },
-  ...(hasHttpie ? [{ name: 'http (HTTPie, same request)', cmd: 'http', args: ['--ignore-stdin', '-q', 'POST', `http://127.0.0.1:${port}/api/v1/chatbot`,
-    'Authorization:Bearer bench-token', 'X-Tenant-Name:bench', 'text=Hello', 'coreClientId:=9223372036854775807', 'answerId=bench-1'] }] : []),
+  ...(hasHttpie
+    ? [
+        {
+          name: 'http (HTTPie, same request)',
+          cmd: 'http',
+          args: [
+            '--ignore-stdin',
+            '-q',
+            'POST',
+            `http://127.0.0.1:${port}/api/v1/chatbot`,
+            'Authorization:Bearer bench-token',
+            'X-Tenant-Name:bench',
+            'text=Hello',
+            'coreClientId:=9223372036854775807',
+            'answerId=bench-1',
+          ],
+        },
+      ]
+    : []),
 ];
 
 const times = new Map(cases.map((c) => [c.name, []]));
@@ -48,13 +78,19 @@ for (let i = 0; i < runs; i++) {
     const start = process.hrtime.bigint();
     const r = spawnSync(c.cmd, c.args, { env, stdio: 'ignore' });
     const ms = Number(process.hrtime.bigint() - start) / 1e6;
-    if (r.status !== 0) { console.error(`${c.name} exited ${r.status}`); process.exitCode = 1; }
+    if (r.status !== 0) {
+      console.error(`${c.name} exited ${r.status}`);
+      process.exitCode = 1;
+    }
     times.get(c.name).push(ms);
   }
 }
 server.kill();
 
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
 const base = median(times.get('node -e 0'));
 const httpie = hasHttpie ? median(times.get('http (HTTPie, same request)')) : null;
 const nodeVersion = spawnSync(node, ['-v'], { encoding: 'utf8' }).stdout.trim();

@@ -32,9 +32,25 @@ await new Promise((ok, fail) => {
 });
 
 const steps = [
-  ['a bot reply, addressed by the internal client ID', ['reply', '--core-client-id', '9223372036854775807', '-t', 'Your order has shipped.', '--quick-reply', 'Track it', '--quick-reply', 'Thanks']],
+  [
+    'a bot reply, addressed by the internal client ID',
+    [
+      'reply',
+      '--core-client-id',
+      '9223372036854775807',
+      '-t',
+      'Your order has shipped.',
+      '--quick-reply',
+      'Track it',
+      '--quick-reply',
+      'Thanks',
+    ],
+  ],
   ['a proactive greeting', ['greet', '--core-client-id', '1234567', '-t', 'Hi! Can we help with anything?']],
-  ['a reason update that is applied', ['reason', 'update', '--code', 'LUNCH', '--name', 'en=Lunch break', '--name', 'de=Mittagspause', '--color', '#FFB300', '--inactive']],
+  [
+    'a reason update that is applied',
+    ['reason', 'update', '--code', 'LUNCH', '--name', 'en=Lunch break', '--name', 'de=Mittagspause', '--color', '#FFB300', '--inactive'],
+  ],
   ['a reason update for a code that does not exist (the service answers 404)', ['reason', 'update', '--code', 'NAP', '--name', 'en=Nap']],
 ];
 let failures = 0;

@@ -8,10 +8,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const result = spawnSync(
-  process.execPath,
-  [join(root, 'node_modules/vitest/vitest.mjs'), 'run', 'test/docs/generated.test.ts'],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, UPDATE_DOCS: '1' } },
-);
+const result = spawnSync(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', 'test/docs/generated.test.ts'], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, UPDATE_DOCS: '1' },
+});
 if (result.status === 0) console.log('\nWrote docs/schemas, docs/openapi.json and docs/commands; review them with git diff.');
 process.exit(result.status ?? 1);

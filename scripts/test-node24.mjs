@@ -46,7 +46,9 @@ export function installNode24() {
   if (install.status !== 0) throw new Error(`npm install node@${MAJOR} failed (exit status ${install.status ?? install.signal})`);
   const version = existsSync(binary) ? versionOf(binary) : null;
   if (!version?.startsWith(`${MAJOR}.`)) {
-    throw new Error(`npm installed node@${MAJOR}, but ${binary} ${version ? `is Node ${version}` : 'does not run'} (was its install script blocked?)`);
+    throw new Error(
+      `npm installed node@${MAJOR}, but ${binary} ${version ? `is Node ${version}` : 'does not run'} (was its install script blocked?)`,
+    );
   }
   return binary;
 }
@@ -58,7 +60,14 @@ function main() {
   } catch (error) {
     console.error(`\nerror: the Node ${MAJOR} test run could not start: ${error.message}`);
     console.error(`hint: it needs the npm registry; to see why, run: cd ${folder} && npm install node@${MAJOR}`);
-    return { code: 1, passed: 0, failed: 1, skipped: 0, failedTests: [`(Node ${MAJOR} could not be installed: ${error.message})`], skippedTests: [] };
+    return {
+      code: 1,
+      passed: 0,
+      failed: 1,
+      skipped: 0,
+      failedTests: [`(Node ${MAJOR} could not be installed: ${error.message})`],
+      skippedTests: [],
+    };
   }
   const version = versionOf(node);
   console.log(`\nRunning the test suite on Node ${version} (${node})\n`);

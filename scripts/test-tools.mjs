@@ -34,7 +34,9 @@ export function ensureTools() {
   const command = aptCommand(missing);
   const canInstall = asRoot && spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0;
   if (canInstall) {
-    console.log(`\nThe tests need ${names}, which ${missing.length === 1 ? 'is' : 'are'} not installed. Installing, as root:\n  ${command}\n`);
+    console.log(
+      `\nThe tests need ${names}, which ${missing.length === 1 ? 'is' : 'are'} not installed. Installing, as root:\n  ${command}\n`,
+    );
     const install = spawnSync('sh', ['-c', command], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
     if (install.status !== 0) console.log(`\napt-get failed (exit status ${install.status ?? install.signal}).`);
     missing = missingTools();
@@ -42,7 +44,9 @@ export function ensureTools() {
   }
   console.log(`\nNot installed, and needed by some tests: ${missing.map(([name]) => name).join(', ')}.`);
   for (const [name, tool] of missing) console.log(`  ${name}: ${tool.usedBy}`);
-  console.log(`Install ${missing.length === 1 ? 'it' : 'them'} (Debian, Ubuntu): ${asRoot ? '' : 'sudo sh -c '}${asRoot ? aptCommand(missing) : `'${aptCommand(missing)}'`}`);
+  console.log(
+    `Install ${missing.length === 1 ? 'it' : 'them'} (Debian, Ubuntu): ${asRoot ? '' : 'sudo sh -c '}${asRoot ? aptCommand(missing) : `'${aptCommand(missing)}'`}`,
+  );
   console.log(
     process.env[toolList.allowSkipVariable] === '1'
       ? `Their tests are skipped (${toolList.allowSkipVariable}=1), and listed at the end.\n`

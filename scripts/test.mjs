@@ -35,7 +35,15 @@ let node24;
 try {
   node24 = JSON.parse(readFileSync(countsFile, 'utf8'));
 } catch {
-  node24 = { code: run24.status || 1, passed: 0, failed: 1, skipped: 0, failedTests: ['(the Node 24 run did not report)'], skippedTests: [], node: '24 (did not report)' };
+  node24 = {
+    code: run24.status || 1,
+    passed: 0,
+    failed: 1,
+    skipped: 0,
+    failedTests: ['(the Node 24 run did not report)'],
+    skippedTests: [],
+    node: '24 (did not report)',
+  };
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
@@ -49,11 +57,17 @@ const total = {
 const skipFails = strict && total.skipped > 0;
 const failed = current.code !== 0 || node24.code !== 0 || run24.status !== 0 || skipFails;
 
-const lines = ['', `Test summary (${strict ? `strict: a skipped test fails the run; ${ALLOW_SKIP_VARIABLE}=1 allows skips` : `${ALLOW_SKIP_VARIABLE}=1: skips allowed`})`];
+const lines = [
+  '',
+  `Test summary (${strict ? `strict: a skipped test fails the run; ${ALLOW_SKIP_VARIABLE}=1 allows skips` : `${ALLOW_SKIP_VARIABLE}=1: skips allowed`})`,
+];
 for (const run of runs) lines.push(`Node ${run.node ?? '24'}: ${summary(run)}`);
 lines.push(`Total: ${summary(total)}`);
 for (const run of runs) {
-  for (const [what, names] of [['Failed', run.failedTests ?? []], ['Skipped', run.skippedTests ?? []]]) {
+  for (const [what, names] of [
+    ['Failed', run.failedTests ?? []],
+    ['Skipped', run.skippedTests ?? []],
+  ]) {
     if (names.length === 0) continue;
     lines.push(`${what} on Node ${run.node ?? '24'} (${names.length}):`);
     for (const name of names) lines.push(`  ${name}`);

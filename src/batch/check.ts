@@ -11,9 +11,7 @@ import { itemPath, positionLabel, type BatchItem, type BatchSource, type Positio
  */
 
 /** What a payload validator returns (the shape of `Validation<T>` in src/payload/). */
-export type Validation<T> =
-  | { ok: true; value: T; warnings: Problem[] }
-  | { ok: false; problems: Problem[]; warnings: Problem[] };
+export type Validation<T> = { ok: true; value: T; warnings: Problem[] } | { ok: false; problems: Problem[]; warnings: Problem[] };
 
 export interface ItemSpec<T> {
   /** Turns a parsed item into the payload to check and send (flags laid over it, for example). */
@@ -90,8 +88,17 @@ export async function checkBatch<T>(source: BatchSource, spec: ItemSpec<T>, opti
       if (earlier === undefined) {
         seen.set(id, positionNumber(item.position));
       } else {
-        const problem = { path: options.keyName, message: duplicateMessage(checked.key, positionAt(item.position, earlier), options.keyName) };
-        checked = { ok: false, position: checked.position, key: checked.key, problems: [...(checked.ok ? [] : checked.problems), problem], warnings: checked.warnings };
+        const problem = {
+          path: options.keyName,
+          message: duplicateMessage(checked.key, positionAt(item.position, earlier), options.keyName),
+        };
+        checked = {
+          ok: false,
+          position: checked.position,
+          key: checked.key,
+          problems: [...(checked.ok ? [] : checked.problems), problem],
+          warnings: checked.warnings,
+        };
       }
     }
     if (summary.total === 0 && checked.ok) summary.first = checked.value;

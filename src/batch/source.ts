@@ -105,7 +105,8 @@ export async function openSource(path: string, ctx: Context): Promise<BatchSourc
       hint: 'check the path given to -f',
     });
   }
-  if (info.isDirectory()) throw new UsageError(`${path} is a folder, not a file of reasons`, { hint: 'give -f the path of a JSON, NDJSON or YAML file' });
+  if (info.isDirectory())
+    throw new UsageError(`${path} is a folder, not a file of reasons`, { hint: 'give -f the path of a JSON, NDJSON or YAML file' });
   if (!info.isFile()) {
     const { createReadStream } = await import('node:fs');
     return spooled(createReadStream(full), path, ctx);
@@ -194,9 +195,13 @@ function parsesAsObject(text: string): boolean {
 async function readDocument(file: string, name: string): Promise<unknown> {
   const { size } = await stat(file);
   if (size > MAX_DOCUMENT_BYTES) {
-    throw new PayloadError(`${name} is ${formatBytes(size)}; a JSON array or YAML file is read whole, up to ${formatBytes(MAX_DOCUMENT_BYTES)}`, [], {
-      hint: 'write one reason a line (NDJSON): it is read as a stream, at any size',
-    });
+    throw new PayloadError(
+      `${name} is ${formatBytes(size)}; a JSON array or YAML file is read whole, up to ${formatBytes(MAX_DOCUMENT_BYTES)}`,
+      [],
+      {
+        hint: 'write one reason a line (NDJSON): it is read as a stream, at any size',
+      },
+    );
   }
   const format = /\.ya?ml$/i.test(name) ? 'yaml' : /\.json$/i.test(name) ? 'json' : 'auto';
   return parseText(decode(await readFile(file), name), name, format);

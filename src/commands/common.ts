@@ -4,7 +4,10 @@ import { UsageError } from '../errors.js';
 import type { GlobalOptions } from './definition.js';
 
 /** The effective settings for a command: global flags, --timeout, --ca-file, environment, profile. */
-export function loadCommandSettings(options: { global: GlobalOptions; timeout?: string; caFile?: string }, ctx: Context): Promise<Settings> {
+export function loadCommandSettings(
+  options: { global: GlobalOptions; timeout?: string; caFile?: string },
+  ctx: Context,
+): Promise<Settings> {
   return ctx.settings({
     config: options.global.config,
     profile: options.global.profile,

@@ -67,7 +67,11 @@ export function formatDuration(ms: number): string {
   if (ms % 1000 !== 0 || ms < 60_000) return `${ms / 1000}s`;
   const parts: string[] = [];
   let rest = ms;
-  for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
+  for (const [unit, size] of [
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const) {
     const count = Math.floor(rest / size);
     if (count > 0) parts.push(`${count}${unit}`);
     rest -= count * size;

@@ -34,5 +34,13 @@ export {
   type Location,
   type LocateInput,
 } from './locate.js';
-export { configSchema, profileSchema, secretSpecSchema, validateConfig, baseUrlProblem, type ConfigFile, type ProfileConfig } from './schema.js';
+export {
+  configSchema,
+  profileSchema,
+  secretSpecSchema,
+  validateConfig,
+  baseUrlProblem,
+  type ConfigFile,
+  type ProfileConfig,
+} from './schema.js';
 export { resolveSecret, DEFAULT_SECRET_COMMAND_TIMEOUT_MS, type SecretSpec, type ResolveSecretOptions } from './secret.js';

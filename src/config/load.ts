@@ -2,12 +2,7 @@ import path from 'node:path';
 import { stat } from 'node:fs/promises';
 import { ConfigError, UsageError, type Problem } from '../errors.js';
 import { parseDuration } from './duration.js';
-import {
-  envValue,
-  findConfig,
-  SEARCH_PLACES_TEXT,
-  USER_PLACES_TEXT,
-} from './locate.js';
+import { envValue, findConfig, SEARCH_PLACES_TEXT, USER_PLACES_TEXT } from './locate.js';
 import { noProxyFromEnv, proxyFromEnv } from '../http/proxy.js';
 import { baseUrlProblem, suggest, validateConfig, type ConfigFile, type ProfileConfig } from './schema.js';
 import type { SecretSpec } from './secret.js';
@@ -94,10 +89,11 @@ export async function loadSettings(input: LoadInput): Promise<Settings> {
     token: envSecret(input.env, 'CORE_TOKEN') ?? pick(settings.token),
     integratorToken: envSecret(input.env, 'CORE_INTEGRATOR_TOKEN') ?? pick(settings.integratorToken),
     headers: pick(settings.headers) ?? { value: {}, source: 'default' },
-    timeoutMs: timeout(input) ?? (settings.timeout === undefined ? null : { value: parseDuration(settings.timeout), source: fromProfile }) ?? {
-      value: DEFAULT_TIMEOUT_MS,
-      source: 'default',
-    },
+    timeoutMs: timeout(input) ??
+      (settings.timeout === undefined ? null : { value: parseDuration(settings.timeout), source: fromProfile }) ?? {
+        value: DEFAULT_TIMEOUT_MS,
+        source: 'default',
+      },
     retries: pick(settings.retries) ?? { value: DEFAULT_RETRIES, source: 'default' },
     limits: pick(settings.limits) ?? { value: {}, source: 'default' },
     proxy: pick(settings.proxy) ?? envProxy(input.env, baseUrl),
@@ -287,7 +283,10 @@ export function requireSettings(settings: Settings, needs: Need[]): void {
   );
   if (missing.length === 0) return;
 
-  const problems: Problem[] = missing.map((need) => ({ path: LABELS[need], message: `looked for ${placesFor(need, settings).join(', ')}` }));
+  const problems: Problem[] = missing.map((need) => ({
+    path: LABELS[need],
+    message: `looked for ${placesFor(need, settings).join(', ')}`,
+  }));
   problems.push(...contextProblems(settings));
   const names = missing.map((need) => LABELS[need]);
   throw new ConfigError(`missing ${joinWords(names)}`, { problems, hint: hintFor(settings, missing) });

@@ -36,22 +36,13 @@ export const projectSearchPlaces = [
  * File names looked for in the user config folder: cosmiconfig 9's `globalConfigSearchPlaces`
  * without `config.ts` (a TypeScript loader would need the compiler at run time).
  */
-export const userSearchPlaces = [
-  'config',
-  'config.json',
-  'config.yaml',
-  'config.yml',
-  'config.js',
-  'config.cjs',
-  'config.mjs',
-] as const;
+export const userSearchPlaces = ['config', 'config.json', 'config.yaml', 'config.yml', 'config.js', 'config.cjs', 'config.mjs'] as const;
 
 /** The name `core config init` writes: YAML, and one of the names above. */
 export const USER_CONFIG_NAME = 'config.yaml';
 
 /** A one-line description of the names looked for, for messages. */
-export const SEARCH_PLACES_TEXT =
-  '.corerc, .corerc.json|yaml|yml|js|cjs|mjs, core.config.js|cjs|mjs, the "core" key of package.json';
+export const SEARCH_PLACES_TEXT = '.corerc, .corerc.json|yaml|yml|js|cjs|mjs, core.config.js|cjs|mjs, the "core" key of package.json';
 export const USER_PLACES_TEXT = 'config, config.json|yaml|yml|js|cjs|mjs';
 
 export interface LocateInput {
@@ -205,9 +196,17 @@ async function assertReadableFile(file: string, by: string): Promise<void> {
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read (permission denied)' : `cannot be read (${code ?? 'error'})`;
+    const why =
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'EACCES'
+          ? 'cannot be read (permission denied)'
+          : `cannot be read (${code ?? 'error'})`;
     throw new ConfigError(`config file ${file} (from ${by}) ${why}`, {
-      hint: by === 'flag --config' ? 'check the path, or drop --config to search for a config file' : 'check the path in CORE_CONFIG, or unset it to search for a config file',
+      hint:
+        by === 'flag --config'
+          ? 'check the path, or drop --config to search for a config file'
+          : 'check the path in CORE_CONFIG, or unset it to search for a config file',
     });
   }
 }
@@ -249,12 +248,7 @@ export async function configLoaders(env: Record<string, string | undefined>): Pr
 }
 
 /** A loader's failure as a ConfigError naming the file, the line and the kind of error, not the text. */
-export function loadError(
-  error: unknown,
-  file: string,
-  content: string,
-  env: Record<string, string | undefined>,
-): ConfigError {
+export function loadError(error: unknown, file: string, content: string, env: Record<string, string | undefined>): ConfigError {
   if (error instanceof ConfigError) return error;
   // A JavaScript file may throw anything; a non-Error is described only by its kind.
   const e = (error instanceof Error ? error : new Error('a non-Error value was thrown')) as Error & {
@@ -270,7 +264,8 @@ export function loadError(
     const what = /^(?:JSON Error in [^\n]*\n)?([^\n]*?) in JSON at position/.exec(e.message)?.[1];
     // V8's messages name the expected token ("Expected double-quoted property name") without quoting
     // the text; anything else is left out.
-    const safe = what === undefined || /["'`]/.test(what) ? '' : what.startsWith('Unexpected token') ? ': unexpected character' : `: ${what}`;
+    const safe =
+      what === undefined || /["'`]/.test(what) ? '' : what.startsWith('Unexpected token') ? ': unexpected character' : `: ${what}`;
     return new ConfigError(`${file}${where}: invalid JSON${safe}`);
   }
   // A JavaScript config file: its error message may quote the file's code (an unquoted token turns

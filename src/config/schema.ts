@@ -37,7 +37,8 @@ export function baseUrlProblem(value: string): string | undefined {
   }
   // Credentials in the URL would be printed by `config show` and sent to proxies; tokens have their own keys.
   if (url.username !== '' || url.password !== '') return 'must not hold a user name or password; use token';
-  if (url.search !== '' || url.hash !== '') return `${JSON.stringify(`${url.origin}${url.pathname}`)} with a query or fragment is not a base URL`;
+  if (url.search !== '' || url.hash !== '')
+    return `${JSON.stringify(`${url.origin}${url.pathname}`)} with a query or fragment is not a base URL`;
   return undefined;
 }
 
@@ -59,8 +60,7 @@ export function durationProblem(value: unknown): string | undefined {
   }
 }
 
-const nonEmpty = (what: string) =>
-  z.string({ error: `must be ${what}` }).check(z.minLength(1, { error: `must be ${what}, not empty` }));
+const nonEmpty = (what: string) => z.string({ error: `must be ${what}` }).check(z.minLength(1, { error: `must be ${what}, not empty` }));
 
 const tokenString = z.string().check(
   z.minLength(1),
@@ -78,17 +78,17 @@ export const secretSpecSchema = z.union(
   { error: `must be ${TOKEN_FORMS}` },
 );
 
-const baseUrlSchema = z.string({ error: 'must be a URL string such as https://chat.example.com' }).check(
-  z.refine((value) => baseUrlProblem(value) === undefined, { error: (issue) => baseUrlProblem(String(issue.input)) }),
-);
+const baseUrlSchema = z
+  .string({ error: 'must be a URL string such as https://chat.example.com' })
+  .check(z.refine((value) => baseUrlProblem(value) === undefined, { error: (issue) => baseUrlProblem(String(issue.input)) }));
 
 const timeoutSchema = z
   .union([z.number(), z.string()], { error: 'must be milliseconds or a duration such as 30s' })
   .check(z.refine((value) => durationProblem(value) === undefined, { error: (issue) => durationProblem(issue.input) }));
 
-const proxySchema = z.string({ error: 'must be a proxy URL string such as http://proxy.example.com:3128' }).check(
-  z.refine((value) => proxyProblem(value) === undefined, { error: (issue) => proxyProblem(String(issue.input)) }),
-);
+const proxySchema = z
+  .string({ error: 'must be a proxy URL string such as http://proxy.example.com:3128' })
+  .check(z.refine((value) => proxyProblem(value) === undefined, { error: (issue) => proxyProblem(String(issue.input)) }));
 
 const caFileSchema = nonEmpty('the path of a PEM file holding CA certificates');
 
@@ -118,9 +118,9 @@ const headersSchema = z.record(
         `${String(issue.input)} is set by core itself (the tenant from tenant / --tenant / CORE_TENANT; the body is JSON), not by headers`,
     }),
   ),
-  z.string({ error: 'a header value must be a string (quote numbers)' }).check(
-    z.refine((value) => !CONTROL.test(value), { error: 'a header value must not hold a line break or control character' }),
-  ),
+  z
+    .string({ error: 'a header value must be a string (quote numbers)' })
+    .check(z.refine((value) => !CONTROL.test(value), { error: 'a header value must not hold a line break or control character' })),
   { error: 'must be a mapping of header names to values, such as {X-Extra: value}' },
 );
 
@@ -145,9 +145,7 @@ export const configSchema = z.strictObject(
   {
     $schema: z.optional(z.string({ error: 'must be a string (the URL or path of a JSON Schema)' })),
     defaultProfile: z.optional(nonEmpty('the name of a profile')),
-    profiles: z.optional(
-      z.record(z.string(), profileSchema, { error: 'must be a mapping of profile names to their settings' }),
-    ),
+    profiles: z.optional(z.record(z.string(), profileSchema, { error: 'must be a mapping of profile names to their settings' })),
   },
   { error: 'must be a mapping with profiles (and optionally defaultProfile)' },
 );
@@ -321,7 +319,6 @@ function valueAt(raw: unknown, path: readonly Segment[]): unknown {
   }
   return value;
 }
-
 
 /** A short description of a number or other scalar for messages (never used for token or header values). */
 function describe(value: unknown): string {

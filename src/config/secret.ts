@@ -154,7 +154,11 @@ function tokenFromOutput(output: string, label: string): string {
 /** The command's standard error, cut to about 1 KB, as indented lines under the message. */
 function stderrProblems(bytes: Buffer, total: number): Problem[] {
   // eslint-disable-next-line no-control-regex
-  let text = bytes.subarray(0, STDERR_LIMIT).toString('utf8').replace(/\uFFFD+$/, '').replace(/\u001b\[[0-9;]*[A-Za-z]/g, '');
+  let text = bytes
+    .subarray(0, STDERR_LIMIT)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '')
+    .replace(/\u001b\[[0-9;]*[A-Za-z]/g, '');
   text = text.trimEnd();
   if (text === '') return [];
   const lines = text.split(/\r?\n/).map((line) => ({ path: '', message: `stderr: ${line}` }));

@@ -108,7 +108,10 @@ export function createAgents(options: TransportOptions, pool: PoolOptions = { ke
   return {
     // Absolute-URI requests need a plain connection to the proxy; through an https proxy, plain http
     // goes in a CONNECT tunnel instead.
-    http: options.proxy.protocol === 'https:' ? new HttpProxyAgent({ ...base, proxy: options.proxy, ...proxyTls }) : new AbsoluteUriAgent(options.proxy, base),
+    http:
+      options.proxy.protocol === 'https:'
+        ? new HttpProxyAgent({ ...base, proxy: options.proxy, ...proxyTls })
+        : new AbsoluteUriAgent(options.proxy, base),
     https: new TunnelAgent({
       ...base,
       ...tlsOptions,

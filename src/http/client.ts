@@ -152,7 +152,10 @@ export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
       return { ...outcome, attempts: attempt, durationMs: Math.round(performance.now() - started) };
     }
     request.onRetry?.({ attempt: attempt + 1, delayMs: delay, reason });
-    const stopWaiting = request.retrySignal && request.signal ? AbortSignal.any([request.signal, request.retrySignal]) : (request.retrySignal ?? request.signal);
+    const stopWaiting =
+      request.retrySignal && request.signal
+        ? AbortSignal.any([request.signal, request.retrySignal])
+        : (request.retrySignal ?? request.signal);
     const waited = await sleep(delay, stopWaiting);
     if (!waited) {
       if (outcome instanceof NetworkError) throw outcome;
@@ -242,7 +245,9 @@ export function toNetworkError(error: unknown, request: Pick<HttpRequest, 'url' 
     message = `${host} did not answer with HTTP`;
     code = 'EPROTO';
   } else if (/CERT|SSL|TLS|EPROTO|SIGNATURE/.test(code)) {
-    const privateCa = /CERT|SIGNATURE|ISSUER/.test(code) ? '; if the service uses a private CA, give its certificate with --ca-file FILE' : '';
+    const privateCa = /CERT|SIGNATURE|ISSUER/.test(code)
+      ? '; if the service uses a private CA, give its certificate with --ca-file FILE'
+      : '';
     message = `TLS failure talking to ${host}: ${(err.message ?? code).trim()}${privateCa}`;
   } else {
     message = `request to ${host} failed: ${(err.message ?? code).trim()}`;

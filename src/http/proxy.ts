@@ -201,9 +201,7 @@ function safeDecode(text: string): string {
   }
 }
 
-export type ProxyDecision =
-  | { kind: 'proxy'; url: URL; source: string }
-  | { kind: 'direct'; reason: string };
+export type ProxyDecision = { kind: 'proxy'; url: URL; source: string } | { kind: 'direct'; reason: string };
 
 /**
  * Decides how to reach `target`: through `proxy` (already chosen from the profile or the environment

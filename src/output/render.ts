@@ -32,7 +32,8 @@ export function renderHuman(result: RequestResult, style: Style): string {
   if (result.status === null) {
     const err = result.error as { code?: string; message?: string } | null;
     lines.push(`${style.red('✗ no answer')}  ${target}`);
-    if (err?.message) lines.push(field('error', `${err.message}${err.code && !err.message.includes(err.code) ? ` (${err.code})` : ''}`, style));
+    if (err?.message)
+      lines.push(field('error', `${err.message}${err.code && !err.message.includes(err.code) ? ` (${err.code})` : ''}`, style));
   } else {
     const label = `${result.status} ${statusText(result.status)}`.trim();
     lines.push(`${result.ok ? style.green(`✓ ${label}`) : style.red(`✗ ${label}`)}  ${target}`);

@@ -36,10 +36,7 @@ export function has(value: Record<string, unknown>, key: string): boolean {
 }
 
 /** A check on any value, run only when `when` says so (default: when the value is an object). */
-export function rule(
-  fn: (value: unknown, ctx: Ctx) => void,
-  when: (payload: Payload) => boolean = whenObject,
-): Check {
+export function rule(fn: (value: unknown, ctx: Ctx) => void, when: (payload: Payload) => boolean = whenObject): Check {
   return z.superRefine<unknown>(fn, { when });
 }
 
@@ -142,15 +139,12 @@ export function text(description: string, max?: number, note?: string): z.ZodMin
 
 /** An absolute http or https URL. The service fetches or links it, so a relative path is useless. */
 export function httpUrl(): Check {
-  return rule(
-    (value, ctx) => {
-      if (typeof value !== 'string' || value === '') return;
-      if (!isHttpUrl(value)) {
-        report(ctx, [], `expected an absolute http or https URL, got ${JSON.stringify(value)}`, value);
-      }
-    },
-    whenString,
-  );
+  return rule((value, ctx) => {
+    if (typeof value !== 'string' || value === '') return;
+    if (!isHttpUrl(value)) {
+      report(ctx, [], `expected an absolute http or https URL, got ${JSON.stringify(value)}`, value);
+    }
+  }, whenString);
 }
 
 function isHttpUrl(value: string): boolean {

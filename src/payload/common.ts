@@ -29,16 +29,18 @@ export function usableLimits(limits: Limits | undefined): Limits {
  * points, while the service (and these schemas' own checks, see checks.ts) counts UTF-16 code units.
  */
 export const LENGTH_NOTE =
-  'Lengths are counted as the service counts them, in UTF-16 code units, while JSON Schema\'s maxLength counts code points: a character outside the Basic Multilingual Plane, such as an emoji, counts 2, so a text within maxLength here can still be too long.';
+  "Lengths are counted as the service counts them, in UTF-16 code units, while JSON Schema's maxLength counts code points: a character outside the Basic Multilingual Plane, such as an emoji, counts 2, so a text within maxLength here can still be too long.";
 
 /** The values of code (docs/api.md, answer rule 2). */
 export const CODES = ['UNCLEAR_QUESTION', 'SWITCH_TO_HUMAN', 'SUCCESS'] as const;
 
-export const codeSchema = z.enum(CODES).check(
-  z.describe(
-    'UNCLEAR_QUESTION: the bot did not understand the question and passes it to an agent. SWITCH_TO_HUMAN: the dialog moves to an agent. SUCCESS: the bot handled the message and sent a reply.',
-  ),
-);
+export const codeSchema = z
+  .enum(CODES)
+  .check(
+    z.describe(
+      'UNCLEAR_QUESTION: the bot did not understand the question and passes it to an agent. SWITCH_TO_HUMAN: the dialog moves to an agent. SUCCESS: the bot handled the message and sent a reply.',
+    ),
+  );
 export type Code = z.output<typeof codeSchema>;
 
 const RECEIVED_AT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{3})Z$/;
@@ -47,9 +49,7 @@ const EXAMPLE_TIME = '2026-01-31T09:30:00.000Z';
 function isRealTime(value: string): boolean {
   const match = RECEIVED_AT.exec(value);
   if (!match) return false;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
-    number, number, number, number, number, number,
-  ];
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
   return days !== undefined && day >= 1 && day <= days && hour <= 23 && minute <= 59 && second <= 59;
@@ -62,8 +62,7 @@ function isRealTime(value: string): boolean {
  */
 export const receivedAtSchema = z.string().check(
   z.regex(RECEIVED_AT, {
-    error: (issue) =>
-      `expected a UTC time as yyyy-MM-ddTHH:mm:ss.SSSZ, such as ${EXAMPLE_TIME}, got ${JSON.stringify(issue.input)}`,
+    error: (issue) => `expected a UTC time as yyyy-MM-ddTHH:mm:ss.SSSZ, such as ${EXAMPLE_TIME}, got ${JSON.stringify(issue.input)}`,
   }),
   rule(
     (value, ctx) => {
@@ -81,9 +80,7 @@ export const receivedAtSchema = z.string().check(
 const blockInputSchema = z
   .boolean()
   .check(z.describe('true: the message input field is blocked; false: not blocked. Works only with quick replies (chatbot rule 4).'));
-const maskedSchema = z
-  .boolean()
-  .check(z.describe('true: digits in the linked client message are masked; false: not masked.'));
+const maskedSchema = z.boolean().check(z.describe('true: digits in the linked client message are masked; false: not masked.'));
 
 /** docs/api.md, "Bot answer", settings: extra message settings. */
 export const replySettingsSchema = z
@@ -115,7 +112,7 @@ export function blockInputWarnings(root: unknown): RawProblem[] {
   return [
     {
       path: ['settings', 'blockInput'],
-      message: 'has an effect only with quick replies, and this message has none (the API\'s chatbot rule 4)',
+      message: "has an effect only with quick replies, and this message has none (the API's chatbot rule 4)",
     },
   ];
 }

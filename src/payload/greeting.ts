@@ -24,7 +24,7 @@ export interface GreetingOptions {
 const greetingRules = rule((value, ctx) => {
   const greeting = value as Record<string, unknown>;
   if (!has(greeting, 'clientId') && !has(greeting, 'coreClientId')) {
-    report(ctx, [], 'no addressee: give coreClientId (or the deprecated clientId) (the API\'s greet rule 1)');
+    report(ctx, [], "no addressee: give coreClientId (or the deprecated clientId) (the API's greet rule 1)");
   }
 });
 
@@ -79,16 +79,11 @@ function priorityWarnings(root: unknown): RawProblem[] {
   return [
     {
       path: ['clientId'],
-      message: 'takes priority over coreClientId when both are given (the API\'s greet rule 3); send only coreClientId',
+      message: "takes priority over coreClientId when both are given (the API's greet rule 3); send only coreClientId",
     },
   ];
 }
 
 export function greetingWarnings(input: unknown): RawProblem[] {
-  return [
-    ...clientIdWarnings(input),
-    ...priorityWarnings(input),
-    ...blockInputWarnings(input),
-    ...headerFooterWarnings(input),
-  ];
+  return [...clientIdWarnings(input), ...priorityWarnings(input), ...blockInputWarnings(input), ...headerFooterWarnings(input)];
 }

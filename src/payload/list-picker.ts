@@ -14,7 +14,7 @@ const itemSchema = z
   .strictObject({
     title: text('Item name, up to 24 characters.', 24),
     subTitle: z.optional(text('Item subtitle, up to 72 characters.', 72)),
-    identifier: text('Item ID, returned in the user\'s answer message; unique across the whole message.'),
+    identifier: text("Item ID, returned in the user's answer message; unique across the whole message."),
   })
   .check(z.describe('An item of the list.'));
 
@@ -30,12 +30,8 @@ const sectionSchema = z
   .check(z.describe('A section of the list.'));
 
 /** header and footer are optional objects ("no"); their only field, text, is what they are for. */
-const headerSchema = z
-  .strictObject({ text: text('Header text, up to 60 characters.', 60) })
-  .check(z.describe('Header of the list.'));
-const footerSchema = z
-  .strictObject({ text: text('Footer text, up to 60 characters.', 60) })
-  .check(z.describe('Footer of the list.'));
+const headerSchema = z.strictObject({ text: text('Header text, up to 60 characters.', 60) }).check(z.describe('Header of the list.'));
+const footerSchema = z.strictObject({ text: text('Footer text, up to 60 characters.', 60) }).check(z.describe('Footer of the list.'));
 
 type Item = { section: number; item: number; value: Record<string, unknown> };
 

@@ -144,9 +144,7 @@ export function editDistance(a: string, b: string): number {
   const t = b.toLowerCase();
   const rows = s.length + 1;
   const cols = t.length + 1;
-  const d: number[][] = Array.from({ length: rows }, (_, i) =>
-    Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
+  const d: number[][] = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
   for (let i = 1; i < rows; i++) {
     for (let j = 1; j < cols; j++) {
       const cost = s[i - 1] === t[j - 1] ? 0 : 1;
@@ -172,9 +170,7 @@ export function closestField(unknown: string, known: readonly string[]): string 
   let bestDistance = Infinity;
   for (const candidate of known) {
     const distance = editDistance(unknown, candidate);
-    const close =
-      distance <= Math.max(1, Math.floor(candidate.length / 3)) &&
-      distance < Math.min(unknown.length, candidate.length);
+    const close = distance <= Math.max(1, Math.floor(candidate.length / 3)) && distance < Math.min(unknown.length, candidate.length);
     if (close && distance < bestDistance) {
       best = candidate;
       bestDistance = distance;

@@ -26,13 +26,13 @@ function buildQuickReplySchema(limits: Limits) {
       text: text(`Message text, up to ${textMax} characters (UTF-16 code units).`, textMax, textNote),
       shown_text: z.optional(
         text(
-          'Used only together with text. When present, this text is sent as the client\'s message after the button is pressed. Up to 2000 characters.',
+          "Used only together with text. When present, this text is sent as the client's message after the button is pressed. Up to 2000 characters.",
           2000,
         ),
       ),
       callback_data: z.optional(
         text(
-          'Name of the event passed when the client-side script API is invoked, for handling on the customer\'s website. Up to 255 characters.',
+          "Name of the event passed when the client-side script API is invoked, for handling on the customer's website. Up to 255 characters.",
           255,
         ),
       ),
@@ -96,9 +96,7 @@ const HEADER_KINDS = [
 export function headerKinds(header: unknown): string[] {
   if (!Array.isArray(header)) return [];
   const entries = header.filter(isRecord);
-  return HEADER_KINDS.filter(([, fields]) => entries.some((entry) => fields.some((f) => has(entry, f)))).map(
-    ([kind]) => kind,
-  );
+  return HEADER_KINDS.filter(([, fields]) => entries.some((entry) => fields.some((f) => has(entry, f)))).map(([kind]) => kind);
 }
 
 function listKinds(kinds: readonly string[]): string {
@@ -133,9 +131,7 @@ const footerEntrySchema = z
 export const quickRepliesHeaderFooterSchema = z
   .strictObject({
     header: z.optional(
-      z
-        .array(headerEntrySchema)
-        .check(z.describe('Header entries. Text, image, document and video cannot all be sent at the same time.')),
+      z.array(headerEntrySchema).check(z.describe('Header entries. Text, image, document and video cannot all be sent at the same time.')),
     ),
     footer: z.optional(z.array(footerEntrySchema).check(z.describe('Footer entries.'))),
   })
@@ -143,11 +139,7 @@ export const quickRepliesHeaderFooterSchema = z
     rule((value, ctx) => {
       const kinds = headerKinds((value as Record<string, unknown>).header);
       if (kinds.length === HEADER_KINDS.length) {
-        report(
-          ctx,
-          ['header'],
-          'carries text, image, document and video at once; the header cannot send all four at the same time',
-        );
+        report(ctx, ['header'], 'carries text, image, document and video at once; the header cannot send all four at the same time');
       }
     }),
     z.describe(

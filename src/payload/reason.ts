@@ -29,10 +29,12 @@ export const reasonTranslationSchema = z
   .check(z.describe('A translation of the reason.'));
 export type ReasonTranslation = z.output<typeof reasonTranslationSchema>;
 
-export const colorSchema = z.string().check(
-  z.regex(COLOR, { error: (issue) => `expected a colour as #RRGGBB, such as #FFFFFF, got ${describeValue(issue.input)}` }),
-  z.describe('Colour of the reason, in RGB hex form such as #FFFFFF or #ffffff.'),
-);
+export const colorSchema = z
+  .string()
+  .check(
+    z.regex(COLOR, { error: (issue) => `expected a colour as #RRGGBB, such as #FFFFFF, got ${describeValue(issue.input)}` }),
+    z.describe('Colour of the reason, in RGB hex form such as #FFFFFF or #ffffff.'),
+  );
 
 /** Each language once: two translations for one locale contradict each other, and the API does not say which one the service keeps (docs/api.md, gap 24). */
 const uniqueLocales = rule(
@@ -76,9 +78,7 @@ export const reasonSchema = z
         z.meta({ description: 'Translations of the reason, at least one, each locale once (compared without case).', minItems: 1 }),
       ),
     color: z.optional(colorSchema),
-    active: z.optional(
-      z.boolean().check(z.describe('Whether the reason is currently available. The service defaults to true.')),
-    ),
+    active: z.optional(z.boolean().check(z.describe('Whether the reason is currently available. The service defaults to true.'))),
     system: z.optional(z.boolean().check(z.describe('Carried by the request example (false); meaning not described.'))),
   })
   .check(

@@ -34,8 +34,7 @@ export const ROUTING_FIELDS = ['userIds', 'skillIds', 'unitIds'] as const;
 /** The fields by which a reply finds its client or question (docs/api.md, addressing rule 1). */
 export const ADDRESS_FIELDS = ['coreClientId', 'questionId', 'sessionId', 'questionIndex', 'clientId'] as const;
 
-const EMAIL_RULE =
-  'the question came by email, so the answer is addressed by sessionId and questionIndex (the API\'s chatbot rule 2)';
+const EMAIL_RULE = "the question came by email, so the answer is addressed by sessionId and questionIndex (the API's chatbot rule 2)";
 const PAIR_RULE = 'a reply by thread gives both sessionId and questionIndex';
 
 /**
@@ -49,7 +48,7 @@ function replyRules(email: boolean) {
 
     // Chatbot rule 3: text is required unless formattedText is used.
     if (!has(reply, 'text') && !has(reply, 'formattedText')) {
-      report(ctx, ['text'], 'required unless formattedText is given (the API\'s chatbot rule 3)');
+      report(ctx, ['text'], "required unless formattedText is given (the API's chatbot rule 3)");
     }
 
     // Addressing rules 1 and 2, four ways: coreClientId; questionId; sessionId and questionIndex; clientId.
@@ -97,7 +96,9 @@ function buildReplySchema(limits: Limits, email: boolean) {
         text('Reply text that may contain Markdown. The plain-text form should also be sent in text for display in the user interface.'),
       ),
       // answerId is "unmarked" (docs/api.md, gap 2); the CLI always fills one (a new UUID) so that a retry cannot deliver twice.
-      answerId: z.optional(text('Unique ID of the bot answer. When an answerId is received again, the message is not delivered (chatbot rule 6).')),
+      answerId: z.optional(
+        text('Unique ID of the bot answer. When an answerId is received again, the message is not delivered (chatbot rule 6).'),
+      ),
       clientId: z.optional(clientIdSchema),
       coreClientId: z.optional(coreClientIdSchema),
       sessionId: z.optional(text('Thread ID. Sent together with questionIndex.')),
@@ -145,12 +146,7 @@ export function replySchemaFor(opts: ReplyOptions = {}): typeof replySchema {
 
 /** The advice the API gives without making it a rule; see each function for its source. */
 export function replyWarnings(input: unknown): RawProblem[] {
-  const out = [
-    ...clientIdWarnings(input),
-    ...actionWarnings(input),
-    ...blockInputWarnings(input),
-    ...headerFooterWarnings(input),
-  ];
+  const out = [...clientIdWarnings(input), ...actionWarnings(input), ...blockInputWarnings(input), ...headerFooterWarnings(input)];
   if (isRecord(input) && Array.isArray(input.attachments)) {
     input.attachments.forEach((attachment: unknown, index) => {
       out.push(...attachmentWarnings(attachment, ['attachments', index]));

@@ -20,9 +20,7 @@ import { replySchemaFor, replyWarnings, type Reply } from './reply.js';
  * path and a message that names the rule and the value, plus the warnings (advice from the API that
  * does not make a request invalid). No input makes these functions throw.
  */
-export type Validation<T> =
-  | { ok: true; value: T; warnings: Problem[] }
-  | { ok: false; problems: Problem[]; warnings: Problem[] };
+export type Validation<T> = { ok: true; value: T; warnings: Problem[] } | { ok: false; problems: Problem[]; warnings: Problem[] };
 
 type AnySchema = z.core.$ZodType;
 type Def = { type: string; [key: string]: unknown };

@@ -22,7 +22,9 @@ export function composerEnv(prompter: Prompter, limits: Limits): ComposeEnv {
 /** The composer's first menu choice, in the words of what the command's flags make it do. */
 export function finishLabel(options: { dryRun: boolean; curl: boolean; save?: string | undefined }): string {
   if (options.dryRun) {
-    return options.save !== undefined ? `Save it to ${options.save} (--dry-run: send nothing)` : 'Show the request (--dry-run: send nothing)';
+    return options.save !== undefined
+      ? `Save it to ${options.save} (--dry-run: send nothing)`
+      : 'Show the request (--dry-run: send nothing)';
   }
   if (options.curl) return 'Print the curl command (send nothing)';
   return options.save !== undefined ? `Send it (and save it to ${options.save})` : 'Send it';

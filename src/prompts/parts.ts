@@ -34,8 +34,8 @@ export function textPart(schema: FieldSchema, needed: (draft: Draft) => boolean)
 
 const QUICK_REPLY_EXTRAS = ['shown_text', 'callback_data', 'imageUrl', 'url'] as const;
 const EXTRA_LABELS: Record<(typeof QUICK_REPLY_EXTRAS)[number], string> = {
-  shown_text: 'shown_text (sent as the customer\'s message when pressed)',
-  callback_data: 'callback_data (event name for the website\'s script API)',
+  shown_text: "shown_text (sent as the customer's message when pressed)",
+  callback_data: "callback_data (event name for the website's script API)",
   imageUrl: 'imageUrl (button icon)',
   url: 'url (link to an attached file)',
 };
@@ -65,7 +65,7 @@ export const quickRepliesPart: Part = {
         message: `Button ${n} type`,
         choices: QUICK_REPLY_TYPES.map((t) => ({
           value: t,
-          name: t === 'TEXT' ? 'TEXT: sends a text message' : 'CONTACT: asks for the customer\'s contact data',
+          name: t === 'TEXT' ? 'TEXT: sends a text message' : "CONTACT: asks for the customer's contact data",
           short: t,
         })),
         default: typeof before.type === 'string' ? before.type : 'TEXT',
@@ -80,7 +80,12 @@ export const quickRepliesPart: Part = {
       });
       if (more) {
         for (const key of QUICK_REPLY_EXTRAS) {
-          const value = await askField(env, { label: `  ${EXTRA_LABELS[key]}`, schema: fields[key], optional: true, current: asText(before[key]) });
+          const value = await askField(env, {
+            label: `  ${EXTRA_LABELS[key]}`,
+            schema: fields[key],
+            optional: true,
+            current: asText(before[key]),
+          });
           if (value === undefined) delete button[key];
           else button[key] = value;
         }
@@ -143,12 +148,26 @@ export const headerFooterPart: Part = {
     const put = (key: string, value: string | undefined) => {
       if (value !== undefined) entry[key] = value;
     };
-    if (kind === 'text') put('text', await askField(env, { label: 'Header text', schema: f.headerText, current: asText(beforeHeader?.text) }));
-    if (kind === 'image') put('imageUrl', await askField(env, { label: 'Header image URL', schema: f.imageUrl, current: asText(beforeHeader?.imageUrl) }));
-    if (kind === 'video') put('videoUrl', await askField(env, { label: 'Header video URL', schema: f.videoUrl, current: asText(beforeHeader?.videoUrl) }));
+    if (kind === 'text')
+      put('text', await askField(env, { label: 'Header text', schema: f.headerText, current: asText(beforeHeader?.text) }));
+    if (kind === 'image')
+      put('imageUrl', await askField(env, { label: 'Header image URL', schema: f.imageUrl, current: asText(beforeHeader?.imageUrl) }));
+    if (kind === 'video')
+      put('videoUrl', await askField(env, { label: 'Header video URL', schema: f.videoUrl, current: asText(beforeHeader?.videoUrl) }));
     if (kind === 'document') {
-      put('documentUrl', await askField(env, { label: 'Header document URL', schema: f.documentUrl, current: asText(beforeHeader?.documentUrl) }));
-      put('documentName', await askField(env, { label: 'Header document name', schema: f.documentName, optional: true, current: asText(beforeHeader?.documentName) }));
+      put(
+        'documentUrl',
+        await askField(env, { label: 'Header document URL', schema: f.documentUrl, current: asText(beforeHeader?.documentUrl) }),
+      );
+      put(
+        'documentName',
+        await askField(env, {
+          label: 'Header document name',
+          schema: f.documentName,
+          optional: true,
+          current: asText(beforeHeader?.documentName),
+        }),
+      );
     }
     const footer = await askField(env, { label: 'Footer text', schema: f.footerText, optional: true, current: asText(beforeFooter?.text) });
     const value: Record<string, unknown> = {};
@@ -208,7 +227,12 @@ export const listPickerPart: Part = {
         const beforeItem = beforeItems[i] ?? {};
         const label = `Item ${i + 1}`;
         const itemTitle = (await askField(env, { label: `${label} title`, schema: f.itemTitle, current: asText(beforeItem.title) }))!;
-        const subTitle = await askField(env, { label: `${label} subtitle`, schema: f.itemSubTitle, optional: true, current: asText(beforeItem.subTitle) });
+        const subTitle = await askField(env, {
+          label: `${label} subtitle`,
+          schema: f.itemSubTitle,
+          optional: true,
+          current: asText(beforeItem.subTitle),
+        });
         const item: Record<string, unknown> = { title: itemTitle, ...(subTitle !== undefined ? { subTitle } : {}) };
         // The identifier must be unique across the whole message: that rule belongs to the whole
         // list, so the list so far, with this item in it, is checked by the list's own schema.
@@ -216,7 +240,8 @@ export const listPickerPart: Part = {
           label: `${label} identifier (comes back in the customer's answer)`,
           schema: f.itemIdentifier,
           current: asText(beforeItem.identifier) ?? slug(itemTitle),
-          check: (id) => validateField(f.whole, { title, sections: [...sections, { ...section, items: [...items, { ...item, identifier: id }] }] }),
+          check: (id) =>
+            validateField(f.whole, { title, sections: [...sections, { ...section, items: [...items, { ...item, identifier: id }] }] }),
         }))!;
         items.push({ ...item, identifier });
         total += 1;
@@ -232,8 +257,18 @@ export const listPickerPart: Part = {
     }
     const beforeHeader = isRecord(before.header) ? before.header : {};
     const beforeFooter = isRecord(before.footer) ? before.footer : {};
-    const header = await askField(env, { label: 'List header text', schema: f.headerText, optional: true, current: asText(beforeHeader.text) });
-    const footer = await askField(env, { label: 'List footer text', schema: f.footerText, optional: true, current: asText(beforeFooter.text) });
+    const header = await askField(env, {
+      label: 'List header text',
+      schema: f.headerText,
+      optional: true,
+      current: asText(beforeHeader.text),
+    });
+    const footer = await askField(env, {
+      label: 'List footer text',
+      schema: f.footerText,
+      optional: true,
+      current: asText(beforeFooter.text),
+    });
     draft.messageListPicker = {
       ...(header !== undefined ? { header: { text: header } } : {}),
       ...(footer !== undefined ? { footer: { text: footer } } : {}),
@@ -268,7 +303,12 @@ export const settingsPart: Part = {
           short: 'blockInput',
           checked: before.blockInput === true,
         },
-        { value: 'masked', name: "masked: mask the digits in the client's linked message", short: 'masked', checked: before.masked === true },
+        {
+          value: 'masked',
+          name: "masked: mask the digits in the client's linked message",
+          short: 'masked',
+          checked: before.masked === true,
+        },
       ],
     });
     const settings: Record<string, unknown> = { ...before };

@@ -143,7 +143,10 @@ function headerLines(value: unknown, inner: number, style: ChalkInstance): { tex
     if (entry.imageUrl !== undefined) lines.push({ text: cut(`▣ image ${str(entry.imageUrl)}`, inner), paint: style.magenta });
     if (entry.videoUrl !== undefined) lines.push({ text: cut(`▶ video ${str(entry.videoUrl)}`, inner), paint: style.magenta });
     if (entry.documentUrl !== undefined || entry.documentName !== undefined) {
-      lines.push({ text: cut(`▤ ${str(entry.documentName) ?? 'document'} ${str(entry.documentUrl) ?? ''}`.trim(), inner), paint: style.magenta });
+      lines.push({
+        text: cut(`▤ ${str(entry.documentName) ?? 'document'} ${str(entry.documentUrl) ?? ''}`.trim(), inner),
+        paint: style.magenta,
+      });
     }
     if (entry.text !== undefined) for (const line of wrap(str(entry.text) ?? '', inner)) lines.push({ text: line, paint: style.bold });
   }
@@ -197,10 +200,7 @@ export function renderPreview(payload: Record<string, unknown>, options: Preview
   const width = Math.max(MIN_WIDTH, Math.min(MAX_WIDTH, options.columns - 4));
   const inner = width - 4;
   const headerFooter = isRecord(payload.quickRepliesHeaderFooter) ? payload.quickRepliesHeaderFooter : {};
-  const bubble = [
-    ...headerLines(headerFooter.header, inner, style),
-    ...attachmentLines(payload.attachments, inner, style),
-  ];
+  const bubble = [...headerLines(headerFooter.header, inner, style), ...attachmentLines(payload.attachments, inner, style)];
   if (bubble.length > 0) bubble.push({ text: '' });
   const text = str(payload.text) ?? str(payload.formattedText);
   if (text === undefined) bubble.push({ text: '(no text yet)', paint: style.red });
@@ -214,7 +214,13 @@ export function renderPreview(payload: Record<string, unknown>, options: Preview
 
   const replies = Array.isArray(payload.quickReplies) ? payload.quickReplies.filter(isRecord) : [];
   if (replies.length > 0) {
-    lines.push(...buttons(replies.map((q) => `${q.type === 'CONTACT' ? '☎ ' : ''}${str(q.text) ?? ''}`), width, style));
+    lines.push(
+      ...buttons(
+        replies.map((q) => `${q.type === 'CONTACT' ? '☎ ' : ''}${str(q.text) ?? ''}`),
+        width,
+        style,
+      ),
+    );
   }
   if (isRecord(payload.messageListPicker)) lines.push(...listLines(payload.messageListPicker, width, style));
 

@@ -183,11 +183,17 @@ export function createPrompter(host: PromptHost): Prompter {
     },
     async confirm(config) {
       const { default: confirm } = await import('@inquirer/confirm');
-      return confirm({ message: config.message, ...(config.default !== undefined ? { default: config.default } : {}), ...theme }, contextOf());
+      return confirm(
+        { message: config.message, ...(config.default !== undefined ? { default: config.default } : {}), ...theme },
+        contextOf(),
+      );
     },
     async password(config) {
       const { default: password } = await import('@inquirer/password');
-      return password({ message: config.message, mask: true, ...(config.validate ? { validate: config.validate } : {}), ...theme }, contextOf());
+      return password(
+        { message: config.message, mask: true, ...(config.validate ? { validate: config.validate } : {}), ...theme },
+        contextOf(),
+      );
     },
     write(text) {
       host.err(text);

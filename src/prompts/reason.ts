@@ -115,7 +115,13 @@ const activePart: Part = {
   key: 'active',
   name: 'Active',
   summary: (draft) =>
-    draft.active === true ? 'active (true)' : draft.active === false ? 'inactive (false)' : draft.active === undefined ? ACTIVE_LEFT_OUT : shown(draft.active),
+    draft.active === true
+      ? 'active (true)'
+      : draft.active === false
+        ? 'inactive (false)'
+        : draft.active === undefined
+          ? ACTIVE_LEFT_OUT
+          : shown(draft.active),
   needed: (draft) => draft.active === undefined,
   async ask(draft, env) {
     const choice = await env.prompter.select<Tristate>({
@@ -143,7 +149,7 @@ const systemPart: Part = {
   needed: (draft) => draft.system === undefined,
   async ask(draft, env) {
     const choice = await env.prompter.select<Tristate>({
-      message: `system ${env.style.dim("(optional; the API shows it only in its example, as false)")}`,
+      message: `system ${env.style.dim('(optional; the API shows it only in its example, as false)')}`,
       choices: [
         { value: 'omit', name: 'Leave it out (not sent)', short: 'left out' },
         { value: 'false', name: 'false (sends "system": false)', short: 'false' },

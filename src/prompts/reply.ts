@@ -53,8 +53,13 @@ export function replyAddress(draft: Draft): string {
   return parts.length > 0 ? parts.join(', ') : 'no addressee yet';
 }
 
-const idList = (text: string): unknown[] => text.split(/[\s,]+/).filter(Boolean).map(idFromFlag);
-const listText = (value: unknown): string | undefined => (Array.isArray(value) ? value.map((v) => asText(v) ?? '').join(', ') : asText(value));
+const idList = (text: string): unknown[] =>
+  text
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map(idFromFlag);
+const listText = (value: unknown): string | undefined =>
+  Array.isArray(value) ? value.map((v) => asText(v) ?? '').join(', ') : asText(value);
 
 function addressPart(email: boolean): Part {
   return {
@@ -100,7 +105,8 @@ function addressPart(email: boolean): Part {
         draft.sessionId = await askField(env, { label: 'sessionId', schema: replyFields.sessionId, current: asText(before.sessionId) });
         await id('questionIndex', 'questionIndex');
       }
-      if (way === 'clientId') draft.clientId = await askField(env, { label: 'clientId', schema: replyFields.clientId, current: asText(before.clientId) });
+      if (way === 'clientId')
+        draft.clientId = await askField(env, { label: 'clientId', schema: replyFields.clientId, current: asText(before.clientId) });
     },
   };
 }
@@ -145,7 +151,13 @@ const codePart: Part = {
       return;
     }
     for (const t of TARGETS) {
-      const text = await askField(env, { label: TARGET_LABELS[t], schema: replyFields[t], optional: true, parse: idList, current: listText(draft[t]) });
+      const text = await askField(env, {
+        label: TARGET_LABELS[t],
+        schema: replyFields[t],
+        optional: true,
+        parse: idList,
+        current: listText(draft[t]),
+      });
       if (text === undefined) delete draft[t];
       else draft[t] = idList(text);
     }

@@ -13,8 +13,17 @@ export async function savePayload(path: string, payload: unknown, cwd: string): 
     await writeFile(full, `${stringifyJson(payload, 2)}\n`, 'utf8');
   } catch (error) {
     const code = (error as { code?: string }).code ?? 'error';
-    const why = code === 'ENOENT' ? 'its folder does not exist' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : code;
-    throw new UsageError(`cannot write the payload to ${path}: ${why}`, { hint: 'give --save (or the prompt) a path in a folder you can write to' });
+    const why =
+      code === 'ENOENT'
+        ? 'its folder does not exist'
+        : code === 'EISDIR'
+          ? 'it is a folder'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : code;
+    throw new UsageError(`cannot write the payload to ${path}: ${why}`, {
+      hint: 'give --save (or the prompt) a path in a folder you can write to',
+    });
   }
   return full;
 }

@@ -124,10 +124,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const credential = readCredential(ex.req.headers.authorization);
     const challenge = { 'WWW-Authenticate': 'Bearer realm="core sandbox"' };
     if (credential.kind === 'missing') {
-      return { status: 401, error: 'missing Authorization header: send Authorization: Bearer <token>', headers: challenge, what: 'unauthorized: no token' };
+      return {
+        status: 401,
+        error: 'missing Authorization header: send Authorization: Bearer <token>',
+        headers: challenge,
+        what: 'unauthorized: no token',
+      };
     }
     if (credential.kind === 'malformed') {
-      return { status: 401, error: 'the Authorization header must be Bearer <token>', headers: challenge, what: 'unauthorized: not a bearer token' };
+      return {
+        status: 401,
+        error: 'the Authorization header must be Bearer <token>',
+        headers: challenge,
+        what: 'unauthorized: not a bearer token',
+      };
     }
     const wanted = role === 'bot' ? botToken : integratorToken;
     if (credential.token === wanted) return undefined;
@@ -315,7 +325,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const handler = methods[ex.method];
     if (handler === undefined) {
       const allow = Object.keys(methods).join(', ');
-      return { status: 405, error: `${ex.method} is not allowed on ${ex.path}; use ${allow}`, headers: { Allow: allow }, what: 'method not allowed' };
+      return {
+        status: 405,
+        error: `${ex.method} is not allowed on ${ex.path}; use ${allow}`,
+        headers: { Allow: allow },
+        what: 'method not allowed',
+      };
     }
     return handler(ex);
   };
@@ -381,7 +396,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         answer = { status: 500, error: `internal sandbox error: ${message}`, what: `internal error: ${message}` };
       }
       await send(ex, answer).catch((error: unknown) => {
-        log(`${method} ${path} tenant=${ex.tenant || '-'} - ${ex.requestId} could not answer: ${error instanceof Error ? error.message : String(error)}`);
+        log(
+          `${method} ${path} tenant=${ex.tenant || '-'} - ${ex.requestId} could not answer: ${error instanceof Error ? error.message : String(error)}`,
+        );
       });
     })();
   });

@@ -66,9 +66,7 @@ export interface RequestMeta {
 
 export type ReplyOutcome = 'delivered' | 'duplicate-answer-id' | 'rejected-strict-duplicate';
 
-export type ReasonUpdate =
-  | { ok: true; record: ReasonRecord }
-  | { ok: false; status: 404 | 409; message: string };
+export type ReasonUpdate = { ok: true; record: ReasonRecord } | { ok: false; status: 404 | 409; message: string };
 
 // The fields of a reply the sandbox's rules read; a structural view so this file states its needs.
 interface ReplyAddress {

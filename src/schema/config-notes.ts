@@ -14,7 +14,7 @@ function tokenNotes(key: string, description: string): Record<string, string> {
     [`${at}|0`]: 'The token itself. It must not hold a line break or control character; keep the file readable by you only (chmod 600).',
     [`${at}|1`]: 'Read the token from an environment variable.',
     [`${at}|1.env`]: 'The name of the environment variable: letters, digits and _, not starting with a digit.',
-    [`${at}|2`]: 'Run a shell command (in the config file\'s folder, 10 s time limit) and use the first line it prints.',
+    [`${at}|2`]: "Run a shell command (in the config file's folder, 10 s time limit) and use the first line it prints.",
     [`${at}|2.command`]: 'The shell command that prints the token, such as "pass show core/staging".',
   };
 }

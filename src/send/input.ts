@@ -41,10 +41,14 @@ export async function readPayloadFile(path: string, ctx: Context): Promise<Loade
       { hint: 'check the path given to -f' },
     );
   }
-  if (info.isDirectory()) throw new UsageError(`${path} is a folder, not a payload file`, { hint: 'give -f the path of a JSON or YAML file' });
+  if (info.isDirectory())
+    throw new UsageError(`${path} is a folder, not a payload file`, { hint: 'give -f the path of a JSON or YAML file' });
   if (!info.isFile()) throw new UsageError(`${path} is not a regular file`, { hint: 'use -f - to read from a pipe' });
   if (info.size > MAX_PAYLOAD_BYTES) {
-    throw new PayloadError(`${path} is ${formatBytes(info.size)}, more than a payload can be (limit ${formatBytes(MAX_PAYLOAD_BYTES)})`, []);
+    throw new PayloadError(
+      `${path} is ${formatBytes(info.size)}, more than a payload can be (limit ${formatBytes(MAX_PAYLOAD_BYTES)})`,
+      [],
+    );
   }
   const handle = await open(full, 'r');
   let bytes: Buffer;
@@ -112,8 +116,11 @@ async function parseYaml(text: string, name: string): Promise<unknown> {
   } catch (error) {
     // The yaml library refuses aliases that expand past maxAliasCount (a "billion laughs" file) by
     // throwing; that is a payload problem, not a failure of the program.
-    const reason = error instanceof Error && /alias/i.test(error.message) ? 'its aliases expand too far (more than 100 copies)' : 'it cannot be read';
-    throw new PayloadError(`${name} is not a usable YAML payload: ${reason}`, [], { hint: 'write the payload out without anchors and aliases' });
+    const reason =
+      error instanceof Error && /alias/i.test(error.message) ? 'its aliases expand too far (more than 100 copies)' : 'it cannot be read';
+    throw new PayloadError(`${name} is not a usable YAML payload: ${reason}`, [], {
+      hint: 'write the payload out without anchors and aliases',
+    });
   }
 }
 

@@ -112,7 +112,11 @@ export async function openSession(
     // warning, and a token command is not run just to be masked. A token known without running a
     // command is registered anyway, should the payload quote it.
     const hasToken = settings.token !== null || (need === 'integratorToken' && settings.integratorToken !== null);
-    const missing = [settings.baseUrl === null ? 'baseUrl' : null, settings.tenant === null ? 'tenant' : null, !byHeader && !hasToken ? 'token' : null];
+    const missing = [
+      settings.baseUrl === null ? 'baseUrl' : null,
+      settings.tenant === null ? 'tenant' : null,
+      !byHeader && !hasToken ? 'token' : null,
+    ];
     const named = missing.filter((m): m is string => m !== null);
     if (named.length > 0) ctx.warn(`not configured: ${named.join(', ')} (a real send would stop here)`);
     registerKnownSecrets(settings, ctx);

@@ -44,9 +44,12 @@ export function warnInsecure(flags: { insecure?: boolean }, ctx: Context): void 
  */
 export function checkPlainHttp(url: URL, flags: { allowHttp?: boolean }): void {
   if (url.protocol !== 'http:' || flags.allowHttp || isLoopbackHost(url.hostname)) return;
-  throw new UsageError(`refusing to send the token over plain http to ${url.host}: anyone on the network path could read it; nothing was sent`, {
-    hint: `use an https base URL (https://${url.host}${url.pathname === '/' ? '' : url.pathname}), or pass --allow-http if you trust every network in between`,
-  });
+  throw new UsageError(
+    `refusing to send the token over plain http to ${url.host}: anyone on the network path could read it; nothing was sent`,
+    {
+      hint: `use an https base URL (https://${url.host}${url.pathname === '/' ? '' : url.pathname}), or pass --allow-http if you trust every network in between`,
+    },
+  );
 }
 
 /**
@@ -95,7 +98,8 @@ export async function prepareTransport(
     const label = settings.caFile.source === 'flag --ca-file' ? '--ca-file' : `caFile (${settings.caFile.source})`;
     const extra = await readCaFile(settings.caFile.value, label);
     ca = [...(await defaultTrustStore(ctx.env, (message) => ctx.warn(message))), ...extra];
-    if (flags.verbose) ctx.err(`* trusting ${extra.length} more CA certificate${extra.length === 1 ? '' : 's'} from ${settings.caFile.value}\n`);
+    if (flags.verbose)
+      ctx.err(`* trusting ${extra.length} more CA certificate${extra.length === 1 ? '' : 's'} from ${settings.caFile.value}\n`);
   }
 
   const decision = decideProxy(url, settings.proxy, settings.noProxy);

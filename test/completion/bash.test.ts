@@ -62,7 +62,11 @@ describe('the bash completion script', () => {
   it('loads with source <(core completion bash), as the help says, and registers itself for core', () => {
     const result = spawnSync(
       'bash',
-      ['--norc', '-c', `source <("${process.execPath}" "${binPath}" completion bash); complete -p core; COMP_WORDS=(core re); COMP_CWORD=1; _core_completion; printf '%s\\n' "\${COMPREPLY[@]}"`],
+      [
+        '--norc',
+        '-c',
+        `source <("${process.execPath}" "${binPath}" completion bash); complete -p core; COMP_WORDS=(core re); COMP_CWORD=1; _core_completion; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      ],
       { encoding: 'utf8', env: baseEnv() as NodeJS.ProcessEnv },
     );
     expect(result.stderr).toBe('');
@@ -75,7 +79,11 @@ describe('the bash completion script', () => {
     ['a subcommand', ['core', 'reason', 'u'], ['update']],
     ['the subcommands of config', ['core', 'config', ''], ['help', 'init', 'path', 'show']],
     ['options, the global --config among them', ['core', 'reply', '--co'], ['--code', '--config', '--contact-reply', '--core-client-id']],
-    ['options of a subcommand', ['core', 'reason', 'update', '--c'], ['--ca-file', '--code', '--color', '--concurrency', '--config', '--curl']],
+    [
+      'options of a subcommand',
+      ['core', 'reason', 'update', '--c'],
+      ['--ca-file', '--code', '--color', '--concurrency', '--config', '--curl'],
+    ],
     ['options of the root', ['core', '--'], ['--config', '--help', '--no-color', '--profile', '--version']],
     ['codes', ['core', 'reply', '--code', 'S'], ['SUCCESS', 'SWITCH_TO_HUMAN']],
     ['codes after --code= (bash splits at =)', ['core', 'reply', '--code', '=', 'S'], ['SUCCESS', 'SWITCH_TO_HUMAN']],
@@ -110,7 +118,10 @@ describe('the bash completion script', () => {
     let other: string;
     beforeAll(() => {
       project = mkdtempSync(join(tmpdir(), 'core-completion-project-'));
-      writeFileSync(join(project, '.corerc.yaml'), 'defaultProfile: staging\nprofiles:\n  staging: {tenant: acme}\n  prod: {tenant: acme}\n');
+      writeFileSync(
+        join(project, '.corerc.yaml'),
+        'defaultProfile: staging\nprofiles:\n  staging: {tenant: acme}\n  prod: {tenant: acme}\n',
+      );
       other = join(project, 'other.yaml');
       writeFileSync(other, 'profiles:\n  eu-west: {tenant: acme}\n');
     });

@@ -129,13 +129,31 @@ withTool('zsh').describe('zsh, with the completion system replaced by stubs that
   }
 
   it.each([
-    [['core', 'reason', ''], ['help', 'update']],
-    [['core', 'reply', '--code', ''], ['SUCCESS', 'SWITCH_TO_HUMAN', 'UNCLEAR_QUESTION']],
-    [['core', 'reply', '--code=S'], ['SUCCESS', 'SWITCH_TO_HUMAN', 'UNCLEAR_QUESTION']],
-    [['core', 'sandbox', '--duplicates', ''], ['soft', 'strict']],
+    [
+      ['core', 'reason', ''],
+      ['help', 'update'],
+    ],
+    [
+      ['core', 'reply', '--code', ''],
+      ['SUCCESS', 'SWITCH_TO_HUMAN', 'UNCLEAR_QUESTION'],
+    ],
+    [
+      ['core', 'reply', '--code=S'],
+      ['SUCCESS', 'SWITCH_TO_HUMAN', 'UNCLEAR_QUESTION'],
+    ],
+    [
+      ['core', 'sandbox', '--duplicates', ''],
+      ['soft', 'strict'],
+    ],
     [['core', 'reply', '-f', ''], ['<files>']],
-    [['core', '-p', ''], ['prod', 'staging']],
-    [['core', 'schema', ''], ['config', 'greet', 'reason', 'reply']],
+    [
+      ['core', '-p', ''],
+      ['prod', 'staging'],
+    ],
+    [
+      ['core', 'schema', ''],
+      ['config', 'greet', 'reason', 'reply'],
+    ],
     [['core', 'schema', 'reply', ''], []],
     [['core', 'reply', '--text', '--co'], []],
   ])('offers for %j', (words, expected) => {

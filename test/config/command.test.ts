@@ -64,7 +64,10 @@ describe('core config show', () => {
     await box.write(path.join(box.cwd, '.corerc'), fullProfile);
     const io = capture(box.env, box.cwd);
     await runConfigShow({ global: {}, json: false }, io.ctx);
-    const rows = io.stdout().split('\n').filter((line) => / {2}(profile |default)/.test(line.slice(20)));
+    const rows = io
+      .stdout()
+      .split('\n')
+      .filter((line) => / {2}(profile |default)/.test(line.slice(20)));
     const sourceColumns = new Set(rows.map((line) => line.search(/ (profile staging|defaultProfile|default)/)));
     expect(rows.length).toBeGreaterThan(5);
     expect(sourceColumns.size).toBe(1);
@@ -95,7 +98,11 @@ describe('core config show', () => {
     const io = capture(box.env, box.cwd);
     await runConfigShow({ global: { profile: 'prod' }, json: true }, io.ctx);
     const report = JSON.parse(io.stdout()) as { token: unknown };
-    expect(report.token).toEqual({ kind: 'command', command: 'touch ran-the-command; echo tok', source: expect.stringMatching(/^profile prod in /) });
+    expect(report.token).toEqual({
+      kind: 'command',
+      command: 'touch ran-the-command; echo tok',
+      source: expect.stringMatching(/^profile prod in /),
+    });
     await expect(stat(path.join(box.cwd, 'ran-the-command'))).rejects.toThrow();
   });
 
@@ -201,7 +208,7 @@ function scripted(answers: Record<string, string>): Prompter & { asked: string[]
     asked,
     input: (q) => answer(q.message, q.validate),
     password: (q) => answer(q.message, q.validate),
-    select: <T,>(q: { message: string; choices: Array<{ value: T }> }) =>
+    select: <T>(q: { message: string; choices: Array<{ value: T }> }) =>
       answer(q.message).then((value) => {
         if (!q.choices.some((c) => c.value === value)) throw new Error(`no choice ${value}`);
         return value as T;
@@ -321,7 +328,9 @@ describe('core config init', () => {
   it('exits 2 at once without a terminal when a value is missing, naming the flags to pass', async () => {
     const box = await sandbox();
     const io = capture(box.env, box.cwd, { tty: false });
-    const error = (await runConfigInit(initOptions({ tenant: 'acme' }), { ...io.ctx, prompter: () => refuse }).catch((e: unknown) => e)) as UsageError;
+    const error = (await runConfigInit(initOptions({ tenant: 'acme' }), { ...io.ctx, prompter: () => refuse }).catch(
+      (e: unknown) => e,
+    )) as UsageError;
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toContain('needs a terminal');
     expect(error.hint).toContain('pass --base-url URL, --token-env NAME (or --token-command CMD)');
@@ -339,7 +348,12 @@ describe('core config init', () => {
   it('asks only for what the flags did not give', async () => {
     const box = await sandbox();
     const io = capture(box.env, box.cwd, { tty: true });
-    const prompter = scripted({ 'Profile name': 'team-a', Tenant: 'acme', 'Where should the token': 'env', 'Environment variable': 'CORE_TEAM_A_TOKEN' });
+    const prompter = scripted({
+      'Profile name': 'team-a',
+      Tenant: 'acme',
+      'Where should the token': 'env',
+      'Environment variable': 'CORE_TEAM_A_TOKEN',
+    });
     await runConfigInit(initOptions({ baseUrl: 'https://chat.example.com' }), { ...io.ctx, prompter: () => prompter });
     expect(prompter.asked).toEqual([
       'Profile name',
@@ -386,7 +400,10 @@ describe('core config init', () => {
       },
       input: (q) => Promise.resolve(q.message.startsWith('Command') ? 'op read op://core/token' : 'x'),
     };
-    await runConfigInit(initOptions({ baseUrl: 'https://chat.example.com', tenant: 'acme', profileName: 'p' }), { ...io.ctx, prompter: () => prompter });
+    await runConfigInit(initOptions({ baseUrl: 'https://chat.example.com', tenant: 'acme', profileName: 'p' }), {
+      ...io.ctx,
+      prompter: () => prompter,
+    });
     expect(choices[0]).toMatch(/environment variable \(recommended\)/);
     expect(choices.at(-1)).toMatch(/Stored in the file \(not recommended\)/);
   });

@@ -179,7 +179,13 @@ describe('flag and environment values are checked too', () => {
   it.each([
     ['--base-url', { baseUrl: 'chat.example.com' }, {}, UsageError, /--base-url: "chat.example.com" is not an absolute URL/],
     ['--base-url', { baseUrl: 'ftp://chat.example.com' }, {}, UsageError, /must be an http or https URL/],
-    ['CORE_BASE_URL', {}, { CORE_BASE_URL: 'https://user:pw@chat.example.com' }, ConfigError, /CORE_BASE_URL: must not hold a user name or password/],
+    [
+      'CORE_BASE_URL',
+      {},
+      { CORE_BASE_URL: 'https://user:pw@chat.example.com' },
+      ConfigError,
+      /CORE_BASE_URL: must not hold a user name or password/,
+    ],
     ['--timeout', { timeout: 'soon' }, {}, UsageError, /--timeout: invalid duration "soon"/],
     ['CORE_TIMEOUT', {}, { CORE_TIMEOUT: '-5s' }, ConfigError, /CORE_TIMEOUT: invalid duration/],
     ['--tenant', { tenant: '' }, {}, UsageError, /--tenant needs a tenant name/],

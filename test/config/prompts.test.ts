@@ -13,7 +13,7 @@ async function until(check: () => boolean, what: string, debugText?: () => strin
     if (check()) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  throw new Error(`timed out waiting for ${what}${debugText ? `: ${JSON.stringify(debugText())}` : ""}`);
+  throw new Error(`timed out waiting for ${what}${debugText ? `: ${JSON.stringify(debugText())}` : ''}`);
 }
 
 /**

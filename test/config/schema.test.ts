@@ -24,17 +24,52 @@ function text(error: ConfigError): string {
 
 describe('an invalid config file', () => {
   it.each([
-    ['a misspelt profile key', 'profiles:\n  staging:\n    tiemout: 30s\n', 'profiles.staging.tiemout', 'unknown key; did you mean "timeout"?'],
-    ['a key in another case', 'profiles:\n  staging:\n    baseURL: https://x.example.com\n', 'profiles.staging.baseURL', 'did you mean "baseUrl"?'],
-    ['a snake_case key', 'profiles:\n  staging:\n    integrator_token: {env: X}\n', 'profiles.staging.integrator_token', 'did you mean "integratorToken"?'],
+    [
+      'a misspelt profile key',
+      'profiles:\n  staging:\n    tiemout: 30s\n',
+      'profiles.staging.tiemout',
+      'unknown key; did you mean "timeout"?',
+    ],
+    [
+      'a key in another case',
+      'profiles:\n  staging:\n    baseURL: https://x.example.com\n',
+      'profiles.staging.baseURL',
+      'did you mean "baseUrl"?',
+    ],
+    [
+      'a snake_case key',
+      'profiles:\n  staging:\n    integrator_token: {env: X}\n',
+      'profiles.staging.integrator_token',
+      'did you mean "integratorToken"?',
+    ],
     ['a misspelt top-level key', 'profile:\n  staging: {}\n', 'profile', 'did you mean "profiles"?'],
     ['a profile key at the top level', 'tenant: acme\n', 'tenant', 'profile settings go under profiles.<name>'],
-    ['an unknown key with no near match', 'profiles:\n  s:\n    colour: red\n', 'profiles.s.colour', 'unknown key; expected one of baseUrl, tenant, token'],
-    ['a misspelt limits key', 'profiles:\n  s:\n    limits: {maxQuickReply: 3}\n', 'profiles.s.limits.maxQuickReply', 'did you mean "maxQuickReplies"?'],
+    [
+      'an unknown key with no near match',
+      'profiles:\n  s:\n    colour: red\n',
+      'profiles.s.colour',
+      'unknown key; expected one of baseUrl, tenant, token',
+    ],
+    [
+      'a misspelt limits key',
+      'profiles:\n  s:\n    limits: {maxQuickReply: 3}\n',
+      'profiles.s.limits.maxQuickReply',
+      'did you mean "maxQuickReplies"?',
+    ],
     ['a misspelt token key', 'profiles:\n  s:\n    token: {evn: TOKEN}\n', 'profiles.s.token.evn', 'did you mean "env"?'],
     ['a base URL without a scheme', 'profiles:\n  s:\n    baseUrl: chat.example.com\n', 'profiles.s.baseUrl', 'is not an absolute URL'],
-    ['a base URL of another scheme', 'profiles:\n  s:\n    baseUrl: ftp://chat.example.com\n', 'profiles.s.baseUrl', 'must be an http or https URL'],
-    ['a base URL with a query', 'profiles:\n  s:\n    baseUrl: https://chat.example.com/?a=1\n', 'profiles.s.baseUrl', 'with a query or fragment is not a base URL'],
+    [
+      'a base URL of another scheme',
+      'profiles:\n  s:\n    baseUrl: ftp://chat.example.com\n',
+      'profiles.s.baseUrl',
+      'must be an http or https URL',
+    ],
+    [
+      'a base URL with a query',
+      'profiles:\n  s:\n    baseUrl: https://chat.example.com/?a=1\n',
+      'profiles.s.baseUrl',
+      'with a query or fragment is not a base URL',
+    ],
     ['a number as tenant', 'profiles:\n  s:\n    tenant: [a]\n', 'profiles.s.tenant', 'must be the tenant name'],
     ['retries above 10', 'profiles:\n  s:\n    retries: 11\n', 'profiles.s.retries', '11 is above the limit 10'],
     ['negative retries', 'profiles:\n  s:\n    retries: -1\n', 'profiles.s.retries', '-1 is below the minimum 0'],
@@ -42,20 +77,60 @@ describe('an invalid config file', () => {
     ['retries as text', 'profiles:\n  s:\n    retries: two\n', 'profiles.s.retries', 'must be a whole number from 0 to 10, not "two"'],
     ['a nonsense timeout', 'profiles:\n  s:\n    timeout: soon\n', 'profiles.s.timeout', 'invalid duration "soon"'],
     ['a zero timeout', 'profiles:\n  s:\n    timeout: 0\n', 'profiles.s.timeout', 'must be at least 1ms'],
-    ['a zero limit', 'profiles:\n  s:\n    limits: {maxQuickReplies: 0}\n', 'profiles.s.limits.maxQuickReplies', '0 is below the minimum 1'],
+    [
+      'a zero limit',
+      'profiles:\n  s:\n    limits: {maxQuickReplies: 0}\n',
+      'profiles.s.limits.maxQuickReplies',
+      '0 is below the minimum 1',
+    ],
     ['a bad header name', 'profiles:\n  s:\n    headers: {"X Extra": v}\n', 'profiles.s.headers["X Extra"]', 'is not a valid header name'],
-    ['a number as header value', 'profiles:\n  s:\n    headers: {X-Extra: 5}\n', 'profiles.s.headers.X-Extra', 'a header value must be a string'],
+    [
+      'a number as header value',
+      'profiles:\n  s:\n    headers: {X-Extra: 5}\n',
+      'profiles.s.headers.X-Extra',
+      'a header value must be a string',
+    ],
     ['headers as a list', 'profiles:\n  s:\n    headers: [a]\n', 'profiles.s.headers', 'must be a mapping of header names to values'],
-    ['a header that sets the tenant', 'profiles:\n  s:\n    headers: {X-Tenant-Name: other}\n', 'profiles.s.headers.X-Tenant-Name', 'is set by core itself'],
-    ['a header that sets the content type', 'profiles:\n  s:\n    headers: {content-type: text/plain}\n', 'profiles.s.headers.content-type', 'is set by core itself'],
+    [
+      'a header that sets the tenant',
+      'profiles:\n  s:\n    headers: {X-Tenant-Name: other}\n',
+      'profiles.s.headers.X-Tenant-Name',
+      'is set by core itself',
+    ],
+    [
+      'a header that sets the content type',
+      'profiles:\n  s:\n    headers: {content-type: text/plain}\n',
+      'profiles.s.headers.content-type',
+      'is set by core itself',
+    ],
     ['an empty profile', 'profiles:\n  s:\n', 'profiles.s', 'must be a mapping of settings'],
-    ['a defaultProfile that does not exist', 'defaultProfile: stagign\nprofiles:\n  staging: {}\n  prod: {}\n', 'defaultProfile', 'names profile "stagign", which does not exist; did you mean "staging"? profiles: staging, prod'],
+    [
+      'a defaultProfile that does not exist',
+      'defaultProfile: stagign\nprofiles:\n  staging: {}\n  prod: {}\n',
+      'defaultProfile',
+      'names profile "stagign", which does not exist; did you mean "staging"? profiles: staging, prod',
+    ],
     ['a defaultProfile with no profiles', 'defaultProfile: staging\n', 'defaultProfile', 'no profiles are defined'],
     ['$schema that is not a string', '$schema: 5\n', '$schema', 'must be a string'],
     ['a list instead of a mapping', '- a\n- b\n', '', 'must be a mapping with profiles'],
-    ['a token and its two forms at once', 'profiles:\n  s:\n    token: {env: A, command: b}\n', 'profiles.s.token', 'give either env or command, not both'],
-    ['a token env that is no variable name', 'profiles:\n  s:\n    token: {env: "my token"}\n', 'profiles.s.token.env', 'must be the name of an environment variable'],
-    ['an empty token command', 'profiles:\n  s:\n    integratorToken: {command: ""}\n', 'profiles.s.integratorToken.command', 'must be a shell command'],
+    [
+      'a token and its two forms at once',
+      'profiles:\n  s:\n    token: {env: A, command: b}\n',
+      'profiles.s.token',
+      'give either env or command, not both',
+    ],
+    [
+      'a token env that is no variable name',
+      'profiles:\n  s:\n    token: {env: "my token"}\n',
+      'profiles.s.token.env',
+      'must be the name of an environment variable',
+    ],
+    [
+      'an empty token command',
+      'profiles:\n  s:\n    integratorToken: {command: ""}\n',
+      'profiles.s.integratorToken.command',
+      'must be a shell command',
+    ],
     ['an unquoted numeric token', 'profiles:\n  s:\n    token: 12345678\n', 'profiles.s.token', 'a literal token must be quoted'],
     ['an empty token', 'profiles:\n  s:\n    token:\n', 'profiles.s.token', 'is empty'],
   ])('names the file and the key path for %s', async (_case, content, keyPath, message) => {
@@ -100,12 +175,32 @@ describe('an invalid config file', () => {
   // Each message names the place of the problem (a key path, or the file's line and column) and
   // what is wrong with it, but not the value.
   it.each([
-    ['a token with a line break', `profiles:\n  s:\n    token: "${SECRET}\\nX-Injected: 1"\n`, 'profiles.s.token: holds a line break or control character'],
-    ['a token env holding the token itself', `profiles:\n  s:\n    token: {env: "${SECRET}-x"}\n`, 'profiles.s.token.env: must be the name of an environment variable'],
+    [
+      'a token with a line break',
+      `profiles:\n  s:\n    token: "${SECRET}\\nX-Injected: 1"\n`,
+      'profiles.s.token: holds a line break or control character',
+    ],
+    [
+      'a token env holding the token itself',
+      `profiles:\n  s:\n    token: {env: "${SECRET}-x"}\n`,
+      'profiles.s.token.env: must be the name of an environment variable',
+    ],
     ['a token with an unknown key', `profiles:\n  s:\n    token: {value: "${SECRET}"}\n`, 'profiles.s.token.value: unknown key'],
-    ['a header value with a line break', `profiles:\n  s:\n    headers: {Authorization: "Bearer ${SECRET}\\n"}\n`, 'profiles.s.headers.Authorization: a header value must not hold a line break'],
-    ['broken YAML around a token', `profiles:\n  s:\n    token: "${SECRET}\n    tenant: [\n`, '.corerc:5:1: invalid YAML: unexpected end of the stream'],
-    ['duplicate keys around a token', `profiles:\n  s:\n    token: ${SECRET}\n    token: ${SECRET}\n`, '.corerc:4:5: invalid YAML: duplicated mapping key'],
+    [
+      'a header value with a line break',
+      `profiles:\n  s:\n    headers: {Authorization: "Bearer ${SECRET}\\n"}\n`,
+      'profiles.s.headers.Authorization: a header value must not hold a line break',
+    ],
+    [
+      'broken YAML around a token',
+      `profiles:\n  s:\n    token: "${SECRET}\n    tenant: [\n`,
+      '.corerc:5:1: invalid YAML: unexpected end of the stream',
+    ],
+    [
+      'duplicate keys around a token',
+      `profiles:\n  s:\n    token: ${SECRET}\n    token: ${SECRET}\n`,
+      '.corerc:4:5: invalid YAML: duplicated mapping key',
+    ],
   ])('never quotes a secret in its message: %s', async (_case, content, shown) => {
     const { error } = await loadError(content);
     expect(error.exitCode).toBe(2);
@@ -116,7 +211,12 @@ describe('an invalid config file', () => {
   it.each([
     ['broken YAML', '.corerc', 'profiles:\n  s: [\n', /\.corerc:\d+:\d+: invalid YAML: /],
     ['broken JSON', '.corerc.json', `{"profiles": {"s": {"token": "${SECRET}",}}}`, /\.corerc\.json:1:\d+: invalid JSON/],
-    ['a JavaScript file that throws', '.corerc.cjs', `module.exports = { profiles: { s: { token: ${SECRET} } } };`, /\.corerc\.cjs:1: cannot be loaded \(ReferenceError\)/],
+    [
+      'a JavaScript file that throws',
+      '.corerc.cjs',
+      `module.exports = { profiles: { s: { token: ${SECRET} } } };`,
+      /\.corerc\.cjs:1: cannot be loaded \(ReferenceError\)/,
+    ],
   ])('names the file and line of %s without quoting it', async (_case, name, content, message) => {
     const { error } = await loadError(content, name);
     expect(error.message).toMatch(message);

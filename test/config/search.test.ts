@@ -152,7 +152,6 @@ describe('the search for a config file', () => {
     expect((error as Error).message).toMatch(message);
   });
 
-
   it('reads a --config file of any other extension as YAML', async () => {
     const box = await sandbox();
     const file = await box.write(path.join(box.root, 'core.conf'), yaml);
@@ -174,7 +173,13 @@ describe.skipIf(process.platform === 'win32')('a --config file, read by a user w
   const unprivileged = runningAsRoot ? withTool('setpriv') : { it };
   const cases: Array<[string, number, number, (file: string) => string, 'stdout' | 'stderr']> = [
     ['is read when its mode allows it', 0o644, 0, () => 'tenant           acme', 'stdout'],
-    ['is refused with exit 2, naming the file, when it cannot be read', 0o000, 2, (file) => `config file ${file} (from flag --config) cannot be read (permission denied)`, 'stderr'],
+    [
+      'is refused with exit 2, naming the file, when it cannot be read',
+      0o000,
+      2,
+      (file) => `config file ${file} (from flag --config) cannot be read (permission denied)`,
+      'stderr',
+    ],
   ];
   for (const [title, mode, code, expected, stream] of cases) {
     unprivileged.it(title, async () => {

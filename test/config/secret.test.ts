@@ -122,7 +122,10 @@ describe('resolveSecret', () => {
     it('stops a running command when the invocation is interrupted', async () => {
       const held = heldFifo();
       const controller = new AbortController();
-      const pending = resolveSecret({ command: 'sleep 300 > "$HELD"' }, { env: { ...env, HELD: held.path }, cwd: '.', what, signal: controller.signal });
+      const pending = resolveSecret(
+        { command: 'sleep 300 > "$HELD"' },
+        { env: { ...env, HELD: held.path }, cwd: '.', what, signal: controller.signal },
+      );
       // Ctrl-C once the command is surely running: its sleep has opened the FIFO.
       await happens(held.running, 'the start of the command');
       controller.abort();

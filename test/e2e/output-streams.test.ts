@@ -10,7 +10,11 @@ describe('the built binary writing to a broken stdout', () => {
   it.skipIf(!existsSync('/dev/full'))('ends with one line and exit 1 on a full disk, never a stack trace', () => {
     const full = openSync('/dev/full', 'w');
     try {
-      const run = spawnSync(process.execPath, [binPath, 'schema', 'reply'], { env: baseEnv() as NodeJS.ProcessEnv, stdio: ['ignore', full, 'pipe'], encoding: 'utf8' });
+      const run = spawnSync(process.execPath, [binPath, 'schema', 'reply'], {
+        env: baseEnv() as NodeJS.ProcessEnv,
+        stdio: ['ignore', full, 'pipe'],
+        encoding: 'utf8',
+      });
       expect(run.status).toBe(1);
       expect(run.stderr).toBe('error: cannot write the output (ENOSPC)\n');
     } finally {
@@ -18,7 +22,7 @@ describe('the built binary writing to a broken stdout', () => {
     }
   });
 
-  it('exits with the command\'s own code when the reader stops after it has finished', () => {
+  it("exits with the command's own code when the reader stops after it has finished", () => {
     const run = spawnSync('bash', ['-c', `"${process.execPath}" "${binPath}" reply --help | head -1; exit \${PIPESTATUS[0]}`], {
       env: baseEnv() as NodeJS.ProcessEnv,
       encoding: 'utf8',

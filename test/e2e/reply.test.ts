@@ -45,7 +45,10 @@ describe('the built core binary', () => {
       'deep/down/.keep': '',
     });
     const env = baseEnv({ E2E_TOKEN: TOKEN });
-    const result = await runBuilt(['reply', '-t', 'Hello', '--core-client-id', '9223372036854775807', '--answer-id', 'a-e2e'], { env, cwd: join(dir, 'deep/down') });
+    const result = await runBuilt(['reply', '-t', 'Hello', '--core-client-id', '9223372036854775807', '--answer-id', 'a-e2e'], {
+      env,
+      cwd: join(dir, 'deep/down'),
+    });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('200 OK');
@@ -61,7 +64,8 @@ describe('the built core binary', () => {
   it('reads a YAML payload from standard input and keeps long identifiers exact', async () => {
     server = await startRecordingServer();
     const env = baseEnv({ CORE_BASE_URL: server.url, CORE_TENANT: 'acme', CORE_TOKEN: TOKEN });
-    const yaml = 'text: From YAML\ncoreClientId: 9223372036854775807\ncode: SWITCH_TO_HUMAN\nuserIds: [9223372036854775806]\nanswerId: y-1\n';
+    const yaml =
+      'text: From YAML\ncoreClientId: 9223372036854775807\ncode: SWITCH_TO_HUMAN\nuserIds: [9223372036854775806]\nanswerId: y-1\n';
     const result = await runBuilt(['reply', '-f', '-', '--json'], { env, stdin: yaml });
     expect(result.code).toBe(0);
     expect(server.requests[0]!.body.toString()).toBe(
@@ -88,7 +92,12 @@ describe('the built core binary', () => {
     ['a payload file that does not exist', ['reply', '-f', 'nope.json'], {}, /not found: nope.json/],
     ['a payload that is a folder', ['reply', '-f', 'folder'], { 'folder/.keep': '' }, /is a folder/],
     ['a payload of invalid UTF-8', ['reply', '-f', 'bad.json'], { 'bad.json': Buffer.from([0x7b, 0xff, 0xfe, 0x7d]) }, /not valid UTF-8/],
-    ['a payload that is neither JSON nor YAML', ['reply', '-f', 'bad.txt'], { 'bad.txt': '{"text": [' }, /neither valid JSON nor valid YAML/],
+    [
+      'a payload that is neither JSON nor YAML',
+      ['reply', '-f', 'bad.txt'],
+      { 'bad.txt': '{"text": [' },
+      /neither valid JSON nor valid YAML/,
+    ],
     ['a missing base URL', ['reply', '-t', 'x', '--core-client-id', '1'], {}, /base URL/i],
   ])('exits 2 with a message and no stack trace for %s', async (_name, args, files, message) => {
     const dir = project(files);

@@ -29,7 +29,11 @@ describe('core greet: argv to request body', () => {
   it.each<[string, string[], Record<string, unknown>]>([
     ['-t and --core-client-id', ['-t', 'Hello', '--core-client-id', '42'], { text: 'Hello', coreClientId: 42n }],
     ['--text long form', ['--text', 'Hi', '--core-client-id', '1'], { text: 'Hi', coreClientId: 1n }],
-    ['the largest long, exactly', ['-t', 'x', '--core-client-id', '9223372036854775807'], { text: 'x', coreClientId: 9223372036854775807n }],
+    [
+      'the largest long, exactly',
+      ['-t', 'x', '--core-client-id', '9223372036854775807'],
+      { text: 'x', coreClientId: 9223372036854775807n },
+    ],
     ['--client-id', ['-t', 'x', '--client-id', 'ext-1'], { text: 'x', clientId: 'ext-1' }],
     [
       '--quick-reply and --contact-reply in the order typed',
@@ -70,7 +74,9 @@ describe('core greet: argv to request body', () => {
       join(dir, 'welcome.yaml'),
       'text: Welcome\ncoreClientId: 9223372036854775807\nquickReplies:\n  - {type: TEXT, text: Old}\nsettings: {masked: true}\n',
     );
-    const body = await dryRunBody(['greet'], ['-f', 'welcome.yaml', '-t', 'Welcome back', '--quick-reply', 'New', '--block-input'], { cwd: dir });
+    const body = await dryRunBody(['greet'], ['-f', 'welcome.yaml', '-t', 'Welcome back', '--quick-reply', 'New', '--block-input'], {
+      cwd: dir,
+    });
     expect(body).toEqual({
       text: 'Welcome back',
       coreClientId: 9223372036854775807n,
@@ -88,9 +94,12 @@ describe('core greet: argv to request body', () => {
 describe('core greet: sending', () => {
   it('posts to /api/v1/chatbot/greet with the headers the API lists and exits 0 on 200', async () => {
     server = await startRecordingServer([{ status: 200, headers: { 'X-Request-Id': 'req-greet-1' } }]);
-    const result = await runInProcess(['greet', '-t', 'Hello', '--core-client-id', '9223372036854775807', '--quick-reply', 'Yes', '--json'], {
-      env: envFor(server.url),
-    });
+    const result = await runInProcess(
+      ['greet', '-t', 'Hello', '--core-client-id', '9223372036854775807', '--quick-reply', 'Yes', '--json'],
+      {
+        env: envFor(server.url),
+      },
+    );
     expect(result.code).toBe(0);
     expect(server.requests).toHaveLength(1);
     const request = server.requests[0]!;
@@ -99,9 +108,18 @@ describe('core greet: sending', () => {
     expect(request.headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(request.headers['x-tenant-name']).toBe('acme');
     expect(request.headers['content-type']).toBe('application/json');
-    expect(request.body.toString()).toBe('{"text":"Hello","coreClientId":9223372036854775807,"quickReplies":[{"type":"TEXT","text":"Yes"}]}');
+    expect(request.body.toString()).toBe(
+      '{"text":"Hello","coreClientId":9223372036854775807,"quickReplies":[{"type":"TEXT","text":"Yes"}]}',
+    );
     const doc = JSON.parse(result.stdout) as Record<string, unknown>;
-    expect(doc).toMatchObject({ ok: true, status: 200, method: 'POST', url: `${server.url}/api/v1/chatbot/greet`, requestId: 'req-greet-1', error: null });
+    expect(doc).toMatchObject({
+      ok: true,
+      status: 200,
+      method: 'POST',
+      url: `${server.url}/api/v1/chatbot/greet`,
+      requestId: 'req-greet-1',
+      error: null,
+    });
     // A greeting has no answerId (docs/api.md, "Greeting").
     expect(doc).not.toHaveProperty('answerId');
   });
@@ -151,7 +169,9 @@ describe('core greet: sending', () => {
 
   it('exits 2 naming the text when it is missing, with the validation document under --json', async () => {
     server = await startRecordingServer();
-    const result = await runInProcess(['greet', '--core-client-id', '1', '--quick-reply', 'x'.repeat(4001), '--json'], { env: envFor(server.url) });
+    const result = await runInProcess(['greet', '--core-client-id', '1', '--quick-reply', 'x'.repeat(4001), '--json'], {
+      env: envFor(server.url),
+    });
     expect(result.code).toBe(2);
     expect(server.requests).toHaveLength(0);
     const doc = JSON.parse(result.stdout) as { ok: boolean; status: null; validationErrors: { path: string; message: string }[] };
@@ -165,7 +185,9 @@ describe('core greet: sending', () => {
   });
 
   it('refuses --dry-run with --curl', async () => {
-    const result = await runInProcess(['greet', '-t', 'x', '--core-client-id', '1', '--dry-run', '--curl'], { env: envFor('http://127.0.0.1:9') });
+    const result = await runInProcess(['greet', '-t', 'x', '--core-client-id', '1', '--dry-run', '--curl'], {
+      env: envFor('http://127.0.0.1:9'),
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--dry-run and --curl cannot be used together');
   });
@@ -198,20 +220,30 @@ describe('core greet --save', () => {
   it('with --dry-run only writes the file: nothing is sent and nothing is printed on stdout', async () => {
     server = await startRecordingServer();
     const dir = mkdtempSync(join(tmpdir(), 'core-greet-'));
-    const result = await runInProcess(['greet', '-t', 'Hi', '--core-client-id', '5', '--quick-reply', 'Yes', '--save', 'hi.json', '--dry-run'], {
-      env: envFor(server.url),
-      cwd: dir,
-    });
+    const result = await runInProcess(
+      ['greet', '-t', 'Hi', '--core-client-id', '5', '--quick-reply', 'Yes', '--save', 'hi.json', '--dry-run'],
+      {
+        env: envFor(server.url),
+        cwd: dir,
+      },
+    );
     expect(result.code).toBe(0);
     expect(server.requests).toHaveLength(0);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('nothing sent');
-    expect(parseJson(readFileSync(join(dir, 'hi.json'), 'utf8'))).toEqual({ text: 'Hi', coreClientId: 5n, quickReplies: [{ type: 'TEXT', text: 'Yes' }] });
+    expect(parseJson(readFileSync(join(dir, 'hi.json'), 'utf8'))).toEqual({
+      text: 'Hi',
+      coreClientId: 5n,
+      quickReplies: [{ type: 'TEXT', text: 'Yes' }],
+    });
   });
 
   it('writes nothing for an invalid greeting', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'core-greet-'));
-    const result = await runInProcess(['greet', '-t', 'Hi', '--save', 'hi.json', '--dry-run'], { env: envFor('http://127.0.0.1:9'), cwd: dir });
+    const result = await runInProcess(['greet', '-t', 'Hi', '--save', 'hi.json', '--dry-run'], {
+      env: envFor('http://127.0.0.1:9'),
+      cwd: dir,
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('the greeting is invalid');
     expect(result.stderr).toContain('coreClientId');
@@ -221,7 +253,10 @@ describe('core greet --save', () => {
   it('exits 2 naming the path when the folder does not exist, and sends nothing', async () => {
     server = await startRecordingServer();
     const dir = mkdtempSync(join(tmpdir(), 'core-greet-'));
-    const result = await runInProcess(['greet', '-t', 'Hi', '--core-client-id', '5', '--save', 'no/such/dir/hi.json'], { env: envFor(server.url), cwd: dir });
+    const result = await runInProcess(['greet', '-t', 'Hi', '--core-client-id', '5', '--save', 'no/such/dir/hi.json'], {
+      env: envFor(server.url),
+      cwd: dir,
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('cannot write the payload to no/such/dir/hi.json');
     expect(server.requests).toHaveLength(0);

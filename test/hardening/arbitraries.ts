@@ -28,7 +28,9 @@ export const jsonish: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie
     { depthSize: 'small', withCrossShrink: true },
     leaf,
     fc.array(tie('value'), { maxLength: 5 }),
-    fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('__proto__', 'constructor', 'toString')), tie('value'), { maxKeys: 5 }),
+    fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('__proto__', 'constructor', 'toString')), tie('value'), {
+      maxKeys: 5,
+    }),
   ),
 })).value;
 
@@ -42,11 +44,64 @@ export function nested(depth: number, inObject: boolean): unknown {
 export const deep = fc.tuple(fc.integer({ min: 500, max: 20_000 }), fc.boolean()).map(([depth, inObject]) => nested(depth, inObject));
 
 const REPLY_KEYS = [
-  'text', 'formattedText', 'answerId', 'clientId', 'coreClientId', 'sessionId', 'questionId', 'questionIndex', 'receivedAt',
-  'action', 'segmentationInfo', 'attachments', 'code', 'userIds', 'skillIds', 'unitIds', 'settings', 'quickReplies',
-  'quickRepliesHeaderFooter', 'messageListPicker',
+  'text',
+  'formattedText',
+  'answerId',
+  'clientId',
+  'coreClientId',
+  'sessionId',
+  'questionId',
+  'questionIndex',
+  'receivedAt',
+  'action',
+  'segmentationInfo',
+  'attachments',
+  'code',
+  'userIds',
+  'skillIds',
+  'unitIds',
+  'settings',
+  'quickReplies',
+  'quickRepliesHeaderFooter',
+  'messageListPicker',
 ];
-const NESTED_KEYS = ['url', 'name', 'type', 'size', 'payload', 'shown_text', 'callback_data', 'imageUrl', 'header', 'footer', 'title', 'sections', 'items', 'identifier', 'subTitle', 'blockInput', 'masked', 'locale', 'reasons', 'color', 'active', 'system', 'profiles', 'defaultProfile', 'token', 'env', 'command', 'baseUrl', 'tenant', 'headers', 'timeout', 'retries', 'limits', 'proxy', 'caFile'];
+const NESTED_KEYS = [
+  'url',
+  'name',
+  'type',
+  'size',
+  'payload',
+  'shown_text',
+  'callback_data',
+  'imageUrl',
+  'header',
+  'footer',
+  'title',
+  'sections',
+  'items',
+  'identifier',
+  'subTitle',
+  'blockInput',
+  'masked',
+  'locale',
+  'reasons',
+  'color',
+  'active',
+  'system',
+  'profiles',
+  'defaultProfile',
+  'token',
+  'env',
+  'command',
+  'baseUrl',
+  'tenant',
+  'headers',
+  'timeout',
+  'retries',
+  'limits',
+  'proxy',
+  'caFile',
+];
 
 /** Objects keyed by the payloads' own field names (and some junk), holding hostile values: they reach deeper into the schemas than random keys. */
 export const shaped: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown; object: unknown }>((tie) => ({
@@ -57,7 +112,9 @@ export const shaped: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown; object:
     { arbitrary: fc.array(tie('value'), { maxLength: 4 }), weight: 3 },
     { arbitrary: deep, weight: 1 },
   ),
-  object: fc.dictionary(fc.oneof(fc.constantFrom(...REPLY_KEYS, ...NESTED_KEYS), fc.string({ maxLength: 6 })), tie('value'), { maxKeys: 8 }),
+  object: fc.dictionary(fc.oneof(fc.constantFrom(...REPLY_KEYS, ...NESTED_KEYS), fc.string({ maxLength: 6 })), tie('value'), {
+    maxKeys: 8,
+  }),
 })).object;
 
 export const hostile = fc.oneof(jsonish, shaped, deep);
@@ -120,7 +177,10 @@ const listPicker = fc
     fc.tuple(
       fc.constant(identifiers),
       fc.array(fc.integer({ min: 1, max: identifiers.length }), { minLength: 0, maxLength: 3 }),
-      fc.array(fc.record({ title: text(24), subTitle: text(72) }, { requiredKeys: ['title'] }), { minLength: identifiers.length, maxLength: identifiers.length }),
+      fc.array(fc.record({ title: text(24), subTitle: text(72) }, { requiredKeys: ['title'] }), {
+        minLength: identifiers.length,
+        maxLength: identifiers.length,
+      }),
       fc.array(fc.option(text(24), { nil: undefined }), { minLength: 4, maxLength: 4 }),
       fc.record({ header: fc.record({ text: text(60) }), footer: fc.record({ text: text(60) }) }, { requiredKeys: [] }),
       text(20),
@@ -175,7 +235,14 @@ const replyRest = fc.record(
 
 /** A valid bot answer (POST /api/v1/chatbot). */
 export const validReply: fc.Arbitrary<Record<string, unknown>> = fc
-  .tuple(text(4000), text(100), address, replyRest, fc.option(fc.constantFrom('SUCCESS', 'UNCLEAR_QUESTION', 'SWITCH_TO_HUMAN'), { nil: undefined }), routing)
+  .tuple(
+    text(4000),
+    text(100),
+    address,
+    replyRest,
+    fc.option(fc.constantFrom('SUCCESS', 'UNCLEAR_QUESTION', 'SWITCH_TO_HUMAN'), { nil: undefined }),
+    routing,
+  )
   .map(([replyText, answerId, addressed, rest, code, route]) => ({
     text: replyText,
     answerId,
@@ -191,17 +258,32 @@ export const validGreeting: fc.Arbitrary<Record<string, unknown>> = fc
   .tuple(
     text(4000),
     fc.oneof(fc.record({ coreClientId: long }), fc.record({ clientId: text(64) }), fc.record({ clientId: text(64), coreClientId: long })),
-    fc.record({ receivedAt, quickReplies: fc.array(quickReply, { maxLength: 4 }), settings, quickRepliesHeaderFooter: headerFooter, messageListPicker: listPicker }, { requiredKeys: [] }),
+    fc.record(
+      {
+        receivedAt,
+        quickReplies: fc.array(quickReply, { maxLength: 4 }),
+        settings,
+        quickRepliesHeaderFooter: headerFooter,
+        messageListPicker: listPicker,
+      },
+      { requiredKeys: [] },
+    ),
   )
   .map(([greetingText, addressed, rest]) => ({ text: greetingText, ...addressed, ...rest }));
 
-const locale = fc.tuple(fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'), fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz'));
+const locale = fc.tuple(
+  fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'),
+  fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz'),
+);
 
 /** A valid inactivity reason (PUT /api/v1/inactivity/reasons): each locale once, compared without case. */
 export const validReason: fc.Arbitrary<Record<string, unknown>> = fc
   .tuple(
     text(256),
-    fc.uniqueArray(locale.map(([a, b]) => `${a}${b}`), { minLength: 1, maxLength: 5, selector: (l) => l.toLowerCase() }),
+    fc.uniqueArray(
+      locale.map(([a, b]) => `${a}${b}`),
+      { minLength: 1, maxLength: 5, selector: (l) => l.toLowerCase() },
+    ),
     fc.array(text(50), { minLength: 5, maxLength: 5 }),
     fc.record(
       {

@@ -28,14 +28,73 @@ function walk(spec: CommandSpec): CommandSpec[] {
 const junk = fc.oneof(
   fc.string({ maxLength: 12 }),
   fc.string({ unit: 'grapheme', maxLength: 6 }),
-  fc.constantFrom('', ' ', '-', '--', '---', '-x', '--nope', '--text=', '-tv', '-vt', '=', '\u0000', '\n', '%s', '$(echo hi)', '../..', '/', '.'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '-',
+    '--',
+    '---',
+    '-x',
+    '--nope',
+    '--text=',
+    '-tv',
+    '-vt',
+    '=',
+    '\u0000',
+    '\n',
+    '%s',
+    '$(echo hi)',
+    '../..',
+    '/',
+    '.',
+  ),
 );
 
-const FILE_VALUES = ['reply.json', 'greet.yaml', 'reasons.ndjson', 'bad.json', 'folder', 'missing.json', '-', 'empty.json', 'invalid-utf8.json', 'array.json'];
+const FILE_VALUES = [
+  'reply.json',
+  'greet.yaml',
+  'reasons.ndjson',
+  'bad.json',
+  'folder',
+  'missing.json',
+  '-',
+  'empty.json',
+  'invalid-utf8.json',
+  'array.json',
+];
 const TEXT_VALUES = [
-  '1', '0', '-1', '42', '9223372036854775807', '9223372036854775808', '99999999999999999999', '1e3', '0x10', 'now', 'NOW',
-  'en=Lunch', 'de=', '=x', 'EN=Lunch', 'k=v', '#FF8800', '#fff', 'INIT_CHAT', 'SWITCH_TO_HUMAN', 'strict', '10s', '1ms', '0ms', '2147483648',
-  'https://example.com/a.png', 'ftp://x', 'http://127.0.0.1:1', 'staging', 'x'.repeat(5000), '😀'.repeat(2001), '2026-02-30T00:00:00.000Z',
+  '1',
+  '0',
+  '-1',
+  '42',
+  '9223372036854775807',
+  '9223372036854775808',
+  '99999999999999999999',
+  '1e3',
+  '0x10',
+  'now',
+  'NOW',
+  'en=Lunch',
+  'de=',
+  '=x',
+  'EN=Lunch',
+  'k=v',
+  '#FF8800',
+  '#fff',
+  'INIT_CHAT',
+  'SWITCH_TO_HUMAN',
+  'strict',
+  '10s',
+  '1ms',
+  '0ms',
+  '2147483648',
+  'https://example.com/a.png',
+  'ftp://x',
+  'http://127.0.0.1:1',
+  'staging',
+  'x'.repeat(5000),
+  '😀'.repeat(2001),
+  '2026-02-30T00:00:00.000Z',
 ];
 
 function optionToken(option: OptionSpec, names: string[]): fc.Arbitrary<string[]> {
@@ -61,7 +120,12 @@ const ENOUGH: Record<string, string[]> = {
 
 function argvFor(spec: CommandSpec, everyCommandName: string[]): fc.Arbitrary<string[]> {
   const tokensOf = (options: OptionSpec[]) =>
-    options.map((option) => optionToken(option, [option.long, option.short].filter((n): n is string => n !== undefined)));
+    options.map((option) =>
+      optionToken(
+        option,
+        [option.long, option.short].filter((n): n is string => n !== undefined),
+      ),
+    );
   const own = tokensOf(spec.options);
   const global = tokensOf(spec.globalOptions);
   const word = fc.oneof(
@@ -89,9 +153,17 @@ describe('arbitrary command lines', () => {
     // Most answers are 200; some are 4xx or 5xx, so those exits are reached too (5xx without Retry-After backoff is short).
     server = await startRecordingServer(() => {
       hit += 1;
-      return hit % 7 === 0 ? { status: 404, body: '{"message":"no such reason"}' } : hit % 11 === 0 ? { status: 500, body: 'oops' } : { status: 200 };
+      return hit % 7 === 0
+        ? { status: 404, body: '{"message":"no such reason"}' }
+        : hit % 11 === 0
+          ? { status: 500, body: 'oops' }
+          : { status: 200 };
     });
-    const ctx = createContext({ streams: { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, env: {}, cwd: process.cwd() });
+    const ctx = createContext({
+      streams: { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin },
+      env: {},
+      cwd: process.cwd(),
+    });
     const tree = describeTree(await buildProgram({ ctx, exitCode: undefined }));
     specs = walk(tree).filter((spec) => spec.path[0] !== 'sandbox');
     commandNames = [...new Set(walk(tree).flatMap((spec) => spec.path))];
@@ -143,14 +215,32 @@ describe('arbitrary command lines', () => {
   it('send, or refuse with exit 2, any text given to the free-text options of the sending commands (100 runs)', async () => {
     const before = server.requests.length;
     const freeText = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 30 }), fc.string({ unit: 'binary', maxLength: 30 }), junk);
-    const pick = (flags: string[]) => fc.array(fc.tuple(fc.constantFrom(...flags), freeText), { maxLength: 4 }).map((pairs) => pairs.flat());
+    const pick = (flags: string[]) =>
+      fc.array(fc.tuple(fc.constantFrom(...flags), freeText), { maxLength: 4 }).map((pairs) => pairs.flat());
     const plain = fc.subarray(['--json', '--verbose', '--no-color']);
     const arbitrary = fc.oneof(
-      fc.tuple(pick(['-t', '--markdown', '--answer-id', '--session-id', '--quick-reply', '--contact-reply', '--personal-manager', '--action', '--segment']), plain).map(
-        ([flags, extra]) => ['reply', '--core-client-id', '7', '-t', 'x', ...flags, ...extra],
-      ),
-      fc.tuple(pick(['-t', '--quick-reply', '--contact-reply', '--client-id']), plain).map(([flags, extra]) => ['greet', '--core-client-id', '7', '-t', 'x', ...flags, ...extra]),
-      fc.tuple(pick(['--code', '--name']), plain).map(([flags, extra]) => ['reason', 'update', '--code', 'C', '--name', 'en=x', ...flags, ...extra]),
+      fc
+        .tuple(
+          pick([
+            '-t',
+            '--markdown',
+            '--answer-id',
+            '--session-id',
+            '--quick-reply',
+            '--contact-reply',
+            '--personal-manager',
+            '--action',
+            '--segment',
+          ]),
+          plain,
+        )
+        .map(([flags, extra]) => ['reply', '--core-client-id', '7', '-t', 'x', ...flags, ...extra]),
+      fc
+        .tuple(pick(['-t', '--quick-reply', '--contact-reply', '--client-id']), plain)
+        .map(([flags, extra]) => ['greet', '--core-client-id', '7', '-t', 'x', ...flags, ...extra]),
+      fc
+        .tuple(pick(['--code', '--name']), plain)
+        .map(([flags, extra]) => ['reason', 'update', '--code', 'C', '--name', 'en=x', ...flags, ...extra]),
     );
     await fc.assert(fc.asyncProperty(arbitrary, check), { numRuns: 100 });
     // Most of them reach the service: the property is not passing on refusals alone.

@@ -65,7 +65,13 @@ function envFor(url: string, retries?: number): { env: Record<string, string | u
   return { env: { ...env, T: TOKEN }, args: ['--config', config] };
 }
 
-type Result = { ok: boolean; status: number | null; attempts?: number; answerId?: string; error: { code?: string; message: string } | null };
+type Result = {
+  ok: boolean;
+  status: number | null;
+  attempts?: number;
+  answerId?: string;
+  error: { code?: string; message: string } | null;
+};
 
 async function run(argv: string[], url: string, retries?: number): Promise<{ code: number; result: Result; stderr: string }> {
   const { env, args } = envFor(url, retries);
@@ -199,7 +205,15 @@ describe('a 10 MB error body', () => {
 
   it('is kept in memory only up to maxBodyBytes, the rest read and dropped', async () => {
     const huge = await server(() => ({ status: 500, body: Buffer.alloc(TEN_MB, 'e') }));
-    const request = { method: 'POST' as const, url: `${huge.url}/api/v1/chatbot/greet`, headers: {}, body: '{}', timeoutMs: 10_000, retries: 0, retryable: false };
+    const request = {
+      method: 'POST' as const,
+      url: `${huge.url}/api/v1/chatbot/greet`,
+      headers: {},
+      body: '{}',
+      timeoutMs: 10_000,
+      retries: 0,
+      retryable: false,
+    };
     const byDefault = await sendRequest(request);
     expect(byDefault.truncated).toBe(true);
     expect(Buffer.byteLength(byDefault.body)).toBe(64 * 1024);

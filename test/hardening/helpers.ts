@@ -32,9 +32,25 @@ function openssl(args: string[], cwd: string): void {
 function makeCa(dir: string, name: string): void {
   openssl(
     [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', `${name}.key`, '-out', `${name}.pem`, '-days', '2', '-subj', `/CN=${name}`,
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${name}`,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
     ],
     dir,
   );
@@ -48,14 +64,46 @@ export function makePki(extraIps: string[] = []): Pki {
   const dir = mkdtempSync(join(tmpdir(), 'core-pki-'));
   makeCa(dir, 'core-test-ca');
   makeCa(dir, 'core-other-ca');
-  openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost'], dir);
+  openssl(
+    [
+      'req',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      'server.key',
+      '-out',
+      'server.csr',
+      '-subj',
+      '/CN=localhost',
+    ],
+    dir,
+  );
   const names = ['DNS:localhost', `DNS:${TEST_HOST}`, 'IP:127.0.0.1', ...extraIps.map((ip) => `IP:${ip}`)];
   writeFileSync(
     join(dir, 'server.ext'),
     `subjectAltName=${names.join(',')}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n`,
   );
   openssl(
-    ['x509', '-req', '-in', 'server.csr', '-CA', 'core-test-ca.pem', '-CAkey', 'core-test-ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'server.ext'],
+    [
+      'x509',
+      '-req',
+      '-in',
+      'server.csr',
+      '-CA',
+      'core-test-ca.pem',
+      '-CAkey',
+      'core-test-ca.key',
+      '-CAcreateserial',
+      '-out',
+      'server.pem',
+      '-days',
+      '2',
+      '-extfile',
+      'server.ext',
+    ],
     dir,
   );
   return {

@@ -26,7 +26,10 @@ describe('a payload file that is not a payload', () => {
     writeFileSync(join(dir, 'latin1.json'), Buffer.from('{"text":"caf\xe9","coreClientId":1}', 'latin1'));
     writeFileSync(join(dir, 'truncated-utf8.yaml'), Buffer.concat([Buffer.from('text: "'), Buffer.from([0xe2, 0x82]), Buffer.from('"\n')]));
     writeFileSync(join(dir, 'overlong.json'), Buffer.concat([Buffer.from('{"text":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]));
-    writeFileSync(join(dir, 'surrogate.json'), Buffer.concat([Buffer.from('{"text":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]));
+    writeFileSync(
+      join(dir, 'surrogate.json'),
+      Buffer.concat([Buffer.from('{"text":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]),
+    );
     writeFileSync(join(dir, 'nul.json'), Buffer.from([0x00, 0x00, 0x00]));
     writeFileSync(join(dir, 'deep.json'), `${'['.repeat(100_000)}${']'.repeat(100_000)}`);
     writeFileSync(join(dir, 'deep-object.json'), `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`);
@@ -99,9 +102,9 @@ describe('a payload file that is not a payload', () => {
       fc.uint8Array({ minLength: 1, maxLength: 512 }),
       fc.constantFrom(8, 64, 4096).map((size) => new Uint8Array(randomBytes(size))),
       // Bytes that start like JSON or YAML, then turn to noise.
-      fc.tuple(fc.constantFrom('{"text":', '[', 'text: ', '---\n', '{'), fc.uint8Array({ maxLength: 64 })).map(
-        ([start, rest]) => new Uint8Array(Buffer.concat([Buffer.from(start), Buffer.from(rest)])),
-      ),
+      fc
+        .tuple(fc.constantFrom('{"text":', '[', 'text: ', '---\n', '{'), fc.uint8Array({ maxLength: 64 }))
+        .map(([start, rest]) => new Uint8Array(Buffer.concat([Buffer.from(start), Buffer.from(rest)]))),
     );
     await fc.assert(
       fc.asyncProperty(bytes, fc.constantFrom('payload.json', 'payload.yaml', 'payload'), async (content, name) => {

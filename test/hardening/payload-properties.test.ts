@@ -20,13 +20,19 @@ type Outcome = { ok: true } | { ok: false; problems: Problem[] };
 
 const validators: Array<[string, (value: unknown) => Outcome]> = [
   ['validateReply', (value) => validateReply(value)],
-  ['validateReply (email, limits)', (value) => validateReply(value, { email: true, limits: { maxQuickReplies: 2, maxQuickReplyLength: 20 } })],
+  [
+    'validateReply (email, limits)',
+    (value) => validateReply(value, { email: true, limits: { maxQuickReplies: 2, maxQuickReplyLength: 20 } }),
+  ],
   ['validateGreeting', (value) => validateGreeting(value)],
   ['validateReason', (value) => validateReason(value)],
-  ['validateConfig', (value) => {
-    const result = validateConfig(value);
-    return result.config === undefined ? { ok: false, problems: result.problems } : { ok: true };
-  }],
+  [
+    'validateConfig',
+    (value) => {
+      const result = validateConfig(value);
+      return result.config === undefined ? { ok: false, problems: result.problems } : { ok: true };
+    },
+  ],
 ];
 
 /** A validator's answer is a value, or problems that each have a path and a message; no exception, no catch-all. */
@@ -44,31 +50,50 @@ function expectAnswer(outcome: Outcome): void {
 
 describe.each(validators)('%s on hostile input', (_name, validate) => {
   it('answers any JSON value (with bigints and odd keys) with a value or problems, never an exception', () => {
-    fc.assert(fc.property(jsonish, (value) => expectAnswer(validate(value))), { numRuns: 400 });
+    fc.assert(
+      fc.property(jsonish, (value) => expectAnswer(validate(value))),
+      { numRuns: 400 },
+    );
   });
 
   it("answers objects keyed by the payloads' own fields, holding hostile values", () => {
-    fc.assert(fc.property(shaped, (value) => expectAnswer(validate(value))), { numRuns: 400 });
+    fc.assert(
+      fc.property(shaped, (value) => expectAnswer(validate(value))),
+      { numRuns: 400 },
+    );
   });
 
   it('answers deep nesting, at the top and inside every field', () => {
-    fc.assert(fc.property(deep, (value) => expectAnswer(validate(value))), { numRuns: 20 });
+    fc.assert(
+      fc.property(deep, (value) => expectAnswer(validate(value))),
+      { numRuns: 20 },
+    );
     for (const inObject of [false, true]) {
       const bottom = nested(50_000, inObject);
       expectAnswer(validate(bottom));
       for (const key of ['text', 'attachments', 'quickReplies', 'segmentationInfo', 'reasons', 'profiles', 'messageListPicker']) {
         expectAnswer(validate({ [key]: bottom }));
-        expectAnswer(validate({ text: 'x', coreClientId: 1n, code: 'x', [key]: [{ url: 'https://a.b/c', size: bottom, payload: bottom, type: 'TEXT', text: 'x' }] }));
+        expectAnswer(
+          validate({
+            text: 'x',
+            coreClientId: 1n,
+            code: 'x',
+            [key]: [{ url: 'https://a.b/c', size: bottom, payload: bottom, type: 'TEXT', text: 'x' }],
+          }),
+        );
       }
     }
   });
 
   it('answers the config schema inside a profile, and the payloads inside a config', () => {
-    fc.assert(fc.property(hostile, (value) => expectAnswer(validate({ profiles: { p: value }, defaultProfile: 'p' }))), { numRuns: 200 });
+    fc.assert(
+      fc.property(hostile, (value) => expectAnswer(validate({ profiles: { p: value }, defaultProfile: 'p' }))),
+      { numRuns: 200 },
+    );
   });
 });
 
-describe('valid payloads, generated from the API\'s bounds', () => {
+describe("valid payloads, generated from the API's bounds", () => {
   it.each<[string, fc.Arbitrary<Record<string, unknown>>, (value: unknown) => { ok: boolean; problems?: Problem[] }]>([
     ['bot answers', validReply, (value) => validateReply(value)],
     ['greetings', validGreeting, (value) => validateGreeting(value)],

@@ -46,16 +46,28 @@ describe('a sending command with a plain http base URL', () => {
     ['reason update -f', ['reason', 'update', '-f', 'reasons.ndjson']],
   ];
 
-  it.each(commands)('%s refuses a host other than loopback (exit 2, with a hint), before running the token command', async (_name, argv) => {
-    const marker = join(dir, `ran-${argv.join('-').replace(/\W/g, '')}`);
-    const config = join(dir, 'core.json');
-    writeFileSync(config, JSON.stringify({ profiles: { p: { baseUrl: 'http://chat.example.com', tenant: 'acme', token: { command: `touch '${marker}'; echo ${TOKEN}` } } } }));
-    const run = await runInProcess([...argv, '--config', config], { env: baseEnv(), cwd: dir });
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain('error: refusing to send the token over plain http to chat.example.com: anyone on the network path could read it; nothing was sent');
-    expect(run.stderr).toContain('hint: use an https base URL (https://chat.example.com), or pass --allow-http if you trust every network in between');
-    expect(existsSync(marker)).toBe(false);
-  });
+  it.each(commands)(
+    '%s refuses a host other than loopback (exit 2, with a hint), before running the token command',
+    async (_name, argv) => {
+      const marker = join(dir, `ran-${argv.join('-').replace(/\W/g, '')}`);
+      const config = join(dir, 'core.json');
+      writeFileSync(
+        config,
+        JSON.stringify({
+          profiles: { p: { baseUrl: 'http://chat.example.com', tenant: 'acme', token: { command: `touch '${marker}'; echo ${TOKEN}` } } },
+        }),
+      );
+      const run = await runInProcess([...argv, '--config', config], { env: baseEnv(), cwd: dir });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(
+        'error: refusing to send the token over plain http to chat.example.com: anyone on the network path could read it; nothing was sent',
+      );
+      expect(run.stderr).toContain(
+        'hint: use an https base URL (https://chat.example.com), or pass --allow-http if you trust every network in between',
+      );
+      expect(existsSync(marker)).toBe(false);
+    },
+  );
 
   it.each(commands)('%s goes ahead with --allow-http (here to a name that does not resolve: exit 6)', async (_name, argv) => {
     const env = baseEnv({ CORE_BASE_URL: 'http://api.example.test', CORE_TENANT: 'acme', CORE_TOKEN: TOKEN });

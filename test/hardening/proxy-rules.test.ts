@@ -164,7 +164,10 @@ describe('decideProxy', () => {
   });
 
   it('says why a host is reached directly', () => {
-    expect(decideProxy(new URL('https://127.0.0.1'), proxy, null)).toEqual({ kind: 'direct', reason: '127.0.0.1 is loopback, never proxied' });
+    expect(decideProxy(new URL('https://127.0.0.1'), proxy, null)).toEqual({
+      kind: 'direct',
+      reason: '127.0.0.1 is loopback, never proxied',
+    });
     expect(decideProxy(new URL('https://a.example.com'), proxy, { value: 'example.com', source: 'env no_proxy' })).toEqual({
       kind: 'direct',
       reason: 'env no_proxy lists example.com',

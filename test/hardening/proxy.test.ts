@@ -23,7 +23,8 @@ const outside = outsideAddress();
 const withOutsideAddress = requiring(
   'a non-loopback IPv4 address',
   outside !== undefined,
-  () => 'this machine has no IPv4 address but loopback: run the tests where it has a network interface, or set CORE_TEST_ALLOW_SKIP=1 to skip this test',
+  () =>
+    'this machine has no IPv4 address but loopback: run the tests where it has a network interface, or set CORE_TEST_ALLOW_SKIP=1 to skip this test',
 );
 
 withTool('openssl').describe('a forward proxy', () => {
@@ -65,7 +66,9 @@ withTool('openssl').describe('a forward proxy', () => {
 
   it('reads https_proxy before HTTPS_PROXY', async () => {
     const before = logSize();
-    const run = await runInProcess([...reply, '--ca-file', pki.caFile], { env: env({ https_proxy: proxy.url, HTTPS_PROXY: 'http://127.0.0.1:1' }) });
+    const run = await runInProcess([...reply, '--ca-file', pki.caFile], {
+      env: env({ https_proxy: proxy.url, HTTPS_PROXY: 'http://127.0.0.1:1' }),
+    });
     expect(run.code).toBe(0);
     expect(logSize()).toBe(before + 1);
   });
@@ -120,7 +123,9 @@ withTool('openssl').describe('a forward proxy', () => {
       const baseUrl = `https://${outside}:${direct!.port}`;
       const before = logSize();
       const served = direct!.requests.length;
-      const bypass = await runInProcess([...reply, '--ca-file', pki.caFile], { env: env({ HTTPS_PROXY: proxy.url, NO_PROXY: outside! }, baseUrl) });
+      const bypass = await runInProcess([...reply, '--ca-file', pki.caFile], {
+        env: env({ HTTPS_PROXY: proxy.url, NO_PROXY: outside! }, baseUrl),
+      });
       expect(bypass.code).toBe(0);
       expect(logSize()).toBe(before);
       const proxied = await runInProcess([...reply, '--ca-file', pki.caFile], { env: env({ HTTPS_PROXY: proxy.url }, baseUrl) });
@@ -133,7 +138,9 @@ withTool('openssl').describe('a forward proxy', () => {
   it('never proxies loopback, whatever the variables say', async () => {
     const before = logSize();
     for (const baseUrl of [https.url, https.url.replace('127.0.0.1', 'localhost')]) {
-      const run = await runInProcess([...reply, '--ca-file', pki.caFile], { env: env({ HTTPS_PROXY: proxy.url, HTTP_PROXY: proxy.url }, baseUrl) });
+      const run = await runInProcess([...reply, '--ca-file', pki.caFile], {
+        env: env({ HTTPS_PROXY: proxy.url, HTTP_PROXY: proxy.url }, baseUrl),
+      });
       expect(run.code).toBe(0);
     }
     const plain = await runInProcess(reply, { env: env({ HTTP_PROXY: proxy.url }, http.url) });
@@ -143,7 +150,13 @@ withTool('openssl').describe('a forward proxy', () => {
 
   it("uses the profile's proxy over HTTPS_PROXY, and shows it in config show", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'core-proxy-profile-'));
-    const config = writeConfig(dir, { baseUrl: `https://${TEST_HOST}`, tenant: 'acme', token: { env: 'T' }, proxy: proxy.url, caFile: pki.caFile });
+    const config = writeConfig(dir, {
+      baseUrl: `https://${TEST_HOST}`,
+      tenant: 'acme',
+      token: { env: 'T' },
+      proxy: proxy.url,
+      caFile: pki.caFile,
+    });
     const before = logSize();
     const variables = baseEnv({ T: TOKEN, HTTPS_PROXY: 'http://127.0.0.1:1' });
     const run = await runInProcess([...reply, '--config', config], { env: variables });
@@ -151,7 +164,9 @@ withTool('openssl').describe('a forward proxy', () => {
     expect(logSize()).toBe(before + 1);
     const shown = await runInProcess(['config', 'show', '--config', config, '--json'], { env: variables });
     expect(JSON.parse(shown.stdout).proxy).toEqual({ value: proxy.url, source: `profile test in ${config}` });
-    const fromEnv = await runInProcess(['config', 'show', '--json'], { env: baseEnv({ HTTPS_PROXY: 'http://u:p4ss-word@proxy.corp:3128', NO_PROXY: '.corp' }) });
+    const fromEnv = await runInProcess(['config', 'show', '--json'], {
+      env: baseEnv({ HTTPS_PROXY: 'http://u:p4ss-word@proxy.corp:3128', NO_PROXY: '.corp' }),
+    });
     expect(JSON.parse(fromEnv.stdout)).toMatchObject({
       proxy: { value: 'http://********@proxy.corp:3128', source: 'env HTTPS_PROXY' },
       noProxy: { value: '.corp', source: 'env NO_PROXY' },
@@ -161,7 +176,13 @@ withTool('openssl').describe('a forward proxy', () => {
   it('sends the proxy credentials to the proxy, and never prints them, whatever the flags', async () => {
     const proxyUrl = `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${guarded.port}`;
     const dir = mkdtempSync(join(tmpdir(), 'core-proxy-auth-'));
-    const config = writeConfig(dir, { baseUrl: `https://${TEST_HOST}`, tenant: 'acme', token: { env: 'T' }, proxy: proxyUrl, caFile: pki.caFile });
+    const config = writeConfig(dir, {
+      baseUrl: `https://${TEST_HOST}`,
+      tenant: 'acme',
+      token: { env: 'T' },
+      proxy: proxyUrl,
+      caFile: pki.caFile,
+    });
     const variables = baseEnv({ T: TOKEN, CORE_DEBUG: '1' });
     const before = guarded.log.length;
     const outputs: string[] = [];
@@ -177,12 +198,26 @@ withTool('openssl').describe('a forward proxy', () => {
       outputs.push(shown.stdout, shown.stderr);
     }
     // A wrong password: the proxy answers 407, which is reported without the URL's credentials.
-    writeFileSync(config, JSON.stringify({ profiles: { test: { baseUrl: `https://${TEST_HOST}`, tenant: 'acme', token: { env: 'T' }, proxy: proxyUrl.replace(PROXY_PASSWORD, `${PROXY_PASSWORD}-old`) } } }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        profiles: {
+          test: {
+            baseUrl: `https://${TEST_HOST}`,
+            tenant: 'acme',
+            token: { env: 'T' },
+            proxy: proxyUrl.replace(PROXY_PASSWORD, `${PROXY_PASSWORD}-old`),
+          },
+        },
+      }),
+    );
     const refused = await runInProcess([...reply, '--config', config, '--json'], { env: variables });
     expect(refused.code).toBe(6);
     const error = (JSON.parse(refused.stdout) as { error: { code: string; message: string } }).error;
     expect(error.code).toBe('EPROXY');
-    expect(error.message).toBe(`the proxy http://********@127.0.0.1:${guarded.port} answered 407 to CONNECT ${TEST_HOST}:443: proxy authentication required; check the user name and password in the proxy URL`);
+    expect(error.message).toBe(
+      `the proxy http://********@127.0.0.1:${guarded.port} answered 407 to CONNECT ${TEST_HOST}:443: proxy authentication required; check the user name and password in the proxy URL`,
+    );
     outputs.push(refused.stdout, refused.stderr);
     const all = outputs.join('\n');
     expect(all).toContain(`http://********@127.0.0.1:${guarded.port}`);
@@ -192,7 +227,10 @@ withTool('openssl').describe('a forward proxy', () => {
   it('says when the proxy cannot be reached: exit 6', async () => {
     const run = await runInProcess([...reply, '--json', '--ca-file', pki.caFile], { env: env({ HTTPS_PROXY: 'http://127.0.0.1:1' }) });
     expect(run.code).toBe(6);
-    expect(JSON.parse(run.stdout).error).toEqual({ code: 'ECONNREFUSED', message: 'cannot reach the proxy http://127.0.0.1:1 (ECONNREFUSED)' });
+    expect(JSON.parse(run.stdout).error).toEqual({
+      code: 'ECONNREFUSED',
+      message: 'cannot reach the proxy http://127.0.0.1:1 (ECONNREFUSED)',
+    });
   });
 
   it('refuses a proxy it cannot use (exit 2) without quoting it, unless the host is not proxied', async () => {

@@ -25,7 +25,11 @@ function echo(status: number) {
     const credential = String(request.headers.authorization ?? '');
     return {
       status,
-      headers: { 'X-Echo-Authorization': credential, 'X-Echo-Key': String(request.headers['x-api-key'] ?? ''), 'Content-Type': 'application/json' },
+      headers: {
+        'X-Echo-Authorization': credential,
+        'X-Echo-Key': String(request.headers['x-api-key'] ?? ''),
+        'Content-Type': 'application/json',
+      },
       body: JSON.stringify({
         timestamp: '2026-01-01T00:00:00.000Z',
         method: request.method,
@@ -72,24 +76,60 @@ for (const [name, base] of [
     [`${name} --dry-run`, { argv: [...base, '--dry-run'], server: 'ok', codes: [0], shows: masked }],
     [`${name} --dry-run --json`, { argv: [...base, '--dry-run', '--json'], server: 'ok', codes: [0], shows: masked }],
     [`${name} --curl`, { argv: [...base, '--curl'], server: 'ok', codes: [0], shows: curl }],
-    [`${name} --verbose (an answer echoing the token in a header)`, { argv: [...base, '--verbose'], server: 'ok', codes: [0], shows: echoedHeader }],
+    [
+      `${name} --verbose (an answer echoing the token in a header)`,
+      { argv: [...base, '--verbose'], server: 'ok', codes: [0], shows: echoedHeader },
+    ],
     [`${name} --json --verbose`, { argv: [...base, '--json', '--verbose'], server: 'ok', codes: [0], shows: echoedHeader }],
     [`${name}: a 401 echoing the token`, { argv: base, server: 'unauthorized', codes: [4], shows: echoedMessage }],
     [`${name} --json: a 401 echoing the token`, { argv: [...base, '--json'], server: 'unauthorized', codes: [4], shows: echoedMessage }],
-    [`${name} --verbose: a 401 echoing the token`, { argv: [...base, '--verbose'], server: 'unauthorized', codes: [4], shows: echoedMessage }],
-    [`${name} CORE_DEBUG=1: a 401 echoing the token`, { argv: [...base, '--verbose'], server: 'unauthorized', debug: true, codes: [4], shows: echoedMessage }],
-    [`${name} CORE_DEBUG=1: a network failure`, { argv: [...base, '--verbose'], server: 'closed', debug: true, codes: [6], shows: refused }],
-    [`${name} CORE_DEBUG=1 --json: a network failure`, { argv: [...base, '--json'], server: 'closed', debug: true, codes: [6], shows: refused }],
+    [
+      `${name} --verbose: a 401 echoing the token`,
+      { argv: [...base, '--verbose'], server: 'unauthorized', codes: [4], shows: echoedMessage },
+    ],
+    [
+      `${name} CORE_DEBUG=1: a 401 echoing the token`,
+      { argv: [...base, '--verbose'], server: 'unauthorized', debug: true, codes: [4], shows: echoedMessage },
+    ],
+    [
+      `${name} CORE_DEBUG=1: a network failure`,
+      { argv: [...base, '--verbose'], server: 'closed', debug: true, codes: [6], shows: refused },
+    ],
+    [
+      `${name} CORE_DEBUG=1 --json: a network failure`,
+      { argv: [...base, '--json'], server: 'closed', debug: true, codes: [6], shows: refused },
+    ],
   );
 }
 cases.push(
   ['reason update -f --report: a 401 echoing the token', { argv: reasonFile, server: 'unauthorized', codes: [4], shows: echoedMessage }],
-  ['reason update -f --report --json CORE_DEBUG=1: a 401 echoing the token', { argv: [...reasonFile, '--json'], server: 'unauthorized', debug: true, codes: [4], shows: echoedMessage }],
-  ['reason update -f --report --verbose: 200s echoing the token', { argv: [...reasonFile, '--verbose'], server: 'ok', codes: [0], shows: echoedHeader }],
-  ['reason update -f --report CORE_DEBUG=1: a network failure', { argv: reasonFile, server: 'closed', debug: true, codes: [6], shows: refused }],
-  ['reason update -f --dry-run --json', { argv: ['reason', 'update', '-f', 'reasons.ndjson', '--dry-run', '--json'], server: 'ok', codes: [0], shows: masked }],
+  [
+    'reason update -f --report --json CORE_DEBUG=1: a 401 echoing the token',
+    { argv: [...reasonFile, '--json'], server: 'unauthorized', debug: true, codes: [4], shows: echoedMessage },
+  ],
+  [
+    'reason update -f --report --verbose: 200s echoing the token',
+    { argv: [...reasonFile, '--verbose'], server: 'ok', codes: [0], shows: echoedHeader },
+  ],
+  [
+    'reason update -f --report CORE_DEBUG=1: a network failure',
+    { argv: reasonFile, server: 'closed', debug: true, codes: [6], shows: refused },
+  ],
+  [
+    'reason update -f --dry-run --json',
+    { argv: ['reason', 'update', '-f', 'reasons.ndjson', '--dry-run', '--json'], server: 'ok', codes: [0], shows: masked },
+  ],
   ['reason update -f --curl', { argv: ['reason', 'update', '-f', 'reasons.ndjson', '--curl'], server: 'ok', codes: [0], shows: curl }],
-  ['reply -f - --dry-run, the payload quoting the token', { argv: ['reply', '-f', '-', '--dry-run'], stdin: `{"text":"${TOKEN}","coreClientId":1}`, server: 'ok', codes: [0], shows: /"text": "\*{8}"/ }],
+  [
+    'reply -f - --dry-run, the payload quoting the token',
+    {
+      argv: ['reply', '-f', '-', '--dry-run'],
+      stdin: `{"text":"${TOKEN}","coreClientId":1}`,
+      server: 'ok',
+      codes: [0],
+      shows: /"text": "\*{8}"/,
+    },
+  ],
   ['config show', { argv: ['config', 'show'], server: 'ok', codes: [0], shows: /^token {2,}\S/m }],
   ['config show --json', { argv: ['config', 'show', '--json'], server: 'ok', codes: [0], shows: /"token": \{/ }],
   ['config show CORE_DEBUG=1', { argv: ['config', 'show'], server: 'ok', debug: true, codes: [0], shows: /^token {2,}\S/m }],
@@ -111,14 +151,21 @@ describe('no secret in any output', () => {
     closed = gone.url;
     await gone.close();
     dir = mkdtempSync(join(tmpdir(), 'core-secrets-'));
-    writeFileSync(join(dir, 'reasons.ndjson'), ['LUNCH', 'MEETING'].map((code) => JSON.stringify({ code, reasons: [{ locale: 'en', name: code }] })).join('\n'));
+    writeFileSync(
+      join(dir, 'reasons.ndjson'),
+      ['LUNCH', 'MEETING'].map((code) => JSON.stringify({ code, reasons: [{ locale: 'en', name: code }] })).join('\n'),
+    );
   });
   afterAll(async () => {
     await Promise.all([unauthorized.close(), ok.close()]);
   });
 
   /** A config file and environment giving the token from `source`, and an API key header. */
-  function setup(source: (typeof sources)[number], baseUrl: string, debug: boolean): { env: Record<string, string | undefined>; config: string } {
+  function setup(
+    source: (typeof sources)[number],
+    baseUrl: string,
+    debug: boolean,
+  ): { env: Record<string, string | undefined>; config: string } {
     // No retries: a refused connection would otherwise wait for two backoffs in every case.
     const profile: Record<string, unknown> = { baseUrl, tenant: 'acme', headers: { 'X-Api-Key': HEADER_KEY }, retries: 0 };
     const env = baseEnv(debug ? { CORE_DEBUG: '1' } : {});
@@ -147,7 +194,11 @@ describe('no secret in any output', () => {
       const { env, config } = setup(source, baseUrl, c.debug === true);
       const report = join(dir, 'report.ndjson');
       writeFileSync(report, '');
-      const run: RunResult = await runInProcess([...c.argv, '--config', config], { env, cwd: dir, ...(c.stdin !== undefined ? { stdin: c.stdin } : {}) });
+      const run: RunResult = await runInProcess([...c.argv, '--config', config], {
+        env,
+        cwd: dir,
+        ...(c.stdin !== undefined ? { stdin: c.stdin } : {}),
+      });
       expect(c.codes).toContain(run.code);
       expect(run.stdout + run.stderr).toMatch(c.shows);
       const written = existsSync(report) ? readFileSync(report, 'utf8') : '';
@@ -178,7 +229,10 @@ describe.runIf(posix)('a config file holding a literal token', () => {
     const file = join(dir, '.corerc');
     writeFileSync(file, `profiles:\n  p:\n    baseUrl: http://127.0.0.1:1\n    tenant: acme\n    integratorToken: "${TOKEN}"\n`);
     chmodSync(file, mode);
-    for (const argv of [['config', 'show'], ['reason', 'update', '--code', 'X', '--name', 'en=X', '--dry-run']]) {
+    for (const argv of [
+      ['config', 'show'],
+      ['reason', 'update', '--code', 'X', '--name', 'en=X', '--dry-run'],
+    ]) {
       const run = await runInProcess(argv, { env: baseEnv(), cwd: dir });
       expect(run.code).toBe(0);
       const warning = `warning: ${file} holds a literal token and can be read by other users; run: chmod 600 ${file}`;
@@ -206,7 +260,10 @@ describe.runIf(posix)('a failing token command, through a sending command', () =
     const dir = mkdtempSync(join(tmpdir(), 'core-token-command-'));
     const partial = 'sk_live_PARTIAL_OUTPUT_77';
     const command = `printf '%s\\n' "$PARTIAL"; echo "pass: core/prod is not in the password store." >&2; exit 1`;
-    writeFileSync(join(dir, 'core.json'), JSON.stringify({ profiles: { prod: { baseUrl: server.url, tenant: 'acme', token: { command } } } }));
+    writeFileSync(
+      join(dir, 'core.json'),
+      JSON.stringify({ profiles: { prod: { baseUrl: server.url, tenant: 'acme', token: { command } } } }),
+    );
     for (const argv of [reply, [...reply, '--json'], [...reply, '--verbose'], greet, reason]) {
       const run = await runInProcess([...argv, '--config', 'core.json'], { env: baseEnv({ PARTIAL: partial, CORE_DEBUG: '1' }), cwd: dir });
       expect(run.code).toBe(2);

@@ -95,7 +95,10 @@ withTool('openssl').describe('TLS with a private CA', () => {
     const lines = Array.from({ length: 6 }, (_, i) => JSON.stringify({ code: `R${i}`, reasons: [{ locale: 'en', name: `Reason ${i}` }] }));
     writeFileSync(join(dir, 'reasons.ndjson'), `${lines.join('\n')}\n`);
     const before = server.requests.length;
-    const run = await runInProcess(['reason', 'update', '-f', 'reasons.ndjson', '--concurrency', '2', '--ca-file', pki.caFile], { env: env(), cwd: dir });
+    const run = await runInProcess(['reason', 'update', '-f', 'reasons.ndjson', '--concurrency', '2', '--ca-file', pki.caFile], {
+      env: env(),
+      cwd: dir,
+    });
     expect(run.code).toBe(0);
     expect(server.requests.length).toBe(before + 6);
     const failed = await runInProcess(['reason', 'update', '-f', 'reasons.ndjson', '--json'], { env: env(), cwd: dir });

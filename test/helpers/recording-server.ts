@@ -101,7 +101,14 @@ export async function startRecordingServer(script: Script = [OK], options: Serve
       const key = `${req.method} ${req.url}\n${body.toString('base64')}`;
       const attempt = (attempts.get(key) ?? 0) + 1;
       attempts.set(key, attempt);
-      const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, text: body.toString('utf8'), attempt };
+      const recorded: RecordedRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body,
+        text: body.toString('utf8'),
+        attempt,
+      };
       const index = requests.length;
       requests.push(recorded);
       const answer = answerFor(recorded, index);
@@ -121,8 +128,7 @@ export async function startRecordingServer(script: Script = [OK], options: Serve
     url: `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     requests,
-    received: (count) =>
-      requests.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve })),
+    received: (count) => (requests.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve }))),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -107,7 +107,9 @@ describe('sendRequest', () => {
   it('does not repeat when Retry-After asks for more than a minute, and says why', async () => {
     server = await startRecordingServer([{ status: 429, headers: { 'Retry-After': '61' } }, { status: 200 }]);
     const reasons: string[] = [];
-    const response = await sendRequest(request(server.url, { onNoRetry: (reason) => reasons.push(reason), onRetry: () => reasons.push('repeated') }));
+    const response = await sendRequest(
+      request(server.url, { onNoRetry: (reason) => reasons.push(reason), onRetry: () => reasons.push('repeated') }),
+    );
     expect(response.status).toBe(429);
     expect(response.attempts).toBe(1);
     expect(reasons).toEqual(['not repeated: the service asked to wait 61 s (Retry-After), more than the 60 s core waits']);

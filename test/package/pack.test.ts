@@ -72,7 +72,10 @@ describe('the npm package', () => {
     expect(paths).toContain('package.json');
     for (const kind of ['reply', 'greet', 'reason', 'config']) expect(paths).toContain(`docs/schemas/${kind}.schema.json`);
     const unexpected = paths.filter(
-      (path) => !/^dist\/(vendor\/)?[\w.-]+\.js$/.test(path) && !/^docs\/schemas\/\w+\.schema\.json$/.test(path) && !['README.md', 'package.json', 'LICENSE'].includes(path),
+      (path) =>
+        !/^dist\/(vendor\/)?[\w.-]+\.js$/.test(path) &&
+        !/^docs\/schemas\/\w+\.schema\.json$/.test(path) &&
+        !['README.md', 'package.json', 'LICENSE'].includes(path),
     );
     expect(unexpected).toEqual([]);
     expect(paths.filter((path) => path.endsWith('.map') || path.startsWith('src/') || path.startsWith('test/'))).toEqual([]);
@@ -86,7 +89,9 @@ describe('the npm package', () => {
     expect(statSync(tarball).size).toBe(packed.size);
     // Everything core uses is in it; a jump far past this means something unintended was bundled or shipped.
     expect(packed.size).toBeLessThan(1_000_000);
-    console.info(`npm pack: ${packed.filename}, ${packed.size} bytes packed, ${packed.unpackedSize} bytes unpacked, ${packed.files.length} files`);
+    console.info(
+      `npm pack: ${packed.filename}, ${packed.size} bytes packed, ${packed.unpackedSize} bytes unpacked, ${packed.files.length} files`,
+    );
   });
 
   it('installs offline with nothing beside itself', () => {

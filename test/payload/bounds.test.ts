@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateGreeting, validateReason, validateReply, type Validation } from '../../src/payload/index.js';
-import {
-  chars,
-  expectOnly,
-  expectValid,
-  fullGreeting,
-  fullReason,
-  fullReply,
-  urlOf,
-  withValue,
-  type Segments,
-} from './fixtures.js';
+import { chars, expectOnly, expectValid, fullGreeting, fullReason, fullReply, urlOf, withValue, type Segments } from './fixtures.js';
 
 interface Bound {
   field: string;
@@ -43,7 +33,13 @@ const sharedBounds: Bound[] = [
 /** Bounds only the bot answer has ("Attachment"). */
 const replyBounds: Bound[] = [
   { field: 'an attachment url', path: ['attachments', 0, 'url'], limit: 4000, make: urlOf, message: chars_('4,000') },
-  { field: 'an attachment name', path: ['attachments', 0, 'name'], limit: 1000, make: (n) => `${chars(n - 4)}.png`, message: chars_('1,000') },
+  {
+    field: 'an attachment name',
+    path: ['attachments', 0, 'name'],
+    limit: 1000,
+    make: (n) => `${chars(n - 4)}.png`,
+    message: chars_('1,000'),
+  },
   { field: 'an attachment type', path: ['attachments', 0, 'type'], limit: 256, message: chars_('256') },
 ];
 
@@ -52,14 +48,14 @@ const reasonBounds: Bound[] = [
   { field: 'a reason name', path: ['reasons', 0, 'name'], limit: 50, message: chars_('50') },
 ];
 
-const pathOf = (path: Segments) =>
-  path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
+const pathOf = (path: Segments) => path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
 
-const payloads: { payload: string; base: () => Record<string, unknown>; validate: (p: unknown) => Validation<unknown>; bounds: Bound[] }[] = [
-  { payload: 'bot answer', base: fullReply, validate: validateReply, bounds: [...sharedBounds, ...replyBounds] },
-  { payload: 'greeting', base: fullGreeting, validate: validateGreeting, bounds: sharedBounds },
-  { payload: 'inactivity reason', base: fullReason, validate: validateReason, bounds: reasonBounds },
-];
+const payloads: { payload: string; base: () => Record<string, unknown>; validate: (p: unknown) => Validation<unknown>; bounds: Bound[] }[] =
+  [
+    { payload: 'bot answer', base: fullReply, validate: validateReply, bounds: [...sharedBounds, ...replyBounds] },
+    { payload: 'greeting', base: fullGreeting, validate: validateGreeting, bounds: sharedBounds },
+    { payload: 'inactivity reason', base: fullReason, validate: validateReason, bounds: reasonBounds },
+  ];
 
 describe.each(payloads)('in a $payload', ({ base, validate, bounds }) => {
   describe.each(bounds)('$field', ({ path, limit, make, message }) => {
@@ -164,7 +160,16 @@ describe('the profile limits on quick replies', () => {
     ['greeting', fullGreeting, (p: unknown) => validateGreeting(p, { limits })],
   ] as const)('in a %s, fail a text of maxQuickReplyLength + 1', (_, base, validate) => {
     expectOnly(
-      validate(withValue(base(), ['quickReplies'], [{ type: 'TEXT', text: 'ok' }, { type: 'CONTACT', text: chars(41) }])),
+      validate(
+        withValue(
+          base(),
+          ['quickReplies'],
+          [
+            { type: 'TEXT', text: 'ok' },
+            { type: 'CONTACT', text: chars(41) },
+          ],
+        ),
+      ),
       'quickReplies[1].text',
       "41 characters, limit 40 (the profile's maxQuickReplyLength)",
     );

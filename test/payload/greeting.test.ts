@@ -42,7 +42,11 @@ describe('a greeting', () => {
 
 describe('the greeting addressee: clientId or coreClientId (rules 1 to 3)', () => {
   it('fails with neither, on the whole value', () => {
-    expectOnly(validateGreeting({ text: 'Hi' }), '', "no addressee: give coreClientId (or the deprecated clientId) (the API's greet rule 1)");
+    expectOnly(
+      validateGreeting({ text: 'Hi' }),
+      '',
+      "no addressee: give coreClientId (or the deprecated clientId) (the API's greet rule 1)",
+    );
   });
 
   it('fails with neither even when only a sessionId is given, which a greeting does not know', () => {

@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  MAX_LONG,
-  longSchema,
-  parseJson,
-  validateField,
-  validateGreeting,
-  validateReply,
-} from '../../src/payload/index.js';
+import { MAX_LONG, longSchema, parseJson, validateField, validateGreeting, validateReply } from '../../src/payload/index.js';
 import { expectOnly, expectValid, fullGreeting, fullReply, withValue } from './fixtures.js';
 
 const RANGE = 'expected an integer from 0 to 9,223,372,036,854,775,807';
@@ -34,7 +27,10 @@ describe.each(fields)('$field', ({ base, path, at, list }) => {
   ])('passes %s', (_, value) => {
     const result = validateReply(put(value));
     expectValid(result);
-    if (result.ok) expect(list ? (result.value as Record<string, unknown[]>)[path[0]!]![0] : (result.value as Record<string, unknown>)[path[0]!]).toBe(value);
+    if (result.ok)
+      expect(list ? (result.value as Record<string, unknown[]>)[path[0]!]![0] : (result.value as Record<string, unknown>)[path[0]!]).toBe(
+        value,
+      );
   });
 
   it.each([
@@ -99,11 +95,7 @@ describe('identifiers read from JSON', () => {
 
 describe('userIds, skillIds and unitIds are sets', () => {
   it.each(['userIds', 'skillIds', 'unitIds'])('%s fails on a repeated value, naming it and its first place', (field) => {
-    expectOnly(
-      validateReply({ ...switchToHuman(), [field]: [5n, 6n, 5n] }),
-      `${field}[2]`,
-      `5 is repeated; first at ${field}[0]`,
-    );
+    expectOnly(validateReply({ ...switchToHuman(), [field]: [5n, 6n, 5n] }), `${field}[2]`, `5 is repeated; first at ${field}[0]`);
   });
 
   it('pass with distinct values', () => {

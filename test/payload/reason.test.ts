@@ -54,7 +54,14 @@ describe('reasons[].locale is a two-letter language code', () => {
 
   it('fails a locale given twice, at the second, naming the first', () => {
     expectOnly(
-      validateReason({ code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }, { locale: 'ru', name: 'Обед' }, { locale: 'en', name: 'Break' }] }),
+      validateReason({
+        code: 'LUNCH',
+        reasons: [
+          { locale: 'en', name: 'Lunch' },
+          { locale: 'ru', name: 'Обед' },
+          { locale: 'en', name: 'Break' },
+        ],
+      }),
       'reasons[2].locale',
       'locale "en" is repeated (locales compare without case); first at reasons[0].locale',
     );
@@ -62,14 +69,28 @@ describe('reasons[].locale is a two-letter language code', () => {
 
   it('compares locales without case', () => {
     expectOnly(
-      validateReason({ code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }, { locale: 'EN', name: 'Break' }] }),
+      validateReason({
+        code: 'LUNCH',
+        reasons: [
+          { locale: 'en', name: 'Lunch' },
+          { locale: 'EN', name: 'Break' },
+        ],
+      }),
       'reasons[1].locale',
       'locale "EN" is repeated (locales compare without case); first at reasons[0].locale',
     );
   });
 
   it('passes different locales', () => {
-    expectValid(validateReason({ code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }, { locale: 'ru', name: 'Обед' }] }));
+    expectValid(
+      validateReason({
+        code: 'LUNCH',
+        reasons: [
+          { locale: 'en', name: 'Lunch' },
+          { locale: 'ru', name: 'Обед' },
+        ],
+      }),
+    );
   });
 });
 
@@ -111,7 +132,11 @@ describe('every problem of a reason at once', () => {
       problemsOf(
         validateReason({
           code: '',
-          reasons: [{ locale: 'en', name: 'x'.repeat(51) }, { locale: 'EN', name: 'y' }, { locale: 'eng', name: '' }],
+          reasons: [
+            { locale: 'en', name: 'x'.repeat(51) },
+            { locale: 'EN', name: 'y' },
+            { locale: 'eng', name: '' },
+          ],
           color: '#fff',
           colour: '#ffffff',
         }),

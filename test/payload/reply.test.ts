@@ -325,7 +325,18 @@ describe('quick replies', () => {
   const withReply = (reply: unknown) => withValue(fullReply(), ['quickReplies'], [reply]);
 
   it.each([
-    ['TEXT with every field', { type: 'TEXT', text: 'Yes', shown_text: 'I agree', callback_data: 'agree', imageUrl: 'https://x.io/i.png', url: 'https://x.io/f.pdf', payload: null }],
+    [
+      'TEXT with every field',
+      {
+        type: 'TEXT',
+        text: 'Yes',
+        shown_text: 'I agree',
+        callback_data: 'agree',
+        imageUrl: 'https://x.io/i.png',
+        url: 'https://x.io/f.pdf',
+        payload: null,
+      },
+    ],
     ['CONTACT', { type: 'CONTACT', text: 'Share my phone' }],
     ['a payload of any JSON type', { type: 'TEXT', text: 'Yes', payload: { any: ['thing', 1n] } }],
   ])('pass %s', (_, reply) => {

@@ -78,11 +78,36 @@ describe.each(payloads)('in a $payload', ({ base, validate }) => {
       ['no sections', { title: 'Open' }, 'messageListPicker.sections', 'required'],
       ['no section', { title: 'Open', sections: [] }, 'messageListPicker.sections', 'must hold at least one item'],
       ['a section without items', { title: 'Open', sections: [{ title: 'S' }] }, 'messageListPicker.sections[0].items', 'required'],
-      ['a section with no item', { title: 'Open', sections: [{ items: [] }] }, 'messageListPicker.sections[0].items', 'must hold at least one item'],
-      ['an item without a title', { title: 'Open', sections: [{ items: [{ identifier: 'a' }] }] }, 'messageListPicker.sections[0].items[0].title', 'required'],
-      ['an item without an identifier', { title: 'Open', sections: [{ items: [{ title: 'I' }] }] }, 'messageListPicker.sections[0].items[0].identifier', 'required'],
-      ['an empty identifier', { title: 'Open', sections: [{ items: [item('')] }] }, 'messageListPicker.sections[0].items[0].identifier', 'must not be empty'],
-      ['a header without text', { title: 'Open', header: {}, sections: [{ items: [item('a')] }] }, 'messageListPicker.header.text', 'required'],
+      [
+        'a section with no item',
+        { title: 'Open', sections: [{ items: [] }] },
+        'messageListPicker.sections[0].items',
+        'must hold at least one item',
+      ],
+      [
+        'an item without a title',
+        { title: 'Open', sections: [{ items: [{ identifier: 'a' }] }] },
+        'messageListPicker.sections[0].items[0].title',
+        'required',
+      ],
+      [
+        'an item without an identifier',
+        { title: 'Open', sections: [{ items: [{ title: 'I' }] }] },
+        'messageListPicker.sections[0].items[0].identifier',
+        'required',
+      ],
+      [
+        'an empty identifier',
+        { title: 'Open', sections: [{ items: [item('')] }] },
+        'messageListPicker.sections[0].items[0].identifier',
+        'must not be empty',
+      ],
+      [
+        'a header without text',
+        { title: 'Open', header: {}, sections: [{ items: [item('a')] }] },
+        'messageListPicker.header.text',
+        'required',
+      ],
     ])('fails with %s', (_, value, path, message) => {
       expectOnly(validate(picker(value)), path, message);
     });
@@ -111,11 +136,13 @@ describe.each(payloads)('in a $payload', ({ base, validate }) => {
       expect(problemsOf(validate(picker({ title: 'Open', sections: [{ items: [item('x'), item('x'), item('x')] }] })))).toEqual([
         {
           path: 'messageListPicker.sections[0].items[1].identifier',
-          message: 'identifier "x" is already used at messageListPicker.sections[0].items[0].identifier; identifiers must be unique across the message',
+          message:
+            'identifier "x" is already used at messageListPicker.sections[0].items[0].identifier; identifiers must be unique across the message',
         },
         {
           path: 'messageListPicker.sections[0].items[2].identifier',
-          message: 'identifier "x" is already used at messageListPicker.sections[0].items[0].identifier; identifiers must be unique across the message',
+          message:
+            'identifier "x" is already used at messageListPicker.sections[0].items[0].identifier; identifiers must be unique across the message',
         },
       ]);
     });
@@ -171,8 +198,7 @@ describe('an unknown field anywhere is an error naming it, with the closest know
     { where: 'in a list item, far from any field', path: ['messageListPicker', 'sections', 0, 'items', 0, 'colour'], known: undefined },
   ];
 
-  const written = (path: (string | number)[]) =>
-    path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
+  const written = (path: (string | number)[]) => path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
 
   it.each(cases)('$where: $path.0 …', ({ path, known }) => {
     expectOnly(

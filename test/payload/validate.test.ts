@@ -35,7 +35,12 @@ describe('warnings of a bot answer', () => {
     [
       'blockInput without quick replies',
       { text: 'Hi', coreClientId: 1n, settings: { blockInput: true } },
-      [{ path: 'settings.blockInput', message: "has an effect only with quick replies, and this message has none (the API's chatbot rule 4)" }],
+      [
+        {
+          path: 'settings.blockInput',
+          message: "has an effect only with quick replies, and this message has none (the API's chatbot rule 4)",
+        },
+      ],
     ],
     [
       'an attachment whose name has no extension and that has no type',
@@ -43,7 +48,8 @@ describe('warnings of a bot answer', () => {
       [
         {
           path: 'attachments[0]',
-          message: 'the name "photo" has no file extension and no type is given: an image may not display; add the extension or the MIME type',
+          message:
+            'the name "photo" has no file extension and no type is given: an image may not display; add the extension or the MIME type',
         },
       ],
     ],
@@ -63,7 +69,8 @@ describe('warnings of a bot answer', () => {
       [
         {
           path: 'attachments[0]',
-          message: 'the name ".png" has no file extension and no type is given: an image may not display; add the extension or the MIME type',
+          message:
+            'the name ".png" has no file extension and no type is given: an image may not display; add the extension or the MIME type',
         },
       ],
     ],
@@ -76,9 +83,15 @@ describe('warnings of a bot answer', () => {
   it.each([
     ['INIT_CHAT', { text: 'Hi', coreClientId: 1n, action: 'INIT_CHAT' }],
     ['an attachment with an extension', { text: 'Hi', coreClientId: 1n, attachments: [{ url: 'https://x.io/a', name: 'a.JPG' }] }],
-    ['an attachment with a type', { text: 'Hi', coreClientId: 1n, attachments: [{ url: 'https://x.io/a', name: 'photo', type: 'image/png' }] }],
+    [
+      'an attachment with a type',
+      { text: 'Hi', coreClientId: 1n, attachments: [{ url: 'https://x.io/a', name: 'photo', type: 'image/png' }] },
+    ],
     ['blockInput false', { text: 'Hi', coreClientId: 1n, settings: { blockInput: false } }],
-    ['blockInput with quick replies', { text: 'Hi', coreClientId: 1n, settings: { blockInput: true }, quickReplies: [{ type: 'TEXT', text: 'Ok' }] }],
+    [
+      'blockInput with quick replies',
+      { text: 'Hi', coreClientId: 1n, settings: { blockInput: true }, quickReplies: [{ type: 'TEXT', text: 'Ok' }] },
+    ],
   ])('do not warn about %s', (_, payload) => {
     const result = validateReply(payload);
     expect(result.ok).toBe(true);
@@ -104,13 +117,31 @@ describe('every problem is reported at once', () => {
       sessionId: 's-1',
       shownText: 'x',
       userIds: [1n, 1n],
-      quickReplies: [{ type: 'TXT', text: '' }, ...Array.from({ length: 9 }, () => ({ type: 'TEXT', text: 'ok' })), { type: 'TEXT', text: 'x'.repeat(4213) }],
+      quickReplies: [
+        { type: 'TXT', text: '' },
+        ...Array.from({ length: 9 }, () => ({ type: 'TEXT', text: 'ok' })),
+        { type: 'TEXT', text: 'x'.repeat(4213) },
+      ],
       attachments: [{ url: 'nope' }],
-      messageListPicker: { title: 'x'.repeat(21), sections: [{ items: [{ title: 'a', identifier: 'i' }, { title: 'b', identifier: 'i' }] }] },
+      messageListPicker: {
+        title: 'x'.repeat(21),
+        sections: [
+          {
+            items: [
+              { title: 'a', identifier: 'i' },
+              { title: 'b', identifier: 'i' },
+            ],
+          },
+        ],
+      },
     });
     expect(problemsOf(result)).toEqual([
       { path: 'attachments[0].url', message: 'expected an absolute http or https URL, got "nope"' },
-      { path: 'messageListPicker.sections[0].items[1].identifier', message: 'identifier "i" is already used at messageListPicker.sections[0].items[0].identifier; identifiers must be unique across the message' },
+      {
+        path: 'messageListPicker.sections[0].items[1].identifier',
+        message:
+          'identifier "i" is already used at messageListPicker.sections[0].items[0].identifier; identifiers must be unique across the message',
+      },
       { path: 'messageListPicker.title', message: '21 characters, limit 20' },
       { path: 'questionIndex', message: 'required with sessionId: a reply by thread gives both sessionId and questionIndex' },
       { path: 'quickReplies[0].text', message: 'must not be empty' },
@@ -132,7 +163,10 @@ describe('every problem is reported at once', () => {
     );
     expect(problemsOf(result)).toEqual([
       { path: 'quickRepliesHeaderFooter.footer', message: 'expected an array, got "no"' },
-      { path: 'quickRepliesHeaderFooter.header', message: 'carries text, image, document and video at once; the header cannot send all four at the same time' },
+      {
+        path: 'quickRepliesHeaderFooter.header',
+        message: 'carries text, image, document and video at once; the header cannot send all four at the same time',
+      },
       { path: 'quickRepliesHeaderFooter.header[0].text', message: '62 characters, limit 61' },
     ]);
   });
@@ -173,8 +207,25 @@ describe('validation never throws', () => {
     ['an empty object', {}],
     ['deeply nested objects', deep],
     ['nested garbage in every field', Object.fromEntries(Object.keys(fullReply()).map((k) => [k, [[{ a: [null] }]]]))],
-    ['objects where strings belong', { text: {}, coreClientId: {}, quickReplies: [{ type: {}, text: [] }], messageListPicker: { sections: [{ items: [{ identifier: {} }] }] } }],
-    ['null in every nested array', { text: 'Hi', coreClientId: 1n, quickReplies: [null], attachments: [null], messageListPicker: { title: 'a', sections: [null, { items: [null] }] } }],
+    [
+      'objects where strings belong',
+      {
+        text: {},
+        coreClientId: {},
+        quickReplies: [{ type: {}, text: [] }],
+        messageListPicker: { sections: [{ items: [{ identifier: {} }] }] },
+      },
+    ],
+    [
+      'null in every nested array',
+      {
+        text: 'Hi',
+        coreClientId: 1n,
+        quickReplies: [null],
+        attachments: [null],
+        messageListPicker: { title: 'a', sections: [null, { items: [null] }] },
+      },
+    ],
     ['a cycle inside a free-form field', cyclic],
     ['a getter that throws', throwing],
     ['an object without a prototype', Object.assign(Object.create(null), { text: 'Hi', coreClientId: 1n })],
@@ -224,12 +275,27 @@ describe('validateField, for a prompt that checks each answer', () => {
     ['a good quick reply text', quickReplySchema.shape.text, 'Yes', true],
     ['an empty quick reply text', quickReplySchema.shape.text, '', 'must not be empty'],
     ['a quick reply text over 4,000', quickReplySchema.shape.text, 'x'.repeat(4001), '4,001 characters, limit 4,000'],
-    ['a text over the profile limit', quickReplySchemaFor({ maxQuickReplyLength: 5 }).shape.text, 'abcdef', "6 characters, limit 5 (the profile's maxQuickReplyLength)"],
+    [
+      'a text over the profile limit',
+      quickReplySchemaFor({ maxQuickReplyLength: 5 }).shape.text,
+      'abcdef',
+      "6 characters, limit 5 (the profile's maxQuickReplyLength)",
+    ],
     ['a receivedAt', receivedAtSchema, '2026-01-31T09:30:00.000Z', true],
-    ['a bad receivedAt', receivedAtSchema, 'now', 'expected a UTC time as yyyy-MM-ddTHH:mm:ss.SSSZ, such as 2026-01-31T09:30:00.000Z, got "now"'],
+    [
+      'a bad receivedAt',
+      receivedAtSchema,
+      'now',
+      'expected a UTC time as yyyy-MM-ddTHH:mm:ss.SSSZ, such as 2026-01-31T09:30:00.000Z, got "now"',
+    ],
     ['an optional field left out', replySchema.shape.answerId, undefined, true],
     ['a whole quick reply', quickReplySchema, { type: 'TEXT', text: '' }, 'text: must not be empty'],
-    ['a quick reply with a typo', quickReplySchema, { type: 'TEXT', text: 'a', shownText: 'b' }, 'shownText: unknown field; did you mean "shown_text"?'],
+    [
+      'a quick reply with a typo',
+      quickReplySchema,
+      { type: 'TEXT', text: 'a', shownText: 'b' },
+      'shownText: unknown field; did you mean "shown_text"?',
+    ],
     ['a number for a long', replySchema.shape.coreClientId, 42, true],
   ] as const)('%s', (_, schema, value, expected) => {
     expect(validateField(schema, value)).toBe(expected);
@@ -269,14 +335,21 @@ describe('JSON Schema generation', () => {
       properties: Record<string, Record<string, unknown>>;
     };
     expect(json.properties.coreClientId).toMatchObject({ type: 'integer', format: 'int64', minimum: 0 });
-    expect(json.properties.userIds).toMatchObject({ type: 'array', uniqueItems: true, items: { type: 'integer', format: 'int64', minimum: 0 } });
+    expect(json.properties.userIds).toMatchObject({
+      type: 'array',
+      uniqueItems: true,
+      items: { type: 'integer', format: 'int64', minimum: 0 },
+    });
   });
 
   it('carries the bounds, the patterns and the descriptions, including the rules it cannot express', () => {
     const json = z.toJSONSchema(replySchema, { unrepresentable: 'any' }) as {
       description: string;
       additionalProperties: boolean;
-      properties: Record<string, { description?: string; deprecated?: boolean; items?: { properties: Record<string, Record<string, unknown>> } }>;
+      properties: Record<
+        string,
+        { description?: string; deprecated?: boolean; items?: { properties: Record<string, Record<string, unknown>> } }
+      >;
     };
     expect(json.additionalProperties).toBe(false);
     expect(json.description).toMatch(/text is required unless formattedText is given/);
@@ -291,7 +364,12 @@ describe('JSON Schema generation', () => {
     const missing: string[] = [];
     const walk = (node: unknown, path: string): void => {
       if (typeof node !== 'object' || node === null) return;
-      const schema = node as { description?: string; properties?: Record<string, unknown>; items?: unknown; additionalProperties?: unknown };
+      const schema = node as {
+        description?: string;
+        properties?: Record<string, unknown>;
+        items?: unknown;
+        additionalProperties?: unknown;
+      };
       if (schema.properties) {
         for (const [key, child] of Object.entries(schema.properties)) {
           if (!(child as { description?: string }).description) missing.push(`${path}.${key}`);
@@ -301,7 +379,11 @@ describe('JSON Schema generation', () => {
       walk(schema.items, `${path}[]`);
       walk(schema.additionalProperties, `${path}{}`);
     };
-    for (const [name, schema] of [['reply', replySchema], ['greeting', greetingSchema], ['reason', reasonSchema]] as const) {
+    for (const [name, schema] of [
+      ['reply', replySchema],
+      ['greeting', greetingSchema],
+      ['reason', reasonSchema],
+    ] as const) {
       walk(z.toJSONSchema(schema, { unrepresentable: 'any' }), name);
     }
     expect(missing).toEqual([]);

@@ -58,10 +58,14 @@ withTool('tmux').describe('core greet -i in a terminal (tmux)', () => {
     const env = baseEnv({ CORE_BASE_URL: sandbox!.url, CORE_TENANT: 'sandbox', CORE_TOKEN: 'sandbox-token', TERM: 'xterm-256color' });
     // The session's shell starts from the tmux server's environment, which is the one given here.
     const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(binPath)} greet -i; echo "[core exited $?]"; sleep 600`;
-    const started = spawnSync('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'core', '-x', '120', '-y', '40', command], {
-      env: env as NodeJS.ProcessEnv,
-      encoding: 'utf8',
-    });
+    const started = spawnSync(
+      'tmux',
+      ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'core', '-x', '120', '-y', '40', command],
+      {
+        env: env as NodeJS.ProcessEnv,
+        encoding: 'utf8',
+      },
+    );
     expect(started.status, started.stderr).toBe(0);
 
     await waitFor('? Text: how do you want to write it?');

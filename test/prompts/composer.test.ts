@@ -93,10 +93,7 @@ describe('composing a greeting', () => {
   });
 
   it('asks only for what the flags and the file did not give', async () => {
-    const { prompter, done } = greet({ text: 'Hi', coreClientId: 7n, quickReplies: [{ type: 'TEXT', text: 'Yes' }] }, [
-      noExtras,
-      send,
-    ]);
+    const { prompter, done } = greet({ text: 'Hi', coreClientId: 7n, quickReplies: [{ type: 'TEXT', text: 'Yes' }] }, [noExtras, send]);
     await done;
     expect(prompter.asked.map((a) => a.message)).toEqual([expect.stringMatching(/^Add to the greeting/), 'What now?']);
     const offered = prompter.asked[0]!.choices!.map((c) => c.value);
@@ -110,12 +107,7 @@ describe('composing a greeting', () => {
   });
 
   it('takes a longer text from the editor, without the newline the editor adds', async () => {
-    const { done } = greet({ coreClientId: 1n }, [
-      select(/^Text: how/, 'editor'),
-      editor(/^Text/, 'Line one\nLine two\n'),
-      noExtras,
-      send,
-    ]);
+    const { done } = greet({ coreClientId: 1n }, [select(/^Text: how/, 'editor'), editor(/^Text/, 'Line one\nLine two\n'), noExtras, send]);
     expect((await done).text).toBe('Line one\nLine two');
   });
 
@@ -124,9 +116,15 @@ describe('composing a greeting', () => {
       {
         text: 'Welcome to Acme',
         coreClientId: 42n,
-        quickReplies: [{ type: 'TEXT', text: 'Track order' }, { type: 'CONTACT', text: 'Call me' }],
+        quickReplies: [
+          { type: 'TEXT', text: 'Track order' },
+          { type: 'CONTACT', text: 'Call me' },
+        ],
         quickRepliesHeaderFooter: { header: [{ text: 'Acme support' }], footer: [{ text: 'Open 24/7' }] },
-        messageListPicker: { title: 'Topics', sections: [{ title: 'Orders', items: [{ title: 'Where is it', subTitle: 'Tracking', identifier: 'where' }] }] },
+        messageListPicker: {
+          title: 'Topics',
+          sections: [{ title: 'Orders', items: [{ title: 'Where is it', subTitle: 'Tracking', identifier: 'where' }] }],
+        },
         settings: { blockInput: true },
       },
       [send],
@@ -134,7 +132,19 @@ describe('composing a greeting', () => {
     await done;
     const preview = prompter.written;
     expect(preview).toContain('Greeting to coreClientId 42');
-    for (const text of ['Welcome to Acme', 'Acme support', 'Open 24/7', '│ Track order │', '│ ☎ Call me │', '☰ Topics', 'ORDERS', '○ Where is it', 'Tracking', 'input field blocked', '✓ ready to send']) {
+    for (const text of [
+      'Welcome to Acme',
+      'Acme support',
+      'Open 24/7',
+      '│ Track order │',
+      '│ ☎ Call me │',
+      '☰ Topics',
+      'ORDERS',
+      '○ Where is it',
+      'Tracking',
+      'input field blocked',
+      '✓ ready to send',
+    ]) {
       expect(preview).toContain(text);
     }
     expect(preview).toMatch(/╭─+╮\n│ Acme support +│/);
@@ -144,8 +154,16 @@ describe('composing a greeting', () => {
 describe('validation while typing, by the payload schemas', () => {
   it.each<[string, Step[], string, Limits?]>([
     ['an empty text', [oneLine, input(/^Text/, '', 'ok')], 'must not be empty'],
-    ['a coreClientId that is not a number', [select(/^Greet/, 'coreClientId'), input(/^coreClientId/, 'abc', '1')], 'expected an integer from 0 to 9,223,372,036,854,775,807, got "abc"'],
-    ['a coreClientId past the largest long', [select(/^Greet/, 'coreClientId'), input(/^coreClientId/, '9223372036854775808', '1')], 'expected an integer from 0 to 9,223,372,036,854,775,807, got 9223372036854775808'],
+    [
+      'a coreClientId that is not a number',
+      [select(/^Greet/, 'coreClientId'), input(/^coreClientId/, 'abc', '1')],
+      'expected an integer from 0 to 9,223,372,036,854,775,807, got "abc"',
+    ],
+    [
+      'a coreClientId past the largest long',
+      [select(/^Greet/, 'coreClientId'), input(/^coreClientId/, '9223372036854775808', '1')],
+      'expected an integer from 0 to 9,223,372,036,854,775,807, got 9223372036854775808',
+    ],
   ])('rejects %s', async (_name, steps, message) => {
     const draft: Draft = {};
     if (!steps.some((s) => s.message.source.includes('Text'))) draft.text = 'x';
@@ -169,7 +187,12 @@ describe('validation while typing, by the payload schemas', () => {
     ['4,000 characters', 'x'.repeat(4000), {}, null],
     ['4,001 characters', 'x'.repeat(4001), {}, '4,001 characters, limit 4,000'],
     ["the profile's maxQuickReplyLength", 'x'.repeat(40), { maxQuickReplyLength: 40 }, null],
-    ["one past the profile's maxQuickReplyLength", 'x'.repeat(41), { maxQuickReplyLength: 40 }, "41 characters, limit 40 (the profile's maxQuickReplyLength)"],
+    [
+      "one past the profile's maxQuickReplyLength",
+      'x'.repeat(41),
+      { maxQuickReplyLength: 40 },
+      "41 characters, limit 40 (the profile's maxQuickReplyLength)",
+    ],
   ])('checks a quick-reply text of %s', async (_name, text, limits, message) => {
     const { prompter, done } = greet({ text: 'Hi', coreClientId: 1n }, buttonSteps([text, 'ok']), limits);
     const payload = await done;
@@ -217,7 +240,7 @@ describe('validation while typing, by the payload schemas', () => {
     expect(prompter.rejections).toEqual(['63 characters, limit 61']);
   });
 
-  it('stops offering buttons at the profile\'s maxQuickReplies', async () => {
+  it("stops offering buttons at the profile's maxQuickReplies", async () => {
     const { prompter, done } = greet(
       { text: 'Hi', coreClientId: 1n },
       [
@@ -323,24 +346,21 @@ describe('the review menu', () => {
   });
 
   it('drops an optional field whose default is cleared', async () => {
-    const { done } = greet(
-      { text: 'Hi', coreClientId: 1n, quickReplies: [{ type: 'TEXT', text: 'Yes', callback_data: 'cb' }] },
-      [
-        noExtras,
-        select(/^What now/, 'edit'),
-        select(/^Which part/, 'quickReplies'),
-        select(/^Quick-reply buttons/, 'change'),
-        select(/^Button 1 type/, 'TEXT'),
-        input(/^Button 1 text/, ''),
-        confirm(/^Set shown_text/, true),
-        input(/shown_text/, ''),
-        input(/callback_data/, CLEARED),
-        input(/imageUrl/, ''),
-        input(/url/, ''),
-        confirm(/^Add another/, false),
-        send,
-      ],
-    );
+    const { done } = greet({ text: 'Hi', coreClientId: 1n, quickReplies: [{ type: 'TEXT', text: 'Yes', callback_data: 'cb' }] }, [
+      noExtras,
+      select(/^What now/, 'edit'),
+      select(/^Which part/, 'quickReplies'),
+      select(/^Quick-reply buttons/, 'change'),
+      select(/^Button 1 type/, 'TEXT'),
+      input(/^Button 1 text/, ''),
+      confirm(/^Set shown_text/, true),
+      input(/shown_text/, ''),
+      input(/callback_data/, CLEARED),
+      input(/imageUrl/, ''),
+      input(/url/, ''),
+      confirm(/^Add another/, false),
+      send,
+    ]);
     expect((await done).quickReplies).toEqual([{ type: 'TEXT', text: 'Yes' }]);
   });
 
@@ -350,7 +370,9 @@ describe('the review menu', () => {
     const firstMenu = prompter.asked.find((a) => a.message === 'What now?')!;
     expect(firstMenu.choices!.find((c) => c.value === 'send')!.disabled).toBe('(fix the problems first)');
     expect(firstMenu.default).toBe('edit');
-    expect(prompter.written).toContain('✗ 1 problem; choose "Edit a part" to fix:\n  quickReplies[0].type: must be one of TEXT, CONTACT, got "BOGUS"');
+    expect(prompter.written).toContain(
+      '✗ 1 problem; choose "Edit a part" to fix:\n  quickReplies[0].type: must be one of TEXT, CONTACT, got "BOGUS"',
+    );
   });
 
   it('shows the warnings of the payload schema under the preview', async () => {
@@ -390,7 +412,12 @@ describe('the review menu', () => {
 
   it('reports a file it cannot write and stays in the menu', async () => {
     const cwd = tmp();
-    const { prompter, done } = greet({ text: 'Hi', coreClientId: 1n }, [noExtras, select(/^What now/, 'save'), input(/^Save to file/, 'no/such/dir/x.json'), send], {}, cwd);
+    const { prompter, done } = greet(
+      { text: 'Hi', coreClientId: 1n },
+      [noExtras, select(/^What now/, 'save'), input(/^Save to file/, 'no/such/dir/x.json'), send],
+      {},
+      cwd,
+    );
     await done;
     expect(prompter.written).toContain('✗ cannot write the payload to no/such/dir/x.json: its folder does not exist');
     expect(existsSync(join(cwd, 'no'))).toBe(false);
@@ -407,8 +434,21 @@ describe('the review menu', () => {
   it.each<[string, Step[]]>([
     ['the text', [ctrlC('select', /^Text: how/)]],
     ['a typed field', [oneLine, ctrlC('input', /^Text/)]],
-    ['the extras', [oneLine, input(/^Text/, 'Hi'), select(/^Greet/, 'coreClientId'), input(/^coreClientId/, '1'), ctrlC('checkbox', /^Add to/)]],
-    ['the review menu', [oneLine, input(/^Text/, 'Hi'), select(/^Greet/, 'coreClientId'), input(/^coreClientId/, '1'), noExtras, ctrlC('select', /^What now/)]],
+    [
+      'the extras',
+      [oneLine, input(/^Text/, 'Hi'), select(/^Greet/, 'coreClientId'), input(/^coreClientId/, '1'), ctrlC('checkbox', /^Add to/)],
+    ],
+    [
+      'the review menu',
+      [
+        oneLine,
+        input(/^Text/, 'Hi'),
+        select(/^Greet/, 'coreClientId'),
+        input(/^coreClientId/, '1'),
+        noExtras,
+        ctrlC('select', /^What now/),
+      ],
+    ],
   ])('turns Ctrl-C at %s into "cancelled, nothing sent" (exit 130)', async (_name, steps) => {
     const { done } = greet({}, steps);
     const error = await done.catch((e: unknown) => e);
@@ -430,7 +470,14 @@ describe('composing a reply', () => {
       select(/^What now/, 'send'),
     ]);
     const payload = await done;
-    expect(payload).toEqual({ text: 'Passing you on', answerId: 'a-1', questionId: 998877n, code: 'SWITCH_TO_HUMAN', userIds: [5n, 6n], skillIds: [7n] });
+    expect(payload).toEqual({
+      text: 'Passing you on',
+      answerId: 'a-1',
+      questionId: 998877n,
+      code: 'SWITCH_TO_HUMAN',
+      userIds: [5n, 6n],
+      skillIds: [7n],
+    });
     expect(Object.keys(payload)).toEqual(['text', 'answerId', 'questionId', 'code', 'userIds', 'skillIds']);
     expect(prompter.rejections).toEqual([expect.stringMatching(/^expected an integer from 0/), '[1]: 7 is repeated; first at [0]']);
     expect(prompter.written).toContain('Reply to questionId 998877 · SWITCH_TO_HUMAN');
@@ -461,12 +508,17 @@ describe('composing a reply', () => {
       confirm(/^Add another attachment/, false),
       select(/^What now/, 'send'),
     ]);
-    expect((await done).attachments).toEqual([{ url: 'https://cdn.example.com/files/invoice%20may.pdf', name: 'invoice may.pdf', type: 'application/pdf' }]);
+    expect((await done).attachments).toEqual([
+      { url: 'https://cdn.example.com/files/invoice%20may.pdf', name: 'invoice may.pdf', type: 'application/pdf' },
+    ]);
     expect(prompter.rejections).toEqual(['expected an absolute http or https URL, got "invoice.pdf"']);
   });
 
   it('does not ask for text when the Markdown text is given', async () => {
-    const { prompter, done } = reply({ formattedText: '**Hi**', text: 'Hi', questionId: 1n }, [checkbox(/^Add to the reply/), select(/^What now/, 'send')]);
+    const { prompter, done } = reply({ formattedText: '**Hi**', text: 'Hi', questionId: 1n }, [
+      checkbox(/^Add to the reply/),
+      select(/^What now/, 'send'),
+    ]);
     await done;
     expect(prompter.asked).toHaveLength(2);
   });

@@ -3,7 +3,14 @@ import { render } from '@inquirer/testing';
 import { describe, expect, it } from 'vitest';
 import { makeStyle } from '../../src/output/style.js';
 import { fieldPrompt } from '../../src/prompts/ask.js';
-import { greetingFields, headerFooterFields, listFields, quickReplyFields, reasonFields, translationFields } from '../../src/prompts/schemas.js';
+import {
+  greetingFields,
+  headerFooterFields,
+  listFields,
+  quickReplyFields,
+  reasonFields,
+  translationFields,
+} from '../../src/prompts/schemas.js';
 import { idFromFlag } from '../../src/send/fields.js';
 
 /**
@@ -26,7 +33,13 @@ describe('a field prompt on inquirer', () => {
   });
 
   it('shows the limit message for a quick-reply text that is too long, and takes a fixed one', async () => {
-    const { answer, events, getScreen, nextRender, input: stdin } = await render(input, fieldPrompt({ label: 'Button 1 text', schema: quickReplyText }, style));
+    const {
+      answer,
+      events,
+      getScreen,
+      nextRender,
+      input: stdin,
+    } = await render(input, fieldPrompt({ label: 'Button 1 text', schema: quickReplyText }, style));
     // Pasted, as a long text would be: the line fills at once, then one keypress redraws the prompt.
     stdin.write('x'.repeat(4000));
     events.type('x');
@@ -76,13 +89,19 @@ describe('a field prompt on inquirer', () => {
   });
 
   it('lets an optional field be skipped with Enter', async () => {
-    const { answer, events } = await render(input, fieldPrompt({ label: 'Footer text', schema: headerFooterFields.footerText, optional: true }, style));
+    const { answer, events } = await render(
+      input,
+      fieldPrompt({ label: 'Footer text', schema: headerFooterFields.footerText, optional: true }, style),
+    );
     events.keypress('enter');
     await expect(answer).resolves.toBe('');
   });
 
   it('offers the old value as the default when editing', async () => {
-    const { answer, events, getScreen } = await render(input, fieldPrompt({ label: 'Button 1 text', schema: quickReplyText, current: 'Yes' }, style));
+    const { answer, events, getScreen } = await render(
+      input,
+      fieldPrompt({ label: 'Button 1 text', schema: quickReplyText, current: 'Yes' }, style),
+    );
     // The default is shown; the count appears once typing starts.
     expect(getScreen()).toBe('? Button 1 text (up to 4,000 characters) (Yes)');
     events.keypress('enter');

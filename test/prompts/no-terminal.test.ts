@@ -14,7 +14,11 @@ import { memoryStreams } from '../helpers/streams.js';
  */
 
 const commands: Array<{ name: string; argv: string[]; hint: string }> = [
-  { name: 'core reply -i', argv: ['reply'], hint: 'pass the payload as flags instead: -t/--text with --core-client-id (or another address), or -f FILE' },
+  {
+    name: 'core reply -i',
+    argv: ['reply'],
+    hint: 'pass the payload as flags instead: -t/--text with --core-client-id (or another address), or -f FILE',
+  },
   { name: 'core greet -i', argv: ['greet'], hint: 'pass the payload as flags instead: -t/--text with --core-client-id, or -f FILE' },
   {
     name: 'core reason update -i',

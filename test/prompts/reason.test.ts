@@ -15,7 +15,10 @@ import { CLEARED, confirm, ctrlC, input, scriptedPrompter, select, type Step } f
 
 function compose(draft: Draft, steps: Step[]) {
   const prompter = scriptedPrompter(steps);
-  const done = composeReason(draft, composerEnv(prompter, {}), { sendLabel: 'Send it', cwd: mkdtempSync(join(tmpdir(), 'core-reason-i-')) });
+  const done = composeReason(draft, composerEnv(prompter, {}), {
+    sendLabel: 'Send it',
+    cwd: mkdtempSync(join(tmpdir(), 'core-reason-i-')),
+  });
   return { prompter, done };
 }
 
@@ -83,10 +86,16 @@ describe('composing a reason', () => {
   });
 
   it('shows a short summary of the reason before the menu', async () => {
-    const { prompter, done } = compose({ code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }, { locale: 'de', name: 'Mittagspause' }] }, [
-      ...optionalsLeftOut,
-      send,
-    ]);
+    const { prompter, done } = compose(
+      {
+        code: 'LUNCH',
+        reasons: [
+          { locale: 'en', name: 'Lunch' },
+          { locale: 'de', name: 'Mittagspause' },
+        ],
+      },
+      [...optionalsLeftOut, send],
+    );
     await done;
     expect(prompter.written).toBe(
       [
@@ -109,7 +118,11 @@ describe('validation while typing, by the reason schema', () => {
     ['256 characters', 'c'.repeat(256), null],
     ['257 characters', 'c'.repeat(257), '257 characters, limit 256'],
   ])('checks a code of %s', async (_name, code, message) => {
-    const { prompter, done } = compose({ reasons: [{ locale: 'en', name: 'Lunch' }] }, [input(/^Code/, code, 'LUNCH'), ...optionalsLeftOut, send]);
+    const { prompter, done } = compose({ reasons: [{ locale: 'en', name: 'Lunch' }] }, [
+      input(/^Code/, code, 'LUNCH'),
+      ...optionalsLeftOut,
+      send,
+    ]);
     const reason = await done;
     expect(prompter.rejections).toEqual(message === null ? [] : [message]);
     expect(reason.code).toBe(message === null ? code : 'LUNCH');
@@ -119,7 +132,11 @@ describe('validation while typing, by the reason schema', () => {
   });
 
   it('refuses an empty code', async () => {
-    const { prompter, done } = compose({ reasons: [{ locale: 'en', name: 'Lunch' }] }, [input(/^Code/, CLEARED, 'LUNCH'), ...optionalsLeftOut, send]);
+    const { prompter, done } = compose({ reasons: [{ locale: 'en', name: 'Lunch' }] }, [
+      input(/^Code/, CLEARED, 'LUNCH'),
+      ...optionalsLeftOut,
+      send,
+    ]);
     await done;
     expect(prompter.rejections).toEqual(['must not be empty']);
   });
@@ -149,7 +166,7 @@ describe('validation while typing, by the reason schema', () => {
     expect(prompter.asked.find((a) => a.message.startsWith('Translation 1 name'))!.shown).toBe('Lunch (45 left)');
   });
 
-  it.each([['eng'], ['e1'], ['']])('refuses the locale %j with the schema\'s message', async (locale) => {
+  it.each([['eng'], ['e1'], ['']])("refuses the locale %j with the schema's message", async (locale) => {
     const { prompter, done } = compose({ code: 'LUNCH' }, [
       input(/^Translation 1 locale/, locale === '' ? CLEARED : locale, 'EN'),
       input(/^Translation 1 name/, 'Lunch'),
@@ -175,7 +192,13 @@ describe('validation while typing, by the reason schema', () => {
       send,
     ]);
     const reason = await done;
-    const whole = validateReason({ code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }, { locale: 'EN', name: 'Mittagspause' }] });
+    const whole = validateReason({
+      code: 'LUNCH',
+      reasons: [
+        { locale: 'en', name: 'Lunch' },
+        { locale: 'EN', name: 'Mittagspause' },
+      ],
+    });
     expect(whole.ok).toBe(false);
     const rule = !whole.ok ? whole.problems.find((p) => p.path === 'reasons[1].locale')!.message : '';
     expect(prompter.rejections).toEqual([rule]);
@@ -216,7 +239,12 @@ describe('active and system', () => {
     ['false', false],
     ['omit', undefined],
   ])('the choice %s gives active %s', async (choice, active) => {
-    const { done } = compose({ code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }] }, [noColor, select(/^Active/, choice), systemLeftOut, send]);
+    const { done } = compose({ code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }] }, [
+      noColor,
+      select(/^Active/, choice),
+      systemLeftOut,
+      send,
+    ]);
     const reason = await done;
     expect(reason.active).toBe(active);
     expect('active' in reason).toBe(active !== undefined);
@@ -239,7 +267,12 @@ describe('active and system', () => {
     ['false', false],
     ['omit', undefined],
   ])('the system choice %s gives system %s', async (choice, system) => {
-    const { done } = compose({ code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }] }, [noColor, activeLeftOut, select(/^system/, choice), send]);
+    const { done } = compose({ code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }] }, [
+      noColor,
+      activeLeftOut,
+      select(/^system/, choice),
+      send,
+    ]);
     const reason = await done;
     expect(reason.system).toBe(system);
     expect('system' in reason).toBe(system !== undefined);

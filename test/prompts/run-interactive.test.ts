@@ -72,10 +72,26 @@ describe('core greet -i', () => {
 
   it('asks only for what the flags left out', async () => {
     server = await startRecordingServer();
-    const prompter = scriptedPrompter([select(/^Greet which/, 'coreClientId'), input(/^coreClientId/, '77'), checkbox(/^Add to/), select(/^What now/, 'send')]);
-    const result = await run((ctx) => runGreet(greetOptions({ fields: { text: 'Hi', quickReplies: [{ type: 'TEXT', text: 'Yes' }] } }), { ...ctx, prompter: () => prompter }), server.url);
+    const prompter = scriptedPrompter([
+      select(/^Greet which/, 'coreClientId'),
+      input(/^coreClientId/, '77'),
+      checkbox(/^Add to/),
+      select(/^What now/, 'send'),
+    ]);
+    const result = await run(
+      (ctx) =>
+        runGreet(greetOptions({ fields: { text: 'Hi', quickReplies: [{ type: 'TEXT', text: 'Yes' }] } }), {
+          ...ctx,
+          prompter: () => prompter,
+        }),
+      server.url,
+    );
     expect(result.code).toBe(0);
-    expect(parseJson(server.requests[0]!.body.toString())).toEqual({ text: 'Hi', coreClientId: 77n, quickReplies: [{ type: 'TEXT', text: 'Yes' }] });
+    expect(parseJson(server.requests[0]!.body.toString())).toEqual({
+      text: 'Hi',
+      coreClientId: 77n,
+      quickReplies: [{ type: 'TEXT', text: 'Yes' }],
+    });
   });
 
   it.each<[string, Step[]]>([
@@ -102,7 +118,11 @@ describe('core greet -i', () => {
     server = await startRecordingServer();
     const cwd = mkdtempSync(join(tmpdir(), 'core-i-'));
     const prompter = scriptedPrompter([...composeTwoButtons, select(/^What now/, 'send')]);
-    const result = await run((ctx) => runGreet(greetOptions({ dryRun: true, save: 'welcome.json' }), { ...ctx, prompter: () => prompter }), server.url, cwd);
+    const result = await run(
+      (ctx) => runGreet(greetOptions({ dryRun: true, save: 'welcome.json' }), { ...ctx, prompter: () => prompter }),
+      server.url,
+      cwd,
+    );
     expect(result.code).toBe(0);
     expect(server.requests).toHaveLength(0);
     const menu = prompter.asked.find((a) => a.message === 'What now?')!;
@@ -112,7 +132,10 @@ describe('core greet -i', () => {
 
   it('refuses --dry-run with --curl before asking anything', async () => {
     const prompter = scriptedPrompter([]);
-    const result = await run((ctx) => runGreet(greetOptions({ dryRun: true, curl: true }), { ...ctx, prompter: () => prompter }), 'http://127.0.0.1:9');
+    const result = await run(
+      (ctx) => runGreet(greetOptions({ dryRun: true, curl: true }), { ...ctx, prompter: () => prompter }),
+      'http://127.0.0.1:9',
+    );
     expect(result.code).toBe(2);
     expect(prompter.asked).toHaveLength(0);
   });
@@ -143,7 +166,11 @@ describe('core reply -i', () => {
       input(/^unitIds/, ''),
       select(/^What now/, 'send'),
     ]);
-    const result = await run((ctx) => runReply(replyOptions({ fields: { text: 'Passing you to a person.', answerId: 'ans-1' } }), { ...ctx, prompter: () => prompter }), server.url);
+    const result = await run(
+      (ctx) =>
+        runReply(replyOptions({ fields: { text: 'Passing you to a person.', answerId: 'ans-1' } }), { ...ctx, prompter: () => prompter }),
+      server.url,
+    );
     expect(result.code).toBe(0);
     expect(server.requests[0]!.body.toString()).toBe(
       '{"text":"Passing you to a person.","answerId":"ans-1","coreClientId":9223372036854775807,"code":"SWITCH_TO_HUMAN","skillIds":[12]}',

@@ -1,5 +1,13 @@
 import { ExitPromptError } from '@inquirer/core';
-import type { CheckboxConfig, ConfirmConfig, EditorConfig, InputConfig, PasswordConfig, Prompter, SelectConfig } from '../../src/prompts/prompter.js';
+import type {
+  CheckboxConfig,
+  ConfirmConfig,
+  EditorConfig,
+  InputConfig,
+  PasswordConfig,
+  Prompter,
+  SelectConfig,
+} from '../../src/prompts/prompter.js';
 
 /**
  * A prompter that answers from a script, for testing the composer's flows without a terminal.
@@ -87,7 +95,10 @@ export function scriptedPrompter(steps: Step[], columns = 80): ScriptedPrompter 
       });
       if (!('answer' in step)) throw new Error('unreachable');
       const choice = config.choices.find((c) => c.value === step.answer);
-      if (!choice) throw new Error(`"${config.message}": ${String(step.answer)} is not a choice (${config.choices.map((c) => String(c.value)).join(', ')})`);
+      if (!choice)
+        throw new Error(
+          `"${config.message}": ${String(step.answer)} is not a choice (${config.choices.map((c) => String(c.value)).join(', ')})`,
+        );
       if (choice.disabled) throw new Error(`"${config.message}": ${String(step.answer)} is disabled: ${choice.disabled}`);
       return step.answer as T;
     },

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/run.js';
-import { gate, startRecordingServer, type RecordedRequest, type RecordingServer, type ScriptedAnswer } from '../helpers/recording-server.js';
+import {
+  gate,
+  startRecordingServer,
+  type RecordedRequest,
+  type RecordingServer,
+  type ScriptedAnswer,
+} from '../helpers/recording-server.js';
 import { codeOf, envFor, errorAnswer, jsonLines, ndjson, readJsonLines, reason, tempFile } from './helpers.js';
 
 /**
@@ -37,7 +43,11 @@ describe('core reason update -f: outcomes of a batch', () => {
     const of = (code: string) => lines.find((l) => l.code === code)!;
     expect(of('A1')).toMatchObject({ ok: true, status: 200, method: 'PUT', error: null });
     expect(of('A1').requestId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(of('MISSING1')).toMatchObject({ ok: false, status: 404, error: { message: "Inactivity reason with code 'MISSING1' not found" } });
+    expect(of('MISSING1')).toMatchObject({
+      ok: false,
+      status: 404,
+      error: { message: "Inactivity reason with code 'MISSING1' not found" },
+    });
     expect(of('FLAKY1')).toMatchObject({ ok: true, status: 200, attempts: 2 });
     expect(server.requests.filter((r) => codeOf(r) === 'FLAKY1')).toHaveLength(2);
     expect(result.stderr).toContain('4 succeeded, 1 failed, 0 skipped');
@@ -89,10 +99,16 @@ describe('core reason update -f: input formats', () => {
     ['NDJSON with blank lines and CRLF ends', 'reasons.txt', `\n${JSON.stringify(two[0])}\r\n\r\n   \n${JSON.stringify(two[1])}\r\n`],
     ['a JSON array', 'reasons.json', JSON.stringify(two, null, 2)],
     ['a JSON array on one line', 'reasons.json', JSON.stringify(two)],
-    ['a YAML list', 'reasons.yaml', '- code: A1\n  reasons: [{locale: en, name: Name of A1}]\n  color: "#FFFFFF"\n- code: A2\n  reasons: [{locale: en, name: Name of A2}]\n  active: false\n'],
+    [
+      'a YAML list',
+      'reasons.yaml',
+      '- code: A1\n  reasons: [{locale: en, name: Name of A1}]\n  color: "#FFFFFF"\n- code: A2\n  reasons: [{locale: en, name: Name of A2}]\n  active: false\n',
+    ],
   ])('reads %s', async (_name, fileName, content) => {
     server = await startRecordingServer();
-    const result = await runInProcess(['reason', 'update', '-f', tempFile(fileName, content), '--concurrency', '1'], { env: envFor(server.url) });
+    const result = await runInProcess(['reason', 'update', '-f', tempFile(fileName, content), '--concurrency', '1'], {
+      env: envFor(server.url),
+    });
     expect(result.stderr).toBe('2 succeeded, 0 failed, 0 skipped\n');
     expect(result.code).toBe(0);
     expect(server.requests.map((r) => JSON.parse(r.text) as unknown)).toEqual(two);
@@ -204,7 +220,13 @@ describe('core reason update -f: the whole batch is checked before anything is s
     const result = await rejected('bad.ndjson', content, ['--json']);
     const lines = jsonLines(result.stdout);
     expect(lines).toEqual([
-      expect.objectContaining({ ok: false, status: null, code: 'A2', line: 2, validationErrors: [expect.objectContaining({ path: 'color' })] }),
+      expect.objectContaining({
+        ok: false,
+        status: null,
+        code: 'A2',
+        line: 2,
+        validationErrors: [expect.objectContaining({ path: 'color' })],
+      }),
       expect.objectContaining({ ok: false, status: null, line: 3 }),
     ]);
   });
@@ -230,9 +252,12 @@ describe('core reason update -f: flags with a file', () => {
   it('applies --inactive, --color and --system to every reason of the file', async () => {
     server = await startRecordingServer();
     const file = tempFile('two.ndjson', ndjson([reason('A1', { active: true }), reason('A2')]));
-    const result = await runInProcess(['reason', 'update', '-f', file, '--inactive', '--color', '#000000', '--system'], { env: envFor(server.url) });
+    const result = await runInProcess(['reason', 'update', '-f', file, '--inactive', '--color', '#000000', '--system'], {
+      env: envFor(server.url),
+    });
     expect(result.code).toBe(0);
-    for (const request of server.requests) expect(JSON.parse(request.text)).toMatchObject({ color: '#000000', active: false, system: true });
+    for (const request of server.requests)
+      expect(JSON.parse(request.text)).toMatchObject({ color: '#000000', active: false, system: true });
   });
 
   it('lets --code and --name replace the fields of a file holding one reason', async () => {
@@ -261,12 +286,20 @@ describe('core reason update -f: --dry-run and --curl', () => {
     const file = tempFile('three.ndjson', ndjson([reason('A1'), reason('A2'), reason('A3')]));
     const result = await runInProcess(['reason', 'update', '-f', file, '--dry-run', '--json'], { env: envFor('http://127.0.0.1:9') });
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ dryRun: true, count: 3, method: 'PUT', body: { code: 'A1' }, headers: { Authorization: 'Bearer ********' } });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      dryRun: true,
+      count: 3,
+      method: 'PUT',
+      body: { code: 'A1' },
+      headers: { Authorization: 'Bearer ********' },
+    });
   });
 
   it('--curl prints one curl command per reason with the token as a variable', async () => {
     const file = tempFile('two.ndjson', ndjson([reason('A1'), reason('A2')]));
-    const result = await runInProcess(['reason', 'update', '-f', file, '--curl'], { env: envFor('http://127.0.0.1:9', { CORE_INTEGRATOR_TOKEN: 'integrator-secret' }) });
+    const result = await runInProcess(['reason', 'update', '-f', file, '--curl'], {
+      env: envFor('http://127.0.0.1:9', { CORE_INTEGRATOR_TOKEN: 'integrator-secret' }),
+    });
     expect(result.code).toBe(0);
     expect(result.stdout.match(/^curl /gm)).toHaveLength(2);
     expect(result.stdout).toContain('"Authorization: Bearer $CORE_INTEGRATOR_TOKEN"');
@@ -281,7 +314,9 @@ describe('core reason update -f: --fail-fast, --report and concurrency', () => {
     const list = ['A1', 'MISSING1', 'A2', 'A3', 'A4'];
     const report = tempFile('report.ndjson', '');
     const file = tempFile('batch.ndjson', ndjson(list.map((code) => reason(code))));
-    const result = await runInProcess(['reason', 'update', '-f', file, '--fail-fast', '--concurrency', '1', '--json', '--report', report], { env: envFor(server.url) });
+    const result = await runInProcess(['reason', 'update', '-f', file, '--fail-fast', '--concurrency', '1', '--json', '--report', report], {
+      env: envFor(server.url),
+    });
     expect(result.code).toBe(4);
     expect(server.requests.map(codeOf)).toEqual(['A1', 'MISSING1']);
     const lines = readJsonLines(report);
@@ -311,7 +346,9 @@ describe('core reason update -f: --fail-fast, --report and concurrency', () => {
     });
     const report = tempFile('report.ndjson', '');
     const file = tempFile('batch.ndjson', ndjson(list.map((code) => reason(code))));
-    const result = await runInProcess(['reason', 'update', '-f', file, '--report', report, '--json', '--concurrency', '5'], { env: envFor(server.url) });
+    const result = await runInProcess(['reason', 'update', '-f', file, '--report', report, '--json', '--concurrency', '5'], {
+      env: envFor(server.url),
+    });
     expect(result.code).toBe(4);
     const text = readFileSync(report, 'utf8');
     expect(text.endsWith('\n')).toBe(true);
@@ -329,7 +366,11 @@ describe('core reason update -f: --fail-fast, --report and concurrency', () => {
     const file = tempFile('batch.ndjson', ndjson([reason('A1'), reason('A2')]));
     const result = await runInProcess(['reason', 'update', '-f', file, '--report', report], { env: envFor(server.url) });
     expect(result.code).toBe(0);
-    expect(readJsonLines(report).map((l) => l.code).sort()).toEqual(['A1', 'A2']);
+    expect(
+      readJsonLines(report)
+        .map((l) => l.code)
+        .sort(),
+    ).toEqual(['A1', 'A2']);
   });
 
   it.each<[string, string[], number]>([
@@ -362,7 +403,10 @@ describe('core reason update -f: --fail-fast, --report and concurrency', () => {
     });
     const file = tempFile('batch.ndjson', ndjson(codes(24).map((code) => reason(code))));
     const report = tempFile('report.ndjson', '');
-    const result = await runInProcess(['reason', 'update', '-f', file, '--json', '--report', report, ...flags], { env: envFor(server.url), signal: controller.signal });
+    const result = await runInProcess(['reason', 'update', '-f', file, '--json', '--report', report, ...flags], {
+      env: envFor(server.url),
+      signal: controller.signal,
+    });
     expect(result.code).toBe(130);
     expect(result.stderr).toContain(`interrupted: no new requests; waiting for ${limit} in flight`);
     expect(server.requests.map(codeOf)).toEqual(codes(limit));
@@ -405,7 +449,9 @@ describe('core reason update --report on a full disk', () => {
   it('lets the requests in flight finish once each, shows every outcome, and stops with a clear error', async () => {
     server = await startRecordingServer();
     const file = tempFile('four.ndjson', ndjson(['F1', 'F2', 'F3', 'F4', 'F5', 'F6'].map((code) => reason(code))));
-    const result = await runInProcess(['reason', 'update', '-f', file, '--report', '/dev/full', '--concurrency', '2'], { env: envFor(server.url) });
+    const result = await runInProcess(['reason', 'update', '-f', file, '--report', '/dev/full', '--concurrency', '2'], {
+      env: envFor(server.url),
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('cannot write the report file /dev/full (ENOSPC)');
     expect(result.stderr).not.toMatch(/\n\s+at /);

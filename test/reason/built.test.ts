@@ -57,7 +57,10 @@ describe('core reason update, built', () => {
     const list = codes(40);
     const answers = gate();
     server = await startRecordingServer((_request, index) => (index === 0 ? { status: 200 } : { status: 200, until: answers.promise }));
-    const file = tempFile('forty.ndjson', ndjson(list.map((code) => reason(code, { reasons: [{ locale: 'en', name: `Updated ${code}` }] }))));
+    const file = tempFile(
+      'forty.ndjson',
+      ndjson(list.map((code) => reason(code, { reasons: [{ locale: 'en', name: `Updated ${code}` }] }))),
+    );
     const report = join(mkdtempSync(join(tmpdir(), 'core-reason-report-')), 'report.ndjson');
     const child = startBatch(file, report, envFor(server.url));
     let interrupted = false;

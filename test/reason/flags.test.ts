@@ -22,7 +22,14 @@ describe('core reason update: argv to request body', () => {
     [
       'several --name flags, in order',
       ['--code', 'LUNCH', '--name', 'en=Lunch', '--name', 'de=Mittagspause', '--name', 'ru=Обед'],
-      { code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }, { locale: 'de', name: 'Mittagspause' }, { locale: 'ru', name: 'Обед' }] },
+      {
+        code: 'LUNCH',
+        reasons: [
+          { locale: 'en', name: 'Lunch' },
+          { locale: 'de', name: 'Mittagspause' },
+          { locale: 'ru', name: 'Обед' },
+        ],
+      },
     ],
     ['a name holding "="', ['--code', 'EQ', '--name', 'en=a=b'], { code: 'EQ', reasons: [{ locale: 'en', name: 'a=b' }] }],
     ['--active', [...en, '--active'], { code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }], active: true }],
@@ -47,7 +54,9 @@ describe('core reason update: argv to request body', () => {
       { env: envFor(server.url) },
     );
     expect(result.code).toBe(0);
-    expect(server.requests[0]!.text).toBe('{"code":"LUNCH","reasons":[{"locale":"en","name":"Lunch"}],"color":"#123456","active":false,"system":true}');
+    expect(server.requests[0]!.text).toBe(
+      '{"code":"LUNCH","reasons":[{"locale":"en","name":"Lunch"}],"color":"#123456","active":false,"system":true}',
+    );
   });
 });
 
@@ -56,7 +65,11 @@ describe('core reason update: flag errors exit 2 and send nothing', () => {
     ['--active with --inactive', ['--code', 'A', '--name', 'en=A', '--active', '--inactive'], /cannot be used with/],
     ['no flags and no file', [], /nothing to update: give --code and --name LOCALE=TEXT, or -f FILE/],
     ['--name without "="', ['--code', 'A', '--name', 'English'], /--name takes LOCALE=TEXT, got "English"/],
-    ['--concurrency 0', ['--code', 'A', '--name', 'en=A', '--concurrency', '0'], /--concurrency takes a whole number from 1 to 64, got "0"/],
+    [
+      '--concurrency 0',
+      ['--code', 'A', '--name', 'en=A', '--concurrency', '0'],
+      /--concurrency takes a whole number from 1 to 64, got "0"/,
+    ],
     ['--concurrency 65', ['--code', 'A', '--name', 'en=A', '--concurrency', '65'], /from 1 to 64, got "65"/],
     ['--concurrency 2.5', ['--code', 'A', '--name', 'en=A', '--concurrency', '2.5'], /from 1 to 64, got "2.5"/],
     ['--dry-run with --curl', ['--code', 'A', '--name', 'en=A', '--dry-run', '--curl'], /--dry-run and --curl cannot be used together/],
@@ -70,7 +83,9 @@ describe('core reason update: flag errors exit 2 and send nothing', () => {
 
   it.each([['1'], ['64']])('accepts --concurrency %s', async (n) => {
     server = await startRecordingServer();
-    const result = await runInProcess(['reason', 'update', '--code', 'A', '--name', 'en=A', '--concurrency', n], { env: envFor(server.url) });
+    const result = await runInProcess(['reason', 'update', '--code', 'A', '--name', 'en=A', '--concurrency', n], {
+      env: envFor(server.url),
+    });
     expect(result.code).toBe(0);
     expect(server.requests).toHaveLength(1);
   });
@@ -109,7 +124,9 @@ describe('core reason update: bounds of the reason, end to end', () => {
 
   it('reports a problem as a validation result with --json', async () => {
     server = await startRecordingServer();
-    const result = await runInProcess(['reason', 'update', '--code', 'A', '--name', `en=${'n'.repeat(51)}`, '--json'], { env: envFor(server.url) });
+    const result = await runInProcess(['reason', 'update', '--code', 'A', '--name', `en=${'n'.repeat(51)}`, '--json'], {
+      env: envFor(server.url),
+    });
     expect(result.code).toBe(2);
     const doc = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(doc).toMatchObject({ ok: false, status: null, method: 'PUT', code: 'A', validationErrors: [{ path: 'reasons[0].name' }] });

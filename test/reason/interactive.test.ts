@@ -37,7 +37,11 @@ const options = (extra: Partial<ReasonUpdateOptions> = {}): ReasonUpdateOptions 
 
 /** Runs runReasonUpdate with standard input claiming to be a terminal, as -i requires. */
 function run(opts: ReasonUpdateOptions, prompter: ScriptedPrompter, url: string): Promise<RunResult> {
-  return runWithTerminal((ctx) => runReasonUpdate(opts, { ...ctx, prompter: () => prompter }), envFor(url), mkdtempSync(join(tmpdir(), 'core-reason-i-')));
+  return runWithTerminal(
+    (ctx) => runReasonUpdate(opts, { ...ctx, prompter: () => prompter }),
+    envFor(url),
+    mkdtempSync(join(tmpdir(), 'core-reason-i-')),
+  );
 }
 
 const translations: Step[] = [
@@ -89,7 +93,12 @@ describe('core reason update -i', () => {
     ['omit', '{"code":"LUNCH","reasons":[{"locale":"en","name":"Lunch"}]}'],
   ])('active answered %s sends %s', async (choice, body) => {
     server = await startRecordingServer();
-    const prompter = scriptedPrompter([input(/^Colour/, ''), select(/^Active/, choice), select(/^system/, 'omit'), select(/^What now/, 'send')]);
+    const prompter = scriptedPrompter([
+      input(/^Colour/, ''),
+      select(/^Active/, choice),
+      select(/^system/, 'omit'),
+      select(/^What now/, 'send'),
+    ]);
     const result = await run(options({ fields: { code: 'LUNCH', names: ['en=Lunch'] } }), prompter, server.url);
     expect(result.code).toBe(0);
     expect(server.requests.map((r) => r.body.toString())).toEqual([body]);
@@ -120,7 +129,9 @@ describe('core reason update -i', () => {
     const result = await run(options({ file, fields: { active: false } }), prompter, server.url);
     expect(result.code).toBe(0);
     expect(prompter.asked.map((a) => a.message)).toEqual([expect.stringMatching(/^system/), 'What now?']);
-    expect(server.requests[0]!.body.toString()).toBe('{"code":"LUNCH","reasons":[{"locale":"en","name":"Name of LUNCH"}],"color":"#123456","active":false}');
+    expect(server.requests[0]!.body.toString()).toBe(
+      '{"code":"LUNCH","reasons":[{"locale":"en","name":"Name of LUNCH"}],"color":"#123456","active":false}',
+    );
   });
 
   it.each<[string, string, string]>([
@@ -200,7 +211,12 @@ describe('core reason update -i', () => {
     ['true', false],
   ])('with --verbose, notes that active is left to the service only when it is (%s)', async (choice, noted) => {
     server = await startRecordingServer();
-    const prompter = scriptedPrompter([input(/^Colour/, ''), select(/^Active/, choice), select(/^system/, 'omit'), select(/^What now/, 'send')]);
+    const prompter = scriptedPrompter([
+      input(/^Colour/, ''),
+      select(/^Active/, choice),
+      select(/^system/, 'omit'),
+      select(/^What now/, 'send'),
+    ]);
     const result = await run(options({ verbose: true, fields: { code: 'LUNCH', names: ['en=Lunch'] } }), prompter, server.url);
     expect(result.code).toBe(0);
     expect(result.stderr.includes('* active is not sent: the service applies its default')).toBe(noted);

@@ -14,13 +14,57 @@ async function linesOf(path: string, maxLineBytes?: number): Promise<Array<[numb
 
 describe('readLines', () => {
   it.each<[string, string | Buffer, Array<[number, string]>]>([
-    ['lines ending in \\n', 'a\nb\n', [[1, 'a'], [2, 'b']]],
-    ['a last line without an end', 'a\nb', [[1, 'a'], [2, 'b']]],
-    ['\\r\\n ends', 'a\r\nb\r\n', [[1, 'a'], [2, 'b']]],
-    ['blank lines, counted', 'a\n\n\nb\n', [[1, 'a'], [2, ''], [3, ''], [4, 'b']]],
-    ['a byte-order mark, dropped', '\uFEFFa\nb\n', [[1, 'a'], [2, 'b']]],
+    [
+      'lines ending in \\n',
+      'a\nb\n',
+      [
+        [1, 'a'],
+        [2, 'b'],
+      ],
+    ],
+    [
+      'a last line without an end',
+      'a\nb',
+      [
+        [1, 'a'],
+        [2, 'b'],
+      ],
+    ],
+    [
+      '\\r\\n ends',
+      'a\r\nb\r\n',
+      [
+        [1, 'a'],
+        [2, 'b'],
+      ],
+    ],
+    [
+      'blank lines, counted',
+      'a\n\n\nb\n',
+      [
+        [1, 'a'],
+        [2, ''],
+        [3, ''],
+        [4, 'b'],
+      ],
+    ],
+    [
+      'a byte-order mark, dropped',
+      '\uFEFFa\nb\n',
+      [
+        [1, 'a'],
+        [2, 'b'],
+      ],
+    ],
     ['an empty file', '', []],
-    ['multi-byte characters', 'Обед\n昼食\n', [[1, 'Обед'], [2, '昼食']]],
+    [
+      'multi-byte characters',
+      'Обед\n昼食\n',
+      [
+        [1, 'Обед'],
+        [2, '昼食'],
+      ],
+    ],
   ])('reads %s', async (_name, content, expected) => {
     expect(await linesOf(tempFile('in.txt', typeof content === 'string' ? content : content.toString()))).toEqual(expected);
   });

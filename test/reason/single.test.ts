@@ -23,7 +23,9 @@ afterEach(async () => {
 describe('core reason update: one reason against the sandbox', () => {
   it('updates an existing reason and exits 0, with the ordinary result view', async () => {
     sandbox = await startSandbox({ port: 0 });
-    const result = await runInProcess(['reason', 'update', '--code', 'LUNCH', '--name', 'en=Long lunch', '--inactive'], { env: envFor(sandbox.url) });
+    const result = await runInProcess(['reason', 'update', '--code', 'LUNCH', '--name', 'en=Long lunch', '--inactive'], {
+      env: envFor(sandbox.url),
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^✓ 200 OK {2}PUT http:\/\/127\.0\.0\.1:\d+\/api\/v1\/inactivity\/reasons\n/);
     expect(result.stdout).toMatch(/code\s+LUNCH/);
@@ -44,19 +46,29 @@ describe('core reason update: one reason against the sandbox', () => {
 
   it('exits 4 on 404 with --json, one result document naming the code', async () => {
     sandbox = await startSandbox({ port: 0 });
-    const result = await runInProcess(['reason', 'update', '--code', 'NO_SUCH_REASON', '--name', 'en=x', '--json'], { env: envFor(sandbox.url) });
+    const result = await runInProcess(['reason', 'update', '--code', 'NO_SUCH_REASON', '--name', 'en=x', '--json'], {
+      env: envFor(sandbox.url),
+    });
     expect(result.code).toBe(4);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const doc = JSON.parse(lines[0]!) as { error: { message: string } };
-    expect(doc).toMatchObject({ ok: false, status: 404, method: 'PUT', code: 'NO_SUCH_REASON', error: { method: 'PUT', uri: '/api/v1/inactivity/reasons' } });
+    expect(doc).toMatchObject({
+      ok: false,
+      status: 404,
+      method: 'PUT',
+      code: 'NO_SUCH_REASON',
+      error: { method: 'PUT', uri: '/api/v1/inactivity/reasons' },
+    });
     expect(doc.error.message).toContain('NO_SUCH_REASON');
   });
 
   it('exits 4 on 409 when the limit of active reasons would be exceeded', async () => {
     // The sandbox's seed has three active reasons and TRAINING inactive; a limit of 3 leaves no room.
     sandbox = await startSandbox({ port: 0, maxActiveReasons: 3 });
-    const result = await runInProcess(['reason', 'update', '--code', 'TRAINING', '--name', 'en=Training', '--active', '--json'], { env: envFor(sandbox.url) });
+    const result = await runInProcess(['reason', 'update', '--code', 'TRAINING', '--name', 'en=Training', '--active', '--json'], {
+      env: envFor(sandbox.url),
+    });
     expect(result.code).toBe(4);
     expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, status: 409, code: 'TRAINING' });
     expect(sandbox.reasons('sandbox').find((r) => r.code === 'TRAINING')).toMatchObject({ reason: { active: false } });
@@ -76,7 +88,9 @@ describe('core reason update: credentials', () => {
 
   it('sends the integrator token when CORE_INTEGRATOR_TOKEN is set, rather than the token', async () => {
     server = await startRecordingServer();
-    const result = await runInProcess(args, { env: envFor(server.url, { CORE_TOKEN: 'bot-token-1234', CORE_INTEGRATOR_TOKEN: 'integrator-5678' }) });
+    const result = await runInProcess(args, {
+      env: envFor(server.url, { CORE_TOKEN: 'bot-token-1234', CORE_INTEGRATOR_TOKEN: 'integrator-5678' }),
+    });
     expect(result.code).toBe(0);
     expect(server.requests[0]!.headers.authorization).toBe('Bearer integrator-5678');
     expect(server.requests[0]!.headers['x-tenant-name']).toBe('sandbox');

@@ -7,13 +7,39 @@ const env = { now: new Date('2026-03-04T05:06:07.089Z'), newId: () => 'generated
 describe('buildReply', () => {
   it.each<[string, ReplyFields, Record<string, unknown>]>([
     ['text', { text: 'hi' }, { text: 'hi' }],
-    ['identifiers as exact bigints', { coreClientId: '9223372036854775807', questionId: '12' }, { coreClientId: 9223372036854775807n, questionId: 12n }],
+    [
+      'identifiers as exact bigints',
+      { coreClientId: '9223372036854775807', questionId: '12' },
+      { coreClientId: 9223372036854775807n, questionId: 12n },
+    ],
     ['a non-numeric identifier kept as given for the schema to reject', { coreClientId: 'abc' }, { coreClientId: 'abc' }],
     ['session and index', { sessionId: 's-1', questionIndex: '3' }, { sessionId: 's-1', questionIndex: 3n }],
-    ['agent targets as bigint lists', { code: 'SWITCH_TO_HUMAN', userIds: ['1', '2'], skillIds: ['3'], unitIds: ['4'] }, { code: 'SWITCH_TO_HUMAN', userIds: [1n, 2n], skillIds: [3n], unitIds: [4n] }],
-    ['quick replies in the order typed', { quickReplies: [{ type: 'CONTACT', text: 'Share phone' }, { type: 'TEXT', text: 'No' }] }, { quickReplies: [{ type: 'CONTACT', text: 'Share phone' }, { type: 'TEXT', text: 'No' }] }],
+    [
+      'agent targets as bigint lists',
+      { code: 'SWITCH_TO_HUMAN', userIds: ['1', '2'], skillIds: ['3'], unitIds: ['4'] },
+      { code: 'SWITCH_TO_HUMAN', userIds: [1n, 2n], skillIds: [3n], unitIds: [4n] },
+    ],
+    [
+      'quick replies in the order typed',
+      {
+        quickReplies: [
+          { type: 'CONTACT', text: 'Share phone' },
+          { type: 'TEXT', text: 'No' },
+        ],
+      },
+      {
+        quickReplies: [
+          { type: 'CONTACT', text: 'Share phone' },
+          { type: 'TEXT', text: 'No' },
+        ],
+      },
+    ],
     ['settings flags', { blockInput: true, masked: true }, { settings: { blockInput: true, masked: true } }],
-    ['segments and the personal manager', { segments: ['region=north', 'tier=a=b'], personalManager: 'j.doe' }, { segmentationInfo: { region: 'north', tier: 'a=b', personal_manager: 'j.doe' } }],
+    [
+      'segments and the personal manager',
+      { segments: ['region=north', 'tier=a=b'], personalManager: 'j.doe' },
+      { segmentationInfo: { region: 'north', tier: 'a=b', personal_manager: 'j.doe' } },
+    ],
     ['receivedAt now as a timestamp', { receivedAt: 'now' }, { receivedAt: '2026-03-04T05:06:07.089Z' }],
     ['an explicit answerId', { answerId: 'mine' }, { answerId: 'mine' }],
     ['the action', { action: 'INIT_CHAT' }, { action: 'INIT_CHAT' }],
@@ -36,7 +62,11 @@ describe('buildReply', () => {
   });
 
   it("lets flags override the file's fields and keeps the rest", async () => {
-    const built = await buildReply({ text: 'old', coreClientId: 1n, quickReplies: [{ type: 'TEXT', text: 'a' }] }, { text: 'new', quickReplies: [{ type: 'TEXT', text: 'b' }] }, env);
+    const built = await buildReply(
+      { text: 'old', coreClientId: 1n, quickReplies: [{ type: 'TEXT', text: 'a' }] },
+      { text: 'new', quickReplies: [{ type: 'TEXT', text: 'b' }] },
+      env,
+    );
     expect(built.payload).toMatchObject({ text: 'new', coreClientId: 1n, quickReplies: [{ type: 'TEXT', text: 'b' }] });
   });
 

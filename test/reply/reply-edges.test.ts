@@ -37,7 +37,11 @@ describe('core reply: retries on stderr', () => {
     const onStderr = (text: string) => {
       if (text.includes('HTTP 503: trying again in 10.0 s')) controller.abort('SIGINT');
     };
-    const result = await runInProcess(['reply', '-t', 'x', '--question-id', '1', '--json'], { env: envFor(server.url), signal: controller.signal, onStderr });
+    const result = await runInProcess(['reply', '-t', 'x', '--question-id', '1', '--json'], {
+      env: envFor(server.url),
+      signal: controller.signal,
+      onStderr,
+    });
     expect(result.code).toBe(130);
     expect(server.requests).toHaveLength(1);
     expect(result.stderr).toContain('interrupted: no further attempt was made');

@@ -26,17 +26,69 @@ describe('core reply: argv to request body', () => {
   it.each<[string, string[], Record<string, unknown>]>([
     ['-t and --core-client-id', ['-t', 'Hello', '--core-client-id', '42'], { text: 'Hello', coreClientId: 42n }],
     ['--text long form', ['--text', 'Hi', '--question-id', '7'], { text: 'Hi', questionId: 7n }],
-    ['--session-id with --question-index', ['-t', 'x', '--session-id', 's1', '--question-index', '0'], { sessionId: 's1', questionIndex: 0n }],
+    [
+      '--session-id with --question-index',
+      ['-t', 'x', '--session-id', 's1', '--question-index', '0'],
+      { sessionId: 's1', questionIndex: 0n },
+    ],
     ['--client-id', ['-t', 'x', '--client-id', 'ext-1'], { clientId: 'ext-1' }],
     ['--answer-id', ['-t', 'x', '--core-client-id', '1', '--answer-id', 'ans-1'], { answerId: 'ans-1' }],
-    ['--code with agent targets', ['-t', 'x', '--core-client-id', '1', '--code', 'SWITCH_TO_HUMAN', '--user-id', '5', '--user-id', '6', '--skill-id', '7', '--unit-id', '8'], { code: 'SWITCH_TO_HUMAN', userIds: [5n, 6n], skillIds: [7n], unitIds: [8n] }],
-    ['--quick-reply and --contact-reply in order', ['-t', 'x', '--core-client-id', '1', '--contact-reply', 'Phone', '--quick-reply', 'No'], { quickReplies: [{ type: 'CONTACT', text: 'Phone' }, { type: 'TEXT', text: 'No' }] }],
-    ['--block-input and --masked', ['-t', 'x', '--core-client-id', '1', '--quick-reply', 'a', '--block-input', '--masked'], { settings: { blockInput: true, masked: true } }],
-    ['--segment and --personal-manager', ['-t', 'x', '--core-client-id', '1', '--segment', 'k=v', '--personal-manager', 'agent7'], { segmentationInfo: { k: 'v', personal_manager: 'agent7' } }],
-    ['--received-at', ['-t', 'x', '--core-client-id', '1', '--received-at', '2026-01-02T03:04:05.678Z'], { receivedAt: '2026-01-02T03:04:05.678Z' }],
+    [
+      '--code with agent targets',
+      [
+        '-t',
+        'x',
+        '--core-client-id',
+        '1',
+        '--code',
+        'SWITCH_TO_HUMAN',
+        '--user-id',
+        '5',
+        '--user-id',
+        '6',
+        '--skill-id',
+        '7',
+        '--unit-id',
+        '8',
+      ],
+      { code: 'SWITCH_TO_HUMAN', userIds: [5n, 6n], skillIds: [7n], unitIds: [8n] },
+    ],
+    [
+      '--quick-reply and --contact-reply in order',
+      ['-t', 'x', '--core-client-id', '1', '--contact-reply', 'Phone', '--quick-reply', 'No'],
+      {
+        quickReplies: [
+          { type: 'CONTACT', text: 'Phone' },
+          { type: 'TEXT', text: 'No' },
+        ],
+      },
+    ],
+    [
+      '--block-input and --masked',
+      ['-t', 'x', '--core-client-id', '1', '--quick-reply', 'a', '--block-input', '--masked'],
+      { settings: { blockInput: true, masked: true } },
+    ],
+    [
+      '--segment and --personal-manager',
+      ['-t', 'x', '--core-client-id', '1', '--segment', 'k=v', '--personal-manager', 'agent7'],
+      { segmentationInfo: { k: 'v', personal_manager: 'agent7' } },
+    ],
+    [
+      '--received-at',
+      ['-t', 'x', '--core-client-id', '1', '--received-at', '2026-01-02T03:04:05.678Z'],
+      { receivedAt: '2026-01-02T03:04:05.678Z' },
+    ],
     ['--action', ['-t', 'x', '--core-client-id', '1', '--action', 'INIT_CHAT'], { action: 'INIT_CHAT' }],
-    ['--markdown alone fills text', ['--markdown', '**Bold** move', '--core-client-id', '1'], { formattedText: '**Bold** move', text: 'Bold move' }],
-    ['--attachment fills name and type', ['-t', 'x', '--core-client-id', '1', '--attachment', 'https://cdn.example.com/a/photo.jpg'], { attachments: [{ url: 'https://cdn.example.com/a/photo.jpg', name: 'photo.jpg', type: 'image/jpeg' }] }],
+    [
+      '--markdown alone fills text',
+      ['--markdown', '**Bold** move', '--core-client-id', '1'],
+      { formattedText: '**Bold** move', text: 'Bold move' },
+    ],
+    [
+      '--attachment fills name and type',
+      ['-t', 'x', '--core-client-id', '1', '--attachment', 'https://cdn.example.com/a/photo.jpg'],
+      { attachments: [{ url: 'https://cdn.example.com/a/photo.jpg', name: 'photo.jpg', type: 'image/jpeg' }] },
+    ],
   ])('%s', async (_name, args, expected) => {
     expect(await dryRunBody(['reply'], args)).toMatchObject(expected);
   });
@@ -50,7 +102,9 @@ describe('core reply: argv to request body', () => {
 describe('core reply: sending', () => {
   it('sends the headers the API lists and exits 0 on 200', async () => {
     server = await startRecordingServer([{ status: 200, headers: { 'X-Request-Id': 'req-1' } }]);
-    const result = await runInProcess(['reply', '-t', 'Hello', '--core-client-id', '9223372036854775807', '--answer-id', 'a-1', '--json'], { env: envFor(server.url) });
+    const result = await runInProcess(['reply', '-t', 'Hello', '--core-client-id', '9223372036854775807', '--answer-id', 'a-1', '--json'], {
+      env: envFor(server.url),
+    });
     expect(result.code).toBe(0);
     const request = server.requests[0]!;
     expect(request.method).toBe('POST');
@@ -60,17 +114,23 @@ describe('core reply: sending', () => {
     expect(request.headers['content-type']).toBe('application/json');
     expect(request.headers['user-agent']).toMatch(/^core-cli\/\d+\.\d+\.\d+/);
     expect(request.body.toString()).toBe('{"text":"Hello","answerId":"a-1","coreClientId":9223372036854775807}');
-    expect(JSON.parse(result.stdout)).toMatchObject({ ok: true, status: 200, method: 'POST', url: `${server.url}/api/v1/chatbot`, requestId: 'req-1', answerId: 'a-1', error: null });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      ok: true,
+      status: 200,
+      method: 'POST',
+      url: `${server.url}/api/v1/chatbot`,
+      requestId: 'req-1',
+      answerId: 'a-1',
+      error: null,
+    });
     expect(result.stdout.trim().split('\n')).toHaveLength(1);
   });
 
-  it.each([
-    ['9223372036854775807'],
-    ['9007199254740993'],
-    ['1'],
-  ])('sends the identifier %s exactly, digit for digit', async (id) => {
+  it.each([['9223372036854775807'], ['9007199254740993'], ['1']])('sends the identifier %s exactly, digit for digit', async (id) => {
     server = await startRecordingServer();
-    await runInProcess(['reply', '-t', 'x', '--core-client-id', id, '--question-id', id, '--code', 'SWITCH_TO_HUMAN', '--user-id', id], { env: envFor(server.url) });
+    await runInProcess(['reply', '-t', 'x', '--core-client-id', id, '--question-id', id, '--code', 'SWITCH_TO_HUMAN', '--user-id', id], {
+      env: envFor(server.url),
+    });
     const body = server.requests[0]!.body.toString();
     expect(body).toContain(`"coreClientId":${id}`);
     expect(body).toContain(`"questionId":${id}`);
@@ -79,7 +139,9 @@ describe('core reply: sending', () => {
 
   it('shows the service error body and exits 4 on a 404', async () => {
     const errorBody = { timestamp: '2026-01-01T00:00:00.000Z', method: 'POST', uri: '/api/v1/chatbot', message: 'No such question' };
-    server = await startRecordingServer([{ status: 404, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(errorBody) }]);
+    server = await startRecordingServer([
+      { status: 404, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(errorBody) },
+    ]);
     const human = await runInProcess(['reply', '-t', 'x', '--question-id', '1'], { env: envFor(server.url) });
     expect(human.code).toBe(4);
     expect(human.stderr).toContain('404 Not Found');
@@ -125,14 +187,19 @@ describe('core reply: sending', () => {
 
   it('exits 6 with ETIMEDOUT when the answer comes later than --timeout', async () => {
     server = await startRecordingServer([{ hang: true }]);
-    const result = await runInProcess(['reply', '-t', 'x', '--question-id', '1', '--timeout', '200ms', '--json'], { env: envFor(server.url) });
+    const result = await runInProcess(['reply', '-t', 'x', '--question-id', '1', '--timeout', '200ms', '--json'], {
+      env: envFor(server.url),
+    });
     expect(result.code).toBe(6);
     expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, status: null, error: { code: 'ETIMEDOUT' } });
   });
 
   it('sends nothing and exits 2 for an invalid payload, listing every problem', async () => {
     server = await startRecordingServer();
-    const result = await runInProcess(['reply', '--core-client-id', '1', '--quick-reply', 'x'.repeat(4001), '--code', 'SUCCESS', '--user-id', '3', '--json'], { env: envFor(server.url) });
+    const result = await runInProcess(
+      ['reply', '--core-client-id', '1', '--quick-reply', 'x'.repeat(4001), '--code', 'SUCCESS', '--user-id', '3', '--json'],
+      { env: envFor(server.url) },
+    );
     expect(result.code).toBe(2);
     expect(server.requests).toHaveLength(0);
     const doc = JSON.parse(result.stdout) as { ok: boolean; validationErrors: { path: string }[] };
@@ -150,27 +217,37 @@ describe('core reply: secrets', () => {
     ['--dry-run', ['--dry-run'], 0, 'stdout', ['Authorization: Bearer ********\n']],
     ['--dry-run --json', ['--dry-run', '--json'], 0, 'stdout', ['"Authorization":"Bearer ********"']],
     ['--curl', ['--curl'], 0, 'stdout', ['-H "Authorization: Bearer $CORE_TOKEN"']],
-    ['--verbose', ['--verbose'], 4, 'stderr', ['> Authorization: Bearer ********\n', '✗ 401 Unauthorized', 'message     bad token ********']],
+    [
+      '--verbose',
+      ['--verbose'],
+      4,
+      'stderr',
+      ['> Authorization: Bearer ********\n', '✗ 401 Unauthorized', 'message     bad token ********'],
+    ],
     ['--verbose --json', ['--verbose', '--json'], 4, 'stderr', ['> Authorization: Bearer ********\n', '< HTTP/1.1 401 Unauthorized']],
   ])('never prints the token with %s', async (_name, flags, code, stream, shown) => {
     server = await startRecordingServer([{ status: 401, body: `{"message":"bad token ${TOKEN}"}` }]);
     const result = await runInProcess(['reply', '-t', 'x', '--question-id', '1', ...flags], { env: envFor(server.url) });
     expect(result.code).toBe(code);
     for (const text of shown) expect(result[stream]).toContain(text);
-    if (flags.includes('--json')) expect(result.stdout).toContain(flags.includes('--verbose') ? '"message":"bad token ********"' : '"dryRun":true');
+    if (flags.includes('--json'))
+      expect(result.stdout).toContain(flags.includes('--verbose') ? '"message":"bad token ********"' : '"dryRun":true');
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
   });
 
   it('writes the token as $CORE_TOKEN in --curl', async () => {
     const result = await runInProcess(['reply', '-t', 'x', '--question-id', '1', '--curl'], { env: envFor('http://127.0.0.1:9') });
     expect(result.stdout).toContain('"Authorization: Bearer $CORE_TOKEN"');
-    expect(result.stdout).toContain("--data-binary '{\"text\":\"x\"");
+    expect(result.stdout).toContain('--data-binary \'{"text":"x"');
   });
 
   it('masks an Authorization header from the profile in --curl instead of naming $CORE_TOKEN', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'core-curl-'));
     const file = join(dir, 'core.yaml');
-    writeFileSync(file, `profiles:\n  p:\n    baseUrl: http://127.0.0.1:9\n    tenant: acme\n    headers: {Authorization: "Basic ${TOKEN}"}\n`);
+    writeFileSync(
+      file,
+      `profiles:\n  p:\n    baseUrl: http://127.0.0.1:9\n    tenant: acme\n    headers: {Authorization: "Basic ${TOKEN}"}\n`,
+    );
     const result = await runInProcess(['reply', '-t', 'x', '--question-id', '1', '--curl'], { env: baseEnv({ CORE_CONFIG: file }) });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("-H 'Authorization: ********'");
@@ -181,8 +258,20 @@ describe('core reply: secrets', () => {
   it.each<[string, string[], Record<string, string>, string[], string[]]>([
     ['-k for --insecure', ['--insecure'], {}, ['-k \\'], ['--cacert']],
     ['--cacert for --ca-file', ['--ca-file', '/etc/ssl/private-ca.pem'], {}, ['--cacert /etc/ssl/private-ca.pem'], ['-k ']],
-    ['the proxy that applies, credentials masked', [], { HTTPS_PROXY: 'http://proxyuser:proxy-pass-9@proxy.example:3128' }, ["--proxy 'http://********@proxy.example:3128'"], ['proxy-pass-9', 'proxyuser']],
-    ['--noproxy when NO_PROXY bypasses the proxy', [], { HTTPS_PROXY: 'http://proxy.example:3128', NO_PROXY: '.example.com' }, ['--noproxy chat.example.com'], ['--proxy ']],
+    [
+      'the proxy that applies, credentials masked',
+      [],
+      { HTTPS_PROXY: 'http://proxyuser:proxy-pass-9@proxy.example:3128' },
+      ["--proxy 'http://********@proxy.example:3128'"],
+      ['proxy-pass-9', 'proxyuser'],
+    ],
+    [
+      '--noproxy when NO_PROXY bypasses the proxy',
+      [],
+      { HTTPS_PROXY: 'http://proxy.example:3128', NO_PROXY: '.example.com' },
+      ['--noproxy chat.example.com'],
+      ['--proxy '],
+    ],
   ])('--curl writes %s', async (_name, flags, env, present, absent) => {
     const result = await runInProcess(['reply', '-t', 'x', '--question-id', '1', '--curl', ...flags], {
       env: envFor('https://chat.example.com', env),

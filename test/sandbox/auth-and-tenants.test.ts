@@ -88,7 +88,10 @@ describe('the sandbox asks for a bearer token on every API operation', () => {
 describe('the sandbox scopes every operation to a configured tenant', () => {
   const operations = [
     { name: 'a bot answer', send: (sb: { url: string }, tenant: string | null) => sendReply(sb, replyBody(), { tenant }) },
-    { name: 'a greeting', send: (sb: { url: string }, tenant: string | null) => call(sb, paths.greet, { body: { text: 'Hi', coreClientId: 1n }, tenant }) },
+    {
+      name: 'a greeting',
+      send: (sb: { url: string }, tenant: string | null) => call(sb, paths.greet, { body: { text: 'Hi', coreClientId: 1n }, tenant }),
+    },
     { name: 'a reason update', send: (sb: { url: string }, tenant: string | null) => updateReason(sb, lunch, { tenant }) },
   ];
 

@@ -47,10 +47,18 @@ describe('core sandbox', () => {
     const cli = await startCli(['sandbox', '--port', '0']);
     const [first] = cli.out().split('\n');
     expect(first).toMatch(/^core sandbox listening on http:\/\/127\.0\.0\.1:\d+ \(tenants: sandbox; duplicates: soft\)$/);
-    expect(cli.env).toEqual({ CORE_BASE_URL: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), CORE_TENANT: 'sandbox', CORE_TOKEN: 'sandbox-token' });
+    expect(cli.env).toEqual({
+      CORE_BASE_URL: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      CORE_TENANT: 'sandbox',
+      CORE_TOKEN: 'sandbox-token',
+    });
 
     const target = { url: cli.env.CORE_BASE_URL as string };
-    const sent = await call(target, paths.reply, { body: replyBody({ answerId: 'from-cli' }), token: cli.env.CORE_TOKEN, tenant: cli.env.CORE_TENANT });
+    const sent = await call(target, paths.reply, {
+      body: replyBody({ answerId: 'from-cli' }),
+      token: cli.env.CORE_TOKEN,
+      tenant: cli.env.CORE_TENANT,
+    });
     expect(sent.status).toBe(200);
     expect(cli.err()).toMatch(/POST \/api\/v1\/chatbot tenant=sandbox 200 \S+ delivered answerId=from-cli/);
 
@@ -60,7 +68,18 @@ describe('core sandbox', () => {
   });
 
   it('serves every tenant given with a repeated --tenant, though the root command has a --tenant too', async () => {
-    const cli = await startCli(['sandbox', '--tenant', 'acme', '--tenant=globex', '--duplicates', 'strict', '--token', 'bot-1', '--integrator-token', 'int-1']);
+    const cli = await startCli([
+      'sandbox',
+      '--tenant',
+      'acme',
+      '--tenant=globex',
+      '--duplicates',
+      'strict',
+      '--token',
+      'bot-1',
+      '--integrator-token',
+      'int-1',
+    ]);
     try {
       expect(cli.out()).toContain('(tenants: acme, globex; duplicates: strict)');
       expect(cli.env).toMatchObject({ CORE_TENANT: 'acme', CORE_TOKEN: 'bot-1', CORE_INTEGRATOR_TOKEN: 'int-1' });
@@ -124,7 +143,10 @@ describe('the flags of core sandbox', () => {
     { flags: { fail: '503:0' }, options: { fail: { status: 503, rate: 0 } } },
     { flags: { port: '65535', latency: '250ms' }, options: { port: 65535, latencyMs: 250 } },
     { flags: { duplicates: 'STRICT', maxActiveReasons: '0', reasons: undefined }, options: { duplicates: 'strict', maxActiveReasons: 0 } },
-    { flags: { tenants: ['a', 'b'], token: 't', integratorToken: 'i', host: '::1' }, options: { tenants: ['a', 'b'], token: 't', integratorToken: 'i', host: '::1' } },
+    {
+      flags: { tenants: ['a', 'b'], token: 't', integratorToken: 'i', host: '::1' },
+      options: { tenants: ['a', 'b'], token: 't', integratorToken: 'i', host: '::1' },
+    },
   ])('reads $flags', async ({ flags, options }) => {
     expect(await parseSandboxFlags(flags, folder())).toEqual(options);
   });

@@ -105,7 +105,10 @@ export interface ReasonView {
 
 /** GET /_sandbox/reasons, optionally for one tenant. */
 export async function reasons(sb: { url: string }, tenant?: string): Promise<ReasonView[]> {
-  const result = await call(sb, `${paths.seededReasons}${tenant ? `?tenant=${encodeURIComponent(tenant)}` : ''}`, { token: null, tenant: null });
+  const result = await call(sb, `${paths.seededReasons}${tenant ? `?tenant=${encodeURIComponent(tenant)}` : ''}`, {
+    token: null,
+    tenant: null,
+  });
   return (result.json as { reasons: ReasonView[] }).reasons;
 }
 

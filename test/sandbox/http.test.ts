@@ -1,6 +1,18 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { call, errorMessage, messages, paths, reasons, replyBody, sandbox, sendReply, updateReason, uuidShape, type CallInit } from './helpers.js';
+import {
+  call,
+  errorMessage,
+  messages,
+  paths,
+  reasons,
+  replyBody,
+  sandbox,
+  sendReply,
+  updateReason,
+  uuidShape,
+  type CallInit,
+} from './helpers.js';
 
 const oneMegabyte = 1024 * 1024;
 
@@ -8,15 +20,30 @@ const oneMegabyte = 1024 * 1024;
 const answers: { name: string; path: string; init: CallInit; status: number }[] = [
   { name: 'a delivered answer', path: paths.reply, init: { body: replyBody() }, status: 200 },
   { name: 'a greeting', path: paths.greet, init: { body: { text: 'Hi', coreClientId: 1n } }, status: 200 },
-  { name: 'a reason update', path: paths.reasons, init: { method: 'PUT', body: { code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }] } }, status: 200 },
+  {
+    name: 'a reason update',
+    path: paths.reasons,
+    init: { method: 'PUT', body: { code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }] } },
+    status: 200,
+  },
   { name: 'an inspection', path: paths.messages, init: {}, status: 200 },
   { name: 'an invalid body', path: paths.reply, init: { body: {} }, status: 400 },
   { name: 'a missing token', path: paths.reply, init: { body: replyBody(), token: null }, status: 401 },
   { name: 'an unknown tenant', path: paths.reply, init: { body: replyBody(), tenant: 'nobody' }, status: 403 },
   { name: 'an unknown path', path: '/api/v1/chatbot/unknown', init: {}, status: 404 },
-  { name: 'an unknown reason', path: paths.reasons, init: { method: 'PUT', body: { code: 'NOPE', reasons: [{ locale: 'en', name: 'x' }] } }, status: 404 },
+  {
+    name: 'an unknown reason',
+    path: paths.reasons,
+    init: { method: 'PUT', body: { code: 'NOPE', reasons: [{ locale: 'en', name: 'x' }] } },
+    status: 404,
+  },
   { name: 'a wrong method', path: paths.reply, init: { method: 'GET' }, status: 405 },
-  { name: 'a wrong content type', path: paths.reply, init: { body: 'text=Hi', contentType: 'application/x-www-form-urlencoded' }, status: 415 },
+  {
+    name: 'a wrong content type',
+    path: paths.reply,
+    init: { body: 'text=Hi', contentType: 'application/x-www-form-urlencoded' },
+    status: 415,
+  },
 ];
 
 describe('every answer of the sandbox', () => {
@@ -27,15 +54,23 @@ describe('every answer of the sandbox', () => {
     expect(result.headers.get('x-request-id')).toMatch(uuidShape);
   });
 
-  it.each(answers.filter((a) => a.status >= 400))('carries the Error body as JSON on an error: $name ($status)', async ({ path, init, status }) => {
-    const sb = await sandbox();
-    const result = await call(sb, path, init);
-    expect(result.status).toBe(status);
-    expect(result.headers.get('content-type')).toBe('application/json');
-    const body = JSON.parse(result.text) as Record<string, string>;
-    expect(body).toEqual({ timestamp: expect.any(String), method: init.method ?? (init.body === undefined ? 'GET' : 'POST'), uri: path, message: expect.any(String) });
-    expect(new Date(body.timestamp as string).toISOString()).toBe(body.timestamp);
-  });
+  it.each(answers.filter((a) => a.status >= 400))(
+    'carries the Error body as JSON on an error: $name ($status)',
+    async ({ path, init, status }) => {
+      const sb = await sandbox();
+      const result = await call(sb, path, init);
+      expect(result.status).toBe(status);
+      expect(result.headers.get('content-type')).toBe('application/json');
+      const body = JSON.parse(result.text) as Record<string, string>;
+      expect(body).toEqual({
+        timestamp: expect.any(String),
+        method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+        uri: path,
+        message: expect.any(String),
+      });
+      expect(new Date(body.timestamp as string).toISOString()).toBe(body.timestamp);
+    },
+  );
 
   it('gives each answer its own request id, and logs it', async () => {
     const sb = await sandbox();
@@ -241,7 +276,11 @@ describe('inspection and reset', () => {
 
   it('needs no token', async () => {
     const sb = await sandbox();
-    for (const [path, method] of [[paths.messages, 'GET'], [paths.seededReasons, 'GET'], [paths.reset, 'POST']] as const) {
+    for (const [path, method] of [
+      [paths.messages, 'GET'],
+      [paths.seededReasons, 'GET'],
+      [paths.reset, 'POST'],
+    ] as const) {
       expect((await call(sb, path, { method, token: null, tenant: null })).status).toBe(200);
     }
   });

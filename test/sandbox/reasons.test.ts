@@ -89,7 +89,7 @@ describe('PUT /api/v1/inactivity/reasons', () => {
   });
 
   it.each([
-    { name: 'an invalid reason', seed: [{ code: 'X', reasons: [] , color: 'blue' }], path: /reasons\[0\]\.color/ },
+    { name: 'an invalid reason', seed: [{ code: 'X', reasons: [], color: 'blue' }], path: /reasons\[0\]\.color/ },
     { name: 'a code given twice', seed: [reason('A'), reason('A')], path: /reasons\[1\]\.code/ },
     { name: 'more active reasons than the limit', seed: [reason('A'), reason('B')], path: /2 reasons are active/, max: 1 },
   ])('refuses to start with $name', async ({ seed, path, max }) => {

@@ -131,7 +131,11 @@ describe('a second answer to an answered question (chatbot rule 7)', () => {
 
   it.each([
     { name: 'answers to different questions', first: { questionId: 1n }, second: { questionId: 2n } },
-    { name: 'another index in the same thread', first: { sessionId: 's', questionIndex: 1n }, second: { sessionId: 's', questionIndex: 2n } },
+    {
+      name: 'another index in the same thread',
+      first: { sessionId: 's', questionIndex: 1n },
+      second: { sessionId: 's', questionIndex: 2n },
+    },
     { name: 'answers addressed only by client', first: { coreClientId: 8n }, second: { coreClientId: 8n } },
   ])('does not count $name as a second answer in strict mode', async ({ first, second }) => {
     const sb = await sandbox({ duplicates: 'strict' });

@@ -71,14 +71,11 @@ describe('the example payloads in docs/examples', () => {
     expect(new Set(codes).size).toBe(codes.length);
   });
 
-  it.each(CASES.filter(([name]) => name.endsWith('.yaml')))(
-    '%s names the %s JSON Schema for YAML editors in a comment',
-    (name, kind) => {
-      const first = read(name).split('\n')[0]!;
-      expect(first).toBe(`# yaml-language-server: $schema=../schemas/${kind}.schema.json`);
-      expect(existsSync(resolve(examples, `../schemas/${kind}.schema.json`))).toBe(true);
-    },
-  );
+  it.each(CASES.filter(([name]) => name.endsWith('.yaml')))('%s names the %s JSON Schema for YAML editors in a comment', (name, kind) => {
+    const first = read(name).split('\n')[0]!;
+    expect(first).toBe(`# yaml-language-server: $schema=../schemas/${kind}.schema.json`);
+    expect(existsSync(resolve(examples, `../schemas/${kind}.schema.json`))).toBe(true);
+  });
 
   it.each(CASES.filter(([name]) => name.endsWith('.json')))('%s carries no $schema key, which the API would refuse', (name) => {
     expect(Object.keys(JSON.parse(read(name)) as object)).not.toContain('$schema');

@@ -51,7 +51,9 @@ describe('docs/openapi.json', () => {
   });
 
   it('has a server whose URL is the {base_url} variable', () => {
-    expect(doc.servers).toEqual([expect.objectContaining({ url: '{base_url}', variables: { base_url: expect.objectContaining({ default: expect.any(String) }) } })]);
+    expect(doc.servers).toEqual([
+      expect.objectContaining({ url: '{base_url}', variables: { base_url: expect.objectContaining({ default: expect.any(String) }) } }),
+    ]);
   });
 
   it('describes exactly the three operations of the API (docs/api.md)', () => {
@@ -105,7 +107,11 @@ describe('docs/openapi.json', () => {
   });
 
   it('builds the body components from the JSON Schemas, without their standalone $schema and $id', () => {
-    for (const [kind, component] of [['reply', 'BotAnswer'], ['greet', 'Greeting'], ['reason', 'InactivityReason']] as const) {
+    for (const [kind, component] of [
+      ['reply', 'BotAnswer'],
+      ['greet', 'Greeting'],
+      ['reason', 'InactivityReason'],
+    ] as const) {
       const { $schema: _schema, $id: _id, ...expected } = jsonSchemaOf(kind);
       expect(doc.components.schemas[component]).toEqual(expected);
     }

@@ -27,26 +27,40 @@ interface Command {
 }
 
 const folder = mkdtempSync(join(tmpdir(), 'core-session-'));
-const reasons = ['LUNCH', 'TRAINING', 'BREAK'].map((code) => JSON.stringify({ code, reasons: [{ locale: 'en', name: code.toLowerCase() }] }));
+const reasons = ['LUNCH', 'TRAINING', 'BREAK'].map((code) =>
+  JSON.stringify({ code, reasons: [{ locale: 'en', name: code.toLowerCase() }] }),
+);
 writeFileSync(join(folder, 'reasons.ndjson'), `${reasons.join('\n')}\n`);
 
 const commands: Command[] = [
-  { name: 'reply', argv: ['reply', '--core-client-id', '42', '-t', 'Hi', '--answer-id', 'a-1'], requests: 1, ownTokenVariable: 'CORE_TOKEN', missing: /missing token/ },
-    { name: 'greet', argv: ['greet', '--core-client-id', '42', '-t', 'Hello'], requests: 1, ownTokenVariable: 'CORE_TOKEN', missing: /missing token/ },
-    {
-      name: 'reason update',
-      argv: ['reason', 'update', '--code', 'LUNCH', '--name', 'en=Lunch'],
-      requests: 1,
-      ownTokenVariable: 'CORE_INTEGRATOR_TOKEN',
-      missing: /missing integrator token/,
-    },
-    {
-      name: 'reason update -f (three reasons)',
-      argv: ['reason', 'update', '-f', join(folder, 'reasons.ndjson')],
-      requests: 3,
-      ownTokenVariable: 'CORE_INTEGRATOR_TOKEN',
-      missing: /missing integrator token/,
-    },
+  {
+    name: 'reply',
+    argv: ['reply', '--core-client-id', '42', '-t', 'Hi', '--answer-id', 'a-1'],
+    requests: 1,
+    ownTokenVariable: 'CORE_TOKEN',
+    missing: /missing token/,
+  },
+  {
+    name: 'greet',
+    argv: ['greet', '--core-client-id', '42', '-t', 'Hello'],
+    requests: 1,
+    ownTokenVariable: 'CORE_TOKEN',
+    missing: /missing token/,
+  },
+  {
+    name: 'reason update',
+    argv: ['reason', 'update', '--code', 'LUNCH', '--name', 'en=Lunch'],
+    requests: 1,
+    ownTokenVariable: 'CORE_INTEGRATOR_TOKEN',
+    missing: /missing integrator token/,
+  },
+  {
+    name: 'reason update -f (three reasons)',
+    argv: ['reason', 'update', '-f', join(folder, 'reasons.ndjson')],
+    requests: 3,
+    ownTokenVariable: 'CORE_INTEGRATOR_TOKEN',
+    missing: /missing integrator token/,
+  },
 ];
 
 let server: RecordingServer;

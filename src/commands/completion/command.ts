@@ -8,7 +8,7 @@ export const completionCommand: CommandFactory = (inv) => {
   const cmd = new Command('completion')
     .summary('print a shell completion script (bash, zsh or fish)')
     .description(
-      'Print a script that completes core\'s commands, options and their values in bash, zsh or fish: ' +
+      "Print a script that completes core's commands, options and their values in bash, zsh or fish: " +
         'subcommands, every option, the values of options that take a fixed set (such as --code), files ' +
         'where an option takes a path, and profile names from your config file.\n\n' +
         'The script is made from the commands of this version of core: generate it again after an upgrade.',

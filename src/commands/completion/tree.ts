@@ -81,12 +81,15 @@ export function describeTree(root: Command): CommandSpec {
 
 function describeCommand(cmd: Command, path: string[], globals: OptionSpec[], parent?: Command): CommandSpec {
   const help = cmd.createHelp();
-  const subcommands = help
-    .visibleCommands(cmd)
-    .map((sub) => describeCommand(sub, [...path, sub.name()], globals, cmd));
+  const subcommands = help.visibleCommands(cmd).map((sub) => describeCommand(sub, [...path, sub.name()], globals, cmd));
   // commander's help command (`core help reply`, `core reason help update`) takes a sibling's name.
   const isHelpCommand = parent !== undefined && cmd.name() === 'help' && cmd.registeredArguments[0]?.name() === 'command';
-  const siblings = isHelpCommand ? help.visibleCommands(parent).map((sub) => sub.name()).filter((name) => name !== 'help') : [];
+  const siblings = isHelpCommand
+    ? help
+        .visibleCommands(parent)
+        .map((sub) => sub.name())
+        .filter((name) => name !== 'help')
+    : [];
   return {
     name: cmd.name(),
     path,
@@ -95,9 +98,7 @@ function describeCommand(cmd: Command, path: string[], globals: OptionSpec[], pa
     usage: ['core', ...path, cmd.usage()].filter((part) => part !== '').join(' '),
     options: help.visibleOptions(cmd).map((option) => describeOption(path, option)),
     globalOptions: path.length === 0 ? [] : globals,
-    arguments: cmd.registeredArguments.map((argument) =>
-      describeArgument(argument, isHelpCommand ? siblings : undefined),
-    ),
+    arguments: cmd.registeredArguments.map((argument) => describeArgument(argument, isHelpCommand ? siblings : undefined)),
     subcommands,
     command: cmd,
   };

@@ -29,9 +29,7 @@ export function zshScript(root: CommandSpec, version: string): string {
       .map(({ index, words }) => `    ${shQuote(`${command.path.join(' ')}:${index}`)}) reply=(${words.map(shQuote).join(' ')}) ;;`),
   );
 
-  const valueCases = values.map(
-    (entry) => `    ${shQuote(`${entry.path}:${entry.option}`)}) ${valueBody(entry.value)} ;;`,
-  );
+  const valueCases = values.map((entry) => `    ${shQuote(`${entry.path}:${entry.option}`)}) ${valueBody(entry.value)} ;;`);
 
   return `#compdef core
 # zsh completion for core ${version}, generated from its commands by \`core completion zsh\`.

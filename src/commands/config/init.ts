@@ -125,23 +125,29 @@ function checkFlags(options: ConfigInitOptions): Answers {
 async function ask(given: Answers, prompter: Prompter): Promise<Answers> {
   const profileName =
     given.profileName ??
-    (await prompter.input({
-      message: 'Profile name',
-      default: DEFAULT_PROFILE_NAME,
-      validate: (value) => PROFILE_NAME.test(value.trim()) || 'letters, digits, -, _ and ., starting with a letter or digit',
-    })).trim();
+    (
+      await prompter.input({
+        message: 'Profile name',
+        default: DEFAULT_PROFILE_NAME,
+        validate: (value) => PROFILE_NAME.test(value.trim()) || 'letters, digits, -, _ and ., starting with a letter or digit',
+      })
+    ).trim();
   const baseUrl =
     given.baseUrl ??
-    (await prompter.input({
-      message: "The service's base URL",
-      validate: (value) => baseUrlProblem(value.trim()) ?? true,
-    })).trim();
+    (
+      await prompter.input({
+        message: "The service's base URL",
+        validate: (value) => baseUrlProblem(value.trim()) ?? true,
+      })
+    ).trim();
   const tenant =
     given.tenant ??
-    (await prompter.input({
-      message: 'Tenant (sent as X-Tenant-Name)',
-      validate: (value) => value.trim() !== '' || 'the tenant name is needed',
-    })).trim();
+    (
+      await prompter.input({
+        message: 'Tenant (sent as X-Tenant-Name)',
+        validate: (value) => value.trim() !== '' || 'the tenant name is needed',
+      })
+    ).trim();
   const token = given.token ?? (await askToken(prompter, profileName));
   return { profileName, baseUrl, tenant, token };
 }
@@ -150,9 +156,17 @@ async function askToken(prompter: Prompter, profileName: string): Promise<Secret
   const kind = await prompter.select({
     message: 'Where should the token come from?',
     choices: [
-      { name: 'An environment variable (recommended)', value: 'env', description: 'the file names the variable; the token stays out of it' },
+      {
+        name: 'An environment variable (recommended)',
+        value: 'env',
+        description: 'the file names the variable; the token stays out of it',
+      },
       { name: 'A command that prints it', value: 'command', description: 'a password manager, such as: pass show core/staging' },
-      { name: 'Stored in the file (not recommended)', value: 'literal', description: 'the token is written into the file, readable by you only' },
+      {
+        name: 'Stored in the file (not recommended)',
+        value: 'literal',
+        description: 'the token is written into the file, readable by you only',
+      },
     ] as const,
     default: 'env',
   });
@@ -272,7 +286,9 @@ async function adviseAfterWrite(target: string, token: SecretSpec, ctx: Context)
   try {
     const location = await locateConfig({ cwd: ctx.cwd, env: ctx.env, flags: {} });
     if (location.configFile !== null && location.configFile !== target) {
-      ctx.warn(`${location.namedBy ? `${location.namedBy} names` : 'from this folder the search finds'} ${location.configFile} first, so that file is the one in use here`);
+      ctx.warn(
+        `${location.namedBy ? `${location.namedBy} names` : 'from this folder the search finds'} ${location.configFile} first, so that file is the one in use here`,
+      );
     }
   } catch {
     // A broken CORE_CONFIG or another unreadable file is for `core config show` to report.

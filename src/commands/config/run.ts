@@ -118,7 +118,6 @@ function showSecret(resolved: Resolved<SecretSpec> | null, ctx: Context): ShownS
   return { kind: 'command', command: spec.command, source: resolved.source };
 }
 
-
 function maskHeaders(headers: Record<string, string>, ctx: Context): Record<string, string> {
   return Object.fromEntries(
     Object.entries(headers).map(([name, value]) => {
@@ -142,15 +141,17 @@ export function renderConfigReport(report: ConfigReport, ctx: Context): string {
   }
   rows.push([
     'profile',
-    report.profile?.value ??
-      (report.profiles.length > 1 ? `none chosen (profiles: ${report.profiles.join(', ')}; use -p NAME)` : 'none'),
+    report.profile?.value ?? (report.profiles.length > 1 ? `none chosen (profiles: ${report.profiles.join(', ')}; use -p NAME)` : 'none'),
     report.profile?.source ?? '',
   ]);
   const plain = (resolved: Resolved<string> | null): [string, string] => (resolved ? [resolved.value, resolved.source] : ['not set', '']);
   rows.push(['baseUrl', ...plain(report.baseUrl)]);
   rows.push(['tenant', ...plain(report.tenant)]);
   rows.push(['token', ...secretText(report.token)]);
-  rows.push(['integratorToken', ...(report.integratorToken ? secretText(report.integratorToken) : (['not set (the token is used)', ''] as [string, string]))]);
+  rows.push([
+    'integratorToken',
+    ...(report.integratorToken ? secretText(report.integratorToken) : (['not set (the token is used)', ''] as [string, string])),
+  ]);
   const headers = Object.entries(report.headers.value).map(([name, value]) => `${name}: ${value}`);
   rows.push(['headers', headers.length === 0 ? 'none' : headers.join(', '), report.headers.source]);
   rows.push(['timeout', formatDuration(report.timeoutMs.value), report.timeoutMs.source]);
@@ -159,7 +160,7 @@ export function renderConfigReport(report: ConfigReport, ctx: Context): string {
   rows.push(['limits', limits.length === 0 ? 'none known' : limits.join(', '), report.limits.source]);
   rows.push(['proxy', ...plain(report.proxy)]);
   if (report.noProxy) rows.push(['noProxy', ...plain(report.noProxy)]);
-  rows.push(['caFile', ...(report.caFile ? plain(report.caFile) : (['none (the system\'s trust store)', ''] as [string, string]))]);
+  rows.push(['caFile', ...(report.caFile ? plain(report.caFile) : (["none (the system's trust store)", ''] as [string, string]))]);
 
   const keyWidth = Math.max(...rows.map(([key]) => key.length));
   const valueWidth = Math.max(...rows.map(([, value, source]) => (source ? value.length : 0)));

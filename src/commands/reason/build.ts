@@ -21,7 +21,9 @@ export interface ReasonFields {
 export function parseName(flag: string): { locale: string; name: string } {
   const at = flag.indexOf('=');
   if (at < 0) {
-    throw new UsageError(`--name takes LOCALE=TEXT, got ${JSON.stringify(flag)}`, { hint: 'for example --name en=Lunch --name de=Mittagspause' });
+    throw new UsageError(`--name takes LOCALE=TEXT, got ${JSON.stringify(flag)}`, {
+      hint: 'for example --name en=Lunch --name de=Mittagspause',
+    });
   }
   return { locale: flag.slice(0, at).trim(), name: flag.slice(at + 1) };
 }

@@ -24,7 +24,7 @@ export function parseConcurrency(text: string | undefined): number {
 /** `core reason`: the inactivity reasons of agents. Its one subcommand is `update`. */
 export const reasonCommand: CommandFactory = (inv) => {
   const reason = new Command('reason')
-    .summary('update agents\' inactivity reasons (PUT /api/v1/inactivity/reasons)')
+    .summary("update agents' inactivity reasons (PUT /api/v1/inactivity/reasons)")
     .description('Inactivity reasons: the reasons agents give for becoming inactive.');
   reason.addCommand(updateCommand(inv));
   reason.addHelpText(
@@ -51,7 +51,7 @@ const updateCommand: CommandFactory = (inv) => {
       ].join('\n\n'),
     )
     .option('--code <code>', 'the code of the reason to update (1 to 256 characters)')
-    .option('--name <locale=text>', 'a translation, such as en=Lunch (repeatable; replaces the file\'s list)', collect)
+    .option('--name <locale=text>', "a translation, such as en=Lunch (repeatable; replaces the file's list)", collect)
     .option('--color <#RRGGBB>', "the reason's colour, such as '#FF8800'")
     .addOption(new Option('--active', 'make the reason available (sends "active": true)').conflicts('inactive'))
     .addOption(new Option('--inactive', 'make the reason unavailable (sends "active": false)').conflicts('active'))

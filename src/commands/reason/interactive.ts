@@ -40,7 +40,11 @@ async function oneReasonFrom(path: string, options: ReasonPromptInput, ctx: Cont
         more = true;
         break;
       }
-      first = { value: item.value, ...(item.parseError !== undefined ? { parseError: item.parseError } : {}), where: positionLabel(item.position) };
+      first = {
+        value: item.value,
+        ...(item.parseError !== undefined ? { parseError: item.parseError } : {}),
+        where: positionLabel(item.position),
+      };
     }
     if (more) {
       throw new UsageError(`-i prompts for one reason, and ${source.name} holds more than one`, {

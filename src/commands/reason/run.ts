@@ -41,7 +41,11 @@ export interface ReasonUpdateOptions extends SendOptions {
 export async function runReasonUpdate(options: ReasonUpdateOptions, ctx: Context): Promise<number> {
   // Checked before anything else, so that -i without a terminal fails at once instead of waiting.
   if (options.interactive) {
-    requireTerminal(ctx, 'core reason update', '--code CODE --name LOCALE=TEXT (with --color, --active or --inactive, --system as needed), or -f FILE');
+    requireTerminal(
+      ctx,
+      'core reason update',
+      '--code CODE --name LOCALE=TEXT (with --color, --active or --inactive, --system as needed), or -f FILE',
+    );
   }
   if (options.dryRun && options.curl) throw new UsageError('--dry-run and --curl cannot be used together');
   if (!options.interactive && options.file === undefined && !hasReasonFields(options.fields)) {
@@ -68,7 +72,13 @@ export async function runReasonUpdate(options: ReasonUpdateOptions, ctx: Context
       ? await openSource(options.file!, ctx)
       : valueSource(reasonFromFlags(options.fields));
   // For the composed reason, --verbose's note on `active` follows the answer, not the flags.
-  const sendOptions = composed ? { ...options, file: undefined, fields: { ...options.fields, active: typeof composed.active === 'boolean' ? composed.active : undefined } } : options;
+  const sendOptions = composed
+    ? {
+        ...options,
+        file: undefined,
+        fields: { ...options.fields, active: typeof composed.active === 'boolean' ? composed.active : undefined },
+      }
+    : options;
   try {
     return await updateReasons(source, spec, settings, sendOptions, ctx);
   } finally {
@@ -84,7 +94,8 @@ async function updateReasons(
   ctx: Context,
 ): Promise<number> {
   const showOnly = options.dryRun || options.curl;
-  if (showOnly && options.report !== undefined) ctx.warn(`--report is not written with ${options.dryRun ? '--dry-run' : '--curl'}: nothing is sent`);
+  if (showOnly && options.report !== undefined)
+    ctx.warn(`--report is not written with ${options.dryRun ? '--dry-run' : '--curl'}: nothing is sent`);
   if (options.verbose && options.fields.active === undefined) {
     ctx.err(
       options.file === undefined
@@ -128,9 +139,12 @@ async function checkAll(
     keyName: 'code',
     onItem: (checked, index) => {
       if (index === 1 && singleOnly.length > 0) {
-        throw new UsageError(`${singleOnly.join(' and ')} ${singleOnly.length === 1 ? 'applies' : 'apply'} to one reason, and ${source.name} holds more than one`, {
-          hint: 'put codes and names in the file; --color, --active/--inactive and --system apply to every reason',
-        });
+        throw new UsageError(
+          `${singleOnly.join(' and ')} ${singleOnly.length === 1 ? 'applies' : 'apply'} to one reason, and ${source.name} holds more than one`,
+          {
+            hint: 'put codes and names in the file; --color, --active/--inactive and --system apply to every reason',
+          },
+        );
       }
       // With --json, each invalid reason is also a result document on stdout (docs/reasons.md).
       if (options.json && !checked.ok) {
@@ -140,7 +154,8 @@ async function checkAll(
     },
   });
   printWarnings(summary.warnings, ctx);
-  if (summary.warningCount > summary.warnings.length) ctx.warn(`… and ${(summary.warningCount - summary.warnings.length).toLocaleString('en-US')} more warnings`);
+  if (summary.warningCount > summary.warnings.length)
+    ctx.warn(`… and ${(summary.warningCount - summary.warnings.length).toLocaleString('en-US')} more warnings`);
   if (summary.problemCount > 0) {
     const problems = `${summary.problemCount.toLocaleString('en-US')} ${summary.problemCount === 1 ? 'problem' : 'problems'}`;
     const message =
@@ -175,7 +190,9 @@ async function show(
       const { method, url, headers, payload } = session.prepare(summary.first);
       ctx.out(`${stringifyJson({ dryRun: true, count: summary.total, method, url, headers: maskHeaders(headers, ctx), body: payload })}\n`);
     } else {
-      ctx.err(`dry run: all ${summary.total.toLocaleString('en-US')} reasons in ${source.name} are valid; nothing was sent. The first request:\n`);
+      ctx.err(
+        `dry run: all ${summary.total.toLocaleString('en-US')} reasons in ${source.name} are valid; nothing was sent. The first request:\n`,
+      );
       ctx.out(session.show(summary.first, { json: false }));
     }
     return ExitCode.ok;
@@ -233,7 +250,9 @@ async function send(
       failFast: options.failFast,
       signal: ctx.signal,
       send: (payload, code) =>
-        untilAbandoned((signal) => session.send(payload, { retryable, ...(code !== undefined ? { code } : {}), signal, retrySignal: ctx.signal })),
+        untilAbandoned((signal) =>
+          session.send(payload, { retryable, ...(code !== undefined ? { code } : {}), signal, retrySignal: ctx.signal }),
+        ),
       localResult: local,
       onResult: (result) => {
         const line = stringifyJson(result);

@@ -77,7 +77,9 @@ function wholeNumber(flag: string, text: string): number {
 function parseFail(text: string): { status: number; rate: number } {
   const match = /^\s*(\d+)\s*(?::\s*(\d+(?:\.\d*)?|\.\d+)\s*(%?)\s*)?$/.exec(text);
   if (match === null) {
-    throw new UsageError(`--fail: '${text}' is not STATUS:RATE`, { hint: 'for example --fail 503:0.2 answers 503 to a fifth of API requests' });
+    throw new UsageError(`--fail: '${text}' is not STATUS:RATE`, {
+      hint: 'for example --fail 503:0.2 answers 503 to a fifth of API requests',
+    });
   }
   const status = Number(match[1]);
   const rate = match[2] === undefined ? 1 : Number(match[2]) / (match[3] === '%' ? 100 : 1);
