@@ -1,5 +1,6 @@
 import { OPERATIONS, type Operation, type PayloadKind } from '../../src/operations.js';
 import { jsonSchemaOf, type JsonSchema } from '../../src/schema/json-schema.js';
+import { SCHEMA_KEY } from '../../src/send/fields.js';
 
 /**
  * An OpenAPI 3.1 description of the three operations of docs/api.md, for Postman, mock servers and
@@ -23,10 +24,15 @@ const BODY_COMPONENTS: Record<PayloadKind, string> = {
   reason: 'InactivityReason',
 };
 
-/** A payload schema as a component: `$schema` and `$id` belong to a standalone document, not to one embedded in another. */
+/**
+ * A payload schema as a component: `$schema` and `$id` belong to a standalone document, not to one
+ * embedded in another, and the `$schema` property editors may read from a payload file is not part of
+ * the API's body.
+ */
 function component(kind: PayloadKind): JsonSchema {
   const { $schema: _schema, $id: _id, ...rest } = jsonSchemaOf(kind);
-  return rest;
+  const { [SCHEMA_KEY]: _editorKey, ...properties } = rest.properties as Record<string, unknown>;
+  return { ...rest, properties };
 }
 
 const errorSchema: JsonSchema = {

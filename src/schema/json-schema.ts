@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { configSchema } from '../config/schema.js';
 import { greetingSchema, longJsonSchemaOverride, reasonSchema, replySchema } from '../payload/index.js';
+import { SCHEMA_KEY } from '../send/fields.js';
 import { CONFIG_NOTES } from './config-notes.js';
 import type { SchemaKind } from './kinds.js';
 
@@ -55,6 +56,7 @@ export function jsonSchemaOf(kind: SchemaKind): JsonSchema {
   const body = structuredClone(generated);
   delete body.$schema;
   if (kind === 'config') applyNotes(body, CONFIG_NOTES);
+  else allowEditorKey(body);
   const { description, ...rest } = body;
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -62,6 +64,23 @@ export function jsonSchemaOf(kind: SchemaKind): JsonSchema {
     title: source.title,
     ...(description === undefined ? {} : { description }),
     ...rest,
+  };
+}
+
+/**
+ * A payload file may name its JSON Schema with `$schema` for editors (docs/payloads.md, "Payload
+ * files"); core drops the key before anything is checked or sent, so the schema editors read lets it.
+ * The API's own description of the body (the OpenAPI document) leaves it out again.
+ */
+function allowEditorKey(schema: JsonSchema): void {
+  const properties = schema.properties as Record<string, unknown> | undefined;
+  if (properties === undefined) return;
+  schema.properties = {
+    [SCHEMA_KEY]: {
+      type: 'string',
+      description: 'Ignored by core and never sent: the URL or path of this JSON Schema, for editors that read it from the file.',
+    },
+    ...properties,
   };
 }
 

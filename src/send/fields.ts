@@ -26,7 +26,19 @@ export function payloadFromFile(file: unknown, what: string): Record<string, unk
       { path: '', message: `expected an object, got ${Array.isArray(file) ? 'an array' : typeof file}` },
     ]);
   }
-  return { ...file };
+  return withoutEditorKeys(file);
+}
+
+/**
+ * The key an editor reads a file's JSON Schema from. A payload file may carry it (docs/payloads.md,
+ * "Payload files"); it is not part of the API, so it is dropped and never sent.
+ */
+export const SCHEMA_KEY = '$schema';
+
+/** A copy of a payload read from a file, without the keys that are for editors only. */
+export function withoutEditorKeys(value: Record<string, unknown>): Record<string, unknown> {
+  const { [SCHEMA_KEY]: _schema, ...rest } = value;
+  return rest;
 }
 
 /** Sets a field when the flag was given; an absent flag leaves the file's value alone. */

@@ -61,6 +61,64 @@ export async function readPayloadFile(path: string, ctx: Context): Promise<Loade
   return { name: path, value: await parseText(decode(bytes, path), path, format) };
 }
 
+/**
+ * The text of `--text-file PATH` or `--markdown-file PATH` (`-` reads standard input): UTF-8, at most
+ * MAX_PAYLOAD_BYTES, with the line endings at its very end removed, since an editor ends a file with
+ * one and a message should not (docs/commands/reply.md). Everything else is kept as written.
+ */
+export async function readTextFile(path: string, flag: string, ctx: Context): Promise<string> {
+  let bytes: Buffer;
+  let name: string;
+  if (path === '-') {
+    if (ctx.streams.stdin.isTTY) {
+      throw new UsageError(`${flag} - reads the text from standard input, but standard input is a terminal`, {
+        hint: `pipe the text in (echo "Hello" | core reply ${flag} - ...) or pass a file's path`,
+      });
+    }
+    name = 'standard input';
+    bytes = await readStream(ctx.streams.stdin, name);
+  } else {
+    name = path;
+    const full = resolve(ctx.cwd, path);
+    let info;
+    try {
+      info = await stat(full);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      throw new UsageError(code === 'ENOENT' ? `${flag}: file not found: ${path}` : `${flag}: cannot read ${path} (${code ?? 'error'})`);
+    }
+    if (info.isDirectory()) throw new UsageError(`${flag}: ${path} is a folder, not a text file`);
+    if (info.isFile() && info.size > MAX_PAYLOAD_BYTES) {
+      throw new PayloadError(
+        `${flag}: ${path} is ${formatBytes(info.size)}, more than a message can be (limit ${formatBytes(MAX_PAYLOAD_BYTES)})`,
+        [],
+      );
+    }
+    // A regular file, or a pipe such as <(command): read as a stream, with the same bound.
+    const { createReadStream } = await import('node:fs');
+    try {
+      bytes = await readStream(createReadStream(full), path);
+    } catch (error) {
+      if (error instanceof PayloadError) throw error;
+      throw new UsageError(`${flag}: cannot read ${path} (${(error as { code?: string }).code ?? 'error'})`);
+    }
+  }
+  return decode(bytes, name).replace(/(\r?\n)+$/, '');
+}
+
+/**
+ * Standard input can be read once: refuses two options that would both read it (`-f -` and
+ * `--text-file -`, say), naming them.
+ */
+export function refuseTwoStdinReaders(readers: Array<[string, string | undefined]>): void {
+  const fromStdin = readers.filter(([, path]) => path === '-').map(([flag]) => `${flag} -`);
+  if (fromStdin.length > 1) {
+    throw new UsageError(`${fromStdin.join(' and ')} both read standard input, which can be read once`, {
+      hint: 'give one of them a file instead',
+    });
+  }
+}
+
 async function readStream(stream: NodeJS.ReadableStream, name: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { flatten } from '../../src/commands/completion/tree.js';
 import { commandTree } from '../../scripts/docs/generate.js';
@@ -38,6 +39,13 @@ describe('the help of every command', () => {
       // Examples may set things up (export, curl), but they show core, and this very command.
       expect(examples.some((example) => /\bcore\b/.test(example))).toBe(true);
       if (path.length > 0) expect(examples.some((example) => example.includes(['core', ...path].join(' ')))).toBe(true);
+      // Each can be pasted into a shell: a note after the command is a # comment (a wide gap before words
+      // that are not one would paste them as arguments), and the line parses as shell.
+      for (const example of examples) {
+        expect(example, 'a note after the command must start with #').not.toMatch(/\S {3,}(?!#)\S/);
+        const syntax = spawnSync('bash', ['-n', '-c', example.slice('  $ '.length)], { encoding: 'utf8' });
+        expect(syntax.stderr, example).toBe('');
+      }
     },
   );
 

@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { globalOptions, type CommandFactory } from '../definition.js';
 import { addQuickReplyOptions, addSendOptions, readSendOptions } from '../send-options.js';
 import type { GreetOptions } from './run.js';
@@ -16,6 +16,7 @@ export const greetCommand: CommandFactory = (inv) => {
         'as you type, and shows a preview before anything is sent.',
     )
     .option('-t, --text <text>', "the greeting's text")
+    .addOption(new Option('--text-file <path>', 'read the text from a file ("-" for standard input)').conflicts('text'))
     .option('--core-client-id <id>', 'internal client ID (long); any client; preferred')
     .option('--client-id <id>', 'external client ID; authorized clients only (deprecated: use --core-client-id)');
   const quickReplies = addQuickReplyOptions(cmd);
@@ -31,8 +32,9 @@ Examples:
   $ core greet --core-client-id 1234567 -t "Hi! Questions about your order? Ask here."
   $ core greet --core-client-id 1234567 -t "How can we help?" --quick-reply "Track my order" --contact-reply "Call me back"
   $ core greet --core-client-id 1234567 -t "Welcome back" --quick-reply Yes --quick-reply No --block-input
-  $ core greet -i                                    compose it with prompts and a preview
-  $ core greet -i --save welcome.json --dry-run      compose it and keep it for later; send nothing
+  $ git log -1 --format=%B | core greet --core-client-id 1234567 --text-file -
+  $ core greet -i                                    # compose it with prompts and a preview
+  $ core greet -i --save welcome.json --dry-run      # compose it and keep it for later; send nothing
   $ core greet -f welcome.json --core-client-id 7654321 --retry
   $ core greet -f welcome.yaml --dry-run --json | jq .body`,
   );
@@ -42,6 +44,7 @@ Examples:
       global: globalOptions(self),
       save: raw.save as string | undefined,
       retry: raw.retry === true,
+      textFile: raw.textFile as string | undefined,
       fields: {
         text: raw.text as string | undefined,
         coreClientId: raw.coreClientId as string | undefined,

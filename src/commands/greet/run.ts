@@ -3,7 +3,7 @@ import { ExitCode, UsageError } from '../../errors.js';
 import { mayRetry, operations } from '../../operations.js';
 import { validateGreeting } from '../../payload/index.js';
 import { printWarnings, rejectPayload, sendOne } from '../../send/deliver.js';
-import { readPayloadFile } from '../../send/input.js';
+import { readPayloadFile, readTextFile, refuseTwoStdinReaders } from '../../send/input.js';
 import { loadCommandSettings, requireTerminal } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
 import type { SendOptions } from '../send-options.js';
@@ -16,6 +16,8 @@ export interface GreetOptions extends SendOptions {
   save?: string;
   /** --retry: greetings carry no answerId, so they are repeated only when asked (docs/security.md, "Retries"). */
   retry: boolean;
+  /** --text-file: the text from a file ("-": standard input). */
+  textFile?: string;
 }
 
 /**
@@ -29,8 +31,14 @@ export async function runGreet(options: GreetOptions, ctx: Context): Promise<num
   if (options.dryRun && options.curl) throw new UsageError('--dry-run and --curl cannot be used together');
   const settings = await loadCommandSettings(options, ctx);
 
+  refuseTwoStdinReaders([
+    ['-f', options.file],
+    ['--text-file', options.textFile],
+  ]);
   const file = options.file === undefined ? undefined : (await readPayloadFile(options.file, ctx)).value;
-  const built = buildGreeting(file, options.fields, { now: new Date() });
+  const fields =
+    options.textFile === undefined ? options.fields : { ...options.fields, text: await readTextFile(options.textFile, '--text-file', ctx) };
+  const built = buildGreeting(file, fields, { now: new Date() });
 
   const limits = settings.limits.value;
   let payload = built.payload;

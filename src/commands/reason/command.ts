@@ -83,7 +83,7 @@ are reported as skipped).
 Examples:
   $ core reason update --code LUNCH --name en=Lunch --name de=Mittagspause --color '#FF8800' --active
   $ core reason update --code TRAINING --name en=Training --inactive
-  $ core reason update -i --code LUNCH               ask for the rest, show it, then send
+  $ core reason update -i --code LUNCH               # ask for the rest, show it, then send
   $ core reason update -f reasons.ndjson --concurrency 8 --report applied.ndjson
   $ core reason update -f reasons.json --dry-run
   $ jq -c '.[]' reasons.json | core reason update -f - --json | jq -r 'select(.ok | not) | .code'

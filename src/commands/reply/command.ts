@@ -18,7 +18,9 @@ export const replyCommand: CommandFactory = (inv) => {
         "keys inside the file's segmentationInfo and settings.",
     )
     .option('-t, --text <text>', "the reply's text")
+    .addOption(new Option('--text-file <path>', 'read the text from a file ("-" for standard input)').conflicts('text'))
     .option('--markdown <text>', 'Markdown text (formattedText); text is filled with its plain-text form when absent')
+    .addOption(new Option('--markdown-file <path>', 'read the Markdown text from a file ("-" for standard input)').conflicts('markdown'))
     .option('--core-client-id <id>', 'internal client ID (long); preferred')
     .option('--client-id <id>', 'external client ID (deprecated: use --core-client-id)')
     .option('--question-id <id>', "ID of the client's message")
@@ -45,6 +47,8 @@ Examples:
   $ core reply --question-id 998877 -t "Pick one:" --quick-reply Yes --quick-reply No
   $ core reply --session-id 5f1c --question-index 3 --email -t "Thanks for your email."
   $ core reply --core-client-id 1234567 -t "Passing you to a person." --code SWITCH_TO_HUMAN --skill-id 12
+  $ core reply --core-client-id 1234567 --text-file answer.txt
+  $ core reply --question-id 998877 --markdown-file answer.md
   $ core reply -f answer.yaml --dry-run
   $ core reply -f answer.json --json | jq -r .requestId`,
   );
@@ -53,6 +57,8 @@ Examples:
       ...readSendOptions(raw),
       global: globalOptions(self),
       email: raw.email === true,
+      textFile: raw.textFile as string | undefined,
+      markdownFile: raw.markdownFile as string | undefined,
       fields: {
         text: raw.text as string | undefined,
         markdown: raw.markdown as string | undefined,

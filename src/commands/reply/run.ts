@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js';
 import { mayRetry, operations } from '../../operations.js';
 import { validateReply } from '../../payload/index.js';
 import { printWarnings, rejectPayload, sendOne } from '../../send/deliver.js';
-import { readPayloadFile } from '../../send/input.js';
+import { readPayloadFile, readTextFile, refuseTwoStdinReaders } from '../../send/input.js';
 import { loadCommandSettings, requireTerminal } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
 import type { SendOptions } from '../send-options.js';
@@ -15,6 +15,9 @@ export interface ReplyOptions extends SendOptions {
   fields: ReplyFields;
   /** The question came by email: docs/api.md, chatbot rule 2 then requires sessionId and questionIndex. */
   email: boolean;
+  /** --text-file / --markdown-file: the text or the Markdown from a file ("-": standard input). */
+  textFile?: string;
+  markdownFile?: string;
 }
 
 /** `core reply`: build the bot answer from a file and flags, validate it, then send or show it. */
@@ -25,8 +28,18 @@ export async function runReply(options: ReplyOptions, ctx: Context): Promise<num
   if (options.dryRun && options.curl) throw new UsageError('--dry-run and --curl cannot be used together');
   const settings = await loadCommandSettings(options, ctx);
 
+  refuseTwoStdinReaders([
+    ['-f', options.file],
+    ['--text-file', options.textFile],
+    ['--markdown-file', options.markdownFile],
+  ]);
   const file = options.file === undefined ? undefined : (await readPayloadFile(options.file, ctx)).value;
-  const built = await buildReply(file, options.fields, { now: new Date(), newId: randomUUID });
+  const fields = {
+    ...options.fields,
+    ...(options.textFile !== undefined ? { text: await readTextFile(options.textFile, '--text-file', ctx) } : {}),
+    ...(options.markdownFile !== undefined ? { markdown: await readTextFile(options.markdownFile, '--markdown-file', ctx) } : {}),
+  };
+  const built = await buildReply(file, fields, { now: new Date(), newId: randomUUID });
 
   const limits = settings.limits.value;
   if (options.interactive) {
