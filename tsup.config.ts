@@ -68,7 +68,7 @@ const vendor = [
   'yaml',
   'cli-progress',
   'mime/lite',
-  'remove-markdown',
+  'marked',
   '@inquirer/input',
   '@inquirer/select',
   '@inquirer/confirm',

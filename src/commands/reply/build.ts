@@ -91,8 +91,8 @@ export async function buildReply(file: unknown, fields: ReplyFields, env: BuildE
   // docs/api.md, chatbot rule 3: text is required unless formattedText is used; answer rule 1: the plain-text form
   // "should also be sent in text for display in the user interface".
   if (payload.text === undefined && typeof payload.formattedText === 'string' && payload.formattedText !== '') {
-    const { default: removeMarkdown } = await import('remove-markdown');
-    payload.text = removeMarkdown(payload.formattedText, { gfm: true, useImgAltText: true }).trim();
+    const { markdownToPlainText } = await import('../../markdown/plain-text.js');
+    payload.text = await markdownToPlainText(payload.formattedText);
     notes.push('text filled with a plain-text rendering of the Markdown in formattedText');
   }
 

@@ -1,2 +1,2 @@
 // Built into dist/vendor/ and loaded on demand: see tsup.config.ts.
-export { default } from 'remove-markdown';
+export { Lexer } from 'marked';
