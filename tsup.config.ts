@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import { defineConfig, type Options } from 'tsup';
 
 type Plugin = NonNullable<Options['esbuildPlugins']>[number];
@@ -17,6 +18,39 @@ const lazyModules: Array<{ module: RegExp; importer: RegExp; real: string }> = [
   { module: /^(node:)?child_process$/, importer: /[\\/]commander[\\/]/, real: 'node:child_process' },
   { module: /^http2-wrapper$/, importer: /[\\/]got[\\/]/, real: 'http2-wrapper' },
 ];
+
+/**
+ * Modules replaced inside one dependency by a module of ours that does the same job smaller:
+ * - the editor prompt's iconv-lite (500 KB of encoding tables) by Node's TextDecoder
+ *   (src/vendor/iconv-lite-stand-in.ts).
+ * The build fails if the dependency stops importing the module, so an upgrade that changes it is seen.
+ */
+const standIns: Array<{ module: string; importer: RegExp; file: string }> = [
+  { module: 'iconv-lite', importer: /[\\/]@inquirer[\\/]external-editor[\\/]/, file: 'src/vendor/iconv-lite-stand-in.ts' },
+];
+
+const standInModules: Plugin = {
+  name: 'stand-in-modules',
+  setup(build) {
+    const used = new Set<string>();
+    for (const standIn of standIns) {
+      build.onResolve({ filter: new RegExp(`^${standIn.module}$`) }, (args) => {
+        if (!standIn.importer.test(args.importer)) return undefined;
+        used.add(standIn.module);
+        return { path: resolvePath(standIn.file) };
+      });
+    }
+    build.onEnd((result) => {
+      if (result.errors.length > 0 || !build.initialOptions.entryPoints) return;
+      const entries = JSON.stringify(build.initialOptions.entryPoints);
+      if (!entries.includes('inquirer-editor')) return;
+      for (const standIn of standIns) {
+        if (!used.has(standIn.module))
+          throw new Error(`stand-in for ${standIn.module} was not used: its importer changed; review tsup.config.ts`);
+      }
+    });
+  },
+};
 
 /**
  * Node built-ins that only some paths use (the sandbox's server, token commands, batch reading).
@@ -128,6 +162,6 @@ export default defineConfig([
     ...shared,
     entry: Object.fromEntries(vendor.map((name) => [vendorFile(name), `src/${vendorFile(name)}.ts`])),
     splitting: true,
-    esbuildPlugins: [lazyDependencies],
+    esbuildPlugins: [standInModules, lazyDependencies],
   },
 ]);

@@ -53,7 +53,8 @@ export function reportError(error: unknown, ctx: Context): number {
   const message = error instanceof Error ? error.message : String(error);
   ctx.err(`error: unexpected failure: ${scrubCredentials(message)}\n`);
   if (ctx.debug && error instanceof Error) ctx.err(debugTrace(error));
-  else ctx.err('hint: run again with CORE_DEBUG=1 for details, and report it if it persists\n');
+  else
+    ctx.err('hint: run again with CORE_DEBUG=1 for details, and report it at https://github.com/core-cli/core-cli/issues if it persists\n');
   return ExitCode.internal;
 }
 

@@ -10,6 +10,7 @@ import { formatJson, jsonSchemaOf } from '../../src/schema/json-schema.js';
 import { SCHEMA_KINDS } from '../../src/schema/kinds.js';
 import { version } from '../../src/version.js';
 import { openApiDocument } from './openapi.js';
+import { manPage } from './man.js';
 import { referencePages } from './reference.js';
 
 /**
@@ -37,7 +38,17 @@ export async function generatedDocs(repoRoot: string): Promise<Map<string, strin
 
   const { root, afterHelp } = await commandTree();
   for (const [name, page] of referencePages(root, afterHelp)) files.set(`docs/commands/${name}`, page);
+  files.set('docs/man/core.1', manPage(root, afterHelp, { version: version(), date: await releaseMonth(repoRoot) }));
   return files;
+}
+
+/** The month of the latest dated release in CHANGELOG.md, such as "November 2026": the man page's date. */
+async function releaseMonth(repoRoot: string): Promise<string> {
+  const changelog = await readFile(join(repoRoot, 'CHANGELOG.md'), 'utf8');
+  const date = /^## \[[^\]]+\] - (\d{4})-(\d{2})-\d{2}$/m.exec(changelog);
+  if (!date) throw new Error('CHANGELOG.md has no dated release (## [x.y.z] - YYYY-MM-DD)');
+  const month = new Date(Date.UTC(Number(date[1]), Number(date[2]) - 1, 1));
+  return month.toLocaleDateString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 }
 
 /**

@@ -15,6 +15,7 @@ const update = process.env.UPDATE_DOCS === '1';
 const GENERATED_FOLDERS = [
   ['docs/schemas', '.json'],
   ['docs/commands', '.md'],
+  ['docs/man', '.1'],
 ] as const;
 
 let files: Map<string, string>;
@@ -54,6 +55,7 @@ describe('the generated docs', () => {
     ['docs/schemas/config.schema.json'],
     ['docs/openapi.json'],
     ['docs/commands/README.md'],
+    ['docs/man/core.1'],
   ])('include %s, which matches the code line by line', (path) => {
     const committed = existsSync(join(repoRoot, path)) ? readFileSync(join(repoRoot, path), 'utf8') : '';
     expect(committed, `${path} is out of date: ${REGENERATE}`).toBe(files.get(path));

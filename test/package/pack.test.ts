@@ -1,14 +1,15 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { binPath, ensureBuilt, repoRoot } from '../helpers/run.js';
 
 /**
- * The package as users get it: `npm pack`, then `npm install -g` of the tarball into a private
- * prefix, offline. The bundle in dist/ holds every library core uses, so the package declares no
- * runtime dependencies and installs without the registry. Takes about 10 to 30 seconds.
+ * The package as users get it: `npm pack` of a clean copy of the repository (what git tracks, and no
+ * dist/, so `prepack` must build it), then `npm install -g` of the tarball into a private prefix,
+ * offline. The bundle in dist/ holds every library core uses, so the package declares no runtime
+ * dependencies and installs without the registry. Takes about 10 to 30 seconds.
  */
 
 interface PackedFile {
@@ -51,13 +52,32 @@ function core(args: string[], env: Record<string, string> = {}) {
   });
 }
 
+/**
+ * A clean copy of the repository: the files git tracks (and new ones it does not ignore), as they are
+ * now, without dist/; node_modules is linked rather than installed, since only the build needs it.
+ */
+function cleanCopy(into: string): string {
+  const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repoRoot, encoding: 'utf8' });
+  const copy = join(into, 'clone');
+  for (const path of listed.split('\0').filter((p) => p !== '' && existsSync(join(repoRoot, p)))) {
+    mkdirSync(dirname(join(copy, path)), { recursive: true });
+    copyFileSync(join(repoRoot, path), join(copy, path));
+  }
+  symlinkSync(join(repoRoot, 'node_modules'), join(copy, 'node_modules'));
+  return copy;
+}
+
 beforeAll(() => {
   ensureBuilt();
   expect(existsSync(binPath)).toBe(true);
   work = mkdtempSync(join(tmpdir(), 'core-package-'));
   const out = join(work, 'out');
   mkdirSync(out);
-  const result = JSON.parse(npm(['pack', repoRoot, '--pack-destination', out, '--json'], work)) as PackResult[];
+  const clone = cleanCopy(work);
+  expect(existsSync(join(clone, 'dist'))).toBe(false);
+  // prepack's build prints first; npm's JSON report is the last thing on stdout.
+  const printed = npm(['pack', clone, '--pack-destination', out, '--json'], work);
+  const result = JSON.parse(printed.slice(printed.search(/^\[/m))) as PackResult[];
   packed = result[0]!;
   tarball = join(out, packed.filename);
   prefix = join(work, 'prefix');
@@ -65,20 +85,37 @@ beforeAll(() => {
 }, 120_000);
 
 describe('the npm package', () => {
-  it('holds the bundle (with its on-demand vendor modules), the README, the license, the package.json and the JSON Schemas, and nothing else', () => {
+  it('holds the bundle (with its on-demand vendor modules), the README, the changelog, the license, the package.json, the JSON Schemas and the man page, and nothing else', () => {
     const paths = packed.files.map((file) => file.path);
     expect(paths).toContain('dist/bin.js');
     expect(paths).toContain('README.md');
+    expect(paths).toContain('CHANGELOG.md');
+    expect(paths).toContain('docs/man/core.1');
     expect(paths).toContain('package.json');
     for (const kind of ['reply', 'greet', 'reason', 'config']) expect(paths).toContain(`docs/schemas/${kind}.schema.json`);
     const unexpected = paths.filter(
       (path) =>
         !/^dist\/(vendor\/)?[\w.-]+\.js$/.test(path) &&
         !/^docs\/schemas\/\w+\.schema\.json$/.test(path) &&
-        !['README.md', 'package.json', 'LICENSE'].includes(path),
+        !['README.md', 'CHANGELOG.md', 'package.json', 'LICENSE', 'docs/man/core.1'].includes(path),
     );
     expect(unexpected).toEqual([]);
     expect(paths.filter((path) => path.endsWith('.map') || path.startsWith('src/') || path.startsWith('test/'))).toEqual([]);
+  });
+
+  it('names its repository, home page and bug tracker, so the README\'s links and the "report it" hint lead somewhere', () => {
+    const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest.repository).toMatchObject({ type: 'git', url: expect.stringMatching(/^git\+https:\/\/github\.com\//) });
+    expect(manifest.homepage).toMatch(/^https:\/\//);
+    expect(manifest.bugs).toMatchObject({ url: expect.stringMatching(/^https:\/\/.*\/issues$/) });
+    expect((manifest.keywords as string[]).length).toBeGreaterThan(0);
+  });
+
+  it('ships the editor prompt without encoding tables', () => {
+    const editor = packed.files.find((file) => file.path === 'dist/vendor/inquirer-editor.js');
+    expect(editor).toBeDefined();
+    // With iconv-lite's tables it was 540 KB; Node's own decoder stands in for them.
+    expect(editor!.size).toBeLessThan(100_000);
   });
 
   it('declares no runtime dependency, since the bundle holds them all', () => {
