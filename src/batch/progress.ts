@@ -2,7 +2,7 @@ import type { Context } from '../context.js';
 
 /**
  * The progress of a batch on standard error: done, failed, rate and time left. Shown only when
- * standard error is a terminal (docs/reasons.md, "Output": no bar in a pipe or a CI log, where it
+ * standard error is a terminal that can redraw a line (not TERM=dumb) (docs/reasons.md, "Output": no bar in a pipe or a CI log, where it
  * would only be noise); cli-progress is loaded only then, so a pipe or a CI log pays nothing for it.
  */
 export interface Progress {
@@ -20,7 +20,8 @@ export interface Progress {
 }
 
 export async function startProgress(ctx: Context, total: number): Promise<Progress> {
-  if (ctx.streams.stderr.isTTY !== true || total < 2) return plain(ctx);
+  // A dumb terminal (TERM=dumb: Emacs shells, some CI logs) cannot move the cursor to redraw a bar.
+  if (ctx.streams.stderr.isTTY !== true || ctx.env.TERM === 'dumb' || total < 2) return plain(ctx);
   const mod = (await import('cli-progress')) as typeof import('cli-progress') & { default?: typeof import('cli-progress') };
   const { MultiBar, Presets } = mod.default ?? mod;
   const multibar = new MultiBar(

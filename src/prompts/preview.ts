@@ -1,4 +1,5 @@
 import type { ChalkInstance } from 'chalk';
+import stringWidth from 'string-width';
 import { isRecord } from '../send/fields.js';
 
 /**
@@ -18,31 +19,21 @@ export interface PreviewOptions {
 const MAX_WIDTH = 64;
 const MIN_WIDTH = 24;
 
-/** Columns a character takes: wide East Asian characters and emoji take two. */
-function charWidth(ch: string): number {
-  const code = ch.codePointAt(0) ?? 0;
-  if (code < 0x20 || (code >= 0x7f && code < 0xa0)) return 0;
-  if (/\p{Mn}|\p{Me}|\u200d|[\ufe00-\ufe0f]/u.test(ch)) return 0;
-  if (
-    (code >= 0x1100 && code <= 0x115f) ||
-    (code >= 0x2e80 && code <= 0xa4cf) ||
-    (code >= 0xac00 && code <= 0xd7a3) ||
-    (code >= 0xf900 && code <= 0xfaff) ||
-    (code >= 0xfe30 && code <= 0xfe4f) ||
-    (code >= 0xff00 && code <= 0xff60) ||
-    (code >= 0xffe0 && code <= 0xffe6) ||
-    (code >= 0x1f300 && code <= 0x1faff) ||
-    (code >= 0x20000 && code <= 0x3fffd)
-  ) {
-    return 2;
-  }
-  return 1;
+/**
+ * Columns text takes on a terminal, counted by grapheme (what the reader sees as one character): a
+ * family emoji joined with zero-width joiners is one picture two columns wide, a letter with a
+ * combining accent one column. string-width counts them as terminals draw them.
+ */
+export function displayWidth(text: string): number {
+  return stringWidth(text);
 }
 
-export function displayWidth(text: string): number {
-  let width = 0;
-  for (const ch of text) width += charWidth(ch);
-  return width;
+let segmenter: Intl.Segmenter | undefined;
+
+/** The graphemes of text, in order. */
+function graphemes(text: string): string[] {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  return Array.from(segmenter.segment(text), (part) => part.segment);
 }
 
 /** Cuts text to `width` columns, marking the cut with an ellipsis. */
@@ -50,10 +41,10 @@ export function cut(text: string, width: number): string {
   if (displayWidth(text) <= width) return text;
   let out = '';
   let used = 0;
-  for (const ch of text) {
-    const w = charWidth(ch);
+  for (const grapheme of graphemes(text)) {
+    const w = stringWidth(grapheme);
     if (used + w > width - 1) break;
-    out += ch;
+    out += grapheme;
     used += w;
   }
   return `${out}…`;
@@ -73,10 +64,10 @@ export function wrap(text: string, width: number): string[] {
         }
         let head = '';
         let used = 0;
-        for (const ch of rest) {
-          const w = charWidth(ch);
-          if (used + w > width) break;
-          head += ch;
+        for (const grapheme of graphemes(rest)) {
+          const w = stringWidth(grapheme);
+          if (used + w > width && head !== '') break;
+          head += grapheme;
           used += w;
         }
         lines.push(head);
