@@ -24,6 +24,8 @@ export interface Settings {
   searched: string[];
   /** The names of the profiles in the config file, in file order. */
   profiles: string[];
+  /** Each profile's service and tenant as the file states them, in file order (for `core config show`). */
+  profileSummaries: Array<{ name: string; baseUrl: string | null; tenant: string | null }>;
   profile: Resolved<string> | null;
   baseUrl: Resolved<string> | null;
   tenant: Resolved<string> | null;
@@ -83,6 +85,11 @@ export async function loadSettings(input: LoadInput): Promise<Settings> {
     configFile: file,
     searched: location.searched,
     profiles,
+    profileSummaries: profiles.map((name) => ({
+      name,
+      baseUrl: config.profiles?.[name]?.baseUrl ?? null,
+      tenant: config.profiles?.[name]?.tenant ?? null,
+    })),
     profile,
     baseUrl,
     tenant: flagOrEnvTenant(input) ?? pick(settings.tenant),

@@ -280,33 +280,27 @@ describe('core config init', () => {
     expect((error as ConfigError).message).toBe(`cannot write the config file ${path.join(notAFolder, 'core', 'config.yaml')} (ENOTDIR)`);
   });
 
-  it('refuses to overwrite an existing file without --force, before asking anything', async () => {
+  it('refuses a profile name the existing file has, before asking anything', async () => {
     const box = await sandbox();
-    const file = await box.write(path.join(box.home, '.config', 'core', 'config.yaml'), 'profiles: {}\n', 0o644);
+    const existing = 'profiles:\n  default:\n    tenant: other\n';
+    const file = await box.write(path.join(box.home, '.config', 'core', 'config.yaml'), existing, 0o644);
     const io = capture(box.env, box.cwd, { tty: true });
-    const error = await runConfigInit(initOptions(), { ...io.ctx, prompter: () => refuse }).catch((e: unknown) => e);
+    const error = await runConfigInit(initOptions({ profileName: 'default' }), { ...io.ctx, prompter: () => refuse }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(UsageError);
     expect((error as UsageError).exitCode).toBe(2);
-    expect((error as UsageError).message).toBe(`${file} already exists`);
+    expect((error as UsageError).message).toBe(`profile default already exists in ${file}`);
     expect((error as UsageError).hint).toContain('--force');
-    expect(await readFile(file, 'utf8')).toBe('profiles: {}\n');
+    expect(await readFile(file, 'utf8')).toBe(existing);
   });
 
   it('refuses through main with exit 2 and a hint', async () => {
     const box = await sandbox();
-    await box.write(path.join(box.home, '.config', 'core', 'config.yaml'), 'profiles: {}\n');
+    await box.write(path.join(box.home, '.config', 'core', 'config.yaml'), 'profiles:\n  default:\n    tenant: other\n');
     const run = await core(box, ['config', 'init', '--base-url', 'https://chat.example.com', '--tenant', 'acme', '--token-env', 'T']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/error: .*config\.yaml already exists\nhint: .*--force/);
-  });
-
-  it('replaces the file with --force, and makes it 0600 even if it was 0644', async () => {
-    const box = await sandbox();
-    const file = await box.write(path.join(box.home, '.config', 'core', 'config.yaml'), 'profiles: {}\n', 0o644);
-    const io = capture(box.env, box.cwd);
-    await runConfigInit(initOptions({ ...allFlags, force: true }), io.ctx);
-    expect(await readFile(file, 'utf8')).toContain('tenant: acme');
-    if (process.platform !== 'win32') expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(run.stderr).toMatch(/error: profile default already exists in .*config\.yaml\nhint: .*--force/);
   });
 
   it('with --force rewrites the user config file already in use, in its own format', async () => {

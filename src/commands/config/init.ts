@@ -1,4 +1,4 @@
-import { chmod, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   baseUrlProblem,
@@ -10,6 +10,7 @@ import {
   type SecretSpec,
 } from '../../config/index.js';
 import { cjs } from '../../interop.js';
+import { openEditable, saveEditable } from '../../config/edit.js';
 import type { Context } from '../../context.js';
 import { ConfigError, InterruptedError, UsageError } from '../../errors.js';
 import type { GlobalOptions } from '../definition.js';
@@ -29,28 +30,30 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const DEFAULT_PROFILE_NAME = 'default';
 
 /**
- * The file is written with mode 0600 whatever it holds. A literal token needs it (as an ssh key
+ * A new file is written with mode 0600 whatever it holds. A literal token needs it (as an ssh key
  * does), and the other forms still tell a reader which variable or password-store entry holds the
- * token; one rule is simpler to trust than two.
+ * token; one rule is simpler to trust than two. An existing file keeps its mode, unless the profile
+ * added to it holds a literal token: then it becomes 0600.
  */
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 
 /**
- * `core config init`: writes the user's config file (`$XDG_CONFIG_HOME/core/config.yaml`, else
- * `~/.config/core/config.yaml`) with one profile, asking only for what the flags did not give.
+ * `core config init`: adds a profile to the user's config file (`$XDG_CONFIG_HOME/core/config.yaml`,
+ * else `~/.config/core/config.yaml`), creating the file when there is none, and asks only for what the
+ * flags did not give. An existing file keeps its comments, order and other profiles (src/config/edit.ts);
+ * a profile of the same name is replaced only with --force.
  */
 export async function runConfigInit(options: ConfigInitOptions, ctx: Context): Promise<number> {
   const given = checkFlags(options);
   const dir = userConfigDir(ctx.env);
   const existing = await existingUserConfig(dir);
-  // Refuse before asking anything: answering questions only to be told "no" is rude.
-  if (existing !== undefined && !options.force) {
-    throw new UsageError(`${existing} already exists`, {
-      hint: 'edit it to add a profile, or pass --force to replace it',
-    });
-  }
   const target = chooseTarget(dir, existing);
+  const editable = existing === undefined ? undefined : await openEditable(existing);
+  // Profiles that --force may replace but nothing else may: refused before asking anything, since
+  // answering questions only to be told "no" is rude.
+  const taken = options.force ? [] : (editable?.profiles() ?? []);
+  if (given.profileName !== undefined && taken.includes(given.profileName)) throw profileExists(given.profileName, target);
 
   const needed = [
     given.baseUrl === undefined ? '--base-url URL' : undefined,
@@ -66,26 +69,50 @@ export async function runConfigInit(options: ConfigInitOptions, ctx: Context): P
 
   let answers = given;
   if (needed.length > 0) {
-    answers = await ask(given, ctx.prompter()).catch((error: unknown) => {
+    answers = await ask(given, ctx.prompter(), taken).catch((error: unknown) => {
       // Ctrl-C at a prompt (or SIGTERM): exit 130, and the file was not touched.
       if (isPromptExit(error)) throw new InterruptedError('cancelled, nothing written');
       throw error;
     });
   }
   const profileName = answers.profileName ?? DEFAULT_PROFILE_NAME;
-  const config = {
-    defaultProfile: profileName,
-    profiles: { [profileName]: { baseUrl: answers.baseUrl!, tenant: answers.tenant!, token: answers.token! } },
-  };
-  // The file must load with the same schema that reads it: one source of truth for the rules.
-  const { problems } = validateConfig(config);
-  if (problems.length > 0) throw new ConfigError('the answers do not make a valid config file', { problems });
+  if (taken.includes(profileName)) throw profileExists(profileName, target);
+  const profile = { baseUrl: answers.baseUrl!, tenant: answers.tenant!, token: answers.token! };
   if (typeof answers.token === 'string') ctx.addSecret(answers.token);
 
-  await writeConfig(target, await render(target, config), existing !== undefined);
-  ctx.out(`Wrote profile ${profileName} to ${target}\n`);
+  if (editable === undefined) {
+    const config = { defaultProfile: profileName, profiles: { [profileName]: profile } };
+    // The file must load with the same schema that reads it: one source of truth for the rules.
+    const { problems } = validateConfig(config);
+    if (problems.length > 0) throw new ConfigError('the answers do not make a valid config file', { problems });
+    await writeConfig(target, await render(target, config));
+    ctx.out(`Wrote profile ${profileName} to ${target}\n`);
+  } else {
+    const before = editable.profiles();
+    const replaced = before.includes(profileName);
+    editable.setProfile(profileName, profile);
+    // Adding a profile does not change which one is used: a file whose only profile was used
+    // implicitly now names it, so the new one does not leave the choice open.
+    if (editable.defaultProfile() === undefined) {
+      editable.setDefaultProfile(before.length === 1 && !replaced ? before[0]! : profileName);
+    }
+    await saveEditable(editable, { privateMode: typeof answers.token === 'string' });
+    ctx.out(`${replaced ? 'Replaced' : 'Added'} profile ${profileName} ${replaced ? 'in' : 'to'} ${target}\n`);
+    const chosen = editable.defaultProfile();
+    if (chosen !== profileName) {
+      ctx.err(
+        `The default profile stays ${chosen}: use this one with -p ${profileName}, or make it the default with: core config use ${profileName}\n`,
+      );
+    }
+  }
   await adviseAfterWrite(target, answers.token!, ctx);
   return 0;
+}
+
+function profileExists(name: string, file: string): UsageError {
+  return new UsageError(`profile ${name} already exists in ${file}`, {
+    hint: 'choose another --profile-name, or pass --force to replace that profile',
+  });
 }
 
 interface Answers {
@@ -122,14 +149,19 @@ function checkFlags(options: ConfigInitOptions): Answers {
   return { profileName, baseUrl, tenant, token };
 }
 
-async function ask(given: Answers, prompter: Prompter): Promise<Answers> {
+async function ask(given: Answers, prompter: Prompter, taken: string[]): Promise<Answers> {
   const profileName =
     given.profileName ??
     (
       await prompter.input({
         message: 'Profile name',
-        default: DEFAULT_PROFILE_NAME,
-        validate: (value) => PROFILE_NAME.test(value.trim()) || 'letters, digits, -, _ and ., starting with a letter or digit',
+        default: taken.includes(DEFAULT_PROFILE_NAME) ? undefined : DEFAULT_PROFILE_NAME,
+        validate: (value) =>
+          !PROFILE_NAME.test(value.trim())
+            ? 'letters, digits, -, _ and ., starting with a letter or digit'
+            : taken.includes(value.trim())
+              ? `the file has a profile ${value.trim()} already; choose another name (or pass --force to replace it)`
+              : true,
       })
     ).trim();
   const baseUrl =
@@ -209,9 +241,9 @@ async function existingUserConfig(dir: string): Promise<string | undefined> {
 }
 
 /**
- * The file to write: config.yaml, or with --force the file already in use, so that the new one is not
- * shadowed by it (`config` and `config.json` are read before `config.yaml`). A JavaScript file is
- * code that `init` cannot rewrite.
+ * The file to write: config.yaml, or the user config file already there, so that the profile is not
+ * written to a file shadowed by it (`config` and `config.json` are read before `config.yaml`). A
+ * JavaScript file is code that `init` cannot rewrite.
  */
 function chooseTarget(dir: string, existing: string | undefined): string {
   if (existing === undefined) return path.join(dir, USER_CONFIG_NAME);
@@ -243,38 +275,18 @@ function writeError(error: unknown, target: string): unknown {
   });
 }
 
-async function writeConfig(target: string, content: string, replace: boolean): Promise<void> {
+async function writeConfig(target: string, content: string): Promise<void> {
   try {
-    await writeConfigFile(target, content, replace);
+    await mkdir(path.dirname(target), { recursive: true, mode: DIR_MODE });
+    // 'wx' fails if the file appeared since the check: a file written meanwhile is never overwritten.
+    await writeFile(target, content, { flag: 'wx', mode: FILE_MODE });
   } catch (error) {
-    throw writeError(error, target);
-  }
-}
-
-async function writeConfigFile(target: string, content: string, replace: boolean): Promise<void> {
-  await mkdir(path.dirname(target), { recursive: true, mode: DIR_MODE });
-  if (!replace) {
-    try {
-      // 'wx' fails if the file appeared since the check: never overwrite without --force.
-      await writeFile(target, content, { flag: 'wx', mode: FILE_MODE });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-        throw new UsageError(`${target} already exists`, { hint: 'pass --force to replace it' });
-      }
-      throw error;
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new UsageError(`${target} appeared while core config init ran`, {
+        hint: 'run core config init again to add the profile to it',
+      });
     }
-    return;
-  }
-  // Replacing: write a new file and rename it over the old, so the old mode (perhaps 0644) does not
-  // carry over to a file that may now hold a token, and a failure leaves the old file intact.
-  const temporary = `${target}.${process.pid}.tmp`;
-  try {
-    await writeFile(temporary, content, { flag: 'wx', mode: FILE_MODE });
-    await chmod(temporary, FILE_MODE);
-    await rename(temporary, target);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
+    throw writeError(error, target);
   }
 }
 

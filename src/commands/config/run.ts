@@ -37,6 +37,8 @@ export interface ConfigReport {
   /** Where the file was looked for (or the file named by --config / CORE_CONFIG). */
   searched: string[];
   profiles: string[];
+  /** Every profile of the file, in file order, with its service and tenant; `inUse` marks the one chosen. */
+  profileList: Array<{ name: string; baseUrl: string | null; tenant: string | null; inUse: boolean }>;
   profile: Resolved<string> | null;
   baseUrl: Resolved<string> | null;
   tenant: Resolved<string> | null;
@@ -80,6 +82,7 @@ export function collectConfigReport(settings: Settings, ctx: Context): ConfigRep
     configFile: settings.configFile,
     searched: settings.searched,
     profiles: settings.profiles,
+    profileList: settings.profileSummaries.map((summary) => ({ ...summary, inUse: summary.name === settings.profile?.value })),
     profile: settings.profile,
     baseUrl: settings.baseUrl,
     tenant: settings.tenant,
@@ -167,7 +170,20 @@ export function renderConfigReport(report: ConfigReport, ctx: Context): string {
   const lines = rows.map(([key, value, source]) =>
     `${key.padEnd(keyWidth)}  ${source ? `${value.padEnd(valueWidth)}  ${dim(source)}` : value}`.trimEnd(),
   );
+  if (report.profileList.length > 0) lines.push('', ...profileLines(report));
   return `${lines.join('\n')}\n`;
+}
+
+/** Every profile of the file, the one in use marked with *, with its service and tenant. */
+function profileLines(report: ConfigReport): string[] {
+  const nameWidth = Math.max(...report.profileList.map((p) => p.name.length));
+  const urlWidth = Math.max(...report.profileList.map((p) => (p.baseUrl ?? '-').length));
+  return [
+    `profiles in ${report.configFile} (* in use; switch with: core config use NAME)`,
+    ...report.profileList.map((p) =>
+      `${p.inUse ? '*' : ' '} ${p.name.padEnd(nameWidth)}  ${(p.baseUrl ?? '-').padEnd(urlWidth)}  ${p.tenant ?? '-'}`.trimEnd(),
+    ),
+  ];
 }
 
 function secretText(secret: ShownSecret | null): [string, string] {

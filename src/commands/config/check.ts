@@ -1,0 +1,189 @@
+import { requireSettings, resolveSettingsToken, type Need, type Settings } from '../../config/index.js';
+import type { Context } from '../../context.js';
+import { ConfigError, CoreError, type Problem } from '../../errors.js';
+import { headersCarryAuthorization } from '../../secrets.js';
+import { loadCommandSettings } from '../common.js';
+import type { GlobalOptions } from '../definition.js';
+
+export interface ConfigCheckOptions {
+  global: GlobalOptions;
+  json: boolean;
+  /** --allow-http: plain http to a host other than this machine is allowed, as for a send. */
+  allowHttp: boolean;
+}
+
+/** One thing a send needs, and whether it is there. */
+export interface Check {
+  name: string;
+  ok: boolean;
+  /** What was found, never a secret: a path, a URL, "env CORE_TOKEN (set)", "command ran". */
+  detail: string;
+  /** Where it came from: `flag --base-url`, `env CORE_TENANT`, `profile staging in /home/u/.corerc`. */
+  source?: string;
+  /** What to do when it is not there. */
+  hint?: string;
+}
+
+/** What `core config check` prints, as data: the human view and --json render the same object. */
+export interface CheckReport {
+  ready: boolean;
+  configFile: string | null;
+  profile: string | null;
+  checks: Check[];
+}
+
+/**
+ * `core config check`: resolves everything a send needs, as a send would (the config file, the
+ * profile, the base URL and the network rules, the tenant, both tokens: the variable read, the token
+ * command run), and reports each, every problem at once. Sends nothing. Exits 0 when a send could go
+ * out, 2 otherwise (docs/configuration.md, "Checking a set-up").
+ */
+export async function runConfigCheck(options: ConfigCheckOptions, ctx: Context): Promise<number> {
+  const report = await collectChecks(options, ctx);
+  ctx.out(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderChecks(report, ctx));
+  if (!report.ready) {
+    const failed = report.checks.filter((check) => !check.ok).length;
+    throw new ConfigError(`not ready to send: ${failed === 1 ? '1 problem' : `${failed} problems`} (listed above)`, {
+      hint: 'fix them, then run core config check again; core config show lists every setting and its source',
+    });
+  }
+  return 0;
+}
+
+export async function collectChecks(options: ConfigCheckOptions, ctx: Context): Promise<CheckReport> {
+  let settings: Settings;
+  try {
+    settings = await loadCommandSettings(options, ctx);
+  } catch (error) {
+    if (!(error instanceof CoreError)) throw error;
+    const problems = 'problems' in error ? (error.problems as Problem[]) : [];
+    const detail = [error.message, ...problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message))].join('; ');
+    return {
+      ready: false,
+      configFile: null,
+      profile: null,
+      checks: [{ name: 'config', ok: false, detail, ...(error.hint ? { hint: error.hint } : {}) }],
+    };
+  }
+
+  const checks: Check[] = [
+    {
+      name: 'config file',
+      ok: true,
+      detail: settings.configFile ?? 'none: the environment alone',
+    },
+  ];
+  if (settings.profile !== null)
+    checks.push({ name: 'profile', ok: true, detail: settings.profile.value, source: settings.profile.source });
+  else if (settings.profiles.length > 1) {
+    checks.push({
+      name: 'profile',
+      ok: true,
+      detail: `none chosen (profiles: ${settings.profiles.join(', ')})`,
+      hint: 'choose one with -p NAME or core config use NAME',
+    });
+  }
+
+  checks.push(present(settings, 'baseUrl', 'base URL'));
+  checks.push(present(settings, 'tenant', 'tenant'));
+  if (settings.baseUrl !== null) checks.push(await network(settings, options, ctx));
+
+  if (headersCarryAuthorization(settings.headers.value)) {
+    checks.push({
+      name: 'token',
+      ok: true,
+      detail: "not needed: the profile's headers carry Authorization",
+      source: settings.headers.source,
+    });
+  } else {
+    checks.push(await token(settings, 'token', ctx));
+    checks.push(
+      settings.integratorToken === null
+        ? { name: 'integrator token', ok: true, detail: 'not set: the token is used (core reason update)' }
+        : await token(settings, 'integratorToken', ctx),
+    );
+  }
+  return {
+    ready: checks.every((check) => check.ok),
+    configFile: settings.configFile,
+    profile: settings.profile?.value ?? null,
+    checks,
+  };
+}
+
+/** A value a send requires: there, with its source, or missing, with every place it was looked for. */
+function present(settings: Settings, need: 'baseUrl' | 'tenant', name: string): Check {
+  const resolved = settings[need];
+  if (resolved !== null) return { name, ok: true, detail: resolved.value, source: resolved.source };
+  return { name, ok: false, ...missing(settings, need) };
+}
+
+function missing(settings: Settings, need: Need): { detail: string; hint?: string } {
+  try {
+    requireSettings(settings, [need]);
+    return { detail: 'not set' };
+  } catch (error) {
+    const config = error as ConfigError;
+    return { detail: `not set; ${config.problems[0]?.message ?? ''}`.replace(/; $/, ''), ...(config.hint ? { hint: config.hint } : {}) };
+  }
+}
+
+/** The network rules a send applies before the token: plain http, the CA file, the proxy. */
+async function network(settings: Settings, options: ConfigCheckOptions, ctx: Context): Promise<Check> {
+  const { prepareTransport } = await import('../../send/transport.js');
+  try {
+    const transport = await prepareTransport(settings.baseUrl!.value, settings, { allowHttp: options.allowHttp }, ctx);
+    transport.close();
+    const via = transport.proxy === null ? 'direct' : `through the proxy ${transport.proxy}`;
+    return {
+      name: 'connection',
+      ok: true,
+      detail: `${via}${settings.caFile ? `, trusting ${settings.caFile.value} too` : ''} (not tried: nothing is sent)`,
+    };
+  } catch (error) {
+    if (!(error instanceof CoreError)) throw error;
+    return {
+      name: 'connection',
+      ok: false,
+      detail: error.message.replace(/; nothing was sent$/, ''),
+      ...(error.hint ? { hint: error.hint } : {}),
+    };
+  }
+}
+
+/** A token resolved as a send resolves it: the variable read, the command run. Its value is never shown. */
+async function token(settings: Settings, which: 'token' | 'integratorToken', ctx: Context): Promise<Check> {
+  const name = which === 'token' ? 'token' : 'integrator token';
+  const spec = settings[which];
+  if (spec === null) return { name, ok: false, ...missing(settings, which) };
+  const how =
+    typeof spec.value === 'string'
+      ? 'a literal in the config file'
+      : 'env' in spec.value
+        ? `env ${spec.value.env}`
+        : `command ${JSON.stringify(spec.value.command)}`;
+  try {
+    const value = await resolveSettingsToken(settings, which, { env: ctx.env, cwd: ctx.cwd, signal: ctx.signal });
+    ctx.addSecret(value);
+    const ran = typeof spec.value === 'object' && 'command' in spec.value ? ' (ran, and printed a token)' : ' (set)';
+    return { name, ok: true, detail: `${how}${ran}`, source: spec.source };
+  } catch (error) {
+    if (!(error instanceof CoreError)) throw error;
+    return { name, ok: false, detail: error.message, source: spec.source, ...(error.hint ? { hint: error.hint } : {}) };
+  }
+}
+
+/** The human view: one line a check, ✓ or ✗, with the source dimmed and the hint under a failure. */
+export function renderChecks(report: CheckReport, ctx: Context): string {
+  const color = ctx.color.stdout;
+  const paint = (code: string, text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const width = Math.max(...report.checks.map((check) => check.name.length));
+  const lines = report.checks.map((check) => {
+    const mark = check.ok ? paint('32', '✓') : paint('31', '✗');
+    const source = check.source ? `  ${paint('2', check.source)}` : '';
+    const line = `${mark} ${check.name.padEnd(width)}  ${check.detail}${source}`;
+    return !check.ok && check.hint ? `${line}\n  ${' '.repeat(width)}  ${paint('2', `hint: ${check.hint}`)}` : line;
+  });
+  lines.push(report.ready ? 'Ready: a send could go out (nothing was sent).' : 'Not ready: a send would stop at the problems above.');
+  return `${lines.join('\n')}\n`;
+}
