@@ -2,6 +2,7 @@ import type { Settings } from '../config/index.js';
 import type { Context } from '../context.js';
 import { ExitCode, exitCodeForStatus, PayloadError, type Problem } from '../errors.js';
 import type { Operation } from '../operations.js';
+import { failureHint } from '../output/hints.js';
 import { printResult } from '../output/render.js';
 import type { RequestResult } from '../output/result.js';
 import { joinUrl } from './request.js';
@@ -76,6 +77,8 @@ export async function sendOne(input: SendOneInput, ctx: Context): Promise<number
       announceRetries: true,
     });
     printResult(result, ctx, flags.json);
+    const hint = failureHint(result, { operation: input.operation.id, retryable: input.retryable, retries: input.settings.retries.value });
+    if (hint !== undefined) ctx.err(`hint: ${hint}\n`);
     // Ctrl-C while waiting to repeat a failed request: the last answer is shown, and the exit code
     // says the run was interrupted rather than that the service failed.
     if (!result.ok && ctx.signal.aborted) {

@@ -59,6 +59,8 @@ export interface SendMeta {
 
 export interface Session {
   readonly operation: Operation;
+  /** The settings the session was opened with (timeouts, retries, ...). */
+  readonly settings: Settings;
   /** --dry-run or --curl: nothing is sent, and `send` must not be called. */
   readonly showOnly: boolean;
   /** The request exactly as it would go on the wire (the token a placeholder in show-only sessions). */
@@ -158,6 +160,7 @@ export async function openSession(
 
   return {
     operation,
+    settings,
     showOnly,
     prepare,
     show(payload, opts = {}) {

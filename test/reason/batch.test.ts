@@ -61,7 +61,9 @@ describe('core reason update -f: outcomes of a batch', () => {
     expect(result.stdout).toBe(
       "✓ 200  A1\n✗ 404  MISSING1  Inactivity reason with code 'MISSING1' not found\n✓ 200  FLAKY1  (2 attempts)\n",
     );
-    expect(result.stderr).toBe('2 succeeded, 1 failed, 0 skipped\n');
+    expect(result.stderr).toBe(
+      '2 succeeded, 1 failed, 0 skipped\nhint (404): no inactivity reason has this code: the update changes existing reasons only; check the code and the tenant\n',
+    );
   });
 
   it.each<[string, string[], number]>([

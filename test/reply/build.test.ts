@@ -78,7 +78,7 @@ describe('buildReply', () => {
   it('fills text with a plain-text rendering of formattedText when text is absent', async () => {
     const built = await buildReply(undefined, { markdown: '**Hello** _there_, see [docs](https://example.com)' }, env);
     expect(built.payload.formattedText).toBe('**Hello** _there_, see [docs](https://example.com)');
-    expect(built.payload.text).toBe('Hello there, see docs');
+    expect(built.payload.text).toBe('Hello there, see docs (https://example.com)');
     expect(built.notes.join('\n')).toContain('plain-text rendering');
   });
 

@@ -9,6 +9,7 @@ import { startProgress } from '../../batch/progress.js';
 import { mayRetry, operations } from '../../operations.js';
 import { printResult } from '../../output/render.js';
 import type { RequestResult } from '../../output/result.js';
+import { failureHint } from '../../output/hints.js';
 import { makeStyle } from '../../output/style.js';
 import { validateReason } from '../../payload/index.js';
 import { stringifyJson } from '../../payload/json.js';
@@ -239,6 +240,8 @@ async function send(
   const progress = await startProgress(ctx, total);
   const style = makeStyle(ctx.color.stdout);
   let stoppedByFailure = false;
+  // One hint per failing status, shown under the summary rather than under every failed reason.
+  const failures = new Map<number, RequestResult>();
   // Repeating an update sets the same fields again, so it is retried (docs/api.md, gap 22; docs/security.md,
   // "Retries").
   const retryable = mayRetry(operations.reason, {});
@@ -260,6 +263,7 @@ async function send(
         if (options.json) progress.print(`${line}\n`);
         else if (single) printResult(result, ctx, false);
         else progress.print(outcomeLine(result, style));
+        if (result.status !== null && !result.ok && !failures.has(result.status)) failures.set(result.status, result);
         progress.tick(!result.ok && !result.skipped);
         report?.write(ctx.redact(line));
       },
@@ -276,6 +280,10 @@ async function send(
     });
     progress.stop();
     if (!single || tally.interrupted) ctx.err(summaryLine(tally, stoppedByFailure));
+    for (const [status, result] of failures) {
+      const hint = failureHint(result, { operation: 'reason', retryable, retries: session.settings.retries.value });
+      if (hint !== undefined) ctx.err(`hint${single ? '' : ` (${status})`}: ${hint}\n`);
+    }
     if (report && (tally.failed > 0 || tally.skipped > 0)) ctx.err(`report: ${report.path} holds one line per reason\n`);
     return tally.interrupted ? ExitCode.interrupted : tally.exitCode;
   } finally {

@@ -1,0 +1,62 @@
+import type { RequestResult } from './result.js';
+
+/**
+ * What to do next after a request failed, by status (docs/exit-codes.md, "Hints"): one line under the
+ * failure, on stderr. The API shows the meaning of only two statuses (the reason update's 404 and 409,
+ * docs/api.md, reason rules 1 and 2); the others name the likely causes and where to look, without
+ * claiming to know the service's reason.
+ */
+
+export interface HintContext {
+  /** The operation's id (src/operations.ts): `reply`, `greet`, `reason`, or another for `core api`. */
+  operation: string;
+  /** Whether the request could be repeated at all; a greeting is not, without --retry. */
+  retryable: boolean;
+  /** The profile's `retries`. */
+  retries: number;
+}
+
+export function failureHint(result: RequestResult, context: HintContext): string | undefined {
+  if (result.ok || result.skipped || result.validationErrors) return undefined;
+  const status = result.status;
+  if (status === null) return undefined;
+  const attempts = result.attempts ?? 1;
+  const repeated = attempts > 1 ? `it was sent ${attempts} times` : context.retryable ? 'it was sent once' : 'it was not repeated';
+  const reason = context.operation === 'reason';
+  switch (status) {
+    case 401:
+      return `the service did not accept the ${reason ? 'integrator token (else the token)' : 'token'}: check it and where it came from with core config show, and that it has not expired`;
+    case 403:
+      return reason
+        ? 'the token was accepted but may not do this: updating reasons needs the INTEGRATOR permission (set integratorToken or CORE_INTEGRATOR_TOKEN), and the tenant must be right (X-Tenant-Name)'
+        : 'the token was accepted but may not do this: check the tenant (X-Tenant-Name, core config show) and the permissions of the token';
+    case 404:
+      return reason
+        ? 'no inactivity reason has this code: the update changes existing reasons only; check the code and the tenant'
+        : 'the service knows no such target: check the base URL (with any path prefix), the identifiers (questionId, sessionId with questionIndex) and the tenant';
+    case 409:
+      return reason
+        ? 'too many inactivity reasons would be active: make another inactive first (--inactive), or send this one with --inactive'
+        : context.operation === 'reply'
+          ? 'the question may already have a bot answer and the service rejects a second one (strict mode): answer a new question, or address the reply by another way'
+          : 'the service refused the request as conflicting with its state';
+    case 413:
+      return 'the request is larger than the service takes: shorten the texts, or send fewer quick replies, attachments or list items';
+    case 415:
+      return 'the service did not take the body as JSON: core sends Content-Type: application/json, so check that no proxy or header in the profile changes it';
+    case 429:
+      return `the service limits the rate of requests; ${repeated}, waiting as Retry-After asked: try again later${reason ? ', or lower --concurrency' : ''}`;
+    default:
+      if (status >= 500) {
+        const more = context.retryable
+          ? `; raise retries in the profile (now ${context.retries}) or try again later`
+          : context.operation === 'greet'
+            ? '; a greeting is repeated only with --retry, as a repeat could greet twice'
+            : '; try again later';
+        return `the service failed (HTTP ${status}); ${repeated}${more}`;
+      }
+      if (status >= 300 && status < 400)
+        return 'set the base URL to the address the service points to (core config show says where it comes from)';
+      return undefined;
+  }
+}
