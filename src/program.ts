@@ -7,6 +7,7 @@ import { sandboxCommand } from './commands/sandbox/command.js';
 import { configCommand } from './commands/config/command.js';
 import { schemaCommand } from './commands/schema/command.js';
 import { completionCommand } from './commands/completion/command.js';
+import { apiCommand } from './commands/api/command.js';
 import { version } from './version.js';
 
 /** The commands, by name, in the order help lists them. Each factory module is small; its run function is imported lazily. */
@@ -14,6 +15,7 @@ const commands: Record<string, CommandFactory> = {
   reply: replyCommand,
   greet: greetCommand,
   reason: reasonCommand,
+  api: apiCommand,
   sandbox: sandboxCommand,
   config: configCommand,
   schema: schemaCommand,

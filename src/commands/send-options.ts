@@ -28,10 +28,13 @@ export function addConnectionOptions(cmd: Command): Command {
     .option('--tenant <name>', 'the tenant, sent as X-Tenant-Name (env CORE_TENANT)');
 }
 
-export function addSendOptions(cmd: Command): Command {
-  return addConnectionOptions(cmd)
-    .option('-f, --file <path>', 'read the payload from a JSON or YAML file ("-" for standard input); flags override its fields')
-    .option('-i, --interactive', 'compose the payload with prompts (needs a terminal)')
+export function addSendOptions(cmd: Command, options: { interactive?: boolean } = {}): Command {
+  addConnectionOptions(cmd).option(
+    '-f, --file <path>',
+    'read the payload from a JSON or YAML file ("-" for standard input); flags override its fields',
+  );
+  if (options.interactive !== false) cmd.option('-i, --interactive', 'compose the payload with prompts (needs a terminal)');
+  return cmd
     .option('--dry-run', 'validate and print the request that would be sent (secrets masked); send nothing')
     .option('--curl', 'print an equivalent curl command (the token as $CORE_TOKEN); send nothing')
     .option('--json', 'print one JSON result document on stdout')

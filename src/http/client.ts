@@ -172,7 +172,9 @@ async function attemptOnce(request: HttpRequest): Promise<HttpResponse> {
     const stream = got.stream(request.url, {
       method: request.method,
       headers: request.headers,
-      body: request.body,
+      // got refuses a body on a GET, even an empty one; any other method is given its body, empty or
+      // not, since got's stream would otherwise wait for one to be written into it.
+      ...(request.method === 'GET' ? {} : { body: request.body }),
       timeout: { request: request.timeoutMs },
       retry: { limit: 0 },
       throwHttpErrors: false,

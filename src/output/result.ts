@@ -29,6 +29,11 @@ export interface RequestResult {
   attempts?: number;
   /** For batches: not sent because the batch stopped early. */
   skipped?: boolean;
+  /**
+   * `core api` only: the response body, a JSON value when it is JSON (identifiers exact), else its text
+   * (cut to 1 MB, marked). The API's own operations answer with no body.
+   */
+  body?: unknown;
 }
 
 /** The most of a non-JSON error body that is shown (the 2 KB of docs/json-output.md). */

@@ -46,8 +46,10 @@ export function prepareRequest(
   payload: unknown,
   tokenVariable: PreparedRequest['tokenVariable'] = 'CORE_TOKEN',
 ): PreparedRequest {
+  // A request without a payload (a GET of `core api`, say) has no body and so no Content-Type.
+  const hasBody = payload !== undefined;
   const headers: Record<string, string> = {
-    'Content-Type': 'application/json',
+    ...(hasBody ? { 'Content-Type': 'application/json' } : {}),
     Accept: 'application/json',
     'User-Agent': userAgent(),
     'X-Tenant-Name': settings.tenant,
@@ -65,7 +67,7 @@ export function prepareRequest(
     method: operation.method,
     url: joinUrl(settings.baseUrl, operation.path),
     headers,
-    body: stringifyJson(payload),
+    body: hasBody ? stringifyJson(payload) : '',
     payload,
     tokenVariable,
     bearerFromToken,
@@ -90,11 +92,11 @@ export function maskHeaders(headers: Record<string, string>, ctx: Context): Reco
 export function renderDryRun(request: PreparedRequest, ctx: Context, json: boolean): string {
   const headers = maskHeaders(request.headers, ctx);
   if (json) {
-    return `${stringifyJson({ dryRun: true, method: request.method, url: request.url, headers, body: request.payload })}\n`;
+    return `${stringifyJson({ dryRun: true, method: request.method, url: request.url, headers, body: request.payload ?? null })}\n`;
   }
   const lines = [`${request.method} ${request.url}`];
   for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
-  lines.push('', stringifyJson(request.payload, 2), '');
+  lines.push('', request.payload === undefined ? '(no body)' : stringifyJson(request.payload, 2), '');
   return lines.join('\n');
 }
 
@@ -119,7 +121,7 @@ export function renderCurl(request: PreparedRequest, ctx: Context, connection: s
       lines.push(`-H ${shellQuote(`${name}: ${ctx.redact(value)}`)}`);
     }
   }
-  lines.push(`--data-binary ${shellQuote(ctx.redact(request.body))}`);
+  if (request.payload !== undefined) lines.push(`--data-binary ${shellQuote(ctx.redact(request.body))}`);
   return `${lines.join(' \\\n  ')}\n`;
 }
 

@@ -6,6 +6,7 @@ import type { HttpResponse } from '../http/client.js';
 import type { PoolOptions } from '../http/agents.js';
 import type { Operation } from '../operations.js';
 import { resultFromResponse, type RequestResult } from '../output/result.js';
+import { parseJson } from '../payload/json.js';
 import { headersCarryAuthorization, registerHeaderSecrets, registerKnownSecrets } from '../secrets.js';
 import {
   prepareRequest,
@@ -55,7 +56,12 @@ export interface SendMeta {
   retrySignal?: AbortSignal;
   /** Say on stderr when a request is repeated or why not (single requests; a batch shows progress). */
   announceRetries?: boolean;
+  /** Keep the response body in the result (`core api`), up to KEPT_BODY_BYTES. */
+  keepBody?: boolean;
 }
+
+/** The most of a response body `core api` keeps and shows. */
+export const KEPT_BODY_BYTES = 1024 * 1024;
 
 export interface Session {
   readonly operation: Operation;
@@ -204,6 +210,7 @@ async function exchange(
       timeoutMs: settings.timeoutMs.value,
       retries: settings.retries.value,
       retryable: meta.retryable,
+      ...(meta.keepBody ? { maxBodyBytes: KEPT_BODY_BYTES } : {}),
       signal: meta.signal ?? ctx.signal,
       agent: transport.agents,
       ...(transport.proxy ? { proxy: transport.proxy } : {}),
@@ -235,5 +242,19 @@ async function exchange(
     };
   }
   if (flags.verbose) ctx.err(renderVerboseResponse(response, ctx));
-  return resultFromResponse(identity, response);
+  const result = resultFromResponse(identity, response);
+  return meta.keepBody ? { ...result, body: responseBody(response) } : result;
+}
+
+/** A response body as data: JSON read losslessly when it parses, else the text (marked when cut). */
+function responseBody(response: HttpResponse): unknown {
+  if (response.body === '') return null;
+  if (!response.truncated) {
+    try {
+      return parseJson(response.body);
+    } catch {
+      // Not JSON: the text.
+    }
+  }
+  return response.truncated ? `${response.body}… [cut at ${KEPT_BODY_BYTES} bytes]` : response.body;
 }

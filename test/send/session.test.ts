@@ -31,6 +31,8 @@ const reasons = ['LUNCH', 'TRAINING', 'BREAK'].map((code) =>
   JSON.stringify({ code, reasons: [{ locale: 'en', name: code.toLowerCase() }] }),
 );
 writeFileSync(join(folder, 'reasons.ndjson'), `${reasons.join('\n')}\n`);
+writeFileSync(join(folder, 'answer.json'), '{"coreClientId":42,"text":"Hi","answerId":"a-1"}');
+writeFileSync(join(folder, 'quoting.json'), JSON.stringify({ coreClientId: 42, text: `my token is ${TOKEN}` }));
 
 const commands: Command[] = [
   {
@@ -53,6 +55,13 @@ const commands: Command[] = [
     requests: 1,
     ownTokenVariable: 'CORE_INTEGRATOR_TOKEN',
     missing: /missing integrator token/,
+  },
+  {
+    name: 'api POST /api/v1/chatbot -f',
+    argv: ['api', 'POST', '/api/v1/chatbot', '-f', join(folder, 'answer.json')],
+    requests: 1,
+    ownTokenVariable: 'CORE_TOKEN',
+    missing: /missing token/,
   },
   {
     name: 'reason update -f (three reasons)',
@@ -181,7 +190,9 @@ describe.each(commands)('$name goes through the one sending session', (command) 
     const quoting =
       command.name === 'reply' || command.name === 'greet'
         ? [...command.argv.filter((word, i, all) => word !== '-t' && all[i - 1] !== '-t'), '-t', `my token is ${TOKEN}`]
-        : ['reason', 'update', '--code', TOKEN, '--name', 'en=Lunch'];
+        : command.argv[0] === 'api'
+          ? ['api', 'POST', '/api/v1/chatbot', '-f', join(folder, 'quoting.json')]
+          : ['reason', 'update', '--code', TOKEN, '--name', 'en=Lunch'];
     const result = await run([...quoting, '--dry-run'], env());
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('********');
