@@ -28,17 +28,24 @@ export interface SendSpec<T> extends ItemSpec<T> {
    */
   localResult(key: string | undefined, why: LocalOutcome): RequestResult;
   onResult(result: RequestResult): void;
+  /**
+   * Whether the item with this key was applied by an earlier run (--resume): it is not sent again,
+   * and its result says so.
+   */
+  alreadyApplied?(key: string | undefined): boolean;
   /** Told once, at the moment of Ctrl-C, with the number of requests still in flight. */
   onInterrupt?(inFlight: number): void;
   /** Told once, at the first failure with --fail-fast, with the number of requests still in flight. */
   onFailFast?(inFlight: number): void;
 }
 
-export type LocalOutcome = { skipped: true } | { problems: Problem[] } | { error: { code: string; message: string } };
+export type LocalOutcome = { skipped: true } | { resumed: true } | { problems: Problem[] } | { error: { code: string; message: string } };
 
 export interface BatchTally {
   total: number;
   succeeded: number;
+  /** Applied by an earlier run (--resume), so not sent again. */
+  resumed: number;
   failed: number;
   skipped: number;
   /** The largest exit code among the failed items (docs/exit-codes.md); 0 when none failed. */
@@ -47,7 +54,7 @@ export interface BatchTally {
 }
 
 export async function sendBatch<T>(source: BatchSource, spec: SendSpec<T>): Promise<BatchTally> {
-  const tally: BatchTally = { total: 0, succeeded: 0, failed: 0, skipped: 0, exitCode: 0, interrupted: false };
+  const tally: BatchTally = { total: 0, succeeded: 0, resumed: 0, failed: 0, skipped: 0, exitCode: 0, interrupted: false };
   const running = new Set<Promise<void>>();
   let failedFast = false;
   let unexpected: { error: unknown } | undefined;
@@ -58,7 +65,8 @@ export async function sendBatch<T>(source: BatchSource, spec: SendSpec<T>): Prom
 
   const record = (result: RequestResult) => {
     tally.total += 1;
-    if (result.ok) tally.succeeded += 1;
+    if (result.resumed) tally.resumed += 1;
+    else if (result.ok) tally.succeeded += 1;
     else if (result.skipped) tally.skipped += 1;
     else {
       tally.failed += 1;
@@ -77,6 +85,11 @@ export async function sendBatch<T>(source: BatchSource, spec: SendSpec<T>): Prom
   try {
     for await (const item of source.items()) {
       const checked = checkItem(item, spec);
+      if (checked.ok && spec.alreadyApplied?.(checked.key)) {
+        // Applied by the run the --resume report records: recorded as such, and not sent again.
+        record(spec.localResult(checked.key, { resumed: true }));
+        continue;
+      }
       if (!stopped()) {
         while (running.size >= spec.concurrency) await Promise.race(running);
       }

@@ -29,6 +29,8 @@ export interface RequestResult {
   attempts?: number;
   /** For batches: not sent because the batch stopped early. */
   skipped?: boolean;
+  /** For batches: not sent because the --resume report shows it applied by an earlier run (ok is true). */
+  resumed?: boolean;
   /**
    * `core api` only: the response body, a JSON value when it is JSON (identifiers exact), else its text
    * (cut to 1 MB, marked). The API's own operations answer with no body.

@@ -94,7 +94,7 @@ export async function sendOne(input: SendOneInput, ctx: Context): Promise<number
 export function exitCodeOf(result: RequestResult): number {
   if (result.status === null) {
     if (result.validationErrors) return ExitCode.usage;
-    if (result.skipped) return ExitCode.ok;
+    if (result.skipped || result.resumed) return ExitCode.ok;
     const code = (result.error as { code?: string } | null)?.code;
     return code === 'EABORTED' ? ExitCode.interrupted : ExitCode.network;
   }

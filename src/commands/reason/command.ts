@@ -71,7 +71,9 @@ const updateCommand: CommandFactory = (inv) => {
   cmd
     .option('--concurrency <n>', `requests in flight at once, 1 to ${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})`)
     .option('--fail-fast', 'after the first failure, send nothing more (the rest are reported as skipped)')
-    .option('--report <file>', 'write one NDJSON line per reason to FILE as each outcome is known');
+    .option('--report <file>', 'write one NDJSON line per reason to FILE as each outcome is known')
+    .option('--resume <report>', "do not send again the reasons an earlier run's --report shows as applied")
+    .option('-q, --quiet', "print only the failures and the summary (with --json, only the failures' documents)");
   cmd.addHelpText(
     'after',
     `
@@ -87,7 +89,9 @@ Examples:
   $ core reason update -f reasons.ndjson --concurrency 8 --report applied.ndjson
   $ core reason update -f reasons.json --dry-run
   $ jq -c '.[]' reasons.json | core reason update -f - --json | jq -r 'select(.ok | not) | .code'
-  $ core reason update -f reasons.ndjson --inactive --fail-fast`,
+  $ core reason update -f reasons.ndjson --inactive --fail-fast
+  $ core reason update -f reasons.ndjson --quiet --report applied.ndjson
+  $ core reason update -f reasons.ndjson --resume applied.ndjson --report applied.ndjson   # after Ctrl-C`,
   );
   cmd.action(async (raw: Record<string, unknown>, self: Command) => {
     const options: ReasonUpdateOptions = {
@@ -96,6 +100,8 @@ Examples:
       concurrency: parseConcurrency(raw.concurrency as string | undefined),
       failFast: raw.failFast === true,
       report: raw.report as string | undefined,
+      resume: raw.resume as string | undefined,
+      quiet: raw.quiet === true,
       fields: {
         code: raw.code as string | undefined,
         names: raw.name as string[] | undefined,

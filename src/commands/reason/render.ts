@@ -11,6 +11,7 @@ import { stringifyJson } from '../../payload/json.js';
 export function outcomeLine(result: RequestResult, style: Style): string {
   const code = result.code ?? '(no code)';
   const attempts = result.attempts && result.attempts > 1 ? `  (${result.attempts} attempts)` : '';
+  if (result.resumed) return `${style.dim('= applied')}  ${code}  by an earlier run (--resume), not sent again\n`;
   if (result.ok) return `${style.green(`✓ ${result.status}`)}  ${code}${attempts}\n`;
   if (result.skipped) return `${style.yellow('- skipped')}  ${code}  not sent\n`;
   if (result.validationErrors) {
@@ -29,9 +30,11 @@ export function outcomeLine(result: RequestResult, style: Style): string {
 
 const count = (n: number) => n.toLocaleString('en-US');
 
-/** `N succeeded, N failed, N skipped`, and why some were skipped. */
-export function summaryLine(tally: BatchTally, stoppedByFailure: boolean): string {
-  let line = `${count(tally.succeeded)} succeeded, ${count(tally.failed)} failed, ${count(tally.skipped)} skipped`;
+/** `N succeeded, N failed, N skipped`, the reasons an earlier run applied, and why some were skipped. */
+export function summaryLine(tally: BatchTally, stoppedByFailure: boolean, resumedFrom?: string): string {
+  const resumed =
+    tally.resumed > 0 || resumedFrom !== undefined ? `, ${count(tally.resumed)} already applied (per ${resumedFrom ?? '--resume'})` : '';
+  let line = `${count(tally.succeeded)} succeeded${resumed}, ${count(tally.failed)} failed, ${count(tally.skipped)} skipped`;
   if (tally.interrupted) line += ' (interrupted: the skipped reasons were not sent)';
   else if (stoppedByFailure && tally.skipped > 0) line += ' (--fail-fast: the skipped reasons were not sent)';
   return `${line}\n`;

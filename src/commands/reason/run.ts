@@ -20,6 +20,7 @@ import { openSession, type Session } from '../../send/session.js';
 import { loadCommandSettings, requireTerminal } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
 import type { SendOptions } from '../send-options.js';
+import { appliedIn } from '../../batch/resume.js';
 import { hasReasonFields, layFields, parseName, reasonFromFlags, singleReasonFlags, type ReasonFields } from './build.js';
 import { outcomeLine, summaryLine } from './render.js';
 
@@ -32,6 +33,10 @@ export interface ReasonUpdateOptions extends SendOptions {
   failFast: boolean;
   /** Where to write one NDJSON line per reason, as each outcome is known. */
   report?: string;
+  /** A --report of an earlier run: the reasons it shows applied are not sent again. */
+  resume?: string;
+  /** Print only the failures and the summary. */
+  quiet?: boolean;
 }
 
 /**
@@ -89,11 +94,12 @@ export async function runReasonUpdate(options: ReasonUpdateOptions, ctx: Context
 
 async function updateReasons(
   source: BatchSource,
-  spec: ItemSpec<unknown>,
+  itemSpec: ItemSpec<unknown>,
   settings: Settings,
   options: ReasonUpdateOptions,
   ctx: Context,
 ): Promise<number> {
+  let spec: ResumableSpec = itemSpec;
   const showOnly = options.dryRun || options.curl;
   if (showOnly && options.report !== undefined)
     ctx.warn(`--report is not written with ${options.dryRun ? '--dry-run' : '--curl'}: nothing is sent`);
@@ -115,8 +121,14 @@ async function updateReasons(
   });
   let report: ReportWriter | undefined;
   try {
+    // Read before the report is opened: resuming from the very file this run reports to is the common case.
+    const applied = options.resume === undefined ? undefined : await appliedIn(options.resume, ctx.cwd, (message) => ctx.warn(message));
+    if (applied !== undefined) spec = { ...spec, alreadyApplied: (key) => key !== undefined && applied.codes.has(key) };
     if (!showOnly && options.report !== undefined) refuseReportOverInput(options.report, options.file, ctx.cwd);
     report = showOnly || options.report === undefined ? undefined : openReport(options.report, ctx.cwd);
+    // What the --resume report shows applied is carried into this run's report first, so the new report
+    // is as complete a record as the old one, even if this run stops early: a later --resume still works.
+    if (report && applied) for (const code of applied.codes) report.write(ctx.redact(stringifyJson(local(code, { resumed: true }))));
     const summary = await checkAll(source, spec, options, ctx, local);
     if (showOnly) return await show(source, spec, summary, session, options, ctx);
     return await send(source, spec, summary.total, session, options, ctx, local, report);
@@ -125,6 +137,9 @@ async function updateReasons(
     session.close();
   }
 }
+
+/** The checks of an item, and whether an earlier run applied it (--resume). */
+type ResumableSpec = ItemSpec<unknown> & { alreadyApplied?: (key: string | undefined) => boolean };
 
 /** The first pass: every reason checked, every problem listed (up to 50), or PayloadError and nothing sent. */
 async function checkAll(
@@ -177,7 +192,7 @@ function positionField(position: Position): { line?: number; index?: number } {
 /** --dry-run: the count and the first request. --curl: one curl command per reason, in input order. */
 async function show(
   source: BatchSource,
-  spec: ItemSpec<unknown>,
+  spec: ResumableSpec,
   summary: CheckSummary<unknown>,
   session: Session,
   options: ReasonUpdateOptions,
@@ -203,6 +218,7 @@ async function show(
     if (ctx.signal.aborted) return ExitCode.interrupted;
     const checked = checkItem(item, spec);
     if (!checked.ok) continue; // Only when the input changed since the check; nothing to show for it.
+    if (spec.alreadyApplied?.(checked.key)) continue; // --resume: it would not be sent.
     ctx.out(`${written > 0 ? '\n' : ''}${session.show(checked.value)}`);
     written += 1;
   }
@@ -213,7 +229,7 @@ async function show(
 /** The second pass: send every reason, print and record each outcome, and decide the exit code. */
 async function send(
   source: BatchSource,
-  spec: ItemSpec<unknown>,
+  spec: ResumableSpec,
   total: number,
   session: Session,
   options: ReasonUpdateOptions,
@@ -259,13 +275,18 @@ async function send(
       localResult: local,
       onResult: (result) => {
         const line = stringifyJson(result);
+        // --quiet: only the failures are printed; the report still records every reason.
+        const shown = !options.quiet || (!result.ok && !result.skipped);
         // Shown first, so an outcome stays visible even if writing the report then fails.
-        if (options.json) progress.print(`${line}\n`);
+        if (!shown) {
+          // Counted in the summary.
+        } else if (options.json) progress.print(`${line}\n`);
         else if (single) printResult(result, ctx, false);
         else progress.print(outcomeLine(result, style));
         if (result.status !== null && !result.ok && !failures.has(result.status)) failures.set(result.status, result);
         progress.tick(!result.ok && !result.skipped);
-        report?.write(ctx.redact(line));
+        // A reason applied by an earlier run is in the report already (carried over when it was opened).
+        if (!result.resumed) report?.write(ctx.redact(line));
       },
       onInterrupt: (inFlight) => {
         progress.note(
@@ -279,7 +300,7 @@ async function send(
       },
     });
     progress.stop();
-    if (!single || tally.interrupted) ctx.err(summaryLine(tally, stoppedByFailure));
+    if (!single || tally.interrupted || tally.resumed > 0) ctx.err(summaryLine(tally, stoppedByFailure, options.resume));
     for (const [status, result] of failures) {
       const hint = failureHint(result, { operation: 'reason', retryable, retries: session.settings.retries.value });
       if (hint !== undefined) ctx.err(`hint${single ? '' : ` (${status})`}: ${hint}\n`);
@@ -304,6 +325,7 @@ export function localResult(url: string, code: string | undefined, why: LocalOut
     error: null,
   };
   if ('skipped' in why) return { ...base, skipped: true };
+  if ('resumed' in why) return { ...base, ok: true, resumed: true };
   if ('problems' in why) return { ...base, validationErrors: why.problems satisfies Problem[] };
   return { ...base, error: why.error };
 }
