@@ -137,6 +137,12 @@ describe('the npm package', () => {
     expect(existsSync(join(installed, 'node_modules'))).toBe(false);
   });
 
+  it('installs the man page where man finds it', () => {
+    const linked = join(prefix, 'share', 'man', 'man1', 'core.1');
+    expect(existsSync(linked)).toBe(true);
+    expect(readFileSync(linked, 'utf8')).toMatch(/^\.TH CORE 1 /m);
+  });
+
   it('runs core --version from the install', () => {
     const result = core(['--version']);
     expect(result.stderr).toBe('');
