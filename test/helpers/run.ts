@@ -23,7 +23,8 @@ export function emptyHome(): string {
 /** The environment a test starts from: nothing of the machine's CORE_* variables, a private home. */
 export function baseEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
   const home = emptyHome();
-  return { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), ...extra };
+  // TMPDIR: the run's own temporary folder (test/helpers/temporary-folder.ts), for the children too.
+  return { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), TMPDIR: process.env.TMPDIR, ...extra };
 }
 
 export interface RunInit {
