@@ -77,6 +77,9 @@ export const updateReason = (sb: { url: string }, body: unknown, init: CallInit 
 export interface MessageView {
   /** A JSON integer, so a bigint when read with parseJson. */
   seq: bigint;
+  type: string;
+  sessionId: string | null;
+  status: bigint;
   tenant: string;
   kind: string;
   requestId: string;
@@ -89,10 +92,18 @@ export interface MessageView {
   body: Record<string, unknown>;
 }
 
-/** GET /_sandbox/messages, optionally for one tenant. */
+/** GET /_sandbox/messages, optionally for one tenant: every page, following `next`. */
 export async function messages(sb: { url: string }, tenant?: string): Promise<MessageView[]> {
-  const result = await call(sb, `${paths.messages}${tenant ? `?tenant=${encodeURIComponent(tenant)}` : ''}`, { token: null, tenant: null });
-  return (result.json as { messages: MessageView[] }).messages;
+  const all: MessageView[] = [];
+  let after: bigint | null = 0n;
+  while (after !== null) {
+    const query = new URLSearchParams({ after: String(after), limit: '1000', ...(tenant ? { tenant } : {}) });
+    const result = await call(sb, `${paths.messages}?${query}`, { token: null, tenant: null });
+    const page = result.json as { messages: MessageView[]; next: bigint | null };
+    all.push(...page.messages);
+    after = page.next;
+  }
+  return all;
 }
 
 export interface ReasonView {
@@ -119,4 +130,54 @@ export function errorMessage(result: CallResult): string {
   const body = JSON.parse(result.text) as Record<string, unknown>;
   if (Object.keys(body).sort().join() !== 'message,method,timestamp,uri') throw new Error(`not an Error body: ${result.text}`);
   return body.message as string;
+}
+
+/** What POST /_sandbox/conversations answers. */
+export interface StartedConversation {
+  tenant: string;
+  sessionId: string;
+  coreClientId: bigint;
+  clientId: string | null;
+  channel: string;
+}
+
+/** What POST /_sandbox/conversations/{sessionId}/messages answers. */
+export interface AskedQuestion {
+  tenant: string;
+  sessionId: string;
+  seq: bigint;
+  questionId: bigint;
+  questionIndex: bigint;
+  type: string;
+  deliveryId: string | null;
+  noWebhook: string | null;
+}
+
+/** Starts a conversation as the customer (POST /_sandbox/conversations); fails the test unless 201. */
+export async function startConversation(sb: { url: string }, body: Record<string, unknown> = {}): Promise<StartedConversation> {
+  const result = await call(sb, '/_sandbox/conversations', { body, token: null, tenant: null });
+  if (result.status !== 201) throw new Error(`POST /_sandbox/conversations answered ${result.status}: ${result.text}`);
+  return result.json as StartedConversation;
+}
+
+/** A customer message (text, press or pick) in a conversation; fails the test unless 201. */
+export async function customerSays(sb: { url: string }, sessionId: string, body: Record<string, unknown> | string): Promise<AskedQuestion> {
+  const result = await call(sb, `/_sandbox/conversations/${sessionId}/messages`, {
+    body: typeof body === 'string' ? { text: body } : body,
+    token: null,
+    tenant: null,
+  });
+  if (result.status !== 201) throw new Error(`POST .../messages answered ${result.status}: ${result.text}`);
+  return result.json as AskedQuestion;
+}
+
+/** A conversation with one customer question in it: its thread and the question. */
+export async function askedQuestion(
+  sb: { url: string },
+  conversation: Record<string, unknown> = {},
+  text = 'Where is my order?',
+): Promise<AskedQuestion & { coreClientId: bigint }> {
+  const started = await startConversation(sb, conversation);
+  const asked = await customerSays(sb, started.sessionId, text);
+  return { ...asked, coreClientId: started.coreClientId };
 }
