@@ -60,7 +60,8 @@ export function customerHandlers(deps: CustomerDeps) {
     const body = read.value;
     const problems = unknownFields(body, ['tenant', 'channel', 'clientId', 'coreClientId']);
     const tenant = body.tenant ?? deps.defaultTenant;
-    if (typeof tenant !== 'string' || tenant === '') problems.push({ path: 'tenant', message: 'must be the name of a tenant the sandbox serves' });
+    if (typeof tenant !== 'string' || tenant === '')
+      problems.push({ path: 'tenant', message: 'must be the name of a tenant the sandbox serves' });
     const channelText = body.channel ?? 'WEB';
     const channel = typeof channelText === 'string' ? (channelText.toUpperCase() as Channel) : undefined;
     if (channel === undefined || !CHANNELS.includes(channel)) {
@@ -152,7 +153,11 @@ export function customerHandlers(deps: CustomerDeps) {
     const paged = readPaging(ex.query);
     if (!paged.ok) return paged.answer;
     const result = state.conversationPage(tenant, paged.after, paged.limit);
-    return { status: 200, json: { conversations: result.items, next: result.next }, what: `listed ${count(result.items.length, 'conversation')}` };
+    return {
+      status: 200,
+      json: { conversations: result.items, next: result.next },
+      what: `listed ${count(result.items.length, 'conversation')}`,
+    };
   };
 
   /** GET /_sandbox/conversations/{sessionId} */
@@ -177,7 +182,9 @@ export function customerHandlers(deps: CustomerDeps) {
       status: 200,
       tenant: thread.tenant,
       json: { released: released !== null, conversation: state.view(thread) },
-      what: released ? `conversation ${thread.sessionId} given back to the bot` : `conversation ${thread.sessionId} was already with the bot`,
+      what: released
+        ? `conversation ${thread.sessionId} given back to the bot`
+        : `conversation ${thread.sessionId} was already with the bot`,
     };
   });
 
@@ -225,7 +232,11 @@ type Chosen =
  */
 function choose(thread: Thread, press: string | undefined, pick: string | undefined): Chosen {
   const last = thread.lastBotMessage;
-  if (last === null) return { ok: false, message: `the bot has sent no message in thread '${thread.sessionId}' yet: there is nothing to ${press !== undefined ? 'press' : 'pick'}` };
+  if (last === null)
+    return {
+      ok: false,
+      message: `the bot has sent no message in thread '${thread.sessionId}' yet: there is nothing to ${press !== undefined ? 'press' : 'pick'}`,
+    };
   if (press !== undefined) {
     const button = last.quickReplies.find((q) => q.text === press);
     if (button === undefined) return { ok: false, message: `the bot's last message has no button '${press}'; ${offers(last, thread)}` };

@@ -68,7 +68,12 @@ export async function readJsonObject(ex: Exchange): Promise<JsonRead> {
   if (!read.ok) {
     return {
       ok: false,
-      answer: { status: 413, error: `request body larger than ${maxControlBodyBytes} bytes`, what: 'body too large, connection closed', close: true },
+      answer: {
+        status: 413,
+        error: `request body larger than ${maxControlBodyBytes} bytes`,
+        what: 'body too large, connection closed',
+        close: true,
+      },
     };
   }
   ex.bodyBytes = read.bytes.length;

@@ -125,5 +125,10 @@ export function allowedHosts(bound: string, given: string, port: number, loopbac
 /** Whether a Host header names one of `allowed` (compared without case, a trailing dot ignored). */
 export function hostAllowed(header: string | undefined, allowed: Set<string>): boolean {
   if (header === undefined) return false;
-  return allowed.has(header.trim().toLowerCase().replace(/\.(?=:\d+$)|\.$/, ''));
+  return allowed.has(
+    header
+      .trim()
+      .toLowerCase()
+      .replace(/\.(?=:\d+$)|\.$/, ''),
+  );
 }

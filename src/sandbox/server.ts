@@ -273,7 +273,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const reply: OperationHandler = (ex, tenant, body) => {
     const checked = validateReply(body, limits ? { limits } : {});
     if (!checked.ok) return invalid(checked.problems);
-    const outcome = state.reply(tenant, checked.value, { requestId: ex.requestId, body, bodyBytes: ex.bodyBytes, warnings: checked.warnings });
+    const outcome = state.reply(tenant, checked.value, {
+      requestId: ex.requestId,
+      body,
+      bodyBytes: ex.bodyBytes,
+      warnings: checked.warnings,
+    });
     const { event } = outcome;
     const id = `answerId=${event.answerId ?? '(none)'}`;
     const addressed = `addressedBy=${event.addressedBy.join(',') || '(none)'}`;
@@ -302,7 +307,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const greet: OperationHandler = (ex, tenant, body) => {
     const result = validateGreeting(body, limits ? { limits } : {});
     if (!result.ok) return invalid(result.problems);
-    const event = state.greeting(tenant, result.value, { requestId: ex.requestId, body, bodyBytes: ex.bodyBytes, warnings: result.warnings });
+    const event = state.greeting(tenant, result.value, {
+      requestId: ex.requestId,
+      body,
+      bodyBytes: ex.bodyBytes,
+      warnings: result.warnings,
+    });
     const [by] = event.addressedBy;
     // Greet rule 3: with both identifiers, clientId takes priority; the log says so.
     const both = by === 'clientId' && result.value.coreClientId != null;
@@ -365,7 +375,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           const paged = readPaging(ex.query);
           if (!paged.ok) return paged.answer;
           const result = state.messagePage(tenant, paged.after, paged.limit);
-          return { status: 200, json: { messages: result.items, next: result.next }, what: `listed ${count(result.items.length, 'message')}` };
+          return {
+            status: 200,
+            json: { messages: result.items, next: result.next },
+            what: `listed ${count(result.items.length, 'message')}`,
+          };
         },
       },
     ],

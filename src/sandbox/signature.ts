@@ -18,7 +18,8 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 export function webhookSecretProblem(secret: string): string | undefined {
   if (!secret.startsWith(SECRET_PREFIX)) return `must start with ${SECRET_PREFIX} followed by base64, as Standard Webhooks secrets do`;
   const encoded = secret.slice(SECRET_PREFIX.length);
-  if (!BASE64.test(encoded) || encoded === '') return `the part after ${SECRET_PREFIX} must be base64 (A-Z, a-z, 0-9, + and /, padded with =)`;
+  if (!BASE64.test(encoded) || encoded === '')
+    return `the part after ${SECRET_PREFIX} must be base64 (A-Z, a-z, 0-9, + and /, padded with =)`;
   const length = Buffer.from(encoded, 'base64').length;
   if (length < secretBytes.min || length > secretBytes.max) {
     return `the key is ${length} bytes; use ${secretBytes.min} to ${secretBytes.max} bytes (${SECRET_PREFIX} + base64 of 32 random bytes, say)`;

@@ -189,9 +189,7 @@ export const maxCustomerText = 4000;
 /** The size counted for an event besides the bodies it holds. */
 const EVENT_OVERHEAD = 400;
 
-export type ReplyOutcome =
-  | { status: 200; event: BotAnswerEvent }
-  | { status: 400 | 404 | 409; error: string; event: BotAnswerEvent };
+export type ReplyOutcome = { status: 200; event: BotAnswerEvent } | { status: 400 | 404 | 409; error: string; event: BotAnswerEvent };
 
 export type Listener = (event: SandboxEvent) => void;
 
@@ -363,12 +361,21 @@ export class SandboxState {
   }
 
   /** Records one webhook attempt; the delivery's thread may be gone by now (reset, or dropped). */
-  webhookAttempt(delivery: Delivery, attempt: Omit<WebhookAttemptEvent, 'seq' | 'time' | 'tenant' | 'type' | 'sessionId' | 'deliveryId' | 'questionId'>): void {
+  webhookAttempt(
+    delivery: Delivery,
+    attempt: Omit<WebhookAttemptEvent, 'seq' | 'time' | 'tenant' | 'type' | 'sessionId' | 'deliveryId' | 'questionId'>,
+  ): void {
     const state = this.tenants.get(delivery.tenant);
     if (state === undefined) return;
     this.emit(
       state,
-      { type: 'webhook.attempt', sessionId: delivery.sessionId, deliveryId: delivery.deliveryId, questionId: delivery.questionId, ...attempt },
+      {
+        type: 'webhook.attempt',
+        sessionId: delivery.sessionId,
+        deliveryId: delivery.deliveryId,
+        questionId: delivery.questionId,
+        ...attempt,
+      },
       attempt.body.length * 2,
     );
   }
@@ -452,7 +459,13 @@ export class SandboxState {
     }
     if (address.sessionId != null && address.questionIndex != null) {
       if (namedThread === undefined) {
-        return refuse(404, notDeliveredReasons.unknownQuestion, `no thread with sessionId '${address.sessionId}' in tenant '${tenant}'${forgotten(this.config.maxEvents)}`, null, byId);
+        return refuse(
+          404,
+          notDeliveredReasons.unknownQuestion,
+          `no thread with sessionId '${address.sessionId}' in tenant '${tenant}'${forgotten(this.config.maxEvents)}`,
+          null,
+          byId,
+        );
       }
       byIndex = questionAt(namedThread, address.questionIndex);
       if (byIndex === undefined) {
@@ -583,7 +596,15 @@ export class SandboxState {
     const target = thread;
     const event = this.emit(
       state,
-      { ...base, sessionId: target.sessionId, coreClientId: target.client.coreClientId, status: 200, error: null, delivered: true, notDelivered: null },
+      {
+        ...base,
+        sessionId: target.sessionId,
+        coreClientId: target.client.coreClientId,
+        status: 200,
+        error: null,
+        delivered: true,
+        notDelivered: null,
+      },
       meta.bodyBytes,
       () => {
         if (answerId !== null) state.answerIds.set(answerId, this.seq);
@@ -642,7 +663,15 @@ export class SandboxState {
   /** Records an API request that ended before a bot answer, greeting or reason update was recorded. */
   apiRequest(
     tenant: string,
-    request: { method: string; path: string; status: number; requestId: string; error: string | null; sessionId: string | null; bodyBytes: number },
+    request: {
+      method: string;
+      path: string;
+      status: number;
+      requestId: string;
+      error: string | null;
+      sessionId: string | null;
+      bodyBytes: number;
+    },
   ): void {
     const state = this.state(tenant);
     const { bodyBytes, ...fields } = request;
@@ -871,7 +900,8 @@ export class SandboxState {
 
   private forgetClient(state: TenantState, client: Client): void {
     if (state.clients.get(client.coreClientId) === client) state.clients.delete(client.coreClientId);
-    if (client.clientId !== null && state.clientsByExternalId.get(client.clientId) === client) state.clientsByExternalId.delete(client.clientId);
+    if (client.clientId !== null && state.clientsByExternalId.get(client.clientId) === client)
+      state.clientsByExternalId.delete(client.clientId);
   }
 
   private handOver(state: TenantState, thread: Thread, question: Question | undefined, reply: Reply, requestId: string): void {

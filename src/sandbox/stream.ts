@@ -58,12 +58,20 @@ export function eventStream(deps: StreamDeps): Handler {
     }
     const afterText = ex.query.get('after');
     const lastEventId = ex.req.headers['last-event-id'];
-    const starts = [afterText, Array.isArray(lastEventId) ? lastEventId[0] : lastEventId].filter((v): v is string => v !== undefined && v !== null);
+    const starts = [afterText, Array.isArray(lastEventId) ? lastEventId[0] : lastEventId].filter(
+      (v): v is string => v !== undefined && v !== null,
+    );
     for (const text of starts) {
-      if (!/^\d{1,15}$/.test(text)) return { status: 400, error: `'${text}' is not a seq: use a whole number of 0 or more`, what: 'invalid: after' };
+      if (!/^\d{1,15}$/.test(text))
+        return { status: 400, error: `'${text}' is not a seq: use a whole number of 0 or more`, what: 'invalid: after' };
     }
     if (open.size >= streamLimits.maxStreams) {
-      return { status: 503, error: `${open.size} event streams are open, the most the sandbox serves`, headers: { 'Retry-After': '1' }, what: 'too many streams' };
+      return {
+        status: 503,
+        error: `${open.size} event streams are open, the most the sandbox serves`,
+        headers: { 'Retry-After': '1' },
+        what: 'too many streams',
+      };
     }
     const after = starts.length > 0 ? Math.max(...starts.map(Number)) : state.lastSeq;
     const wanted = (event: SandboxEvent) =>
