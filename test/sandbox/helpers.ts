@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { onTestFinished } from 'vitest';
 import { parseJson, stringifyJson } from '../../src/payload/json.js';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
+import { startSandbox, type Sandbox, type SandboxEvent, type SandboxOptions } from '../../src/sandbox/server.js';
+import { happens } from '../helpers/wait.js';
 
 export interface TestSandbox extends Sandbox {
   /** Every log line, in order. */
@@ -180,4 +181,108 @@ export async function askedQuestion(
   const started = await startConversation(sb, conversation);
   const asked = await customerSays(sb, started.sessionId, text);
   return { ...asked, coreClientId: started.coreClientId };
+}
+
+/** An event of the sandbox's log as the tests read it (the fields they look at). */
+export type EventView = SandboxEvent;
+
+/**
+ * Resolves with the first event (already recorded or still to come) that `match` accepts, failing
+ * the test, naming `what`, if none comes within the bound (happens() in test/helpers/wait.ts).
+ */
+export function eventOf<T extends SandboxEvent = SandboxEvent>(sb: Sandbox, match: (event: SandboxEvent) => boolean, what: string): Promise<T> {
+  return happens(
+    new Promise<T>((resolve) => {
+      const seen = sb.events().find(match);
+      if (seen) {
+        resolve(seen as T);
+        return;
+      }
+      const stop = sb.subscribe((event) => {
+        if (!match(event)) return;
+        stop();
+        resolve(event as T);
+      });
+    }),
+    what,
+  );
+}
+
+/** Resolves once `count` events that `match` accepts have been recorded, with them in order. */
+export function eventsOf<T extends SandboxEvent = SandboxEvent>(sb: Sandbox, match: (event: SandboxEvent) => boolean, count: number, what: string): Promise<T[]> {
+  return happens(
+    new Promise<T[]>((resolve) => {
+      const check = () => {
+        const found = sb.events().filter(match) as T[];
+        if (found.length < count) return false;
+        resolve(found.slice(0, count));
+        return true;
+      };
+      if (check()) return;
+      const stop = sb.subscribe((event) => {
+        if (match(event) && check()) stop();
+      });
+    }),
+    `${count} × ${what}`,
+  );
+}
+
+/** An open GET /_sandbox/events: the events read so far, a wait for the next ones, and close. */
+export interface OpenStream {
+  status: number;
+  headers: Headers;
+  /** Every event received, parsed losslessly, with the id line of each. */
+  received: { id: string; event: Record<string, unknown> }[];
+  /** Resolves once `count` events have been received. */
+  until(count: number): Promise<void>;
+  close(): void;
+}
+
+export async function openStream(sb: { url: string }, query = '', headers: Record<string, string> = {}): Promise<OpenStream> {
+  const controller = new AbortController();
+  const response = await fetch(`${sb.url}/_sandbox/events${query}`, { headers, signal: controller.signal });
+  const received: OpenStream['received'] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const notify = () => {
+    for (const waiter of waiters.filter((w) => received.length >= w.count)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  };
+  if (response.body) {
+    void (async () => {
+      const decoder = new TextDecoder();
+      let buffer = '';
+      try {
+        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+          buffer += decoder.decode(chunk, { stream: true });
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) !== -1) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const id = /^id: (.*)$/m.exec(block)?.[1];
+            const data = /^data: (.*)$/m.exec(block)?.[1];
+            if (id !== undefined && data !== undefined) {
+              received.push({ id, event: parseJson(data) as Record<string, unknown> });
+              notify();
+            }
+          }
+        }
+      } catch {
+        // Closed by the test or by the sandbox.
+      }
+    })();
+  }
+  onTestFinished(() => controller.abort());
+  return {
+    status: response.status,
+    headers: response.headers,
+    received,
+    until: (count) =>
+      happens(
+        received.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve })),
+        `${count} events on the stream`,
+      ),
+    close: () => controller.abort(),
+  };
 }
