@@ -190,7 +190,11 @@ export type EventView = SandboxEvent;
  * Resolves with the first event (already recorded or still to come) that `match` accepts, failing
  * the test, naming `what`, if none comes within the bound (happens() in test/helpers/wait.ts).
  */
-export function eventOf<T extends SandboxEvent = SandboxEvent>(sb: Sandbox, match: (event: SandboxEvent) => boolean, what: string): Promise<T> {
+export function eventOf<T extends SandboxEvent = SandboxEvent>(
+  sb: Sandbox,
+  match: (event: SandboxEvent) => boolean,
+  what: string,
+): Promise<T> {
   return happens(
     new Promise<T>((resolve) => {
       const seen = sb.events().find(match);
@@ -209,7 +213,12 @@ export function eventOf<T extends SandboxEvent = SandboxEvent>(sb: Sandbox, matc
 }
 
 /** Resolves once `count` events that `match` accepts have been recorded, with them in order. */
-export function eventsOf<T extends SandboxEvent = SandboxEvent>(sb: Sandbox, match: (event: SandboxEvent) => boolean, count: number, what: string): Promise<T[]> {
+export function eventsOf<T extends SandboxEvent = SandboxEvent>(
+  sb: Sandbox,
+  match: (event: SandboxEvent) => boolean,
+  count: number,
+  what: string,
+): Promise<T[]> {
   return happens(
     new Promise<T[]>((resolve) => {
       const check = () => {
