@@ -26,11 +26,19 @@ Examples:
   return group;
 };
 
-const waitOptions = (cmd: Command) =>
+const waitOptions = (cmd: Command) => {
   addConnectionOptions(cmd)
     .option('--wait <duration>', "how long to wait for the bot's answers, such as 30s (default 10s)")
     .option('--timeout <duration>', 'time limit of each request to the sandbox (default 30s)')
     .option('--json', 'print one JSON document: the question, the webhook attempts, the answers');
+  // The shared connection options, described as they work here: the sandbox is the service.
+  for (const option of cmd.options) {
+    if (option.long === '--base-url') option.description = "the sandbox's base URL, as core sandbox prints it (env CORE_BASE_URL)";
+    if (option.long === '--tenant')
+      option.description = "the tenant of a new conversation (env CORE_TENANT; default: the sandbox's first tenant)";
+  }
+  return cmd;
+};
 
 const EXIT_STATUS = `
 Exit status: 0 when the bot answered in time (at least one answer delivered to the
