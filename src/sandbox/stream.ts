@@ -53,7 +53,8 @@ export function eventStream(deps: StreamDeps): Handler {
     if (tenant !== undefined && !state.hasTenant(tenant)) {
       return { status: 404, error: `no tenant '${tenant}' (tenants: ${state.tenantNames.join(', ')})`, what: 'unknown tenant' };
     }
-    if (sessionId !== undefined && state.thread(sessionId) === undefined) {
+    const thread = sessionId === undefined ? undefined : state.thread(sessionId);
+    if (sessionId !== undefined && thread === undefined) {
       return { status: 404, error: `no conversation with sessionId '${sessionId}'`, what: 'unknown conversation' };
     }
     const afterText = ex.query.get('after');
@@ -136,7 +137,7 @@ export function eventStream(deps: StreamDeps): Handler {
     return {
       status: 200,
       streamed: true,
-      ...(tenant ? { tenant } : {}),
+      ...(tenant ? { tenant } : thread ? { tenant: thread.tenant } : {}),
       what: `event stream opened after seq ${after}${sessionId ? ` for ${sessionId}` : ''}`,
     };
   };
