@@ -234,10 +234,14 @@ describe('core customer say', () => {
     expect(parseJson(json.stdout)).toMatchObject({ ok: false, status: 404n, error: { message: expect.stringContaining('s-nope') } });
   });
 
-  it('exits 4 with a hint when the base URL is not a sandbox', async () => {
-    const service = await startRecordingServer([
-      { status: 404, headers: { 'Content-Type': 'application/json' }, body: '{"message":"no such path: /_sandbox/conversations"}' },
-    ]);
+  it.each([
+    {
+      name: "answers 404 to the sandbox's paths",
+      answer: { status: 404, headers: { 'Content-Type': 'application/json' }, body: '{"message":"no such path: /_sandbox/conversations"}' },
+    },
+    { name: 'answers 200 where the sandbox answers 201', answer: { status: 200 } },
+  ])('exits 4 with a hint when the base URL is not a sandbox: it $name', async ({ answer }) => {
+    const service = await startRecordingServer([answer]);
     onTestFinished(() => service.close());
     const result = await runInProcess(['customer', 'say', 'Hi'], { env: baseEnv({ CORE_BASE_URL: service.url }) });
     expect(result.code).toBe(4);

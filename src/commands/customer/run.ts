@@ -44,7 +44,10 @@ export interface CustomerPressOptions extends CommonOptions {
   session: string;
 }
 
-/** The sandbox refused the customer's request (4xx): exit 4, its message as the sandbox wrote it. */
+/**
+ * The sandbox refused the customer's request: exit 4 (5 for a 5xx), its message as the sandbox wrote it. An answer
+ * that is no refusal but not what a sandbox answers either (a 200 where 201 was due) is exit 4 too.
+ */
 export class SandboxRefusedError extends CoreError {
   constructor(
     readonly answer: SandboxAnswer,
@@ -52,9 +55,12 @@ export class SandboxRefusedError extends CoreError {
     hint?: string,
   ) {
     const message = (answer.json as { message?: unknown } | undefined)?.message;
+    const said = typeof message === 'string' ? message : answer.text.slice(0, 2048) || '(no body)';
     super(
-      `the sandbox refused ${what} (${answer.status}): ${typeof message === 'string' ? message : answer.text.slice(0, 2048)}`,
-      exitCodeForStatus(answer.status),
+      answer.status < 400
+        ? `the server answered ${answer.status} to ${what}, which a core sandbox does not: ${said}`
+        : `the sandbox refused ${what} (${answer.status}): ${said}`,
+      answer.status >= 500 ? exitCodeForStatus(answer.status) : ExitCode.http4xx,
       'EREFUSED',
       hint ? { hint } : {},
     );
@@ -280,7 +286,7 @@ function refused(answer: SandboxAnswer, what: string, options: CommonOptions, ct
     ctx.out(`${stringifyJson({ ok: false, status: answer.status, error: answer.json ?? { message: answer.text.slice(0, 2048) } })}\n`);
   }
   const hint =
-    answer.status === 404 && /no such path/.test(answer.text)
+    answer.status < 400 || (answer.status === 404 && /no such path/.test(answer.text))
       ? 'is CORE_BASE_URL a core sandbox? core customer talks to the sandbox only'
       : answer.status === 403
         ? 'use the base URL core sandbox printed: it answers only requests addressed to its own address'
