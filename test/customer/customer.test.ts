@@ -164,6 +164,20 @@ describe('core customer say', () => {
     expect(result.stderr).toContain('error: no answer from the bot within 200 ms');
   });
 
+  it('exits 130 when interrupted while it waits (Ctrl-C)', async () => {
+    const { env, sb } = await platform(() => ({ status: 200 }));
+    const controller = new AbortController();
+    const stop = sb.subscribe((event) => {
+      if (event.type === 'webhook.attempt') {
+        stop();
+        controller.abort('SIGINT');
+      }
+    });
+    const result = await runInProcess(['customer', 'say', 'Hi', '--wait', '10m'], { env, signal: controller.signal });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('interrupted while waiting for the bot');
+  });
+
   it('exits 6 at once when the webhook fails for good and no answer came', async () => {
     const { env } = await platform(() => ({ status: 500 }), { webhookRetries: 1 });
     const result = await runInProcess(['customer', 'say', 'Hi', '--wait', '10m'], { env });

@@ -1,6 +1,6 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { NetworkError } from '../../errors.js';
+import { InterruptedError, NetworkError } from '../../errors.js';
 import { parseJson, stringifyJson } from '../../payload/json.js';
 
 /**
@@ -53,7 +53,7 @@ export function requestJson(init: ClientInit, method: 'GET' | 'POST', path: stri
     );
     req.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(init.signal.aborted ? error : networkError(error, url));
+      reject(init.signal.aborted ? new InterruptedError('interrupted') : networkError(error, url));
     });
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
@@ -104,7 +104,7 @@ export function openEventStream(init: ClientInit, query: string, onEvent: (event
     req.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       endStream();
-      reject(init.signal.aborted ? error : networkError(error, url));
+      reject(init.signal.aborted ? new InterruptedError('interrupted') : networkError(error, url));
     });
     req.on('response', (res: IncomingMessage) => {
       clearTimeout(timer);
