@@ -1,6 +1,6 @@
 /**
- * When `core customer say` and `press` stop waiting (docs/commands/customer-say.md and docs/sandbox.md,
- * "core customer"): they read the sandbox's event stream for the conversation and stop
+ * When `core customer say` and `press` stop waiting (docs/sandbox.md, "`core customer`", and the help of
+ * both commands): they read the sandbox's event stream for the conversation and stop
  *
  * - at once when no answer can come: the thread is with agents (no webhook was sent), or the webhook
  *   failed for good and no answer arrived;
