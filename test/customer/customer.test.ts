@@ -303,6 +303,15 @@ describe('core customer press', () => {
     expect(result.stderr).toContain("has no button 'Cancel'; it offers buttons 'Talk to a person' and list items 'size-l' (Large)");
   });
 
+  it('exits 4 with a hint when the base URL answers 200 with something that is not a conversation', async () => {
+    const service = await startRecordingServer([{ status: 200 }]);
+    onTestFinished(() => service.close());
+    const result = await runInProcess(['customer', 'press', 'Yes', '--session', 's-1'], { env: baseEnv({ CORE_BASE_URL: service.url }) });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('hint: is CORE_BASE_URL a core sandbox?');
+    expect(result.stderr).not.toContain('unexpected failure');
+  });
+
   it('needs --session', async () => {
     const result = await runInProcess(['customer', 'press', 'Yes'], { env: baseEnv({ CORE_BASE_URL: 'http://127.0.0.1:9' }) });
     expect(result.code).toBe(2);

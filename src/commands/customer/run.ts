@@ -58,7 +58,7 @@ export class SandboxRefusedError extends CoreError {
     const said = typeof message === 'string' ? message : answer.text.slice(0, 2048) || '(no body)';
     super(
       answer.status < 400
-        ? `the server answered ${answer.status} to ${what}, which a core sandbox does not: ${said}`
+        ? `the server answered ${answer.status} to ${what}, not as a core sandbox answers: ${said}`
         : `the sandbox refused ${what} (${answer.status}): ${said}`,
       answer.status >= 500 ? exitCodeForStatus(answer.status) : ExitCode.http4xx,
       'EREFUSED',
@@ -114,7 +114,7 @@ export async function runCustomerSay(options: CustomerSayOptions, ctx: Context):
     if (options.clientId !== undefined) body.clientId = options.clientId;
     if (coreClientId !== undefined) body.coreClientId = coreClientId;
     const started = await requestJson(client, 'POST', '/_sandbox/conversations', body);
-    if (started.status !== 201) refused(started, 'the new conversation', options, ctx);
+    if (started.status !== 201 || !has(started.json, 'sessionId')) refused(started, 'the new conversation', options, ctx);
     conversation = started.json as Conversation;
     ctx.err(
       `started conversation ${conversation.sessionId} (${conversation.channel}, coreClientId ${String(conversation.coreClientId)}` +
@@ -128,7 +128,7 @@ export async function runCustomerSay(options: CustomerSayOptions, ctx: Context):
 export async function runCustomerPress(options: CustomerPressOptions, ctx: Context): Promise<number> {
   const { client, waitMs } = await prepare(options, ctx);
   const shown = await requestJson(client, 'GET', `/_sandbox/conversations/${encodeURIComponent(options.session)}?limit=0`);
-  if (shown.status !== 200) refused(shown, `conversation ${options.session}`, options, ctx);
+  if (shown.status !== 200 || !has(shown.json, 'conversation')) refused(shown, `conversation ${options.session}`, options, ctx);
   const { conversation } = shown.json as { conversation: Conversation & { lastBotMessage: LastMessage | null } };
   return converse(client, conversation, choose(conversation.lastBotMessage, options.label), waitMs, options, ctx);
 }
@@ -201,7 +201,7 @@ async function converse(
     ).catch((error: unknown) => {
       throw interrupted(error, ctx);
     });
-    if (sent.status !== 201) refused(sent, 'the message', options, ctx);
+    if (sent.status !== 201 || !has(sent.json, 'seq')) refused(sent, 'the message', options, ctx);
     const asked = sent.json as {
       tenant: string;
       sessionId: string;
@@ -292,6 +292,11 @@ function refused(answer: SandboxAnswer, what: string, options: CommonOptions, ct
         ? 'use the base URL core sandbox printed: it answers only requests addressed to its own address'
         : undefined;
   throw new SandboxRefusedError(answer, what, hint);
+}
+
+/** Whether an answer is a JSON object with `key`: what a sandbox's answer holds, and another server's may not. */
+function has(json: unknown, key: string): boolean {
+  return typeof json === 'object' && json !== null && key in json;
 }
 
 function interrupted(error: unknown, ctx: Context): unknown {
