@@ -4,6 +4,7 @@ import { replyCommand } from './commands/reply/command.js';
 import { greetCommand } from './commands/greet/command.js';
 import { reasonCommand } from './commands/reason/command.js';
 import { sandboxCommand } from './commands/sandbox/command.js';
+import { customerCommand } from './commands/customer/command.js';
 import { configCommand } from './commands/config/command.js';
 import { schemaCommand } from './commands/schema/command.js';
 import { completionCommand } from './commands/completion/command.js';
@@ -17,6 +18,7 @@ const commands: Record<string, CommandFactory> = {
   reason: reasonCommand,
   api: apiCommand,
   sandbox: sandboxCommand,
+  customer: customerCommand,
   config: configCommand,
   schema: schemaCommand,
   completion: completionCommand,
@@ -67,7 +69,8 @@ export async function buildProgram(inv: Invocation, only?: string): Promise<Comm
       'after',
       `
 Examples:
-  $ core sandbox &                                   # a local API to try things on
+  $ core sandbox &                                   # a local platform to try things on
+  $ core customer say "Where is my order?"           # play the customer of your bot
   $ export CORE_BASE_URL=https://chat.example.com CORE_TENANT=acme CORE_TOKEN=...
   $ core reply --core-client-id 1234567 -t "Your order has shipped."
   $ core greet --core-client-id 1234567 -t "Hi! Need a hand?" --quick-reply Yes --quick-reply No

@@ -101,3 +101,34 @@ export function baseUrl(address: string, port: number): string {
   const host = address === '0.0.0.0' ? '127.0.0.1' : address === '::' ? '::1' : address;
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
+
+/**
+ * The Host values the sandbox's own endpoints answer (docs/sandbox.md, "The Host check"): its bound
+ * address with its port, the host name it was started with (`--host localhost`), and, when it is
+ * bound to loopback or to every address, the loopback names localhost, 127.0.0.1 and [::1] with its
+ * port. A page on another site that reaches the port through a DNS name it controls (DNS
+ * rebinding) sends its own name as Host, and is refused.
+ */
+export function allowedHosts(bound: string, given: string, port: number, loopback: (host: string) => boolean): Set<string> {
+  const names = new Set<string>([bound.toLowerCase(), given.toLowerCase()]);
+  const wildcard = bound === '0.0.0.0' || bound === '::';
+  if (wildcard || loopback(bound)) for (const name of ['localhost', '127.0.0.1', '::1']) names.add(name);
+  const hosts = new Set<string>();
+  for (const name of names) {
+    const host = name.includes(':') && !name.startsWith('[') ? `[${name}]` : name;
+    hosts.add(`${host}:${port}`);
+    if (port === 80) hosts.add(host);
+  }
+  return hosts;
+}
+
+/** Whether a Host header names one of `allowed` (compared without case, a trailing dot ignored). */
+export function hostAllowed(header: string | undefined, allowed: Set<string>): boolean {
+  if (header === undefined) return false;
+  return allowed.has(
+    header
+      .trim()
+      .toLowerCase()
+      .replace(/\.(?=:\d+$)|\.$/, ''),
+  );
+}

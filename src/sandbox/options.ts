@@ -1,5 +1,6 @@
 import type { Problem } from '../errors.js';
 import type { Limits } from '../payload/index.js';
+import { webhookSecretProblem } from './signature.js';
 
 /**
  * The sandbox's settings and their bounds. The bounds live here once: `startSandbox` checks its
@@ -50,6 +51,25 @@ export interface SandboxOptions {
   log?: (line: string) => void;
   /** A source of numbers in [0, 1) that decides injected failures; Math.random by default. */
   random?: () => number;
+  /** The most events kept per tenant, the oldest dropped first (docs/sandbox.md, "Memory"). Default 10000. */
+  maxEvents?: number;
+  /**
+   * The most bytes of recorded request bodies and answer bodies kept per tenant, on top of
+   * `maxEvents`: a bot that sends 1 MB answers cannot make 10,000 events weigh 10 GB. Default 64 MiB.
+   */
+  maxEventBytes?: number;
+  /** Where the MESSAGE webhook of each customer message goes; without it messages are only recorded. */
+  botUrl?: string;
+  /** The Standard Webhooks secret, `whsec_` + base64 of 24 to 64 bytes. Default: a new one for each start. */
+  webhookSecret?: string;
+  /** The time limit of one webhook attempt, in milliseconds. Default 10000. */
+  webhookTimeoutMs?: number;
+  /** How many times a failed webhook attempt is repeated. Default 3. */
+  webhookRetries?: number;
+  /** The first backoff between webhook attempts, doubled on each: 1000, 2000, 4000 ms by default. */
+  webhookBackoffMs?: number;
+  /** The longest Retry-After of a bot that is honoured; a longer one waits this long. Default 60000. */
+  maxRetryAfterMs?: number;
 }
 
 export const sandboxDefaults = {
@@ -60,6 +80,12 @@ export const sandboxDefaults = {
   duplicates: 'soft',
   maxActiveReasons: 10,
   latencyMs: 0,
+  maxEvents: 10_000,
+  maxEventBytes: 64 * 1024 * 1024,
+  webhookTimeoutMs: 10_000,
+  webhookRetries: 3,
+  webhookBackoffMs: 1000,
+  maxRetryAfterMs: 60_000,
 } as const satisfies SandboxOptions;
 
 export const sandboxBounds = {
@@ -69,6 +95,13 @@ export const sandboxBounds = {
   // Ten minutes: longer than any client timeout worth testing, short enough to catch a unit mix-up.
   latencyMs: { min: 0, max: 600_000 },
   maxActiveReasons: { min: 0, max: 1_000_000 },
+  // At least one event, so the conversation that is going on is always there to read.
+  maxEvents: { min: 1, max: 10_000_000 },
+  maxEventBytes: { min: 1024, max: 2 ** 40 },
+  webhookTimeoutMs: { min: 1, max: 600_000 },
+  webhookRetries: { min: 0, max: 100 },
+  webhookBackoffMs: { min: 0, max: 600_000 },
+  maxRetryAfterMs: { min: 0, max: 3_600_000 },
 } as const;
 
 /** The largest request body accepted; larger ones get 413 (a sandbox choice, docs/sandbox.md). */
@@ -114,6 +147,26 @@ export function sandboxOptionProblems(options: SandboxOptions): Problem[] {
   if (options.latencyMs !== undefined && !isIntegerIn(options.latencyMs, sandboxBounds.latencyMs)) {
     add('latencyMs', `${String(options.latencyMs)} is not a delay: use whole milliseconds from 0 to 600000`);
   }
+  const counts = [
+    ['maxEvents', 'a count of events: use a whole number from 1 to 10000000'],
+    ['maxEventBytes', 'a size: use a whole number of bytes of 1024 or more'],
+    ['webhookTimeoutMs', 'a time limit: use whole milliseconds from 1 to 600000'],
+    ['webhookRetries', 'a count of retries: use a whole number from 0 to 100'],
+    ['webhookBackoffMs', 'a backoff: use whole milliseconds from 0 to 600000'],
+    ['maxRetryAfterMs', 'a bound of Retry-After: use whole milliseconds from 0 to 3600000'],
+  ] as const;
+  for (const [key, what] of counts) {
+    const value = options[key];
+    if (value !== undefined && !isIntegerIn(value, sandboxBounds[key])) add(key, `${String(value)} is not ${what}`);
+  }
+  if (options.botUrl !== undefined) {
+    const problem = botUrlProblem(options.botUrl);
+    if (problem !== undefined) add('botUrl', problem);
+  }
+  if (options.webhookSecret !== undefined) {
+    const problem = webhookSecretProblem(options.webhookSecret);
+    if (problem !== undefined) add('webhookSecret', problem);
+  }
   if (options.fail !== undefined) {
     const { status, rate } = options.fail;
     if (!isIntegerIn(status, sandboxBounds.failStatus)) {
@@ -124,6 +177,20 @@ export function sandboxOptionProblems(options: SandboxOptions): Problem[] {
     }
   }
   return problems;
+}
+
+/** Why a bot URL cannot be used: it must be an absolute http or https URL without credentials. */
+export function botUrlProblem(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `'${text}' is not a URL: use an absolute http or https URL such as http://127.0.0.1:3000/webhook`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `'${text}' is not an http or https URL`;
+  if (url.username !== '' || url.password !== '') return 'must not carry a user name or password: the webhook is signed instead';
+  if (url.hash !== '') return `'${text}' has a #fragment, which is never sent: leave it out`;
+  return undefined;
 }
 
 /** The loopback names; any other bind address exposes the sandbox to other machines. */

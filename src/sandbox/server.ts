@@ -1,15 +1,30 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Problem } from '../errors.js';
 import { operations, type Credential, type OperationId } from '../operations.js';
 import { validateGreeting, validateReason, validateReply } from '../payload/index.js';
 import { parseJson, stringifyJson } from '../payload/json.js';
-import { baseUrl, errorBody, formatProblems, mediaType, readBody, readCredential, splitTarget } from './http.js';
-import { maxBodyBytes, percent, sandboxDefaults, sandboxOptionProblems, type DuplicateMode, type SandboxOptions } from './options.js';
+import { version } from '../version.js';
+import { customerHandlers } from './customer.js';
+import type { SandboxEvent } from './events.js';
+import { count, invalid, readJsonObject, readPaging, type Answer, type Exchange, type Handler } from './exchange.js';
+import { allowedHosts, baseUrl, errorBody, formatProblems, hostAllowed, mediaType, readBody, readCredential, splitTarget } from './http.js';
+import {
+  isLoopbackHost,
+  maxBodyBytes,
+  percent,
+  sandboxDefaults,
+  sandboxOptionProblems,
+  type DuplicateMode,
+  type SandboxOptions,
+} from './options.js';
 import { defaultReasons, prepareReasons } from './seed.js';
-import { SandboxState, type MessageRecord, type ReasonRecord } from './state.js';
+import { newWebhookSecret } from './signature.js';
+import { SandboxState, type ConversationView, type MessageRecord, type ReasonRecord } from './state.js';
+import { eventStream } from './stream.js';
+import { WebhookSender } from './webhook.js';
 
 /**
  * A local implementation of the API's three operations (docs/api.md, "Endpoints") on node:http,
@@ -19,7 +34,8 @@ import { SandboxState, type MessageRecord, type ReasonRecord } from './state.js'
  */
 
 export type { DuplicateMode, SandboxOptions, FaultOptions } from './options.js';
-export type { MessageRecord, ReasonRecord } from './state.js';
+export type { MessageRecord, ReasonRecord, ConversationView } from './state.js';
+export type { SandboxEvent } from './events.js';
 
 export interface Sandbox {
   /** The base URL to send requests to, such as http://127.0.0.1:43121 (no trailing slash). */
@@ -29,8 +45,20 @@ export interface Sandbox {
   readonly port: number;
   readonly tenants: readonly string[];
   readonly duplicates: DuplicateMode;
-  /** What GET /_sandbox/messages returns: every recorded answer and greeting, of one tenant or all. */
+  /** The MESSAGE webhook's address (--bot-url), or null when no bot is connected. */
+  readonly botUrl: string | null;
+  /** The Standard Webhooks secret the webhooks are signed with (`whsec_...`). */
+  readonly webhookSecret: string;
+  /** Every kept bot answer and greeting, of one tenant or all (what GET /_sandbox/messages pages through). */
   messages(tenant?: string): MessageRecord[];
+  /** The kept events after `after` (default 0), of one tenant or all, or of one thread. */
+  events(filter?: { tenant?: string; sessionId?: string; after?: number }): SandboxEvent[];
+  /** Tells `listener` of every event as it is recorded; returns the function that stops it. */
+  subscribe(listener: (event: SandboxEvent) => void): () => void;
+  /** The thread of a sessionId, as GET /_sandbox/conversations/{sessionId} shows it; undefined when not kept. */
+  conversation(sessionId: string): ConversationView | undefined;
+  /** How much one tenant holds: events, their bytes, clients, threads, questions, answerIds, deliveries. */
+  sizes(tenant: string): Record<'events' | 'bytes' | 'clients' | 'threads' | 'questions' | 'answerIds' | 'deliveries', number>;
   /** What GET /_sandbox/reasons returns. */
   reasons(tenant?: string): ReasonRecord[];
   /** What POST /_sandbox/reset does; returns the tenants reset. */
@@ -48,33 +76,6 @@ export class SandboxOptionsError extends TypeError {
     this.problems = problems;
   }
 }
-
-/** What one request is answered with, decided before anything is written. */
-interface Answer {
-  status: number;
-  /** The message of the Error body; every error answer has one. */
-  error?: string;
-  /** A JSON body of a successful inspection answer (API successes have no body). */
-  json?: unknown;
-  headers?: Record<string, string>;
-  /** What happened, for the log line. */
-  what: string;
-  /** Close the connection after answering, without reading the rest of the request. */
-  close?: boolean;
-}
-
-interface Exchange {
-  req: IncomingMessage;
-  res: ServerResponse;
-  requestId: string;
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  /** The X-Tenant-Name header, or the ?tenant= of an inspection request. */
-  tenant: string | undefined;
-}
-
-type Handler = (ex: Exchange) => Answer | Promise<Answer>;
 
 /** Which token an operation needs (docs/api.md, "Authentication"): the descriptor's credential. */
 type Role = Credential;
@@ -101,10 +102,43 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const random = options.random ?? Math.random;
   const log = options.log ?? (() => {});
   const limits = options.limits;
+  const botUrl = options.botUrl ?? null;
+  const webhookSecret = options.webhookSecret ?? newWebhookSecret();
+  const maxEvents = options.maxEvents ?? sandboxDefaults.maxEvents;
 
-  const state = new SandboxState({ tenants, seedReasons: seed.reasons, duplicates, maxActiveReasons });
+  const state = new SandboxState({
+    tenants,
+    seedReasons: seed.reasons,
+    duplicates,
+    maxActiveReasons,
+    maxEvents,
+    maxEventBytes: options.maxEventBytes ?? sandboxDefaults.maxEventBytes,
+    botConnected: botUrl !== null,
+  });
+  const webhookTimeoutMs = options.webhookTimeoutMs ?? sandboxDefaults.webhookTimeoutMs;
+  const webhookRetries = options.webhookRetries ?? sandboxDefaults.webhookRetries;
+  const sender =
+    botUrl === null
+      ? null
+      : new WebhookSender(
+          {
+            url: botUrl,
+            secret: webhookSecret,
+            timeoutMs: webhookTimeoutMs,
+            retries: webhookRetries,
+            backoffMs: options.webhookBackoffMs ?? sandboxDefaults.webhookBackoffMs,
+            maxRetryAfterMs: options.maxRetryAfterMs ?? sandboxDefaults.maxRetryAfterMs,
+            userAgent: `core-sandbox/${version()}`,
+          },
+          (delivery, attempt) => state.webhookAttempt(delivery, attempt),
+          log,
+        );
   // Aborted by close(): cuts every latency wait short so in-flight requests are answered at once.
   const closing = new AbortController();
+  // The open event streams, ended by close().
+  const streams = new Set<ServerResponse>();
+  // Filled in once the server listens: the Host values the sandbox's own endpoints answer.
+  let hosts = new Set<string>();
 
   // ---- common checks of the three API operations ----------------------------------------------
 
@@ -166,51 +200,69 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     close: true,
   });
 
-  const invalid = (problems: Problem[]): Answer => {
-    const message = formatProblems(problems);
-    return { status: 400, error: message, what: `invalid: ${message}` };
+  const checkAndHandle = async (ex: Exchange, role: Role, operation: OperationHandler): Promise<Answer> => {
+    const injected = fault();
+    if (injected) return injected;
+    const declared = Number(ex.req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBodyBytes) return tooLarge();
+    const denied = authorize(ex, role);
+    if (denied) return denied;
+    if (ex.tenant === undefined || ex.tenant === '') {
+      return { status: 400, error: 'missing X-Tenant-Name header: name the tenant', what: 'no tenant' };
+    }
+    if (!state.hasTenant(ex.tenant)) {
+      return {
+        status: 403,
+        error: `tenant '${ex.tenant}' is not served here (tenants: ${state.tenantNames.join(', ')})`,
+        what: 'unknown tenant',
+      };
+    }
+    const type = mediaType(ex.req.headers['content-type']);
+    if (type !== 'application/json') {
+      return {
+        status: 415,
+        error:
+          type === undefined
+            ? 'missing Content-Type header: send the body as Content-Type: application/json'
+            : `Content-Type must be application/json, not '${type}'`,
+        what: 'unsupported content type',
+      };
+    }
+    const read = await readBody(ex.req, maxBodyBytes);
+    if (!read.ok) return tooLarge();
+    ex.bodyBytes = read.bytes.length;
+    let body: unknown;
+    try {
+      body = parseJson(new TextDecoder('utf-8', { fatal: true }).decode(read.bytes));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return { status: 400, error: `the request body is not valid JSON: ${reason}`, what: 'invalid: not JSON' };
+    }
+    ex.body = body;
+    return operation(ex, ex.tenant, body);
   };
 
+  /**
+   * An API operation behind the common checks. A request of a served tenant that did not record an
+   * event of its own (refused by a check, or invalid) is recorded as api.request, so the page can show
+   * every request the bot made and its status.
+   */
   const api =
     (role: Role, operation: OperationHandler): Handler =>
     async (ex) => {
-      const injected = fault();
-      if (injected) return injected;
-      const declared = Number(ex.req.headers['content-length']);
-      if (Number.isFinite(declared) && declared > maxBodyBytes) return tooLarge();
-      const denied = authorize(ex, role);
-      if (denied) return denied;
-      if (ex.tenant === undefined || ex.tenant === '') {
-        return { status: 400, error: 'missing X-Tenant-Name header: name the tenant', what: 'no tenant' };
+      const answer = await checkAndHandle(ex, role, operation);
+      if (!answer.recorded && ex.tenant !== undefined && state.hasTenant(ex.tenant)) {
+        state.apiRequest(ex.tenant, {
+          method: ex.method,
+          path: ex.path,
+          status: answer.status,
+          requestId: ex.requestId,
+          error: answer.error ?? null,
+          sessionId: state.sessionOf(ex.tenant, ex.body),
+          bodyBytes: ex.bodyBytes,
+        });
       }
-      if (!state.hasTenant(ex.tenant)) {
-        return {
-          status: 403,
-          error: `tenant '${ex.tenant}' is not served here (tenants: ${state.tenantNames.join(', ')})`,
-          what: 'unknown tenant',
-        };
-      }
-      const type = mediaType(ex.req.headers['content-type']);
-      if (type !== 'application/json') {
-        return {
-          status: 415,
-          error:
-            type === undefined
-              ? 'missing Content-Type header: send the body as Content-Type: application/json'
-              : `Content-Type must be application/json, not '${type}'`,
-          what: 'unsupported content type',
-        };
-      }
-      const read = await readBody(ex.req, maxBodyBytes);
-      if (!read.ok) return tooLarge();
-      let body: unknown;
-      try {
-        body = parseJson(new TextDecoder('utf-8', { fatal: true }).decode(read.bytes));
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        return { status: 400, error: `the request body is not valid JSON: ${reason}`, what: 'invalid: not JSON' };
-      }
-      return operation(ex, ex.tenant, body);
+      return answer;
     };
 
   // ---- the three operations -------------------------------------------------------------------
@@ -221,38 +273,55 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const reply: OperationHandler = (ex, tenant, body) => {
     const checked = validateReply(body, limits ? { limits } : {});
     if (!checked.ok) return invalid(checked.problems);
-    const { outcome, record, answered } = state.reply(tenant, checked.value, { requestId: ex.requestId, body, warnings: checked.warnings });
-    const id = `answerId=${record.answerId ?? '(none)'}`;
-    const addressed = `addressedBy=${record.addressedBy.join(',') || '(none)'}`;
-    switch (outcome) {
-      case 'delivered': {
-        const note = record.questionAlreadyAnswered ? ' (question already answered; soft mode delivers it)' : '';
-        return { status: 200, what: withWarnings(`delivered ${id} ${addressed}${note}`, checked.warnings) };
-      }
-      case 'duplicate-answer-id':
-        // Chatbot rule 6: a repeated answerId is accepted but not delivered again.
-        return { status: 200, what: `duplicate answerId, not delivered ${id}` };
-      case 'rejected-strict-duplicate':
-        // Chatbot rule 7, strict mode; the API does not show the status (docs/api.md, gap 9), 409 is the sandbox's choice.
-        return {
-          status: 409,
-          error:
-            `the question (${answered.join('; ')}) already has a bot answer; ` +
-            'in strict duplicate mode a second answer is rejected and not delivered',
-          what: `rejected (strict duplicate), not delivered ${id} ${addressed}`,
-        };
+    const outcome = state.reply(tenant, checked.value, {
+      requestId: ex.requestId,
+      body,
+      bodyBytes: ex.bodyBytes,
+      warnings: checked.warnings,
+    });
+    const { event } = outcome;
+    const id = `answerId=${event.answerId ?? '(none)'}`;
+    const addressed = `addressedBy=${event.addressedBy.join(',') || '(none)'}`;
+    const where = event.sessionId ? ` session=${event.sessionId}` : '';
+    if (outcome.status === 200 && event.delivered) {
+      const note = event.questionAlreadyAnswered ? ' (question already answered; soft mode delivers it)' : '';
+      const thread = event.sessionId ? state.thread(event.sessionId) : undefined;
+      const handover =
+        thread?.owner === 'agents' && thread.handover?.seq !== undefined && thread.handover.seq > event.seq
+          ? ` -> thread with agents (${thread.handover.code})`
+          : '';
+      return { status: 200, recorded: true, what: withWarnings(`delivered ${id} ${addressed}${where}${note}${handover}`, event.warnings) };
     }
+    if (outcome.status === 200) {
+      // Chatbot rule 6: a repeated answerId is accepted but not delivered again.
+      return { status: 200, recorded: true, what: `duplicate answerId, not delivered ${id}` };
+    }
+    // The API shows none of these statuses (docs/api.md, gap 9): each is the sandbox's choice (docs/sandbox.md).
+    const label =
+      event.notDelivered === 'question already answered (strict mode)'
+        ? 'rejected (strict duplicate)'
+        : `refused (${event.notDelivered ?? 'not delivered'})`;
+    return { status: outcome.status, error: outcome.error, recorded: true, what: `${label}, not delivered ${id} ${addressed}${where}` };
   };
 
   const greet: OperationHandler = (ex, tenant, body) => {
     const result = validateGreeting(body, limits ? { limits } : {});
     if (!result.ok) return invalid(result.problems);
-    const record = state.greeting(tenant, result.value, { requestId: ex.requestId, body, warnings: result.warnings });
-    const [by] = record.addressedBy;
+    const event = state.greeting(tenant, result.value, {
+      requestId: ex.requestId,
+      body,
+      bodyBytes: ex.bodyBytes,
+      warnings: result.warnings,
+    });
+    const [by] = event.addressedBy;
     // Greet rule 3: with both identifiers, clientId takes priority; the log says so.
     const both = by === 'clientId' && result.value.coreClientId != null;
     const note = both ? ' (coreClientId also given; clientId takes priority)' : '';
-    return { status: 200, what: withWarnings(`greeting delivered addressedBy=${by ?? '(none)'}${note}`, result.warnings) };
+    return {
+      status: 200,
+      recorded: true,
+      what: withWarnings(`greeting delivered addressedBy=${by ?? '(none)'}${note} session=${event.sessionId ?? '-'}`, event.warnings),
+    };
   };
 
   const updateReason: OperationHandler = (ex, tenant, body) => {
@@ -265,21 +334,28 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
     return {
       status: 200,
+      recorded: true,
       what: withWarnings(`reason updated code=${update.record.code} active=${String(update.record.reason.active)}`, result.warnings),
     };
   };
 
-  // ---- inspection (no auth: a local test tool's own controls) -----------------------------------
+  // ---- the sandbox's own endpoints (no token: a local test tool's own controls) ------------------
+
+  const unknownTenant = (tenant: string): Answer => ({
+    status: 404,
+    error: `no tenant '${tenant}' (tenants: ${state.tenantNames.join(', ')})`,
+    what: 'unknown tenant',
+  });
 
   const inspect =
-    (run: (tenant: string | undefined) => Omit<Answer, 'status'>): Handler =>
+    (run: (tenant: string | undefined, ex: Exchange) => Omit<Answer, 'status'> | Answer): Handler =>
     (ex) => {
       const tenant = ex.query.get('tenant') ?? undefined;
-      if (tenant !== undefined && !state.hasTenant(tenant)) {
-        return { status: 404, error: `no tenant '${tenant}' (tenants: ${state.tenantNames.join(', ')})`, what: 'unknown tenant' };
-      }
-      return { status: 200, ...run(tenant) };
+      if (tenant !== undefined && !state.hasTenant(tenant)) return unknownTenant(tenant);
+      return { status: 200, ...run(tenant, ex) };
     };
+
+  const customer = customerHandlers({ state, sender, defaultTenant: tenants[0] ?? 'sandbox' });
 
   // The API's routes come from the operation descriptors (src/operations.ts): path, method and the
   // credential each needs.
@@ -293,10 +369,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     [
       '/_sandbox/messages',
       {
-        GET: inspect((tenant) => {
-          const messages = state.messages(tenant);
-          return { json: { messages }, what: `listed ${count(messages.length, 'message')}` };
-        }),
+        GET: (ex) => {
+          const tenant = ex.query.get('tenant') ?? undefined;
+          if (tenant !== undefined && !state.hasTenant(tenant)) return unknownTenant(tenant);
+          const paged = readPaging(ex.query);
+          if (!paged.ok) return paged.answer;
+          const result = state.messagePage(tenant, paged.after, paged.limit);
+          return {
+            status: 200,
+            json: { messages: result.items, next: result.next },
+            what: `listed ${count(result.items.length, 'message')}`,
+          };
+        },
       },
     ],
     [
@@ -311,16 +395,73 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     [
       '/_sandbox/reset',
       {
-        POST: inspect((tenant) => {
+        POST: async (ex) => {
+          const read = await readJsonObject(ex);
+          if (!read.ok) return read.answer;
+          const tenant = ex.query.get('tenant') ?? undefined;
+          if (tenant !== undefined && !state.hasTenant(tenant)) return unknownTenant(tenant);
           const reset = state.reset(tenant);
-          return { json: { reset }, what: `reset ${reset.join(', ')}` };
-        }),
+          return { status: 200, json: { reset }, what: `reset ${reset.join(', ')}` };
+        },
       },
     ],
+    [
+      '/_sandbox/info',
+      {
+        GET: inspect(() => ({
+          json: {
+            version: version(),
+            tenants: state.tenantNames,
+            duplicates,
+            maxEvents,
+            lastSeq: state.lastSeq,
+            bot: botUrl === null ? null : { url: botUrl, timeoutMs: webhookTimeoutMs, retries: webhookRetries },
+          },
+          what: 'info',
+        })),
+      },
+    ],
+    ['/_sandbox/conversations', { GET: customer.list, POST: customer.start }],
+    ['/_sandbox/events', { GET: eventStream({ state, open: streams }) }],
   ]);
+  // Routes with a part of the path as a parameter: [pattern, methods].
+  const patternRoutes: [RegExp, Record<string, Handler>][] = [
+    [/^\/_sandbox\/conversations\/([^/]+)$/, { GET: customer.show }],
+    [/^\/_sandbox\/conversations\/([^/]+)\/messages$/, { POST: customer.message }],
+    [/^\/_sandbox\/conversations\/([^/]+)\/release$/, { POST: customer.release }],
+    [/^\/_sandbox\/deliveries\/([^/]+)\/redeliver$/, { POST: customer.redeliver }],
+  ];
+
+  const findRoute = (ex: Exchange): Record<string, Handler> | undefined => {
+    const exact = routes.get(ex.path);
+    if (exact) return exact;
+    for (const [pattern, methods] of patternRoutes) {
+      const match = pattern.exec(ex.path);
+      if (match) {
+        ex.params = match.slice(1).map((part) => safeDecode(part));
+        return methods;
+      }
+    }
+    return undefined;
+  };
+
+  const own = (path: string) => path === '/' || path === '/_sandbox' || path.startsWith('/_sandbox/');
 
   const route = (ex: Exchange): Answer | Promise<Answer> => {
-    const methods = routes.get(ex.path);
+    // The Host check comes first for the sandbox's own endpoints: a page on another site reaching
+    // the port through a DNS name it controls learns nothing, not even which paths exist.
+    if (own(ex.path) && !hostAllowed(ex.req.headers.host, hosts)) {
+      const given = ex.req.headers.host;
+      return {
+        status: 403,
+        error:
+          given === undefined
+            ? 'missing Host header: the sandbox answers only requests addressed to its own address'
+            : `the Host '${given}' is not this sandbox's address (${[...hosts].join(', ')}): requests through another name are refused`,
+        what: 'refused: foreign Host',
+      };
+    }
+    const methods = findRoute(ex);
     if (methods === undefined) return { status: 404, error: `no such path: ${ex.path}`, what: 'unknown path' };
     const handler = methods[ex.method];
     if (handler === undefined) {
@@ -332,18 +473,38 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         what: 'method not allowed',
       };
     }
+    // Every request that changes the sandbox's state is JSON: a plain HTML form on another site
+    // (application/x-www-form-urlencoded, multipart/form-data, text/plain) cannot send it.
+    if (own(ex.path) && ex.method !== 'GET' && ex.method !== 'HEAD') {
+      const type = mediaType(ex.req.headers['content-type']);
+      if (type !== 'application/json') {
+        return {
+          status: 415,
+          error:
+            type === undefined
+              ? `missing Content-Type header: ${ex.method} ${ex.path} takes Content-Type: application/json`
+              : `Content-Type must be application/json, not '${type}'`,
+          what: 'unsupported content type',
+        };
+      }
+    }
     return handler(ex);
   };
 
   // ---- answering --------------------------------------------------------------------------------
 
   const send = async (ex: Exchange, answer: Answer): Promise<void> => {
+    const tenant = answer.tenant ?? ex.tenant;
+    const line = `${ex.method} ${ex.path} tenant=${tenant || '-'} ${answer.status} ${ex.requestId} ${answer.what}`;
+    if (answer.streamed) {
+      log(line);
+      return;
+    }
     if (latencyMs > 0) {
       // The delay comes after the request was handled, as with a slow network: a client that
       // times out and retries meets the state its first attempt already changed.
       await sleep(latencyMs, undefined, { signal: closing.signal }).catch(() => {});
     }
-    const line = `${ex.method} ${ex.path} tenant=${ex.tenant || '-'} ${answer.status} ${ex.requestId} ${answer.what}`;
     if (ex.res.destroyed) {
       log(`${line} (client gone before the answer)`);
       return;
@@ -381,7 +542,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       method,
       path,
       query,
-      tenant: path.startsWith('/_sandbox/') ? (query.get('tenant') ?? undefined) : Array.isArray(header) ? header[0] : header,
+      tenant: own(path) ? (query.get('tenant') ?? undefined) : Array.isArray(header) ? header[0] : header,
+      params: [],
+      bodyBytes: 0,
     };
     void (async () => {
       let answer: Answer;
@@ -422,6 +585,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   server.on('error', (error) => log(`server error: ${error.message}`));
 
   const address = server.address() as AddressInfo;
+  hosts = allowedHosts(address.address, host, address.port, isLoopbackHost);
   let closed: Promise<void> | undefined;
   return {
     url: baseUrl(address.address, address.port),
@@ -429,12 +593,23 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     port: address.port,
     tenants,
     duplicates,
+    botUrl,
+    webhookSecret,
     messages: (tenant) => state.messages(tenant),
+    events: (filter = {}) => [...state.events(filter)],
+    subscribe: (listener) => state.subscribe(listener),
+    conversation: (sessionId) => {
+      const thread = state.thread(sessionId);
+      return thread ? state.view(thread) : undefined;
+    },
+    sizes: (tenant) => state.sizesOf(tenant),
     reasons: (tenant) => state.reasons(tenant),
     reset: (tenant) => state.reset(tenant),
     close: () => {
       closed ??= new Promise<void>((resolve, reject) => {
         closing.abort();
+        sender?.close();
+        for (const stream of streams) stream.end();
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeIdleConnections();
         // A client still sending a body would hold the server open; a second is enough to finish.
@@ -445,4 +620,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
 }
 
-const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+function safeDecode(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}

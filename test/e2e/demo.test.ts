@@ -7,7 +7,7 @@ import { ensureBuilt, repoRoot } from '../helpers/run.js';
 describe('the demo', () => {
   beforeAll(() => ensureBuilt());
 
-  it('starts the sandbox, sends a reply, a greeting and two reason updates, and stops cleanly', () => {
+  it('starts the sandbox, sends a reply, a greeting and two reason updates, plays the customer of the example bot, and stops cleanly', () => {
     const run = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'demo.mjs')], { encoding: 'utf8', timeout: 60_000 });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
@@ -17,6 +17,10 @@ describe('the demo', () => {
     expect(run.stdout).toMatch(/✓ 200 OK {2}PUT \S+\/api\/v1\/inactivity\/reasons\n {2}code +LUNCH/);
     expect(run.stdout).toMatch(/✗ 404 Not Found {2}PUT [\s\S]*NAP[\s\S]*\(exit 4\)/);
     expect(run.stdout).toContain('"coreClientId": 9223372036854775807');
+    expect(run.stdout).toContain('│ You said: Where is my order? │');
+    expect(run.stdout).toContain('→ the thread is now with agents (SWITCH_TO_HUMAN)');
+    expect(run.stdout).toMatch(/no answer can come from the bot: the thread is with agents[\s\S]*\(exit 6\)/);
+    expect(run.stdout).toMatch(/handover\n {2}webhook\.attempt \(status 200\)\n {2}customer\.message "Hello\?"/);
     expect(run.stdout).toContain('Demo complete: the sandbox has stopped.');
   });
 });

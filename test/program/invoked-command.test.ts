@@ -44,7 +44,7 @@ describe('core help', () => {
 describe('the program built for one command', () => {
   it('still lists every command in the root help and suggests the closest for a typo', async () => {
     const help = await runInProcess(['--help'], { env: baseEnv() });
-    for (const name of ['reply', 'greet', 'reason', 'api', 'sandbox', 'config', 'schema', 'completion'])
+    for (const name of ['reply', 'greet', 'reason', 'api', 'sandbox', 'customer', 'config', 'schema', 'completion'])
       expect(help.stdout).toContain(`  ${name}`);
     const typo = await runInProcess(['rply'], { env: baseEnv() });
     expect(typo.code).toBe(2);

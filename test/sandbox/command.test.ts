@@ -51,7 +51,9 @@ describe('core sandbox', () => {
       CORE_BASE_URL: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
       CORE_TENANT: 'sandbox',
       CORE_TOKEN: 'sandbox-token',
+      CORE_WEBHOOK_SECRET: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
+    expect(cli.err()).toContain('no bot connected');
 
     const target = { url: cli.env.CORE_BASE_URL as string };
     const sent = await call(target, paths.reply, {
@@ -120,6 +122,19 @@ describe('core sandbox', () => {
     { argv: ['--duplicates', 'lenient'], message: "--duplicates: 'lenient' is not a mode" },
     { argv: ['--latency', '-5'], message: "--latency: '-5' is not a whole number" },
     { argv: ['--tenant', 'two words'], message: "--tenant: 'two words' is not a tenant name" },
+    { argv: ['--bot-url', 'localhost:3000'], message: "--bot-url: 'localhost:3000' is not an http or https URL" },
+    { argv: ['--bot-url', 'ftp://127.0.0.1/hook'], message: "--bot-url: 'ftp://127.0.0.1/hook' is not an http or https URL" },
+    { argv: ['--webhook-secret', 'hunter2hunter2hunter2hunter2'], message: '--webhook-secret: must start with whsec_' },
+    { argv: ['--webhook-secret', 'whsec_c2hvcnQ='], message: '--webhook-secret: the key is 5 bytes; use 24 to 64 bytes' },
+    { argv: ['--webhook-secret', 'whsec_not base64!'], message: '--webhook-secret: the part after whsec_ must be base64' },
+    { argv: ['--webhook-timeout', 'soon'], message: '--webhook-timeout: invalid duration "soon"' },
+    { argv: ['--webhook-timeout', '11m'], message: '--webhook-timeout: 660000 is not a time limit' },
+    { argv: ['--webhook-retries', '101'], message: '--webhook-retries: 101 is not a count of retries' },
+    { argv: ['--max-events', '0'], message: '--max-events: 0 is not a count of events' },
+    {
+      argv: ['--max-active-reasons', '2'],
+      message: '--max-active-reasons: 2 is below the 3 active reasons of the built-in seed (LUNCH, MEETING, OTHER)',
+    },
   ])('exits 2 without starting for sandbox $argv', async ({ argv, message }) => {
     const result = await runCli(['sandbox', ...argv]);
     expect(result.code).toBe(2);
@@ -142,7 +157,11 @@ describe('the flags of core sandbox', () => {
     { flags: { fail: '500' }, options: { fail: { status: 500, rate: 1 } } },
     { flags: { fail: '503:0' }, options: { fail: { status: 503, rate: 0 } } },
     { flags: { port: '65535', latency: '250ms' }, options: { port: 65535, latencyMs: 250 } },
-    { flags: { duplicates: 'STRICT', maxActiveReasons: '0', reasons: undefined }, options: { duplicates: 'strict', maxActiveReasons: 0 } },
+    { flags: { duplicates: 'STRICT', maxActiveReasons: '3', reasons: undefined }, options: { duplicates: 'strict', maxActiveReasons: 3 } },
+    {
+      flags: { botUrl: 'http://127.0.0.1:3000/webhook', webhookTimeout: '2500ms', webhookRetries: '0', maxEvents: '1' },
+      options: { botUrl: 'http://127.0.0.1:3000/webhook', webhookTimeoutMs: 2500, webhookRetries: 0, maxEvents: 1 },
+    },
     {
       flags: { tenants: ['a', 'b'], token: 't', integratorToken: 'i', host: '::1' },
       options: { tenants: ['a', 'b'], token: 't', integratorToken: 'i', host: '::1' },
@@ -165,6 +184,31 @@ describe('the flags of core sandbox', () => {
     const parsing = parseSandboxFlags(flags, folder());
     await expect(parsing).rejects.toBeInstanceOf(UsageError);
     await expect(parsing).rejects.toThrow(message);
+  });
+
+  it('takes the webhook secret from CORE_SANDBOX_WEBHOOK_SECRET, and --webhook-secret over it', async () => {
+    const fromEnv = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const fromFlag = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    expect(await parseSandboxFlags({}, folder(), { CORE_SANDBOX_WEBHOOK_SECRET: fromEnv })).toEqual({ webhookSecret: fromEnv });
+    expect(await parseSandboxFlags({ webhookSecret: fromFlag }, folder(), { CORE_SANDBOX_WEBHOOK_SECRET: fromEnv })).toEqual({
+      webhookSecret: fromFlag,
+    });
+  });
+
+  it('names CORE_SANDBOX_WEBHOOK_SECRET, not the flag, when the secret from the environment is bad', async () => {
+    const parsing = parseSandboxFlags({}, folder(), { CORE_SANDBOX_WEBHOOK_SECRET: 'secret' });
+    await expect(parsing).rejects.toBeInstanceOf(UsageError);
+    await expect(parsing).rejects.toThrow(/^CORE_SANDBOX_WEBHOOK_SECRET: must start with whsec_/);
+  });
+
+  it('accepts a --max-active-reasons below the built-in seed when --reasons has few enough active reasons', async () => {
+    const cwd = folder();
+    const seed = [{ code: 'A', reasons: [{ locale: 'en', name: 'A' }], active: false }];
+    writeFileSync(join(cwd, 'reasons.json'), JSON.stringify(seed));
+    expect(await parseSandboxFlags({ reasons: 'reasons.json', maxActiveReasons: '0' }, cwd)).toEqual({
+      reasons: seed,
+      maxActiveReasons: 0,
+    });
   });
 
   it('reads --reasons from a JSON array, relative to the working folder', async () => {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { onTestFinished } from 'vitest';
 import { parseJson, stringifyJson } from '../../src/payload/json.js';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
+import { startSandbox, type Sandbox, type SandboxEvent, type SandboxOptions } from '../../src/sandbox/server.js';
+import { happens } from '../helpers/wait.js';
 
 export interface TestSandbox extends Sandbox {
   /** Every log line, in order. */
@@ -77,6 +78,9 @@ export const updateReason = (sb: { url: string }, body: unknown, init: CallInit 
 export interface MessageView {
   /** A JSON integer, so a bigint when read with parseJson. */
   seq: bigint;
+  type: string;
+  sessionId: string | null;
+  status: bigint;
   tenant: string;
   kind: string;
   requestId: string;
@@ -89,10 +93,18 @@ export interface MessageView {
   body: Record<string, unknown>;
 }
 
-/** GET /_sandbox/messages, optionally for one tenant. */
+/** GET /_sandbox/messages, optionally for one tenant: every page, following `next`. */
 export async function messages(sb: { url: string }, tenant?: string): Promise<MessageView[]> {
-  const result = await call(sb, `${paths.messages}${tenant ? `?tenant=${encodeURIComponent(tenant)}` : ''}`, { token: null, tenant: null });
-  return (result.json as { messages: MessageView[] }).messages;
+  const all: MessageView[] = [];
+  let after: bigint | null = 0n;
+  while (after !== null) {
+    const query = new URLSearchParams({ after: String(after), limit: '1000', ...(tenant ? { tenant } : {}) });
+    const result = await call(sb, `${paths.messages}?${query}`, { token: null, tenant: null });
+    const page = result.json as { messages: MessageView[]; next: bigint | null };
+    all.push(...page.messages);
+    after = page.next;
+  }
+  return all;
 }
 
 export interface ReasonView {
@@ -119,4 +131,167 @@ export function errorMessage(result: CallResult): string {
   const body = JSON.parse(result.text) as Record<string, unknown>;
   if (Object.keys(body).sort().join() !== 'message,method,timestamp,uri') throw new Error(`not an Error body: ${result.text}`);
   return body.message as string;
+}
+
+/** What POST /_sandbox/conversations answers. */
+export interface StartedConversation {
+  tenant: string;
+  sessionId: string;
+  coreClientId: bigint;
+  clientId: string | null;
+  channel: string;
+}
+
+/** What POST /_sandbox/conversations/{sessionId}/messages answers. */
+export interface AskedQuestion {
+  tenant: string;
+  sessionId: string;
+  seq: bigint;
+  questionId: bigint;
+  questionIndex: bigint;
+  type: string;
+  deliveryId: string | null;
+  noWebhook: string | null;
+}
+
+/** Starts a conversation as the customer (POST /_sandbox/conversations); fails the test unless 201. */
+export async function startConversation(sb: { url: string }, body: Record<string, unknown> = {}): Promise<StartedConversation> {
+  const result = await call(sb, '/_sandbox/conversations', { body, token: null, tenant: null });
+  if (result.status !== 201) throw new Error(`POST /_sandbox/conversations answered ${result.status}: ${result.text}`);
+  return result.json as StartedConversation;
+}
+
+/** A customer message (text, press or pick) in a conversation; fails the test unless 201. */
+export async function customerSays(sb: { url: string }, sessionId: string, body: Record<string, unknown> | string): Promise<AskedQuestion> {
+  const result = await call(sb, `/_sandbox/conversations/${sessionId}/messages`, {
+    body: typeof body === 'string' ? { text: body } : body,
+    token: null,
+    tenant: null,
+  });
+  if (result.status !== 201) throw new Error(`POST .../messages answered ${result.status}: ${result.text}`);
+  return result.json as AskedQuestion;
+}
+
+/** A conversation with one customer question in it: its thread and the question. */
+export async function askedQuestion(
+  sb: { url: string },
+  conversation: Record<string, unknown> = {},
+  text = 'Where is my order?',
+): Promise<AskedQuestion & { coreClientId: bigint }> {
+  const started = await startConversation(sb, conversation);
+  const asked = await customerSays(sb, started.sessionId, text);
+  return { ...asked, coreClientId: started.coreClientId };
+}
+
+/** An event of the sandbox's log as the tests read it (the fields they look at). */
+export type EventView = SandboxEvent;
+
+/**
+ * Resolves with the first event (already recorded or still to come) that `match` accepts, failing
+ * the test, naming `what`, if none comes within the bound (happens() in test/helpers/wait.ts).
+ */
+export function eventOf<T extends SandboxEvent = SandboxEvent>(
+  sb: Sandbox,
+  match: (event: SandboxEvent) => boolean,
+  what: string,
+): Promise<T> {
+  return happens(
+    new Promise<T>((resolve) => {
+      const seen = sb.events().find(match);
+      if (seen) {
+        resolve(seen as T);
+        return;
+      }
+      const stop = sb.subscribe((event) => {
+        if (!match(event)) return;
+        stop();
+        resolve(event as T);
+      });
+    }),
+    what,
+  );
+}
+
+/** Resolves once `count` events that `match` accepts have been recorded, with them in order. */
+export function eventsOf<T extends SandboxEvent = SandboxEvent>(
+  sb: Sandbox,
+  match: (event: SandboxEvent) => boolean,
+  count: number,
+  what: string,
+): Promise<T[]> {
+  return happens(
+    new Promise<T[]>((resolve) => {
+      const check = () => {
+        const found = sb.events().filter(match) as T[];
+        if (found.length < count) return false;
+        resolve(found.slice(0, count));
+        return true;
+      };
+      if (check()) return;
+      const stop = sb.subscribe((event) => {
+        if (match(event) && check()) stop();
+      });
+    }),
+    `${count} × ${what}`,
+  );
+}
+
+/** An open GET /_sandbox/events: the events read so far, a wait for the next ones, and close. */
+export interface OpenStream {
+  status: number;
+  headers: Headers;
+  /** Every event received, parsed losslessly, with the id line of each. */
+  received: { id: string; event: Record<string, unknown> }[];
+  /** Resolves once `count` events have been received. */
+  until(count: number): Promise<void>;
+  close(): void;
+}
+
+export async function openStream(sb: { url: string }, query = '', headers: Record<string, string> = {}): Promise<OpenStream> {
+  const controller = new AbortController();
+  const response = await fetch(`${sb.url}/_sandbox/events${query}`, { headers, signal: controller.signal });
+  const received: OpenStream['received'] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const notify = () => {
+    for (const waiter of waiters.filter((w) => received.length >= w.count)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  };
+  if (response.body) {
+    void (async () => {
+      const decoder = new TextDecoder();
+      let buffer = '';
+      try {
+        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+          buffer += decoder.decode(chunk, { stream: true });
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) !== -1) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const id = /^id: (.*)$/m.exec(block)?.[1];
+            const data = /^data: (.*)$/m.exec(block)?.[1];
+            if (id !== undefined && data !== undefined) {
+              received.push({ id, event: parseJson(data) as Record<string, unknown> });
+              notify();
+            }
+          }
+        }
+      } catch {
+        // Closed by the test or by the sandbox.
+      }
+    })();
+  }
+  onTestFinished(() => controller.abort());
+  return {
+    status: response.status,
+    headers: response.headers,
+    received,
+    until: (count) =>
+      happens(
+        received.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve })),
+        `${count} events on the stream`,
+      ),
+    close: () => controller.abort(),
+  };
 }

@@ -215,7 +215,7 @@ describe('injected faults', () => {
     expect((await updateReason(sb, { code: 'LUNCH', reasons: [{ locale: 'en', name: 'x' }], active: false })).status).toBe(500);
     expect((await reasons(sb)).find((r) => r.code === 'LUNCH')?.reason.active).toBe(true);
     expect((await call(sb, paths.messages)).status).toBe(200);
-    expect((await call(sb, paths.reset, { method: 'POST' })).status).toBe(200);
+    expect((await call(sb, paths.reset, { method: 'POST', body: {} })).status).toBe(200);
   });
 
   it('still answers with latency set', async () => {
@@ -245,7 +245,7 @@ describe('inspection and reset', () => {
     const listed = await messages(sb);
     expect(listed).toHaveLength(3);
     expect(listed[0]).toMatchObject({
-      seq: 1n,
+      type: 'bot.answer',
       tenant: 'sandbox',
       kind: 'reply',
       answerId: 'a-1',
@@ -256,6 +256,10 @@ describe('inspection and reset', () => {
       body: { text: 'First', answerId: 'a-1' },
     });
     expect(new Date(listed[0]?.time ?? '').toISOString()).toBe(listed[0]?.time);
+    // seq is the event's place in the sandbox's log: increasing, with the other events in between.
+    const seqs = listed.map((m) => m.seq);
+    expect([...seqs].sort((a, b) => (a < b ? -1 : 1))).toEqual(seqs);
+    expect(new Set(seqs).size).toBe(3);
     expect(listed.map((m) => [m.kind, m.delivered, m.notDelivered])).toEqual([
       ['reply', true, null],
       ['reply', false, 'duplicate answerId'],
@@ -281,7 +285,8 @@ describe('inspection and reset', () => {
       [paths.seededReasons, 'GET'],
       [paths.reset, 'POST'],
     ] as const) {
-      expect((await call(sb, path, { method, token: null, tenant: null })).status).toBe(200);
+      const body = method === 'POST' ? {} : undefined;
+      expect((await call(sb, path, { method, body, token: null, tenant: null })).status).toBe(200);
     }
   });
 
@@ -291,7 +296,7 @@ describe('inspection and reset', () => {
     await sendReply(sb, replyBody({ answerId: 'before-reset' }));
     await updateReason(sb, { code: 'LUNCH', reasons: [{ locale: 'en', name: 'Gone' }], active: false });
 
-    const reset = await call(sb, paths.reset, { method: 'POST', token: null });
+    const reset = await call(sb, paths.reset, { method: 'POST', body: {}, token: null });
     expect(reset.status).toBe(200);
     expect(reset.json).toEqual({ reset: ['sandbox'] });
     expect(await messages(sb)).toEqual([]);
@@ -305,7 +310,7 @@ describe('inspection and reset', () => {
     const sb = await sandbox({ tenants: ['acme', 'globex'] });
     await sendReply(sb, replyBody(), { tenant: 'acme' });
     await sendReply(sb, replyBody(), { tenant: 'globex' });
-    expect((await call(sb, `${paths.reset}?tenant=acme`, { method: 'POST' })).json).toEqual({ reset: ['acme'] });
+    expect((await call(sb, `${paths.reset}?tenant=acme`, { method: 'POST', body: {} })).json).toEqual({ reset: ['acme'] });
     expect((await messages(sb)).map((m) => m.tenant)).toEqual(['globex']);
   });
 });

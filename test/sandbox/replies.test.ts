@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/payload/json.js';
-import { call, errorMessage, messages, paths, replyBody, sandbox, sendGreeting, sendReply } from './helpers.js';
+import {
+  askedQuestion,
+  call,
+  customerSays,
+  errorMessage,
+  messages,
+  paths,
+  replyBody,
+  sandbox,
+  sendGreeting,
+  sendReply,
+  startConversation,
+} from './helpers.js';
 
 describe('the sandbox validates bodies with the payload schemas', () => {
   it('answers 400 listing every problem as "path: message; path: message"', async () => {
@@ -86,41 +98,48 @@ describe('answerId de-duplication (chatbot rule 6)', () => {
 });
 
 describe('a second answer to an answered question (chatbot rule 7)', () => {
+  // Each way of naming the question the customer asked: by questionId, by sessionId with questionIndex,
+  // or both at once; the second answer names it again, in the same way or the other.
+  type Asked = Awaited<ReturnType<typeof askedQuestion>>;
+  const byId = (q: Asked) => ({ questionId: q.questionId });
+  const bySession = (q: Asked) => ({ sessionId: q.sessionId, questionIndex: q.questionIndex });
   const sameQuestion = [
-    { way: 'questionId', first: { questionId: 900n }, second: { questionId: 900n }, named: 'questionId 900' },
+    { way: 'questionId', first: byId, second: byId, named: (q: Asked) => `questionId ${q.questionId}` },
     {
       way: 'sessionId and questionIndex',
-      first: { sessionId: 's-1', questionIndex: 3n },
-      second: { sessionId: 's-1', questionIndex: 3n },
-      named: 'sessionId s-1 with questionIndex 3',
+      first: bySession,
+      second: bySession,
+      named: (q: Asked) => `sessionId ${q.sessionId} with questionIndex ${q.questionIndex}`,
     },
     {
       way: 'questionId, then sessionId and questionIndex of the same answer',
-      first: { questionId: 901n, sessionId: 's-2', questionIndex: 1n },
-      second: { sessionId: 's-2', questionIndex: 1n },
-      named: 'sessionId s-2 with questionIndex 1',
+      first: (q: Asked) => ({ ...byId(q), ...bySession(q) }),
+      second: bySession,
+      named: (q: Asked) => `sessionId ${q.sessionId} with questionIndex ${q.questionIndex}`,
     },
   ];
 
   it.each(sameQuestion)('is rejected with 409 and not delivered in strict mode (same $way)', async ({ first, second, named }) => {
     const sb = await sandbox({ duplicates: 'strict' });
-    expect((await sendReply(sb, replyBody(first))).status).toBe(200);
-    const result = await sendReply(sb, replyBody({ ...second, text: 'A second answer' }));
+    const asked = await askedQuestion(sb);
+    expect((await sendReply(sb, replyBody({ coreClientId: undefined, ...first(asked) }))).status).toBe(200);
+    const result = await sendReply(sb, replyBody({ coreClientId: undefined, ...second(asked), text: 'A second answer' }));
     expect(result.status).toBe(409);
-    expect(errorMessage(result)).toContain(`the question (${named}) already has a bot answer`);
+    expect(errorMessage(result)).toContain(`the question (${named(asked)}) already has a bot answer`);
 
     const seen = await messages(sb);
-    expect(seen.map((m) => [m.delivered, m.notDelivered, m.questionAlreadyAnswered])).toEqual([
-      [true, null, false],
-      [false, 'question already answered (strict mode)', true],
+    expect(seen.map((m) => [m.delivered, m.notDelivered, m.questionAlreadyAnswered, m.sessionId])).toEqual([
+      [true, null, false, asked.sessionId],
+      [false, 'question already answered (strict mode)', true, asked.sessionId],
     ]);
     expect(sb.lastApiLog()).toMatch(/ 409 \S+ rejected \(strict duplicate\), not delivered/);
   });
 
   it.each(sameQuestion)('is delivered in soft mode, the default (same $way)', async ({ first, second }) => {
     const sb = await sandbox();
-    expect((await sendReply(sb, replyBody(first))).status).toBe(200);
-    expect((await sendReply(sb, replyBody({ ...second, text: 'A second answer' }))).status).toBe(200);
+    const asked = await askedQuestion(sb);
+    expect((await sendReply(sb, replyBody({ coreClientId: undefined, ...first(asked) }))).status).toBe(200);
+    expect((await sendReply(sb, replyBody({ coreClientId: undefined, ...second(asked), text: 'A second answer' }))).status).toBe(200);
 
     const seen = await messages(sb);
     expect(seen.map((m) => [m.delivered, m.questionAlreadyAnswered])).toEqual([
@@ -129,23 +148,25 @@ describe('a second answer to an answered question (chatbot rule 7)', () => {
     ]);
   });
 
-  it.each([
-    { name: 'answers to different questions', first: { questionId: 1n }, second: { questionId: 2n } },
-    {
-      name: 'another index in the same thread',
-      first: { sessionId: 's', questionIndex: 1n },
-      second: { sessionId: 's', questionIndex: 2n },
-    },
-    { name: 'answers addressed only by client', first: { coreClientId: 8n }, second: { coreClientId: 8n } },
-  ])('does not count $name as a second answer in strict mode', async ({ first, second }) => {
+  it('does not count answers to two questions of a thread as a second answer in strict mode', async () => {
     const sb = await sandbox({ duplicates: 'strict' });
-    expect((await sendReply(sb, replyBody(first))).status).toBe(200);
-    expect((await sendReply(sb, replyBody(second))).status).toBe(200);
+    const first = await askedQuestion(sb);
+    const second = await customerSays(sb, first.sessionId, 'And another thing');
+    expect(second.questionIndex).toBe(2n);
+    expect((await sendReply(sb, replyBody({ questionId: first.questionId }))).status).toBe(200);
+    expect((await sendReply(sb, replyBody({ sessionId: first.sessionId, questionIndex: 2n }))).status).toBe(200);
+  });
+
+  it('does not count answers addressed only by client as a second answer in strict mode', async () => {
+    const sb = await sandbox({ duplicates: 'strict' });
+    expect((await sendReply(sb, replyBody({ coreClientId: 8n }))).status).toBe(200);
+    expect((await sendReply(sb, replyBody({ coreClientId: 8n }))).status).toBe(200);
   });
 
   it('answers a retry of a delivered answer with 200, not 409, in strict mode', async () => {
     const sb = await sandbox({ duplicates: 'strict' });
-    const body = replyBody({ answerId: 'retried', questionId: 77n });
+    const asked = await askedQuestion(sb);
+    const body = replyBody({ answerId: 'retried', questionId: asked.questionId });
     expect((await sendReply(sb, body)).status).toBe(200);
     expect((await sendReply(sb, body)).status).toBe(200);
     expect((await messages(sb)).map((m) => m.notDelivered)).toEqual([null, 'duplicate answerId']);
@@ -175,21 +196,24 @@ describe('identifiers stay exact', () => {
   it('returns 9223372036854775807 digit for digit through /_sandbox/messages', async () => {
     const sb = await sandbox();
     const max = '9223372036854775807';
-    const raw = `{"text":"Hi","answerId":"long-ids","coreClientId":${max},"questionId":${max},"userIds":[${max}],"code":"SWITCH_TO_HUMAN"}`;
+    const raw = `{"text":"Hi","answerId":"long-ids","coreClientId":${max},"userIds":[${max}],"code":"SWITCH_TO_HUMAN"}`;
     expect((await sendReply(sb, raw)).status).toBe(200);
 
     const listed = await call(sb, paths.messages, { token: null, tenant: null });
     expect(listed.text).toContain(`"coreClientId": ${max}`);
-    const [message] = (parseJson(listed.text) as { messages: { body: Record<string, unknown> }[] }).messages;
+    const [message] = (parseJson(listed.text) as { messages: { body: Record<string, unknown>; coreClientId: bigint }[] }).messages;
     expect(message?.body.coreClientId).toBe(9223372036854775807n);
-    expect(message?.body.questionId).toBe(9223372036854775807n);
+    expect(message?.coreClientId).toBe(9223372036854775807n);
     expect(message?.body.userIds).toEqual([9223372036854775807n]);
   });
 
-  it('tells apart questionIds that a JavaScript number would merge', async () => {
-    const sb = await sandbox({ duplicates: 'strict' });
-    // Both round to 9223372036854775808 as a double; as longs they are different questions.
-    expect((await sendReply(sb, '{"text":"a","questionId":9223372036854775806}')).status).toBe(200);
-    expect((await sendReply(sb, '{"text":"b","questionId":9223372036854775807}')).status).toBe(200);
+  it('tells apart clients whose coreClientIds a JavaScript number would merge', async () => {
+    const sb = await sandbox();
+    // Both round to 9223372036854775808 as a double; as longs they are different clients.
+    const a = await startConversation(sb, { coreClientId: 9223372036854775806n });
+    const b = await startConversation(sb, { coreClientId: 9223372036854775807n });
+    expect((await sendReply(sb, '{"text":"a","coreClientId":9223372036854775806}')).status).toBe(200);
+    expect((await sendReply(sb, '{"text":"b","coreClientId":9223372036854775807}')).status).toBe(200);
+    expect((await messages(sb)).map((m) => m.sessionId)).toEqual([a.sessionId, b.sessionId]);
   });
 });

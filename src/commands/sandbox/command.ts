@@ -6,14 +6,18 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 
 export const sandboxCommand: CommandFactory = (inv) => {
   const cmd = new Command('sandbox')
-    .summary('run a local implementation of the three endpoints, for offline trials and tests')
+    .summary('run a local platform: the three endpoints, customers and threads, and a signed MESSAGE webhook to your bot')
     .description(
-      'Run a local implementation of the API (POST /api/v1/chatbot, POST /api/v1/chatbot/greet, ' +
-        "PUT /api/v1/inactivity/reasons) that follows the API's rules: validation, answerId de-duplication, " +
-        'strict or soft handling of second answers, greeting addressing, inactivity reasons and their limit.\n\n' +
-        'It prints its base URL and the environment lines that point `core` at it on stdout, then one log line ' +
-        'per request on stderr. GET /_sandbox/messages and GET /_sandbox/reasons show what it received; ' +
-        'POST /_sandbox/reset returns it to its start state. Stop it with Ctrl-C. See docs/sandbox.md.',
+      'Run a local stand-in for the platform: the API (POST /api/v1/chatbot, POST /api/v1/chatbot/greet, ' +
+        "PUT /api/v1/inactivity/reasons) with the API's rules (validation, answerId de-duplication, strict or soft " +
+        "second answers, greeting addressing, inactivity reasons and their limit), and the customer's side: " +
+        'conversations on WEB, IM or EMAIL threads, questions, and, with --bot-url, a MESSAGE webhook for each customer ' +
+        'message, signed as Standard Webhooks do. Bot answers are checked against the questions they answer; ' +
+        'SWITCH_TO_HUMAN and UNCLEAR_QUESTION hand threads and questions to agents.\n\n' +
+        'It prints its base URL and the environment lines that point `core` and your bot at it on stdout, then one log ' +
+        'line per request and webhook attempt on stderr. Play the customer with `core customer say`; read what ' +
+        'happened with GET /_sandbox/conversations, /_sandbox/messages and the event stream /_sandbox/events. ' +
+        'Stop it with Ctrl-C. See docs/sandbox.md.',
     )
     .option('--port <n>', 'port to listen on (default 0: a free port)')
     .option('--host <host>', 'address to bind (default 127.0.0.1; anything else is reachable from other machines)')
@@ -24,7 +28,15 @@ export const sandboxCommand: CommandFactory = (inv) => {
     .option('--reasons <file>', 'JSON array of the inactivity reasons each tenant starts with (default: LUNCH, MEETING, TRAINING, OTHER)')
     .option('--max-active-reasons <n>', 'most reasons that may be active at once in a tenant (default 10)')
     .option('--latency <ms>', 'delay every answer by this many milliseconds (default 0)')
-    .option('--fail <status:rate>', 'answer this status to this share of API requests, such as 503:0.2 (rate 1 when omitted)');
+    .option('--fail <status:rate>', 'answer this status to this share of API requests, such as 503:0.2 (rate 1 when omitted)')
+    .option('--bot-url <url>', 'deliver a MESSAGE webhook for each customer message to your bot at this URL')
+    .option(
+      '--webhook-secret <secret>',
+      'the whsec_... secret webhooks are signed with (env CORE_SANDBOX_WEBHOOK_SECRET; default: a new one)',
+    )
+    .option('--webhook-timeout <duration>', 'time limit of one webhook attempt, such as 10s or 2500ms (default 10s)')
+    .option('--webhook-retries <n>', 'how many times a failed webhook is tried again, with backoff (default 3)')
+    .option('--max-events <n>', 'events kept per tenant, the oldest dropped first (default 10000)');
   cmd.addHelpText(
     'after',
     `
@@ -36,7 +48,10 @@ Examples:
   $ curl -s 'http://127.0.0.1:8080/_sandbox/messages?tenant=sandbox'
   $ core sandbox --tenant acme --tenant globex --duplicates strict
   $ core sandbox --reasons reasons.json --max-active-reasons 3
-  $ core sandbox --fail 503:0.25 --latency 300`,
+  $ core sandbox --fail 503:0.25 --latency 300
+  $ core sandbox --port 8080 --bot-url http://127.0.0.1:3000/webhook
+  $ core customer say "Where is my order?"                     # in another shell, with the export lines
+  $ core sandbox --bot-url http://127.0.0.1:3000/webhook --webhook-timeout 3s --webhook-retries 1`,
   );
   cmd.action(async (raw: Record<string, unknown>) => {
     const flags: SandboxFlags = {
@@ -50,10 +65,15 @@ Examples:
       maxActiveReasons: raw.maxActiveReasons as string | undefined,
       latency: raw.latency as string | undefined,
       fail: raw.fail as string | undefined,
+      maxEvents: raw.maxEvents as string | undefined,
+      botUrl: raw.botUrl as string | undefined,
+      webhookSecret: raw.webhookSecret as string | undefined,
+      webhookTimeout: raw.webhookTimeout as string | undefined,
+      webhookRetries: raw.webhookRetries as string | undefined,
     };
     // The parser reads the reasons file and checks it with the payload schemas: loaded only here.
     const { parseSandboxFlags } = await import('./options.js');
-    const options = await parseSandboxFlags(flags, inv.ctx.cwd);
+    const options = await parseSandboxFlags(flags, inv.ctx.cwd, inv.ctx.env);
     const { runSandbox } = await import('./run.js');
     inv.exitCode = await runSandbox(options, inv.ctx);
   });

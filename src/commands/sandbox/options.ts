@@ -3,7 +3,9 @@ import { resolve } from 'node:path';
 import { PayloadError, UsageError, type Problem } from '../../errors.js';
 import { parseJson } from '../../payload/json.js';
 import { sandboxDefaults, sandboxOptionProblems, type DuplicateMode, type SandboxOptions } from '../../sandbox/options.js';
-import { prepareReasons } from '../../sandbox/seed.js';
+import { defaultReasons, prepareReasons } from '../../sandbox/seed.js';
+import { parseDuration } from '../../config/duration.js';
+import type { Env } from '../../io.js';
 
 /** The flags of `core sandbox` as typed, before checking. */
 export interface SandboxFlags {
@@ -17,6 +19,11 @@ export interface SandboxFlags {
   maxActiveReasons?: string;
   latency?: string;
   fail?: string;
+  maxEvents?: string;
+  botUrl?: string;
+  webhookSecret?: string;
+  webhookTimeout?: string;
+  webhookRetries?: string;
 }
 
 /** The sandbox's options for `runSandbox`: everything but the log and the random source, which run supplies. */
@@ -34,7 +41,15 @@ const flagOf: Record<string, string> = {
   latencyMs: '--latency',
   'fail.status': '--fail',
   'fail.rate': '--fail',
+  maxEvents: '--max-events',
+  botUrl: '--bot-url',
+  webhookSecret: '--webhook-secret',
+  webhookTimeoutMs: '--webhook-timeout',
+  webhookRetries: '--webhook-retries',
 };
+
+/** The environment variable that sets the webhook secret when --webhook-secret is not given. */
+export const WEBHOOK_SECRET_VARIABLE = 'CORE_SANDBOX_WEBHOOK_SECRET';
 
 /**
  * Turns the flags into sandbox options. Numbers must be written as plain decimals; their bounds
@@ -42,7 +57,7 @@ const flagOf: Record<string, string> = {
  * flag is a UsageError naming it; a reasons file that breaks the reason schema is a PayloadError
  * listing every problem with its path in the file.
  */
-export async function parseSandboxFlags(flags: SandboxFlags, cwd: string): Promise<SandboxRunOptions> {
+export async function parseSandboxFlags(flags: SandboxFlags, cwd: string, env: Env = {}): Promise<SandboxRunOptions> {
   const options: SandboxRunOptions = {};
   if (flags.host !== undefined) options.host = flags.host;
   if (flags.port !== undefined) options.port = wholeNumber('--port', flags.port);
@@ -53,18 +68,50 @@ export async function parseSandboxFlags(flags: SandboxFlags, cwd: string): Promi
   if (flags.maxActiveReasons !== undefined) options.maxActiveReasons = wholeNumber('--max-active-reasons', flags.maxActiveReasons);
   if (flags.latency !== undefined) options.latencyMs = wholeNumber('--latency', flags.latency.replace(/ms$/i, ''));
   if (flags.fail !== undefined) options.fail = parseFail(flags.fail);
+  if (flags.maxEvents !== undefined) options.maxEvents = wholeNumber('--max-events', flags.maxEvents);
+  if (flags.botUrl !== undefined) options.botUrl = flags.botUrl;
+  if (flags.webhookTimeout !== undefined) options.webhookTimeoutMs = duration('--webhook-timeout', flags.webhookTimeout);
+  if (flags.webhookRetries !== undefined) options.webhookRetries = wholeNumber('--webhook-retries', flags.webhookRetries);
+  const secretFromEnv = env[WEBHOOK_SECRET_VARIABLE];
+  if (flags.webhookSecret !== undefined) options.webhookSecret = flags.webhookSecret;
+  else if (secretFromEnv !== undefined && secretFromEnv !== '') options.webhookSecret = secretFromEnv;
 
   const problems = sandboxOptionProblems(options);
   if (problems.length > 0) {
-    throw new UsageError(problems.map((p) => `${flagOf[p.path] ?? p.path}: ${p.message}`).join('; '), {
+    // A secret from the environment is named by its variable, so the user knows where to look.
+    const name = (path: string) =>
+      path === 'webhookSecret' && flags.webhookSecret === undefined ? WEBHOOK_SECRET_VARIABLE : (flagOf[path] ?? path);
+    throw new UsageError(problems.map((p) => `${name(p.path)}: ${p.message}`).join('; '), {
       hint: 'see core sandbox --help',
     });
   }
 
+  const maxActiveReasons = options.maxActiveReasons ?? sandboxDefaults.maxActiveReasons;
   if (flags.reasons !== undefined) {
-    options.reasons = await readReasons(flags.reasons, cwd, options.maxActiveReasons ?? sandboxDefaults.maxActiveReasons);
+    options.reasons = await readReasons(flags.reasons, cwd, maxActiveReasons);
+  } else {
+    // The built-in seed must fit the limit too: say so as a usage error naming the flag, rather than
+    // starting with more active reasons than the limit allows.
+    const seeded = defaultReasons.filter((reason) => (reason as { active?: boolean }).active !== false) as { code: string }[];
+    if (seeded.length > maxActiveReasons) {
+      throw new UsageError(
+        `--max-active-reasons: ${maxActiveReasons} is below the ${seeded.length} active reasons of the built-in seed ` +
+          `(${seeded.map((reason) => reason.code).join(', ')})`,
+        {
+          hint: `use --max-active-reasons ${seeded.length} or more, or give --reasons FILE with at most ${maxActiveReasons} active reasons`,
+        },
+      );
+    }
   }
   return options;
+}
+
+function duration(flag: string, text: string): number {
+  try {
+    return parseDuration(text);
+  } catch (error) {
+    throw new UsageError(`${flag}: ${(error as Error).message}`, { hint: 'use a duration such as 10s, 2500ms or 1m', cause: error });
+  }
 }
 
 function wholeNumber(flag: string, text: string): number {

@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { isLoopbackHost, percent, sandboxDefaults } from '../../sandbox/options.js';
-import { startSandbox, type Sandbox } from '../../sandbox/server.js';
+import { SandboxOptionsError, startSandbox, type Sandbox } from '../../sandbox/server.js';
 import type { SandboxRunOptions } from './options.js';
 
 /**
@@ -22,12 +22,23 @@ export async function runSandbox(options: SandboxRunOptions, ctx: Context, rando
   try {
     sandbox = await startSandbox({ ...options, ...(random ? { random } : {}), log: (line) => ctx.err(`${line}\n`) });
   } catch (error) {
+    if (error instanceof SandboxOptionsError) {
+      // The flags were checked before; any option problem left is still the user's to fix.
+      throw new UsageError(error.message, { hint: 'see core sandbox --help', cause: error });
+    }
     throw listenError(error, host, options.port ?? sandboxDefaults.port);
   }
 
   ctx.out(startLines(sandbox, options).join('\n') + '\n');
+  const bot =
+    sandbox.botUrl === null
+      ? 'no bot connected: customer messages are recorded, no webhook is sent (start with --bot-url URL to deliver them)\n'
+      : `bot: a MESSAGE webhook for each customer message to POST ${sandbox.botUrl}, signed with CORE_WEBHOOK_SECRET ` +
+        `(timeout ${options.webhookTimeoutMs ?? sandboxDefaults.webhookTimeoutMs} ms, ${options.webhookRetries ?? sandboxDefaults.webhookRetries} retries)\n`;
   ctx.err(
-    `inspect: GET ${sandbox.url}/_sandbox/messages, GET ${sandbox.url}/_sandbox/reasons; reset: POST ${sandbox.url}/_sandbox/reset\n` +
+    bot +
+      `customer: core customer say "Hi" (with the export lines), or POST ${sandbox.url}/_sandbox/conversations\n` +
+      `inspect: GET ${sandbox.url}/_sandbox/conversations, /_sandbox/messages, /_sandbox/reasons; live: GET ${sandbox.url}/_sandbox/events\n` +
       `${describeFaults(options)}stop with Ctrl-C\n`,
   );
 
@@ -52,6 +63,8 @@ export function startLines(sandbox: Sandbox, options: SandboxRunOptions): string
   if (options.integratorToken !== undefined && options.integratorToken !== token) {
     lines.push(`export CORE_INTEGRATOR_TOKEN=${shellWord(options.integratorToken)}`);
   }
+  // The bot verifies webhooks with it (docs/sandbox.md, "The MESSAGE webhook"): a test value, printed like the tokens.
+  lines.push(`export CORE_WEBHOOK_SECRET=${shellWord(sandbox.webhookSecret)}`);
   return lines;
 }
 

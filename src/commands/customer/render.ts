@@ -1,0 +1,66 @@
+import type { WaitResult, StreamEvent } from './wait.js';
+
+/**
+ * The human view of one exchange of `core customer`: each bot answer drawn as the composer's preview
+ * draws a message (src/prompts/preview.ts), hand-overs as a line, on stdout; the webhook attempts and
+ * the answers' warnings on stderr.
+ */
+
+export interface RenderOptions {
+  columns: number;
+  color: { stdout: boolean; stderr: boolean };
+}
+
+const list = (value: unknown) => (Array.isArray(value) && value.length > 0 ? value.map(String).join(', ') : undefined);
+
+export function targetsOf(event: StreamEvent): string {
+  const parts = [
+    list(event.userIds) && `agents ${list(event.userIds)}`,
+    list(event.skillIds) && `skills ${list(event.skillIds)}`,
+    list(event.unitIds) && `units ${list(event.unitIds)}`,
+  ].filter(Boolean);
+  return parts.length > 0 ? `; ${parts.join(', ')}` : '';
+}
+
+function titleOf(answer: StreamEvent): string {
+  const body = (answer.body ?? {}) as Record<string, unknown>;
+  const to =
+    answer.questionIndex != null ? `to question ${String(answer.questionIndex)}` : `to coreClientId ${String(answer.coreClientId)}`;
+  const code = typeof body.code === 'string' ? ` · ${body.code}` : '';
+  if (answer.delivered === true) return `Bot · answer ${to}${code}`;
+  return `Bot · answer ${to}${code} · NOT DELIVERED (${String(answer.status)}: ${String(answer.notDelivered)})`;
+}
+
+export async function renderExchange(result: WaitResult, options: RenderOptions): Promise<{ out: string; err: string }> {
+  const [{ renderPreview }, { makeStyle }] = await Promise.all([import('../../prompts/preview.js'), import('../../output/style.js')]);
+  const style = makeStyle(options.color.stdout);
+  const errStyle = makeStyle(options.color.stderr);
+  let out = '';
+  let err = '';
+
+  for (const attempt of result.attempts) {
+    const what =
+      attempt.status != null ? `${String(attempt.status)}${attempt.error ? ` (${String(attempt.error)})` : ''}` : String(attempt.error);
+    const retry = attempt.retryInMs != null ? `, next attempt in ${String(attempt.retryInMs)} ms` : '';
+    err += `webhook ${String(attempt.deliveryId)} attempt ${String(attempt.attempt)}: ${what} in ${String(attempt.latencyMs)} ms, ${String(attempt.outcome)}${retry}\n`;
+  }
+  if (result.delivery === 'pending') err += 'webhook: still being attempted when the wait ended\n';
+
+  const shown = [...result.answers, ...result.handovers].sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
+  for (const event of shown) {
+    if (event.type === 'handover') {
+      const what =
+        event.scope === 'thread' ? 'the thread is now with agents' : `question ${String(event.questionIndex)} is passed to agents`;
+      out += `${style.yellow(`→ ${what} (${String(event.code)}${targetsOf(event)})`)}\n`;
+      continue;
+    }
+    const body = (typeof event.body === 'object' && event.body !== null ? event.body : {}) as Record<string, unknown>;
+    out += renderPreview(body, { title: titleOf(event), columns: options.columns, style });
+    if (event.delivered !== true && typeof event.error === 'string') out += `${style.red(event.error)}\n`;
+    const warnings = Array.isArray(event.warnings) ? (event.warnings as { path?: string; message?: string }[]) : [];
+    for (const warning of warnings) {
+      err += `${errStyle.yellow('warning:')} bot answer: ${warning.path ? `${warning.path}: ` : ''}${warning.message ?? ''}\n`;
+    }
+  }
+  return { out, err };
+}

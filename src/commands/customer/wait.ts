@@ -1,0 +1,138 @@
+/**
+ * When `core customer say` and `press` stop waiting (docs/sandbox.md, "`core customer`", and the help of
+ * both commands): they read the sandbox's event stream for the conversation and stop
+ *
+ * - at once when no answer can come: the thread is with agents (no webhook was sent), or the webhook
+ *   failed for good and no answer arrived;
+ * - once the webhook delivery has finished (delivered or failed; at once when none was sent) and at
+ *   least one bot answer to the conversation has arrived, plus `settleMs` after the latest answer,
+ *   so that answers sent one after another are all taken;
+ * - when `--wait` runs out, whatever has arrived by then.
+ *
+ * Answered means at least one bot answer was delivered to the customer; answers the sandbox refused
+ * (a thread with agents, a broken rule) are shown with why, but do not count.
+ */
+
+export const SETTLE_MS = 300;
+
+/** The fields of the events the wait reads (docs/sandbox.md, "Events"). */
+export interface StreamEvent {
+  seq: bigint | number;
+  type: string;
+  sessionId?: string | null;
+  deliveryId?: string;
+  outcome?: string;
+  delivered?: boolean;
+  [key: string]: unknown;
+}
+
+export interface AskedMessage {
+  seq: bigint;
+  deliveryId: string | null;
+  noWebhook: string | null;
+}
+
+export type WaitEnd = 'answered' | 'no-answer' | 'with-agents' | 'webhook-failed' | 'stream-ended';
+
+export interface WaitResult {
+  end: WaitEnd;
+  answers: StreamEvent[];
+  handovers: StreamEvent[];
+  attempts: StreamEvent[];
+  /** delivered or failed; pending when the wait ended during the attempts; null when no webhook was sent. */
+  delivery: 'delivered' | 'failed' | 'pending' | null;
+}
+
+export class AnswerWait {
+  private asked: AskedMessage | undefined;
+  private readonly early: StreamEvent[] = [];
+  private readonly answers: StreamEvent[] = [];
+  private readonly handovers: StreamEvent[] = [];
+  private readonly attempts: StreamEvent[] = [];
+  private deliveryOutcome: 'delivered' | 'failed' | undefined;
+  private settleTimer: NodeJS.Timeout | undefined;
+  private waitTimer: NodeJS.Timeout | undefined;
+  private finish!: (end: WaitEnd) => void;
+  private done = false;
+  readonly ended: Promise<WaitEnd>;
+
+  constructor(
+    private readonly waitMs: number,
+    private readonly settleMs = SETTLE_MS,
+  ) {
+    this.ended = new Promise((resolve) => {
+      this.finish = (end) => {
+        if (this.done) return;
+        this.done = true;
+        clearTimeout(this.settleTimer);
+        clearTimeout(this.waitTimer);
+        resolve(end);
+      };
+    });
+  }
+
+  /** Every event of the conversation's stream, in order; those before the message are ignored. */
+  accept(event: StreamEvent): void {
+    if (this.done) return;
+    if (this.asked === undefined) this.early.push(event);
+    else if (BigInt(event.seq) > this.asked.seq) this.take(event);
+  }
+
+  /** The customer message was recorded: the wait starts now. */
+  start(asked: AskedMessage): void {
+    this.asked = asked;
+    this.waitTimer = setTimeout(() => this.finish(this.delivered() ? 'answered' : 'no-answer'), this.waitMs);
+    if (asked.noWebhook !== null && asked.deliveryId === null && /agents/.test(asked.noWebhook)) {
+      this.finish('with-agents');
+      return;
+    }
+    for (const event of this.early.splice(0)) if (BigInt(event.seq) > asked.seq) this.take(event);
+    this.check();
+  }
+
+  /** The stream ended early (the sandbox stopped). */
+  streamEnded(): void {
+    this.finish(this.delivered() ? 'answered' : 'stream-ended');
+  }
+
+  /** Stops the wait (Ctrl-C): whatever arrived stays readable. */
+  stop(): void {
+    this.finish('no-answer');
+  }
+
+  result(end: WaitEnd): WaitResult {
+    const delivery = this.asked?.deliveryId == null ? null : (this.deliveryOutcome ?? 'pending');
+    return { end, answers: this.answers, handovers: this.handovers, attempts: this.attempts, delivery };
+  }
+
+  private delivered(): boolean {
+    return this.answers.some((answer) => answer.delivered === true);
+  }
+
+  private take(event: StreamEvent): void {
+    const deliveryId = this.asked?.deliveryId;
+    if (event.type === 'bot.answer') {
+      this.answers.push(event);
+      // Each answer restarts the settle time, so answers sent one after another are all taken.
+      clearTimeout(this.settleTimer);
+      this.settleTimer = undefined;
+    } else if (event.type === 'handover') this.handovers.push(event);
+    else if (event.type === 'webhook.attempt' && deliveryId != null && event.deliveryId === deliveryId) {
+      this.attempts.push(event);
+      if (event.outcome === 'delivered' || event.outcome === 'failed') this.deliveryOutcome = event.outcome;
+    } else return;
+    this.check();
+  }
+
+  private check(): void {
+    if (this.done || this.asked === undefined) return;
+    const finished = this.asked.deliveryId === null || this.deliveryOutcome !== undefined;
+    if (this.deliveryOutcome === 'failed' && this.answers.length === 0) {
+      this.finish('webhook-failed');
+      return;
+    }
+    if (finished && this.answers.length > 0 && this.settleTimer === undefined) {
+      this.settleTimer = setTimeout(() => this.finish(this.delivered() ? 'answered' : 'no-answer'), this.settleMs);
+    }
+  }
+}

@@ -1,0 +1,281 @@
+import type { Problem } from '../errors.js';
+import { CHANNELS, type Channel } from './events.js';
+import { count, invalid, readJsonObject, readPaging, type Answer, type Exchange, type Handler } from './exchange.js';
+import { maxCustomerText, type LastBotMessage, type SandboxState, type Thread } from './state.js';
+import type { WebhookSender } from './webhook.js';
+
+/**
+ * The customer's side over HTTP (docs/sandbox.md, "The customer's side"): start a conversation,
+ * write, press a button or pick a list item (each a question, and a MESSAGE webhook when a bot is
+ * connected), read conversations and their events, give a thread back to the bot, redeliver a
+ * webhook. The server has already checked the Host and, for requests that change state, the
+ * Content-Type.
+ */
+
+export interface CustomerDeps {
+  state: SandboxState;
+  /** null without --bot-url. */
+  sender: WebhookSender | null;
+  /** The tenant a conversation starts in when the request names none. */
+  defaultTenant: string;
+}
+
+const LONG_MAX = 9_223_372_036_854_775_807n;
+
+const unknownTenant = (state: SandboxState, tenant: string): Answer => ({
+  status: 404,
+  error: `no tenant '${tenant}' (tenants: ${state.tenantNames.join(', ')})`,
+  what: 'unknown tenant',
+});
+
+const unknownSession = (sessionId: string): Answer => ({
+  status: 404,
+  error: `no conversation with sessionId '${sessionId}' (it may be older than the events the sandbox keeps, or the sandbox was reset)`,
+  what: 'unknown conversation',
+});
+
+/** Refuses fields a request does not take, naming them. */
+function unknownFields(body: Record<string, unknown>, allowed: readonly string[]): Problem[] {
+  return Object.keys(body)
+    .filter((key) => !allowed.includes(key))
+    .map((key) => ({ path: key, message: `unknown field; this request takes ${allowed.join(', ')}` }));
+}
+
+export function customerHandlers(deps: CustomerDeps) {
+  const { state } = deps;
+
+  const withThread =
+    (run: (ex: Exchange, thread: Thread) => Answer | Promise<Answer>): Handler =>
+    (ex) => {
+      const sessionId = ex.params[0] ?? '';
+      const thread = state.thread(sessionId);
+      if (thread === undefined) return unknownSession(sessionId);
+      return run(ex, thread);
+    };
+
+  /** POST /_sandbox/conversations */
+  const start: Handler = async (ex) => {
+    const read = await readJsonObject(ex);
+    if (!read.ok) return read.answer;
+    const body = read.value;
+    const problems = unknownFields(body, ['tenant', 'channel', 'clientId', 'coreClientId']);
+    const tenant = body.tenant ?? deps.defaultTenant;
+    if (typeof tenant !== 'string' || tenant === '')
+      problems.push({ path: 'tenant', message: 'must be the name of a tenant the sandbox serves' });
+    const channelText = body.channel ?? 'WEB';
+    const channel = typeof channelText === 'string' ? (channelText.toUpperCase() as Channel) : undefined;
+    if (channel === undefined || !CHANNELS.includes(channel)) {
+      problems.push({ path: 'channel', message: `${JSON.stringify(channelText)} is not a channel: use WEB, IM or EMAIL` });
+    }
+    const clientId = body.clientId;
+    if (clientId !== undefined && (typeof clientId !== 'string' || clientId === '')) {
+      problems.push({ path: 'clientId', message: 'must be a non-empty string (the external client ID of an authorized client)' });
+    }
+    const coreClientId = body.coreClientId;
+    if (coreClientId !== undefined && (typeof coreClientId !== 'bigint' || coreClientId < 0n || coreClientId > LONG_MAX)) {
+      problems.push({ path: 'coreClientId', message: 'must be an integer from 0 to 9223372036854775807' });
+    }
+    if (problems.length > 0) return invalid(problems);
+    if (!state.hasTenant(tenant as string)) return unknownTenant(state, tenant as string);
+    const started = state.startConversation(tenant as string, {
+      channel: channel as Channel,
+      coreClientId: coreClientId as bigint | undefined,
+      clientId: clientId as string | undefined,
+    });
+    if (!started.ok) return { status: started.status, error: started.message, what: `refused: ${started.message}` };
+    const { thread } = started;
+    return {
+      status: 201,
+      tenant: thread.tenant,
+      json: {
+        tenant: thread.tenant,
+        sessionId: thread.sessionId,
+        coreClientId: thread.client.coreClientId,
+        clientId: thread.client.clientId,
+        channel: thread.channel,
+      },
+      what: `conversation ${thread.sessionId} started (${thread.channel}, coreClientId ${thread.client.coreClientId})`,
+    };
+  };
+
+  /** POST /_sandbox/conversations/{sessionId}/messages */
+  const message = withThread(async (ex, thread) => {
+    const read = await readJsonObject(ex);
+    if (!read.ok) return read.answer;
+    const body = read.value;
+    const problems = unknownFields(body, ['text', 'press', 'pick']);
+    const given = (['text', 'press', 'pick'] as const).filter((key) => body[key] !== undefined);
+    if (given.length !== 1) {
+      problems.push({ path: '', message: `send one of text, press or pick${given.length > 1 ? `, not ${given.join(' and ')}` : ''}` });
+    }
+    for (const key of given) {
+      if (typeof body[key] !== 'string' || body[key] === '') problems.push({ path: key, message: 'must be a non-empty string' });
+    }
+    if (typeof body.text === 'string' && body.text.length > maxCustomerText) {
+      problems.push({ path: 'text', message: `${body.text.length} characters, limit ${maxCustomerText} (a sandbox limit)` });
+    }
+    if (problems.length > 0) return invalid(problems);
+
+    let text: string;
+    let quickReply: Record<string, unknown> | null = null;
+    let listItem: { identifier: string; title: string } | null = null;
+    if (typeof body.text === 'string') text = body.text;
+    else {
+      const chosen = choose(thread, body.press as string | undefined, body.pick as string | undefined);
+      if (!chosen.ok) return { status: 400, error: chosen.message, what: `refused: ${chosen.message}`, tenant: thread.tenant };
+      ({ text, quickReply, listItem } = chosen);
+    }
+    const { event, delivery } = state.customerMessage(thread, { text, quickReply, listItem });
+    if (delivery && deps.sender) deps.sender.deliver(delivery);
+    return {
+      status: 201,
+      tenant: thread.tenant,
+      json: {
+        tenant: thread.tenant,
+        sessionId: thread.sessionId,
+        seq: event.seq,
+        questionId: event.questionId,
+        questionIndex: event.questionIndex,
+        type: event.questionType,
+        deliveryId: event.deliveryId,
+        noWebhook: event.noWebhook,
+      },
+      what:
+        `question ${event.questionIndex} (questionId ${event.questionId}, ${event.questionType}) in ${thread.sessionId}` +
+        (event.deliveryId ? `: webhook ${event.deliveryId}` : `: no webhook, ${event.noWebhook}`),
+    };
+  });
+
+  /** GET /_sandbox/conversations */
+  const list: Handler = (ex) => {
+    const tenant = ex.query.get('tenant') ?? undefined;
+    if (tenant !== undefined && !state.hasTenant(tenant)) return unknownTenant(state, tenant);
+    const paged = readPaging(ex.query);
+    if (!paged.ok) return paged.answer;
+    const result = state.conversationPage(tenant, paged.after, paged.limit);
+    return {
+      status: 200,
+      json: { conversations: result.items, next: result.next },
+      what: `listed ${count(result.items.length, 'conversation')}`,
+    };
+  };
+
+  /** GET /_sandbox/conversations/{sessionId} */
+  const show = withThread((ex, thread) => {
+    const paged = readPaging(ex.query);
+    if (!paged.ok) return paged.answer;
+    const result = state.threadEventPage(thread, paged.after, paged.limit);
+    return {
+      status: 200,
+      tenant: thread.tenant,
+      json: { conversation: state.view(thread), events: result.items, next: result.next },
+      what: `conversation ${thread.sessionId}: ${count(result.items.length, 'event')}`,
+    };
+  });
+
+  /** POST /_sandbox/conversations/{sessionId}/release */
+  const release = withThread(async (ex, thread) => {
+    const read = await readJsonObject(ex);
+    if (!read.ok) return read.answer;
+    const released = state.release(thread);
+    return {
+      status: 200,
+      tenant: thread.tenant,
+      json: { released: released !== null, conversation: state.view(thread) },
+      what: released
+        ? `conversation ${thread.sessionId} given back to the bot`
+        : `conversation ${thread.sessionId} was already with the bot`,
+    };
+  });
+
+  /** POST /_sandbox/deliveries/{deliveryId}/redeliver */
+  const redeliver: Handler = async (ex) => {
+    const read = await readJsonObject(ex);
+    if (!read.ok) return read.answer;
+    const deliveryId = ex.params[0] ?? '';
+    const delivery = state.delivery(deliveryId);
+    if (delivery === undefined || deps.sender === null) {
+      return {
+        status: 404,
+        error: `no delivery '${deliveryId}' (it may be older than the events the sandbox keeps, or the sandbox was reset)`,
+        what: 'unknown delivery',
+      };
+    }
+    if (delivery.inFlight) {
+      return {
+        status: 409,
+        tenant: delivery.tenant,
+        error: `delivery '${deliveryId}' is still being attempted: redeliver it once its last attempt is recorded`,
+        what: 'delivery in flight',
+      };
+    }
+    delivery.redeliveries += 1;
+    deps.sender.deliver(delivery);
+    return {
+      status: 202,
+      tenant: delivery.tenant,
+      json: { deliveryId, redelivery: delivery.redeliveries },
+      what: `redelivery ${delivery.redeliveries} of ${deliveryId}`,
+    };
+  };
+
+  return { start, message, list, show, release, redeliver };
+}
+
+type Chosen =
+  | { ok: true; text: string; quickReply: Record<string, unknown> | null; listItem: { identifier: string; title: string } | null }
+  | { ok: false; message: string };
+
+/**
+ * A pressed button or picked item of the bot's last message in the thread. A button sends its
+ * shown_text (else its text) as the message (docs/api.md, quick-reply rule 3); an item sends its title.
+ */
+function choose(thread: Thread, press: string | undefined, pick: string | undefined): Chosen {
+  const last = thread.lastBotMessage;
+  if (last === null)
+    return {
+      ok: false,
+      message: `the bot has sent no message in thread '${thread.sessionId}' yet: there is nothing to ${press !== undefined ? 'press' : 'pick'}`,
+    };
+  if (press !== undefined) {
+    const button = last.quickReplies.find((q) => q.text === press);
+    if (button === undefined) return { ok: false, message: `the bot's last message has no button '${press}'; ${offers(last, thread)}` };
+    const shown = typeof button.shown_text === 'string' ? button.shown_text : undefined;
+    return { ok: true, text: shown ?? String(button.text), quickReply: button, listItem: null };
+  }
+  const item = listItems(last).find((i) => i.identifier === pick);
+  if (item === undefined) return { ok: false, message: `the bot's last message has no list item '${pick}'; ${offers(last, thread)}` };
+  if (!last.listShown) {
+    return {
+      ok: false,
+      message: `the bot's last message has a list, but lists are shown on IM threads only (docs/api.md, list rule 1) and this thread is ${thread.channel}`,
+    };
+  }
+  return { ok: true, text: item.title, quickReply: null, listItem: item };
+}
+
+/** The items of a list picker, in order: identifier and title. */
+export function listItems(last: LastBotMessage): { identifier: string; title: string }[] {
+  const sections = Array.isArray(last.messageListPicker?.sections) ? (last.messageListPicker.sections as unknown[]) : [];
+  const items: { identifier: string; title: string }[] = [];
+  for (const section of sections) {
+    const list = typeof section === 'object' && section !== null ? (section as { items?: unknown }).items : undefined;
+    if (!Array.isArray(list)) continue;
+    for (const item of list) {
+      if (typeof item !== 'object' || item === null) continue;
+      const { identifier, title } = item as { identifier?: unknown; title?: unknown };
+      if (typeof identifier === 'string') items.push({ identifier, title: typeof title === 'string' ? title : identifier });
+    }
+  }
+  return items;
+}
+
+/** What the bot's last message offers, for the message of a 400. */
+function offers(last: LastBotMessage, thread: Thread): string {
+  const buttons = last.quickReplies.map((q) => `'${String(q.text)}'`);
+  const items = listItems(last).map((i) => `'${i.identifier}' (${i.title})`);
+  const parts: string[] = [];
+  if (buttons.length > 0) parts.push(`buttons ${buttons.join(', ')}`);
+  if (items.length > 0) parts.push(`list items ${items.join(', ')}${last.listShown ? '' : ` (not shown on a ${thread.channel} thread)`}`);
+  return parts.length > 0 ? `it offers ${parts.join(' and ')}` : 'it offers no buttons and no list';
+}

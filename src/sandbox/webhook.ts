@@ -1,0 +1,206 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { WebhookAttemptEvent } from './events.js';
+import { secretKey, signature } from './signature.js';
+import type { Delivery } from './state.js';
+
+/**
+ * The MESSAGE webhook sender (docs/sandbox.md, "The MESSAGE webhook"). Each delivery runs in the
+ * background on its own timers and sockets: `deliver` returns at once, so the API side never waits
+ * for a bot, and a bot that calls the API from inside its webhook handler meets a free server.
+ *
+ * One attempt: POST the delivery's exact bytes, signed for this attempt (Standard Webhooks 1.0), with
+ * a time limit for the whole attempt; read at most 2 KB of the answer, then drop the connection
+ * (a bot that answers 10 MB costs 2 KB). Redirects are not followed. A 2xx is delivered; a
+ * timeout, a network failure or any other status is tried again, `retries` times, after the bot's
+ * Retry-After (bounded by `maxRetryAfterMs`) or else after a doubling backoff, under the same
+ * webhook-id. Every attempt is reported to `record`.
+ */
+
+export interface WebhookConfig {
+  url: string;
+  secret: string;
+  timeoutMs: number;
+  retries: number;
+  backoffMs: number;
+  maxRetryAfterMs: number;
+  userAgent: string;
+}
+
+export type AttemptRecord = Omit<WebhookAttemptEvent, 'seq' | 'time' | 'tenant' | 'type' | 'sessionId' | 'deliveryId' | 'questionId'>;
+
+/** How much of a bot's answer body is kept: the rest is not read. */
+export const KEPT_BODY_BYTES = 2048;
+
+/** The longest backoff between two attempts, whatever the doubling reaches. */
+const MAX_BACKOFF_MS = 60_000;
+
+interface AttemptResult {
+  status: number | null;
+  error: string | null;
+  latencyMs: number;
+  body: string;
+  bodyTruncated: boolean;
+  retryAfterMs: number | null;
+}
+
+export class WebhookSender {
+  private readonly key: Buffer;
+  private readonly agent: HttpAgent;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly requests = new Set<{ destroy(error?: Error): void }>();
+  private closed = false;
+
+  constructor(
+    private readonly config: WebhookConfig,
+    private readonly record: (delivery: Delivery, attempt: AttemptRecord) => void,
+    private readonly log: (line: string) => void = () => {},
+  ) {
+    this.key = secretKey(config.secret);
+    const options = { keepAlive: true, maxSockets: Infinity };
+    this.agent = config.url.startsWith('https:') ? new HttpsAgent(options) : new HttpAgent(options);
+  }
+
+  /** Starts a series of attempts for `delivery` (its first, or a redelivery) and returns at once. */
+  deliver(delivery: Delivery): void {
+    if (this.closed) return;
+    delivery.inFlight = true;
+    const series = delivery.redeliveries;
+    const run = async (attempt: number): Promise<void> => {
+      const result = await this.attempt(delivery);
+      if (this.closed) return;
+      const delivered = result.status !== null && result.status >= 200 && result.status < 300;
+      const last = attempt > this.config.retries;
+      const retryInMs = delivered || last ? null : (result.retryAfterMs ?? this.backoff(attempt));
+      const outcome = delivered ? 'delivered' : last ? 'failed' : 'retrying';
+      if (outcome !== 'retrying') delivery.inFlight = false;
+      this.record(delivery, {
+        attempt,
+        redelivery: series,
+        url: this.config.url,
+        status: result.status,
+        error: result.error,
+        latencyMs: result.latencyMs,
+        body: result.body,
+        bodyTruncated: result.bodyTruncated,
+        outcome,
+        retryInMs,
+        retryAfter: retryInMs !== null && result.retryAfterMs !== null,
+      });
+      this.log(
+        `webhook ${delivery.deliveryId} attempt ${attempt}${series > 0 ? ` (redelivery ${series})` : ''} -> ` +
+          `${result.status ?? result.error ?? 'no answer'} in ${result.latencyMs} ms: ${outcome}` +
+          (retryInMs !== null ? `, next in ${retryInMs} ms${result.retryAfterMs !== null ? ' (Retry-After)' : ''}` : ''),
+      );
+      if (retryInMs === null) return;
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        void run(attempt + 1);
+      }, retryInMs);
+      this.timers.add(timer);
+    };
+    void run(1).catch((error: unknown) => {
+      delivery.inFlight = false;
+      this.log(`webhook ${delivery.deliveryId} stopped: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
+
+  /** Stops every attempt in flight and every retry waiting; nothing more is recorded. */
+  close(): void {
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    for (const request of this.requests) request.destroy(new Error('the sandbox is stopping'));
+    this.requests.clear();
+    this.agent.destroy();
+  }
+
+  private backoff(attempt: number): number {
+    return Math.min(this.config.backoffMs * 2 ** (attempt - 1), MAX_BACKOFF_MS);
+  }
+
+  /** One signed POST; never throws: a failure is a result with `error`. */
+  private attempt(delivery: Delivery): Promise<AttemptResult> {
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = {
+      'Content-Type': 'application/json',
+      'Content-Length': String(delivery.body.length),
+      'User-Agent': this.config.userAgent,
+      'X-Tenant-Name': delivery.tenant,
+      'webhook-id': delivery.deliveryId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signature(this.key, delivery.deliveryId, timestamp, delivery.body),
+    };
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    return new Promise((resolve) => {
+      let settled = false;
+      let latencyMs: number | null = null;
+      const send = this.config.url.startsWith('https:') ? httpsRequest : httpRequest;
+      const req = send(this.config.url, { method: 'POST', headers, agent: this.agent });
+      this.requests.add(req);
+      const finish = (result: Omit<AttemptResult, 'latencyMs'>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.requests.delete(req);
+        resolve({ ...result, latencyMs: latencyMs ?? elapsed() });
+      };
+      const fail = (error: string) => finish({ status: null, error, body: '', bodyTruncated: false, retryAfterMs: null });
+      const timer = setTimeout(() => {
+        fail(`timeout after ${this.config.timeoutMs} ms`);
+        req.destroy();
+      }, this.config.timeoutMs);
+      req.on('error', (error: NodeJS.ErrnoException) => fail(error.code ?? error.message));
+      req.on('response', (res: IncomingMessage) => {
+        latencyMs = elapsed();
+        const status = res.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        let truncated = false;
+        const done = () => {
+          const body = Buffer.concat(chunks).toString('utf8');
+          let error: string | null = null;
+          if (status >= 300 && status < 400) {
+            const location = res.headers.location;
+            error = `redirect${location ? ` to ${location}` : ''} not followed`;
+          }
+          finish({ status, error, body, bodyTruncated: truncated, retryAfterMs: this.retryAfter(res.headers['retry-after']) });
+        };
+        res.on('data', (chunk: Buffer) => {
+          if (settled) return;
+          const room = KEPT_BODY_BYTES - kept;
+          if (chunk.length > room) {
+            chunks.push(chunk.subarray(0, room));
+            kept += room;
+            truncated = true;
+            done();
+            // Read no more: the rest of a large answer is never taken off the socket.
+            res.destroy();
+            return;
+          }
+          chunks.push(chunk);
+          kept += chunk.length;
+        });
+        res.on('end', done);
+        res.on('error', () => done());
+        res.on('aborted', () => done());
+      });
+      req.end(delivery.body);
+    });
+  }
+
+  /** Retry-After as seconds or an HTTP date, in milliseconds, bounded; null when absent or unreadable. */
+  private retryAfter(header: string | undefined): number | null {
+    if (header === undefined) return null;
+    const text = header.trim();
+    let ms: number;
+    if (/^\d+$/.test(text)) ms = Number(text) * 1000;
+    else {
+      const date = Date.parse(text);
+      if (Number.isNaN(date)) return null;
+      ms = Math.max(0, date - Date.now());
+    }
+    return Math.min(ms, this.config.maxRetryAfterMs);
+  }
+}

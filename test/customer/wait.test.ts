@@ -1,0 +1,121 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AnswerWait, SETTLE_MS, type StreamEvent } from '../../src/commands/customer/wait.js';
+
+/**
+ * When `core customer` stops waiting (src/commands/customer/wait.ts), event by event. The clock is
+ * vitest's fake one: these tests move it, so nothing here depends on the machine's speed.
+ */
+
+const WAIT = 10_000;
+const asked = { seq: 10n, deliveryId: 'msg_1', noWebhook: null };
+const answer = (seq: number, delivered = true): StreamEvent => ({ seq, type: 'bot.answer', delivered });
+const attempt = (seq: number, outcome: string): StreamEvent => ({ seq, type: 'webhook.attempt', deliveryId: 'msg_1', outcome });
+
+let settled: string | undefined;
+const track = (wait: AnswerWait) => void wait.ended.then((end) => (settled = end));
+const flush = () => vi.advanceTimersByTimeAsync(0);
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  settled = undefined;
+});
+afterEach(() => vi.useRealTimers());
+
+describe('the wait of core customer', () => {
+  it('does not end on an answer while the webhook delivery is still going on', async () => {
+    const wait = new AnswerWait(WAIT);
+    track(wait);
+    wait.start(asked);
+    wait.accept(answer(11));
+    await vi.advanceTimersByTimeAsync(SETTLE_MS * 3);
+    expect(settled).toBeUndefined();
+    wait.accept(attempt(12, 'delivered'));
+    await vi.advanceTimersByTimeAsync(SETTLE_MS - 1);
+    expect(settled).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(settled).toBe('answered');
+  });
+
+  it('takes answers that follow within the settle time, each restarting it', async () => {
+    const wait = new AnswerWait(WAIT);
+    track(wait);
+    wait.start(asked);
+    wait.accept(attempt(11, 'delivered'));
+    wait.accept(answer(12));
+    await vi.advanceTimersByTimeAsync(SETTLE_MS - 1);
+    wait.accept(answer(13));
+    await vi.advanceTimersByTimeAsync(SETTLE_MS - 1);
+    expect(settled).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(settled).toBe('answered');
+    expect(wait.result('answered').answers.map((a) => a.seq)).toEqual([12, 13]);
+  });
+
+  it('goes on through retries: a retrying attempt is not the end of the delivery', async () => {
+    const wait = new AnswerWait(WAIT);
+    track(wait);
+    wait.start(asked);
+    wait.accept(attempt(11, 'retrying'));
+    wait.accept(answer(12));
+    await vi.advanceTimersByTimeAsync(SETTLE_MS * 2);
+    expect(settled).toBeUndefined();
+    wait.accept(attempt(13, 'delivered'));
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
+    expect(settled).toBe('answered');
+  });
+
+  it('ends at once when the delivery failed for good and no answer came', async () => {
+    const wait = new AnswerWait(WAIT);
+    track(wait);
+    wait.start(asked);
+    wait.accept(attempt(11, 'failed'));
+    await flush();
+    expect(settled).toBe('webhook-failed');
+  });
+
+  it('ends at once when the thread is with agents (no webhook was sent)', async () => {
+    const wait = new AnswerWait(WAIT);
+    track(wait);
+    wait.start({ seq: 10n, deliveryId: null, noWebhook: 'the thread is with agents' });
+    await flush();
+    expect(settled).toBe('with-agents');
+  });
+
+  it('without a webhook, ends once an answer came and settled', async () => {
+    const wait = new AnswerWait(WAIT);
+    track(wait);
+    wait.start({ seq: 10n, deliveryId: null, noWebhook: 'no bot is connected' });
+    await vi.advanceTimersByTimeAsync(WAIT - 1);
+    expect(settled).toBeUndefined();
+    wait.accept(answer(11));
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
+    expect(settled).toBe('answered');
+  });
+
+  it.each([
+    { name: 'no answer', events: [attempt(11, 'delivered')], end: 'no-answer' },
+    { name: 'only an answer that was not delivered', events: [answer(11, false)], end: 'no-answer' },
+    { name: 'a delivered answer, the delivery still retrying', events: [attempt(11, 'retrying'), answer(12)], end: 'answered' },
+  ])('ends when --wait runs out: $name -> $end', async ({ events, end }) => {
+    const wait = new AnswerWait(WAIT);
+    track(wait);
+    wait.start(asked);
+    for (const event of events) wait.accept(event);
+    await vi.advanceTimersByTimeAsync(WAIT - 1);
+    if (end === 'no-answer' || events.length > 1) expect(settled).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(settled).toBe(end);
+  });
+
+  it('ignores the events of earlier messages, even when they arrive before the message is known', async () => {
+    const wait = new AnswerWait(WAIT);
+    track(wait);
+    wait.accept(answer(9));
+    wait.accept({ ...attempt(8, 'delivered'), deliveryId: 'msg_0' });
+    wait.accept(answer(11));
+    wait.start({ ...asked, deliveryId: null, noWebhook: 'no bot is connected' });
+    await vi.advanceTimersByTimeAsync(SETTLE_MS);
+    expect(settled).toBe('answered');
+    expect(wait.result('answered').answers.map((a) => a.seq)).toEqual([11]);
+  });
+});
