@@ -8,7 +8,7 @@
 // the listings once, then kept up to date by the event stream, one event at a time, in seq order.
 
 import { api, openEvents } from './api.js';
-import { clear, h, show } from './dom.js';
+import { append, clear, h, show } from './dom.js';
 import { stringifyJson } from './json.js';
 import { botBubble, channelName, customerBubble, exchangePanel, reasonsTable, systemLine } from './render.js';
 
@@ -357,7 +357,7 @@ function drawHeader() {
   const summary = state.conversations.get(open.sessionId);
   document.title = `${open.sessionId} \u00b7 core sandbox`;
   const withAgents = summary?.owner === 'agents' || (summary?.questionsWithAgents.length ?? 0) > 0;
-  header.append(
+  append(header, [
     h('h2', { id: 'conversation-title' }, `Conversation ${open.sessionId}`),
     h(
       'p',
@@ -390,7 +390,7 @@ function drawHeader() {
           `List pickers, headers and footers are shown on IM threads only: on this ${open.channel} thread they are drawn greyed, since the customer does not see them.`,
           open.channel === 'EMAIL' ? ' The bot must answer an EMAIL question by sessionId and questionIndex (chatbot rule 2).' : '',
         ),
-  );
+  ]);
 }
 
 function drawConversation() {
