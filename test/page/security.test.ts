@@ -167,7 +167,7 @@ browserTests.describe("the page's safety", () => {
         <form id="urlencoded" method="POST" action="${sandbox.url}/_sandbox/reset"><input name="tenant" value="sandbox"></form>`);
       });
       await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
-      onTestFinished(() => new Promise((resolve) => attacker.close(resolve)));
+      onTestFinished(() => new Promise<void>((resolve) => attacker.close(() => resolve())));
       const origin = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
       await startConversation(sandbox);
       const before = sandbox.events().length;
