@@ -15,8 +15,8 @@ export interface Answer {
   error?: string;
   /** A JSON body of a successful answer of the sandbox's own endpoints (API successes have no body). */
   json?: unknown;
-  /** A body of another type, sent as is: the page's files. */
-  raw?: { type: string; content: Buffer };
+  /** A body of another type, written as given (the page's HTML, scripts, style sheet and icon). */
+  raw?: { contentType: string; text: string };
   headers?: Record<string, string>;
   /** What happened, for the log line. */
   what: string;

@@ -59,15 +59,15 @@ export function pageHandlers(folder: URL = pageFolder): { index: Handler; file: 
   const serve = async (name: string): Promise<Answer> => {
     const type = pageFiles[name];
     if (type === undefined) return { status: 404, error: `no such file of the page: ${name}`, what: 'unknown page file' };
-    let content: Buffer;
+    let text: string;
     try {
-      content = await readFile(new URL(name, folder));
+      text = await readFile(new URL(name, folder), 'utf8');
     } catch (error) {
       // A package without its page files is broken: say so rather than answer an empty page.
       const reason = error instanceof Error ? error.message : String(error);
       return { status: 500, error: `the page's file ${name} cannot be read: ${reason}`, what: `page file missing: ${name}` };
     }
-    return { status: 200, raw: { type, content }, headers: { ...pageHeaders }, what: `page ${name}` };
+    return { status: 200, raw: { contentType: type, text }, headers: { ...pageHeaders }, what: `page ${name}` };
   };
   return {
     index: () => serve('index.html'),

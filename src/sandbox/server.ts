@@ -520,7 +520,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return;
     }
     const headers: Record<string, string | number> = { 'X-Request-Id': ex.requestId, ...answer.headers };
-    let payload: string | Buffer = '';
+    let payload = '';
     if (answer.error !== undefined) {
       payload = JSON.stringify(errorBody(ex.method, ex.path, answer.error));
       headers['Content-Type'] = 'application/json';
@@ -529,8 +529,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       payload = `${stringifyJson(answer.json, 2)}\n`;
       headers['Content-Type'] = 'application/json';
     } else if (answer.raw !== undefined) {
-      payload = answer.raw.content;
-      headers['Content-Type'] = answer.raw.type;
+      payload = answer.raw.text;
+      headers['Content-Type'] = answer.raw.contentType;
     }
     headers['Content-Length'] = Buffer.byteLength(payload);
     if (answer.close || closing.signal.aborted) headers.Connection = 'close';
