@@ -52,6 +52,8 @@ export interface WatchedPage {
  */
 export async function watchedPage(browser: Browser, options: { acceptDownloads?: boolean } = {}): Promise<WatchedPage> {
   const context = await browser.newContext({ acceptDownloads: options.acceptDownloads ?? false, viewport: { width: 1280, height: 860 } });
+  // A wait that fails names what it waited for, well before the test's own time limit; the bound asserts nothing about speed.
+  context.setDefaultTimeout(10_000);
   const page = await context.newPage();
   const problems: string[] = [];
   const dialogs: string[] = [];

@@ -36,8 +36,8 @@ export interface PageSandbox {
   sandbox: Sandbox;
   /** The bot's image, for attachments. */
   imageUrl: string;
-  /** Sends a bot answer as the bot would (POST /api/v1/chatbot), answering its status. */
-  reply(body: Record<string, unknown>): Promise<number>;
+  /** Sends a bot answer as the bot would (POST /api/v1/chatbot, in the first tenant unless named), answering its status. */
+  reply(body: Record<string, unknown>, tenant?: string): Promise<number>;
 }
 
 const svg =
@@ -48,10 +48,10 @@ const svg =
 /** A sandbox delivering to a scripted bot, both on loopback and closed when the test ends. */
 export async function pageSandbox(script: Script, options: SandboxOptions = {}): Promise<PageSandbox> {
   let target: Sandbox | undefined;
-  const send = async (body: Record<string, unknown>): Promise<number> => {
+  const send = async (body: Record<string, unknown>, tenant = options.tenants?.[0] ?? 'sandbox'): Promise<number> => {
     const response = await fetch(`${target!.url}/api/v1/chatbot`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: 'Bearer sandbox-token', 'X-Tenant-Name': tenantOf(options) },
+      headers: { 'Content-Type': 'application/json', Authorization: 'Bearer sandbox-token', 'X-Tenant-Name': tenant },
       body: stringifyJson(body),
     });
     await response.text();
@@ -68,13 +68,13 @@ export async function pageSandbox(script: Script, options: SandboxOptions = {}):
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       void (async () => {
-        const webhook = parseJson(Buffer.concat(chunks).toString('utf8')) as { message: BotMessage };
+        const webhook = parseJson(Buffer.concat(chunks).toString('utf8')) as { tenant: string; message: BotMessage };
         const id = String(req.headers['webhook-id']);
         const attempt = (attempts.get(id) ?? 0) + 1;
         attempts.set(id, attempt);
         const planned = script(webhook.message, { imageUrl, attempt });
         const { answers, status } = Array.isArray(planned) ? { answers: planned, status: 200 } : planned;
-        for (const answer of answers) await send(answer);
+        for (const answer of answers) await send(answer, webhook.tenant);
         res
           .writeHead(status, { 'Content-Type': 'text/plain' })
           .end(status === 200 ? `answered question ${webhook.message.questionId}` : 'busy, try again');
@@ -91,10 +91,6 @@ export async function pageSandbox(script: Script, options: SandboxOptions = {}):
     await new Promise((resolve) => server.close(resolve));
   });
   return { sandbox: target, imageUrl, reply: send };
-}
-
-function tenantOf(options: SandboxOptions): string {
-  return options.tenants?.[0] ?? 'sandbox';
 }
 
 /** The question a bot answer names, as the bot would address it (chatbot rule 2 for EMAIL). */
