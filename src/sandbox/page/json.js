@@ -25,8 +25,15 @@ const bigOrNumber = (literal) => {
   return big > MAX_SAFE || big < -MAX_SAFE ? big : Number(big);
 };
 
-// A string that no JSON text can hold as is: quoted big integers are marked with it, then turned back.
-const MARK = '\u0000bigint:';
+/**
+ * A mark no text can be expected to hold: a NUL character and a random word, new for each call.
+ * Big integers are turned into strings carrying it (to parse on older engines, and to write), then
+ * back; a string of the data that happened to hold a fixed mark would be turned into a number.
+ */
+function newMark() {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return `\u0000${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}:`;
+}
 
 /** Parses JSON text, integers beyond 2^53 as BigInt. */
 export function parseJson(text) {
@@ -36,15 +43,24 @@ export function parseJson(text) {
     );
   }
   // Older engines: quote every integer of 16 digits or more outside strings, then read it back.
+  const mark = newMark();
+  const escaped = JSON.stringify(mark).slice(1, -1);
   const quoted = text.replace(/("(?:[^"\\]|\\.)*")|(?<![.\d])(-?\d{16,})(?![.eE\d])/g, (match, string, number) =>
-    string ? string : `"\\u0000bigint:${number}"`,
+    string ? string : `"${escaped}${number}"`,
   );
   return JSON.parse(quoted, (_key, value) =>
-    typeof value === 'string' && value.startsWith(MARK) ? bigOrNumber(value.slice(MARK.length)) : value,
+    typeof value === 'string' && value.startsWith(mark) ? bigOrNumber(value.slice(mark.length)) : value,
   );
 }
 
 /** Writes JSON, BigInts as plain numbers with every digit. */
 export function stringifyJson(value, indent) {
-  return JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? `${MARK}${v}` : v), indent).replace(/"\\u0000bigint:(-?\d+)"/g, '$1');
+  const mark = newMark();
+  const escaped = JSON.stringify(mark)
+    .slice(1, -1)
+    .replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+  return JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? `${mark}${v}` : v), indent).replace(
+    new RegExp(`"${escaped}(-?\\d+)"`, 'g'),
+    '$1',
+  );
 }
