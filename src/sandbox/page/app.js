@@ -91,7 +91,8 @@ function apply(event) {
   }
   if (event.sessionId === null) return;
   let summary = state.conversations.get(event.sessionId);
-  if (summary === undefined && event.type === 'conversation.started') {
+  const added = summary === undefined && event.type === 'conversation.started';
+  if (added) {
     summary = summaryOf({ ...event, owner: 'bot', handover: null, questionsWithAgents: [], startedSeq: event.seq, lastSeq: event.seq });
     state.conversations.set(event.sessionId, summary);
   }
@@ -108,7 +109,9 @@ function apply(event) {
   } else if (fresh) {
     summary.unread = true;
   }
-  drawList();
+  // A new conversation changes the list; any other event, its conversation's entry only.
+  if (added) drawList();
+  else drawListEntry(summary);
   // With nothing open, a conversation that starts is opened, so the page follows `core customer say`.
   if (state.open === null && state.opening === undefined && event.type === 'conversation.started') {
     void openConversation(event.sessionId, { history: 'replace' });
@@ -159,8 +162,11 @@ function renderContext(open) {
 function addToTimeline(open, event) {
   open.maxSeq = Math.max(open.maxSeq, event.seq);
   open.events.push(event);
+  // While a conversation loads, its items go into a fragment, put in at once: reading the layout
+  // after each of thousands of items would lay the page out thousands of times.
+  const loading = open.fragment !== null;
   const timeline = $('timeline');
-  const stick = timeline.scrollHeight - timeline.scrollTop - timeline.clientHeight < 80;
+  const stick = !loading && timeline.scrollHeight - timeline.scrollTop - timeline.clientHeight < 80;
   const ctx = renderContext(open);
   const exchangeOf = (questionId) => (questionId == null ? open.current : (open.exchanges.get(String(questionId)) ?? open.current));
   let item = null;
@@ -215,8 +221,9 @@ function addToTimeline(open, event) {
   }
   if (item) {
     open.items.set(event.seq, item);
-    $('timeline-list').append(item);
+    (open.fragment ?? $('timeline-list')).append(item);
   }
+  if (loading) return;
   drawComposer();
   if (stick) timeline.scrollTop = timeline.scrollHeight;
 }
@@ -257,6 +264,7 @@ async function openConversation(sessionId, { history = 'push' } = {}) {
     current: null,
     lastBot: null,
     items: new Map(),
+    fragment: null,
   };
   if (history !== 'none') {
     const url = `?session=${encodeURIComponent(sessionId)}`;
@@ -264,13 +272,18 @@ async function openConversation(sessionId, { history = 'push' } = {}) {
     else window.history.replaceState(null, '', url);
   }
   drawConversation();
-  for (const event of events) addToTimeline(state.open, event);
+  const open = state.open;
+  open.fragment = document.createDocumentFragment();
+  for (const event of events) addToTimeline(open, event);
   // Events of this conversation that came while it loaded, and are newer than what it holds.
   for (const event of state.recent) {
     if (event.sessionId !== sessionId) continue;
     if (event.seq > summary.lastSeq) updateSummary(summary, event);
-    if (event.seq > state.open.maxSeq) addToTimeline(state.open, event);
+    if (event.seq > open.maxSeq) addToTimeline(open, event);
   }
+  $('timeline-list').append(open.fragment);
+  open.fragment = null;
+  drawComposer();
   drawHeader();
   drawList();
   const timeline = $('timeline');
@@ -302,43 +315,51 @@ function sortedConversations() {
 }
 
 function drawList() {
-  const tenants = state.info?.tenants ?? [];
-  const items = sortedConversations().map((summary) => {
-    const current = state.open?.sessionId === summary.sessionId;
-    return h(
-      'li',
-      {},
-      h(
-        'a',
-        {
-          href: `?session=${encodeURIComponent(summary.sessionId)}`,
-          className: `conversation-link${summary.unread ? ' unread' : ''}`,
-          'aria-current': current ? 'page' : undefined,
-          dataset: { session: summary.sessionId },
-          on: {
-            click: (event) => {
-              if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
-              event.preventDefault();
-              void openConversation(summary.sessionId);
-            },
-          },
-        },
-        h('span', { className: `badge channel channel-${String(summary.channel).toLowerCase()}` }, summary.channel),
-        h('span', { className: 'session' }, summary.sessionId),
-        summary.owner === 'agents' ? h('span', { className: 'badge agents' }, 'agents') : null,
-        summary.unread ? h('span', { className: 'dot', 'aria-label': 'new activity' }) : null,
-        h(
-          'span',
-          { className: 'conversation-meta' },
-          tenants.length > 1 ? `${summary.tenant} \u00b7 ` : '',
-          summary.clientId !== null ? `clientId ${summary.clientId}` : `client ${summary.coreClientId}`,
-        ),
-      ),
-    );
-  });
+  const items = sortedConversations().map(listEntry);
   const list = clear($('conversation-list'));
   if (items.length === 0) list.append(h('li', { className: 'muted' }, 'No conversation yet.'));
   else list.append(...items);
+}
+
+function drawListEntry(summary) {
+  const entry = document.querySelector(`#conversation-list li[data-session="${CSS.escape(summary.sessionId)}"]`);
+  if (entry) entry.replaceWith(listEntry(summary));
+  else drawList();
+}
+
+function listEntry(summary) {
+  const tenants = state.info?.tenants ?? [];
+  const current = state.open?.sessionId === summary.sessionId;
+  return h(
+    'li',
+    { dataset: { session: summary.sessionId } },
+    h(
+      'a',
+      {
+        href: `?session=${encodeURIComponent(summary.sessionId)}`,
+        className: `conversation-link${summary.unread ? ' unread' : ''}`,
+        'aria-current': current ? 'page' : undefined,
+        dataset: { session: summary.sessionId },
+        on: {
+          click: (event) => {
+            if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+            event.preventDefault();
+            void openConversation(summary.sessionId);
+          },
+        },
+      },
+      h('span', { className: `badge channel channel-${String(summary.channel).toLowerCase()}` }, summary.channel),
+      h('span', { className: 'session' }, summary.sessionId),
+      summary.owner === 'agents' ? h('span', { className: 'badge agents' }, 'agents') : null,
+      summary.unread ? h('span', { className: 'dot', 'aria-label': 'new activity' }) : null,
+      h(
+        'span',
+        { className: 'conversation-meta' },
+        tenants.length > 1 ? `${summary.tenant} \u00b7 ` : '',
+        summary.clientId !== null ? `clientId ${summary.clientId}` : `client ${summary.coreClientId}`,
+      ),
+    ),
+  );
 }
 
 function drawReasons() {
