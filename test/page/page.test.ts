@@ -92,9 +92,26 @@ browserTests.describe('the page, following the sandbox', () => {
       const lunch = page.locator('table.reasons', { hasText: 'Tenant acme' }).locator('tr[data-code="LUNCH"]');
       await lunch.locator('td', { hasText: 'en: Long lunch' }).waitFor();
       expect(await lunch.locator('td').allTextContents()).toEqual([' #000000', 'LUNCH', 'en: Long lunch', 'no']);
+      expect(await lunch.locator('.swatch').evaluate('(swatch) => getComputedStyle(swatch).backgroundColor')).toBe('rgb(0, 0, 0)');
       expect(
         await page.locator('table.reasons', { hasText: 'Tenant sandbox' }).locator('tr[data-code="LUNCH"] td').last().textContent(),
       ).toBe('yes');
+
+      // A greeting sent to the client from elsewhere, as a bubble of its own.
+      const greeting = await fetch(`${sandbox.url}/api/v1/chatbot/greet`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: 'Bearer sandbox-token', 'X-Tenant-Name': 'acme' },
+        body: JSON.stringify({
+          coreClientId: Number(web.coreClientId),
+          text: 'Hello again!',
+          quickReplies: [{ type: 'TEXT', text: 'Hi' }],
+        }),
+      });
+      expect(greeting.status).toBe(200);
+      const greeted = page.locator('.bubble.bot[data-kind="greeting"]');
+      await greeted.locator('.message-text', { hasText: 'Hello again!' }).waitFor();
+      expect(await greeted.locator('.meta').textContent()).toBe('Bot · Greeting');
+      expect(await greeted.locator('[data-press="Hi"]').isEnabled()).toBe(true);
 
       // An answer sent elsewhere hands the thread over; the page gives it back.
       const question = sandbox.events({ sessionId: web.sessionId }).find((e) => e.type === 'customer.message')!;
@@ -148,9 +165,9 @@ browserTests.describe('the page, following the sandbox', () => {
   );
 
   browserTests.it(
-    'starts an authorized conversation for a client past 2^53, redelivers a webhook, and exports the transcript exactly',
+    'starts an authorized conversation for a client past 2^53, redelivers a webhook, refuses a strict second answer, and exports the transcript exactly',
     async () => {
-      const { sandbox } = await pageSandbox(script);
+      const { sandbox, reply } = await pageSandbox(script, { duplicates: 'strict' });
       const { page, problems, context } = await watchedPage(browser, { acceptDownloads: true });
       await page.goto(`${sandbox.url}/`);
       await page.waitForSelector('body[data-ready="true"]');
@@ -174,6 +191,10 @@ browserTests.describe('the page, following the sandbox', () => {
       await exchange.locator('tbody tr', { hasText: 'redelivery 1, attempt 1' }).waitFor();
       await page.locator('.bubble.bot.undelivered', { hasText: 'Not delivered: duplicate answerId' }).waitFor();
       expect(await exchange.locator('.requests li').count()).toBe(2);
+      // A second answer to the answered question, in strict mode (chatbot rule 7).
+      const question = [...sandbox.events({ sessionId })].find((e) => e.type === 'customer.message') as { questionId: bigint };
+      expect(await reply({ questionId: question.questionId, answerId: 'second', text: 'Hello again' })).toBe(409);
+      await page.locator('.bubble.bot.undelivered', { hasText: 'Not delivered: question already answered (strict mode)' }).waitFor();
 
       const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export')]);
       expect(download.suggestedFilename()).toBe(`transcript-${sessionId}.json`);

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, onTestFinished } from 'vitest';
 import { browserTests, launchBrowser, rebindingHost, watchedPage } from '../helpers/browser.js';
+import { startSandbox } from '../../src/sandbox/server.js';
 import { customerSays, startConversation, updateReason } from '../sandbox/helpers.js';
 import { addressed, pageSandbox } from './bot.js';
 
@@ -202,7 +203,9 @@ browserTests.describe("the page's safety", () => {
   );
 
   browserTests.it('answers a page reached through another host name (DNS rebinding) with 403, and serves it nothing', async () => {
-    const { sandbox } = await pageSandbox(() => []);
+    // No bot: the page says so.
+    const sandbox = await startSandbox();
+    onTestFinished(() => sandbox.close());
     const asked = await startConversation(sandbox);
     await customerSays(sandbox, asked.sessionId, 'a secret question');
     const { page, context } = await watchedPage(browser);
@@ -215,6 +218,11 @@ browserTests.describe("the page's safety", () => {
     expect(await page.locator('#timeline').count()).toBe(0);
     // The same page by the sandbox's own address works.
     expect((await page.goto(`${sandbox.url}/`))?.status()).toBe(200);
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await page.textContent('#bot-status')).toBe(
+      'No bot connected: customer messages are recorded, no webhook is sent (start core sandbox with --bot-url URL).',
+    );
+    expect(await page.locator('.bubble.customer', { hasText: 'a secret question' }).count()).toBe(1);
     await context.close();
   });
 });

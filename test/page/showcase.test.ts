@@ -27,8 +27,11 @@ browserTests.describe('the page, playing the customer of a bot', () => {
   browserTests.it(
     'draws a rich IM conversation live: Markdown, an image, header and footer, buttons, a list, retries, a duplicate, a hand-over',
     async () => {
-      const { sandbox } = await pageSandbox(showcaseScript);
+      const { sandbox, imageUrl } = await pageSandbox(showcaseScript);
       const { page, problems, dialogs, context } = await watchedPage(browser);
+      // Every request the page makes goes to the sandbox, but the bot's image, which the bot serves on loopback.
+      const requested: string[] = [];
+      page.on('request', (request) => requested.push(request.url()));
       await page.goto(`${sandbox.url}/`);
       await page.waitForSelector('body[data-ready="true"]');
       await eventually(() => page.textContent('#bot-status')).toContain(`Bot: a MESSAGE webhook to POST ${sandbox.botUrl}`);
@@ -98,6 +101,7 @@ browserTests.describe('the page, playing the customer of a bot', () => {
 
       expect(problems).toEqual([]);
       expect(dialogs).toEqual([]);
+      expect(requested.filter((url) => !url.startsWith(`${sandbox.url}/`) && url !== imageUrl)).toEqual([]);
       if (screenshot) {
         // The whole conversation in one picture: the list open again, and a window as tall as the timeline.
         await list.locator('.list-open').click();
