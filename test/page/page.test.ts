@@ -13,6 +13,11 @@ import { addressed, pageSandbox, type Script } from './bot.js';
  * the transcript export with identifiers past 2^53 kept exact.
  */
 
+/** The browser's window, as far as these tests use it (the project's types have no DOM). */
+interface Window {
+  getComputedStyle(element: unknown): { backgroundColor: string };
+}
+
 const script: Script = (message) => {
   const to = addressed(message);
   const answerId = `a-${message.questionId}`;
@@ -92,7 +97,9 @@ browserTests.describe('the page, following the sandbox', () => {
       const lunch = page.locator('table.reasons', { hasText: 'Tenant acme' }).locator('tr[data-code="LUNCH"]');
       await lunch.locator('td', { hasText: 'en: Long lunch' }).waitFor();
       expect(await lunch.locator('td').allTextContents()).toEqual([' #000000', 'LUNCH', 'en: Long lunch', 'no']);
-      expect(await lunch.locator('.swatch').evaluate('(swatch) => getComputedStyle(swatch).backgroundColor')).toBe('rgb(0, 0, 0)');
+      expect(
+        await lunch.locator('.swatch').evaluate((swatch) => (globalThis as unknown as Window).getComputedStyle(swatch).backgroundColor),
+      ).toBe('rgb(0, 0, 0)');
       expect(
         await page.locator('table.reasons', { hasText: 'Tenant sandbox' }).locator('tr[data-code="LUNCH"] td').last().textContent(),
       ).toBe('yes');
