@@ -87,7 +87,7 @@ function attachment(item) {
       return '';
     }
   })();
-  // docs/api.md, attachment rule 1: an image shows when its name has the extension or its type is given.
+  // docs/api.md, attachment rule 2: an image shows when its name has the extension or its type is given.
   const isImage = type.toLowerCase().startsWith('image/') || IMAGE_NAME.test(name);
   const label = name || path.split('/').pop() || 'file';
   if (isImage && safeUrl(item.url) !== null) {
