@@ -193,9 +193,12 @@ browserTests.describe('the page, following the sandbox', () => {
       const exchange = page.locator('details.exchange');
       await eventually(() => exchange.locator('summary').textContent()).toMatch(/^Webhook: delivered, 200/);
       await exchange.locator('summary').click();
-      await exchange.locator('.redeliver').click();
+      await exchange.locator('.redeliver').focus();
+      await page.keyboard.press('Enter');
       // The same webhook again: the bot answers with the same answerId, which is not delivered twice.
       await exchange.locator('tbody tr', { hasText: 'redelivery 1, attempt 1' }).waitFor();
+      // The exchange was drawn again as its events came; the focus stayed on its button.
+      expect(await page.evaluate<string>('document.activeElement.className')).toBe('redeliver');
       await page.locator('.bubble.bot.undelivered', { hasText: 'Not delivered: duplicate answerId' }).waitFor();
       expect(await exchange.locator('.requests li').count()).toBe(2);
       // A second answer to the answered question, in strict mode (chatbot rule 7).

@@ -8,7 +8,7 @@
 // the listings once, then kept up to date by the event stream, one event at a time, in seq order.
 
 import { api, openEvents } from './api.js';
-import { append, clear, h, show } from './dom.js';
+import { append, clear, h, replaceKeepingFocus, show } from './dom.js';
 import { stringifyJson } from './json.js';
 import { botBubble, channelName, customerBubble, exchangePanel, reasonsTable, systemLine } from './render.js';
 
@@ -202,7 +202,7 @@ function addToTimeline(open, event) {
         const old = previous ? open.items.get(previous.seq) : undefined;
         if (old) {
           const redrawn = botBubble(previous, ctx);
-          old.replaceWith(redrawn);
+          replaceKeepingFocus(old, redrawn);
           open.items.set(previous.seq, redrawn);
         }
       }
@@ -230,7 +230,7 @@ function addToTimeline(open, event) {
 
 function redrawExchange(exchange, ctx) {
   const panel = exchange.item?.querySelector(':scope > details.exchange');
-  panel?.replaceWith(exchangePanel(exchange.message, exchange, ctx));
+  if (panel) replaceKeepingFocus(panel, exchangePanel(exchange.message, exchange, ctx));
 }
 
 async function openConversation(sessionId, { history = 'push' } = {}) {
@@ -273,6 +273,7 @@ async function openConversation(sessionId, { history = 'push' } = {}) {
   }
   drawConversation();
   const open = state.open;
+  $('timeline-list').setAttribute('aria-busy', 'true');
   open.fragment = document.createDocumentFragment();
   for (const event of events) addToTimeline(open, event);
   // Events of this conversation that came while it loaded, and are newer than what it holds.
@@ -282,6 +283,7 @@ async function openConversation(sessionId, { history = 'push' } = {}) {
     if (event.seq > open.maxSeq) addToTimeline(open, event);
   }
   $('timeline-list').append(open.fragment);
+  $('timeline-list').setAttribute('aria-busy', 'false');
   open.fragment = null;
   drawComposer();
   drawHeader();
@@ -323,7 +325,7 @@ function drawList() {
 
 function drawListEntry(summary) {
   const entry = document.querySelector(`#conversation-list li[data-session="${CSS.escape(summary.sessionId)}"]`);
-  if (entry) entry.replaceWith(listEntry(summary));
+  if (entry) replaceKeepingFocus(entry, listEntry(summary));
   else drawList();
 }
 
@@ -373,6 +375,8 @@ function drawReasons() {
 
 function drawHeader() {
   const open = state.open;
+  // The header is drawn again on each event: a button that had the focus gets it back.
+  const focused = $('conversation-header').contains(document.activeElement) ? document.activeElement?.id : undefined;
   const header = clear($('conversation-header'));
   if (open === null) return;
   const summary = state.conversations.get(open.sessionId);
@@ -412,6 +416,7 @@ function drawHeader() {
           open.channel === 'EMAIL' ? ' The bot must answer an EMAIL question by sessionId and questionIndex (chatbot rule 2).' : '',
         ),
   ]);
+  if (focused) $(focused)?.focus();
 }
 
 function drawConversation() {

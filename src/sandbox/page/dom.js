@@ -67,3 +67,18 @@ export function show(value) {
   if (value === null || value === undefined) return '\u2014';
   return String(value);
 }
+
+const FOCUSABLE = 'a[href], button, summary, input, select, textarea, [tabindex]';
+
+/**
+ * Replaces `old` with `replacement`, keeping the keyboard focus where it was: an entry or a bubble
+ * redrawn while the user is on one of its controls must not throw the focus back to the page.
+ */
+export function replaceKeepingFocus(old, replacement) {
+  const active = document.activeElement;
+  const inside = active !== null && old.contains(active);
+  const index = inside ? (active === old ? -1 : [...old.querySelectorAll(FOCUSABLE)].indexOf(active)) : -2;
+  old.replaceWith(replacement);
+  if (index === -1) replacement.focus();
+  else if (index >= 0) replacement.querySelectorAll(FOCUSABLE)[index]?.focus();
+}
