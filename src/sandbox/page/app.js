@@ -22,7 +22,7 @@ const state = {
   reasons: new Map(),
   /** The open conversation: its events, exchanges (by questionId) and drawn items. */
   open: null,
-  /** The exchanges the user opened, by questionId: they stay open when redrawn. */
+  /** The exchanges the user opened, by sessionId and questionId: they stay open when redrawn. */
   openExchanges: new Set(),
   /** Set while a conversation is being opened (a token), so only the latest request to open one wins. */
   opening: undefined,
@@ -158,7 +158,7 @@ function renderContext(open) {
   };
 }
 
-/** Draws one event of the open conversation; `redraw` replaces what an event changes (exchanges, old buttons). */
+/** Draws one event of the open conversation, and draws again what it changes (an exchange, the previous message's buttons). */
 function addToTimeline(open, event) {
   open.maxSeq = Math.max(open.maxSeq, event.seq);
   open.events.push(event);

@@ -385,10 +385,10 @@ export function exchangePanel(message, exchange, ctx) {
   const answers = requests.filter((r) => r.type !== 'api.request').length;
   const latest = attempts.at(-1);
   const canRedeliver = message.deliveryId !== null && ctx.botConnected && latest !== undefined && latest.outcome !== 'retrying';
-  const key = String(message.questionId);
+  const key = `${message.sessionId} ${message.questionId}`;
   const details = h(
     'details',
-    { className: 'exchange', open: ctx.openExchanges.has(key), dataset: { question: key } },
+    { className: 'exchange', open: ctx.openExchanges.has(key), dataset: { exchange: key } },
     h(
       'summary',
       {},
