@@ -1,17 +1,43 @@
 #!/usr/bin/env node
 import { writeSync } from 'node:fs';
 import module from 'node:module';
+import { STOP_GRACE_MS, STOP_WRAP_UP_MS, type StopReason } from './stop.js';
 
 // Node 22.1+ caches compiled code between runs; older releases lack the call, and that is fine.
 (module as { enableCompileCache?: () => void }).enableCompileCache?.();
 
+/**
+ * How the process stops (docs/exit-codes.md, "Stopping"):
+ *
+ * - Ctrl-C (SIGINT), typed by someone who can type it again: the first starts nothing new and lets
+ *   what is in flight finish (each request still bounded by --timeout); the second abandons what is
+ *   in flight (a batch reports it with its outcome unknown) and the run gets STOP_WRAP_UP_MS to say so;
+ *   a third stops at once.
+ * - SIGTERM and SIGHUP, which a supervisor or a closed terminal sends once, and a closed stdout or
+ *   stderr (`core ... | head -1`), after which nobody reads what is printed: nothing new starts,
+ *   requests in flight get STOP_GRACE_MS to finish, then are abandoned, and the run gets
+ *   STOP_WRAP_UP_MS more to write its report and remove its temporary files. Past that the process
+ *   exits anyway: under 2 s in all (src/stop.ts).
+ *
+ * The reason given to the controllers (`SIGINT`, `SIGTERM`, `SIGHUP`, `EPIPE`) lets main() choose
+ * the exit code and the commands word their notes.
+ */
+
+const argv = process.argv.slice(2);
+let finished = false;
+let onOutputClosed: (() => void) | undefined;
+
 // A reader that stops early (`core reply --help | head -1`) closes the pipe. Once the command has
-// finished that is no error and its own exit code stands; while it still runs, what it would have
-// printed is lost, so the exit code says so (141, as for a process ended by SIGPIPE), never 0.
-// Any other failure to write (a full disk) ends with one line, not a stack trace.
+// finished that is no error and its own exit code stands; while it runs, it stops as for SIGTERM
+// (above) and exits 141, as a process ended by SIGPIPE would. Any other failure to write (a full
+// disk) ends with one line, not a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 141);
+    if (error.code === 'EPIPE') {
+      if (finished || onOutputClosed === undefined) process.exit(process.exitCode ?? 141);
+      onOutputClosed();
+      return;
+    }
     try {
       writeSync(2, `error: cannot write the output (${error.code ?? error.message})\n`);
     } catch {
@@ -21,27 +47,47 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   // The fast path: no commander, no config, nothing else loaded.
   const { version } = await import('./version.js');
   process.stdout.write(`${version()}\n`);
 } else {
-  const { main } = await import('./main.js');
+  const { main, ExitCode } = await import('./main.js');
   const controller = new AbortController();
   const abandon = new AbortController();
+  const codeFor = (reason: StopReason): number =>
+    reason === 'SIGHUP' ? ExitCode.hangup : reason === 'EPIPE' ? ExitCode.brokenPipe : ExitCode.interrupted;
+  /** Exits with `code` after `ms` unless the process has ended by then; the timer holds nothing open. */
+  const exitAfter = (ms: number, code: number) => setTimeout(() => process.exit(code), ms).unref();
+
   let interrupts = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
+  const onInterrupt = () => {
     interrupts += 1;
-    // The first Ctrl-C starts nothing new and lets what is in flight finish; the second abandons
-    // what is in flight (a batch still reports every item); a third stops at once.
-    if (interrupts === 1) controller.abort(signal);
-    else if (interrupts === 2) abandon.abort(signal);
-    else process.exit(130);
+    if (interrupts === 1) controller.abort('SIGINT');
+    else if (interrupts === 2) {
+      abandon.abort('SIGINT');
+      exitAfter(STOP_WRAP_UP_MS, ExitCode.interrupted);
+    } else process.exit(ExitCode.interrupted);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  process.exitCode = await main({
+  let terminating = false;
+  const terminate = (reason: Exclude<StopReason, 'SIGINT'>) => {
+    if (!controller.signal.aborted) controller.abort(reason);
+    if (terminating) {
+      // A second one: abandon now rather than at the end of the grace period.
+      if (!abandon.signal.aborted) abandon.abort(reason);
+      return;
+    }
+    terminating = true;
+    setTimeout(() => abandon.abort(reason), STOP_GRACE_MS).unref();
+    exitAfter(STOP_GRACE_MS + STOP_WRAP_UP_MS, codeFor(reason));
+  };
+  const onTerm = () => terminate('SIGTERM');
+  const onHup = () => terminate('SIGHUP');
+  onOutputClosed = () => terminate('EPIPE');
+  process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onTerm);
+  process.on('SIGHUP', onHup);
+  const code = await main({
     argv,
     streams: { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin },
     env: process.env,
@@ -49,6 +95,19 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     signal: controller.signal,
     abandonSignal: abandon.signal,
   });
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  finished = true;
+  process.exitCode = code;
+  process.off('SIGINT', onInterrupt);
+  process.off('SIGTERM', onTerm);
+  process.off('SIGHUP', onHup);
+  // The command is done. Whatever still holds the event loop open (a socket a library did not
+  // close, a timer or an unsettled operation of a JavaScript config file, a file system call that
+  // never returns) must not keep the process alive: once the output is written, it exits.
+  let flushed = 0;
+  const done = () => {
+    flushed += 1;
+    if (flushed === 2) setTimeout(() => process.exit(code), 100).unref();
+  };
+  process.stdout.write('', done);
+  process.stderr.write('', done);
 }

@@ -1,6 +1,8 @@
 import { createContext, type Context, type Env, type Streams } from './context.js';
 import { debugTrace, scrubCredentials } from './debug.js';
 import { CoreError, ExitCode, PayloadError, ConfigError } from './errors.js';
+
+export { ExitCode } from './errors.js';
 import { buildProgram, CommanderError, expandHelp, invokedCommand, type Invocation } from './program.js';
 
 export interface MainInit {
@@ -26,14 +28,28 @@ export async function main(init: MainInit): Promise<number> {
     abandonSignal: init.abandonSignal,
   });
   const inv: Invocation = { ctx, exitCode: undefined };
+  let code: number;
   try {
     const argv = expandHelp(init.argv);
     const program = await buildProgram(inv, invokedCommand(argv));
     await program.parseAsync(argv, { from: 'user' });
-    return inv.exitCode ?? ExitCode.ok;
+    code = inv.exitCode ?? ExitCode.ok;
   } catch (error) {
-    return reportError(error, ctx);
+    code = reportError(error, ctx);
   }
+  return exitCodeAfterStop(code, init.signal);
+}
+
+/**
+ * The exit code once the run was asked to stop (src/bin.ts gives the reason): output lost to a
+ * closed pipe is 141 whatever the command's own code, and an interruption by SIGHUP is 129
+ * (docs/exit-codes.md).
+ */
+export function exitCodeAfterStop(code: number, signal: AbortSignal | undefined): number {
+  if (signal?.aborted !== true) return code;
+  if (signal.reason === 'EPIPE') return ExitCode.brokenPipe;
+  if (signal.reason === 'SIGHUP' && code === ExitCode.interrupted) return ExitCode.hangup;
+  return code;
 }
 
 /** Prints an error the way users should see it and returns its exit code. */

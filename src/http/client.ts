@@ -48,8 +48,10 @@ export interface HttpResponse {
   headers: Record<string, string | string[] | undefined>;
   /** The body, cut to maxBodyBytes. */
   body: string;
-  /** True when the body was longer than maxBodyBytes. */
+  /** True when the body was longer than maxBodyBytes, or did not arrive whole. */
   truncated: boolean;
+  /** Why the body is incomplete: the status came, the rest of the answer did not. */
+  incomplete?: string;
   requestId: string | null;
   durationMs: number;
   attempts: number;
@@ -147,6 +149,7 @@ export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
       }
       reason = `HTTP ${outcome.status}`;
     }
+    if (outcome instanceof NetworkError) outcome.attempts = attempt;
     if (delay === null) {
       if (outcome instanceof NetworkError) throw outcome;
       return { ...outcome, attempts: attempt, durationMs: Math.round(performance.now() - started) };
@@ -164,11 +167,19 @@ export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
   }
 }
 
+/**
+ * One attempt, bounded: it settles within `timeoutMs`, or at once when `signal` aborts, whatever the
+ * connection is doing. got's own time limit and signal destroy the request, but a request still
+ * waiting for its socket (a proxy that accepts the connection and never answers CONNECT) then emits
+ * nothing at all, and would wait forever; so the attempt keeps its own deadline and abort listener,
+ * and settles the promise itself.
+ */
 async function attemptOnce(request: HttpRequest): Promise<HttpResponse> {
   const { got } = await import('got');
   const maxBody = request.maxBodyBytes ?? 64 * 1024;
   const started = performance.now();
   return new Promise<HttpResponse>((resolve, reject) => {
+    if (request.signal?.aborted) return reject(abortError());
     const stream = got.stream(request.url, {
       method: request.method,
       headers: request.headers,
@@ -185,6 +196,46 @@ async function attemptOnce(request: HttpRequest): Promise<HttpResponse> {
     let kept = 0;
     let truncated = false;
     let response: { statusCode: number; statusMessage?: string; headers: HttpResponse['headers']; httpVersion: string } | undefined;
+    let settled = false;
+    const answer = (incomplete?: string): HttpResponse => {
+      const requestId = response!.headers['x-request-id'];
+      return {
+        status: response!.statusCode,
+        statusText: response!.statusMessage ?? '',
+        headers: response!.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        truncated: truncated || incomplete !== undefined,
+        ...(incomplete !== undefined ? { incomplete } : {}),
+        requestId: (Array.isArray(requestId) ? requestId[0] : requestId) ?? null,
+        durationMs: Math.round(performance.now() - started),
+        attempts: 1,
+        httpVersion: response!.httpVersion,
+      };
+    };
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      cleanUp();
+      stream.destroy();
+      // The service already gave its verdict (a 500 whose body is slow or cut short): that status is
+      // the outcome, not "no answer". A success whose body breaks off stays a network failure, as
+      // before: whether it is complete cannot be told.
+      if (response !== undefined && (response.statusCode < 200 || response.statusCode >= 300)) {
+        const timedOut = (error as { code?: string }).code === 'ETIMEDOUT';
+        resolve(answer(timedOut ? `the rest did not arrive within ${formatMs(request.timeoutMs)}` : 'the connection closed'));
+        return;
+      }
+      reject(error);
+    };
+    const deadline = setTimeout(() => {
+      fail(Object.assign(new Error(`Timeout awaiting the answer for ${request.timeoutMs}ms`), { code: 'ETIMEDOUT', name: 'TimeoutError' }));
+    }, request.timeoutMs);
+    const onAbort = () => fail(abortError());
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    const cleanUp = () => {
+      clearTimeout(deadline);
+      request.signal?.removeEventListener('abort', onAbort);
+    };
     stream.on('response', (res: typeof response) => {
       response = res;
     });
@@ -198,23 +249,20 @@ async function attemptOnce(request: HttpRequest): Promise<HttpResponse> {
         truncated = true;
       }
     });
-    stream.once('error', reject);
+    // Not once: an error after the attempt settled must find a listener, or it would end the process.
+    stream.on('error', fail);
     stream.once('end', () => {
-      if (!response) return reject(new NetworkError('the connection closed before an answer arrived', 'ECONNRESET'));
-      const requestId = response.headers['x-request-id'];
-      resolve({
-        status: response.statusCode,
-        statusText: response.statusMessage ?? '',
-        headers: response.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-        truncated,
-        requestId: (Array.isArray(requestId) ? requestId[0] : requestId) ?? null,
-        durationMs: Math.round(performance.now() - started),
-        attempts: 1,
-        httpVersion: response.httpVersion,
-      });
+      if (settled) return;
+      if (!response) return fail(new NetworkError('the connection closed before an answer arrived', 'ECONNRESET'));
+      settled = true;
+      cleanUp();
+      resolve(answer());
     });
   });
+}
+
+function abortError(): Error {
+  return Object.assign(new Error('This operation was aborted'), { name: 'AbortError', code: 'ERR_ABORTED' });
 }
 
 /** Turns whatever got or the socket threw into a NetworkError with a plain message. */

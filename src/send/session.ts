@@ -1,7 +1,7 @@
 import { requireSettings, resolveSettingsToken, type Need, type Settings } from '../config/index.js';
 import type { Context } from '../context.js';
 import { debugTrace } from '../debug.js';
-import { CoreError } from '../errors.js';
+import { CoreError, NetworkError } from '../errors.js';
 import type { HttpResponse } from '../http/client.js';
 import type { PoolOptions } from '../http/agents.js';
 import type { Operation } from '../operations.js';
@@ -229,6 +229,8 @@ async function exchange(
       ...(meta.code !== undefined ? { code: meta.code } : {}),
       ...(meta.answerId !== undefined ? { answerId: meta.answerId } : {}),
       error: { code: error.code, message: error.message },
+      // docs/json-output.md: `attempts` whenever the request was repeated, whatever ended it.
+      ...(error instanceof NetworkError && error.attempts > 1 ? { attempts: error.attempts } : {}),
     };
   }
   if (flags.verbose) ctx.err(renderVerboseResponse(response, ctx));

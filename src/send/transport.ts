@@ -84,7 +84,7 @@ export function curlConnectionOptions(
  */
 export async function prepareTransport(
   baseUrl: string,
-  settings: Pick<Settings, 'proxy' | 'noProxy' | 'caFile'>,
+  settings: Pick<Settings, 'proxy' | 'noProxy' | 'caFile' | 'timeoutMs'>,
   flags: TransportFlags,
   ctx: Context,
   pool?: PoolOptions,
@@ -118,9 +118,12 @@ export async function prepareTransport(
     ctx.err(`* no proxy: ${decision.reason}\n`);
   }
 
-  // Loaded here, not at the top: the agents load node:http, node:https and hpagent, which --dry-run,
+  // Loaded here, not at the top: the agents load node:http and node:https, which --dry-run,
   // --curl and a refused send never need.
   const { createAgents, destroyAgents } = await import('../http/agents.js');
-  const agents = createAgents({ proxy: decision.kind === 'proxy' ? decision.url : null, ca, insecure: flags.insecure === true }, pool);
+  const agents = createAgents(
+    { proxy: decision.kind === 'proxy' ? decision.url : null, ca, insecure: flags.insecure === true, timeoutMs: settings.timeoutMs.value },
+    pool,
+  );
   return { agents, proxy, close: () => destroyAgents(agents) };
 }

@@ -20,6 +20,7 @@ import { loadCommandSettings, requireTerminal } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
 import type { SendOptions } from '../send-options.js';
 import { hasReasonFields, layFields, parseName, reasonFromFlags, singleReasonFlags, type ReasonFields } from './build.js';
+import { describeStop, STOP_GRACE_MS, stopReason, type StopReason } from '../../stop.js';
 import { outcomeLine, summaryLine } from './render.js';
 
 export interface ReasonUpdateOptions extends SendOptions {
@@ -263,13 +264,7 @@ async function send(
         progress.tick(!result.ok && !result.skipped);
         report?.write(ctx.redact(line));
       },
-      onInterrupt: (inFlight) => {
-        progress.note(
-          inFlight > 0
-            ? `interrupted: no new requests; waiting for ${inFlight} in flight (Ctrl-C again abandons them, and they are reported with their outcome unknown)\n`
-            : 'interrupted: no new requests\n',
-        );
-      },
+      onInterrupt: (inFlight) => progress.note(interruptNote(stopReason(ctx.signal), inFlight)),
       onFailFast: () => {
         stoppedByFailure = true;
       },
@@ -281,6 +276,19 @@ async function send(
   } finally {
     progress.stop();
   }
+}
+
+/**
+ * What stopping means for the requests in flight: after Ctrl-C they finish (a second Ctrl-C abandons
+ * them); after SIGTERM, SIGHUP or a closed output they get a short grace period (src/stop.ts).
+ */
+function interruptNote(reason: StopReason | undefined, inFlight: number): string {
+  const what = `${describeStop(reason)}: no new requests`;
+  if (inFlight === 0) return `${what}\n`;
+  if (reason === undefined || reason === 'SIGINT') {
+    return `${what}; waiting for ${inFlight} in flight (Ctrl-C again abandons them, and they are reported with their outcome unknown)\n`;
+  }
+  return `${what}; waiting up to ${STOP_GRACE_MS / 1000} s for ${inFlight} in flight, then they are reported with their outcome unknown\n`;
 }
 
 /** A result made by the command itself: skipped, invalid, or a failure inside the program. */
