@@ -73,7 +73,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const terminate = (reason: Exclude<StopReason, 'SIGINT'>) => {
     if (!controller.signal.aborted) controller.abort(reason);
     if (terminating) {
-      // A second one: abandon now rather than at the end of the grace period.
+      // A second signal: abandon now rather than at the end of the grace period.
       if (!abandon.signal.aborted) abandon.abort(reason);
       return;
     }
@@ -83,7 +83,13 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   };
   const onTerm = () => terminate('SIGTERM');
   const onHup = () => terminate('SIGHUP');
-  onOutputClosed = () => terminate('EPIPE');
+  let outputClosed = false;
+  // Each write to the closed pipe may report it; the first one counts.
+  onOutputClosed = () => {
+    if (outputClosed) return;
+    outputClosed = true;
+    terminate('EPIPE');
+  };
   process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', onTerm);
   process.on('SIGHUP', onHup);
