@@ -40,6 +40,22 @@ export interface ReasonUpdateOptions extends SendOptions {
  * concurrency, with one result per reason on stdout and in the --report file.
  */
 export async function runReasonUpdate(options: ReasonUpdateOptions, ctx: Context): Promise<number> {
+  // The report is emptied before anything can fail (docs/reasons.md, "The report"): a run that
+  // stops early (a missing file or token, an invalid input) must not leave the previous run's
+  // outcomes in it, for a script or CI to read as this run's. Nothing is written with --dry-run or --curl.
+  let report: ReportWriter | undefined;
+  if (!options.dryRun && !options.curl && options.report !== undefined) {
+    refuseReportOverInput(options.report, options.file, ctx.cwd);
+    report = openReport(options.report, ctx.cwd);
+  }
+  try {
+    return await updateFromOptions(options, ctx, report);
+  } finally {
+    report?.close();
+  }
+}
+
+async function updateFromOptions(options: ReasonUpdateOptions, ctx: Context, report: ReportWriter | undefined): Promise<number> {
   // Checked before anything else, so that -i without a terminal fails at once instead of waiting.
   if (options.interactive) {
     requireTerminal(
@@ -81,7 +97,7 @@ export async function runReasonUpdate(options: ReasonUpdateOptions, ctx: Context
       }
     : options;
   try {
-    return await updateReasons(source, spec, settings, sendOptions, ctx);
+    return await updateReasons(source, spec, settings, sendOptions, ctx, report);
   } finally {
     await source.close();
   }
@@ -93,6 +109,7 @@ async function updateReasons(
   settings: Settings,
   options: ReasonUpdateOptions,
   ctx: Context,
+  report: ReportWriter | undefined,
 ): Promise<number> {
   const showOnly = options.dryRun || options.curl;
   if (showOnly && options.report !== undefined)
@@ -113,15 +130,11 @@ async function updateReasons(
   const session = await openSession(operations.reason, settings, options, ctx, {
     pool: { keepAlive: true, maxSockets: options.concurrency },
   });
-  let report: ReportWriter | undefined;
   try {
-    if (!showOnly && options.report !== undefined) refuseReportOverInput(options.report, options.file, ctx.cwd);
-    report = showOnly || options.report === undefined ? undefined : openReport(options.report, ctx.cwd);
     const summary = await checkAll(source, spec, options, ctx, local);
     if (showOnly) return await show(source, spec, summary, session, options, ctx);
     return await send(source, spec, summary.total, session, options, ctx, local, report);
   } finally {
-    report?.close();
     session.close();
   }
 }
@@ -252,7 +265,14 @@ async function send(
       signal: ctx.signal,
       send: (payload, code) =>
         untilAbandoned((signal) =>
-          session.send(payload, { retryable, ...(code !== undefined ? { code } : {}), signal, retrySignal: ctx.signal }),
+          // A batch of one is shown as a single request is, its retries announced on stderr too.
+          session.send(payload, {
+            retryable,
+            ...(code !== undefined ? { code } : {}),
+            signal,
+            retrySignal: ctx.signal,
+            announceRetries: single,
+          }),
         ),
       localResult: local,
       onResult: (result) => {
