@@ -6,7 +6,7 @@ import { makeStyle, type Style } from './style.js';
 /** Renders one result: the JSON document on stdout with --json, else the human view. */
 export function printResult(result: RequestResult, ctx: Context, json: boolean): void {
   if (json) {
-    ctx.out(`${stringifyJson(result)}\n`);
+    ctx.out(ctx.json(result));
     return;
   }
   // A success is the command's output; a failure is an error, so it goes where errors go.

@@ -1,5 +1,5 @@
 import { requireSettings, resolveSettingsToken, type Need, type Settings } from '../config/index.js';
-import type { Context } from '../context.js';
+import type { Context, MaskedText } from '../context.js';
 import { debugTrace } from '../debug.js';
 import { CoreError, NetworkError } from '../errors.js';
 import type { HttpResponse } from '../http/client.js';
@@ -64,7 +64,7 @@ export interface Session {
   /** The request exactly as it would go on the wire (the token a placeholder in show-only sessions). */
   prepare(payload: unknown): PreparedRequest;
   /** The --dry-run view (`json`: as one JSON document) or, with --curl, the curl command of one payload. */
-  show(payload: unknown, options?: { json?: boolean }): string;
+  show(payload: unknown, options?: { json?: boolean }): string | MaskedText;
   /** Sends one payload; never throws for an HTTP or network failure, which come back as results. */
   send(payload: unknown, meta: SendMeta): Promise<RequestResult>;
   /** Closes the connections. */

@@ -41,7 +41,7 @@ describe('the built core binary', () => {
   it('sends a reply configured by a profile in a .corerc file found in a parent folder', async () => {
     server = await startRecordingServer([{ status: 200, headers: { 'X-Request-Id': 'rid-e2e' } }]);
     const dir = project({
-      '.corerc.yaml': `defaultProfile: local\nprofiles:\n  local:\n    baseUrl: ${server.url}\n    tenant: acme\n    token: {env: E2E_TOKEN}\n    headers: {X-Extra: yes-please}\n`,
+      '.corerc.yaml': `defaultProfile: local\nprofiles:\n  local:\n    baseUrl: ${server.url}\n    tenant: acme\n    token: {env: E2E_TOKEN}\n    headers: {Accept-Language: de-CH}\n`,
       'deep/down/.keep': '',
     });
     const env = baseEnv({ E2E_TOKEN: TOKEN });
@@ -57,7 +57,7 @@ describe('the built core binary', () => {
     const request = server.requests[0]!;
     expect(request.headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(request.headers['x-tenant-name']).toBe('acme');
-    expect(request.headers['x-extra']).toBe('yes-please');
+    expect(request.headers['accept-language']).toBe('de-CH');
     expect(request.body.toString()).toBe('{"text":"Hello","answerId":"a-e2e","coreClientId":9223372036854775807}');
   });
 

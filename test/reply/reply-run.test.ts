@@ -250,7 +250,7 @@ describe('core reply: secrets', () => {
     );
     const result = await runInProcess(['reply', '-t', 'x', '--question-id', '1', '--curl'], { env: baseEnv({ CORE_CONFIG: file }) });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("-H 'Authorization: ********'");
+    expect(result.stdout).toContain("-H 'Authorization: Basic ********'");
     expect(result.stdout).not.toContain('$CORE_TOKEN');
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
   });

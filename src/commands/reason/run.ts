@@ -11,7 +11,6 @@ import { printResult } from '../../output/render.js';
 import type { RequestResult } from '../../output/result.js';
 import { makeStyle } from '../../output/style.js';
 import { validateReason } from '../../payload/index.js';
-import { stringifyJson } from '../../payload/json.js';
 import { printWarnings } from '../../send/deliver.js';
 import { isRecord } from '../../send/fields.js';
 import { joinUrl, maskHeaders } from '../../send/request.js';
@@ -163,7 +162,7 @@ async function checkAll(
       // With --json, each invalid reason is also a result document on stdout (docs/reasons.md).
       if (options.json && !checked.ok) {
         const result = { ...local(checked.key, { problems: checked.problems }), ...positionField(checked.position) };
-        ctx.out(`${stringifyJson(result)}\n`);
+        ctx.out(ctx.json(result));
       }
     },
   });
@@ -202,7 +201,7 @@ async function show(
       ctx.out(session.show(summary.first));
     } else if (options.json) {
       const { method, url, headers, payload } = session.prepare(summary.first);
-      ctx.out(`${stringifyJson({ dryRun: true, count: summary.total, method, url, headers: maskHeaders(headers, ctx), body: payload })}\n`);
+      ctx.out(ctx.json({ dryRun: true, count: summary.total, method, url, headers: maskHeaders(headers, ctx), body: payload }));
     } else {
       ctx.err(
         `dry run: all ${summary.total.toLocaleString('en-US')} reasons in ${source.name} are valid; nothing was sent. The first request:\n`,
@@ -216,7 +215,8 @@ async function show(
     if (ctx.signal.aborted) return ExitCode.interrupted;
     const checked = checkItem(item, spec);
     if (!checked.ok) continue; // Only when the input changed since the check; nothing to show for it.
-    ctx.out(`${written > 0 ? '\n' : ''}${session.show(checked.value)}`);
+    if (written > 0) ctx.out('\n');
+    ctx.out(session.show(checked.value));
     written += 1;
   }
   if (batch) ctx.err(`${written.toLocaleString('en-US')} curl commands, one per reason; nothing was sent\n`);
@@ -276,13 +276,14 @@ async function send(
         ),
       localResult: local,
       onResult: (result) => {
-        const line = stringifyJson(result);
+        // Masked by structure once (src/mask.ts), for stdout and the report alike.
+        const line = ctx.json(result);
         // Shown first, so an outcome stays visible even if writing the report then fails.
-        if (options.json) progress.print(`${line}\n`);
+        if (options.json) progress.print(line);
         else if (single) printResult(result, ctx, false);
         else progress.print(outcomeLine(result, style));
         progress.tick(!result.ok && !result.skipped);
-        report?.write(ctx.redact(line));
+        report?.write(line.text);
       },
       onInterrupt: (inFlight) => progress.note(interruptNote(stopReason(ctx.signal), inFlight)),
       onFailFast: () => {
