@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { baseEnv, ensureBuilt, runBuilt, startBuilt } from '../helpers/run.js';
+import { baseEnv, ensureBuilt, killStillRunning, runBuilt, startBuilt } from '../helpers/run.js';
 import { jsonLines, ndjson, readJsonLines, reason, tempFile } from '../reason/helpers.js';
 import { TEST_HOST, startHangingProxy, type HangingProxy } from './helpers.js';
 
@@ -19,6 +19,7 @@ const codes = (n: number) => Array.from({ length: n }, (_, i) => `H${String(i + 
 let proxy: HangingProxy | undefined;
 beforeAll(() => ensureBuilt());
 afterEach(async () => {
+  killStillRunning();
   await proxy?.close();
   proxy = undefined;
 });

@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -95,6 +95,20 @@ function builtCommand(argv: string[], unprivileged: boolean): [string, string[]]
   return ['setpriv', ['--bounding-set=-all', '--inh-caps=-all', '--', process.execPath, binPath, ...argv]];
 }
 
+/** Children of runBuilt and startBuilt still running: a test that times out must not leave one behind. */
+const running = new Set<ChildProcess>();
+
+/** Kills (SIGKILL) every child of runBuilt and startBuilt still running; for afterEach. */
+export function killStillRunning(): void {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+}
+
+function track(child: ChildProcess): void {
+  running.add(child);
+  child.on('close', () => running.delete(child));
+}
+
 /** Runs the built binary exactly as a user would, in a child process. */
 export function runBuilt(argv: string[], init: RunInit = {}): Promise<RunResult> {
   ensureBuilt();
@@ -106,6 +120,7 @@ export function runBuilt(argv: string[], init: RunInit = {}): Promise<RunResult>
       env: env as NodeJS.ProcessEnv,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    track(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -144,6 +159,7 @@ export function startBuilt(argv: string[], init: Omit<RunInit, 'onStderr' | 'sig
     env: env as NodeJS.ProcessEnv,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  track(child);
   const text = { stdout: '', stderr: '' };
   const waiters: Array<{ stream: 'stdout' | 'stderr'; pattern: RegExp; resolve: () => void }> = [];
   const check = () => {

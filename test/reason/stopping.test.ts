@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, startBuilt } from '../helpers/run.js';
+import { ensureBuilt, killStillRunning, startBuilt } from '../helpers/run.js';
 import { gate, startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
 import { codeOf, envFor, ndjson, readJsonLines, reason } from './helpers.js';
 
@@ -16,6 +16,7 @@ import { codeOf, envFor, ndjson, readJsonLines, reason } from './helpers.js';
 let server: RecordingServer | undefined;
 beforeAll(() => ensureBuilt());
 afterEach(async () => {
+  killStillRunning();
   await server?.close();
   server = undefined;
 });

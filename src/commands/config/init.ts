@@ -252,7 +252,7 @@ async function writeConfig(target: string, content: string, replace: boolean): P
 }
 
 async function writeConfigFile(target: string, content: string, replace: boolean): Promise<void> {
-  await mkdir(path.dirname(target), { recursive: true, mode: DIR_MODE });
+  await makeFolders(path.dirname(target), DIR_MODE);
   if (!replace) {
     try {
       // 'wx' fails if the file appeared since the check: never overwrite without --force.
@@ -276,6 +276,27 @@ async function writeConfigFile(target: string, content: string, replace: boolean
     await rm(temporary, { force: true });
     throw error;
   }
+}
+
+/**
+ * `mkdir -p`, one level at a time, each tried at most twice. Node's recursive mkdir retries for ever
+ * where mkdir answers ENOENT although the parent exists (a folder under /proc), spinning at full CPU
+ * in a call no signal can end; here that ENOENT is final, and reported.
+ */
+async function makeFolders(dir: string, mode: number): Promise<void> {
+  try {
+    await mkdir(dir, { mode });
+    return;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') {
+      if ((await stat(dir)).isDirectory()) return;
+      throw Object.assign(new Error(`${dir} is not a folder`), { code: 'ENOTDIR' });
+    }
+    if (code !== 'ENOENT' || path.dirname(dir) === dir) throw error;
+  }
+  await makeFolders(path.dirname(dir), mode);
+  await mkdir(dir, { mode });
 }
 
 /** Tells the user what else to do: set the variable, and which file wins from here. */

@@ -65,6 +65,7 @@ export async function runConfigShow(options: ConfigShowOptions, ctx: Context): P
       tenant: options.global.tenant,
     },
     warn: (message) => ctx.warn(message),
+    signal: ctx.signal,
   });
   const report = collectConfigReport(settings, ctx);
   ctx.out(options.json ? ctx.json(report, 2) : renderConfigReport(report, ctx));
