@@ -1,6 +1,7 @@
 import type { LoadInput, Settings } from './config/index.js';
 import type { Env, OutStream, Streams } from './io.js';
 import { createMask, isMaskedText, maskedText, type MaskedText } from './mask.js';
+import { jsonEscaped, neutralize } from './output/terminal.js';
 import { stringifyJson } from './payload/json.js';
 import { createPrompter, type Prompter } from './prompts/prompter.js';
 
@@ -101,12 +102,13 @@ export function createContext(init: ContextInit): Context {
     debug: init.env.CORE_DEBUG === '1' || init.env.CORE_DEBUG === 'true',
     signal: init.signal ?? new AbortController().signal,
     abandonSignal: init.abandonSignal ?? new AbortController().signal,
-    out: (text) => void init.streams.stdout.write(isMaskedText(text) ? text.text : redact(text)),
-    err: (text) => void init.streams.stderr.write(isMaskedText(text) ? text.text : redact(text)),
-    json: (value, indent) => maskedText(`${stringifyJson(mask.redactValue(value), indent)}\n`),
+    // Text for people is also made safe for a terminal (src/output/terminal.ts); JSON is escaped already.
+    out: (text) => void init.streams.stdout.write(isMaskedText(text) ? text.text : neutralize(redact(text))),
+    err: (text) => void init.streams.stderr.write(isMaskedText(text) ? text.text : neutralize(redact(text))),
+    json: (value, indent) => maskedText(`${jsonEscaped(stringifyJson(mask.redactValue(value), indent))}\n`),
     warn: (message) => {
       const label = color.stderr ? '\u001b[33mwarning:\u001b[39m' : 'warning:';
-      init.streams.stderr.write(redact(`${label} ${message}\n`));
+      init.streams.stderr.write(neutralize(redact(`${label} ${message}\n`)));
     },
     addSecret: (value) => mask.add(value),
     redact,

@@ -3,6 +3,7 @@ import { debugTrace, scrubCredentials } from './debug.js';
 import { CoreError, ExitCode, PayloadError, ConfigError } from './errors.js';
 
 export { ExitCode } from './errors.js';
+import { printable } from './output/terminal.js';
 import { buildProgram, CommanderError, expandHelp, invokedCommand, type Invocation } from './program.js';
 
 export interface MainInit {
@@ -75,9 +76,10 @@ export function reportError(error: unknown, ctx: Context): number {
 
 export function formatCoreError(error: CoreError, ctx: Context): string {
   const red = (s: string) => (ctx.color.stderr ? `\u001b[31m${s}\u001b[39m` : s);
-  const lines = [`${red('error:')} ${error.message}`];
+  // A message may quote a file, the service or another program: each part is made printable.
+  const lines = [`${red('error:')} ${printable(error.message)}`];
   const problems = error instanceof PayloadError || error instanceof ConfigError ? error.problems : [];
-  for (const problem of problems) lines.push(`  ${problem.path ? `${problem.path}: ` : ''}${problem.message}`);
-  if (error.hint) lines.push(`hint: ${error.hint}`);
+  for (const problem of problems) lines.push(`  ${printable(problem.path ? `${problem.path}: ` : '')}${printable(problem.message)}`);
+  if (error.hint) lines.push(`hint: ${printable(error.hint)}`);
   return `${lines.join('\n')}\n`;
 }

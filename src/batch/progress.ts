@@ -1,4 +1,5 @@
 import type { Context, MaskedText } from '../context.js';
+import { neutralize } from '../output/terminal.js';
 
 /**
  * The progress of a batch on standard error: done, failed, rate and time left. Shown only when
@@ -52,12 +53,12 @@ export async function startProgress(ctx: Context, total: number): Promise<Progre
     },
     print(text) {
       if (lineToTerminal && !stopped) {
-        const line = typeof text === 'string' ? ctx.redact(text) : text.text;
+        const line = typeof text === 'string' ? neutralize(ctx.redact(text)) : text.text;
         multibar.log(line.endsWith('\n') ? line : `${line}\n`);
       } else ctx.out(text);
     },
     note(text) {
-      if (!stopped) multibar.log(ctx.redact(text.endsWith('\n') ? text : `${text}\n`));
+      if (!stopped) multibar.log(neutralize(ctx.redact(text.endsWith('\n') ? text : `${text}\n`)));
       else ctx.err(text);
     },
     stop() {

@@ -1,6 +1,7 @@
 import type { Context, MaskedText } from '../context.js';
 import { MASK } from '../context.js';
 import { isSensitiveResponseHeader, isShownRequestHeader, maskedHeaderValue } from '../secrets.js';
+import { printable } from '../output/terminal.js';
 import { stringifyJson } from '../payload/json.js';
 import type { Operation } from '../operations.js';
 import { version } from '../version.js';
@@ -131,11 +132,12 @@ export function renderVerboseResponse(
   response: { status: number; statusText: string; httpVersion: string; headers: Record<string, string | string[] | undefined> },
   ctx: Context,
 ): string {
-  const lines = [`< HTTP/${response.httpVersion} ${response.status} ${response.statusText}`.trimEnd()];
+  // Everything after the status code is the service's text: made printable (src/output/terminal.ts).
+  const lines = [`< HTTP/${response.httpVersion} ${response.status} ${printable(response.statusText)}`.trimEnd()];
   for (const [name, value] of Object.entries(response.headers)) {
     if (value === undefined) continue;
     const values = Array.isArray(value) ? value : [value];
-    for (const v of values) lines.push(`< ${name}: ${isSensitiveResponseHeader(name) ? MASK : ctx.redact(v)}`);
+    for (const v of values) lines.push(`< ${printable(name)}: ${isSensitiveResponseHeader(name) ? MASK : printable(ctx.redact(v))}`);
   }
   return `${lines.join('\n')}\n`;
 }
