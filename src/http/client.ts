@@ -28,6 +28,8 @@ export interface HttpRequest {
   agent?: { http?: HttpAgent; https?: HttpsAgent };
   /** The proxy the agent goes through, printable (no credentials), for messages. */
   proxy?: string;
+  /** The private CA file trusted besides the system's (--ca-file, caFile), for messages. */
+  caFile?: string;
   /** Told before each repeat, for --verbose and progress output. */
   onRetry?: (info: RetryInfo) => void;
   /** Told when an answer that could be repeated is not, because its Retry-After asks for too long a wait. */
@@ -266,7 +268,7 @@ function abortError(): Error {
 }
 
 /** Turns whatever got or the socket threw into a NetworkError with a plain message. */
-export function toNetworkError(error: unknown, request: Pick<HttpRequest, 'url' | 'timeoutMs' | 'proxy'>): NetworkError {
+export function toNetworkError(error: unknown, request: Pick<HttpRequest, 'url' | 'timeoutMs' | 'proxy' | 'caFile'>): NetworkError {
   if (error instanceof NetworkError) return error;
   const err = error as { code?: string; message?: string; name?: string; cause?: unknown };
   let code = typeof err.code === 'string' ? err.code : 'ENETWORK';
@@ -282,21 +284,34 @@ export function toNetworkError(error: unknown, request: Pick<HttpRequest, 'url' 
     code = 'EABORTED';
     message = 'interrupted before the answer arrived: the service may or may not have applied it';
   } else if (code === 'ETIMEDOUT') {
-    message = `no answer from ${host} within ${formatMs(request.timeoutMs)}`;
+    message = `no answer from ${host}${request.proxy ? ` (through the proxy ${request.proxy})` : ''} within ${formatMs(request.timeoutMs)}`;
   } else if (code === 'ECONNREFUSED') {
     message = `${host} refused the connection`;
   } else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     message = `cannot resolve the host name ${host}`;
   } else if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE') {
     message = `${host} closed the connection before answering`;
+  } else if (code === 'HPE_HEADER_OVERFLOW') {
+    // Node reads at most 16 KB of headers; the answer may be HTTP, only too large to read.
+    message = `${host} answered with headers larger than the 16 KB core reads`;
+    code = 'EPROTO';
   } else if (code === 'HPE_INVALID_CONSTANT' || code.startsWith('HPE_')) {
     message = `${host} did not answer with HTTP`;
     code = 'EPROTO';
+  } else if (/wrong version number|packet length too long|unknown protocol/i.test(err.message ?? '')) {
+    // OpenSSL's words for an answer that is not TLS at all: most often a plain http port.
+    message = `${host} did not answer with TLS: it may serve plain http on that port (then use an http:// base URL)`;
+    code = 'EPROTO';
+  } else if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    // The certificate is trusted but names other hosts: no CA file can fix that.
+    message = `TLS failure talking to ${host}: its certificate is for other host names (${(err.message ?? code).trim()}); use a host name the certificate names in the base URL`;
   } else if (/CERT|SSL|TLS|EPROTO|SIGNATURE/.test(code)) {
-    const privateCa = /CERT|SIGNATURE|ISSUER/.test(code)
-      ? '; if the service uses a private CA, give its certificate with --ca-file FILE'
-      : '';
-    message = `TLS failure talking to ${host}: ${(err.message ?? code).trim()}${privateCa}`;
+    const hint = !/CERT|SIGNATURE|ISSUER/.test(code)
+      ? ''
+      : request.caFile !== undefined
+        ? `; the certificate is not signed by the CA of ${request.caFile} nor by one the system trusts`
+        : '; if the service uses a private CA, give its certificate with --ca-file FILE';
+    message = `TLS failure talking to ${host}: ${(err.message ?? code).trim()}${hint}`;
   } else {
     message = `request to ${host} failed: ${(err.message ?? code).trim()}`;
   }

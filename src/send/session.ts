@@ -204,6 +204,7 @@ async function exchange(
       signal: meta.signal ?? ctx.signal,
       agent: transport.agents,
       ...(transport.proxy ? { proxy: transport.proxy } : {}),
+      ...(transport.caFile !== null ? { caFile: transport.caFile } : {}),
       ...(meta.retrySignal ? { retrySignal: meta.retrySignal } : {}),
       onRetry: (info) => {
         if (flags.verbose) ctx.err(`* ${info.reason}: attempt ${info.attempt} in ${info.delayMs} ms\n`);

@@ -27,6 +27,8 @@ export interface Transport {
   agents: Agents;
   /** The proxy in use, printable (no credentials), or null for a direct connection. */
   proxy: string | null;
+  /** The private CA file trusted besides the system's, or null. */
+  caFile: string | null;
   close(): void;
 }
 
@@ -125,5 +127,5 @@ export async function prepareTransport(
     { proxy: decision.kind === 'proxy' ? decision.url : null, ca, insecure: flags.insecure === true, timeoutMs: settings.timeoutMs.value },
     pool,
   );
-  return { agents, proxy, close: () => destroyAgents(agents) };
+  return { agents, proxy, caFile: ca === null ? null : settings.caFile!.value, close: () => destroyAgents(agents) };
 }

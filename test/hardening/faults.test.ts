@@ -250,6 +250,28 @@ describe('an answer that is not HTTP', () => {
     expect(result.attempts).toBeUndefined();
   });
 
+  it('headers larger than the 16 KB Node reads: exit 6, said as such, not "not HTTP"', async () => {
+    const raw = await startRawServer(`HTTP/1.1 200 OK\r\nX-Big: ${'a'.repeat(20_000)}\r\nContent-Length: 0\r\n\r\n`);
+    closers.push(() => raw.close());
+    const { code, result } = await run(reply, raw.url, 0);
+    expect(code).toBe(6);
+    expect(result.error).toEqual({
+      code: 'EPROTO',
+      message: `${new URL(raw.url).host} answered with headers larger than the 16 KB core reads`,
+    });
+  });
+
+  it('a plain http server behind an https base URL: exit 6, said as such, not OpenSSL\'s "wrong version number"', async () => {
+    const plain = await server(() => ({ status: 200 }));
+    const url = plain.url.replace('http://', 'https://');
+    const { code, result } = await run(reply, url, 0);
+    expect(code).toBe(6);
+    expect(result.error).toEqual({
+      code: 'EPROTO',
+      message: `${new URL(url).host} did not answer with TLS: it may serve plain http on that port (then use an http:// base URL)`,
+    });
+  });
+
   it('a server that closes without a word: exit 6, retried for a reply', async () => {
     const raw = await startRawServer('');
     closers.push(() => raw.close());
