@@ -162,6 +162,17 @@ describe('core reason update, built', () => {
     expect(readFileSync(report, 'utf8')).toBe('');
   });
 
+  it('keeps 20 requests in flight without a warning from Node about listeners', async () => {
+    const list = codes(30);
+    const all = gate();
+    server = await startRecordingServer(() => ({ status: 200, until: all.promise }));
+    void server.received(20).then(all.open);
+    const file = tempFile('thirty.ndjson', ndjson(list.map((code) => reason(code))));
+    const result = await runBuilt(['reason', 'update', '-f', file, '--concurrency', '20'], { env: envFor(server.url) });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('30 succeeded, 0 failed, 0 skipped\n');
+  });
+
   it('shows its help with examples', async () => {
     const result = await runBuilt(['reason', 'update', '--help']);
     expect(result.code).toBe(0);

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Settings } from '../../config/index.js';
 import type { Context } from '../../context.js';
 import { ExitCode, PayloadError, UsageError, type Problem } from '../../errors.js';
@@ -250,6 +251,9 @@ async function send(
       ctx.abandonSignal.removeEventListener('abort', abandon);
     }
   };
+  // Each request in flight listens on these two signals (and the batch itself on the first): past
+  // Node's default of 10 listeners it would warn of a leak that is not one.
+  setMaxListeners(options.concurrency + 10, ctx.signal, ctx.abandonSignal);
   const progress = await startProgress(ctx, total);
   const style = makeStyle(ctx.color.stdout);
   let stoppedByFailure = false;
