@@ -111,6 +111,16 @@ async function parseYaml(text: string, name: string): Promise<unknown> {
     const first = doc.errors[0]!;
     throw new PayloadError(`${name} is neither valid JSON nor valid YAML: ${first.message.split('\n')[0]}`, []);
   }
+  // The yaml library reads a value under a tag it does not know (`!secret x`) as plain text, with
+  // only a warning; a tag means something to whoever wrote it, so it is refused rather than ignored.
+  const unknownTag = doc.warnings.find((warning) => warning.code === 'TAG_RESOLVE_FAILED');
+  if (unknownTag) {
+    const tag = /Unresolved tag: (\S+)/.exec(unknownTag.message)?.[1] ?? 'a tag';
+    const line = unknownTag.linePos?.[0]?.line;
+    throw new PayloadError(`${name}${line === undefined ? '' : `, line ${line}`}: unknown YAML tag ${tag}`, [], {
+      hint: 'write the value without the tag; core reads plain YAML (strings, numbers, booleans, lists and mappings)',
+    });
+  }
   try {
     return doc.toJS({ maxAliasCount: 100 });
   } catch (error) {
