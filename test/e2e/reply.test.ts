@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
-import { baseEnv, ensureBuilt, runBuilt } from '../helpers/run.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { baseEnv, binPath, ensureBuilt, runBuilt } from '../helpers/run.js';
 
 /** The built binary, run exactly as a user types it. */
 
@@ -26,6 +28,19 @@ function project(files: Record<string, string | Buffer>): string {
 }
 
 describe('the built core binary', () => {
+  it('reads -f <(...) from a shell, a pipe rather than a file, as reason update does', async () => {
+    server = await startRecordingServer();
+    const script = `"$NODE" "$CORE" reply -f <(printf '{"text":"From a pipe","coreClientId":7}') --json`;
+    const env = {
+      ...baseEnv({ CORE_BASE_URL: server.url, CORE_TENANT: 'acme', CORE_TOKEN: TOKEN }),
+      NODE: process.execPath,
+      CORE: binPath,
+    };
+    const { stdout } = await promisify(execFile)('bash', ['-c', script], { env: env as NodeJS.ProcessEnv });
+    expect(JSON.parse(stdout)).toMatchObject({ ok: true, status: 200 });
+    expect(JSON.parse(server.requests[0]!.text)).toMatchObject({ text: 'From a pipe', coreClientId: 7 });
+  });
+
   it('prints its version', async () => {
     const result = await runBuilt(['--version']);
     expect(result.code).toBe(0);
