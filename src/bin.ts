@@ -93,6 +93,17 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', onTerm);
   process.on('SIGHUP', onHup);
+  // The event loop emptied while the command still waits: nothing can ever wake it (a promise that
+  // nothing settles). Node would exit 13 in silence; this says so and exits 1 (docs/exit-codes.md).
+  // A part of the program that knows what it waits for listens too and ends the wait itself (a
+  // JavaScript config file: src/config/locate.ts): then this one leaves it to that one.
+  const onStalled = () => {
+    if (finished || process.listenerCount('beforeExit') > 1) return;
+    writeSync(2, 'error: unexpected failure: core was left waiting for something that can never happen\n');
+    writeSync(2, 'hint: run again with CORE_DEBUG=1 for details, and report it if it persists\n');
+    process.exit(ExitCode.internal);
+  };
+  process.on('beforeExit', onStalled);
   const code = await main({
     argv,
     streams: { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin },
@@ -106,6 +117,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   process.off('SIGINT', onInterrupt);
   process.off('SIGTERM', onTerm);
   process.off('SIGHUP', onHup);
+  process.off('beforeExit', onStalled);
   // The command is done. Whatever still holds the event loop open (a socket a library did not
   // close, a timer or an unsettled operation of a JavaScript config file, a file system call that
   // never returns) must not keep the process alive: once the output is written, it exits.
