@@ -24,6 +24,35 @@ import { STOP_GRACE_MS, STOP_WRAP_UP_MS, type StopReason } from './stop.js';
  */
 
 const argv = process.argv.slice(2);
+
+/**
+ * Work in Node's thread pool that may never return: opening a FIFO nobody writes, a call to a dead
+ * network mount. No signal reaches it, and process.exit() waits for it for ever (Node joins its
+ * threads on the way out).
+ */
+function threadPoolBusy(): boolean {
+  return process.getActiveResourcesInfo().some((name) => /^FSReq|^GetAddrInfoReqWrap$|^GetNameInfoReqWrap$/.test(name));
+}
+
+/**
+ * Ends the process with `code`; or, when the run was stopped by `signal` and the thread pool is
+ * busy, by that signal itself, which nothing can hold up: a shell then reports 128 + its number
+ * (143 for SIGTERM; docs/exit-codes.md).
+ */
+function end(code: number, signal: NodeJS.Signals | undefined): void {
+  if (signal === undefined || !threadPoolBusy()) {
+    process.exit(code);
+    return;
+  }
+  process.removeAllListeners(signal);
+  if (signal === 'SIGPIPE') {
+    // Node ignores SIGPIPE; a listener added and removed puts back its default action, the end.
+    const restore = () => {};
+    process.on('SIGPIPE', restore);
+    process.off('SIGPIPE', restore);
+  }
+  process.kill(process.pid, signal);
+}
 let finished = false;
 let onOutputClosed: (() => void) | undefined;
 
@@ -57,8 +86,10 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const abandon = new AbortController();
   const codeFor = (reason: StopReason): number =>
     reason === 'SIGHUP' ? ExitCode.hangup : reason === 'EPIPE' ? ExitCode.brokenPipe : ExitCode.interrupted;
+  const signalOf = (reason: unknown): NodeJS.Signals | undefined =>
+    reason === 'EPIPE' ? 'SIGPIPE' : reason === 'SIGINT' || reason === 'SIGTERM' || reason === 'SIGHUP' ? reason : undefined;
   /** Exits with `code` after `ms` unless the process has ended by then; the timer holds nothing open. */
-  const exitAfter = (ms: number, code: number) => setTimeout(() => process.exit(code), ms).unref();
+  const exitAfter = (ms: number, code: number, signal: NodeJS.Signals) => setTimeout(() => end(code, signal), ms).unref();
 
   let interrupts = 0;
   const onInterrupt = () => {
@@ -66,8 +97,8 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     if (interrupts === 1) controller.abort('SIGINT');
     else if (interrupts === 2) {
       abandon.abort('SIGINT');
-      exitAfter(STOP_WRAP_UP_MS, ExitCode.interrupted);
-    } else process.exit(ExitCode.interrupted);
+      exitAfter(STOP_WRAP_UP_MS, ExitCode.interrupted, 'SIGINT');
+    } else end(ExitCode.interrupted, 'SIGINT');
   };
   let terminating = false;
   const terminate = (reason: Exclude<StopReason, 'SIGINT'>) => {
@@ -79,7 +110,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     }
     terminating = true;
     setTimeout(() => abandon.abort(reason), STOP_GRACE_MS).unref();
-    exitAfter(STOP_GRACE_MS + STOP_WRAP_UP_MS, codeFor(reason));
+    exitAfter(STOP_GRACE_MS + STOP_WRAP_UP_MS, codeFor(reason), signalOf(reason)!);
   };
   const onTerm = () => terminate('SIGTERM');
   const onHup = () => terminate('SIGHUP');
@@ -122,9 +153,10 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   // close, a timer or an unsettled operation of a JavaScript config file, a file system call that
   // never returns) must not keep the process alive: once the output is written, it exits.
   let flushed = 0;
+  const stoppedBy = controller.signal.aborted ? signalOf(controller.signal.reason) : undefined;
   const done = () => {
     flushed += 1;
-    if (flushed === 2) setTimeout(() => process.exit(code), 100).unref();
+    if (flushed === 2) setTimeout(() => end(code, stoppedBy), 100).unref();
   };
   process.stdout.write('', done);
   process.stderr.write('', done);

@@ -149,7 +149,7 @@ async function spooled(input: NodeJS.ReadableStream, name: string, ctx: Context)
     await pipeline(input, createWriteStream('', { fd: handle.fd, autoClose: false }), { signal: ctx.signal });
   } catch (error) {
     await remove();
-    if (ctx.signal.aborted) throw new InterruptedError('cancelled while reading standard input; nothing sent');
+    if (ctx.signal.aborted) throw new InterruptedError(`cancelled while reading ${name}; nothing sent`);
     throw new UsageError(`cannot read ${name}: ${(error as Error).message}`);
   }
   try {

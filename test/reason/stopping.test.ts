@@ -1,4 +1,5 @@
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +29,21 @@ function setUp(list: string[]) {
   const folder = mkdtempSync(join(tmpdir(), 'core-stopping-'));
   const tmp = mkdtempSync(join(folder, 'tmp-'));
   return { tmp, report: join(folder, 'report.ndjson'), input: ndjson(list.map((code) => reason(code))) };
+}
+
+/**
+ * Resolves once a thread of `pid` waits in the kernel function `wchan` (Linux, /proc). The kernel
+ * sends no event for it, so it is looked at every 20 ms, with a bound that only keeps a broken build
+ * from hanging: it asserts nothing about time.
+ */
+async function waitingIn(pid: number, wchan: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const threads = readdirSync(`/proc/${pid}/task`);
+    if (threads.some((tid) => readFileSync(`/proc/${pid}/task/${tid}/wchan`, 'utf8').trim() === wchan)) return;
+    if (Date.now() > deadline) throw new Error(`no thread of ${pid} ever waited in ${wchan}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** What the temporary folder holds besides Node's own compile cache (src/bin.ts enables it). */
@@ -91,5 +107,18 @@ describe('core reason update -f -, stopped from outside', () => {
     run.child.kill('SIGKILL');
     expect(await run.exited).toBe(137);
     expect(leftIn(tmp)).toEqual([]);
+  });
+
+  it('ends at the first SIGTERM while a thread waits in a call no signal can end (opening a FIFO nobody writes): by the signal, 143', async () => {
+    const fifo = join(mkdtempSync(join(tmpdir(), 'core-fifo-')), 'reasons.ndjson');
+    execFileSync('mkfifo', [fifo]);
+    const run = startBuilt(['reason', 'update', '-f', fifo], { env: envFor('http://127.0.0.1:9') });
+    // The open() of a FIFO waits for a writer in one of Node's threads, where no signal reaches it:
+    // the kernel shows that thread waiting in wait_for_partner.
+    await waitingIn(run.child.pid!, 'wait_for_partner');
+    run.child.kill('SIGTERM');
+    // process.exit() would wait for that thread for ever; core ends by the signal instead.
+    expect(await run.exited).toBe(143);
+    expect(run.stderr()).toBe(`error: cancelled while reading ${fifo}; nothing sent\n`);
   });
 });
