@@ -3,7 +3,7 @@ import { parseDuration } from '../config/duration.js';
 import type { Problem } from '../errors.js';
 import { has, isRecord, nonEmpty, nonEmptyArray, report, rule, text } from '../payload/checks.js';
 import { longSchema } from '../payload/long.js';
-import { payloadErrorMap, unknownFieldMessage, type Path } from '../payload/messages.js';
+import { describeValue, payloadErrorMap, unknownFieldMessage, type Path } from '../payload/messages.js';
 import { replySchema } from '../payload/reply.js';
 import { childOf, knownFields, toProblems } from '../payload/validate.js';
 import { maxCustomerText } from '../sandbox/state.js';
@@ -63,28 +63,44 @@ const anyObject = (description: string) =>
     .record(z.string(), z.unknown().check(z.describe('An expected value of this field, matched as the answer holds it.')))
     .check(z.describe(description));
 
-const orAbsent = <T extends z.core.$ZodType>(schema: T) => z.optional(z.nullable(schema));
+/** A field a step may expect, or null to expect the answer not to have it. */
+const orAbsent = <T extends z.core.$ZodType>(schema: T, description: string, noun: string) =>
+  z.optional(
+    z
+      .union([schema, z.null().check(z.describe('null: the answer must not have this field (or have it null).'))], {
+        error: (issue) => `expected ${noun} or null, got ${describeValue(issue.input)}`,
+      })
+      .check(z.describe(description)),
+  );
 
 const idList = (what: string) =>
   orAbsent(
     z
       .array(
-        z.union([longSchema, pattern('The identifier as a pattern, such as /^12/.')], {
-          error: 'expected an identifier (a whole number) or a pattern (/.../)',
-        }),
+        z
+          .union([longSchema, pattern('The identifier as a pattern, such as /^12/.')], {
+            error: 'expected an identifier (a whole number) or a pattern (/.../)',
+          })
+          .check(z.describe('One identifier: the number, or a pattern.')),
       )
       .check(z.describe(`${what}, in the order the answer lists them.`)),
+    `${what}: identifiers (or patterns), in order.`,
+    'a list of identifiers',
   );
 
 const labelled = (what: string, label: string) =>
   orAbsent(
     z
       .array(
-        z.union([pattern(`The ${what}'s ${label}, exact or /regex/.`), anyObject(`The fields of the ${what} to check.`)], {
-          error: `expected the ${what}'s ${label} (a string) or an object of its fields`,
-        }),
+        z
+          .union([pattern(`The ${what}'s ${label}, exact or /regex/.`), anyObject(`The fields of the ${what} to check.`)], {
+            error: `expected the ${what}'s ${label} (a string) or an object of its fields`,
+          })
+          .check(z.describe(`One ${what}: its ${label}, or the fields to check.`)),
       )
       .check(z.describe(`The answer's ${what}s, in order: each one its ${label} (a string) or an object of the fields to check.`)),
+    `The answer's ${what}s, in order.`,
+    `a list of ${what}s`,
   );
 
 /**
@@ -118,14 +134,30 @@ function nestedRule() {
 
 export const botExpectationSchema = z
   .strictObject({
-    text: orAbsent(pattern("The answer's text: exact, or /regex/.")),
-    formattedText: orAbsent(pattern("The answer's formattedText (Markdown): exact, or /regex/.")),
-    code: orAbsent(pattern("The answer's code: SUCCESS, UNCLEAR_QUESTION, SWITCH_TO_HUMAN, or /regex/.")),
+    text: orAbsent(pattern("The answer's text: exact, or /regex/."), "The answer's text.", 'a string'),
+    formattedText: orAbsent(
+      pattern("The answer's formattedText (Markdown): exact, or /regex/."),
+      "The answer's formattedText.",
+      'a string',
+    ),
+    code: orAbsent(pattern("The answer's code: SUCCESS, UNCLEAR_QUESTION, SWITCH_TO_HUMAN, or /regex/."), "The answer's code.", 'a string'),
     quickReplies: labelled('quick-reply button', 'text'),
     attachments: labelled('attachment', 'url'),
-    messageListPicker: orAbsent(anyObject("The fields of the answer's list picker to check, such as {title: Sizes}.")),
-    quickRepliesHeaderFooter: orAbsent(anyObject("The fields of the answer's header and footer to check.")),
-    settings: orAbsent(anyObject("The fields of the answer's settings to check, such as {blockInput: true}.")),
+    messageListPicker: orAbsent(
+      anyObject("The fields of the answer's list picker to check, such as {title: Sizes}."),
+      "The answer's list picker (IM).",
+      'an object',
+    ),
+    quickRepliesHeaderFooter: orAbsent(
+      anyObject("The fields of the answer's header and footer to check."),
+      "The answer's header and footer (IM).",
+      'an object',
+    ),
+    settings: orAbsent(
+      anyObject("The fields of the answer's settings to check, such as {blockInput: true}."),
+      "The answer's settings.",
+      'an object',
+    ),
     userIds: idList('The agent IDs the answer hands the thread to'),
     skillIds: idList('The skill IDs the answer hands the thread to'),
     unitIds: idList('The department IDs the answer hands the thread to'),
@@ -139,19 +171,23 @@ export const botExpectationSchema = z
   );
 export type BotExpectation = z.output<typeof botExpectationSchema>;
 
-const durationSchema = z.union([z.string(), z.bigint(), z.number()], { error: 'expected a duration such as 2s or 1500ms' }).check(
-  rule(
-    (value, ctx) => {
-      try {
-        parseDuration(typeof value === 'bigint' ? String(value) : (value as string | number));
-      } catch (error) {
-        report(ctx, [], `${(error as Error).message}; use a duration such as 2s or 1500ms`, value);
-      }
-    },
-    (payload) => ['string', 'bigint', 'number'].includes(typeof payload.value),
-  ),
-  z.describe(`How long to wait for no answer: milliseconds or a duration such as 2s (default ${DEFAULT_WITHIN_MS / 1000}s).`),
-);
+const durationSchema = z
+  .union([z.string().check(z.describe('A duration such as 2s, 500ms or 1m.')), z.bigint().check(z.describe('A number of milliseconds.'))], {
+    error: 'expected a duration such as 2s or 1500ms',
+  })
+  .check(
+    rule(
+      (value, ctx) => {
+        try {
+          parseDuration(String(value));
+        } catch (error) {
+          report(ctx, [], `${(error as Error).message}; use a duration such as 2s or 1500ms`, value);
+        }
+      },
+      (payload) => typeof payload.value === 'string' || typeof payload.value === 'bigint',
+    ),
+    z.describe(`How long to wait for no answer: milliseconds or a duration such as 2s (default ${DEFAULT_WITHIN_MS / 1000}s).`),
+  );
 
 const STEP_KEYS = ['customer', 'press', 'bot'] as const;
 
@@ -171,9 +207,11 @@ export const stepSchema = z
         ),
     ),
     bot: z.optional(
-      z.union([z.literal('none').check(z.describe('No answer may come within `within` (default 2s).')), botExpectationSchema], {
-        error: 'expected the fields of the bot answer to check, such as {text: Hello}, or none',
-      }),
+      z
+        .union([z.literal('none').check(z.describe('No answer may come within `within` (default 2s).')), botExpectationSchema], {
+          error: 'expected the fields of the bot answer to check, such as {text: Hello}, or none',
+        })
+        .check(z.describe('The next bot answer and the fields of it to check, or none: no answer may come.')),
     ),
     within: z.optional(durationSchema),
   })
