@@ -148,7 +148,7 @@ describe('the test file schema', () => {
     [
       'a text that is not a string',
       file([{ customer: 'Hi' }, { bot: { text: 12n } }]),
-      [{ path: 'steps[1].bot.text', message: 'expected a string, got 12' }],
+      [{ path: 'steps[1].bot.text', message: 'expected a string or null, got 12' }],
     ],
     [
       'an identifier below 0',
