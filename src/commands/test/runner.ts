@@ -143,7 +143,7 @@ export async function runConversation(plan: PlannedConversation, init: RunnerIni
   const stream = openEventStream(init.client, `?session=${encodeURIComponent(sessionId)}&after=0`, (event) => {
     events.add(event as Event);
     if (event.type === 'webhook.attempt') {
-      result.attempts.push({ status: (event.status as number | null) ?? null, error: (event.error as string | null) ?? null });
+      result.attempts.push({ status: event.status == null ? null : Number(event.status), error: (event.error as string | null) ?? null });
     }
     if (event.type === 'bot.answer' || event.type === 'api.request') result.botSpoke = true;
   });
@@ -215,7 +215,7 @@ class ConversationEvents {
       if (event.type === 'bot.answer') {
         if (event.delivered === true) return { kind: 'answer', event };
         if (event.notDelivered !== 'duplicate answerId') return { kind: 'refused', event };
-      } else if (event.type === 'api.request' && typeof event.status === 'number' && event.status >= 400) {
+      } else if (event.type === 'api.request' && Number(event.status) >= 400) {
         return { kind: 'refused', event };
       }
     }
@@ -385,7 +385,9 @@ export function visible(body: unknown): unknown {
 }
 
 function attemptSummary(attempt: Event): string {
-  if (attempt.status === 401 || attempt.status === 403) {
+  // Numbers of the event stream are read losslessly, as bigints.
+  const status = attempt.status == null ? null : Number(attempt.status);
+  if (status === 401 || status === 403) {
     return `status ${String(attempt.status)}: the bot refused the delivery; does it verify signatures with the secret the sandbox signs with (CORE_SANDBOX_WEBHOOK_SECRET)?`;
   }
   return attempt.status != null ? `status ${String(attempt.status)}` : String(attempt.error);
