@@ -118,6 +118,7 @@ function exitStatus(): string[] {
     ['0', 'success: the service answered 2xx, or nothing needed sending (--dry-run, --curl)'],
     ['1', 'an unexpected internal error'],
     ['2', 'invalid usage, configuration or payload: nothing was sent'],
+    ['3', 'core test: a conversation test failed'],
     ['4', 'the service answered 4xx'],
     ['5', 'the service answered 5xx'],
     ['6', 'no answer: connection, TLS or DNS failure, or a timeout'],
