@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { Parser as TapParser } from 'tap-parser';
 import { describe, expect, it } from 'vitest';
+import { REPORTER_CHOICES } from '../../src/commands/test/command.js';
+import { REPORTERS } from '../../src/commands/test/report.js';
 import { parseJson } from '../../src/payload/json.js';
 import { runInProcess } from '../helpers/run.js';
 import { sandbox, type TestSandbox } from '../sandbox/helpers.js';
@@ -53,6 +55,12 @@ async function report(reporter: string, extra: string[] = []) {
 
 type Node = Record<string, unknown>;
 const asList = (value: unknown): Node[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]) as Node[];
+
+describe('the reporters', () => {
+  it('that --reporter offers are the ones report.ts renders', () => {
+    expect([...REPORTER_CHOICES]).toEqual([...REPORTERS]);
+  });
+});
 
 describe('the junit reporter', () => {
   it('writes valid JUnit XML: a testsuite per file, a testcase per conversation, a failure with the step and the diff', async () => {

@@ -231,4 +231,23 @@ steps:
     expect(alice).toHaveLength(6);
     for (let i = 0; i < 6; i += 2) expect(alice[i + 1]).toBe(`${alice[i]!} again`);
   });
+
+  it('stops on Ctrl-C, exit 130, with no report', async () => {
+    const { sb, env } = await platform(async () => {});
+    const folder = testFolder({ 'a.yaml': 'steps:\n  - customer: Hi\n  - bot: {}\n' });
+    const abort = new AbortController();
+    // Once the customer's message is in the sandbox, the run is waiting for the bot: interrupt it then.
+    const stop = sb.subscribe((event) => {
+      if (event.type === 'webhook.attempt') abort.abort();
+    });
+    const result = await runInProcess(['test', 'a.yaml', '--sandbox', sb.url, '--reporter', 'json', '--timeout', '60s'], {
+      env,
+      cwd: folder,
+      signal: abort.signal,
+    });
+    stop();
+    expect(result.code).toBe(130);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('error: interrupted');
+  });
 });
