@@ -75,7 +75,11 @@ describe('the bash completion script', () => {
 
   it.each([
     ['commands', ['core', 're'], ['reason', 'reply']],
-    ['every command', ['core', ''], ['api', 'completion', 'config', 'customer', 'greet', 'help', 'reason', 'reply', 'sandbox', 'schema', 'test']],
+    [
+      'every command',
+      ['core', ''],
+      ['api', 'completion', 'config', 'customer', 'greet', 'help', 'reason', 'reply', 'sandbox', 'schema', 'test'],
+    ],
     ['a subcommand', ['core', 'reason', 'u'], ['update']],
     ['the subcommands of config', ['core', 'config', ''], ['check', 'help', 'init', 'path', 'show', 'use']],
     ['options, the global --config among them', ['core', 'reply', '--co'], ['--code', '--config', '--contact-reply', '--core-client-id']],
