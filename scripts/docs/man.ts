@@ -105,7 +105,7 @@ function environment(): string[] {
     ['CORE_TOKEN', "the bot's access token; there is no flag for it, since flags leak into shell history"],
     ['CORE_INTEGRATOR_TOKEN', 'the token of core reason update; defaults to the token'],
     ['CORE_TIMEOUT', 'the time limit of one attempt, such as 10s (like --timeout)'],
-    ['CORE_SANDBOX_WEBHOOK_SECRET', 'the secret core sandbox signs its MESSAGE webhooks with (whsec_ and base64), like --webhook-secret'],
+    ['CORE_SANDBOX_WEBHOOK_SECRET', 'the secret core sandbox, and the sandbox core test starts, sign MESSAGE webhooks with (whsec_ and base64), like --webhook-secret'],
     ['CORE_DEBUG', '1 prints stack traces of unexpected errors (never a secret)'],
     ['NO_COLOR, FORCE_COLOR', 'turn colour off, or on where it would be off'],
     ['HTTPS_PROXY, HTTP_PROXY, NO_PROXY', 'the proxy to reach the service through, and the hosts reached directly'],
