@@ -233,6 +233,9 @@ describe('files and usage core test refuses, exit 2, before anything is sent', (
       'b.json': '{"steps": [{"bot": {"text": "/(/"}}]}',
       'c.yaml': 'steps: [',
       'ok.yaml': 'steps:\n  - customer: Hi\n',
+      // A folder gives its subfolders' files too, and leaves out a JSON Schema kept beside the tests.
+      'sub/d.yaml': 'steps:\n  - customer: Hi\n',
+      'test.schema.json': '{"$schema": "https://json-schema.org/draft/2020-12/schema"}',
     });
     const result = await runInProcess(['test', '.', '--sandbox', sb.url], { env, cwd: folder });
     expect(result.code).toBe(2);
