@@ -429,6 +429,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     [/^\/_sandbox\/conversations\/([^/]+)$/, { GET: customer.show }],
     [/^\/_sandbox\/conversations\/([^/]+)\/messages$/, { POST: customer.message }],
     [/^\/_sandbox\/conversations\/([^/]+)\/release$/, { POST: customer.release }],
+    [/^\/_sandbox\/conversations\/([^/]+)\/test$/, { GET: customer.test }],
     [/^\/_sandbox\/deliveries\/([^/]+)\/redeliver$/, { POST: customer.redeliver }],
   ];
 
@@ -518,6 +519,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       // stringifyJson keeps the identifiers (bigint) exact.
       payload = `${stringifyJson(answer.json, 2)}\n`;
       headers['Content-Type'] = 'application/json';
+    } else if (answer.raw !== undefined) {
+      payload = answer.raw.text;
+      headers['Content-Type'] = answer.raw.contentType;
     }
     headers['Content-Length'] = Buffer.byteLength(payload);
     if (answer.close || closing.signal.aborted) headers.Connection = 'close';
