@@ -1,5 +1,8 @@
 import type { LoadInput, Settings } from './config/index.js';
 import type { Env, OutStream, Streams } from './io.js';
+import { createMask, isMaskedText, maskedText, type MaskedText } from './mask.js';
+import { jsonEscaped, neutralize } from './output/terminal.js';
+import { stringifyJson } from './payload/json.js';
 import { createPrompter, type Prompter } from './prompts/prompter.js';
 
 /**
@@ -30,16 +33,28 @@ export interface Context {
    * outcome unknown). A single request is already cut off by the first.
    */
   readonly abandonSignal: AbortSignal;
-  /** Writes to stdout, with every known secret masked. */
-  out(text: string): void;
+  /** Writes to stdout, with every known secret masked (text made by `json` is already masked). */
+  out(text: string | MaskedText): void;
   /** Writes to stderr, with every known secret masked. */
-  err(text: string): void;
+  err(text: string | MaskedText): void;
+  /**
+   * `value` as a JSON document ending in a new line (one line, or indented by `indent`), with every
+   * known secret masked in its keys and strings before it is written (src/mask.ts): valid JSON
+   * whatever a secret holds. Hand it to `out`.
+   */
+  json(value: unknown, indent?: number): MaskedText;
   /** A `warning: ...` line on stderr. */
   warn(message: string): void;
-  /** Registers a value that must never be printed; every later write masks it. */
-  addSecret(value: string): void;
+  /**
+   * Registers a value that must never be printed; every later write masks it, in each of its forms
+   * (src/mask.ts). Returns false, registering nothing, for a value too short or too common to be
+   * told apart from ordinary output: that one is masked by field only.
+   */
+  addSecret(value: string): boolean;
   /** Masks every registered secret in a string. */
   redact(text: string): string;
+  /** A copy of a JSON value with every registered secret masked in its keys and strings. */
+  redactValue<T>(value: T): T;
   /**
    * The effective settings (config file, profile, environment, flags), loaded on the first call and
    * kept for the invocation; later calls return the same settings whatever flags they pass.
@@ -49,7 +64,7 @@ export interface Context {
   prompter(): Prompter;
 }
 
-export const MASK = '********';
+export { MASK, type MaskedText } from './mask.js';
 
 export interface ContextInit {
   streams: Streams;
@@ -73,12 +88,8 @@ export function decideColor(stream: OutStream, env: Env, colorFlag: boolean | un
 }
 
 export function createContext(init: ContextInit): Context {
-  const secrets = new Set<string>();
-  const redact = (text: string): string => {
-    let result = text;
-    for (const secret of secrets) result = result.split(secret).join(MASK);
-    return result;
-  };
+  const mask = createMask();
+  const redact = (text: string): string => mask.redact(text);
   const color = {
     stdout: decideColor(init.streams.stdout, init.env, init.colorFlag),
     stderr: decideColor(init.streams.stderr, init.env, init.colorFlag),
@@ -91,20 +102,20 @@ export function createContext(init: ContextInit): Context {
     debug: init.env.CORE_DEBUG === '1' || init.env.CORE_DEBUG === 'true',
     signal: init.signal ?? new AbortController().signal,
     abandonSignal: init.abandonSignal ?? new AbortController().signal,
-    out: (text) => void init.streams.stdout.write(redact(text)),
-    err: (text) => void init.streams.stderr.write(redact(text)),
+    // Text for people is also made safe for a terminal (src/output/terminal.ts); JSON is escaped already.
+    out: (text) => void init.streams.stdout.write(isMaskedText(text) ? text.text : neutralize(redact(text))),
+    err: (text) => void init.streams.stderr.write(isMaskedText(text) ? text.text : neutralize(redact(text))),
+    json: (value, indent) => maskedText(`${jsonEscaped(stringifyJson(mask.redactValue(value), indent))}\n`),
     warn: (message) => {
       const label = color.stderr ? '\u001b[33mwarning:\u001b[39m' : 'warning:';
-      init.streams.stderr.write(redact(`${label} ${message}\n`));
+      init.streams.stderr.write(neutralize(redact(`${label} ${message}\n`)));
     },
-    addSecret: (value) => {
-      // Very short values would mask innocent text everywhere; real tokens are longer.
-      if (value.length >= 4) secrets.add(value);
-    },
+    addSecret: (value) => mask.add(value),
     redact,
+    redactValue: (value) => mask.redactValue(value),
     settings(flags) {
       settings ??= import('./config/index.js').then(({ loadSettings }) =>
-        loadSettings({ cwd: init.cwd, env: init.env, flags, warn: (message) => ctx.warn(message) }),
+        loadSettings({ cwd: init.cwd, env: init.env, flags, warn: (message) => ctx.warn(message), signal: ctx.signal }),
       );
       return settings;
     },

@@ -8,10 +8,17 @@ export const ExitCode = {
   ok: 0,
   internal: 1,
   usage: 2,
+  /** `core test`: a conversation failed (docs/exit-codes.md). */
+  testFailed: 3,
   http4xx: 4,
   http5xx: 5,
   network: 6,
+  /** SIGHUP (a closed terminal, a dropped ssh session): 128 + 1, as the shell reports it. */
+  hangup: 129,
+  /** Interrupted by Ctrl-C (SIGINT) or SIGTERM. */
   interrupted: 130,
+  /** Standard output or error closed while the command ran (`core ... | head -1`): 128 + SIGPIPE. */
+  brokenPipe: 141,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -69,6 +76,8 @@ export class PayloadError extends CoreError {
 
 /** No usable answer: connection, TLS or DNS failure, or a timeout. */
 export class NetworkError extends CoreError {
+  /** How many attempts ended this way (the HTTP client sets it after its retries). */
+  attempts = 1;
   constructor(message: string, code: string, options?: CoreErrorOptions) {
     super(message, ExitCode.network, code, options);
   }

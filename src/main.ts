@@ -1,6 +1,9 @@
 import { createContext, type Context, type Env, type Streams } from './context.js';
 import { debugTrace, scrubCredentials } from './debug.js';
 import { CoreError, ExitCode, PayloadError, ConfigError } from './errors.js';
+
+export { ExitCode } from './errors.js';
+import { printable } from './output/terminal.js';
 import { buildProgram, CommanderError, expandHelp, invokedCommand, type Invocation } from './program.js';
 
 export interface MainInit {
@@ -26,14 +29,28 @@ export async function main(init: MainInit): Promise<number> {
     abandonSignal: init.abandonSignal,
   });
   const inv: Invocation = { ctx, exitCode: undefined };
+  let code: number;
   try {
     const argv = expandHelp(init.argv);
     const program = await buildProgram(inv, invokedCommand(argv));
     await program.parseAsync(argv, { from: 'user' });
-    return inv.exitCode ?? ExitCode.ok;
+    code = inv.exitCode ?? ExitCode.ok;
   } catch (error) {
-    return reportError(error, ctx);
+    code = reportError(error, ctx);
   }
+  return exitCodeAfterStop(code, init.signal);
+}
+
+/**
+ * The exit code once the run was asked to stop (src/bin.ts gives the reason): output lost to a
+ * closed pipe is 141 whatever the command's own code, and an interruption by SIGHUP is 129
+ * (docs/exit-codes.md).
+ */
+export function exitCodeAfterStop(code: number, signal: AbortSignal | undefined): number {
+  if (signal?.aborted !== true) return code;
+  if (signal.reason === 'EPIPE') return ExitCode.brokenPipe;
+  if (signal.reason === 'SIGHUP' && code === ExitCode.interrupted) return ExitCode.hangup;
+  return code;
 }
 
 /** Prints an error the way users should see it and returns its exit code. */
@@ -60,9 +77,10 @@ export function reportError(error: unknown, ctx: Context): number {
 
 export function formatCoreError(error: CoreError, ctx: Context): string {
   const red = (s: string) => (ctx.color.stderr ? `\u001b[31m${s}\u001b[39m` : s);
-  const lines = [`${red('error:')} ${error.message}`];
+  // A message may quote a file, the service or another program: each part is made printable.
+  const lines = [`${red('error:')} ${printable(error.message)}`];
   const problems = error instanceof PayloadError || error instanceof ConfigError ? error.problems : [];
-  for (const problem of problems) lines.push(`  ${problem.path ? `${problem.path}: ` : ''}${problem.message}`);
-  if (error.hint) lines.push(`hint: ${error.hint}`);
+  for (const problem of problems) lines.push(`  ${printable(problem.path ? `${problem.path}: ` : '')}${printable(problem.message)}`);
+  if (error.hint) lines.push(`hint: ${printable(error.hint)}`);
   return `${lines.join('\n')}\n`;
 }

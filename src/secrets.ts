@@ -1,15 +1,25 @@
 import type { Settings } from './config/index.js';
+import { checkToken, TOKEN_HINT } from './config/token.js';
 import type { Context } from './context.js';
+import { ConfigError } from './errors.js';
+import { isShownRequestHeader } from './mask.js';
 
 /**
- * Header names that carry credentials: the tool's own Authorization, and whatever a profile adds
- * (an API gateway's key, a cookie, a session). One rule for every place that prints or masks headers:
- * --dry-run, --verbose, --curl, config show and the reason update's credentials.
+ * Which header values may be printed is `isShownRequestHeader`'s to say (src/mask.ts): those of a
+ * short list of headers that never carry a credential. Every other value is masked where a header is
+ * printed, and registered here as a secret, so that no echo of it is printed either.
  */
-const SENSITIVE_HEADER = /auth|cookie|token|secret|password|passwd|api-?key|signature|session/i;
+export { isShownRequestHeader, maskedHeaderValue, SHOWN_HEADER_NAMES } from './mask.js';
 
-export function isSensitiveHeader(name: string): boolean {
-  return SENSITIVE_HEADER.test(name);
+/**
+ * Response headers that carry credentials, masked by name in --verbose (an answer's other headers,
+ * X-Request-Id, Retry-After, are what --verbose is for); a response header that echoes a secret is
+ * masked by value besides.
+ */
+const SENSITIVE_RESPONSE_HEADER = /auth|cookie|token|secret|password|passwd|api-?key|key|signature|session|credential|jwt|private|bearer/i;
+
+export function isSensitiveResponseHeader(name: string): boolean {
+  return SENSITIVE_RESPONSE_HEADER.test(name);
 }
 
 /** Whether the profile's headers carry their own Authorization header, which then replaces the token. */
@@ -18,29 +28,46 @@ export function headersCarryAuthorization(headers: Record<string, string>): bool
 }
 
 /**
- * Registers the values of credential-like headers as secrets, with and without their scheme word,
- * so that no output can print them: not an error body that echoes them, nor a debug trace.
+ * Registers the value of every masked profile header as a secret: the whole value and each of its
+ * words (`Integrator 6f1c…` registers `6f1c…`), so that no output can print them, not an error body
+ * that echoes them, nor a debug trace. A value or word too short to be told apart from ordinary text
+ * is left to the masking by field (src/mask.ts).
  */
 export function registerHeaderSecrets(headers: Record<string, string>, ctx: Context): void {
   for (const [name, value] of Object.entries(headers)) {
-    if (!isSensitiveHeader(name)) continue;
+    if (isShownRequestHeader(name)) continue;
     ctx.addSecret(value);
-    const credential = /^\S+\s+(.+)$/.exec(value)?.[1];
-    if (credential) ctx.addSecret(credential);
+    for (const word of value.split(/[\s,;]+/)) {
+      const bare = word.replace(/^["']|["']$/g, '');
+      ctx.addSecret(bare);
+      // key=value pairs (Digest, signatures): the value alone too.
+      const equals = bare.indexOf('=');
+      if (equals > 0) ctx.addSecret(bare.slice(equals + 1).replace(/^["']|["']$/g, ''));
+    }
   }
 }
 
 /**
  * Registers the token values known without running a command (a literal, an environment variable's
- * value) and credential-like headers: for --dry-run and --curl, which resolve no token but may show a
- * payload that quotes one.
+ * value) and the profile's header values: for --dry-run and --curl, which resolve no token but may
+ * show a payload that quotes one. A token read from `{env: NAME}` is checked as a send would check
+ * it: exit 2 when it is unusable.
  */
 export function registerKnownSecrets(settings: Pick<Settings, 'token' | 'integratorToken' | 'headers'>, ctx: Context): void {
-  for (const spec of [settings.token?.value, settings.integratorToken?.value]) {
+  for (const [key, resolved] of [
+    ['token', settings.token],
+    ['integratorToken', settings.integratorToken],
+  ] as const) {
+    const spec = resolved?.value;
     if (typeof spec === 'string') ctx.addSecret(spec);
     else if (spec && 'env' in spec) {
       const value = ctx.env[spec.env];
-      if (value) ctx.addSecret(value);
+      if (!value) continue;
+      const checked = checkToken(value);
+      if ('problem' in checked) {
+        throw new ConfigError(`${key}: the value of environment variable ${spec.env} ${checked.problem}`, { hint: TOKEN_HINT });
+      }
+      ctx.addSecret(checked.token);
     }
   }
   registerHeaderSecrets(settings.headers.value, ctx);

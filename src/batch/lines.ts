@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { PayloadError } from '../errors.js';
 import { formatBytes } from '../send/input.js';
 
@@ -23,12 +24,50 @@ export const MAX_LINE_BYTES = 1024 * 1024;
 const CHUNK_BYTES = 64 * 1024;
 
 /**
+ * A file by its path, or by an open handle (the private copy of standard input, whose name is already
+ * removed: src/batch/source.ts). A handle is read from its start each time, and left open.
+ */
+export type FileRef = string | { handle: FileHandle };
+
+/** The file's bytes from the first, in chunks; `close()` stops reading (a handle stays open). */
+export interface Chunks {
+  chunks: AsyncIterable<Buffer>;
+  close(): void;
+}
+
+export function openChunks(file: FileRef, chunkBytes = CHUNK_BYTES): Chunks {
+  if (typeof file === 'string') {
+    const stream = createReadStream(file, { highWaterMark: chunkBytes });
+    return { chunks: stream as AsyncIterable<Buffer>, close: () => stream.destroy() };
+  }
+  // Positional reads, not a stream over the descriptor: destroying a file stream closes its
+  // descriptor, and this one is read again.
+  let stopped = false;
+  async function* read(handle: FileHandle): AsyncGenerator<Buffer> {
+    let position = 0;
+    while (!stopped) {
+      const buffer = Buffer.allocUnsafe(chunkBytes);
+      const { bytesRead } = await handle.read(buffer, 0, chunkBytes, position);
+      if (bytesRead === 0) return;
+      position += bytesRead;
+      yield buffer.subarray(0, bytesRead);
+    }
+  }
+  return {
+    chunks: read(file.handle),
+    close: () => {
+      stopped = true;
+    },
+  };
+}
+
+/**
  * Yields every line of a file, blank ones included, decoding UTF-8 strictly (a file with invalid
  * bytes is rejected, not silently mangled) and dropping a leading byte-order mark. Breaking out of
  * the loop closes the file.
  */
-export async function* readLines(path: string, name: string, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<Line> {
-  const stream = createReadStream(path, { highWaterMark: CHUNK_BYTES });
+export async function* readLines(file: FileRef, name: string, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<Line> {
+  const { chunks, close } = openChunks(file);
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let pending = '';
   let number = 0;
@@ -49,7 +88,7 @@ export async function* readLines(path: string, name: string, maxLineBytes = MAX_
       hint: 'write one reason a line (NDJSON), or a JSON array of reasons',
     });
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (const chunk of chunks) {
       let text = decode(chunk);
       if (first) {
         if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -76,7 +115,7 @@ export async function* readLines(path: string, name: string, maxLineBytes = MAX_
       yield { number, text: pending.endsWith('\r') ? pending.slice(0, -1) : pending };
     }
   } finally {
-    stream.destroy();
+    close();
   }
 }
 

@@ -1,4 +1,5 @@
-import type { Context } from '../context.js';
+import type { Context, MaskedText } from '../context.js';
+import { neutralize } from '../output/terminal.js';
 
 /**
  * The progress of a batch on standard error: done, failed, rate and time left. Shown only when
@@ -12,7 +13,7 @@ export interface Progress {
    * Prints a result line on standard output. When standard output is the same terminal as the
    * bar, the line is printed above the bar instead, so the two do not tear each other apart.
    */
-  print(text: string): void;
+  print(text: string | MaskedText): void;
   /** Prints a message on standard error, above the bar when there is one. */
   note(text: string): void;
   /** Removes the bar; every line printed above it is written first. */
@@ -52,11 +53,13 @@ export async function startProgress(ctx: Context, total: number): Promise<Progre
       bar.increment(1, { failed, rate: rate >= 10 ? rate.toFixed(0) : rate.toFixed(1) });
     },
     print(text) {
-      if (lineToTerminal && !stopped) multibar.log(ctx.redact(text.endsWith('\n') ? text : `${text}\n`));
-      else ctx.out(text);
+      if (lineToTerminal && !stopped) {
+        const line = typeof text === 'string' ? neutralize(ctx.redact(text)) : text.text;
+        multibar.log(line.endsWith('\n') ? line : `${line}\n`);
+      } else ctx.out(text);
     },
     note(text) {
-      if (!stopped) multibar.log(ctx.redact(text.endsWith('\n') ? text : `${text}\n`));
+      if (!stopped) multibar.log(neutralize(ctx.redact(text.endsWith('\n') ? text : `${text}\n`)));
       else ctx.err(text);
     },
     stop() {

@@ -17,6 +17,8 @@ export interface Applied {
   codes: Set<string>;
   /** How many lines the report holds. */
   lines: number;
+  /** The URL its requests went to, for the lines carried into a new report. */
+  url: string | null;
 }
 
 export async function appliedIn(path: string, cwd: string, warn: (message: string) => void): Promise<Applied> {
@@ -33,6 +35,7 @@ export async function appliedIn(path: string, cwd: string, warn: (message: strin
     });
   }
   const codes = new Set<string>();
+  let url: string | null = null;
   let lines = 0;
   let pending: { number: number; error: string } | undefined;
   for await (const line of readLines(full, path)) {
@@ -50,9 +53,10 @@ export async function appliedIn(path: string, cwd: string, warn: (message: strin
     if (!isRecord(value) || typeof value.ok !== 'boolean')
       throw notAReport(path, line.number, 'a line of a report is a result object with "ok"');
     if (value.ok === true && typeof value.code === 'string') codes.add(value.code);
+    if (url === null && typeof value.url === 'string') url = value.url;
   }
   if (pending) warn(`--resume: the last line of ${path} (line ${pending.number}) is cut short and was left out`);
-  return { codes, lines };
+  return { codes, lines, url };
 }
 
 function notAReport(path: string, line: number, why: string): PayloadError {

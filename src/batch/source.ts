@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -7,7 +7,7 @@ import type { Context } from '../context.js';
 import { InterruptedError, PayloadError, UsageError } from '../errors.js';
 import { parseJson } from '../payload/json.js';
 import { decode, formatBytes, parseText } from '../send/input.js';
-import { readLines } from './lines.js';
+import { openChunks, readLines, type FileRef } from './lines.js';
 
 /**
  * Where the items of a batch come from: one value (flags, or a file holding one object), a JSON
@@ -84,7 +84,7 @@ export function valueSource(value: unknown, name = 'the flags'): BatchSource {
 /**
  * Opens `-f PATH` (or `-f -`). Standard input, and anything else that is not a regular file (a
  * pipe from `<(...)`), is first copied to a private temporary file so it can be read twice; the
- * copy is removed by `close()`.
+ * copy has no name left once it is open (see `spooled`), and `close()` closes it.
  */
 export async function openSource(path: string, ctx: Context): Promise<BatchSource> {
   if (path === '-') {
@@ -114,20 +114,50 @@ export async function openSource(path: string, ctx: Context): Promise<BatchSourc
   return fileSource(full, path, () => Promise.resolve());
 }
 
+/**
+ * Copies a stream to a private temporary file (mode 600) that can be read twice. Its name is removed
+ * as soon as it is open, before a byte is copied: the copy is then read through the open descriptor
+ * and vanishes with it, so nothing is left behind whatever ends the process (SIGKILL included).
+ * Where an open file cannot be removed (Windows), it is removed by `close()`.
+ */
 async function spooled(input: NodeJS.ReadableStream, name: string, ctx: Context): Promise<BatchSource> {
-  const folder = await mkdtemp(join(tmpdir(), 'core-reasons-'));
-  const remove = () => rm(folder, { recursive: true, force: true });
-  const file = join(folder, 'input');
+  let folder: string | undefined;
+  let handle: FileHandle;
+  try {
+    folder = await mkdtemp(join(tmpdir(), 'core-reasons-'));
+    handle = await open(join(folder, 'input'), 'w+', 0o600);
+  } catch (error) {
+    if (folder !== undefined) await rm(folder, { recursive: true, force: true });
+    const code = (error as { code?: string }).code ?? 'error';
+    throw new UsageError(`cannot copy ${name} to a temporary file in ${tmpdir()} (${code})`, {
+      hint: 'set TMPDIR to a folder you can write to',
+    });
+  }
+  let named = true;
+  try {
+    await rm(folder, { recursive: true });
+    named = false;
+  } catch {
+    // An open file cannot be removed here: close() removes it.
+  }
+  const remove = async () => {
+    await handle.close().catch(() => {});
+    if (named) await rm(folder!, { recursive: true, force: true });
+  };
   try {
     if (ctx.signal.aborted) throw new InterruptedError();
-    await pipeline(input, createWriteStream(file, { mode: 0o600 }), { signal: ctx.signal });
+    const copied = pipeline(input, createWriteStream('', { fd: handle.fd, autoClose: false }), { signal: ctx.signal });
+    // The wait ends at the abort itself: opening a FIFO nobody writes waits in one of Node's threads,
+    // and some Node releases settle the pipeline only once that open returns, which may be never.
+    copied.catch(() => {});
+    await Promise.race([copied, aborted(ctx.signal)]);
   } catch (error) {
     await remove();
-    if (ctx.signal.aborted) throw new InterruptedError('cancelled while reading standard input; nothing sent');
+    if (ctx.signal.aborted) throw new InterruptedError(`cancelled while reading ${name}; nothing sent`);
     throw new UsageError(`cannot read ${name}: ${(error as Error).message}`);
   }
   try {
-    return await fileSource(file, name, remove);
+    return await fileSource({ handle }, name, remove);
   } catch (error) {
     await remove();
     throw error;
@@ -135,14 +165,24 @@ async function spooled(input: NodeJS.ReadableStream, name: string, ctx: Context)
 }
 
 /**
- * Decides the format from the first lines, without reading the whole file:
- * - `.ndjson` / `.jsonl`, or a first line that is a whole JSON object: NDJSON, streamed. A first
- *   line that is not JSON still means NDJSON when the second line is a whole object, so a broken
- *   first line is reported by its number instead of failing the file as one document.
- * - a first line starting with `[`: a JSON array, parsed whole.
+ * Decides the format from the start of the file, without reading it whole:
+ * - `.ndjson` / `.jsonl`: NDJSON, streamed.
+ * - a first character `[`: a JSON array, parsed whole (up to MAX_DOCUMENT_BYTES), however long its
+ *   lines: `jq -c` writes a whole array on one line.
+ * - a first line that is a whole JSON object: NDJSON, streamed. A first line that is not JSON still
+ *   means NDJSON when the second line is a whole object, so a broken first line is reported by its
+ *   number instead of failing the file as one document.
  * - anything else (a pretty-printed object, YAML): one document, parsed whole.
  */
-async function fileSource(file: string, name: string, cleanup: () => Promise<void>): Promise<BatchSource> {
+async function fileSource(file: FileRef, name: string, cleanup: () => Promise<void>): Promise<BatchSource> {
+  const ndjsonByName = /\.(ndjson|jsonl)$/i.test(name);
+  const first = ndjsonByName ? undefined : await firstCharacter(file, name);
+  if (first === '') {
+    throw new PayloadError(`${name} is empty: it holds no reasons`, [], {
+      hint: 'write one reason (a JSON object), a JSON array of reasons, or one reason a line (NDJSON)',
+    });
+  }
+  if (first === '[') return documentSource(file, name, cleanup);
   const firstLines: string[] = [];
   for await (const line of readLines(file, name)) {
     if (line.text.trim() === '') continue;
@@ -154,11 +194,35 @@ async function fileSource(file: string, name: string, cleanup: () => Promise<voi
       hint: 'write one reason (a JSON object), a JSON array of reasons, or one reason a line (NDJSON)',
     });
   }
-  const [first, second] = firstLines as [string, string | undefined];
+  const [line1, line2] = firstLines as [string, string | undefined];
   const isObjectLine = (text: string | undefined) => text !== undefined && text.startsWith('{') && parsesAsObject(text);
-  if (/\.(ndjson|jsonl)$/i.test(name) || isObjectLine(first) || (first.startsWith('{') && isObjectLine(second))) {
+  if (ndjsonByName || isObjectLine(line1) || (line1.startsWith('{') && isObjectLine(line2))) {
     return ndjsonSource(file, name, cleanup);
   }
+  return documentSource(file, name, cleanup);
+}
+
+/** The file's first character that is not white space (a byte-order mark skipped), or '' for none. */
+async function firstCharacter(file: FileRef, name: string): Promise<string> {
+  const { chunks, close } = openChunks(file);
+  try {
+    let start = true;
+    for await (const chunk of chunks) {
+      let text = chunk.toString('latin1');
+      if (start && text.startsWith('\xef\xbb\xbf')) text = text.slice(3);
+      start = false;
+      const match = /[^\s]/.exec(text);
+      if (match) return match[0];
+    }
+    return '';
+  } catch (error) {
+    throw new UsageError(`cannot read ${name} (${(error as { code?: string }).code ?? 'error'})`);
+  } finally {
+    close();
+  }
+}
+
+async function documentSource(file: FileRef, name: string, cleanup: () => Promise<void>): Promise<BatchSource> {
   const value = await readDocument(file, name);
   if (Array.isArray(value)) {
     if (value.length === 0) {
@@ -192,11 +256,11 @@ function parsesAsObject(text: string): boolean {
   }
 }
 
-async function readDocument(file: string, name: string): Promise<unknown> {
-  const { size } = await stat(file);
+async function readDocument(file: FileRef, name: string): Promise<unknown> {
+  const size = (typeof file === 'string' ? await stat(file) : await file.handle.stat()).size;
   if (size > MAX_DOCUMENT_BYTES) {
     throw new PayloadError(
-      `${name} is ${formatBytes(size)}; a JSON array or YAML file is read whole, up to ${formatBytes(MAX_DOCUMENT_BYTES)}`,
+      `${name} is ${formatBytes(size)} (${size.toLocaleString('en-US')} bytes); a JSON array or YAML file is read whole, up to ${formatBytes(MAX_DOCUMENT_BYTES)}`,
       [],
       {
         hint: 'write one reason a line (NDJSON): it is read as a stream, at any size',
@@ -204,10 +268,18 @@ async function readDocument(file: string, name: string): Promise<unknown> {
     );
   }
   const format = /\.ya?ml$/i.test(name) ? 'yaml' : /\.json$/i.test(name) ? 'json' : 'auto';
-  return parseText(decode(await readFile(file), name), name, format);
+  return parseText(decode(await readWhole(file, size), name), name, format);
 }
 
-function ndjsonSource(file: string, name: string, cleanup: () => Promise<void>): BatchSource {
+/** The whole file; a descriptor is read from its start, whatever its position. */
+async function readWhole(file: FileRef, size: number): Promise<Buffer> {
+  if (typeof file === 'string') return readFile(file);
+  const chunks: Buffer[] = [];
+  for await (const chunk of openChunks(file, Math.max(64 * 1024, Math.min(size, 8 * 1024 * 1024))).chunks) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+function ndjsonSource(file: FileRef, name: string, cleanup: () => Promise<void>): BatchSource {
   return {
     name,
     kind: 'ndjson',
@@ -226,4 +298,12 @@ function ndjsonSource(file: string, name: string, cleanup: () => Promise<void>):
     },
     close: cleanup,
   };
+}
+
+/** Rejects when `signal` is aborted; never settles otherwise. */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
 }

@@ -3,9 +3,12 @@ import { stat } from 'node:fs/promises';
 import { ConfigError, UsageError, type Problem } from '../errors.js';
 import { parseDuration } from './duration.js';
 import { envValue, findConfig, SEARCH_PLACES_TEXT, USER_PLACES_TEXT } from './locate.js';
-import { noProxyFromEnv, proxyFromEnv } from '../http/proxy.js';
+import { noProxyFromEnv, parseProxyUrl, proxyFromEnv } from '../http/proxy.js';
+import { isShownRequestHeader } from '../mask.js';
 import { baseUrlProblem, suggest, validateConfig, type ConfigFile, type ProfileConfig } from './schema.js';
 import type { SecretSpec } from './secret.js';
+import { checkToken, TOKEN_HINT } from './token.js';
+import { operations } from '../operations.js';
 import type { Limits } from '../payload/common.js';
 
 /** A value and where it came from, in words: `flag --base-url`, `env CORE_BASE_URL`, `profile staging in /home/u/.corerc`, `default`. */
@@ -54,6 +57,8 @@ export interface LoadInput {
   flags: { config?: string; profile?: string; baseUrl?: string; tenant?: string; timeout?: string; caFile?: string };
   /** Receives warnings, such as a config file with a literal token that others can read. */
   warn?: (message: string) => void;
+  /** Stops waiting for a JavaScript config file still loading (Ctrl-C, SIGTERM). */
+  signal?: AbortSignal;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -81,6 +86,8 @@ export async function loadSettings(input: LoadInput): Promise<Settings> {
   const pick = <T>(value: T | undefined): Resolved<T> | null => (value === undefined ? null : { value, source: fromProfile });
 
   const baseUrl = flagOrEnvUrl(input) ?? pick(settings.baseUrl);
+  const tenant = flagOrEnvTenant(input) ?? pick(settings.tenant);
+  const printed = printedBeside(baseUrl?.value ?? null, tenant?.value ?? null);
   return {
     configFile: file,
     searched: location.searched,
@@ -92,9 +99,10 @@ export async function loadSettings(input: LoadInput): Promise<Settings> {
     })),
     profile,
     baseUrl,
-    tenant: flagOrEnvTenant(input) ?? pick(settings.tenant),
-    token: envSecret(input.env, 'CORE_TOKEN') ?? pick(settings.token),
-    integratorToken: envSecret(input.env, 'CORE_INTEGRATOR_TOKEN') ?? pick(settings.integratorToken),
+    tenant,
+    token: envSecret(input.env, 'CORE_TOKEN', printed) ?? literalChecked(pick(settings.token), 'token', printed),
+    integratorToken:
+      envSecret(input.env, 'CORE_INTEGRATOR_TOKEN', printed) ?? literalChecked(pick(settings.integratorToken), 'integratorToken', printed),
     headers: pick(settings.headers) ?? { value: {}, source: 'default' },
     timeoutMs: timeout(input) ??
       (settings.timeout === undefined ? null : { value: parseDuration(settings.timeout), source: fromProfile }) ?? {
@@ -226,10 +234,36 @@ function flagOrEnvTenant(input: LoadInput): Resolved<string> | null {
   return fromEnv === undefined ? null : { value: fromEnv, source: 'env CORE_TENANT' };
 }
 
-/** A token given in the environment is a literal secret; its source names the variable, never the value. */
-function envSecret(env: Record<string, string | undefined>, name: string): Resolved<SecretSpec> | null {
+/**
+ * A token given in the environment is a literal secret; its source names the variable, never the
+ * value. It is checked at once (src/config/token.ts), as CORE_BASE_URL is: exit 2, nothing sent.
+ */
+function envSecret(env: Record<string, string | undefined>, name: string, printed: readonly string[]): Resolved<SecretSpec> | null {
   const value = envValue(env, name);
-  return value === undefined ? null : { value, source: `env ${name}` };
+  if (value === undefined) return null;
+  const checked = checkToken(value, printed);
+  if ('problem' in checked) throw new ConfigError(`${name} ${checked.problem}; nothing was sent`, { hint: TOKEN_HINT });
+  return { value: checked.token, source: `env ${name}` };
+}
+
+/** A literal token of the file: its form was checked with the file; here, against what core prints beside it. */
+function literalChecked(resolved: Resolved<SecretSpec> | null, key: string, printed: readonly string[]): Resolved<SecretSpec> | null {
+  if (resolved === null || typeof resolved.value !== 'string') return resolved;
+  const checked = checkToken(resolved.value, printed);
+  if ('problem' in checked)
+    throw new ConfigError(`${key} of ${resolved.source} ${checked.problem}; nothing was sent`, { hint: TOKEN_HINT });
+  return { value: checked.token, source: resolved.source };
+}
+
+/**
+ * What core prints beside a token, which the token must not be part of: masking it would hide
+ * them. The base URL, the tenant, the API's paths and core's own header values.
+ */
+export function printedBeside(baseUrl: string | null, tenant: string | null): string[] {
+  const printed = [...Object.values(operations).map((operation) => operation.path), 'application/json', 'core-cli'];
+  if (baseUrl !== null) printed.push(baseUrl);
+  if (tenant !== null) printed.push(tenant);
+  return printed;
 }
 
 /**
@@ -253,23 +287,41 @@ function timeout(input: LoadInput): Resolved<number> | null {
   }
 }
 
+/**
+ * What a config file holds in clear that is a secret (docs/security.md, "What is a secret"): a
+ * literal token, the value of a header whose value core masks (every header but the few of
+ * src/mask.ts), the password of a proxy URL. Empty when it holds none.
+ */
+export function literalSecrets(config: ConfigFile): string[] {
+  const found = new Set<string>();
+  for (const profile of Object.values(config.profiles ?? {})) {
+    if (typeof profile.token === 'string' || typeof profile.integratorToken === 'string') found.add('a token');
+    if (Object.keys(profile.headers ?? {}).some((name) => !isShownRequestHeader(name))) found.add('a header value');
+    if (profile.proxy !== undefined) {
+      const parsed = parseProxyUrl(profile.proxy);
+      if ('url' in parsed && parsed.url.password !== '') found.add('a proxy password');
+    }
+  }
+  return [...found];
+}
+
 /** True when a config file holds a token as a plain string (in any profile). */
 export function hasLiteralToken(config: ConfigFile): boolean {
-  return Object.values(config.profiles ?? {}).some(
-    (profile) => typeof profile.token === 'string' || typeof profile.integratorToken === 'string',
-  );
+  return literalSecrets(config).includes('a token');
 }
 
 /**
- * Like ssh with a private key, a file holding a literal token should be readable by its owner
+ * Like ssh with a private key, a file holding a secret in clear should be readable by its owner
  * only. Windows has no such mode bits, so nothing is checked there.
  */
 async function warnAboutLiteralToken(file: string, config: ConfigFile, warn: (message: string) => void): Promise<void> {
-  if (process.platform === 'win32' || !hasLiteralToken(config)) return;
+  const secrets = literalSecrets(config);
+  if (process.platform === 'win32' || secrets.length === 0) return;
   try {
     const { mode } = await stat(file);
     if ((mode & 0o044) !== 0) {
-      warn(`${file} holds a literal token and can be read by other users; run: chmod 600 ${file}`);
+      const what = secrets.length === 1 && secrets[0] === 'a token' ? 'a literal token' : `secrets in clear (${joinWords(secrets)})`;
+      warn(`${file} holds ${what} and can be read by other users; run: chmod 600 ${file}`);
     }
   } catch {
     // The file was just read; if it vanished since, there is nothing to warn about.
@@ -385,11 +437,15 @@ export async function resolveSettingsToken(
   const fromProfile = settings.profile !== null && resolved.source.startsWith('profile ');
   const what = `${key}${fromProfile ? ` of profile "${settings.profile!.value}"` : ''}${which === 'integratorToken' && useToken ? ' (used as the integrator token)' : ''}`;
   const { resolveSecret } = await import('./secret.js');
-  return resolveSecret(resolved.value, {
+  const token = await resolveSecret(resolved.value, {
     env: opts.env,
     cwd: fromProfile && settings.configFile !== null ? path.dirname(settings.configFile) : opts.cwd,
     what,
     signal: opts.signal,
     timeoutMs: opts.timeoutMs,
   });
+  // The form was checked where the token was read; what it must not be part of, here, for every form.
+  const checked = checkToken(token, printedBeside(settings.baseUrl?.value ?? null, settings.tenant?.value ?? null));
+  if ('problem' in checked) throw new ConfigError(`${what} ${checked.problem}; nothing was sent`, { hint: TOKEN_HINT });
+  return checked.token;
 }

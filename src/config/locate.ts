@@ -1,7 +1,7 @@
 import { access, constants, readdir, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError, InterruptedError } from '../errors.js';
 
 /**
  * Where the config file is looked for (docs/configuration.md, "Where the file is looked for").
@@ -49,6 +49,8 @@ export interface LocateInput {
   cwd: string;
   env: Record<string, string | undefined>;
   flags: { config?: string };
+  /** Stops waiting for a JavaScript config file that is still loading (Ctrl-C, SIGTERM). */
+  signal?: AbortSignal;
 }
 
 export interface Location {
@@ -123,7 +125,7 @@ export async function findConfig(input: LocateInput, load = true): Promise<Locat
   if (first < 0) return { configFile: null, searched: folders, namedBy: null };
   // cosmiconfig is CommonJS: its exports arrive as `default` in the ESM bundle (and in Node alike).
   const { cosmiconfig } = (await import('cosmiconfig')).default;
-  const loaders = await configLoaders(input.env);
+  const loaders = await configLoaders(input.env, input.signal);
   const options = { searchStrategy: 'none' as const, cache: false, loaders };
   if (named) {
     const file = path.resolve(input.cwd, named.file);
@@ -219,7 +221,7 @@ type Loader = (filepath: string, content: string) => unknown;
  * lines, which may hold a token. Any other extension of a file named by --config is read as YAML
  * (which reads JSON too); TypeScript is refused, as it would need the compiler at run time.
  */
-export async function configLoaders(env: Record<string, string | undefined>): Promise<Record<string, Loader>> {
+export async function configLoaders(env: Record<string, string | undefined>, signal?: AbortSignal): Promise<Record<string, Loader>> {
   const { defaultLoaders } = (await import('cosmiconfig')).default;
   const wrap =
     (loader: Loader): Loader =>
@@ -227,16 +229,18 @@ export async function configLoaders(env: Record<string, string | undefined>): Pr
       try {
         return await loader(filepath, content);
       } catch (error) {
+        if (error instanceof InterruptedError) throw error;
         throw loadError(error, filepath, content, env);
       }
     };
+  const js = (loader: Loader): Loader => wrap((filepath, content) => settled(loader(filepath, content), filepath, signal));
   return {
     '.json': wrap(defaultLoaders['.json']),
     '.yaml': wrap(defaultLoaders['.yaml']),
     '.yml': wrap(defaultLoaders['.yml']),
-    '.js': wrap(defaultLoaders['.js']),
-    '.cjs': wrap(defaultLoaders['.cjs']),
-    '.mjs': wrap(defaultLoaders['.mjs']),
+    '.js': js(defaultLoaders['.js']),
+    '.cjs': js(defaultLoaders['.cjs']),
+    '.mjs': js(defaultLoaders['.mjs']),
     noExt: wrap(defaultLoaders.noExt),
     default: wrap(defaultLoaders.noExt),
     '.ts': (filepath) => {
@@ -245,6 +249,48 @@ export async function configLoaders(env: Record<string, string | undefined>): Pr
       });
     },
   };
+}
+
+/** The longest a JavaScript config file may take to load, as long as a token command may run. */
+export const JS_CONFIG_LIMIT_MS = 10_000;
+
+/**
+ * A JavaScript config file runs code, and its top-level await may wait for anything: a promise
+ * nothing settles (then Node would exit 13 in silence, the event loop being empty), or a request
+ * that never ends. Loading it is bounded: it fails at once when nothing is left that could settle
+ * it (the event loop empties: 'beforeExit'), after JS_CONFIG_LIMIT_MS otherwise, and on Ctrl-C or
+ * SIGTERM. The timer holds nothing open.
+ */
+function settled(load: unknown, file: string, signal: AbortSignal | undefined): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const hint = 'a JavaScript config file must finish loading: remove the top-level await, or make sure it settles';
+    const stop = (error: Error) => {
+      cleanUp();
+      reject(error);
+    };
+    const timer = setTimeout(
+      () => stop(new ConfigError(`${file} did not finish loading within ${JS_CONFIG_LIMIT_MS / 1000} s`, { hint })),
+      JS_CONFIG_LIMIT_MS,
+    ).unref();
+    const onStuck = () =>
+      stop(new ConfigError(`${file} never finishes loading: its top-level await waits for nothing that can happen`, { hint }));
+    const onAbort = () => stop(new InterruptedError('cancelled while loading the config file; nothing sent'));
+    const cleanUp = () => {
+      clearTimeout(timer);
+      process.off('beforeExit', onStuck);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    if (signal?.aborted) return onAbort();
+    process.once('beforeExit', onStuck);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    Promise.resolve(load).then(
+      (value) => {
+        cleanUp();
+        resolve(value);
+      },
+      (error: unknown) => stop(error as Error),
+    );
+  });
 }
 
 /** A loader's failure as a ConfigError naming the file, the line and the kind of error, not the text. */

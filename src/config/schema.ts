@@ -3,6 +3,8 @@ import type { Problem } from '../errors.js';
 import { parseProxyUrl } from '../http/proxy.js';
 import { parseDuration } from './duration.js';
 import { isRecord } from '../payload/json.js';
+import { MIN_MASKED_LENGTH } from '../mask.js';
+import { checkToken } from './token.js';
 
 /**
  * The config file's schema (docs/configuration.md, "Keys"). It is strict: an unknown key is an
@@ -62,9 +64,11 @@ export function durationProblem(value: unknown): string | undefined {
 
 const nonEmpty = (what: string) => z.string({ error: `must be ${what}` }).check(z.minLength(1, { error: `must be ${what}, not empty` }));
 
+// The whole rule is checkToken's (src/config/token.ts); the length is written here too so that the
+// JSON Schema carries it to editors.
 const tokenString = z.string().check(
-  z.minLength(1),
-  z.refine((value) => !CONTROL.test(value)),
+  z.minLength(MIN_MASKED_LENGTH),
+  z.refine((value) => 'token' in checkToken(value)),
 );
 
 /** A token: a literal string, `{env: NAME}` or `{command: "..."}`. */
@@ -204,7 +208,8 @@ function tokenProblems(at: Segment[], value: unknown): Problem[] {
   if (value === null || value === undefined) return [{ path, message: `is empty; use ${TOKEN_FORMS}` }];
   if (typeof value === 'string') {
     if (value === '') return [{ path, message: `must not be empty; use ${TOKEN_FORMS}` }];
-    return [{ path, message: 'holds a line break or control character' }];
+    const checked = checkToken(value);
+    return [{ path, message: 'problem' in checked ? checked.problem : `must be ${TOKEN_FORMS}` }];
   }
   if (typeof value === 'number' || typeof value === 'boolean') {
     return [{ path, message: `must be ${TOKEN_FORMS}; a literal token must be quoted` }];

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { ConfigError, InterruptedError, type Problem } from '../errors.js';
 import { formatDuration } from './duration.js';
+import { checkToken, TOKEN_HINT } from './token.js';
 
 /** A token as written in the config file: a literal string, `{env: NAME}` or `{command: "..."}`. */
 export type SecretSpec = string | { env: string } | { command: string };
@@ -36,7 +37,13 @@ export async function resolveSecret(spec: SecretSpec, opts: ResolveSecretOptions
         hint: `set it, for example: export ${spec.env}=...`,
       });
     }
-    return value;
+    const checked = checkToken(value);
+    if ('problem' in checked) {
+      throw new ConfigError(`${opts.what}: the value of environment variable ${spec.env} ${checked.problem}; nothing was sent`, {
+        hint: TOKEN_HINT,
+      });
+    }
+    return checked.token;
   }
   return runSecretCommand(spec.command, opts);
 }
@@ -142,13 +149,12 @@ async function runSecretCommand(command: string, opts: ResolveSecretOptions): Pr
  */
 function tokenFromOutput(output: string, label: string): string {
   const trimmed = output.trim();
-  const token = trimmed.split(/\r?\n/, 1)[0]!.trim();
-  if (token === '') throw new ConfigError(`${label} printed nothing`, { hint: 'it should print the token on standard output' });
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(token)) {
-    throw new ConfigError(`${label} printed a control character in the token`);
-  }
-  return token;
+  const line = trimmed.split(/\r?\n/, 1)[0]!.trim();
+  if (line === '') throw new ConfigError(`${label} printed nothing`, { hint: 'it should print the token on standard output' });
+  const checked = checkToken(line);
+  if ('problem' in checked)
+    throw new ConfigError(`${label} printed a token that ${checked.problem}; nothing was sent`, { hint: TOKEN_HINT });
+  return checked.token;
 }
 
 /** The command's standard error, cut to about 1 KB, as indented lines under the message. */

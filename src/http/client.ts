@@ -28,6 +28,8 @@ export interface HttpRequest {
   agent?: { http?: HttpAgent; https?: HttpsAgent };
   /** The proxy the agent goes through, printable (no credentials), for messages. */
   proxy?: string;
+  /** The private CA file trusted besides the system's (--ca-file, caFile), for messages. */
+  caFile?: string;
   /** Told before each repeat, for --verbose and progress output. */
   onRetry?: (info: RetryInfo) => void;
   /** Told when an answer that could be repeated is not, because its Retry-After asks for too long a wait. */
@@ -48,8 +50,10 @@ export interface HttpResponse {
   headers: Record<string, string | string[] | undefined>;
   /** The body, cut to maxBodyBytes. */
   body: string;
-  /** True when the body was longer than maxBodyBytes. */
+  /** True when the body was longer than maxBodyBytes, or did not arrive whole. */
   truncated: boolean;
+  /** Why the body is incomplete: the status came, the rest of the answer did not. */
+  incomplete?: string;
   requestId: string | null;
   durationMs: number;
   attempts: number;
@@ -147,6 +151,7 @@ export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
       }
       reason = `HTTP ${outcome.status}`;
     }
+    if (outcome instanceof NetworkError) outcome.attempts = attempt;
     if (delay === null) {
       if (outcome instanceof NetworkError) throw outcome;
       return { ...outcome, attempts: attempt, durationMs: Math.round(performance.now() - started) };
@@ -164,11 +169,19 @@ export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
   }
 }
 
+/**
+ * One attempt, bounded: it settles within `timeoutMs`, or at once when `signal` aborts, whatever the
+ * connection is doing. got's own time limit and signal destroy the request, but a request still
+ * waiting for its socket (a proxy that accepts the connection and never answers CONNECT) then emits
+ * nothing at all, and would wait forever; so the attempt keeps its own deadline and abort listener,
+ * and settles the promise itself.
+ */
 async function attemptOnce(request: HttpRequest): Promise<HttpResponse> {
   const { got } = await import('got');
   const maxBody = request.maxBodyBytes ?? 64 * 1024;
   const started = performance.now();
   return new Promise<HttpResponse>((resolve, reject) => {
+    if (request.signal?.aborted) return reject(abortError());
     const stream = got.stream(request.url, {
       method: request.method,
       headers: request.headers,
@@ -187,6 +200,46 @@ async function attemptOnce(request: HttpRequest): Promise<HttpResponse> {
     let kept = 0;
     let truncated = false;
     let response: { statusCode: number; statusMessage?: string; headers: HttpResponse['headers']; httpVersion: string } | undefined;
+    let settled = false;
+    const answer = (incomplete?: string): HttpResponse => {
+      const requestId = response!.headers['x-request-id'];
+      return {
+        status: response!.statusCode,
+        statusText: response!.statusMessage ?? '',
+        headers: response!.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        truncated: truncated || incomplete !== undefined,
+        ...(incomplete !== undefined ? { incomplete } : {}),
+        requestId: (Array.isArray(requestId) ? requestId[0] : requestId) ?? null,
+        durationMs: Math.round(performance.now() - started),
+        attempts: 1,
+        httpVersion: response!.httpVersion,
+      };
+    };
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      cleanUp();
+      stream.destroy();
+      // The service already gave its verdict (a 500 whose body is slow or cut short): that status is
+      // the outcome, not "no answer". A success whose body breaks off stays a network failure, as
+      // before: whether it is complete cannot be told.
+      if (response !== undefined && (response.statusCode < 200 || response.statusCode >= 300)) {
+        const timedOut = (error as { code?: string }).code === 'ETIMEDOUT';
+        resolve(answer(timedOut ? `the rest did not arrive within ${formatMs(request.timeoutMs)}` : 'the connection closed'));
+        return;
+      }
+      reject(error);
+    };
+    const deadline = setTimeout(() => {
+      fail(Object.assign(new Error(`Timeout awaiting the answer for ${request.timeoutMs}ms`), { code: 'ETIMEDOUT', name: 'TimeoutError' }));
+    }, request.timeoutMs);
+    const onAbort = () => fail(abortError());
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    const cleanUp = () => {
+      clearTimeout(deadline);
+      request.signal?.removeEventListener('abort', onAbort);
+    };
     stream.on('response', (res: typeof response) => {
       response = res;
     });
@@ -200,27 +253,24 @@ async function attemptOnce(request: HttpRequest): Promise<HttpResponse> {
         truncated = true;
       }
     });
-    stream.once('error', reject);
+    // Not once: an error after the attempt settled must find a listener, or it would end the process.
+    stream.on('error', fail);
     stream.once('end', () => {
-      if (!response) return reject(new NetworkError('the connection closed before an answer arrived', 'ECONNRESET'));
-      const requestId = response.headers['x-request-id'];
-      resolve({
-        status: response.statusCode,
-        statusText: response.statusMessage ?? '',
-        headers: response.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-        truncated,
-        requestId: (Array.isArray(requestId) ? requestId[0] : requestId) ?? null,
-        durationMs: Math.round(performance.now() - started),
-        attempts: 1,
-        httpVersion: response.httpVersion,
-      });
+      if (settled) return;
+      if (!response) return fail(new NetworkError('the connection closed before an answer arrived', 'ECONNRESET'));
+      settled = true;
+      cleanUp();
+      resolve(answer());
     });
   });
 }
 
+function abortError(): Error {
+  return Object.assign(new Error('This operation was aborted'), { name: 'AbortError', code: 'ERR_ABORTED' });
+}
+
 /** Turns whatever got or the socket threw into a NetworkError with a plain message. */
-export function toNetworkError(error: unknown, request: Pick<HttpRequest, 'url' | 'timeoutMs' | 'proxy'>): NetworkError {
+export function toNetworkError(error: unknown, request: Pick<HttpRequest, 'url' | 'timeoutMs' | 'proxy' | 'caFile'>): NetworkError {
   if (error instanceof NetworkError) return error;
   const err = error as { code?: string; message?: string; name?: string; cause?: unknown };
   let code = typeof err.code === 'string' ? err.code : 'ENETWORK';
@@ -236,21 +286,34 @@ export function toNetworkError(error: unknown, request: Pick<HttpRequest, 'url' 
     code = 'EABORTED';
     message = 'interrupted before the answer arrived: the service may or may not have applied it';
   } else if (code === 'ETIMEDOUT') {
-    message = `no answer from ${host} within ${formatMs(request.timeoutMs)}`;
+    message = `no answer from ${host}${request.proxy ? ` (through the proxy ${request.proxy})` : ''} within ${formatMs(request.timeoutMs)}`;
   } else if (code === 'ECONNREFUSED') {
     message = `${host} refused the connection`;
   } else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     message = `cannot resolve the host name ${host}`;
   } else if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE') {
     message = `${host} closed the connection before answering`;
+  } else if (code === 'HPE_HEADER_OVERFLOW') {
+    // Node reads at most 16 KB of headers; the answer may be HTTP, only too large to read.
+    message = `${host} answered with headers larger than the 16 KB core reads`;
+    code = 'EPROTO';
   } else if (code === 'HPE_INVALID_CONSTANT' || code.startsWith('HPE_')) {
     message = `${host} did not answer with HTTP`;
     code = 'EPROTO';
+  } else if (/wrong version number|packet length too long|unknown protocol/i.test(err.message ?? '')) {
+    // OpenSSL's words for an answer that is not TLS at all: most often a plain http port.
+    message = `${host} did not answer with TLS: it may serve plain http on that port (then use an http:// base URL)`;
+    code = 'EPROTO';
+  } else if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    // The certificate is trusted but names other hosts: no CA file can fix that.
+    message = `TLS failure talking to ${host}: its certificate is for other host names (${(err.message ?? code).trim()}); use a host name the certificate names in the base URL`;
   } else if (/CERT|SSL|TLS|EPROTO|SIGNATURE/.test(code)) {
-    const privateCa = /CERT|SIGNATURE|ISSUER/.test(code)
-      ? '; if the service uses a private CA, give its certificate with --ca-file FILE'
-      : '';
-    message = `TLS failure talking to ${host}: ${(err.message ?? code).trim()}${privateCa}`;
+    const hint = !/CERT|SIGNATURE|ISSUER/.test(code)
+      ? ''
+      : request.caFile !== undefined
+        ? `; the certificate is not signed by the CA of ${request.caFile} nor by one the system trusts`
+        : '; if the service uses a private CA, give its certificate with --ca-file FILE';
+    message = `TLS failure talking to ${host}: ${(err.message ?? code).trim()}${hint}`;
   } else {
     message = `request to ${host} failed: ${(err.message ?? code).trim()}`;
   }

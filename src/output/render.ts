@@ -2,11 +2,12 @@ import type { Context } from '../context.js';
 import { stringifyJson } from '../payload/json.js';
 import { statusText, type RequestResult } from './result.js';
 import { makeStyle, type Style } from './style.js';
+import { printable } from './terminal.js';
 
 /** Renders one result: the JSON document on stdout with --json, else the human view. */
 export function printResult(result: RequestResult, ctx: Context, json: boolean): void {
   if (json) {
-    ctx.out(`${stringifyJson(result)}\n`);
+    ctx.out(ctx.json(result));
     return;
   }
   // A success is the command's output; a failure is an error, so it goes where errors go.
@@ -19,10 +20,10 @@ export function printResult(result: RequestResult, ctx: Context, json: boolean):
 
 export function renderHuman(result: RequestResult, style: Style): string {
   const lines: string[] = [];
-  const target = `${result.method} ${result.url}`;
+  const target = printable(`${result.method} ${result.url}`);
   if (result.validationErrors) {
     lines.push(`${style.red('✗ invalid')}  ${target}  (nothing sent)`);
-    for (const p of result.validationErrors) lines.push(`  ${p.path ? `${p.path}: ` : ''}${p.message}`);
+    for (const p of result.validationErrors) lines.push(`  ${printable(p.path ? `${p.path}: ` : '')}${printable(p.message)}`);
     return `${lines.join('\n')}\n`;
   }
   if (result.skipped) {
@@ -43,6 +44,8 @@ export function renderHuman(result: RequestResult, style: Style): string {
   if (result.durationMs !== null) {
     const attempts = result.attempts && result.attempts > 1 ? ` (${result.attempts} attempts)` : '';
     lines.push(field('duration', `${result.durationMs} ms${attempts}`, style));
+  } else if (result.attempts !== undefined && result.attempts > 1) {
+    lines.push(field('attempts', String(result.attempts), style));
   }
   if (result.answerId !== undefined) lines.push(field('answer id', result.answerId, style));
   if (result.status !== null && result.error) {
@@ -54,8 +57,9 @@ export function renderHuman(result: RequestResult, style: Style): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** One `name  value` line; both may come from the service, so neither may act on the terminal. */
 function field(name: string, value: string, style: Style): string {
-  return `  ${style.dim(name.padEnd(10))}  ${value}`;
+  return `  ${style.dim(printable(name).padEnd(10))}  ${printable(value)}`;
 }
 
 function display(value: unknown): string {

@@ -42,8 +42,12 @@ export interface RequestResult {
 export const RAW_BODY_LIMIT = 2048;
 
 /** Reads the service's error body: the Error record when it is JSON, else the raw text cut to 2 KB. */
-export function errorBodyOf(response: Pick<HttpResponse, 'body' | 'truncated'>): RequestResult['error'] {
+export function errorBodyOf(response: Pick<HttpResponse, 'body' | 'truncated' | 'incomplete'>): RequestResult['error'] {
   const text = response.body;
+  if (response.incomplete !== undefined) {
+    const head = cutText(text, RAW_BODY_LIMIT).replace(/… \[cut\]$/, '');
+    return { message: `${head}… [cut: ${response.incomplete}]` };
+  }
   try {
     const parsed = JSON.parse(text) as unknown;
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as ServiceErrorBody;

@@ -1,3 +1,5 @@
+import { openSync } from 'node:fs';
+import { WriteStream } from 'node:tty';
 import { Writable } from 'node:stream';
 import type { InStream, OutStream } from '../io.js';
 
@@ -100,11 +102,20 @@ export interface PromptHost {
 }
 
 export function createPrompter(host: PromptHost): Prompter {
+  // Where the prompts are drawn: standard error when it is the terminal; when it is not (`core
+  // greet -i 2>log`), the terminal itself, /dev/tty, as git and ssh ask for a password, so that the
+  // prompts are seen and the log keeps only the messages; standard error when there is no such
+  // device (Windows, no controlling terminal).
+  let drawing: OutStream | undefined;
+  const screen = (): OutStream => {
+    drawing ??= host.streams.stderr.isTTY === true ? host.streams.stderr : (openTerminal() ?? host.streams.stderr);
+    return drawing;
+  };
   // Each prompt ends its output stream when it is answered, and piping passes that end on to any
   // stream but process.stdout and process.stderr; a stream of its own per prompt keeps the
   // invocation's stderr open for the next prompt and for the command's messages.
   const output = (): OutStream => {
-    const target = host.streams.stderr;
+    const target = screen();
     return Object.assign(
       new Writable({
         write(chunk: Buffer, _encoding, done) {
@@ -196,13 +207,26 @@ export function createPrompter(host: PromptHost): Prompter {
       );
     },
     write(text) {
-      host.err(text);
+      if (screen() === host.streams.stderr) host.err(text);
+      else screen().write(text);
     },
     get columns() {
-      return host.streams.stderr.columns ?? 80;
+      return screen().columns ?? 80;
     },
     color: host.color.stderr,
   };
+}
+
+/** The controlling terminal for writing, or undefined when there is none. It holds no process open. */
+function openTerminal(): OutStream | undefined {
+  if (process.platform === 'win32') return undefined;
+  try {
+    const stream = new WriteStream(openSync('/dev/tty', 'w'));
+    stream.unref();
+    return stream;
+  } catch {
+    return undefined;
+  }
 }
 
 const plain = (text: string): string => text;

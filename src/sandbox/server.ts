@@ -438,6 +438,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     [/^\/_sandbox\/conversations\/([^/]+)$/, { GET: customer.show }],
     [/^\/_sandbox\/conversations\/([^/]+)\/messages$/, { POST: customer.message }],
     [/^\/_sandbox\/conversations\/([^/]+)\/release$/, { POST: customer.release }],
+    [/^\/_sandbox\/conversations\/([^/]+)\/test$/, { GET: customer.test }],
     [/^\/_sandbox\/deliveries\/([^/]+)\/redeliver$/, { POST: customer.redeliver }],
     [/^\/_sandbox\/page\/([^/]+)$/, { GET: page.file }],
   ];

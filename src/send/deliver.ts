@@ -4,6 +4,7 @@ import { ExitCode, exitCodeForStatus, PayloadError, type Problem } from '../erro
 import type { Operation } from '../operations.js';
 import { failureHint } from '../output/hints.js';
 import { printResult } from '../output/render.js';
+import { printable } from '../output/terminal.js';
 import type { RequestResult } from '../output/result.js';
 import { joinUrl } from './request.js';
 import { openSession, type SendFlags } from './session.js';
@@ -12,7 +13,7 @@ export type { SendFlags } from './session.js';
 
 /** Prints the warnings the validation found, one `warning: path: message` line each. */
 export function printWarnings(warnings: Problem[], ctx: Context): void {
-  for (const w of warnings) ctx.warn(`${w.path ? `${w.path}: ` : ''}${w.message}`);
+  for (const w of warnings) ctx.warn(printable(`${w.path ? `${w.path}: ` : ''}${w.message}`));
 }
 
 /**

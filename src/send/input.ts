@@ -1,7 +1,8 @@
+import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
-import { PayloadError, UsageError } from '../errors.js';
+import { InterruptedError, PayloadError, UsageError } from '../errors.js';
 import { cjs } from '../interop.js';
 import { parseJson } from '../payload/json.js';
 
@@ -27,7 +28,7 @@ export async function readPayloadFile(path: string, ctx: Context): Promise<Loade
         hint: 'pipe a file in (core reply -f - < reply.json) or pass its path with -f',
       });
     }
-    const bytes = await readStream(ctx.streams.stdin, 'standard input');
+    const bytes = await readStream(ctx.streams.stdin, 'standard input', ctx.signal);
     return { name: 'standard input', value: await parseText(decode(bytes, 'standard input'), 'standard input', 'auto') };
   }
   const full = resolve(ctx.cwd, path);
@@ -43,7 +44,14 @@ export async function readPayloadFile(path: string, ctx: Context): Promise<Loade
   }
   if (info.isDirectory())
     throw new UsageError(`${path} is a folder, not a payload file`, { hint: 'give -f the path of a JSON or YAML file' });
-  if (!info.isFile()) throw new UsageError(`${path} is not a regular file`, { hint: 'use -f - to read from a pipe' });
+  if (!info.isFile()) {
+    // A pipe (`-f <(jq ...)`), a device: read as a stream, with the same limit, as `reason update -f` reads it.
+    const bytes = await readStream(createReadStream(full), path, ctx.signal);
+    return {
+      name: path,
+      value: await parseText(decode(bytes, path), path, /\.ya?ml$/i.test(path) ? 'yaml' : /\.json$/i.test(path) ? 'json' : 'auto'),
+    };
+  }
   if (info.size > MAX_PAYLOAD_BYTES) {
     throw new PayloadError(
       `${path} is ${formatBytes(info.size)}, more than a payload can be (limit ${formatBytes(MAX_PAYLOAD_BYTES)})`,
@@ -76,7 +84,7 @@ export async function readTextFile(path: string, flag: string, ctx: Context): Pr
       });
     }
     name = 'standard input';
-    bytes = await readStream(ctx.streams.stdin, name);
+    bytes = await readStream(ctx.streams.stdin, name, ctx.signal);
   } else {
     name = path;
     const full = resolve(ctx.cwd, path);
@@ -95,11 +103,10 @@ export async function readTextFile(path: string, flag: string, ctx: Context): Pr
       );
     }
     // A regular file, or a pipe such as <(command): read as a stream, with the same bound.
-    const { createReadStream } = await import('node:fs');
     try {
-      bytes = await readStream(createReadStream(full), path);
+      bytes = await readStream(createReadStream(full), path, ctx.signal);
     } catch (error) {
-      if (error instanceof PayloadError) throw error;
+      if (error instanceof PayloadError || error instanceof InterruptedError) throw error;
       throw new UsageError(`${flag}: cannot read ${path} (${(error as { code?: string }).code ?? 'error'})`);
     }
   }
@@ -119,16 +126,31 @@ export function refuseTwoStdinReaders(readers: Array<[string, string | undefined
   }
 }
 
-async function readStream(stream: NodeJS.ReadableStream, name: string): Promise<Buffer> {
+/** Reads a stream whole, up to MAX_PAYLOAD_BYTES; Ctrl-C or SIGTERM stops the wait for its end. */
+async function readStream(stream: NodeJS.ReadableStream, name: string, signal: AbortSignal): Promise<Buffer> {
+  if (signal.aborted) throw new InterruptedError(`cancelled while reading ${name}; nothing sent`);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stream) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    size += buf.length;
-    if (size > MAX_PAYLOAD_BYTES) {
-      throw new PayloadError(`${name} holds more than a payload can be (limit ${formatBytes(MAX_PAYLOAD_BYTES)})`, []);
+  let stop = () => {};
+  const stopped = new Promise<never>((_, reject) => {
+    stop = () => reject(new InterruptedError(`cancelled while reading ${name}; nothing sent`));
+  });
+  signal.addEventListener('abort', stop, { once: true });
+  const iterator = (stream as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const next = await Promise.race([iterator.next(), stopped]);
+      if (next.done) break;
+      const buf = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+      size += buf.length;
+      if (size > MAX_PAYLOAD_BYTES) {
+        throw new PayloadError(`${name} holds more than a payload can be (limit ${formatBytes(MAX_PAYLOAD_BYTES)})`, []);
+      }
+      chunks.push(buf);
     }
-    chunks.push(buf);
+  } finally {
+    signal.removeEventListener('abort', stop);
+    if (signal.aborted || size > MAX_PAYLOAD_BYTES) void iterator.return?.();
   }
   return Buffer.concat(chunks);
 }
@@ -168,6 +190,16 @@ async function parseYaml(text: string, name: string): Promise<unknown> {
   if (doc.errors.length > 0) {
     const first = doc.errors[0]!;
     throw new PayloadError(`${name} is neither valid JSON nor valid YAML: ${first.message.split('\n')[0]}`, []);
+  }
+  // The yaml library reads a value under a tag it does not know (`!secret x`) as plain text, with
+  // only a warning; a tag means something to whoever wrote it, so it is refused rather than ignored.
+  const unknownTag = doc.warnings.find((warning) => warning.code === 'TAG_RESOLVE_FAILED');
+  if (unknownTag) {
+    const tag = /Unresolved tag: (\S+)/.exec(unknownTag.message)?.[1] ?? 'a tag';
+    const line = unknownTag.linePos?.[0]?.line;
+    throw new PayloadError(`${name}${line === undefined ? '' : `, line ${line}`}: unknown YAML tag ${tag}`, [], {
+      hint: 'write the value without the tag; core reads plain YAML (strings, numbers, booleans, lists and mappings)',
+    });
   }
   try {
     return doc.toJS({ maxAliasCount: 100 });

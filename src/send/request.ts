@@ -1,6 +1,7 @@
-import type { Context } from '../context.js';
+import type { Context, MaskedText } from '../context.js';
 import { MASK } from '../context.js';
-import { isSensitiveHeader } from '../secrets.js';
+import { isSensitiveResponseHeader, isShownRequestHeader, maskedHeaderValue } from '../secrets.js';
+import { printable } from '../output/terminal.js';
 import { stringifyJson } from '../payload/json.js';
 import type { Operation } from '../operations.js';
 import { version } from '../version.js';
@@ -74,26 +75,22 @@ export function prepareRequest(
   };
 }
 
-/** Headers safe to print: credentials keep their scheme word and lose their value. */
+/**
+ * Request headers safe to print (src/secrets.ts): a value is shown only for a header on the short
+ * list of those that never carry a credential; every other is masked, keeping a scheme word
+ * (`Bearer ********`).
+ */
 export function maskHeaders(headers: Record<string, string>, ctx: Context): Record<string, string> {
   const masked: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (isSensitiveHeader(name)) {
-      const scheme = /^(Bearer|Basic|Token)\s/i.exec(value);
-      masked[name] = scheme ? `${scheme[1]} ${MASK}` : MASK;
-    } else {
-      masked[name] = ctx.redact(value);
-    }
-  }
+  for (const [name, value] of Object.entries(headers))
+    masked[name] = isShownRequestHeader(name) ? ctx.redact(value) : maskedHeaderValue(value);
   return masked;
 }
 
 /** The `--dry-run` view: the request line, masked headers and the pretty-printed body. */
-export function renderDryRun(request: PreparedRequest, ctx: Context, json: boolean): string {
+export function renderDryRun(request: PreparedRequest, ctx: Context, json: boolean): string | MaskedText {
   const headers = maskHeaders(request.headers, ctx);
-  if (json) {
-    return `${stringifyJson({ dryRun: true, method: request.method, url: request.url, headers, body: request.payload ?? null })}\n`;
-  }
+  if (json) return ctx.json({ dryRun: true, method: request.method, url: request.url, headers, body: request.payload ?? null });
   const lines = [`${request.method} ${request.url}`];
   for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
   lines.push('', request.payload === undefined ? '(no body)' : stringifyJson(request.payload, 2), '');
@@ -115,8 +112,8 @@ export function renderCurl(request: PreparedRequest, ctx: Context, connection: s
   for (const [name, value] of Object.entries(request.headers)) {
     if (name === 'Authorization' && request.bearerFromToken) {
       lines.push(`-H "Authorization: Bearer \$${request.tokenVariable}"`);
-    } else if (isSensitiveHeader(name)) {
-      lines.push(`-H ${shellQuote(`${name}: ${MASK}`)}`);
+    } else if (!isShownRequestHeader(name)) {
+      lines.push(`-H ${shellQuote(`${name}: ${maskedHeaderValue(value)}`)}`);
     } else {
       lines.push(`-H ${shellQuote(`${name}: ${ctx.redact(value)}`)}`);
     }
@@ -137,11 +134,12 @@ export function renderVerboseResponse(
   response: { status: number; statusText: string; httpVersion: string; headers: Record<string, string | string[] | undefined> },
   ctx: Context,
 ): string {
-  const lines = [`< HTTP/${response.httpVersion} ${response.status} ${response.statusText}`.trimEnd()];
+  // Everything after the status code is the service's text: made printable (src/output/terminal.ts).
+  const lines = [`< HTTP/${response.httpVersion} ${response.status} ${printable(response.statusText)}`.trimEnd()];
   for (const [name, value] of Object.entries(response.headers)) {
     if (value === undefined) continue;
     const values = Array.isArray(value) ? value : [value];
-    for (const v of values) lines.push(`< ${name}: ${isSensitiveHeader(name) ? MASK : ctx.redact(v)}`);
+    for (const v of values) lines.push(`< ${printable(name)}: ${isSensitiveResponseHeader(name) ? MASK : printable(ctx.redact(v))}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -1,7 +1,7 @@
 import { requireSettings, resolveSettingsToken, type Need, type Settings } from '../config/index.js';
-import type { Context } from '../context.js';
+import type { Context, MaskedText } from '../context.js';
 import { debugTrace } from '../debug.js';
-import { CoreError } from '../errors.js';
+import { CoreError, NetworkError } from '../errors.js';
 import type { HttpResponse } from '../http/client.js';
 import type { PoolOptions } from '../http/agents.js';
 import type { Operation } from '../operations.js';
@@ -72,7 +72,7 @@ export interface Session {
   /** The request exactly as it would go on the wire (the token a placeholder in show-only sessions). */
   prepare(payload: unknown): PreparedRequest;
   /** The --dry-run view (`json`: as one JSON document) or, with --curl, the curl command of one payload. */
-  show(payload: unknown, options?: { json?: boolean }): string;
+  show(payload: unknown, options?: { json?: boolean }): string | MaskedText;
   /** Sends one payload; never throws for an HTTP or network failure, which come back as results. */
   send(payload: unknown, meta: SendMeta): Promise<RequestResult>;
   /** Closes the connections. */
@@ -214,6 +214,7 @@ async function exchange(
       signal: meta.signal ?? ctx.signal,
       agent: transport.agents,
       ...(transport.proxy ? { proxy: transport.proxy } : {}),
+      ...(transport.caFile !== null ? { caFile: transport.caFile } : {}),
       ...(meta.retrySignal ? { retrySignal: meta.retrySignal } : {}),
       onRetry: (info) => {
         if (flags.verbose) ctx.err(`* ${info.reason}: attempt ${info.attempt} in ${info.delayMs} ms\n`);
@@ -239,6 +240,8 @@ async function exchange(
       ...(meta.code !== undefined ? { code: meta.code } : {}),
       ...(meta.answerId !== undefined ? { answerId: meta.answerId } : {}),
       error: { code: error.code, message: error.message },
+      // docs/json-output.md: `attempts` whenever the request was repeated, whatever ended it.
+      ...(error instanceof NetworkError && error.attempts > 1 ? { attempts: error.attempts } : {}),
     };
   }
   if (flags.verbose) ctx.err(renderVerboseResponse(response, ctx));

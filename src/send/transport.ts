@@ -27,6 +27,8 @@ export interface Transport {
   agents: Agents;
   /** The proxy in use, printable (no credentials), or null for a direct connection. */
   proxy: string | null;
+  /** The private CA file trusted besides the system's, or null. */
+  caFile: string | null;
   close(): void;
 }
 
@@ -84,7 +86,7 @@ export function curlConnectionOptions(
  */
 export async function prepareTransport(
   baseUrl: string,
-  settings: Pick<Settings, 'proxy' | 'noProxy' | 'caFile'>,
+  settings: Pick<Settings, 'proxy' | 'noProxy' | 'caFile' | 'timeoutMs'>,
   flags: TransportFlags,
   ctx: Context,
   pool?: PoolOptions,
@@ -118,9 +120,12 @@ export async function prepareTransport(
     ctx.err(`* no proxy: ${decision.reason}\n`);
   }
 
-  // Loaded here, not at the top: the agents load node:http, node:https and hpagent, which --dry-run,
+  // Loaded here, not at the top: the agents load node:http and node:https, which --dry-run,
   // --curl and a refused send never need.
   const { createAgents, destroyAgents } = await import('../http/agents.js');
-  const agents = createAgents({ proxy: decision.kind === 'proxy' ? decision.url : null, ca, insecure: flags.insecure === true }, pool);
-  return { agents, proxy, close: () => destroyAgents(agents) };
+  const agents = createAgents(
+    { proxy: decision.kind === 'proxy' ? decision.url : null, ca, insecure: flags.insecure === true, timeoutMs: settings.timeoutMs.value },
+    pool,
+  );
+  return { agents, proxy, caFile: ca === null ? null : settings.caFile!.value, close: () => destroyAgents(agents) };
 }

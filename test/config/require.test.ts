@@ -27,7 +27,7 @@ function lines(error: ConfigError): string[] {
 
 describe('requireSettings', () => {
   it('passes when every needed value is there', async () => {
-    const { settings } = await settingsFor(null, { CORE_BASE_URL: 'https://x.example.com', CORE_TENANT: 't', CORE_TOKEN: 'tok' });
+    const { settings } = await settingsFor(null, { CORE_BASE_URL: 'https://x.example.com', CORE_TENANT: 't', CORE_TOKEN: 'tok-12345678' });
     expect(() => requireSettings(settings, ['baseUrl', 'tenant', 'token', 'integratorToken'])).not.toThrow();
   });
 
@@ -89,19 +89,33 @@ describe.runIf(process.platform !== 'win32')('the warning about a literal token 
   const literal = 'profiles:\n  p:\n    token: literal-secret-value\n';
   const fromEnv = 'profiles:\n  p:\n    token: {env: T}\n    integratorToken: {command: pass show x}\n';
 
-  it.each([
-    ['a literal token, mode 0644', literal, 0o644, true],
-    ['a literal token, mode 0640 (group)', literal, 0o640, true],
-    ['a literal token, mode 0604 (others)', literal, 0o604, true],
-    ['a literal token, mode 0600', literal, 0o600, false],
-    ['a literal integrator token, mode 0644', 'profiles:\n  p:\n    integratorToken: "x1234"\n', 0o644, true],
-    ['env and command tokens, mode 0644', fromEnv, 0o644, false],
-  ])('%s: warns %s', async (_case, content, mode, warns) => {
+  const token = 'a literal token';
+  it.each<[string, string, number, string | null]>([
+    ['a literal token, mode 0644', literal, 0o644, token],
+    ['a literal token, mode 0640 (group)', literal, 0o640, token],
+    ['a literal token, mode 0604 (others)', literal, 0o604, token],
+    ['a literal token, mode 0600', literal, 0o600, null],
+    ['a literal integrator token, mode 0644', 'profiles:\n  p:\n    integratorToken: "x1234-integrator"\n', 0o644, token],
+    ['env and command tokens, mode 0644', fromEnv, 0o644, null],
+    [
+      "a profile's Authorization header, mode 0644",
+      'profiles:\n  p:\n    headers: {Authorization: "Integrator literal-secret-value"}\n',
+      0o644,
+      'secrets in clear (a header value)',
+    ],
+    [
+      'a proxy password, mode 0644',
+      'profiles:\n  p:\n    proxy: http://u:literal-secret-value@proxy:3128\n',
+      0o644,
+      'secrets in clear (a proxy password)',
+    ],
+    ['only headers whose values are shown, mode 0644', 'profiles:\n  p:\n    headers: {Accept-Language: de}\n', 0o644, null],
+  ])('%s: warns of %s', async (_case, content, mode, what) => {
     const box = await sandbox();
     const file = await box.write(path.join(box.cwd, '.corerc'), content, mode);
     const warnings: string[] = [];
     await loadSettings({ cwd: box.cwd, env: box.env, flags: {}, warn: (message) => warnings.push(message) });
-    expect(warnings).toEqual(warns ? [`${file} holds a literal token and can be read by other users; run: chmod 600 ${file}`] : []);
+    expect(warnings).toEqual(what ? [`${file} holds ${what} and can be read by other users; run: chmod 600 ${file}`] : []);
     expect(warnings.join('')).not.toContain('literal-secret-value');
   });
 });

@@ -238,7 +238,7 @@ describe('an invalid config file', () => {
           retries: 2,
           limits: { maxQuickReplies: 10, maxQuickReplyLength: 40 },
         },
-        prod: { baseUrl: 'https://chat.example.org', tenant: 'acme', token: 'literal', timeout: 1500, retries: 10 },
+        prod: { baseUrl: 'https://chat.example.org', tenant: 'acme', token: 'literal-token-1', timeout: 1500, retries: 10 },
       },
     };
     expect(validateConfig(example).problems).toEqual([]);

@@ -59,8 +59,8 @@ describe('resolveSecret', () => {
 
   describe.runIf(posix)('a token command', () => {
     it.each([
-      ['the trimmed output', 'printf "  tok-123  \\n"', 'tok-123'],
-      ['the first line of several, as pass show prints them', 'printf "tok-123\\nurl: https://x\\n"', 'tok-123'],
+      ['the trimmed output', 'printf "  tok-12345  \\n"', 'tok-12345'],
+      ['the first line of several, as pass show prints them', 'printf "tok-12345\\nurl: https://x\\n"', 'tok-12345'],
       ['a variable from the environment it is given', 'printf "%s" "$SECRET_SOURCE"', 'from-given-env'],
     ])('yields %s', async (_case, command, token) => {
       const value = await resolveSecret({ command }, { env: { ...env, SECRET_SOURCE: 'from-given-env' }, cwd: '.', what });

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
-import { baseEnv, ensureBuilt, runBuilt } from '../helpers/run.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { baseEnv, binPath, ensureBuilt, runBuilt } from '../helpers/run.js';
 
 /** The built binary, run exactly as a user types it. */
 
@@ -26,6 +28,19 @@ function project(files: Record<string, string | Buffer>): string {
 }
 
 describe('the built core binary', () => {
+  it('reads -f <(...) from a shell, a pipe rather than a file, as reason update does', async () => {
+    server = await startRecordingServer();
+    const script = `"$NODE" "$CORE" reply -f <(printf '{"text":"From a pipe","coreClientId":7}') --json`;
+    const env = {
+      ...baseEnv({ CORE_BASE_URL: server.url, CORE_TENANT: 'acme', CORE_TOKEN: TOKEN }),
+      NODE: process.execPath,
+      CORE: binPath,
+    };
+    const { stdout } = await promisify(execFile)('bash', ['-c', script], { env: env as NodeJS.ProcessEnv });
+    expect(JSON.parse(stdout)).toMatchObject({ ok: true, status: 200 });
+    expect(JSON.parse(server.requests[0]!.text)).toMatchObject({ text: 'From a pipe', coreClientId: 7 });
+  });
+
   it('prints its version', async () => {
     const result = await runBuilt(['--version']);
     expect(result.code).toBe(0);
@@ -41,7 +56,7 @@ describe('the built core binary', () => {
   it('sends a reply configured by a profile in a .corerc file found in a parent folder', async () => {
     server = await startRecordingServer([{ status: 200, headers: { 'X-Request-Id': 'rid-e2e' } }]);
     const dir = project({
-      '.corerc.yaml': `defaultProfile: local\nprofiles:\n  local:\n    baseUrl: ${server.url}\n    tenant: acme\n    token: {env: E2E_TOKEN}\n    headers: {X-Extra: yes-please}\n`,
+      '.corerc.yaml': `defaultProfile: local\nprofiles:\n  local:\n    baseUrl: ${server.url}\n    tenant: acme\n    token: {env: E2E_TOKEN}\n    headers: {Accept-Language: de-CH}\n`,
       'deep/down/.keep': '',
     });
     const env = baseEnv({ E2E_TOKEN: TOKEN });
@@ -57,7 +72,7 @@ describe('the built core binary', () => {
     const request = server.requests[0]!;
     expect(request.headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(request.headers['x-tenant-name']).toBe('acme');
-    expect(request.headers['x-extra']).toBe('yes-please');
+    expect(request.headers['accept-language']).toBe('de-CH');
     expect(request.body.toString()).toBe('{"text":"Hello","answerId":"a-e2e","coreClientId":9223372036854775807}');
   });
 

@@ -85,7 +85,8 @@ describe('slow answers', () => {
     const { code, result } = await run([...reply, '--timeout', '300ms'], slow.url, 1);
     expect(code).toBe(6);
     expect(result.error).toEqual({ code: 'ETIMEDOUT', message: `no answer from ${new URL(slow.url).host} within 300 ms` });
-    // The reply was retried once (retries: 1) with the same bytes.
+    // The reply was retried once (retries: 1) with the same bytes, and the result says so.
+    expect(result.attempts).toBe(2);
     expect(slow.requests).toHaveLength(2);
     expect(slow.requests[1]!.body.equals(slow.requests[0]!.body)).toBe(true);
   });
@@ -101,6 +102,18 @@ describe('slow answers', () => {
     await sb.logged(1);
     expect(sb.apiLog).toEqual([expect.stringMatching(/^POST \/api\/v1\/chatbot\/greet tenant=sandbox /)]);
     expect(sb.messages()).toHaveLength(1);
+  });
+});
+
+describe('an error status whose body does not arrive whole', () => {
+  it.each<[string, boolean, string]>([
+    ['a 500 whose body never ends: exit 5, the status and the part that came', true, 'the rest did not arrive within 300 ms'],
+    ['a 500 whose body is cut short: exit 5, the status and the part that came', false, 'the connection closed'],
+  ])('%s', async (_name, thenHang, why) => {
+    const slow = await server(() => ({ status: 500, partial: 'Internal error: the database', declaredLength: 4_000, thenHang }));
+    const { code, result } = await run([...reply, '--timeout', '300ms'], slow.url, 0);
+    expect(code).toBe(5);
+    expect(result).toMatchObject({ ok: false, status: 500, error: { message: `Internal error: the database… [cut: ${why}]` } });
   });
 });
 
@@ -237,12 +250,35 @@ describe('an answer that is not HTTP', () => {
     expect(result.attempts).toBeUndefined();
   });
 
+  it('headers larger than the 16 KB Node reads: exit 6, said as such, not "not HTTP"', async () => {
+    const raw = await startRawServer(`HTTP/1.1 200 OK\r\nX-Big: ${'a'.repeat(20_000)}\r\nContent-Length: 0\r\n\r\n`);
+    closers.push(() => raw.close());
+    const { code, result } = await run(reply, raw.url, 0);
+    expect(code).toBe(6);
+    expect(result.error).toEqual({
+      code: 'EPROTO',
+      message: `${new URL(raw.url).host} answered with headers larger than the 16 KB core reads`,
+    });
+  });
+
+  it('a plain http server behind an https base URL: exit 6, said as such, not OpenSSL\'s "wrong version number"', async () => {
+    const plain = await server(() => ({ status: 200 }));
+    const url = plain.url.replace('http://', 'https://');
+    const { code, result } = await run(reply, url, 0);
+    expect(code).toBe(6);
+    expect(result.error).toEqual({
+      code: 'EPROTO',
+      message: `${new URL(url).host} did not answer with TLS: it may serve plain http on that port (then use an http:// base URL)`,
+    });
+  });
+
   it('a server that closes without a word: exit 6, retried for a reply', async () => {
     const raw = await startRawServer('');
     closers.push(() => raw.close());
     const { code, result, stderr } = await run(reply, raw.url, 1);
     expect(code).toBe(6);
     expect(result.error?.message).toBe(`${new URL(raw.url).host} closed the connection before answering`);
+    expect(result.attempts).toBe(2);
     expect(stderr).not.toMatch(/\n\s+at /);
   });
 });

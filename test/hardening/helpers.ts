@@ -266,3 +266,52 @@ export function writeConfig(dir: string, profile: Record<string, unknown>, mode 
   writeFileSync(file, JSON.stringify({ profiles: { test: profile } }, null, 2), { mode });
   return file;
 }
+
+export interface HangingProxy {
+  url: string;
+  port: number;
+  /** The CONNECT lines received, such as `CONNECT api.example.test:443 HTTP/1.1`. */
+  connects: string[];
+  /** Resolves once `count` CONNECT requests have arrived. */
+  connected(count: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A proxy that accepts every connection, reads the CONNECT request and never answers it: the
+ * connection stays open until the client gives up. Nothing else on the path can make a request wait
+ * so long without a word.
+ */
+export async function startHangingProxy(): Promise<HangingProxy> {
+  const connects: string[] = [];
+  const sockets = new Set<Socket>();
+  const waiters: Array<{ count: number; resolve: () => void }> = [];
+  const server = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+    let head = '';
+    socket.on('data', (chunk: Buffer) => {
+      const before = head.includes('\r\n\r\n');
+      head += chunk.toString('latin1');
+      if (before || !head.includes('\r\n\r\n')) return;
+      connects.push(head.split('\r\n')[0]!);
+      for (const waiter of waiters.filter((w) => connects.length >= w.count)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    });
+  });
+  const port = await listen(server, '127.0.0.1');
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    connects,
+    connected: (count) => (connects.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve }))),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

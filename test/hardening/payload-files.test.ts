@@ -42,6 +42,7 @@ describe('a payload file that is not a payload', () => {
       laughs.push(`${name}: &${name} [${Array(10).fill(`*${previous}`).join(', ')}]`);
     }
     writeFileSync(join(dir, 'aliases.yaml'), `${laughs.join('\n')}\n`);
+    writeFileSync(join(dir, 'tagged.yaml'), 'code: LUNCH\ntext: !secret Hello\n');
     // 50 MB without writing 50 MB: a sparse file.
     const fd = openSync(join(dir, 'huge.json'), 'w');
     ftruncateSync(fd, 50 * 1024 * 1024);
@@ -59,6 +60,8 @@ describe('a payload file that is not a payload', () => {
     // A batch file is read a line at a time, so `reason update` names the line that is too long.
     ['50 MB', 'huge.json', /huge\.json(?: is 50\.0 MB, more than a payload can be \(limit 5\.0 MB\)|: line 1 is longer than 1\.0 MB)/],
     ['a YAML alias bomb', 'aliases.yaml', /aliases\.yaml is not a usable YAML payload: its aliases expand too far/],
+    // The yaml library would read it as the text "Hello" with only a warning.
+    ['an unknown YAML tag', 'tagged.yaml', /tagged\.yaml, line 2: unknown YAML tag !secret/],
     ['a file that does not exist', 'nope.json', /(payload )?file not found: nope\.json/],
   ])('%s: exit 2 with a clear message, nothing sent', async (_case, file, message) => {
     for (const command of [['reply'], ['greet'], ['reason', 'update']]) {

@@ -60,10 +60,28 @@ withTool('openssl').describe('TLS with a private CA', () => {
     expect(JSON.parse(shown.stdout).caFile).toEqual({ value: join(dir, 'certs', 'ca.pem'), source: `profile test in ${config}` });
   });
 
-  it('does not trust a CA that did not sign the certificate', async () => {
+  it('does not trust a CA that did not sign the certificate, and says the CA given did not sign it', async () => {
     const run = await runInProcess([...reply, '--ca-file', pki.otherCaFile], { env: env() });
     expect(run.code).toBe(6);
     expect(run.stderr).toContain('TLS failure');
+    expect(run.stderr).toContain(`the certificate is not signed by the CA of ${pki.otherCaFile} nor by one the system trusts`);
+    expect(run.stderr).not.toContain('give its certificate with --ca-file');
+  });
+
+  it('says a certificate for other host names is for other names, not to give a CA file (one was given): exit 6', async () => {
+    // The certificate names 127.0.0.1, localhost and api.example.test; 127.0.0.2 is this machine too.
+    const other = await startRecordingServer(undefined, { tls: pki, host: '127.0.0.2' });
+    try {
+      const run = await runBuilt([...reply, '--ca-file', pki.caFile, '--json'], { env: env({ CORE_BASE_URL: other.url }) });
+      expect(run.code).toBe(6);
+      const { error } = JSON.parse(run.stdout) as { error: { code: string; message: string } };
+      expect(error.code).toBe('ERR_TLS_CERT_ALTNAME_INVALID');
+      expect(error.message).toMatch(/its certificate is for other host names \(.*127\.0\.0\.2.*\); use a host name the certificate names/);
+      expect(error.message).not.toContain('--ca-file');
+      expect(other.requests).toHaveLength(0);
+    } finally {
+      await other.close();
+    }
   });
 
   it('accepts it with --insecure, and warns on every use, with --json too', async () => {

@@ -38,8 +38,11 @@ export type ScriptedAnswer =
     }
   /** Drop the connection without answering. */
   | { reset: true; until?: PromiseLike<unknown> }
-  /** Write a 200 with its headers and part of the body (less than `declaredLength`), then drop the connection. */
-  | { partial: string; declaredLength: number }
+  /**
+   * Write `status` (200 unless given) with its headers and part of the body (less than
+   * `declaredLength`), then drop the connection, or with `thenHang` keep it open, sending no more.
+   */
+  | { partial: string; declaredLength: number; status?: number; thenHang?: boolean }
   /** Never answer; the connection stays open until the client gives up or the server closes. */
   | { hang: true };
 
@@ -140,8 +143,10 @@ export async function startRecordingServer(script: Script = [OK], options: Serve
 function respond(req: IncomingMessage, res: ServerResponse, answer: ScriptedAnswer): void {
   if ('hang' in answer) return;
   if ('partial' in answer) {
-    res.writeHead(200, { 'Content-Length': String(answer.declaredLength), 'X-Request-Id': randomUUID() });
-    res.write(answer.partial, () => req.socket.destroy());
+    res.writeHead(answer.status ?? 200, { 'Content-Length': String(answer.declaredLength), 'X-Request-Id': randomUUID() });
+    res.write(answer.partial, () => {
+      if (!answer.thenHang) req.socket.destroy();
+    });
     return;
   }
   const send = () => {

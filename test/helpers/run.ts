@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -96,6 +96,20 @@ function builtCommand(argv: string[], unprivileged: boolean): [string, string[]]
   return ['setpriv', ['--bounding-set=-all', '--inh-caps=-all', '--', process.execPath, binPath, ...argv]];
 }
 
+/** Children of runBuilt and startBuilt still running: a test that times out must not leave one behind. */
+const running = new Set<ChildProcess>();
+
+/** Kills (SIGKILL) every child of runBuilt and startBuilt still running; for afterEach. */
+export function killStillRunning(): void {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+}
+
+function track(child: ChildProcess): void {
+  running.add(child);
+  child.on('close', () => running.delete(child));
+}
+
 /** Runs the built binary exactly as a user would, in a child process. */
 export function runBuilt(argv: string[], init: RunInit = {}): Promise<RunResult> {
   ensureBuilt();
@@ -107,6 +121,7 @@ export function runBuilt(argv: string[], init: RunInit = {}): Promise<RunResult>
       env: env as NodeJS.ProcessEnv,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    track(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -116,4 +131,62 @@ export function runBuilt(argv: string[], init: RunInit = {}): Promise<RunResult>
     if (init.stdin !== undefined) child.stdin.end(init.stdin);
     else child.stdin.end();
   });
+}
+
+/** The built binary running in a child process, its output collected as it arrives. */
+export interface BuiltProcess {
+  child: ChildProcessWithoutNullStreams;
+  /** Standard output so far (empty once the test has closed the pipe itself). */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves once `pattern` matches standard output or error (at once if it already does). */
+  printed(stream: 'stdout' | 'stderr', pattern: RegExp): Promise<void>;
+  /** The exit code once the process has ended (128 + n when a signal ended it). */
+  exited: Promise<number>;
+}
+
+const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGPIPE: 13, SIGTERM: 15 };
+
+/**
+ * Starts the built binary as a user would, for tests that act while it runs: send it a signal
+ * (`child.kill('SIGTERM')`) when a line appears, or close its standard output early.
+ */
+export function startBuilt(argv: string[], init: Omit<RunInit, 'onStderr' | 'signal'> = {}): BuiltProcess {
+  ensureBuilt();
+  const env = init.env ?? baseEnv();
+  const [command, args] = builtCommand(argv, init.unprivileged ?? false);
+  const child = spawn(command, args, {
+    cwd: init.cwd ?? env.HOME ?? repoRoot,
+    env: env as NodeJS.ProcessEnv,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  track(child);
+  const text = { stdout: '', stderr: '' };
+  const waiters: Array<{ stream: 'stdout' | 'stderr'; pattern: RegExp; resolve: () => void }> = [];
+  const check = () => {
+    for (const waiter of waiters.filter((w) => w.pattern.test(text[w.stream]))) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  };
+  for (const name of ['stdout', 'stderr'] as const) {
+    child[name].on('data', (chunk: Buffer) => {
+      text[name] += chunk.toString();
+      check();
+    });
+    child[name].on('error', () => {});
+  }
+  child.stdin.on('error', () => {});
+  if (init.stdin !== undefined) child.stdin.end(init.stdin);
+  else child.stdin.end();
+  return {
+    child,
+    stdout: () => text.stdout,
+    stderr: () => text.stderr,
+    printed: (stream, pattern) =>
+      pattern.test(text[stream]) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ stream, pattern, resolve })),
+    exited: new Promise<number>((resolve) =>
+      child.on('close', (code, signal) => resolve(code ?? 128 + (signal ? (SIGNAL_NUMBERS[signal] ?? 0) : 0))),
+    ),
+  };
 }

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
@@ -24,13 +25,13 @@ function tmux(...args: string[]): string {
   return result.stdout;
 }
 
-const screen = (): string => tmux('capture-pane', '-p', '-t', 'core');
+const screen = (session = 'core'): string => tmux('capture-pane', '-p', '-t', session);
 
 /** Waits until the screen shows what is looked for, at most WAIT_MS; fails showing the screen. */
-async function waitFor(what: string | RegExp): Promise<string> {
+async function waitFor(what: string | RegExp, session = 'core'): Promise<string> {
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
-    const text = screen();
+    const text = screen(session);
     if (typeof what === 'string' ? text.includes(what) : what.test(text)) return text;
     if (Date.now() > deadline) throw new Error(`the terminal never showed ${String(what)}; it shows:\n${text}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -128,5 +129,26 @@ withTool('tmux').describe('core greet -i in a terminal (tmux)', () => {
         { type: 'CONTACT', text: 'Call me back' },
       ],
     });
+  });
+
+  it('draws its prompts on the terminal when stderr goes to a file (2>log), which keeps only the messages', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'core-tmux-log-'));
+    const log = join(dir, 'log');
+    const env = baseEnv({ CORE_BASE_URL: sandbox!.url, CORE_TENANT: 'sandbox', CORE_TOKEN: 'sandbox-token', TERM: 'xterm-256color' });
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(binPath)} greet -i 2>${JSON.stringify(log)}; echo "[core exited $?]"; sleep 600`;
+    const started = spawnSync(
+      'tmux',
+      ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'log', '-x', '120', '-y', '40', command],
+      {
+        env: env as NodeJS.ProcessEnv,
+        encoding: 'utf8',
+      },
+    );
+    expect(started.status, started.stderr).toBe(0);
+    await waitFor('? Text: how do you want to write it?', 'log');
+    tmux('send-keys', '-t', 'log', 'C-c');
+    expect(await waitFor('[core exited', 'log')).toContain('[core exited 130]');
+    const logged = readFileSync(log, 'utf8');
+    expect(logged).toBe('error: cancelled, nothing sent\n');
   });
 });

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { MAX_LINE_BYTES } from '../../src/batch/lines.js';
+import { MAX_DOCUMENT_BYTES } from '../../src/batch/source.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/run.js';
 import {
@@ -155,6 +157,33 @@ describe('core reason update -f: input formats', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/no reasons/);
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('core reason update -f: a JSON array on one line, as jq -c writes it', () => {
+  it('reads one longer than the 1 MB of an NDJSON line, from standard input', async () => {
+    const list = codes(15_000, 'J').map((code) => reason(code, { color: '#ABCDEF' }));
+    const text = `${JSON.stringify(list)}\n`;
+    expect(text.length).toBeGreaterThan(MAX_LINE_BYTES);
+    const result = await runInProcess(['reason', 'update', '-f', '-', '--dry-run'], { env: envFor('http://127.0.0.1:9'), stdin: text });
+    expect(result.stderr).toContain('dry run: all 15,000 reasons in standard input are valid');
+    expect(result.code).toBe(0);
+  });
+
+  it.each<[string, number, number]>([
+    ['at the 64 MB limit: read', MAX_DOCUMENT_BYTES, 0],
+    ['one byte past it: refused, exit 2', MAX_DOCUMENT_BYTES + 1, 2],
+  ])('a file %s', async (_name, size, code) => {
+    const array = JSON.stringify([reason('BIG1')]);
+    const file = tempFile('big.json', array + ' '.repeat(size - array.length));
+    try {
+      const result = await runInProcess(['reason', 'update', '-f', file, '--dry-run'], { env: envFor('http://127.0.0.1:9') });
+      expect(result.code).toBe(code);
+      if (code === 0) expect(result.stdout).toContain('"code": "BIG1"');
+      else expect(result.stderr).toContain(`is 64.0 MB (67,108,865 bytes); a JSON array or YAML file is read whole, up to 64.0 MB`);
+    } finally {
+      rmSync(file);
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +46,13 @@ function startBatch(file: string, report: string, env: Record<string, string | u
     stderr: collect(child.stderr),
     exited: new Promise<number | null>((resolve) => child.on('close', (exitCode) => resolve(exitCode))),
   };
+}
+
+/** Writes `content` to `name` in `dir` and returns the path. */
+function tempIn(dir: string, name: string, content: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
 }
 
 const codes = (n: number) => Array.from({ length: n }, (_, i) => `E${String(i + 1).padStart(3, '0')}`);
@@ -137,6 +144,33 @@ describe('core reason update, built', () => {
     expect(sandbox.reasons('sandbox').every((r) => r.reason.color === '#ABCDEF')).toBe(true);
     // Node 22.1+ keeps its compile cache (src/bin.ts enables it) in the temporary folder: not a copy of the input.
     expect(readdirSync(tmp).filter((name) => name !== 'node-compile-cache')).toEqual([]);
+  });
+
+  it.each<[string, (dir: string) => string[], Record<string, string | undefined>]>([
+    ['a missing input file', (dir) => ['-f', join(dir, 'missing.ndjson')], {}],
+    ['an empty array', (dir) => ['-f', tempIn(dir, 'empty.json', '[]')], {}],
+    ['an invalid reason', (dir) => ['-f', tempIn(dir, 'bad.ndjson', ndjson([reason('B1', { color: 'red' })]))], {}],
+    ['a missing token', (dir) => ['-f', tempIn(dir, 'one.ndjson', ndjson([reason('B1'), reason('B2')]))], { CORE_TOKEN: undefined }],
+    ['-i without a terminal', () => ['-i'], {}],
+  ])('empties a report left by an earlier run when it stops early on %s: exit 2', async (_name, args, extra) => {
+    const dir = mkdtempSync(join(tmpdir(), 'core-reason-stale-'));
+    const report = tempIn(dir, 'report.ndjson', '{"ok":true,"status":200,"code":"FROM_BEFORE"}\n');
+    const result = await runBuilt(['reason', 'update', ...args(dir), '--report', report], {
+      env: { ...envFor('http://127.0.0.1:9'), ...extra },
+    });
+    expect(result.code).toBe(2);
+    expect(readFileSync(report, 'utf8')).toBe('');
+  });
+
+  it('keeps 20 requests in flight without a warning from Node about listeners', async () => {
+    const list = codes(30);
+    const all = gate();
+    server = await startRecordingServer(() => ({ status: 200, until: all.promise }));
+    void server.received(20).then(all.open);
+    const file = tempFile('thirty.ndjson', ndjson(list.map((code) => reason(code))));
+    const result = await runBuilt(['reason', 'update', '-f', file, '--concurrency', '20'], { env: envFor(server.url) });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('30 succeeded, 0 failed, 0 skipped\n');
   });
 
   it('shows its help with examples', async () => {

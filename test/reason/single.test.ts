@@ -63,6 +63,14 @@ describe('core reason update: one reason against the sandbox', () => {
     expect(doc.error.message).toContain('NO_SUCH_REASON');
   });
 
+  it('says on stderr when it repeats the request, as reply does, and shows the attempts', async () => {
+    server = await startRecordingServer([{ status: 503, headers: { 'Retry-After': '0' } }, { status: 200 }]);
+    const result = await runInProcess(['reason', 'update', '--code', 'LUNCH', '--name', 'en=Lunch'], { env: envFor(server.url) });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('HTTP 503: trying again in 0 ms (attempt 2 of 3)\n');
+    expect(result.stdout).toMatch(/duration\s+\d+ ms \(2 attempts\)/);
+  });
+
   it('exits 4 on 409 when the limit of active reasons would be exceeded', async () => {
     // The sandbox's seed has three active reasons and TRAINING inactive; a limit of 3 leaves no room.
     sandbox = await startSandbox({ port: 0, maxActiveReasons: 3 });

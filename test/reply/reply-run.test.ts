@@ -97,6 +97,12 @@ describe('core reply: argv to request body', () => {
     const body = await dryRunBody(['reply'], ['-t', 'x', '--core-client-id', '1']);
     expect(body.answerId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
+  it('keeps a --segment key named __proto__ as a key of segmentationInfo, as a file would', async () => {
+    const body = await dryRunBody(['reply'], ['-t', 'x', '--core-client-id', '1', '--segment', '__proto__=x', '--segment', 'k=v']);
+    const info = body.segmentationInfo as Record<string, unknown>;
+    expect(Object.keys(info)).toEqual(['__proto__', 'k']);
+    expect(Object.getOwnPropertyDescriptor(info, '__proto__')?.value).toBe('x');
+  });
 });
 
 describe('core reply: sending', () => {
@@ -250,7 +256,7 @@ describe('core reply: secrets', () => {
     );
     const result = await runInProcess(['reply', '-t', 'x', '--question-id', '1', '--curl'], { env: baseEnv({ CORE_CONFIG: file }) });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("-H 'Authorization: ********'");
+    expect(result.stdout).toContain("-H 'Authorization: Basic ********'");
     expect(result.stdout).not.toContain('$CORE_TOKEN');
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
   });

@@ -146,16 +146,16 @@ describe('core sandbox', () => {
       '--duplicates',
       'strict',
       '--token',
-      'bot-1',
+      'bot-token-1',
       '--integrator-token',
-      'int-1',
+      'int-token-1',
     ]);
     try {
       expect(cli.out()).toContain('(tenants: acme, globex; duplicates: strict)');
-      expect(cli.env).toMatchObject({ CORE_TENANT: 'acme', CORE_TOKEN: 'bot-1', CORE_INTEGRATOR_TOKEN: 'int-1' });
+      expect(cli.env).toMatchObject({ CORE_TENANT: 'acme', CORE_TOKEN: 'bot-token-1', CORE_INTEGRATOR_TOKEN: 'int-token-1' });
       const target = { url: cli.env.CORE_BASE_URL as string };
       for (const tenant of ['acme', 'globex']) {
-        expect((await call(target, paths.reply, { body: replyBody(), token: 'bot-1', tenant })).status).toBe(200);
+        expect((await call(target, paths.reply, { body: replyBody(), token: 'bot-token-1', tenant })).status).toBe(200);
       }
       expect((await messages(target)).map((m) => m.tenant)).toEqual(['acme', 'globex']);
     } finally {
@@ -231,8 +231,13 @@ describe('the flags of core sandbox', () => {
       options: { botUrl: 'http://127.0.0.1:3000/webhook', webhookTimeoutMs: 2500, webhookRetries: 0, maxEvents: 1 },
     },
     {
-      flags: { tenants: ['a', 'b'], token: 't', integratorToken: 'i', host: '::1' },
-      options: { tenants: ['a', 'b'], token: 't', integratorToken: 'i', host: '::1' },
+      // 8 characters: the shortest token core takes.
+      flags: { token: 'sandbox1' },
+      options: { token: 'sandbox1' },
+    },
+    {
+      flags: { tenants: ['a', 'b'], token: 'bot-token-1', integratorToken: 'int-token-1', host: '::1' },
+      options: { tenants: ['a', 'b'], token: 'bot-token-1', integratorToken: 'int-token-1', host: '::1' },
     },
   ])('reads $flags', async ({ flags, options }) => {
     expect(await parseSandboxFlags(flags, folder())).toEqual(options);
@@ -247,7 +252,10 @@ describe('the flags of core sandbox', () => {
     { flags: { fail: '503:-0.1' }, message: "--fail: '503:-0.1' is not STATUS:RATE" },
     { flags: { latency: '600001' }, message: '--latency: 600001 is not a delay' },
     { flags: { tenants: ['a', 'a'] }, message: "--tenant: 'a' is named twice" },
-    { flags: { token: '' }, message: '--token: must be visible characters' },
+    { flags: { token: '' }, message: '--token: is empty; core refuses such a token' },
+    { flags: { token: 'sandbox' }, message: '--token: is shorter than 8 characters' },
+    { flags: { integratorToken: '12345678' }, message: '--integrator-token: is a number' },
+    { flags: { token: 'tök-1234567' }, message: '--token: holds a character outside printable ASCII' },
   ])('refuses $flags with a UsageError', async ({ flags, message }) => {
     const parsing = parseSandboxFlags(flags, folder());
     await expect(parsing).rejects.toBeInstanceOf(UsageError);

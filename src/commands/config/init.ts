@@ -277,7 +277,7 @@ function writeError(error: unknown, target: string): unknown {
 
 async function writeConfig(target: string, content: string): Promise<void> {
   try {
-    await mkdir(path.dirname(target), { recursive: true, mode: DIR_MODE });
+    await makeFolders(path.dirname(target), DIR_MODE);
     // 'wx' fails if the file appeared since the check: a file written meanwhile is never overwritten.
     await writeFile(target, content, { flag: 'wx', mode: FILE_MODE });
   } catch (error) {
@@ -288,6 +288,27 @@ async function writeConfig(target: string, content: string): Promise<void> {
     }
     throw writeError(error, target);
   }
+}
+
+/**
+ * `mkdir -p`, one level at a time, each tried at most twice. Node's recursive mkdir retries for ever
+ * where mkdir answers ENOENT although the parent exists (a folder under /proc), spinning at full CPU
+ * in a call no signal can end; here that ENOENT is final, and reported.
+ */
+async function makeFolders(dir: string, mode: number): Promise<void> {
+  try {
+    await mkdir(dir, { mode });
+    return;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') {
+      if ((await stat(dir)).isDirectory()) return;
+      throw Object.assign(new Error(`${dir} is not a folder`), { code: 'ENOTDIR' });
+    }
+    if (code !== 'ENOENT' || path.dirname(dir) === dir) throw error;
+  }
+  await makeFolders(path.dirname(dir), mode);
+  await mkdir(dir, { mode });
 }
 
 /** Tells the user what else to do: set the variable, and which file wins from here. */

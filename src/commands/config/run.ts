@@ -9,7 +9,7 @@ import {
   type Settings,
 } from '../../config/index.js';
 import { MASK, type Context } from '../../context.js';
-import { isSensitiveHeader } from '../../secrets.js';
+import { isShownRequestHeader, maskedHeaderValue, registerHeaderSecrets } from '../../secrets.js';
 import { ConfigError } from '../../errors.js';
 import { parseProxyUrl, proxyCredentials, redactProxyUrl } from '../../http/proxy.js';
 import type { GlobalOptions } from '../definition.js';
@@ -67,9 +67,10 @@ export async function runConfigShow(options: ConfigShowOptions, ctx: Context): P
       tenant: options.global.tenant,
     },
     warn: (message) => ctx.warn(message),
+    signal: ctx.signal,
   });
   const report = collectConfigReport(settings, ctx);
-  ctx.out(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderConfigReport(report, ctx));
+  ctx.out(options.json ? ctx.json(report, 2) : renderConfigReport(report, ctx));
   return 0;
 }
 
@@ -121,13 +122,11 @@ function showSecret(resolved: Resolved<SecretSpec> | null, ctx: Context): ShownS
   return { kind: 'command', command: spec.command, source: resolved.source };
 }
 
+/** Every header value is masked unless its name is on the short list of src/secrets.ts, and registered. */
 function maskHeaders(headers: Record<string, string>, ctx: Context): Record<string, string> {
+  registerHeaderSecrets(headers, ctx);
   return Object.fromEntries(
-    Object.entries(headers).map(([name, value]) => {
-      if (!isSensitiveHeader(name)) return [name, value];
-      ctx.addSecret(value);
-      return [name, MASK];
-    }),
+    Object.entries(headers).map(([name, value]) => [name, isShownRequestHeader(name) ? value : maskedHeaderValue(value)]),
   );
 }
 

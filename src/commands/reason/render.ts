@@ -2,6 +2,7 @@ import type { BatchTally } from '../../batch/send.js';
 import type { RequestResult } from '../../output/result.js';
 import type { Style } from '../../output/style.js';
 import { stringifyJson } from '../../payload/json.js';
+import { printable } from '../../output/terminal.js';
 
 /**
  * The human view of a batch: one line per reason (status, code, the service's message), then a
@@ -9,20 +10,21 @@ import { stringifyJson } from '../../payload/json.js';
  */
 
 export function outcomeLine(result: RequestResult, style: Style): string {
-  const code = result.code ?? '(no code)';
+  // The code comes from the input file, the message from the service: neither may act on the terminal.
+  const code = result.code === undefined ? '(no code)' : printable(result.code);
   const attempts = result.attempts && result.attempts > 1 ? `  (${result.attempts} attempts)` : '';
   if (result.resumed) return `${style.dim('= applied')}  ${code}  by an earlier run (--resume), not sent again\n`;
   if (result.ok) return `${style.green(`✓ ${result.status}`)}  ${code}${attempts}\n`;
   if (result.skipped) return `${style.yellow('- skipped')}  ${code}  not sent\n`;
   if (result.validationErrors) {
     const first = result.validationErrors[0];
-    const detail = first ? `${first.path ? `${first.path}: ` : ''}${first.message}` : 'invalid';
+    const detail = first ? printable(`${first.path ? `${first.path}: ` : ''}${first.message}`) : 'invalid';
     return `${style.red('✗ invalid')}  ${code}  ${detail} (not sent)\n`;
   }
   const error = result.error as { code?: unknown; message?: unknown } | null;
-  const message = typeof error?.message === 'string' ? error.message : error ? stringifyJson(error) : '';
+  const message = printable(typeof error?.message === 'string' ? error.message : error ? stringifyJson(error) : '');
   if (result.status === null) {
-    const errorCode = typeof error?.code === 'string' ? ` (${error.code})` : '';
+    const errorCode = typeof error?.code === 'string' ? ` (${printable(error.code)})` : '';
     return `${style.red('✗ no answer')}  ${code}  ${message}${errorCode}${attempts}\n`;
   }
   return `${style.red(`✗ ${result.status}`)}  ${code}${message ? `  ${message}` : ''}${attempts}\n`;

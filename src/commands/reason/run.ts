@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Settings } from '../../config/index.js';
 import type { Context } from '../../context.js';
 import { ExitCode, PayloadError, UsageError, type Problem } from '../../errors.js';
@@ -12,7 +13,6 @@ import type { RequestResult } from '../../output/result.js';
 import { failureHint } from '../../output/hints.js';
 import { makeStyle } from '../../output/style.js';
 import { validateReason } from '../../payload/index.js';
-import { stringifyJson } from '../../payload/json.js';
 import { printWarnings } from '../../send/deliver.js';
 import { isRecord } from '../../send/fields.js';
 import { joinUrl, maskHeaders } from '../../send/request.js';
@@ -20,8 +20,9 @@ import { openSession, type Session } from '../../send/session.js';
 import { loadCommandSettings, requireTerminal } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
 import type { SendOptions } from '../send-options.js';
-import { appliedIn } from '../../batch/resume.js';
+import { appliedIn, type Applied } from '../../batch/resume.js';
 import { hasReasonFields, layFields, parseName, reasonFromFlags, singleReasonFlags, type ReasonFields } from './build.js';
+import { describeStop, STOP_GRACE_MS, stopReason, type StopReason } from '../../stop.js';
 import { outcomeLine, summaryLine } from './render.js';
 
 export interface ReasonUpdateOptions extends SendOptions {
@@ -45,6 +46,45 @@ export interface ReasonUpdateOptions extends SendOptions {
  * concurrency, with one result per reason on stdout and in the --report file.
  */
 export async function runReasonUpdate(options: ReasonUpdateOptions, ctx: Context): Promise<number> {
+  // --resume is read first: its report is often the very file this run reports to (docs/reasons.md,
+  // "Running a batch again"). A report that cannot be read stops the run after the new report is emptied.
+  let applied: Applied | undefined;
+  let unreadable: unknown;
+  if (options.resume !== undefined) {
+    try {
+      applied = await appliedIn(options.resume, ctx.cwd, (message) => ctx.warn(message));
+    } catch (error) {
+      unreadable = error;
+    }
+  }
+  // The report is emptied before anything can fail (docs/reasons.md, "The report"): a run that
+  // stops early (a missing file or token, an invalid input) must not leave the previous run's
+  // outcomes in it, for a script or CI to read as this run's. Nothing is written with --dry-run or --curl.
+  let report: ReportWriter | undefined;
+  if (!options.dryRun && !options.curl && options.report !== undefined) {
+    refuseReportOverInput(options.report, options.file, ctx.cwd);
+    report = openReport(options.report, ctx.cwd);
+    // What the --resume report shows applied is carried into the new report at once, so it stays as
+    // complete a record as the old one even if this run stops early: a later --resume still works.
+    if (applied) {
+      for (const code of applied.codes)
+        report.write(ctx.json(localResult(applied.url ?? operations.reason.path, code, { resumed: true })).text);
+    }
+  }
+  try {
+    if (unreadable !== undefined) throw unreadable;
+    return await updateFromOptions(options, ctx, report, applied);
+  } finally {
+    report?.close();
+  }
+}
+
+async function updateFromOptions(
+  options: ReasonUpdateOptions,
+  ctx: Context,
+  report: ReportWriter | undefined,
+  applied: Applied | undefined,
+): Promise<number> {
   // Checked before anything else, so that -i without a terminal fails at once instead of waiting.
   if (options.interactive) {
     requireTerminal(
@@ -86,7 +126,8 @@ export async function runReasonUpdate(options: ReasonUpdateOptions, ctx: Context
       }
     : options;
   try {
-    return await updateReasons(source, spec, settings, sendOptions, ctx);
+    const resumable: ResumableSpec = applied ? { ...spec, alreadyApplied: (key) => key !== undefined && applied.codes.has(key) } : spec;
+    return await updateReasons(source, resumable, settings, sendOptions, ctx, report);
   } finally {
     await source.close();
   }
@@ -94,12 +135,12 @@ export async function runReasonUpdate(options: ReasonUpdateOptions, ctx: Context
 
 async function updateReasons(
   source: BatchSource,
-  itemSpec: ItemSpec<unknown>,
+  spec: ResumableSpec,
   settings: Settings,
   options: ReasonUpdateOptions,
   ctx: Context,
+  report: ReportWriter | undefined,
 ): Promise<number> {
-  let spec: ResumableSpec = itemSpec;
   const showOnly = options.dryRun || options.curl;
   if (showOnly && options.report !== undefined)
     ctx.warn(`--report is not written with ${options.dryRun ? '--dry-run' : '--curl'}: nothing is sent`);
@@ -119,21 +160,11 @@ async function updateReasons(
   const session = await openSession(operations.reason, settings, options, ctx, {
     pool: { keepAlive: true, maxSockets: options.concurrency },
   });
-  let report: ReportWriter | undefined;
   try {
-    // Read before the report is opened: resuming from the very file this run reports to is the common case.
-    const applied = options.resume === undefined ? undefined : await appliedIn(options.resume, ctx.cwd, (message) => ctx.warn(message));
-    if (applied !== undefined) spec = { ...spec, alreadyApplied: (key) => key !== undefined && applied.codes.has(key) };
-    if (!showOnly && options.report !== undefined) refuseReportOverInput(options.report, options.file, ctx.cwd);
-    report = showOnly || options.report === undefined ? undefined : openReport(options.report, ctx.cwd);
-    // What the --resume report shows applied is carried into this run's report first, so the new report
-    // is as complete a record as the old one, even if this run stops early: a later --resume still works.
-    if (report && applied) for (const code of applied.codes) report.write(ctx.redact(stringifyJson(local(code, { resumed: true }))));
     const summary = await checkAll(source, spec, options, ctx, local);
     if (showOnly) return await show(source, spec, summary, session, options, ctx);
     return await send(source, spec, summary.total, session, options, ctx, local, report);
   } finally {
-    report?.close();
     session.close();
   }
 }
@@ -165,7 +196,7 @@ async function checkAll(
       // With --json, each invalid reason is also a result document on stdout (docs/reasons.md).
       if (options.json && !checked.ok) {
         const result = { ...local(checked.key, { problems: checked.problems }), ...positionField(checked.position) };
-        ctx.out(`${stringifyJson(result)}\n`);
+        ctx.out(ctx.json(result));
       }
     },
   });
@@ -204,7 +235,7 @@ async function show(
       ctx.out(session.show(summary.first));
     } else if (options.json) {
       const { method, url, headers, payload } = session.prepare(summary.first);
-      ctx.out(`${stringifyJson({ dryRun: true, count: summary.total, method, url, headers: maskHeaders(headers, ctx), body: payload })}\n`);
+      ctx.out(ctx.json({ dryRun: true, count: summary.total, method, url, headers: maskHeaders(headers, ctx), body: payload }));
     } else {
       ctx.err(
         `dry run: all ${summary.total.toLocaleString('en-US')} reasons in ${source.name} are valid; nothing was sent. The first request:\n`,
@@ -219,7 +250,8 @@ async function show(
     const checked = checkItem(item, spec);
     if (!checked.ok) continue; // Only when the input changed since the check; nothing to show for it.
     if (spec.alreadyApplied?.(checked.key)) continue; // --resume: it would not be sent.
-    ctx.out(`${written > 0 ? '\n' : ''}${session.show(checked.value)}`);
+    if (written > 0) ctx.out('\n');
+    ctx.out(session.show(checked.value));
     written += 1;
   }
   if (batch) ctx.err(`${written.toLocaleString('en-US')} curl commands, one per reason; nothing was sent\n`);
@@ -253,6 +285,9 @@ async function send(
       ctx.abandonSignal.removeEventListener('abort', abandon);
     }
   };
+  // Each request in flight listens on these two signals (and the batch itself on the first): past
+  // Node's default of 10 listeners it would warn of a leak that is not one.
+  setMaxListeners(options.concurrency + 10, ctx.signal, ctx.abandonSignal);
   const progress = await startProgress(ctx, total);
   const style = makeStyle(ctx.color.stdout);
   let stoppedByFailure = false;
@@ -270,31 +305,33 @@ async function send(
       signal: ctx.signal,
       send: (payload, code) =>
         untilAbandoned((signal) =>
-          session.send(payload, { retryable, ...(code !== undefined ? { code } : {}), signal, retrySignal: ctx.signal }),
+          // A batch of one is shown as a single request is, its retries announced on stderr too.
+          session.send(payload, {
+            retryable,
+            ...(code !== undefined ? { code } : {}),
+            signal,
+            retrySignal: ctx.signal,
+            announceRetries: single,
+          }),
         ),
       localResult: local,
       onResult: (result) => {
-        const line = stringifyJson(result);
+        // Masked by structure once (src/mask.ts), for stdout and the report alike.
+        const line = ctx.json(result);
         // --quiet: only the failures are printed; the report still records every reason.
         const shown = !options.quiet || (!result.ok && !result.skipped);
         // Shown first, so an outcome stays visible even if writing the report then fails.
         if (!shown) {
           // Counted in the summary.
-        } else if (options.json) progress.print(`${line}\n`);
+        } else if (options.json) progress.print(line);
         else if (single) printResult(result, ctx, false);
         else progress.print(outcomeLine(result, style));
         if (result.status !== null && !result.ok && !failures.has(result.status)) failures.set(result.status, result);
         progress.tick(!result.ok && !result.skipped);
         // A reason applied by an earlier run is in the report already (carried over when it was opened).
-        if (!result.resumed) report?.write(ctx.redact(line));
+        if (!result.resumed) report?.write(line.text);
       },
-      onInterrupt: (inFlight) => {
-        progress.note(
-          inFlight > 0
-            ? `interrupted: no new requests; waiting for ${inFlight} in flight (Ctrl-C again abandons them, and they are reported with their outcome unknown)\n`
-            : 'interrupted: no new requests\n',
-        );
-      },
+      onInterrupt: (inFlight) => progress.note(interruptNote(stopReason(ctx.signal), inFlight)),
       onFailFast: () => {
         stoppedByFailure = true;
       },
@@ -310,6 +347,19 @@ async function send(
   } finally {
     progress.stop();
   }
+}
+
+/**
+ * What stopping means for the requests in flight: after Ctrl-C they finish (a second Ctrl-C abandons
+ * them); after SIGTERM, SIGHUP or a closed output they get a short grace period (src/stop.ts).
+ */
+function interruptNote(reason: StopReason | undefined, inFlight: number): string {
+  const what = `${describeStop(reason)}: no new requests`;
+  if (inFlight === 0) return `${what}\n`;
+  if (reason === undefined || reason === 'SIGINT') {
+    return `${what}; waiting for ${inFlight} in flight (Ctrl-C again abandons them, and they are reported with their outcome unknown)\n`;
+  }
+  return `${what}; waiting up to ${STOP_GRACE_MS / 1000} s for ${inFlight} in flight, then they are reported with their outcome unknown\n`;
 }
 
 /** A result made by the command itself: skipped, invalid, or a failure inside the program. */

@@ -79,7 +79,8 @@ export async function buildReply(file: unknown, fields: ReplyFields, env: BuildE
     const info = isRecord(payload.segmentationInfo) ? { ...payload.segmentationInfo } : {};
     for (const segment of fields.segments ?? []) {
       const [key, value] = parseSegment(segment);
-      info[key] = value;
+      // Defined, not assigned: a key such as __proto__ is a key of the JSON object like any other.
+      Object.defineProperty(info, key, { value, enumerable: true, writable: true, configurable: true });
     }
     // docs/api.md, answer rule 5: personal_manager holds an agent login for personal-manager routing.
     if (fields.personalManager !== undefined) info.personal_manager = fields.personalManager;

@@ -88,7 +88,7 @@ function shellWord(value: string): string {
 }
 
 /** Turns a failure to listen into a UsageError that says what to change; anything else passes through. */
-function listenError(error: unknown, host: string, port: number): unknown {
+export function listenError(error: unknown, host: string, port: number): unknown {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   switch (code) {
     case 'EADDRINUSE':

@@ -1,0 +1,181 @@
+/**
+ * Masking secrets by value in everything core prints (docs/security.md, "The masking rule"). A leaf
+ * module: the context uses it for every write, the config code to refuse a token it could not mask.
+ *
+ * 1. Only a *distinctive* value is masked by value (`maskProblem` says why one is not): at least 8
+ *    characters and not a number. A shorter value (`true`, `1234`, `chatbot`) could also be ordinary
+ *    output, and masking it would corrupt what is printed. So core refuses such a token outright
+ *    (src/config/token.ts), and masks any other such secret (a short header value) by field only,
+ *    where it prints the header.
+ * 2. A distinctive value is masked in every form in which it can reach the output: as is, and with
+ *    any of its characters written as a JSON escape (`\"`, `\\`, `\u002b`, `\/`) or a URL escape
+ *    (`%2B`). A value is trimmed before it is registered: a server trims a header value, and echoes
+ *    it so.
+ * 3. A JSON document is masked by structure, not as text: every key and string of the value is
+ *    masked before it is written as JSON (`redactValue`), so the document stays valid JSON whatever
+ *    the secret holds; numbers, booleans and null are never touched. Free text (the human views,
+ *    messages) is masked as text (`redact`).
+ */
+
+export const MASK = '********';
+
+/** The shortest value masked by value: `true`, `false`, `null` and `chatbot` are shorter. */
+export const MIN_MASKED_LENGTH = 8;
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/** A value made only of these could be part of a number: 1e9, -2.5, 9223372036854775807. */
+const NUMBER_ONLY = /^[0-9.+\-eE]+$/;
+
+/** Why `value` cannot be masked by value without masking ordinary text too, or undefined when it can. */
+export function maskProblem(value: string): string | undefined {
+  const text = value.trim();
+  if (text === '') return 'is empty';
+  if (CONTROL.test(text)) return 'holds a line break or control character';
+  if (text.length < MIN_MASKED_LENGTH) return `is shorter than ${MIN_MASKED_LENGTH} characters`;
+  if (NUMBER_ONLY.test(text)) return 'is a number';
+  return undefined;
+}
+
+export interface Mask {
+  /**
+   * Registers a value to mask from now on; false (nothing registered) when it is not distinctive
+   * (see `maskProblem`), so that it is masked by field only.
+   */
+  add(value: string): boolean;
+  /** Masks every registered value, in each of its forms, in `text`. */
+  redact(text: string): string;
+  /** A copy of a JSON value with every key and string masked; other values as they are. */
+  redactValue<T>(value: T): T;
+}
+
+export function createMask(): Mask {
+  const secrets = new Set<string>();
+  let pattern: RegExp | undefined;
+  return {
+    add(value) {
+      const text = value.trim();
+      if (maskProblem(text) !== undefined) return false;
+      if (!secrets.has(text)) {
+        secrets.add(text);
+        pattern = undefined;
+      }
+      return true;
+    },
+    redact,
+    redactValue: <T>(value: T): T => (secrets.size === 0 ? value : (maskValue(value, redact) as T)),
+  };
+  function redact(text: string): string {
+    if (secrets.size === 0) return text;
+    pattern ??= compile([...secrets]);
+    pattern.lastIndex = 0;
+    return text.replace(pattern, `$1${MASK}`);
+  }
+}
+
+/** Masks the strings and keys of plain objects and arrays; anything else (bigint, a class instance) is kept. */
+function maskValue(value: unknown, redact: (text: string) => string): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (Array.isArray(value)) return value.map((item) => maskValue(item, redact));
+  if (typeof value !== 'object' || value === null) return value;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    // defineProperty: a key such as __proto__ stays an own key, as JSON has it.
+    Object.defineProperty(copy, redact(key), { value: maskValue(item, redact), enumerable: true, writable: true, configurable: true });
+  }
+  return copy;
+}
+
+/**
+ * One expression for every secret, longest first (a secret that holds another is masked whole). It
+ * starts after an even run of backslashes (captured, and put back), so a match never begins inside
+ * an escape such as `\n`.
+ */
+function compile(secrets: string[]): RegExp {
+  const alternatives = secrets.sort((a, b) => b.length - a.length).map((secret) => [...secret].map(characterForms).join(''));
+  return new RegExp(`(?<!\\\\)((?:\\\\\\\\)*)(?:${alternatives.join('|')})`, 'g');
+}
+
+/** The forms of one character: itself, its JSON escapes (`\u002b`, `\"`, `\\`, `\/`), a URL % escape. */
+function characterForms(character: string): string {
+  const code = character.codePointAt(0)!;
+  const literal = character.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  if (code > 0xffff) return literal;
+  const forms = [literal, `\\\\u${hexForms(code.toString(16).padStart(4, '0'))}`];
+  if (code < 0x80) forms.push(`%${hexForms(code.toString(16).padStart(2, '0'))}`);
+  if (character === '/' || character === '"' || character === '\\') forms.push(`\\\\${literal}`);
+  return `(?:${forms.join('|')})`;
+}
+
+/** Hex digits in either case: `2b` matches 2b, 2B. */
+function hexForms(hex: string): string {
+  return [...hex].map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit)).join('');
+}
+
+/**
+ * Which header values may be printed (docs/security.md, "The masking rule"). One rule for every
+ * place that prints headers: --dry-run, --verbose, --curl and config show.
+ *
+ * A request header's value is shown only when its name is on a short list of headers that never
+ * carry a credential: core's own (Accept, Content-Type, User-Agent, X-Tenant-Name) and the
+ * content-negotiation ones a profile may add. Every other value is masked, the token's
+ * Authorization and every other header a profile adds: a rule by name could not guess every
+ * gateway's name for its key (X-Gateway-Key, X-JWT, X-Client-Credential, ...), a list of the safe
+ * ones cannot miss. Each masked value is also registered, so that no echo of it is printed either.
+ */
+const SHOWN_REQUEST_HEADERS = new Set([
+  'accept',
+  'accept-charset',
+  'accept-encoding',
+  'accept-language',
+  'content-type',
+  'user-agent',
+  'x-tenant-name',
+]);
+
+/** Whether a request header's value may be printed. */
+export function isShownRequestHeader(name: string): boolean {
+  return SHOWN_REQUEST_HEADERS.has(name.toLowerCase());
+}
+
+/**
+ * A masked header value: ********, after the scheme word of a standard credential (`Bearer
+ * ********`). Any other first word stays masked: it may be part of the secret.
+ */
+export function maskedHeaderValue(value: string): string {
+  const scheme = /^(Bearer|Basic|Token|Digest)\s/i.exec(value.trim());
+  return scheme ? `${scheme[1]} ${MASK}` : MASK;
+}
+
+/** The names of the headers whose values are shown, for messages and docs. */
+export const SHOWN_HEADER_NAMES = [
+  'Accept',
+  'Accept-Charset',
+  'Accept-Encoding',
+  'Accept-Language',
+  'Content-Type',
+  'User-Agent',
+  'X-Tenant-Name',
+];
+
+const MASKED = Symbol('masked text');
+
+/**
+ * Text already masked by structure (a JSON document written by `Context.json`), which the context's
+ * writers print as it is: a second, textual pass could only find false matches across its syntax.
+ */
+export interface MaskedText {
+  readonly [MASKED]: true;
+  readonly text: string;
+}
+
+/** Marks text as masked: for the context, which made it from a masked value. */
+export function maskedText(text: string): MaskedText {
+  return { [MASKED]: true, text };
+}
+
+export function isMaskedText(value: unknown): value is MaskedText {
+  return typeof value === 'object' && value !== null && MASKED in value;
+}
