@@ -78,18 +78,29 @@ export async function sendOne(input: SendOneInput, ctx: Context): Promise<number
       announceRetries: true,
     });
     printResult(result, ctx, flags.json);
-    const hint = failureHint(result, { operation: input.operation.id, retryable: input.retryable, retries: input.settings.retries.value });
-    if (hint !== undefined) ctx.err(`hint: ${hint}\n`);
-    // Ctrl-C while waiting to repeat a failed request: the last answer is shown, and the exit code
-    // says the run was interrupted rather than that the service failed.
-    if (!result.ok && ctx.signal.aborted) {
-      ctx.err('interrupted: no further attempt was made\n');
-      return ExitCode.interrupted;
-    }
-    return exitCodeOf(result);
+    return finishSend(result, { operation: input.operation, retryable: input.retryable, settings: input.settings }, ctx);
   } finally {
     session.close();
   }
+}
+
+/**
+ * The end of a single request once its result is printed: the hint for a failure, then the exit code
+ * (130 when Ctrl-C stopped a repeat: the last answer is shown, and the code says the run was
+ * interrupted rather than that the service failed).
+ */
+export function finishSend(
+  result: RequestResult,
+  input: { operation: Operation; retryable: boolean; settings: Settings },
+  ctx: Context,
+): number {
+  const hint = failureHint(result, { operation: input.operation.id, retryable: input.retryable, retries: input.settings.retries.value });
+  if (hint !== undefined) ctx.err(`hint: ${hint}\n`);
+  if (!result.ok && ctx.signal.aborted) {
+    ctx.err('interrupted: no further attempt was made\n');
+    return ExitCode.interrupted;
+  }
+  return exitCodeOf(result);
 }
 
 export function exitCodeOf(result: RequestResult): number {

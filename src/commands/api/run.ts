@@ -1,10 +1,9 @@
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { mayRetry, OPERATIONS, type Operation } from '../../operations.js';
-import { failureHint } from '../../output/hints.js';
 import { printResult } from '../../output/render.js';
 import { isRecord, stringifyJson } from '../../payload/json.js';
-import { exitCodeOf } from '../../send/deliver.js';
+import { finishSend } from '../../send/deliver.js';
 import { withoutEditorKeys } from '../../send/fields.js';
 import { readPayloadFile } from '../../send/input.js';
 import { openSession } from '../../send/session.js';
@@ -62,13 +61,7 @@ export async function runApi(options: ApiOptions, ctx: Context): Promise<number>
             : `${result.body}\n`
           : `${stringifyJson(result.body, 2)}\n`,
       );
-    const hint = failureHint(result, { operation: operation.id, retryable, retries: settings.retries.value });
-    if (hint !== undefined) ctx.err(`hint: ${hint}\n`);
-    if (!result.ok && ctx.signal.aborted) {
-      ctx.err('interrupted: no further attempt was made\n');
-      return ExitCode.interrupted;
-    }
-    return exitCodeOf(result);
+    return finishSend(result, { operation, retryable, settings }, ctx);
   } finally {
     session.close();
   }
