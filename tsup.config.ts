@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { defineConfig, type Options } from 'tsup';
 
@@ -48,6 +49,55 @@ const standInModules: Plugin = {
         if (!used.has(standIn.module))
           throw new Error(`stand-in for ${standIn.module} was not used: its importer changed; review tsup.config.ts`);
       }
+    });
+  },
+};
+
+/**
+ * got's type checks (@sindresorhus/is) build two `Intl.ListFormat` objects while they load, for the
+ * message of a failed check of several values: about 15 ms and 6 MB (ICU's list patterns) on every
+ * start that sends a request, for a message core never causes. The build rewrites the two
+ * constructions into formatters made on first use, with the same arguments, so the message is the
+ * same. The build fails when the pattern is not found exactly twice (an upgrade changed it): then
+ * look at the new code and update `listFormatPattern`.
+ */
+export const listFormatPattern =
+  /const (andFormatter|orFormatter) = new Intl\.ListFormat\(('en', \{ style: 'long', type: '(?:conjunction|disjunction)' \})\);/g;
+
+export function deferListFormat(source: string, file: string): string {
+  let found = 0;
+  const contents = source.replace(listFormatPattern, (_match, name: string, args: string) => {
+    found += 1;
+    return `const ${name} = __lazyListFormat(${args});`;
+  });
+  if (found !== 2) {
+    throw new Error(
+      `${file}: expected 2 constructions of Intl.ListFormat to defer, found ${found}: @sindresorhus/is changed; review listFormatPattern in tsup.config.ts`,
+    );
+  }
+  return (
+    `${contents}\n` +
+    'function __lazyListFormat(locale, options) {\n' +
+    '  let formatter;\n' +
+    '  return { format: (list) => (formatter ??= new Intl.ListFormat(locale, options)).format(list) };\n' +
+    '}\n'
+  );
+}
+
+const isDistribution = /[\\/]@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/;
+
+export const lazyListFormat: Plugin = {
+  name: 'lazy-list-format',
+  setup(build) {
+    let patched = false;
+    build.onLoad({ filter: isDistribution }, async (args) => {
+      const contents = deferListFormat(await readFile(args.path, 'utf8'), args.path);
+      patched = true;
+      return { contents, loader: 'js' };
+    });
+    build.onEnd((result) => {
+      if (result.errors.length > 0 || !JSON.stringify(build.initialOptions.entryPoints ?? '').includes('vendor/got')) return;
+      if (!patched) throw new Error('got no longer loads @sindresorhus/is/distribution/index.js: review lazyListFormat in tsup.config.ts');
     });
   },
 };
@@ -162,6 +212,6 @@ export default defineConfig([
     ...shared,
     entry: Object.fromEntries(vendor.map((name) => [vendorFile(name), `src/${vendorFile(name)}.ts`])),
     splitting: true,
-    esbuildPlugins: [standInModules, lazyDependencies],
+    esbuildPlugins: [standInModules, lazyListFormat, lazyDependencies],
   },
 ]);
