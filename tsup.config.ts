@@ -149,6 +149,7 @@ const lazyDependencies: Plugin = {
 const vendor = [
   'got',
   'cosmiconfig',
+  'js-yaml',
   'yaml',
   'cli-progress',
   'mime/lite',
