@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { cpSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { defineConfig, type Options } from 'tsup';
@@ -177,6 +177,21 @@ const separateFiles: Plugin = {
   },
 };
 
+/**
+ * The sandbox's page (src/sandbox/page/: HTML, CSS and plain ES modules, run by the browser as
+ * written) is copied beside the bundle into dist/page/, where src/sandbox/page.ts finds it
+ * (`new URL('./page/', import.meta.url)` is dist/page/ from dist/main.js, and src/sandbox/page/ from
+ * the sources), so the package ships it and no user ever runs a build step for it.
+ */
+const copyPage: Plugin = {
+  name: 'copy-page',
+  setup(build) {
+    build.onEnd((result) => {
+      if (result.errors.length === 0) cpSync('src/sandbox/page', 'dist/page', { recursive: true });
+    });
+  },
+};
+
 const shared: Options = {
   format: ['esm'],
   platform: 'node',
@@ -206,7 +221,7 @@ export default defineConfig([
     entry: { bin: 'src/bin.ts', main: 'src/main.ts' },
     splitting: false,
     define: { __CORE_VERSION__: JSON.stringify(pkg.version) },
-    esbuildPlugins: [separateFiles, lazyDependencies],
+    esbuildPlugins: [separateFiles, lazyDependencies, copyPage],
   },
   // Third-party modules loaded on demand, sharing their common parts between them.
   {

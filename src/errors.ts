@@ -8,6 +8,8 @@ export const ExitCode = {
   ok: 0,
   internal: 1,
   usage: 2,
+  /** `core test`: a conversation failed (docs/exit-codes.md). */
+  testFailed: 3,
   http4xx: 4,
   http5xx: 5,
   network: 6,

@@ -5,6 +5,7 @@ import { greetCommand } from './commands/greet/command.js';
 import { reasonCommand } from './commands/reason/command.js';
 import { sandboxCommand } from './commands/sandbox/command.js';
 import { customerCommand } from './commands/customer/command.js';
+import { testCommand } from './commands/test/command.js';
 import { configCommand } from './commands/config/command.js';
 import { schemaCommand } from './commands/schema/command.js';
 import { completionCommand } from './commands/completion/command.js';
@@ -19,6 +20,7 @@ const commands: Record<string, CommandFactory> = {
   api: apiCommand,
   sandbox: sandboxCommand,
   customer: customerCommand,
+  test: testCommand,
   config: configCommand,
   schema: schemaCommand,
   completion: completionCommand,
@@ -71,6 +73,7 @@ export async function buildProgram(inv: Invocation, only?: string): Promise<Comm
 Examples:
   $ core sandbox &                                   # a local platform to try things on
   $ core customer say "Where is my order?"           # play the customer of your bot
+  $ core test tests/ --bot-url http://127.0.0.1:3000/webhook --port 8080   # its conversations as tests
   $ export CORE_BASE_URL=https://chat.example.com CORE_TENANT=acme CORE_TOKEN=...
   $ core reply --core-client-id 1234567 -t "Your order has shipped."
   $ core greet --core-client-id 1234567 -t "Hi! Need a hand?" --quick-reply Yes --quick-reply No

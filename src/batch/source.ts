@@ -146,7 +146,11 @@ async function spooled(input: NodeJS.ReadableStream, name: string, ctx: Context)
   };
   try {
     if (ctx.signal.aborted) throw new InterruptedError();
-    await pipeline(input, createWriteStream('', { fd: handle.fd, autoClose: false }), { signal: ctx.signal });
+    const copied = pipeline(input, createWriteStream('', { fd: handle.fd, autoClose: false }), { signal: ctx.signal });
+    // The wait ends at the abort itself: opening a FIFO nobody writes waits in one of Node's threads,
+    // and some Node releases settle the pipeline only once that open returns, which may be never.
+    copied.catch(() => {});
+    await Promise.race([copied, aborted(ctx.signal)]);
   } catch (error) {
     await remove();
     if (ctx.signal.aborted) throw new InterruptedError(`cancelled while reading ${name}; nothing sent`);
@@ -294,4 +298,12 @@ function ndjsonSource(file: FileRef, name: string, cleanup: () => Promise<void>)
     },
     close: cleanup,
   };
+}
+
+/** Rejects when `signal` is aborted; never settles otherwise. */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
 }

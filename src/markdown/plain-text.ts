@@ -1,4 +1,5 @@
 import type { Token, Tokens } from 'marked';
+import { decodeEntities } from './entities.js';
 
 /**
  * Markdown to the plain text a reply's `text` carries beside its `formattedText` (docs/api.md, answer
@@ -135,17 +136,4 @@ function indented(text: string, indent: string): string {
 /** Raw HTML in Markdown: its tags go, its text stays. */
 function stripTags(html: string): string {
   return decodeEntities(html.replace(/<!--[\s\S]*?-->/g, '').replace(/<[^>]*>/g, ''));
-}
-
-const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
-
-/** The character references Markdown passes through: the common named ones and every numeric one. */
-function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z]+);/gi, (match, name: string) => {
-    if (name[0] === '#') {
-      const code = name[1] === 'x' || name[1] === 'X' ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
-      return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : '\ufffd';
-    }
-    return NAMED[name.toLowerCase()] ?? match;
-  });
 }

@@ -45,9 +45,19 @@ function unwrap(schema: AnySchema): AnySchema {
   return current;
 }
 
-/** The schema of one step into a value: a field of an object, an item of an array, a value of a record. */
-function childOf(schema: AnySchema, segment: PathSegment): AnySchema | undefined {
+/**
+ * The schema of one step into a value: a field of an object, an item of an array, a value of a record;
+ * through a union, the first of its forms that has such a step.
+ */
+export function childOf(schema: AnySchema, segment: PathSegment): AnySchema | undefined {
   const def = defOf(unwrap(schema));
+  if (def.type === 'union') {
+    for (const option of def.options as AnySchema[]) {
+      const child = childOf(option, segment);
+      if (child !== undefined) return child;
+    }
+    return undefined;
+  }
   if (def.type === 'object') {
     const shape = def.shape as Record<string, AnySchema>;
     const known = typeof segment === 'string' && Object.prototype.hasOwnProperty.call(shape, segment);
@@ -59,13 +69,17 @@ function childOf(schema: AnySchema, segment: PathSegment): AnySchema | undefined
 }
 
 /** The field names the object at `path` knows, for suggesting one in place of an unknown field. */
-function knownFields(schema: AnySchema, path: Path): string[] {
+export function knownFields(schema: AnySchema, path: Path): string[] {
   let current: AnySchema | undefined = schema;
   for (const segment of path) {
     current = current && childOf(current, segment);
     if (!current) return [];
   }
   const def = defOf(unwrap(current));
+  if (def.type === 'union') {
+    const object = (def.options as AnySchema[]).map((option) => defOf(unwrap(option))).find((option) => option.type === 'object');
+    return object ? Object.keys(object.shape as object) : [];
+  }
   return def.type === 'object' ? Object.keys(def.shape as object) : [];
 }
 

@@ -188,6 +188,29 @@ export function customerHandlers(deps: CustomerDeps) {
     };
   });
 
+  /**
+   * GET /_sandbox/conversations/{sessionId}/test: the conversation as a `core test` file that passes
+   * again against the same bot (src/testing/record.ts), as a YAML download: the page's "save as test".
+   */
+  const test = withThread(async (_ex, thread) => {
+    const { recordConversation, recordedYaml } = await import('../testing/record.js');
+    const recorded = recordConversation(
+      { sessionId: thread.sessionId, channel: thread.channel, clientId: thread.client.clientId },
+      state.events({ sessionId: thread.sessionId }),
+    );
+    const text = await recordedYaml(
+      recorded,
+      `Saved from the sandbox conversation ${thread.sessionId} (tenant ${thread.tenant}) on ${new Date().toISOString()}`,
+    );
+    return {
+      status: 200,
+      tenant: thread.tenant,
+      raw: { contentType: 'application/yaml; charset=utf-8', text },
+      headers: { 'Content-Disposition': `attachment; filename="${recorded.filename}"` },
+      what: `conversation ${thread.sessionId} saved as a test (${recorded.filename})`,
+    };
+  });
+
   /** POST /_sandbox/deliveries/{deliveryId}/redeliver */
   const redeliver: Handler = async (ex) => {
     const read = await readJsonObject(ex);
@@ -219,7 +242,7 @@ export function customerHandlers(deps: CustomerDeps) {
     };
   };
 
-  return { start, message, list, show, release, redeliver };
+  return { start, message, list, show, release, test, redeliver };
 }
 
 type Chosen =

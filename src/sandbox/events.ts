@@ -94,6 +94,11 @@ export interface BotAnswerEvent extends EventBase, MessageFields {
   /** The question answered: named by the reply, or none for a reply addressed by client. */
   questionId: bigint | null;
   questionIndex: bigint | null;
+  /**
+   * The reply's formattedText as safe HTML (src/markdown/safe-html.ts), written once when the answer
+   * is recorded, for the page; null when the reply has no formattedText.
+   */
+  formattedHtml: string | null;
 }
 
 export interface GreetingEvent extends EventBase, MessageFields {

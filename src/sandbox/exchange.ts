@@ -15,6 +15,8 @@ export interface Answer {
   error?: string;
   /** A JSON body of a successful answer of the sandbox's own endpoints (API successes have no body). */
   json?: unknown;
+  /** A body of another type, written as given (the page's files; a conversation saved as a test file is YAML). */
+  raw?: { contentType: string; text: string };
   headers?: Record<string, string>;
   /** What happened, for the log line. */
   what: string;

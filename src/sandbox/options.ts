@@ -1,3 +1,4 @@
+import { checkToken } from '../config/token.js';
 import type { Problem } from '../errors.js';
 import type { Limits } from '../payload/index.js';
 import { webhookSecretProblem } from './signature.js';
@@ -134,9 +135,14 @@ export function sandboxOptionProblems(options: SandboxOptions): Problem[] {
       seen.add(tenant);
     }
   }
+  // The sandbox's tokens are sent by core, so they follow core's rule for a token (src/config/token.ts):
+  // a token core would refuse is refused here, not printed in an export line core then rejects.
   for (const key of ['token', 'integratorToken'] as const) {
     const value = options[key];
-    if (value !== undefined && !headerToken.test(value)) add(key, 'must be visible characters without spaces');
+    if (value === undefined) continue;
+    const checked = checkToken(value);
+    if ('problem' in checked) add(key, `${checked.problem}; core refuses such a token`);
+    else if (checked.token !== value) add(key, 'must not start or end with spaces');
   }
   if (options.duplicates !== undefined && !duplicateModes.includes(options.duplicates)) {
     add('duplicates', `'${String(options.duplicates)}' is not a mode: use strict or soft`);

@@ -3,6 +3,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Problem } from '../errors.js';
+import { loadSafeHtmlRenderer } from '../markdown/safe-html.js';
 import { operations, type Credential, type OperationId } from '../operations.js';
 import { validateGreeting, validateReason, validateReply } from '../payload/index.js';
 import { parseJson, stringifyJson } from '../payload/json.js';
@@ -23,6 +24,7 @@ import {
 import { defaultReasons, prepareReasons } from './seed.js';
 import { newWebhookSecret } from './signature.js';
 import { SandboxState, type ConversationView, type MessageRecord, type ReasonRecord } from './state.js';
+import { pageHandlers } from './page.js';
 import { eventStream } from './stream.js';
 import { WebhookSender } from './webhook.js';
 
@@ -105,6 +107,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const botUrl = options.botUrl ?? null;
   const webhookSecret = options.webhookSecret ?? newWebhookSecret();
   const maxEvents = options.maxEvents ?? sandboxDefaults.maxEvents;
+  // The page shows a reply's Markdown as safe HTML, written once as the answer is recorded: the
+  // lexer is loaded here, so recording stays synchronous (src/sandbox/state.ts).
+  const renderMarkdown = await loadSafeHtmlRenderer();
 
   const state = new SandboxState({
     tenants,
@@ -273,11 +278,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const reply: OperationHandler = (ex, tenant, body) => {
     const checked = validateReply(body, limits ? { limits } : {});
     if (!checked.ok) return invalid(checked.problems);
+    const { formattedText } = checked.value as { formattedText?: string | null };
     const outcome = state.reply(tenant, checked.value, {
       requestId: ex.requestId,
       body,
       bodyBytes: ex.bodyBytes,
       warnings: checked.warnings,
+      formattedHtml: typeof formattedText === 'string' ? renderMarkdown(formattedText) : null,
     });
     const { event } = outcome;
     const id = `answerId=${event.answerId ?? '(none)'}`;
@@ -356,6 +363,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     };
 
   const customer = customerHandlers({ state, sender, defaultTenant: tenants[0] ?? 'sandbox' });
+  const page = pageHandlers();
 
   // The API's routes come from the operation descriptors (src/operations.ts): path, method and the
   // credential each needs.
@@ -422,6 +430,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       },
     ],
     ['/_sandbox/conversations', { GET: customer.list, POST: customer.start }],
+    ['/', { GET: page.index }],
     ['/_sandbox/events', { GET: eventStream({ state, open: streams }) }],
   ]);
   // Routes with a part of the path as a parameter: [pattern, methods].
@@ -429,7 +438,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     [/^\/_sandbox\/conversations\/([^/]+)$/, { GET: customer.show }],
     [/^\/_sandbox\/conversations\/([^/]+)\/messages$/, { POST: customer.message }],
     [/^\/_sandbox\/conversations\/([^/]+)\/release$/, { POST: customer.release }],
+    [/^\/_sandbox\/conversations\/([^/]+)\/test$/, { GET: customer.test }],
     [/^\/_sandbox\/deliveries\/([^/]+)\/redeliver$/, { POST: customer.redeliver }],
+    [/^\/_sandbox\/page\/([^/]+)$/, { GET: page.file }],
   ];
 
   const findRoute = (ex: Exchange): Record<string, Handler> | undefined => {
@@ -518,6 +529,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       // stringifyJson keeps the identifiers (bigint) exact.
       payload = `${stringifyJson(answer.json, 2)}\n`;
       headers['Content-Type'] = 'application/json';
+    } else if (answer.raw !== undefined) {
+      payload = answer.raw.text;
+      headers['Content-Type'] = answer.raw.contentType;
     }
     headers['Content-Length'] = Buffer.byteLength(payload);
     if (answer.close || closing.signal.aborted) headers.Connection = 'close';

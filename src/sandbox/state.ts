@@ -61,6 +61,8 @@ export interface RequestMeta {
   /** The size of the request body, counted against maxEventBytes. */
   bodyBytes: number;
   warnings: Problem[];
+  /** A reply's formattedText as safe HTML, for the page (BotAnswerEvent.formattedHtml); counted with the body. */
+  formattedHtml?: string | null;
 }
 
 export type ReasonUpdate = { ok: true; record: ReasonRecord } | { ok: false; status: 404 | 409; message: string };
@@ -415,6 +417,8 @@ export class SandboxState {
     const answerId = address.answerId ?? null;
     const addressedBy = replyAddressing(address);
     const warnings = [...meta.warnings];
+    const formattedHtml = meta.formattedHtml ?? null;
+    const bodyBytes = meta.bodyBytes + (formattedHtml?.length ?? 0) * 2;
 
     const refuse = (status: 400 | 404 | 409, notDelivered: NotDelivered, error: string, sessionId: string | null, question?: Question) => {
       const event = this.emit(
@@ -436,8 +440,9 @@ export class SandboxState {
           questionIndex: question?.questionIndex ?? null,
           warnings,
           body: meta.body,
+          formattedHtml,
         },
-        meta.bodyBytes,
+        bodyBytes,
       ) as BotAnswerEvent;
       return { status, error, event };
     };
@@ -539,6 +544,7 @@ export class SandboxState {
       questionIndex: question?.questionIndex ?? null,
       warnings,
       body: meta.body,
+      formattedHtml,
     };
 
     if (answerId !== null && state.answerIds.has(answerId)) {
@@ -553,7 +559,7 @@ export class SandboxState {
           delivered: false,
           notDelivered: notDeliveredReasons.duplicateAnswerId,
         },
-        meta.bodyBytes,
+        bodyBytes,
       ) as BotAnswerEvent;
       return { status: 200, event };
     }
@@ -605,7 +611,7 @@ export class SandboxState {
         delivered: true,
         notDelivered: null,
       },
-      meta.bodyBytes,
+      bodyBytes,
       () => {
         if (answerId !== null) state.answerIds.set(answerId, this.seq);
         if (question) question.answered = true;

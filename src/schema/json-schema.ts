@@ -2,11 +2,13 @@ import * as z from 'zod/mini';
 import { configSchema } from '../config/schema.js';
 import { greetingSchema, longJsonSchemaOverride, reasonSchema, replySchema } from '../payload/index.js';
 import { SCHEMA_KEY } from '../send/fields.js';
+import { testFileSchema } from '../testing/schema.js';
 import { CONFIG_NOTES } from './config-notes.js';
 import type { SchemaKind } from './kinds.js';
 
 /**
- * JSON Schemas (draft 2020-12) of the three request bodies and of the config file, generated from
+ * JSON Schemas (draft 2020-12) of the three request bodies, the config file and the test file of
+ * `core test`, generated from
  * the zod schemas that validate them (one source of truth per rule: docs/architecture.md, "Rules of
  * the road"). Pure: no I/O, so `core schema`, the docs generator and the tests all call the same
  * function.
@@ -34,6 +36,10 @@ const SOURCES: Record<SchemaKind, { schema: z.core.$ZodType; title: string }> = 
   greet: { schema: greetingSchema, title: 'Greeting: the request body of POST /api/v1/chatbot/greet (core greet)' },
   reason: { schema: reasonSchema, title: 'Inactivity reason: the request body of PUT /api/v1/inactivity/reasons (core reason update)' },
   config: { schema: configSchema, title: 'The configuration file of core (.corerc, ~/.config/core/config.yaml)' },
+  test: {
+    schema: testFileSchema,
+    title: 'A conversation test of core test: the steps of a conversation with a bot, and the answers expected',
+  },
 };
 
 /**

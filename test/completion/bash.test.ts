@@ -75,7 +75,11 @@ describe('the bash completion script', () => {
 
   it.each([
     ['commands', ['core', 're'], ['reason', 'reply']],
-    ['every command', ['core', ''], ['api', 'completion', 'config', 'customer', 'greet', 'help', 'reason', 'reply', 'sandbox', 'schema']],
+    [
+      'every command',
+      ['core', ''],
+      ['api', 'completion', 'config', 'customer', 'greet', 'help', 'reason', 'reply', 'sandbox', 'schema', 'test'],
+    ],
     ['a subcommand', ['core', 'reason', 'u'], ['update']],
     ['the subcommands of config', ['core', 'config', ''], ['check', 'help', 'init', 'path', 'show', 'use']],
     ['options, the global --config among them', ['core', 'reply', '--co'], ['--code', '--config', '--contact-reply', '--core-client-id']],
@@ -86,12 +90,13 @@ describe('the bash completion script', () => {
     ],
     ['options of the root', ['core', '--'], ['--config', '--help', '--no-color', '--profile', '--version']],
     ['codes', ['core', 'reply', '--code', 'S'], ['SUCCESS', 'SWITCH_TO_HUMAN']],
+    ['the reporters of core test', ['core', 'test', '--reporter', ''], ['human', 'json', 'junit', 'tap']],
     ['codes after --code= (bash splits at =)', ['core', 'reply', '--code', '=', 'S'], ['SUCCESS', 'SWITCH_TO_HUMAN']],
     ['codes right after --code=', ['core', 'reply', '--code', '='], sorted(CODES)],
     ['codes in one --code=S word', ['core', 'reply', '--code=S'], ['--code=SUCCESS', '--code=SWITCH_TO_HUMAN']],
     ['the sandbox duplicates modes', ['core', 'sandbox', '--duplicates', ''], ['soft', 'strict']],
     ['the known action', ['core', 'reply', '--action', ''], ['INIT_CHAT']],
-    ['schema kinds', ['core', 'schema', ''], ['config', 'greet', 'reason', 'reply']],
+    ['schema kinds', ['core', 'schema', ''], ['config', 'greet', 'reason', 'reply', 'test']],
     ['nothing after the schema kind', ['core', 'schema', 'reply', ''], []],
     ['shells', ['core', 'completion', ''], ['bash', 'fish', 'zsh']],
     ['command names after help', ['core', 'help', 'r'], ['reason', 'reply']],

@@ -89,7 +89,7 @@ withTool('fish').describe('fish, asked for completions with complete -C', () => 
     ['core reply --code S', ['SUCCESS', 'SWITCH_TO_HUMAN']],
     ['core reply --code=S', ['--code=SUCCESS', '--code=SWITCH_TO_HUMAN']],
     ['core sandbox --duplicates ', ['soft', 'strict']],
-    ['core schema ', ['config', 'greet', 'reason', 'reply']],
+    ['core schema ', ['config', 'greet', 'reason', 'reply', 'test']],
     ['core completion ', ['bash', 'fish', 'zsh']],
     ['core -p prod gr', ['greet']],
     ['core -p ', ['prod', 'staging']],
@@ -152,7 +152,7 @@ withTool('zsh').describe('zsh, with the completion system replaced by stubs that
     ],
     [
       ['core', 'schema', ''],
-      ['config', 'greet', 'reason', 'reply'],
+      ['config', 'greet', 'reason', 'reply', 'test'],
     ],
     [['core', 'schema', 'reply', ''], []],
     [['core', 'reply', '--text', '--co'], []],

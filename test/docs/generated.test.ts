@@ -71,7 +71,7 @@ describe('the generated docs', () => {
   });
 
   it('give every command and subcommand a page', () => {
-    for (const page of ['reply', 'greet', 'reason', 'reason-update', 'sandbox', 'config', 'config-show', 'config-check', 'config-use', 'config-path', 'config-init', 'schema', 'completion']) {
+    for (const page of ['reply', 'greet', 'reason', 'reason-update', 'sandbox', 'config', 'config-show', 'config-check', 'config-use', 'config-path', 'config-init', 'schema', 'completion', 'test']) {
       expect(files.has(`docs/commands/${page}.md`), page).toBe(true);
     }
   });

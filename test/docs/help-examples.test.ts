@@ -18,7 +18,7 @@ const commands = flatten(root).filter((command) => !isHelpCommand(command));
 describe('the help of every command', () => {
   it('covers the whole tree', () => {
     expect(commands.map((command) => command.path.join(' '))).toEqual(
-      expect.arrayContaining(['', 'reply', 'greet', 'reason', 'reason update', 'sandbox', 'config', 'config show', 'config path', 'config init', 'schema', 'completion']),
+      expect.arrayContaining(['', 'reply', 'greet', 'reason', 'reason update', 'sandbox', 'config', 'config show', 'config path', 'config init', 'schema', 'completion', 'test']),
     );
   });
 

@@ -1,9 +1,11 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { pageFiles } from '../../src/sandbox/page.js';
 import { binPath, ensureBuilt, repoRoot } from '../helpers/run.js';
+import { happens } from '../helpers/wait.js';
 
 /**
  * The package as users get it: `npm pack` of a clean copy of the repository (what git tracks, and no
@@ -85,9 +87,10 @@ beforeAll(() => {
 }, 120_000);
 
 describe('the npm package', () => {
-  it('holds the bundle (with its on-demand vendor modules), the README, the changelog, the license, the package.json, the JSON Schemas and the man page, and nothing else', () => {
+  it("holds the bundle (with its on-demand vendor modules and the sandbox's page), the README, the changelog, the license, the package.json, the JSON Schemas and the man page, and nothing else", () => {
     const paths = packed.files.map((file) => file.path);
     expect(paths).toContain('dist/bin.js');
+    for (const name of Object.keys(pageFiles)) expect(paths).toContain(`dist/page/${name}`);
     expect(paths).toContain('README.md');
     expect(paths).toContain('CHANGELOG.md');
     expect(paths).toContain('docs/man/core.1');
@@ -96,6 +99,7 @@ describe('the npm package', () => {
     const unexpected = paths.filter(
       (path) =>
         !/^dist\/(vendor\/)?[\w.-]+\.js$/.test(path) &&
+        !(path.startsWith('dist/page/') && path.slice('dist/page/'.length) in pageFiles) &&
         !/^docs\/schemas\/\w+\.schema\.json$/.test(path) &&
         !['README.md', 'CHANGELOG.md', 'package.json', 'LICENSE', 'docs/man/core.1'].includes(path),
     );
@@ -176,6 +180,36 @@ describe('the npm package', () => {
     });
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('text');
+  });
+
+  it("serves the sandbox's page from the install: the HTML, its scripts and its style sheet", async () => {
+    const child = spawn(join(prefix, 'bin', 'core'), ['sandbox', '--port', '0'], {
+      cwd: work,
+      env: { PATH: process.env.PATH, HOME: work } as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let out = '';
+      const started = new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const url = /^export CORE_BASE_URL=(\S+)$/m.exec(out)?.[1];
+          if (url) resolve(url);
+        });
+        child.once('exit', (code) => reject(new Error(`core sandbox exited ${code}: ${out}`)));
+      });
+      const url = await happens(started, 'the installed core sandbox to start');
+      for (const [name, type] of Object.entries(pageFiles)) {
+        const response = await fetch(`${url}${name === 'index.html' ? '/' : `/_sandbox/page/${name}`}`);
+        expect(response.status, name).toBe(200);
+        expect(response.headers.get('content-type'), name).toBe(type);
+        expect(await response.text(), name).toBe(readFileSync(join(repoRoot, 'src', 'sandbox', 'page', name), 'utf8'));
+      }
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
   });
 
   it('prints the schemas and a completion script from the install', () => {

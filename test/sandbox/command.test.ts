@@ -5,19 +5,30 @@ import { describe, expect, it } from 'vitest';
 import { parseSandboxFlags } from '../../src/commands/sandbox/options.js';
 import { PayloadError, UsageError } from '../../src/errors.js';
 import { main } from '../../src/main.js';
+import { browserCommand } from '../../src/commands/sandbox/open.js';
 import { memoryStreams } from '../helpers/streams.js';
+import { happens } from '../helpers/wait.js';
 import { call, messages, paths, replyBody, sandbox } from './helpers.js';
 
 const folder = () => mkdtempSync(join(tmpdir(), 'core-sandbox-'));
 
 /** Runs `core ...` in this process with in-memory streams; returns once the sandbox has printed its start lines. */
-async function startCli(argv: string[]) {
+async function startCli(argv: string[], environment: Record<string, string> = {}) {
   let started!: () => void;
   const startLines = new Promise<void>((resolve) => (started = resolve));
-  const io = memoryStreams({ onStdout: (text) => text.includes('export CORE_TOKEN') && started() });
+  const stderrWaits: { pattern: RegExp; resolve: () => void }[] = [];
+  const io = memoryStreams({
+    onStdout: (text) => text.includes('export CORE_TOKEN') && started(),
+    onStderr: (text) => {
+      for (const wait of stderrWaits.filter((w) => w.pattern.test(text))) {
+        stderrWaits.splice(stderrWaits.indexOf(wait), 1);
+        wait.resolve();
+      }
+    },
+  });
   io.streams.stdin.end();
   const controller = new AbortController();
-  const exit = main({ argv, streams: io.streams, env: {}, cwd: folder(), signal: controller.signal });
+  const exit = main({ argv, streams: io.streams, env: environment, cwd: folder(), signal: controller.signal });
   // The start lines, or the end of a command that never printed them.
   await Promise.race([startLines, exit]);
   const out = io.stdout();
@@ -26,6 +37,9 @@ async function startCli(argv: string[]) {
     env,
     out: io.stdout,
     err: io.stderr,
+    /** Resolves once standard error matches `pattern`. */
+    stderrMatches: (pattern: RegExp, what: string) =>
+      happens(pattern.test(io.stderr()) ? Promise.resolve() : new Promise<void>((resolve) => stderrWaits.push({ pattern, resolve })), what),
     exit,
     /** Sends what Ctrl-C sends to the command: an abort of ctx.signal. */
     stop: async () => {
@@ -69,6 +83,60 @@ describe('core sandbox', () => {
     await expect(fetch(`${target.url}${paths.messages}`)).rejects.toThrow();
   });
 
+  it("prints the page's address on stderr, and with --open opens it in $BROWSER", async () => {
+    const dir = folder();
+    const browser = join(dir, 'browser');
+    // A stand-in browser: it loads the page it is given, as a browser would.
+    writeFileSync(browser, `#!/bin/sh\nexec "${process.execPath}" -e 'fetch(process.argv[1]).then((r) => r.text())' "$1"\n`, {
+      mode: 0o755,
+    });
+    const cli = await startCli(['sandbox', '--open'], { BROWSER: browser });
+    try {
+      const page = `${cli.env.CORE_BASE_URL}/`;
+      expect(cli.err()).toContain(`page: ${page} (every conversation as the customer sees it, live)\n`);
+      await cli.stderrMatches(/^GET \/ tenant=- 200 \S+ page index\.html$/m, 'the browser to load the page');
+      expect(cli.err()).not.toContain('warning');
+    } finally {
+      expect(await cli.stop()).toBe(0);
+    }
+  });
+
+  it('says --open opens the page when it is not given', async () => {
+    const cli = await startCli(['sandbox']);
+    try {
+      expect(cli.err()).toContain(`page: ${cli.env.CORE_BASE_URL}/ (every conversation as the customer sees it, live; --open opens it)\n`);
+    } finally {
+      await cli.stop();
+    }
+  });
+
+  it.each([
+    ['cannot be found', '/nonexistent/browser', /\(\/nonexistent\/browser: not found\)/],
+    ['fails', '/bin/false', /\(\/bin\/false: exit status 1\)/],
+  ])('warns, and goes on serving, when the browser %s', async (_what, browser, why) => {
+    const cli = await startCli(['sandbox', '--open'], { BROWSER: browser });
+    try {
+      const page = `${cli.env.CORE_BASE_URL}/`;
+      await cli.stderrMatches(/warning: could not open the page/, 'the warning');
+      expect(cli.err()).toMatch(why);
+      expect(cli.err()).toContain(`open ${page} yourself`);
+      expect((await fetch(`${cli.env.CORE_BASE_URL}/_sandbox/info`)).status).toBe(200);
+    } finally {
+      expect(await cli.stop()).toBe(0);
+    }
+  });
+
+  it.each([
+    ['linux', {}, { command: 'xdg-open', args: ['http://127.0.0.1:8080/'], verbatim: false }],
+    ['freebsd', {}, { command: 'xdg-open', args: ['http://127.0.0.1:8080/'], verbatim: false }],
+    ['darwin', {}, { command: 'open', args: ['http://127.0.0.1:8080/'], verbatim: false }],
+    ['win32', {}, { command: 'cmd', args: ['/s', '/c', 'start', '""', '/b', '"http://127.0.0.1:8080/"'], verbatim: true }],
+    ['linux', { BROWSER: '/usr/bin/firefox' }, { command: '/usr/bin/firefox', args: ['http://127.0.0.1:8080/'], verbatim: false }],
+    ['darwin', { BROWSER: ' ' }, { command: 'open', args: ['http://127.0.0.1:8080/'], verbatim: false }],
+  ] as const)('opens the page on %s with %o as %o', (platform, env, expected) => {
+    expect(browserCommand('http://127.0.0.1:8080/', platform, env)).toEqual(expected);
+  });
+
   it('serves every tenant given with a repeated --tenant, though the root command has a --tenant too', async () => {
     const cli = await startCli([
       'sandbox',
@@ -78,16 +146,16 @@ describe('core sandbox', () => {
       '--duplicates',
       'strict',
       '--token',
-      'bot-1',
+      'bot-token-1',
       '--integrator-token',
-      'int-1',
+      'int-token-1',
     ]);
     try {
       expect(cli.out()).toContain('(tenants: acme, globex; duplicates: strict)');
-      expect(cli.env).toMatchObject({ CORE_TENANT: 'acme', CORE_TOKEN: 'bot-1', CORE_INTEGRATOR_TOKEN: 'int-1' });
+      expect(cli.env).toMatchObject({ CORE_TENANT: 'acme', CORE_TOKEN: 'bot-token-1', CORE_INTEGRATOR_TOKEN: 'int-token-1' });
       const target = { url: cli.env.CORE_BASE_URL as string };
       for (const tenant of ['acme', 'globex']) {
-        expect((await call(target, paths.reply, { body: replyBody(), token: 'bot-1', tenant })).status).toBe(200);
+        expect((await call(target, paths.reply, { body: replyBody(), token: 'bot-token-1', tenant })).status).toBe(200);
       }
       expect((await messages(target)).map((m) => m.tenant)).toEqual(['acme', 'globex']);
     } finally {
@@ -163,8 +231,13 @@ describe('the flags of core sandbox', () => {
       options: { botUrl: 'http://127.0.0.1:3000/webhook', webhookTimeoutMs: 2500, webhookRetries: 0, maxEvents: 1 },
     },
     {
-      flags: { tenants: ['a', 'b'], token: 't', integratorToken: 'i', host: '::1' },
-      options: { tenants: ['a', 'b'], token: 't', integratorToken: 'i', host: '::1' },
+      // 8 characters: the shortest token core takes.
+      flags: { token: 'sandbox1' },
+      options: { token: 'sandbox1' },
+    },
+    {
+      flags: { tenants: ['a', 'b'], token: 'bot-token-1', integratorToken: 'int-token-1', host: '::1' },
+      options: { tenants: ['a', 'b'], token: 'bot-token-1', integratorToken: 'int-token-1', host: '::1' },
     },
   ])('reads $flags', async ({ flags, options }) => {
     expect(await parseSandboxFlags(flags, folder())).toEqual(options);
@@ -179,7 +252,10 @@ describe('the flags of core sandbox', () => {
     { flags: { fail: '503:-0.1' }, message: "--fail: '503:-0.1' is not STATUS:RATE" },
     { flags: { latency: '600001' }, message: '--latency: 600001 is not a delay' },
     { flags: { tenants: ['a', 'a'] }, message: "--tenant: 'a' is named twice" },
-    { flags: { token: '' }, message: '--token: must be visible characters' },
+    { flags: { token: '' }, message: '--token: is empty; core refuses such a token' },
+    { flags: { token: 'sandbox' }, message: '--token: is shorter than 8 characters' },
+    { flags: { integratorToken: '12345678' }, message: '--integrator-token: is a number' },
+    { flags: { token: 'tök-1234567' }, message: '--token: holds a character outside printable ASCII' },
   ])('refuses $flags with a UsageError', async ({ flags, message }) => {
     const parsing = parseSandboxFlags(flags, folder());
     await expect(parsing).rejects.toBeInstanceOf(UsageError);

@@ -61,6 +61,11 @@ describe('jsonSchemaOf', () => {
     ['reason', '', /UTF-16 code units/],
     ['config', '', /defaultProfile must name a profile/],
     ['config', '', /baseUrl must be an absolute http or https URL/],
+    ['test', '', /each step is one of customer, press or bot/],
+    ['test', '', /the first step is customer/],
+    ['test', '', /within goes only with bot: none/],
+    ['test', '', /conversation names are unique/],
+    ['test', '', /as a regular expression when written \/source\/flags/],
   ] as const)('states in the %s schema (%s) the rule %s', (kind, property, rule) => {
     const schema = jsonSchemaOf(kind as SchemaKind) as Node;
     const node = property === '' ? schema : schema.properties![property]!;

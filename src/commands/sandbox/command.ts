@@ -15,9 +15,10 @@ export const sandboxCommand: CommandFactory = (inv) => {
         'message, signed as Standard Webhooks do. Bot answers are checked against the questions they answer; ' +
         'SWITCH_TO_HUMAN and UNCLEAR_QUESTION hand threads and questions to agents.\n\n' +
         'It prints its base URL and the environment lines that point `core` and your bot at it on stdout, then one log ' +
-        'line per request and webhook attempt on stderr. Play the customer with `core customer say`; read what ' +
-        'happened with GET /_sandbox/conversations, /_sandbox/messages and the event stream /_sandbox/events. ' +
-        'Stop it with Ctrl-C. See docs/sandbox.md.',
+        'line per request and webhook attempt on stderr. Its page (the base URL, printed on stderr; --open opens it) ' +
+        'shows every conversation as the customer sees it, live, and lets you play the customer. Play the customer ' +
+        'from a shell with `core customer say`; read what happened with GET /_sandbox/conversations, /_sandbox/messages ' +
+        'and the event stream /_sandbox/events. Stop it with Ctrl-C. See docs/sandbox.md.',
     )
     .option('--port <n>', 'port to listen on (default 0: a free port)')
     .option('--host <host>', 'address to bind (default 127.0.0.1; anything else is reachable from other machines)')
@@ -36,12 +37,14 @@ export const sandboxCommand: CommandFactory = (inv) => {
     )
     .option('--webhook-timeout <duration>', 'time limit of one webhook attempt, such as 10s or 2500ms (default 10s)')
     .option('--webhook-retries <n>', 'how many times a failed webhook is tried again, with backoff (default 3)')
-    .option('--max-events <n>', 'events kept per tenant, the oldest dropped first (default 10000)');
+    .option('--max-events <n>', 'events kept per tenant, the oldest dropped first (default 10000)')
+    .option('--open', "open the sandbox's page in your browser ($BROWSER, else the system's opener)");
   cmd.addHelpText(
     'after',
     `
 Examples:
   $ core sandbox
+  $ core sandbox --open                                        # and its page in your browser
   $ core sandbox --port 8080
   $ export CORE_BASE_URL=http://127.0.0.1:8080 CORE_TENANT=sandbox CORE_TOKEN=sandbox-token   # in another shell
   $ core reply --core-client-id 9223372036854775807 -t "Hello from the sandbox"
@@ -70,6 +73,7 @@ Examples:
       webhookSecret: raw.webhookSecret as string | undefined,
       webhookTimeout: raw.webhookTimeout as string | undefined,
       webhookRetries: raw.webhookRetries as string | undefined,
+      open: raw.open as boolean | undefined,
     };
     // The parser reads the reasons file and checks it with the payload schemas: loaded only here.
     const { parseSandboxFlags } = await import('./options.js');

@@ -24,10 +24,14 @@ export interface SandboxFlags {
   webhookSecret?: string;
   webhookTimeout?: string;
   webhookRetries?: string;
+  open?: boolean;
 }
 
-/** The sandbox's options for `runSandbox`: everything but the log and the random source, which run supplies. */
-export type SandboxRunOptions = Omit<SandboxOptions, 'log' | 'random'>;
+/**
+ * The sandbox's options for `runSandbox`: everything but the log and the random source, which run
+ * supplies; and whether to open the page in a browser (--open).
+ */
+export type SandboxRunOptions = Omit<SandboxOptions, 'log' | 'random'> & { open?: boolean };
 
 // Which flag sets each option, so a problem found by the sandbox's own checks names the flag.
 const flagOf: Record<string, string> = {
@@ -59,6 +63,7 @@ export const WEBHOOK_SECRET_VARIABLE = 'CORE_SANDBOX_WEBHOOK_SECRET';
  */
 export async function parseSandboxFlags(flags: SandboxFlags, cwd: string, env: Env = {}): Promise<SandboxRunOptions> {
   const options: SandboxRunOptions = {};
+  if (flags.open === true) options.open = true;
   if (flags.host !== undefined) options.host = flags.host;
   if (flags.port !== undefined) options.port = wholeNumber('--port', flags.port);
   if (flags.tenants !== undefined) options.tenants = flags.tenants;

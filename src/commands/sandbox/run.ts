@@ -11,7 +11,8 @@ import type { SandboxRunOptions } from './options.js';
  *
  * The sandbox's tokens are fixed, documented test values, not secrets, so they are printed as is.
  */
-export async function runSandbox(options: SandboxRunOptions, ctx: Context, random?: () => number): Promise<number> {
+export async function runSandbox(runOptions: SandboxRunOptions, ctx: Context, random?: () => number): Promise<number> {
+  const { open, ...options } = runOptions;
   const host = options.host ?? sandboxDefaults.host;
   if (!isLoopbackHost(host)) {
     ctx.warn(`binding ${host}: other machines can reach this sandbox, and its tokens are public test values`);
@@ -35,12 +36,18 @@ export async function runSandbox(options: SandboxRunOptions, ctx: Context, rando
       ? 'no bot connected: customer messages are recorded, no webhook is sent (start with --bot-url URL to deliver them)\n'
       : `bot: a MESSAGE webhook for each customer message to POST ${sandbox.botUrl}, signed with CORE_WEBHOOK_SECRET ` +
         `(timeout ${options.webhookTimeoutMs ?? sandboxDefaults.webhookTimeoutMs} ms, ${options.webhookRetries ?? sandboxDefaults.webhookRetries} retries)\n`;
+  const page = `${sandbox.url}/`;
   ctx.err(
     bot +
+      `page: ${page} (every conversation as the customer sees it, live${open ? '' : '; --open opens it'})\n` +
       `customer: core customer say "Hi" (with the export lines), or POST ${sandbox.url}/_sandbox/conversations\n` +
       `inspect: GET ${sandbox.url}/_sandbox/conversations, /_sandbox/messages, /_sandbox/reasons; live: GET ${sandbox.url}/_sandbox/events\n` +
       `${describeFaults(options)}stop with Ctrl-C\n`,
   );
+  if (open) {
+    const { openInBrowser } = await import('./open.js');
+    openInBrowser(page, ctx);
+  }
 
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) resolve();
@@ -81,7 +88,7 @@ function shellWord(value: string): string {
 }
 
 /** Turns a failure to listen into a UsageError that says what to change; anything else passes through. */
-function listenError(error: unknown, host: string, port: number): unknown {
+export function listenError(error: unknown, host: string, port: number): unknown {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   switch (code) {
     case 'EADDRINUSE':

@@ -2,19 +2,24 @@ import { Argument, Command } from 'commander';
 import type { CommandFactory } from '../definition.js';
 import { SCHEMA_KINDS, type SchemaKind } from '../../schema/kinds.js';
 
-/** `core schema reply|greet|reason|config` (docs/commands/schema.md). */
+/** `core schema reply|greet|reason|config|test` (docs/commands/schema.md). */
 export const schemaCommand: CommandFactory = (inv) => {
   const cmd = new Command('schema')
-    .summary('print the JSON Schema of a payload (reply, greet, reason) or of the config file')
+    .summary('print the JSON Schema of a payload (reply, greet, reason), of the config file, or of a core test file')
     .description(
-      'Print the JSON Schema (draft 2020-12) of a request body, reply, greet or reason, or of the config file, ' +
+      'Print the JSON Schema (draft 2020-12) of a request body, reply, greet or reason, of the config file, or of a ' +
+        'conversation test file of core test, ' +
         'generated from the very rules core checks before sending. The rules a JSON Schema cannot express ' +
         '(fields that go together, uniqueness across a list, lengths counted in UTF-16 units) are written in its ' +
         'descriptions.\n\n' +
         'The same schemas ship in the package under docs/schemas/; docs/recipes.md shows how to point an editor ' +
         'at them.',
     )
-    .addArgument(new Argument('<kind>', 'the request body (reply, greet, reason) or the config file (config)').choices(SCHEMA_KINDS));
+    .addArgument(
+      new Argument('<kind>', 'the request body (reply, greet, reason), the config file (config) or a test file (test)').choices(
+        SCHEMA_KINDS,
+      ),
+    );
   cmd.addHelpText(
     'after',
     `
@@ -22,7 +27,8 @@ Examples:
   $ core schema reply > reply.schema.json
   $ core schema reason | jq -r .description
   $ core schema reply | jq '.properties.quickReplies.items.properties.text'
-  $ core schema config | jq -r '.properties.profiles.additionalProperties.properties | keys[]'`,
+  $ core schema config | jq -r '.properties.profiles.additionalProperties.properties | keys[]'
+  $ core schema test > tests/test.schema.json`,
   );
   cmd.action(async (kind: SchemaKind) => {
     const { runSchema } = await import('./run.js');

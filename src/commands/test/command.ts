@@ -1,0 +1,71 @@
+import { Command, Option } from 'commander';
+import type { CommandFactory } from '../definition.js';
+import type { TestOptions } from './run.js';
+
+/** The reporters, listed here as well as in report.ts so that the definition loads nothing else; a test pins the two together. */
+export const REPORTER_CHOICES = ['human', 'junit', 'tap', 'json'] as const;
+
+/** `core test FILE...` (docs/testing-bots.md, docs/commands/test.md). */
+export const testCommand: CommandFactory = (inv) => {
+  const cmd = new Command('test')
+    .summary('play conversation files against your bot through a sandbox, and report what passed: regression tests for CI')
+    .description(
+      'Play each conversation of the test files (YAML or JSON; a folder gives its .yaml, .yml and .json files) against ' +
+        'your bot, as a customer, through a sandbox: core test starts one on --port (default a free port) that delivers ' +
+        'MESSAGE webhooks to --bot-url, with the sandbox defaults (tenant sandbox, token sandbox-token) and ' +
+        'CORE_SANDBOX_WEBHOOK_SECRET; or it uses the running sandbox at --sandbox. Each conversation has its own thread ' +
+        'and client, and they run at once (--concurrency). A step waits up to --timeout for what it expects.\n\n' +
+        'Steps: customer: TEXT; press: LABEL (a button or list item of the last answer); bot: {text: ..., quickReplies: ' +
+        '[...], code: ..., ...} checks the next answer (strings exact or /regex/flags, lists in order, objects by the ' +
+        'fields they name); bot: none expects no answer within a time. `core schema test` prints the JSON Schema of the ' +
+        'files; docs/testing-bots.md has the format and CI recipes.',
+    )
+    .argument('<file...>', 'test files (YAML or JSON), or folders of them')
+    .option('--bot-url <url>', 'start a sandbox that delivers the MESSAGE webhooks to your bot at this URL')
+    .option('--port <n>', 'the port of the sandbox core test starts (default 0: a free port); your bot answers to it')
+    .option('--sandbox <url>', 'use the running core sandbox at this base URL instead, with the bot it delivers to')
+    .addOption(
+      new Option('--reporter <name>', 'the report: human, junit (JUnit XML), tap (TAP 14) or json')
+        .choices(REPORTER_CHOICES)
+        .default('human'),
+    )
+    .option('--output <file>', 'write the report to FILE instead of stdout (the human summary still goes to stderr)')
+    .option('--timeout <duration>', 'how long each step waits for what it expects, such as 30s (default 10s)')
+    .option('--concurrency <n>', 'conversations played at once, 1 to 64 (default 4)');
+  cmd.addHelpText(
+    'after',
+    `
+Exit status: 0 when every conversation passed; 3 when one failed; 2 for a file that
+is not a valid test, or bad usage (nothing ran); 6 when the bot could not be reached
+at all (every webhook failed to connect), or the sandbox at --sandbox could not be.
+
+Examples:
+  $ export CORE_SANDBOX_WEBHOOK_SECRET=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+  $ export CORE_BASE_URL=http://127.0.0.1:8080 CORE_TENANT=sandbox CORE_TOKEN=sandbox-token
+  $ CORE_WEBHOOK_SECRET=$CORE_SANDBOX_WEBHOOK_SECRET node docs/examples/bot/bot.mjs &   # the bot, answering to port 8080
+  $ core test tests/*.yaml --port 8080 --bot-url http://127.0.0.1:3000/webhook
+  $ core test tests/ --port 8080 --bot-url http://127.0.0.1:3000/webhook --reporter junit --output report.xml
+  $ core test tests/order.yaml --sandbox http://127.0.0.1:8080 --timeout 30s
+  $ core test tests/*.yaml --sandbox http://127.0.0.1:8080 --reporter json | jq '.summary'
+  $ curl -s http://127.0.0.1:8080/_sandbox/conversations/s-1f2e3d4c5b6a/test > tests/saved.yaml`,
+  );
+  cmd.action(async (files: string[], raw: Record<string, unknown>) => {
+    const options: TestOptions = {
+      files,
+      reporter: raw.reporter as TestOptions['reporter'],
+      ...optional('botUrl', raw.botUrl),
+      ...optional('port', raw.port),
+      ...optional('sandbox', raw.sandbox),
+      ...optional('output', raw.output),
+      ...optional('timeout', raw.timeout),
+      ...optional('concurrency', raw.concurrency),
+    };
+    const { runTest } = await import('./run.js');
+    inv.exitCode = await runTest(options, inv.ctx);
+  });
+  return cmd;
+};
+
+function optional<K extends string>(key: K, value: unknown): Partial<Record<K, string>> {
+  return typeof value === 'string' ? ({ [key]: value } as Record<K, string>) : {};
+}

@@ -1,0 +1,213 @@
+import { readdir, stat } from 'node:fs/promises';
+import { basename, extname, join, relative, resolve } from 'node:path';
+import { PayloadError, UsageError, type Problem } from '../../errors.js';
+import { cjs } from '../../interop.js';
+import { isRecord, parseJson } from '../../payload/json.js';
+import type { Path } from '../../payload/messages.js';
+import { decode, formatBytes, MAX_PAYLOAD_BYTES } from '../../send/input.js';
+import { withoutEditorKeys } from '../../send/fields.js';
+import {
+  DEFAULT_WITHIN_MS,
+  validateTestFile,
+  type BotExpectation,
+  type Step,
+  type TestChannel,
+  type TestClient,
+} from '../../testing/schema.js';
+import { parseDuration } from '../../config/duration.js';
+
+/**
+ * Reading the files of `core test`: JSON or YAML (a folder gives its .yaml, .yml and .json files),
+ * each checked with the file schema of src/testing/schema.ts. Every problem of every file is
+ * reported at once, with the file, the line and the path (exit 2), before anything runs.
+ */
+
+export type PlannedStep =
+  | { kind: 'customer'; text: string; index: number; line: number }
+  | { kind: 'press'; label: string; index: number; line: number }
+  | { kind: 'bot'; expect: BotExpectation; index: number; line: number }
+  | { kind: 'none'; withinMs: number; index: number; line: number };
+
+export interface PlannedConversation {
+  /** The file as the user named it (relative to the working folder when it is inside it). */
+  file: string;
+  /** Its place in the file: 0 for a file of one conversation. */
+  index: number;
+  name: string;
+  line: number;
+  channel: TestChannel;
+  client: TestClient | undefined;
+  steps: PlannedStep[];
+}
+
+export interface PlannedFile {
+  file: string;
+  /** The name of the suite: the file's name, or its conversations' file-level name. */
+  name: string;
+  conversations: PlannedConversation[];
+}
+
+/** The files named on the command line, folders expanded, in order, each once. */
+export async function listFiles(args: readonly string[], cwd: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const arg of args) {
+    const full = resolve(cwd, arg);
+    let info;
+    try {
+      info = await stat(full);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new UsageError(code === 'ENOENT' ? `test file not found: ${arg}` : `cannot read ${arg} (${code ?? 'error'})`, {
+        hint: 'name YAML or JSON test files, or a folder of them',
+      });
+    }
+    if (info.isDirectory()) {
+      const found = (await walk(full)).map((path) => shown(path, cwd));
+      if (found.length === 0) throw new UsageError(`${arg} holds no .yaml, .yml or .json file`);
+      out.push(...found);
+    } else out.push(shown(full, cwd));
+  }
+  return [...new Set(out)];
+}
+
+async function walk(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { withFileTypes: true });
+  const files: string[] = [];
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) files.push(...(await walk(path)));
+    else if (/\.(ya?ml|json)$/i.test(entry.name) && !/\.schema\.json$/i.test(entry.name)) files.push(path);
+  }
+  return files;
+}
+
+function shown(full: string, cwd: string): string {
+  const rel = relative(cwd, full);
+  return rel !== '' && !rel.startsWith('..') ? rel : full;
+}
+
+/** Reads and checks every file; throws one PayloadError listing every problem of all of them. */
+export async function loadTests(files: readonly string[], cwd: string): Promise<PlannedFile[]> {
+  const planned: PlannedFile[] = [];
+  const problems: Problem[] = [];
+  for (const file of files) {
+    const result = await loadOne(file, cwd);
+    if ('problems' in result) problems.push(...result.problems);
+    else planned.push(result);
+  }
+  if (problems.length > 0) {
+    const bad = new Set(problems.map((problem) => problem.path.split(':')[0])).size;
+    throw new PayloadError(
+      `${bad === 1 ? 'a test file is' : `${bad} test files are`} not valid (${problems.length === 1 ? 'a problem' : `${problems.length} problems`})`,
+      problems,
+      { hint: 'fix the files; core schema test prints the JSON Schema for editors, and docs/testing-bots.md describes the format' },
+    );
+  }
+  const names = new Map<string, string>();
+  for (const file of planned) {
+    // Two files of one name would make two suites reports cannot tell apart: the path tells them apart.
+    if (names.has(file.name)) file.name = file.file;
+    names.set(file.name, file.file);
+  }
+  return planned;
+}
+
+type Loaded = PlannedFile | { problems: Problem[] };
+
+async function loadOne(file: string, cwd: string): Promise<Loaded> {
+  const problem = (message: string, line?: number): Loaded => ({ problems: [{ path: line ? `${file}:${line}` : file, message }] });
+  const full = resolve(cwd, file);
+  const info = await stat(full);
+  if (info.size > MAX_PAYLOAD_BYTES)
+    return problem(`${formatBytes(info.size)}, more than a test file can be (limit ${formatBytes(MAX_PAYLOAD_BYTES)})`);
+  const { readFile } = await import('node:fs/promises');
+  let text: string;
+  try {
+    text = decode(await readFile(full), file);
+  } catch (error) {
+    return problem((error as Error).message.replace(`${file} `, ''));
+  }
+  if (text.trim() === '') return problem('is empty');
+
+  const YAML = cjs(await import('yaml'), 'parseDocument');
+  const lines = new YAML.LineCounter();
+  // The document gives every value's place in the file; JSON is YAML too, so both get lines.
+  const doc = YAML.parseDocument(text, { intAsBigInt: true, uniqueKeys: true, lineCounter: lines, prettyErrors: false });
+  const isJson = extname(file).toLowerCase() === '.json';
+  let value: unknown;
+  if (isJson) {
+    try {
+      value = parseJson(text);
+    } catch (error) {
+      return problem(`not valid JSON: ${(error as Error).message}`);
+    }
+  } else {
+    if (doc.errors.length > 0) {
+      const first = doc.errors[0]!;
+      return problem(`not valid YAML: ${first.message.split('\n')[0]}`, lines.linePos(first.pos[0]).line);
+    }
+    try {
+      value = doc.toJS({ maxAliasCount: 100 });
+    } catch {
+      return problem('not a usable YAML file: its aliases expand too far (more than 100 copies)');
+    }
+  }
+  const lineOf = (path: Path): number => {
+    for (let end = path.length; end >= 0; end -= 1) {
+      const node =
+        doc.errors.length === 0 ? (doc.getIn(path.slice(0, end), true) as { range?: [number, number, number] } | undefined) : undefined;
+      if (node?.range) return lines.linePos(node.range[0]).line;
+    }
+    return 1;
+  };
+
+  if (!isRecord(value)) return problem('must hold a mapping: name, channel and steps (see docs/testing-bots.md)', 1);
+  const checked = validateTestFile(withoutEditorKeys(value));
+  if (!checked.ok) {
+    return {
+      problems: checked.problems.map((p) => ({
+        path: `${file}:${lineOf(pathSegments(p.path))}${p.path === '' ? '' : ` ${p.path}`}`,
+        message: p.message,
+      })),
+    };
+  }
+  const test = checked.value;
+  const stem = basename(file).replace(/\.(ya?ml|json)$/i, '');
+  const plan = (
+    base: Path,
+    index: number,
+    conversation: { name?: string; channel?: TestChannel; client?: TestClient; steps: Step[] },
+  ): PlannedConversation => ({
+    file,
+    index,
+    name: conversation.name ?? test.name ?? stem,
+    line: lineOf(base),
+    channel: conversation.channel ?? test.channel ?? 'WEB',
+    client: conversation.client ?? test.client,
+    steps: conversation.steps.map((step, i): PlannedStep => {
+      const line = lineOf([...base, 'steps', i]);
+      if (step.customer !== undefined) return { kind: 'customer', text: step.customer, index: i, line };
+      if (step.press !== undefined) return { kind: 'press', label: step.press, index: i, line };
+      if (step.bot === 'none') {
+        const withinMs = step.within === undefined ? DEFAULT_WITHIN_MS : parseDuration(String(step.within));
+        return { kind: 'none', withinMs, index: i, line };
+      }
+      return { kind: 'bot', expect: step.bot!, index: i, line };
+    }),
+  });
+  const conversations = test.conversations
+    ? test.conversations.map((conversation, index) => plan(['conversations', index], index, conversation))
+    : [plan([], 0, { steps: test.steps! })];
+  return { file, name: test.conversations ? (test.name ?? stem) : stem, conversations };
+}
+
+/** `steps[2].bot.text` as path segments, for finding its line. */
+function pathSegments(path: string): Path {
+  const segments: (string | number)[] = [];
+  for (const match of path.matchAll(/([^.[\]]+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]/g)) {
+    if (match[2] !== undefined) segments.push(Number(match[2]));
+    else if (match[3] !== undefined) segments.push(JSON.parse(`"${match[3]}"`) as string);
+    else segments.push(match[1]!);
+  }
+  return segments;
+}

@@ -1,0 +1,621 @@
+// The sandbox's page (docs/sandbox.md, "The page"): every conversation of every tenant as the customer
+// sees it, live from GET /_sandbox/events. The user plays the customer (types, presses buttons, picks
+// list items, starts conversations, gives threads back to the bot) through the sandbox's JSON
+// endpoints, and sees under each customer message the webhook attempts and the bot's API requests.
+//
+// Plain ES modules, no build step and no library: the page ships as these files inside the npm
+// package and the sandbox serves them itself. The state below is the page's only model: filled from
+// the listings once, then kept up to date by the event stream, one event at a time, in seq order.
+
+import { api, openEvents } from './api.js';
+import { append, clear, h, replaceKeepingFocus, show } from './dom.js';
+import { stringifyJson } from './json.js';
+import { botBubble, channelName, customerBubble, exchangePanel, reasonsTable, systemLine } from './render.js';
+
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  info: null,
+  /** sessionId -> the conversation's summary, as GET /_sandbox/conversations gives it, kept up to date. */
+  conversations: new Map(),
+  /** tenant -> code -> reason record. */
+  reasons: new Map(),
+  /** The open conversation: its events, exchanges (by questionId) and drawn items. */
+  open: null,
+  /** The exchanges the user opened, by sessionId and questionId: they stay open when redrawn. */
+  openExchanges: new Set(),
+  /** Set while a conversation is being opened (a token), so only the latest request to open one wins. */
+  opening: undefined,
+  /** Events that arrived while the listings were loading; applied once they are in. */
+  held: [],
+  /** The latest events of conversations, so one opened while an event arrives misses nothing. */
+  recent: [],
+  loaded: false,
+};
+
+// ---- the model ---------------------------------------------------------------------------------------
+
+function summaryOf(view) {
+  return {
+    tenant: view.tenant,
+    sessionId: view.sessionId,
+    channel: view.channel,
+    coreClientId: view.coreClientId,
+    clientId: view.clientId,
+    owner: view.owner,
+    handover: view.handover,
+    questionsWithAgents: [...(view.questionsWithAgents ?? [])],
+    startedSeq: view.startedSeq,
+    lastSeq: view.lastSeq,
+    lastBotSeq: view.lastBotMessage?.seq ?? null,
+    unread: false,
+  };
+}
+
+/** What an event changes in its conversation's summary (the same rules as the sandbox's state). */
+function updateSummary(summary, event) {
+  summary.lastSeq = Math.max(summary.lastSeq, event.seq);
+  if ((event.type === 'bot.answer' && event.delivered) || event.type === 'greeting') summary.lastBotSeq = event.seq;
+  if (event.type === 'handover') {
+    if (event.scope === 'thread') {
+      summary.owner = 'agents';
+      summary.handover = { code: event.code, seq: event.seq, userIds: event.userIds, skillIds: event.skillIds, unitIds: event.unitIds };
+    } else if (event.questionIndex !== null && !summary.questionsWithAgents.some((i) => String(i) === String(event.questionIndex))) {
+      summary.questionsWithAgents.push(event.questionIndex);
+    }
+  }
+  if (event.type === 'released') {
+    summary.owner = 'bot';
+    summary.handover = null;
+    summary.questionsWithAgents = [];
+  }
+}
+
+function apply(event) {
+  if (event.type === 'sandbox.reset') {
+    resetTenant(event.tenant);
+    return;
+  }
+  if (event.type === 'reason.updated') {
+    const reasons = state.reasons.get(event.tenant) ?? new Map();
+    reasons.set(event.code, {
+      tenant: event.tenant,
+      code: event.code,
+      reason: event.reason,
+      updatedAt: event.time,
+      requestId: event.requestId,
+    });
+    state.reasons.set(event.tenant, reasons);
+    drawReasons();
+    return;
+  }
+  if (event.sessionId === null) return;
+  let summary = state.conversations.get(event.sessionId);
+  const added = summary === undefined && event.type === 'conversation.started';
+  if (added) {
+    summary = summaryOf({ ...event, owner: 'bot', handover: null, questionsWithAgents: [], startedSeq: event.seq, lastSeq: event.seq });
+    state.conversations.set(event.sessionId, summary);
+  }
+  if (summary === undefined) return;
+  state.recent.push(event);
+  if (state.recent.length > 2000) state.recent.splice(0, 1000);
+  // An event the summary already reflects (it came while the listing loaded) changes nothing in it.
+  const fresh = event.seq > summary.lastSeq || event.type === 'conversation.started';
+  if (fresh) updateSummary(summary, event);
+  const open = state.open?.sessionId === event.sessionId ? state.open : null;
+  if (open) {
+    if (event.seq > open.maxSeq) addToTimeline(open, event);
+    drawHeader();
+  } else if (fresh) {
+    summary.unread = true;
+  }
+  // A new conversation changes the list; any other event, its conversation's entry only.
+  if (added) drawList();
+  else drawListEntry(summary);
+  // With nothing open, a conversation that starts is opened, so the page follows `core customer say`.
+  if (state.open === null && state.opening === undefined && event.type === 'conversation.started') {
+    void openConversation(event.sessionId, { history: 'replace' });
+  }
+}
+
+function resetTenant(tenant) {
+  for (const [sessionId, summary] of state.conversations) if (summary.tenant === tenant) state.conversations.delete(sessionId);
+  void api.reasons().then((records) => {
+    setReasons(records);
+    drawReasons();
+  });
+  if (state.open && state.open.tenant === tenant) {
+    state.open = null;
+    drawConversation();
+    notice(`Tenant ${tenant} was reset: its conversations are gone.`);
+  }
+  drawList();
+}
+
+function setReasons(records) {
+  state.reasons.clear();
+  for (const record of records) {
+    const reasons = state.reasons.get(record.tenant) ?? new Map();
+    reasons.set(record.code, record);
+    state.reasons.set(record.tenant, reasons);
+  }
+}
+
+// ---- the open conversation ---------------------------------------------------------------------------
+
+function renderContext(open) {
+  const summary = state.conversations.get(open.sessionId);
+  return {
+    channel: open.channel,
+    lastBotSeq: summary?.lastBotSeq ?? null,
+    botConnected: state.info?.bot != null,
+    openExchanges: state.openExchanges,
+    actions: {
+      press: (label) => act(() => api.send(open.sessionId, { press: label })),
+      pick: (identifier) => act(() => api.send(open.sessionId, { pick: identifier })),
+      redeliver: (deliveryId) => act(() => api.redeliver(deliveryId)),
+    },
+  };
+}
+
+/** Draws one event of the open conversation, and draws again what it changes (an exchange, the previous message's buttons). */
+function addToTimeline(open, event) {
+  open.maxSeq = Math.max(open.maxSeq, event.seq);
+  open.events.push(event);
+  // While a conversation loads, its items go into a fragment, put in at once: reading the layout
+  // after each of thousands of items would lay the page out thousands of times.
+  const loading = open.fragment !== null;
+  const timeline = $('timeline');
+  const stick = !loading && timeline.scrollHeight - timeline.scrollTop - timeline.clientHeight < 80;
+  const ctx = renderContext(open);
+  const exchangeOf = (questionId) => (questionId == null ? open.current : (open.exchanges.get(String(questionId)) ?? open.current));
+  let item = null;
+  switch (event.type) {
+    case 'customer.message': {
+      const exchange = { message: event, attempts: [], requests: [], item: null };
+      open.exchanges.set(String(event.questionId), exchange);
+      open.current = exchange;
+      item = customerBubble(event, exchange, ctx);
+      exchange.item = item;
+      break;
+    }
+    case 'webhook.attempt': {
+      const exchange = open.exchanges.get(String(event.questionId));
+      if (exchange) {
+        exchange.attempts.push(event);
+        redrawExchange(exchange, ctx);
+      }
+      break;
+    }
+    case 'bot.answer':
+    case 'greeting': {
+      const exchange = exchangeOf(event.type === 'bot.answer' ? event.questionId : null);
+      if (exchange) {
+        exchange.requests.push(event);
+        redrawExchange(exchange, ctx);
+      }
+      item = botBubble(event, ctx);
+      if (event.delivered) {
+        // The previous message's buttons can no longer be pressed: draw it again.
+        const previous = open.lastBot;
+        open.lastBot = event;
+        const old = previous ? open.items.get(previous.seq) : undefined;
+        if (old) {
+          const redrawn = botBubble(previous, ctx);
+          replaceKeepingFocus(old, redrawn);
+          open.items.set(previous.seq, redrawn);
+        }
+      }
+      break;
+    }
+    case 'api.request': {
+      const exchange = open.current;
+      if (exchange) {
+        exchange.requests.push(event);
+        redrawExchange(exchange, ctx);
+      } else item = systemLine(event);
+      break;
+    }
+    default:
+      item = systemLine(event);
+  }
+  if (item) {
+    open.items.set(event.seq, item);
+    (open.fragment ?? $('timeline-list')).append(item);
+  }
+  if (loading) return;
+  drawComposer();
+  if (stick) timeline.scrollTop = timeline.scrollHeight;
+}
+
+function redrawExchange(exchange, ctx) {
+  const panel = exchange.item?.querySelector(':scope > details.exchange');
+  if (panel) replaceKeepingFocus(panel, exchangePanel(exchange.message, exchange, ctx));
+}
+
+async function openConversation(sessionId, { history = 'push' } = {}) {
+  const token = Symbol(sessionId);
+  state.opening = token;
+  let loaded;
+  try {
+    loaded = await api.conversation(sessionId);
+  } catch (error) {
+    if (state.opening !== token) return;
+    state.opening = undefined;
+    state.open = null;
+    drawConversation();
+    notice(`Cannot open conversation ${sessionId}: ${error.message}`);
+    return;
+  }
+  if (state.opening !== token) return;
+  state.opening = undefined;
+  const { conversation, events } = loaded;
+  const summary = state.conversations.get(sessionId) ?? summaryOf(conversation);
+  // The listing may be newer than the events seen so far: take the server's word for the state.
+  Object.assign(summary, summaryOf(conversation), { unread: false });
+  state.conversations.set(sessionId, summary);
+  state.open = {
+    sessionId,
+    tenant: conversation.tenant,
+    channel: conversation.channel,
+    events: [],
+    maxSeq: 0,
+    exchanges: new Map(),
+    current: null,
+    lastBot: null,
+    items: new Map(),
+    fragment: null,
+  };
+  if (history !== 'none') {
+    const url = `?session=${encodeURIComponent(sessionId)}`;
+    if (history === 'push' && location.search !== url) window.history.pushState(null, '', url);
+    else window.history.replaceState(null, '', url);
+  }
+  drawConversation();
+  const open = state.open;
+  $('timeline-list').setAttribute('aria-busy', 'true');
+  open.fragment = document.createDocumentFragment();
+  for (const event of events) addToTimeline(open, event);
+  // Events of this conversation that came while it loaded, and are newer than what it holds.
+  for (const event of state.recent) {
+    if (event.sessionId !== sessionId) continue;
+    if (event.seq > summary.lastSeq) updateSummary(summary, event);
+    if (event.seq > open.maxSeq) addToTimeline(open, event);
+  }
+  $('timeline-list').append(open.fragment);
+  $('timeline-list').setAttribute('aria-busy', 'false');
+  open.fragment = null;
+  drawComposer();
+  drawHeader();
+  drawList();
+  const timeline = $('timeline');
+  timeline.scrollTop = timeline.scrollHeight;
+}
+
+// ---- drawing -----------------------------------------------------------------------------------------
+
+function notice(message) {
+  $('notice').textContent = message;
+}
+
+function drawStatus(live) {
+  const bot = state.info?.bot;
+  $('bot-status').textContent =
+    bot == null
+      ? 'No bot connected: customer messages are recorded, no webhook is sent (start core sandbox with --bot-url URL).'
+      : `Bot: a MESSAGE webhook to POST ${bot.url} for each customer message.`;
+  $('bot-status').classList.toggle('warning', bot == null);
+  if (live !== undefined) {
+    const text = { live: 'Live', reconnecting: 'Reconnecting\u2026', closed: 'Disconnected: reload the page' }[live] ?? live;
+    $('live-status').textContent = text;
+    document.body.dataset.live = live;
+  }
+}
+
+function sortedConversations() {
+  return [...state.conversations.values()].sort((a, b) => b.startedSeq - a.startedSeq);
+}
+
+function drawList() {
+  const items = sortedConversations().map(listEntry);
+  const list = clear($('conversation-list'));
+  if (items.length === 0) list.append(h('li', { className: 'muted' }, 'No conversation yet.'));
+  else list.append(...items);
+}
+
+function drawListEntry(summary) {
+  const entry = document.querySelector(`#conversation-list li[data-session="${CSS.escape(summary.sessionId)}"]`);
+  if (entry) replaceKeepingFocus(entry, listEntry(summary));
+  else drawList();
+}
+
+function listEntry(summary) {
+  const tenants = state.info?.tenants ?? [];
+  const current = state.open?.sessionId === summary.sessionId;
+  return h(
+    'li',
+    { dataset: { session: summary.sessionId } },
+    h(
+      'a',
+      {
+        href: `?session=${encodeURIComponent(summary.sessionId)}`,
+        className: `conversation-link${summary.unread ? ' unread' : ''}`,
+        'aria-current': current ? 'page' : undefined,
+        dataset: { session: summary.sessionId },
+        on: {
+          click: (event) => {
+            if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+            event.preventDefault();
+            void openConversation(summary.sessionId);
+          },
+        },
+      },
+      h('span', { className: `badge channel channel-${String(summary.channel).toLowerCase()}` }, summary.channel),
+      h('span', { className: 'session' }, summary.sessionId),
+      summary.owner === 'agents' ? h('span', { className: 'badge agents' }, 'agents') : null,
+      summary.unread ? h('span', { className: 'dot', 'aria-label': 'new activity' }) : null,
+      h(
+        'span',
+        { className: 'conversation-meta' },
+        tenants.length > 1 ? `${summary.tenant} \u00b7 ` : '',
+        summary.clientId !== null ? `clientId ${summary.clientId}` : `client ${summary.coreClientId}`,
+      ),
+    ),
+  );
+}
+
+function drawReasons() {
+  const container = clear($('reasons'));
+  const tenants = state.info?.tenants ?? [...state.reasons.keys()];
+  for (const tenant of tenants) {
+    const reasons = [...(state.reasons.get(tenant)?.values() ?? [])];
+    container.append(reasonsTable(tenant, reasons, tenants.length > 1));
+  }
+}
+
+function drawHeader() {
+  const open = state.open;
+  // The header is drawn again on each event: a button that had the focus gets it back.
+  const focused = $('conversation-header').contains(document.activeElement) ? document.activeElement?.id : undefined;
+  const header = clear($('conversation-header'));
+  if (open === null) return;
+  const summary = state.conversations.get(open.sessionId);
+  document.title = `${open.sessionId} \u00b7 core sandbox`;
+  const withAgents = summary?.owner === 'agents' || (summary?.questionsWithAgents.length ?? 0) > 0;
+  append(header, [
+    h('h2', { id: 'conversation-title' }, `Conversation ${open.sessionId}`),
+    h(
+      'p',
+      { className: 'conversation-facts' },
+      h('span', { className: `badge channel channel-${String(open.channel).toLowerCase()}` }, open.channel),
+      ` ${channelName(open.channel)} \u00b7 tenant ${open.tenant} \u00b7 coreClientId ${show(summary?.coreClientId)} \u00b7 `,
+      summary?.clientId !== null && summary?.clientId !== undefined ? `authorized, clientId ${summary.clientId}` : 'unauthorized',
+    ),
+    h(
+      'p',
+      { className: `owner owner-${summary?.owner ?? 'bot'}`, id: 'owner', role: 'status' },
+      summary?.owner === 'agents'
+        ? `With agents since ${summary.handover?.code ?? 'a hand-over'}: the bot\u2019s answers are not delivered and customer messages send no webhook.`
+        : summary?.questionsWithAgents.length
+          ? `With the bot; question${summary.questionsWithAgents.length === 1 ? '' : 's'} ${summary.questionsWithAgents.join(', ')} passed to agents.`
+          : 'With the bot.',
+    ),
+    h(
+      'div',
+      { className: 'actions' },
+      withAgents ? h('button', { type: 'button', id: 'release', on: { click: release } }, 'Give back to the bot') : null,
+      h('button', { type: 'button', id: 'save-test', on: { click: saveTest } }, 'Save as test'),
+      h('button', { type: 'button', id: 'export', on: { click: exportTranscript } }, 'Export transcript (JSON)'),
+    ),
+    open.channel === 'IM'
+      ? null
+      : h(
+          'p',
+          { className: 'channel-note', id: 'channel-note' },
+          `List pickers, headers and footers are shown on IM threads only: on this ${open.channel} thread they are drawn greyed, since the customer does not see them.`,
+          open.channel === 'EMAIL' ? ' The bot must answer an EMAIL question by sessionId and questionIndex (chatbot rule 2).' : '',
+        ),
+  ]);
+  if (focused) $(focused)?.focus();
+}
+
+function drawConversation() {
+  clear($('timeline-list'));
+  drawHeader();
+  if (state.open === null) {
+    document.title = 'core sandbox';
+    $('conversation-header').append(h('h2', { id: 'conversation-title' }, 'No conversation open'));
+    $('timeline-list').append(
+      h('li', { className: 'empty muted' }, 'Start a conversation with the form, or from a shell: core customer say "Hello"'),
+    );
+  }
+  drawComposer();
+}
+
+function drawComposer() {
+  const open = state.open;
+  const input = $('message');
+  const send = $('send');
+  const lastBot = open?.lastBot;
+  const blocked =
+    lastBot != null &&
+    lastBot.body?.settings?.blockInput === true &&
+    Array.isArray(lastBot.body?.quickReplies) &&
+    lastBot.body.quickReplies.length > 0;
+  input.disabled = open === null || blocked;
+  send.disabled = open === null || blocked;
+  const summary = open ? state.conversations.get(open.sessionId) : undefined;
+  $('composer-note').textContent =
+    open === null
+      ? 'Open or start a conversation to write in it.'
+      : blocked
+        ? 'The bot blocked the input field (settings.blockInput): press one of its buttons.'
+        : summary?.owner === 'agents'
+          ? 'The thread is with agents: a message is recorded, but no webhook is sent until it is given back to the bot.'
+          : '';
+}
+
+// ---- actions -----------------------------------------------------------------------------------------
+
+/** Runs an action, showing the sandbox's message when it refuses; what it changes comes back as events. */
+async function act(action) {
+  notice('');
+  try {
+    return await action();
+  } catch (error) {
+    notice(error.message);
+    return undefined;
+  }
+}
+
+async function release() {
+  if (state.open) await act(() => api.release(state.open.sessionId));
+}
+
+function download(name, type, content) {
+  const url = URL.createObjectURL(new Blob([content], { type }));
+  const link = h('a', { href: url, download: name, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+async function saveTest() {
+  const open = state.open;
+  if (open === null) return;
+  const file = await act(() => api.testFile(open.sessionId));
+  if (file) download(file.name, 'application/yaml', file.text);
+}
+
+async function exportTranscript() {
+  const open = state.open;
+  if (open === null) return;
+  const transcript = await act(() => api.conversation(open.sessionId));
+  if (transcript) download(`transcript-${open.sessionId}.json`, 'application/json', `${stringifyJson(transcript, 2)}\n`);
+}
+
+async function startConversation(event) {
+  event.preventDefault();
+  const form = event.currentTarget;
+  const data = new FormData(form);
+  const request = { channel: String(data.get('channel') ?? 'WEB') };
+  const tenant = String(data.get('tenant') ?? '');
+  if (tenant) request.tenant = tenant;
+  if (data.get('client') === 'authorized') {
+    const clientId = String(data.get('clientId') ?? '').trim();
+    if (clientId === '') {
+      notice('An authorized client needs a clientId.');
+      $('client-id').focus();
+      return;
+    }
+    request.clientId = clientId;
+  }
+  const core = String(data.get('coreClientId') ?? '').trim();
+  if (core !== '') {
+    if (!/^\d{1,19}$/.test(core)) {
+      notice('coreClientId must be a whole number from 0 to 9223372036854775807.');
+      $('core-client-id').focus();
+      return;
+    }
+    request.coreClientId = BigInt(core);
+  }
+  // Marked before the request, so its conversation.started event does not open it a second time.
+  const marker = Symbol('starting');
+  state.opening = marker;
+  const started = await act(() => api.start(request));
+  if (started) await openConversation(started.sessionId);
+  else if (state.opening === marker) state.opening = undefined;
+  $('message').focus();
+}
+
+async function say(event) {
+  event.preventDefault();
+  const open = state.open;
+  const input = $('message');
+  const value = input.value;
+  if (open === null || value.trim() === '') return;
+  const sent = await act(() => api.send(open.sessionId, { text: value }));
+  if (sent) input.value = '';
+  input.focus();
+}
+
+// ---- start-up ----------------------------------------------------------------------------------------
+
+function drawStartForm() {
+  const tenants = state.info?.tenants ?? [];
+  const select = clear($('tenant'));
+  for (const tenant of tenants) select.append(h('option', { value: tenant }, tenant));
+  $('tenant-field').hidden = tenants.length < 2;
+}
+
+function keyboard(event) {
+  const typing = event.target instanceof HTMLElement && event.target.closest('input, textarea, select');
+  if (event.key === '/' && !typing && !event.ctrlKey && !event.metaKey && !event.altKey) {
+    event.preventDefault();
+    $('message').focus();
+  } else if (event.altKey && (event.key === 'ArrowDown' || event.key === 'ArrowUp')) {
+    const ids = sortedConversations().map((summary) => summary.sessionId);
+    if (ids.length === 0) return;
+    event.preventDefault();
+    const at = ids.indexOf(state.open?.sessionId ?? '');
+    const next = event.key === 'ArrowDown' ? Math.min(ids.length - 1, at + 1) : Math.max(0, at - 1);
+    void openConversation(ids[next === -1 ? 0 : next]).then(() =>
+      document.querySelector('#conversation-list [aria-current="page"]')?.focus(),
+    );
+  } else if (event.key === 'n' && !typing && !event.ctrlKey && !event.metaKey && !event.altKey) {
+    event.preventDefault();
+    $('channel').focus();
+  }
+}
+
+async function start() {
+  $('start-form').addEventListener('submit', startConversation);
+  $('composer').addEventListener('submit', say);
+  $('message').addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      $('composer').requestSubmit();
+    }
+  });
+  for (const radio of document.querySelectorAll('input[name="client"]')) {
+    radio.addEventListener('change', () => {
+      $('client-id').disabled = !$('client-authorized').checked;
+    });
+  }
+  document.addEventListener('keydown', keyboard);
+  window.addEventListener('popstate', () => {
+    const wanted = new URLSearchParams(location.search).get('session');
+    if (wanted && wanted !== state.open?.sessionId) void openConversation(wanted, { history: 'none' });
+  });
+
+  try {
+    state.info = await api.info();
+  } catch (error) {
+    notice(`The sandbox does not answer: ${error.message}`);
+    return;
+  }
+  drawStatus('connecting');
+  drawStartForm();
+  // The stream starts after the last event the listings below can include; events that arrive
+  // while they load are held, then applied in order, each once.
+  openEvents(
+    state.info.lastSeq,
+    (event) => (state.loaded ? apply(event) : state.held.push(event)),
+    (live) => drawStatus(live),
+  );
+  const [conversations, reasons] = await Promise.all([api.conversations(), api.reasons()]);
+  for (const view of conversations) state.conversations.set(view.sessionId, summaryOf(view));
+  setReasons(reasons);
+  drawReasons();
+  const wanted = new URLSearchParams(location.search).get('session');
+  const first = wanted ?? sortedConversations()[0]?.sessionId;
+  if (first) await openConversation(first, { history: wanted ? 'none' : 'replace' });
+  else drawConversation();
+  state.loaded = true;
+  for (const event of state.held.splice(0)) apply(event);
+  drawList();
+  document.body.dataset.ready = 'true';
+}
+
+void start();

@@ -1,0 +1,56 @@
+/**
+ * The strings of a `bot:` step: a string is matched exactly, or, written as `/source/flags`, as a
+ * regular expression (docs/testing-bots.md, "Matching"). Pure, so the file schema, the matcher and
+ * the recorder of "save as test" read one definition.
+ */
+
+/** The flags a pattern may carry. `g` and `y` make a RegExp remember where it stopped, so they are left out. */
+export const PATTERN_FLAGS = 'imsuv';
+
+/** `/source/flags`: a slash, something, a slash, then letters only. */
+const PATTERN = /^\/(.+)\/([a-z]*)$/s;
+
+export type Pattern = { kind: 'exact'; text: string } | { kind: 'regex'; regex: RegExp; source: string };
+
+/** Whether a string is written as a regular expression (it may still be an invalid one: see patternProblem). */
+export function looksLikePattern(text: string): boolean {
+  return PATTERN.test(text);
+}
+
+/** Why a string written as `/.../flags` is not a usable regular expression; undefined when it is, or when it is plain text. */
+export function patternProblem(text: string): string | undefined {
+  const match = PATTERN.exec(text);
+  if (match === null) return undefined;
+  const [, source, flags] = match as unknown as [string, string, string];
+  const unknown = [...flags].filter((flag) => !PATTERN_FLAGS.includes(flag));
+  if (unknown.length > 0) {
+    return (
+      `${JSON.stringify(text)} is written as a /regular expression/ but ends with the flag${unknown.length === 1 ? '' : 's'} ` +
+      `${unknown.join('')}; the flags are ${[...PATTERN_FLAGS].join(', ')}. To match this text exactly, write ${JSON.stringify(exactPattern(text))}`
+    );
+  }
+  if (new Set(flags).size !== flags.length) return `${JSON.stringify(text)}: a flag is repeated`;
+  try {
+    new RegExp(source, flags);
+    return undefined;
+  } catch (error) {
+    return `${JSON.stringify(text)} is not a valid regular expression: ${(error as Error).message}`;
+  }
+}
+
+/** A string as a matcher; a pattern is compiled. Call only on strings that passed patternProblem. */
+export function toPattern(text: string): Pattern {
+  const match = PATTERN.exec(text);
+  if (match === null) return { kind: 'exact', text };
+  return { kind: 'regex', regex: new RegExp(match[1]!, match[2]!), source: text };
+}
+
+/** A regular expression that matches exactly `text`, written as a pattern: what the recorder writes for text that looks like one. */
+export function exactPattern(text: string): string {
+  return `/^${text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')}$/`;
+}
+
+/** The string a recorded answer holds, written so that it matches itself: as is, unless it looks like a pattern. */
+export function literal(text: string): string {
+  return looksLikePattern(text) ? exactPattern(text) : text;
+}

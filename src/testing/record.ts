@@ -1,0 +1,121 @@
+import { cjs } from '../interop.js';
+import { isRecord } from '../payload/json.js';
+import type { SandboxEvent } from '../sandbox/events.js';
+import { literal } from './pattern.js';
+import { CHECKED_FIELDS, type TestChannel } from './schema.js';
+
+/**
+ * "Save as test" (docs/testing-bots.md, "Save a conversation as a test"): a sandbox conversation as
+ * a `core test` file that passes again against the same bot. The customer's messages, presses and
+ * picks become steps; each answer delivered to the customer a `bot:` step with the fields it was
+ * answered with; a customer message that got no answer a `bot: none`. The answerId, the addressing
+ * fields and the other values that differ from run to run are left out, and a text that would read
+ * as a /pattern/ is written as a pattern that matches exactly it.
+ */
+
+export interface RecordedConversation {
+  sessionId: string;
+  channel: TestChannel;
+  clientId: string | null;
+}
+
+export interface RecordedTest {
+  /** The file's name: the test's name made safe for a file name, or the sessionId. */
+  filename: string;
+  /** The test file, as core test reads it. */
+  value: Record<string, unknown>;
+  /** What the conversation had that a test cannot replay (a greeting, a thread given back to the bot). */
+  notes: string[];
+}
+
+const NAME_LENGTH = 60;
+
+export function recordConversation(conversation: RecordedConversation, events: Iterable<SandboxEvent>): RecordedTest {
+  const steps: Record<string, unknown>[] = [];
+  const notes: string[] = [];
+  let firstText: string | undefined;
+  // Whether the latest customer message has had an answer; undefined before the first one.
+  let answered: boolean | undefined;
+  const closeSilence = () => {
+    if (answered === false) steps.push({ bot: 'none' });
+  };
+  for (const event of events) {
+    if (event.type === 'customer.message') {
+      closeSilence();
+      if (event.quickReply !== null && typeof event.quickReply.text === 'string') steps.push({ press: event.quickReply.text });
+      else if (event.listItem !== null) steps.push({ press: event.listItem.identifier });
+      else {
+        steps.push({ customer: event.text });
+        firstText ??= event.text;
+      }
+      answered = false;
+    } else if (event.type === 'bot.answer') {
+      // Answers before the first customer message have nothing to follow; refused ones never reached the customer.
+      if (answered === undefined || !event.delivered) continue;
+      steps.push({ bot: answerFields(event.body) });
+      answered = true;
+    } else if (event.type === 'greeting') {
+      notes.push(`a greeting at ${event.time} is not replayed: core test plays the customer's side`);
+    } else if (event.type === 'released') {
+      notes.push(
+        `the thread was given back to the bot at ${event.time}: core test cannot replay that, so the steps after it expect what the bot did then`,
+      );
+    }
+  }
+  closeSilence();
+  if (steps.length === 0 || !('customer' in steps[0]!)) {
+    // A conversation the customer has not written in yet, or one whose first step is a press
+    // (recorded only in part): the file says so rather than failing to load.
+    notes.push('the conversation has no customer message to start from: write the first step, customer: TEXT');
+  }
+
+  const name = firstText === undefined ? `conversation ${conversation.sessionId}` : cut(firstText.replace(/\s+/g, ' ').trim());
+  const value: Record<string, unknown> = { name, channel: conversation.channel };
+  if (conversation.clientId !== null) value.client = { clientId: conversation.clientId };
+  value.steps = steps;
+  return { filename: `${slug(name) || conversation.sessionId}.yaml`, value, notes };
+}
+
+/** The test file as YAML, with a comment naming its schema and where it came from. */
+export async function recordedYaml(recorded: RecordedTest, origin: string): Promise<string> {
+  const { stringify } = cjs(await import('yaml'), 'stringify');
+  const header = [
+    '# yaml-language-server: $schema=https://unpkg.com/core-cli/docs/schemas/test.schema.json',
+    `# ${origin}`,
+    '# Run it with: core test FILE --bot-url URL (docs/testing-bots.md)',
+    ...recorded.notes.map((note) => `# Note: ${note}`),
+  ];
+  return `${header.join('\n')}\n${stringify(recorded.value, { lineWidth: 0 })}`;
+}
+
+/** The fields of an answer a test checks, each string written so that it matches itself. */
+function answerFields(body: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (!isRecord(body)) return out;
+  for (const field of CHECKED_FIELDS) if (body[field] !== undefined) out[field] = exact(body[field]);
+  return out;
+}
+
+function exact(value: unknown): unknown {
+  if (typeof value === 'string') return literal(value);
+  if (Array.isArray(value)) return value.map(exact);
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, exact(item)]));
+  return value;
+}
+
+function cut(text: string): string {
+  const chars = [...text];
+  return chars.length <= NAME_LENGTH ? text : `${chars.slice(0, NAME_LENGTH - 1).join('')}…`;
+}
+
+/** A name as a file name: lower-case ASCII letters, digits and dashes. */
+function slug(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, NAME_LENGTH)
+    .replace(/-+$/, '');
+}

@@ -1,0 +1,352 @@
+import * as z from 'zod/mini';
+import { parseDuration } from '../config/duration.js';
+import type { Problem } from '../errors.js';
+import { has, isRecord, nonEmpty, nonEmptyArray, report, rule, text } from '../payload/checks.js';
+import { longSchema } from '../payload/long.js';
+import { describeValue, payloadErrorMap, unknownFieldMessage, type Path } from '../payload/messages.js';
+import { replySchema } from '../payload/reply.js';
+import { childOf, knownFields, toProblems } from '../payload/validate.js';
+import { maxCustomerText } from '../sandbox/state.js';
+import { patternProblem } from './pattern.js';
+
+/**
+ * The file format of `core test` (docs/testing-bots.md, "The file format"): one zod schema is the
+ * single source of its rules. It validates a file (every problem with its path, as payload files
+ * are reported), types the runner, and makes the JSON Schema `core schema test` prints.
+ */
+
+/** The channels a conversation can be on (docs/sandbox.md, "State"). */
+export const TEST_CHANNELS = ['WEB', 'IM', 'EMAIL'] as const;
+export type TestChannel = (typeof TEST_CHANNELS)[number];
+
+/**
+ * The fields of the bot answer a `bot:` step may check: what the customer gets. The addressing
+ * fields, answerId, receivedAt and the like differ from run to run, so they are not among them.
+ */
+export const CHECKED_FIELDS = [
+  'text',
+  'formattedText',
+  'code',
+  'quickReplies',
+  'messageListPicker',
+  'quickRepliesHeaderFooter',
+  'attachments',
+  'userIds',
+  'skillIds',
+  'unitIds',
+  'settings',
+] as const;
+export type CheckedField = (typeof CHECKED_FIELDS)[number];
+
+/** How long a `bot: none` step waits for silence when it gives no `within`. */
+export const DEFAULT_WITHIN_MS = 2000;
+
+const MATCHING =
+  'A string is matched exactly, or as a regular expression when written /source/flags (flags i, m, s, u, v), such as /shipped/i; ' +
+  'a list is matched item by item, in order, and must have as many items; an object checks only the fields it names; ' +
+  'null expects the field to be absent.';
+
+const pattern = (description: string) =>
+  z.string().check(
+    rule(
+      (value, ctx) => {
+        const problem = typeof value === 'string' ? patternProblem(value) : undefined;
+        if (problem !== undefined) report(ctx, [], problem, value);
+      },
+      (payload) => typeof payload.value === 'string',
+    ),
+    z.describe(description),
+  );
+
+const anyObject = (description: string) =>
+  z
+    .record(z.string(), z.unknown().check(z.describe('An expected value of this field, matched as the answer holds it.')))
+    .check(z.describe(description));
+
+/** A field a step may expect, or null to expect the answer not to have it. */
+const orAbsent = <T extends z.core.$ZodType>(schema: T, description: string, noun: string) =>
+  z.optional(
+    z
+      .union([schema, z.null().check(z.describe('null: the answer must not have this field (or have it null).'))], {
+        error: (issue) => `expected ${noun} or null, got ${describeValue(issue.input)}`,
+      })
+      .check(z.describe(description)),
+  );
+
+const idList = (what: string) =>
+  orAbsent(
+    z
+      .array(
+        z
+          .union([longSchema, pattern('The identifier as a pattern, such as /^12/.')], {
+            error: 'expected an identifier (a whole number) or a pattern (/.../)',
+          })
+          .check(z.describe('One identifier: the number, or a pattern.')),
+      )
+      .check(z.describe(`${what}, in the order the answer lists them.`)),
+    `${what}: identifiers (or patterns), in order.`,
+    'a list of identifiers',
+  );
+
+const labelled = (what: string, label: string) =>
+  orAbsent(
+    z
+      .array(
+        z
+          .union([pattern(`The ${what}'s ${label}, exact or /regex/.`), anyObject(`The fields of the ${what} to check.`)], {
+            error: `expected the ${what}'s ${label} (a string) or an object of its fields`,
+          })
+          .check(z.describe(`One ${what}: its ${label}, or the fields to check.`)),
+      )
+      .check(z.describe(`The answer's ${what}s, in order: each one its ${label} (a string) or an object of the fields to check.`)),
+    `The answer's ${what}s, in order.`,
+    `a list of ${what}s`,
+  );
+
+/**
+ * Walks what a field expects beside the bot answer's own schema, so a nested field the answer cannot
+ * have (`shownText` for `shown_text`) is an error naming the path, and every nested string is checked
+ * as a pattern.
+ */
+function nestedRule() {
+  return rule((value, ctx) => {
+    const walk = (expected: unknown, schema: z.core.$ZodType | undefined, path: Path): void => {
+      if (typeof expected === 'string') {
+        const problem = patternProblem(expected);
+        // A string straight in a field's list (quickReplies: [Yes]) is checked by the list's own schema.
+        const listItem = path.length === 2 && typeof path[1] === 'number';
+        if (problem !== undefined && !listItem) report(ctx, path, problem, expected);
+      } else if (Array.isArray(expected)) {
+        expected.forEach((item: unknown, index) => walk(item, schema && childOf(schema, index), [...path, index]));
+      } else if (isRecord(expected)) {
+        const known = schema === undefined ? [] : knownFields(schema, []);
+        for (const [key, item] of Object.entries(expected)) {
+          if (known.length > 0 && !known.includes(key)) report(ctx, [...path, key], unknownFieldMessage(key, known));
+          else walk(item, schema && childOf(schema, key), [...path, key]);
+        }
+      }
+    };
+    for (const [field, expected] of Object.entries(value as Record<string, unknown>)) {
+      if (typeof expected === 'object' && expected !== null) walk(expected, childOf(replySchema, field), [field]);
+    }
+  });
+}
+
+export const botExpectationSchema = z
+  .strictObject({
+    text: orAbsent(pattern("The answer's text: exact, or /regex/."), "The answer's text.", 'a string'),
+    formattedText: orAbsent(
+      pattern("The answer's formattedText (Markdown): exact, or /regex/."),
+      "The answer's formattedText.",
+      'a string',
+    ),
+    code: orAbsent(pattern("The answer's code: SUCCESS, UNCLEAR_QUESTION, SWITCH_TO_HUMAN, or /regex/."), "The answer's code.", 'a string'),
+    quickReplies: labelled('quick-reply button', 'text'),
+    attachments: labelled('attachment', 'url'),
+    messageListPicker: orAbsent(
+      anyObject("The fields of the answer's list picker to check, such as {title: Sizes}."),
+      "The answer's list picker (IM).",
+      'an object',
+    ),
+    quickRepliesHeaderFooter: orAbsent(
+      anyObject("The fields of the answer's header and footer to check."),
+      "The answer's header and footer (IM).",
+      'an object',
+    ),
+    settings: orAbsent(
+      anyObject("The fields of the answer's settings to check, such as {blockInput: true}."),
+      "The answer's settings.",
+      'an object',
+    ),
+    userIds: idList('The agent IDs the answer hands the thread to'),
+    skillIds: idList('The skill IDs the answer hands the thread to'),
+    unitIds: idList('The department IDs the answer hands the thread to'),
+  })
+  .check(
+    nestedRule(),
+    z.describe(
+      `The next bot answer, and the fields of it to check (${CHECKED_FIELDS.join(', ')}); fields not named are not checked, ` +
+        `and {} accepts any answer. ${MATCHING}`,
+    ),
+  );
+export type BotExpectation = z.output<typeof botExpectationSchema>;
+
+const durationSchema = z
+  .union([z.string().check(z.describe('A duration such as 2s, 500ms or 1m.')), z.bigint().check(z.describe('A number of milliseconds.'))], {
+    error: 'expected a duration such as 2s or 1500ms',
+  })
+  .check(
+    rule(
+      (value, ctx) => {
+        try {
+          parseDuration(String(value));
+        } catch (error) {
+          report(ctx, [], `${(error as Error).message}; use a duration such as 2s or 1500ms`, value);
+        }
+      },
+      (payload) => typeof payload.value === 'string' || typeof payload.value === 'bigint',
+    ),
+    z.describe(`How long to wait for no answer: milliseconds or a duration such as 2s (default ${DEFAULT_WITHIN_MS / 1000}s).`),
+  );
+
+const STEP_KEYS = ['customer', 'press', 'bot'] as const;
+
+export const stepSchema = z
+  .strictObject({
+    customer: z.optional(
+      text(`What the customer writes: a customer message, up to ${maxCustomerText} characters (a sandbox limit).`, maxCustomerText),
+    ),
+    press: z.optional(
+      z
+        .string()
+        .check(
+          nonEmpty(),
+          z.describe(
+            "Press a quick-reply button (by its text or shown_text) or pick a list item (by its identifier or title) of the bot's last message, as core customer press does.",
+          ),
+        ),
+    ),
+    bot: z.optional(
+      z
+        .union([z.literal('none').check(z.describe('No answer may come within `within` (default 2s).')), botExpectationSchema], {
+          error: 'expected the fields of the bot answer to check, such as {text: Hello}, or none',
+        })
+        .check(z.describe('The next bot answer and the fields of it to check, or none: no answer may come.')),
+    ),
+    within: z.optional(durationSchema),
+  })
+  .check(
+    rule((value, ctx) => {
+      const step = value as Record<string, unknown>;
+      const given = STEP_KEYS.filter((key) => has(step, key));
+      if (given.length !== 1) {
+        report(
+          ctx,
+          [],
+          given.length === 0
+            ? 'a step is one of customer: TEXT, press: LABEL or bot: {...}'
+            : `a step is one of customer, press or bot, not ${given.join(' and ')}: write each as its own step`,
+        );
+      }
+      if (has(step, 'within') && step.bot !== 'none') report(ctx, ['within'], 'only with bot: none');
+    }),
+    z.describe('One step: customer: TEXT, press: LABEL, bot: {fields to check}, or bot: none with an optional within.'),
+  );
+export type Step = z.output<typeof stepSchema>;
+
+const stepsSchema = z.array(stepSchema).check(
+  nonEmptyArray(),
+  rule(
+    (value, ctx) => {
+      const first = (value as unknown[])[0];
+      if (isRecord(first) && !has(first, 'customer') && (has(first, 'press') || has(first, 'bot'))) {
+        report(ctx, [0], 'the first step is customer: TEXT: a conversation starts with the customer writing');
+      }
+    },
+    (payload) => Array.isArray(payload.value),
+  ),
+  z.describe("The conversation in order: the customer's messages and presses, and the bot answers expected after each."),
+);
+
+const channelSchema = z
+  .enum(TEST_CHANNELS)
+  .check(z.describe('The channel of the conversation: WEB (default), IM (instant messenger) or EMAIL.'));
+
+export const testClientSchema = z
+  .strictObject({
+    clientId: z.optional(
+      z
+        .string()
+        .check(
+          nonEmpty(),
+          z.describe('The external clientId of an authorized client (conversations naming one client run one at a time).'),
+        ),
+    ),
+    coreClientId: z.optional(longSchema.check(z.describe('The coreClientId of the client (default: a new client for each conversation).'))),
+  })
+  .check(
+    rule((value, ctx) => {
+      const client = value as Record<string, unknown>;
+      if (has(client, 'clientId') && has(client, 'coreClientId')) report(ctx, [], 'give clientId or coreClientId, not both');
+    }),
+    z.describe('Who the customer is. Without it, each conversation is a new client.'),
+  );
+export type TestClient = z.output<typeof testClientSchema>;
+
+export const conversationSchema = z
+  .strictObject({
+    name: text('The name of the conversation, in reports.'),
+    channel: z.optional(channelSchema),
+    client: z.optional(testClientSchema),
+    steps: stepsSchema,
+  })
+  .check(z.describe('One conversation: its own thread and client, run independently of the others.'));
+export type TestConversation = z.output<typeof conversationSchema>;
+
+export const testFileSchema = z
+  .strictObject({
+    name: z.optional(text('The name of the conversation (or, with conversations, of the file) in reports; default the file name.')),
+    channel: z.optional(channelSchema),
+    client: z.optional(testClientSchema),
+    steps: z.optional(stepsSchema),
+    conversations: z.optional(
+      z
+        .array(conversationSchema)
+        .check(nonEmptyArray(), z.describe('Several conversations in one file; channel and client above are their defaults.')),
+    ),
+  })
+  .check(
+    rule((value, ctx) => {
+      const file = value as Record<string, unknown>;
+      if (has(file, 'steps') === has(file, 'conversations')) {
+        report(ctx, [], has(file, 'steps') ? 'give steps or conversations, not both' : 'required: steps (or conversations)');
+      }
+      if (Array.isArray(file.conversations)) {
+        const seen = new Map<string, number>();
+        file.conversations.forEach((conversation: unknown, index) => {
+          const name = isRecord(conversation) ? conversation.name : undefined;
+          if (typeof name !== 'string') return;
+          const first = seen.get(name);
+          if (first === undefined) seen.set(name, index);
+          else report(ctx, ['conversations', index, 'name'], `${JSON.stringify(name)} is repeated; first at conversations[${first}].name`);
+        });
+      }
+    }),
+    z.describe(
+      'A conversation test of core test: the steps of one conversation (or several conversations), each played as a customer ' +
+        'against the bot through the sandbox. Rules a JSON Schema cannot express: each step is one of customer, press or bot; ' +
+        'the first step is customer; within goes only with bot: none; steps and conversations do not go together; ' +
+        `conversation names are unique. ${MATCHING}`,
+    ),
+  );
+export type TestFile = z.output<typeof testFileSchema>;
+
+export type TestValidation = { ok: true; value: TestFile } | { ok: false; problems: Problem[] };
+
+/**
+ * Validates a test file's content: every problem at once, with its path. A union's own problem
+ * ("expected a string or an object") is replaced by the problems of the form the value has, so that
+ * `steps[2].bot.text` is named rather than `steps[2].bot`.
+ */
+export function validateTestFile(input: unknown): TestValidation {
+  const result = testFileSchema.safeParse(input, { error: payloadErrorMap });
+  if (result.success) return { ok: true, value: result.data };
+  return { ok: false, problems: toProblems(testFileSchema, flattenUnions(result.error.issues)) };
+}
+
+function flattenUnions(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const out: z.core.$ZodIssue[] = [];
+  for (const issue of issues) {
+    if (issue.code !== 'invalid_union') {
+      out.push(issue);
+      continue;
+    }
+    // The branch whose type the value has: its problems are all inside the value, none about its type.
+    const branch = issue.errors.find((errors) =>
+      errors.every((inner) => inner.path.length > 0 || !/^invalid_(type|value)$/.test(inner.code)),
+    );
+    if (branch === undefined) out.push(issue);
+    else out.push(...flattenUnions(branch.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }) as z.core.$ZodIssue)));
+  }
+  return out;
+}

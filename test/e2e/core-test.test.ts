@@ -1,0 +1,136 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { baseEnv, binPath, ensureBuilt, repoRoot, runBuilt } from '../helpers/run.js';
+import { happens } from '../helpers/wait.js';
+import { testFolder } from '../test-command/platform.js';
+
+/**
+ * docs/testing-bots.md as a user follows it, through the built binary and the example bot of
+ * docs/examples/bot/: its tests run in CI style (core test starts the sandbox, a JUnit report), a
+ * conversation saved as a test passes again, and a bot that is not running gives exit 6.
+ */
+
+const children: ChildProcess[] = [];
+afterEach(async () => {
+  for (const child of children.splice(0)) {
+    if (child.exitCode !== null) continue;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+});
+
+/** A port nothing listens on now: bound, read, and released for a server to take. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Starts a process and resolves once its stdout holds `ready`, with what it printed so far. */
+function start(args: string[], env: Record<string, string | undefined>, ready: RegExp) {
+  const child = spawn(process.execPath, args, { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const started = new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', () => ready.test(out) && resolve(out));
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}:\n${out}${err}`)));
+  });
+  return happens(started, `${args[0]} to start`);
+}
+
+const exampleBot = join(repoRoot, 'docs', 'examples', 'bot', 'bot.mjs');
+const exampleTests = join(repoRoot, 'docs', 'examples', 'bot', 'tests');
+const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+
+describe('core test with the example bot', () => {
+  beforeAll(() => ensureBuilt());
+
+  it('runs the example tests in CI style: a sandbox on --port delivering to --bot-url, a JUnit report', async () => {
+    const [sandboxPort, botPort] = [await freePort(), await freePort()];
+    await start(
+      [exampleBot],
+      baseEnv({
+        CORE_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
+        CORE_TENANT: 'sandbox',
+        CORE_TOKEN: 'sandbox-token',
+        CORE_WEBHOOK_SECRET: secret,
+        PORT: String(botPort),
+      }),
+      /bot listening on/,
+    );
+    const folder = testFolder({});
+    const result = await runBuilt(
+      [
+        'test',
+        exampleTests,
+        '--port',
+        String(sandboxPort),
+        '--bot-url',
+        `http://127.0.0.1:${botPort}/webhook`,
+        '--reporter',
+        'junit',
+        '--output',
+        'report.xml',
+      ],
+      { env: baseEnv({ CORE_SANDBOX_WEBHOOK_SECRET: secret }), cwd: folder },
+    );
+    expect(result.stderr).toMatch(/^3 passed, 0 failed/m);
+    expect(result.code).toBe(0);
+    const xml = readFileSync(join(folder, 'report.xml'), 'utf8');
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const suites = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml).testsuites as Record<string, unknown>;
+    expect(suites).toMatchObject({ tests: '3', failures: '0', errors: '0' });
+  });
+
+  it('saves a conversation with the example bot as a test that passes against the same bot', async () => {
+    const botPort = await freePort();
+    const env = baseEnv({ CORE_SANDBOX_WEBHOOK_SECRET: secret });
+    const lines = await start(
+      [binPath, 'sandbox', '--port', '0', '--bot-url', `http://127.0.0.1:${botPort}/webhook`],
+      env,
+      /CORE_WEBHOOK_SECRET=\S+\n/,
+    );
+    const exported = Object.fromEntries([...lines.matchAll(/^export (\w+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
+    expect(exported.CORE_WEBHOOK_SECRET).toBe(secret);
+    const userEnv = { ...baseEnv(), ...exported };
+    await start([exampleBot], { ...userEnv, PORT: String(botPort) }, /bot listening on/);
+
+    const said = await runBuilt(['customer', 'say', 'Where is my order?', '--channel', 'im'], { env: userEnv });
+    expect(said.code).toBe(0);
+    const sessionId = /go on with --session (s-[0-9a-f]{12})/.exec(said.stderr)![1]!;
+    expect((await runBuilt(['customer', 'press', 'Talk to a person', '--session', sessionId], { env: userEnv })).code).toBe(0);
+    expect((await runBuilt(['customer', 'say', 'Hello?', '--session', sessionId], { env: userEnv })).code).toBe(6);
+
+    const response = await fetch(`${exported.CORE_BASE_URL}/_sandbox/conversations/${sessionId}/test`);
+    expect(response.headers.get('content-disposition')).toBe('attachment; filename="where-is-my-order.yaml"');
+    const folder = testFolder({});
+    writeFileSync(join(folder, 'where-is-my-order.yaml'), await response.text());
+    const result = await runBuilt(['test', 'where-is-my-order.yaml', '--sandbox', exported.CORE_BASE_URL!], {
+      env: baseEnv(),
+      cwd: folder,
+    });
+    expect(result.stdout).toMatch(/^✓ Where is my order\? \(where-is-my-order\.yaml:4, /m);
+    expect(result.code).toBe(0);
+  });
+
+  it('exits 6, saying so once, when the bot is not running', async () => {
+    const botUrl = `http://127.0.0.1:${await freePort()}/webhook`;
+    const result = await runBuilt(['test', exampleTests, '--bot-url', botUrl], { env: baseEnv(), cwd: repoRoot });
+    expect(result.stderr).toContain(
+      `error: the bot could not be reached: every webhook delivery to ${botUrl} failed to connect (ECONNREFUSED)`,
+    );
+    expect(result.stderr.match(/could not be reached/g)).toHaveLength(1);
+    expect(result.stdout).toBe('');
+    expect(result.code).toBe(6);
+  });
+});
