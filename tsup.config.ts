@@ -164,14 +164,16 @@ const vendor = [
 ];
 const vendorFile = (name: string) => `vendor/${name.replace('@', '').replace(/\//g, '-')}`;
 
-/** In the application bundle, every vendor module and main.js (from bin.ts) stay separate files. */
+/**
+ * In the application bundle, every vendor module stays a file of its own (dist/vendor/<name>.cjs),
+ * loaded by `require` on first use, and bin.js reaches main.cjs through src/compile-cache.ts.
+ */
 const separateFiles: Plugin = {
   name: 'separate-files',
   setup(build) {
     build.onResolve({ filter: /.*/ }, (args) => {
       if (args.kind === 'entry-point') return undefined;
-      if (vendor.includes(args.path)) return { path: `./${vendorFile(args.path)}.js`, external: true };
-      if (args.path === './main.js' && /[\\/]bin\.ts$/.test(args.importer)) return { path: './main.js', external: true };
+      if (vendor.includes(args.path)) return { path: `./${vendorFile(args.path)}.cjs`, external: true };
       return undefined;
     });
   },
@@ -180,7 +182,7 @@ const separateFiles: Plugin = {
 /**
  * The sandbox's page (src/sandbox/page/: HTML, CSS and plain ES modules, run by the browser as
  * written) is copied beside the bundle into dist/page/, where src/sandbox/page.ts finds it
- * (`new URL('./page/', import.meta.url)` is dist/page/ from dist/main.js, and src/sandbox/page/ from
+ * (`new URL('./page/', import.meta.url)` is dist/page/ from dist/main.cjs, and src/sandbox/page/ from
  * the sources), so the package ships it and no user ever runs a build step for it.
  */
 const copyPage: Plugin = {
@@ -193,41 +195,66 @@ const copyPage: Plugin = {
 };
 
 const shared: Options = {
-  format: ['esm'],
   platform: 'node',
   target: 'node20',
   bundle: true,
   minify: true,
   sourcemap: false,
   clean: false,
-  // __filename and __dirname for CommonJS dependencies (import-fresh, which cosmiconfig uses for .js configs).
+  // import.meta.url in CommonJS (src/sandbox/page.ts, src/version.ts), __filename and __dirname in ESM.
   shims: true,
   // Keep `node:` specifiers as written, so the lazy built-ins below can see them.
   removeNodeProtocol: false,
   noExternal: [/^(?!typescript$).*/],
   // cosmiconfig's TypeScript loader would otherwise pull the whole compiler into the bundle.
   external: ['typescript'],
-  banner: {
-    // CommonJS dependencies inside an ESM bundle call require() for Node built-ins.
-    js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-  },
 };
 
+/**
+ * The application is CommonJS (dist/main.cjs, dist/vendor/*.cjs) so that src/compile-cache.ts can
+ * compile it with V8's code cache on Node 20 (`vm.Script` and `cachedData`; Node 20 has no such
+ * cache for ES modules without a flag). bin.js stays an ES module: the entry point, its fast path
+ * for --version, the signals.
+ */
 export default defineConfig([
-  // The application: bin.js (the --version fast path) and main.js, one file holding all of core's own
-  // code with commander, zod and chalk. One file loads faster than many small chunks.
+  // The entry point: the --version fast path, signals, and the loader of main.cjs.
   {
     ...shared,
-    entry: { bin: 'src/bin.ts', main: 'src/main.ts' },
+    format: ['esm'],
+    entry: { bin: 'src/bin.ts' },
     splitting: false,
     define: { __CORE_VERSION__: JSON.stringify(pkg.version) },
-    esbuildPlugins: [separateFiles, lazyDependencies, copyPage],
+    banner: {
+      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+    },
   },
-  // Third-party modules loaded on demand, sharing their common parts between them.
+  // The application: one file holding all of core's own code with commander, zod and chalk. One
+  // file loads faster than many small chunks. Its `import()`s become `require()`s: code compiled
+  // with a cache on Node 20 cannot run `import()`.
   {
     ...shared,
+    format: ['cjs'],
+    entry: { main: 'src/main.ts' },
+    splitting: false,
+    define: { __CORE_VERSION__: JSON.stringify(pkg.version) },
+    esbuildOptions(options) {
+      options.supported = { ...options.supported, 'dynamic-import': false };
+    },
+    esbuildPlugins: [separateFiles, lazyDependencies, copyPage],
+  },
+  // Third-party modules loaded on demand, one self-contained file each. cosmiconfig keeps its
+  // `import()` (for .mjs config files): src/compile-cache.ts leaves such a module to Node's loader.
+  {
+    ...shared,
+    format: ['cjs'],
     entry: Object.fromEntries(vendor.map((name) => [vendorFile(name), `src/${vendorFile(name)}.ts`])),
-    splitting: true,
+    splitting: false,
+    // A module whose only export is a default export exports that value itself, as a CommonJS
+    // package does, so main.cjs's `import()` (now a `require()` with Node's interop: `default` is
+    // module.exports) finds the same shapes as it did from ES modules, and src/interop.ts holds.
+    footer: {
+      js: 'if (module.exports.__esModule && Object.keys(module.exports).join() === "default") module.exports = module.exports.default;',
+    },
     esbuildPlugins: [standInModules, lazyListFormat, lazyDependencies],
   },
 ]);

@@ -2,7 +2,7 @@
 // The baseline of bench/batch.mjs: got alone sending the same updates as `core reason update -f`,
 // written as a script would: each NDJSON line PUT as it is, `concurrency` requests in flight over
 // kept-alive connections, got's own retry on 429/5xx, nothing checked, nothing printed but a count.
-// It loads the same got build as core (dist/vendor/got.js), so the comparison is of what each does
+// It loads the same got build as core (dist/vendor/got.cjs), so the comparison is of what each does
 // around got, not of two builds of it.
 //
 //   node bench/got-alone.mjs --url URL --file FILE --concurrency N [--got PATH] [--token T] [--tenant T]
@@ -20,7 +20,7 @@ const option = (name, fallback) => {
 const url = `${option('--url')}/api/v1/inactivity/reasons`;
 const file = option('--file');
 const concurrency = Number(option('--concurrency', '4'));
-const gotFile = resolve(option('--got', join(import.meta.dirname, '..', 'dist', 'vendor', 'got.js')));
+const gotFile = resolve(option('--got', join(import.meta.dirname, '..', 'dist', 'vendor', 'got.cjs')));
 const { got } = await import(pathToFileURL(gotFile).href);
 
 const agent = new Agent({ keepAlive: true, maxSockets: concurrency });

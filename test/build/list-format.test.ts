@@ -103,13 +103,13 @@ describe("the build's rewrite of Intl.ListFormat in got's type checks", () => {
     expect(original.match(listFormatPattern)).toHaveLength(2);
   });
 
-  it('leaves no Intl.ListFormat built while the built got loads (dist/vendor/got.js)', () => {
+  it('leaves no Intl.ListFormat built while the built got loads (dist/vendor/got.cjs)', () => {
     ensureBuilt();
     const script = `
       let made = 0;
       const Real = Intl.ListFormat;
       Intl.ListFormat = class extends Real { constructor(...a) { super(...a); made += 1; } };
-      await import(${JSON.stringify(pathToFileURL(join(repoRoot, 'dist', 'vendor', 'got.js')).href)});
+      await import(${JSON.stringify(pathToFileURL(join(repoRoot, 'dist', 'vendor', 'got.cjs')).href)});
       console.log(made);
     `;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
