@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 import { writeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Application } from './compile-cache.js';
+import { createLoader, type Application } from './compile-cache.js';
 import { STOP_GRACE_MS, STOP_WRAP_UP_MS, type StopReason } from './stop.js';
+import { version } from './version.js';
 
 /**
  * How the process stops (docs/exit-codes.md, "Stopping"):
@@ -76,11 +77,14 @@ for (const stream of [process.stdout, process.stderr]) {
 
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   // The fast path: no commander, no config, nothing else loaded.
-  const { version } = await import('./version.js');
   process.stdout.write(`${version()}\n`);
 } else {
+  void run();
+}
+
+/** Runs the command line through main() and ends the process as docs/exit-codes.md says. */
+async function run(): Promise<void> {
   // The application, with its compiled code kept between runs (src/compile-cache.ts).
-  const [{ createLoader }, { version }] = await Promise.all([import('./compile-cache.js'), import('./version.js')]);
   const loader = createLoader(process.env, version());
   const { main, ExitCode } = loader.load(fileURLToPath(new URL('./main.cjs', import.meta.url))) as Application;
   const controller = new AbortController();

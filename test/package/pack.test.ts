@@ -98,7 +98,7 @@ describe('the npm package', () => {
     for (const kind of ['reply', 'greet', 'reason', 'config']) expect(paths).toContain(`docs/schemas/${kind}.schema.json`);
     const unexpected = paths.filter(
       (path) =>
-        !/^dist\/(bin\.js|main\.cjs|vendor\/[\w.-]+\.cjs)$/.test(path) &&
+        !/^dist\/(bin\.js|package\.json|main\.cjs|vendor\/[\w.-]+\.cjs)$/.test(path) &&
         !(path.startsWith('dist/page/') && path.slice('dist/page/'.length) in pageFiles) &&
         !/^docs\/schemas\/\w+\.schema\.json$/.test(path) &&
         !['README.md', 'CHANGELOG.md', 'package.json', 'LICENSE', 'docs/man/core.1'].includes(path),
