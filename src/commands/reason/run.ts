@@ -12,7 +12,7 @@ import { printResult } from '../../output/render.js';
 import type { RequestResult } from '../../output/result.js';
 import { failureHint } from '../../output/hints.js';
 import { makeStyle } from '../../output/style.js';
-import { validateReason } from '../../payload/index.js';
+import { validateReason } from '../../payload/reason.js';
 import { printWarnings } from '../../send/deliver.js';
 import { isRecord } from '../../send/fields.js';
 import { joinUrl, maskHeaders } from '../../send/request.js';

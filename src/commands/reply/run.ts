@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { mayRetry, operations } from '../../operations.js';
-import { validateReply } from '../../payload/index.js';
+import { validateReply } from '../../payload/reply.js';
 import { printWarnings, rejectPayload, sendOne } from '../../send/deliver.js';
 import { readPayloadFile, readTextFile, refuseTwoStdinReaders } from '../../send/input.js';
 import { loadCommandSettings, requireTerminal } from '../common.js';
