@@ -94,9 +94,34 @@ const coreCases = (label, file) => [
   { name: `${label}core reply (loopback), env only`, cmd: node, args: [file, ...reply], env: envOnly, cwd: withoutConfig, core: true },
   { name: `${label}core reply (loopback), .corerc.yaml`, cmd: node, args: [file, ...reply], env: yamlConfig, cwd: withConfig, core: true },
 ];
+// The compile cache (src/compile-cache.ts) of the build measured: every case above runs with the
+// cache its warm-up run wrote, as any second run of core finds it. These show what it is worth: the
+// same runs without it, and a first run, which finds the cache empty and writes it.
+const firstRunCache = join(home, 'first-run-cache');
+const cacheCases = [
+  ['reply --dry-run', [...reply, '--dry-run']],
+  ['reply (loopback)', reply],
+].flatMap(([label, args]) => [
+  {
+    name: `core ${label}, .corerc.yaml, no compile cache`,
+    cmd: node,
+    args: [bin, ...args],
+    env: { ...yamlConfig, CORE_NO_COMPILE_CACHE: '1' },
+    cwd: withConfig,
+  },
+  {
+    name: `core ${label}, .corerc.yaml, first run (cache empty)`,
+    cmd: node,
+    args: [bin, ...args],
+    env: { ...yamlConfig, XDG_CACHE_HOME: firstRunCache },
+    cwd: withConfig,
+    before: () => rmSync(firstRunCache, { recursive: true, force: true }),
+  },
+]);
 const cases = [
   { name: 'node -e 0', cmd: node, args: ['-e', '0'], env: envOnly, cwd: withoutConfig },
   ...coreCases('', bin),
+  ...cacheCases,
   ...(before ? coreCases('before: ', before) : []),
   ...(hasHttpie
     ? [
@@ -133,6 +158,7 @@ for (const c of cases) {
 }
 for (let i = 0; i < runs; i++) {
   for (const c of cases) {
+    c.before?.(); // not timed
     const start = process.hrtime.bigint();
     const r = run(c);
     const ms = Number(process.hrtime.bigint() - start) / 1e6;
