@@ -39,6 +39,37 @@ module.exports = {
       to: { path: '^src/(program|main|bin)\\.ts$' },
     },
     {
+      name: 'core-reply-builds-only-its-payload',
+      severity: 'error',
+      comment:
+        "A sending command imports its own payload's module, not src/payload/index.ts or another's: a run builds only the zod schemas of the command that runs.",
+      from: { path: '^src/commands/reply/' },
+      to: { path: '^src/payload/(index|greeting|reason)\\.ts$' },
+    },
+    {
+      name: 'core-greet-builds-only-its-payload',
+      severity: 'error',
+      comment:
+        "A sending command imports its own payload's module, not src/payload/index.ts or another's: a run builds only the zod schemas of the command that runs.",
+      from: { path: '^src/commands/greet/' },
+      to: { path: '^src/payload/(index|reply|reason)\\.ts$' },
+    },
+    {
+      name: 'core-reason-builds-only-its-payload',
+      severity: 'error',
+      comment:
+        "A sending command imports its own payload's module, not src/payload/index.ts or another's: a run builds only the zod schemas of the command that runs.",
+      from: { path: '^src/commands/reason/' },
+      to: { path: '^src/payload/(index|reply|greeting)\\.ts$' },
+    },
+    {
+      name: 'validation-imports-no-payload',
+      severity: 'error',
+      comment: 'The shared validation (src/payload/validate.ts) builds no schema of its own: each payload module brings its validator.',
+      from: { path: '^src/payload/validate\\.ts$' },
+      to: { path: '^src/payload/(index|reply|greeting|reason)\\.ts$' },
+    },
+    {
       name: 'src-does-not-import-scripts-or-tests',
       severity: 'error',
       from: { path: '^src/' },

@@ -1,4 +1,5 @@
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { defineConfig, type Options } from 'tsup';
 
@@ -53,6 +54,55 @@ const standInModules: Plugin = {
 };
 
 /**
+ * got's type checks (@sindresorhus/is) build two `Intl.ListFormat` objects while they load, for the
+ * message of a failed check of several values: about 15 ms and 6 MB (ICU's list patterns) on every
+ * start that sends a request, for a message core never causes. The build rewrites the two
+ * constructions into formatters made on first use, with the same arguments, so the message is the
+ * same. The build fails when the pattern is not found exactly twice (an upgrade changed it): then
+ * look at the new code and update `listFormatPattern`.
+ */
+export const listFormatPattern =
+  /const (andFormatter|orFormatter) = new Intl\.ListFormat\(('en', \{ style: 'long', type: '(?:conjunction|disjunction)' \})\);/g;
+
+export function deferListFormat(source: string, file: string): string {
+  let found = 0;
+  const contents = source.replace(listFormatPattern, (_match, name: string, args: string) => {
+    found += 1;
+    return `const ${name} = __lazyListFormat(${args});`;
+  });
+  if (found !== 2) {
+    throw new Error(
+      `${file}: expected 2 constructions of Intl.ListFormat to defer, found ${found}: @sindresorhus/is changed; review listFormatPattern in tsup.config.ts`,
+    );
+  }
+  return (
+    `${contents}\n` +
+    'function __lazyListFormat(locale, options) {\n' +
+    '  let formatter;\n' +
+    '  return { format: (list) => (formatter ??= new Intl.ListFormat(locale, options)).format(list) };\n' +
+    '}\n'
+  );
+}
+
+const isDistribution = /[\\/]@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/;
+
+export const lazyListFormat: Plugin = {
+  name: 'lazy-list-format',
+  setup(build) {
+    let patched = false;
+    build.onLoad({ filter: isDistribution }, async (args) => {
+      const contents = deferListFormat(await readFile(args.path, 'utf8'), args.path);
+      patched = true;
+      return { contents, loader: 'js' };
+    });
+    build.onEnd((result) => {
+      if (result.errors.length > 0 || !JSON.stringify(build.initialOptions.entryPoints ?? '').includes('vendor/got')) return;
+      if (!patched) throw new Error('got no longer loads @sindresorhus/is/distribution/index.js: review lazyListFormat in tsup.config.ts');
+    });
+  },
+};
+
+/**
  * Node built-ins that only some paths use (the sandbox's server, token commands, batch reading).
  * esbuild hoists every import of a built-in to the top of the ESM bundle, so without this each run
  * would load all of them (~12 ms on Node 20). Imported from core's own code they become stand-ins
@@ -99,6 +149,7 @@ const lazyDependencies: Plugin = {
 const vendor = [
   'got',
   'cosmiconfig',
+  'js-yaml',
   'yaml',
   'cli-progress',
   'mime/lite',
@@ -113,14 +164,16 @@ const vendor = [
 ];
 const vendorFile = (name: string) => `vendor/${name.replace('@', '').replace(/\//g, '-')}`;
 
-/** In the application bundle, every vendor module and main.js (from bin.ts) stay separate files. */
+/**
+ * In the application bundle, every vendor module stays a file of its own (dist/vendor/<name>.cjs),
+ * loaded by `require` on first use, and bin.js reaches main.cjs through src/compile-cache.ts.
+ */
 const separateFiles: Plugin = {
   name: 'separate-files',
   setup(build) {
     build.onResolve({ filter: /.*/ }, (args) => {
       if (args.kind === 'entry-point') return undefined;
-      if (vendor.includes(args.path)) return { path: `./${vendorFile(args.path)}.js`, external: true };
-      if (args.path === './main.js' && /[\\/]bin\.ts$/.test(args.importer)) return { path: './main.js', external: true };
+      if (vendor.includes(args.path)) return { path: `./${vendorFile(args.path)}.cjs`, external: true };
       return undefined;
     });
   },
@@ -129,7 +182,7 @@ const separateFiles: Plugin = {
 /**
  * The sandbox's page (src/sandbox/page/: HTML, CSS and plain ES modules, run by the browser as
  * written) is copied beside the bundle into dist/page/, where src/sandbox/page.ts finds it
- * (`new URL('./page/', import.meta.url)` is dist/page/ from dist/main.js, and src/sandbox/page/ from
+ * (`new URL('./page/', import.meta.url)` is dist/page/ from dist/main.cjs, and src/sandbox/page/ from
  * the sources), so the package ships it and no user ever runs a build step for it.
  */
 const copyPage: Plugin = {
@@ -141,42 +194,80 @@ const copyPage: Plugin = {
   },
 };
 
+/** dist/package.json: the files in dist/ are CommonJS (bin.js among them). */
+const commonJsFolder: Plugin = {
+  name: 'common-js-folder',
+  setup(build) {
+    build.onEnd((result) => {
+      if (result.errors.length > 0) return;
+      mkdirSync('dist', { recursive: true });
+      writeFileSync('dist/package.json', `${JSON.stringify({ type: 'commonjs' })}\n`);
+    });
+  },
+};
+
 const shared: Options = {
-  format: ['esm'],
   platform: 'node',
   target: 'node20',
   bundle: true,
   minify: true,
   sourcemap: false,
   clean: false,
-  // __filename and __dirname for CommonJS dependencies (import-fresh, which cosmiconfig uses for .js configs).
+  // import.meta.url in CommonJS (src/sandbox/page.ts, src/version.ts), __filename and __dirname in ESM.
   shims: true,
   // Keep `node:` specifiers as written, so the lazy built-ins below can see them.
   removeNodeProtocol: false,
   noExternal: [/^(?!typescript$).*/],
   // cosmiconfig's TypeScript loader would otherwise pull the whole compiler into the bundle.
   external: ['typescript'],
-  banner: {
-    // CommonJS dependencies inside an ESM bundle call require() for Node built-ins.
-    js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-  },
 };
 
+/**
+ * The application is CommonJS (dist/main.cjs, dist/vendor/*.cjs) so that src/compile-cache.ts can
+ * compile it with V8's code cache on Node 20 (`vm.Script` and `cachedData`; Node 20 has no such
+ * cache for ES modules without a flag). bin.js stays an ES module: the entry point, its fast path
+ * for --version, the signals.
+ */
 export default defineConfig([
-  // The application: bin.js (the --version fast path) and main.js, one file holding all of core's own
-  // code with commander, zod and chalk. One file loads faster than many small chunks.
+  // The entry point: the --version fast path, signals, and the loader of main.cjs. CommonJS as
+  // well: an ES module entry point costs Node 20 its ES module loader, ~4 ms on every run.
+  // dist/package.json says so, since the package itself is "type": "module".
   {
     ...shared,
-    entry: { bin: 'src/bin.ts', main: 'src/main.ts' },
+    format: ['cjs'],
+    entry: { bin: 'src/bin.ts' },
+    outExtension: () => ({ js: '.js' }),
     splitting: false,
     define: { __CORE_VERSION__: JSON.stringify(pkg.version) },
-    esbuildPlugins: [separateFiles, lazyDependencies, copyPage],
+    esbuildPlugins: [commonJsFolder],
   },
-  // Third-party modules loaded on demand, sharing their common parts between them.
+  // The application: one file holding all of core's own code with commander, zod and chalk. One
+  // file loads faster than many small chunks. Its `import()`s become `require()`s: code compiled
+  // with a cache on Node 20 cannot run `import()`.
   {
     ...shared,
+    format: ['cjs'],
+    entry: { main: 'src/main.ts' },
+    splitting: false,
+    define: { __CORE_VERSION__: JSON.stringify(pkg.version) },
+    esbuildOptions(options) {
+      options.supported = { ...options.supported, 'dynamic-import': false };
+    },
+    esbuildPlugins: [separateFiles, lazyDependencies, copyPage],
+  },
+  // Third-party modules loaded on demand, one self-contained file each. cosmiconfig keeps its
+  // `import()` (for .mjs config files): src/compile-cache.ts leaves such a module to Node's loader.
+  {
+    ...shared,
+    format: ['cjs'],
     entry: Object.fromEntries(vendor.map((name) => [vendorFile(name), `src/${vendorFile(name)}.ts`])),
-    splitting: true,
-    esbuildPlugins: [standInModules, lazyDependencies],
+    splitting: false,
+    // A module whose only export is a default export exports that value itself, as a CommonJS
+    // package does, so main.cjs's `import()` (now a `require()` with Node's interop: `default` is
+    // module.exports) finds the same shapes as it did from ES modules, and src/interop.ts holds.
+    footer: {
+      js: 'if (module.exports.__esModule && Object.keys(module.exports).join() === "default") module.exports = module.exports.default;',
+    },
+    esbuildPlugins: [standInModules, lazyListFormat, lazyDependencies],
   },
 ]);

@@ -1,52 +1,70 @@
 #!/usr/bin/env node
-// Throughput and memory of `core reason update -f` (docs/reasons.md, "Speed and memory"),
-// measured against a baseline taken in the same run (docs/architecture.md, "Adding tests": timing
-// lives in bench/, as ratios, since absolute times vary from machine to machine). Uses the built
-// binary: run `npm run build` first, then `node bench/batch.mjs`.
+// Throughput, rate limits and memory of `core reason update -f` (docs/reasons.md, "Speed and
+// memory"), each against a baseline taken in the same run (docs/architecture.md, "Adding tests":
+// timing lives in bench/, as ratios, since absolute times vary from machine to machine). Uses the
+// built binary: run `npm run build` first, then `node bench/batch.mjs`.
 //
-//   (a) core reason update -f 1000.ndjson          (default concurrency 4, kept-alive connections)
-//   (b) a sequential bash loop of curl -X PUT       (the same 1,000 requests, one process each)
-//   (c) core reason update -f 100000.ndjson         (peak RSS: memory must not grow with the file,
+//   (a) core reason update -f 1000.ndjson        (default concurrency 4, kept-alive connections)
+//   (g) got alone, the same 1,000 PUTs           (bench/got-alone.mjs: the same got build, the same
+//                                                 concurrency, nothing checked, printed or recorded)
+//   (b) a sequential bash loop of curl -X PUT    (the same 1,000 requests, one process each)
+//   (r) core reason update -f 200.ndjson against a service that allows N requests a second
+//       (a token bucket of N, answering 429 with Retry-After), at --concurrency 1, 4, 16 and 64:
+//       failures (there must be none) and the time against items / N
+//   (c) core reason update -f 100000.ndjson      (peak RSS: memory must not grow with the file,
 //       compared with the same run on 10,000 reasons)
 //
-// (a) and (b) talk to `core sandbox` in a child process, seeded with the reasons they update. (c)
-// measures the client's memory and talks to a minimal node:http server in this process that answers
-// 200: the sandbox checks the limit of active reasons by counting its whole store on every update,
-// so with 100,000 reasons it, not the client, would set the pace (about 200 updates a second).
+// (a), (g) and (b) talk to `core sandbox` in a child process, seeded with the reasons they update;
+// (a) and (g) are run --rounds times, interleaved, and their medians compared. (r) and (c) talk to
+// servers in a child process: (c) to a minimal node:http server that answers 200 (the sandbox counts
+// its whole store on every update, so with 100,000 reasons it, not the client, would set the pace).
+//
 // Options: --small N (default 1000), --large N (default 100000), --concurrency N (default 4),
-// --bin PATH (another build of bin.js).
+// --rounds N (default 5), --rate N (default 20 requests a second), --items N (default 200),
+// --bin PATH (another build of bin.js), --before PATH (an older build, measured in the same run
+// for every row of core, with after/before ratios), --only a,r,c (some parts only).
 // Installs nothing; needs bash and curl for (b), and uses /usr/bin/time -v for peak RSS when present.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
-import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
 
 const root = resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
-const binAt = args.indexOf('--bin');
-const bin = binAt >= 0 ? resolve(args[binAt + 1]) : join(root, 'dist', 'bin.js');
-if (!existsSync(bin)) {
-  console.error(`${bin} is missing: run \`npm run build\` first`);
-  process.exit(1);
-}
-
-const option = (name, fallback) => {
+const text = (name, fallback) => {
   const at = args.indexOf(name);
-  return at >= 0 && args[at + 1] !== undefined ? Number(args[at + 1]) : fallback;
+  return at >= 0 && args[at + 1] !== undefined ? args[at + 1] : fallback;
 };
+const option = (name, fallback) => Number(text(name, fallback));
+const bin = resolve(text('--bin', join(root, 'dist', 'bin.js')));
+const beforeBin = text('--before') === undefined ? null : resolve(text('--before'));
+for (const file of [bin, beforeBin]) {
+  if (file !== null && !existsSync(file)) {
+    console.error(`${file} is missing: run \`npm run build\` first`);
+    process.exit(1);
+  }
+}
 const SMALL = option('--small', 1000);
 const LARGE = option('--large', 100_000);
 const CONCURRENCY = option('--concurrency', 4);
+const ROUNDS = option('--rounds', 5);
+const RATE = option('--rate', 20);
+const ITEMS = option('--items', 200);
+const ONLY = new Set(text('--only', 'a,r,c').split(','));
+const builds = [{ label: 'after', bin }, ...(beforeBin ? [{ label: 'before', bin: beforeBin }] : [])];
 
 const work = mkdtempSync(join(tmpdir(), 'core-bench-batch-'));
 // A clean environment: no config file, no CORE_* from the machine, and no NODE_EXTRA_CA_CERTS
 // (it adds about 55 ms to every Node 20 start, as docs/performance.md notes).
-const env = { PATH: process.env.PATH, HOME: work, XDG_CONFIG_HOME: join(work, '.config'), LANG: 'C' };
-const nodeEnv = { ...env };
+const env = {
+  PATH: process.env.PATH,
+  HOME: work,
+  XDG_CONFIG_HOME: join(work, '.config'),
+  XDG_CACHE_HOME: join(work, '.cache'),
+  LANG: 'C',
+};
 
 const reasonOf = (i) => ({
   code: `BENCH-${String(i).padStart(6, '0')}`,
@@ -59,70 +77,89 @@ const reasonOf = (i) => ({
   system: false,
 });
 
-async function writeNdjson(path, count) {
+async function writeLines(path, count, line) {
   const out = createWriteStream(path);
   for (let i = 1; i <= count; i += 1) {
-    if (!out.write(`${JSON.stringify(reasonOf(i))}\n`)) await once(out, 'drain');
+    if (!out.write(line(i))) await once(out, 'drain');
   }
   out.end();
   await once(out, 'finish');
 }
-
+const writeNdjson = (path, count) => writeLines(path, count, (i) => `${JSON.stringify(reasonOf(i))}\n`);
 async function writeSeed(path, count) {
-  const out = createWriteStream(path);
-  out.write('[');
-  for (let i = 1; i <= count; i += 1) {
-    if (!out.write(`${i > 1 ? ',' : ''}${JSON.stringify(reasonOf(i))}`)) await once(out, 'drain');
-  }
-  out.end(']');
-  await once(out, 'finish');
+  await writeLines(path, count, (i) => `${i === 1 ? '[' : ','}${JSON.stringify(reasonOf(i))}${i === count ? ']' : ''}`);
 }
 
-/** Starts `core sandbox --port 0` seeded from `seed`, and reads its base URL from its first line. */
-async function startSandbox(seed) {
-  const child = spawn(process.execPath, [bin, 'sandbox', '--port', '0', '--reasons', seed, '--max-active-reasons', '1000000'], {
-    env: nodeEnv,
-    stdio: ['ignore', 'pipe', 'ignore'],
+/** Starts a child process and reads its base URL from the first line matching `pattern`. */
+async function startChild(command, commandArgs, pattern) {
+  const child = spawn(command, commandArgs, { env, stdio: ['ignore', 'pipe', 'ignore'] });
+  let seen = '';
+  child.stdout.on('data', (chunk) => {
+    // The sandbox logs every request: only the start is kept.
+    if (seen.length < 64 * 1024) seen += chunk.toString();
   });
-  let text = '';
   const url = await new Promise((resolvePromise, reject) => {
-    child.stdout.on('data', (chunk) => {
-      text += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(text);
+    const look = () => {
+      const match = pattern.exec(seen);
       if (match) resolvePromise(match[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`the sandbox exited (${code}) before listening: ${text}`)));
+    };
+    child.stdout.on('data', look);
+    child.on('exit', (code) => reject(new Error(`${command} exited (${code}) before listening: ${seen}`)));
   });
-  child.stdout.resume();
   return {
     url,
+    /** Stops the child and returns what it printed last (the counts of the rate-limited server). */
     stop: async () => {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await once(child, 'exit');
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await once(child, 'exit');
+      }
+      return seen.trim().split('\n').pop() ?? '';
     },
   };
 }
 
-/** A server that answers every request 200 with an X-Request-Id, as the API's successes look. */
-async function startMinimalServer() {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.setHeader('X-Request-Id', randomUUID());
-      res.end();
+const startSandbox = (seed, binary) =>
+  startChild(
+    process.execPath,
+    [binary, 'sandbox', '--port', '0', '--reasons', seed, '--max-active-reasons', '1000000'],
+    /listening on (http:\/\/\S+)/,
+  );
+
+/**
+ * A minimal server (200 to everything, with an X-Request-Id), or with `rate` a service that allows
+ * `rate` requests a second: a token bucket holding at most `rate` tokens, refilled continuously,
+ * answering 429 with Retry-After (whole seconds until the next token, at least 1) when it is empty.
+ * It counts what it answered and prints the counts on SIGTERM.
+ */
+function startServer(rate) {
+  const source = `
+    const http = require('node:http');
+    const { randomUUID } = require('node:crypto');
+    const rate = ${rate ?? 0};
+    let tokens = rate, last = performance.now(), ok = 0, limited = 0;
+    const take = () => {
+      if (rate === 0) return 0;
+      const now = performance.now();
+      tokens = Math.min(rate, tokens + ((now - last) / 1000) * rate);
+      last = now;
+      if (tokens >= 1) { tokens -= 1; return 0; }
+      return Math.max(1, Math.ceil((1 - tokens) / rate));
+    };
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const wait = take();
+        res.setHeader('X-Request-Id', randomUUID());
+        if (wait > 0) { limited += 1; res.statusCode = 429; res.setHeader('Retry-After', String(wait)); res.setHeader('Content-Type', 'application/json'); res.end('{"message":"rate limited"}'); return; }
+        ok += 1;
+        res.end();
+      });
     });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    stop: () =>
-      new Promise((resolvePromise) => {
-        server.closeAllConnections();
-        server.close(() => resolvePromise());
-      }),
-  };
+    server.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + server.address().port));
+    process.on('SIGTERM', () => { process.stdout.write(JSON.stringify({ ok, limited }) + '\\n', () => process.exit(0)); });
+  `;
+  return startChild(process.execPath, ['-e', source], /listening on (http:\/\/\S+)/);
 }
 
 const hasTimeV = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-v', 'true'], { stdio: 'ignore' }).status === 0;
@@ -160,26 +197,28 @@ async function measure(command, commandArgs, childEnv) {
   return { ms, code, peakKb: peakKb || null, stderr };
 }
 
-const coreEnv = (url) => ({ ...nodeEnv, CORE_BASE_URL: url, CORE_TENANT: 'sandbox', CORE_TOKEN: 'sandbox-token' });
+const coreEnv = (url) => ({ ...env, CORE_BASE_URL: url, CORE_TENANT: 'sandbox', CORE_TOKEN: 'sandbox-token' });
+const update = (binary, file, concurrency = CONCURRENCY) => [binary, 'reason', 'update', '-f', file, '--concurrency', String(concurrency)];
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
 const rate = (count, ms) => `${Math.round(count / (ms / 1000)).toLocaleString('en-US')}/s`;
 const mb = (kb) => (kb === null ? 'n/a' : `${(kb / 1024).toFixed(0)} MB`);
+const n = (count) => count.toLocaleString('en-US');
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const spread = (xs) => `${seconds(Math.min(...xs))}–${seconds(Math.max(...xs))}`;
+const failed = (run, what) => {
+  if (run.code !== 0) throw new Error(`${what} exited ${run.code}: ${run.stderr.slice(-2000)}`);
+  return run;
+};
 
-function lastLine(text) {
-  return (
-    text
-      .trim()
-      .split('\n')
-      .filter((line) => !/^\s/.test(line) && !line.startsWith('Command being timed'))
-      .pop() ?? ''
-  );
+function table(header, rows) {
+  const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => String(r[i]).length)));
+  const line = (cells) => `| ${cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join(' | ')} |`;
+  console.log(line(header));
+  console.log(`|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
+  for (const row of rows) console.log(line(row));
+  console.log('');
 }
 
-const rows = [];
-let small;
-let loop = null;
-let large;
-let tenthRun;
 try {
   console.error(`bench: writing inputs in ${work}`);
   const smallFile = join(work, `${SMALL}.ndjson`);
@@ -187,105 +226,144 @@ try {
   await writeNdjson(smallFile, SMALL);
   await writeSeed(smallSeed, SMALL);
 
-  const sandbox = await startSandbox(smallSeed);
-  try {
-    console.error(`bench: (a) core reason update -f ${SMALL}.ndjson --concurrency ${CONCURRENCY}`);
-    small = await measure(
-      process.execPath,
-      [bin, 'reason', 'update', '-f', smallFile, '--concurrency', String(CONCURRENCY)],
-      coreEnv(sandbox.url),
-    );
-    if (small.code !== 0) throw new Error(`core reason update exited ${small.code}: ${small.stderr}`);
-
-    const haveCurl = spawnSync('curl', ['--version'], { stdio: 'ignore' }).status === 0;
-    const haveBash = spawnSync('bash', ['-c', 'true'], { stdio: 'ignore' }).status === 0;
-    if (haveCurl && haveBash) {
-      console.error(`bench: (b) sequential curl loop over the same ${SMALL} reasons`);
-      const script = [
-        'set -u',
-        'failed=0',
-        'while IFS= read -r line; do',
-        `  status=$(printf '%s' "$line" | curl -s -o /dev/null -w '%{http_code}' -X PUT "$URL/api/v1/inactivity/reasons" \\`,
-        `    -H 'Content-Type: application/json' -H 'X-Tenant-Name: sandbox' -H 'Authorization: Bearer sandbox-token' -d @-)`,
-        '  [ "$status" = 200 ] || failed=$((failed + 1))',
-        `done < "$FILE"`,
-        '[ "$failed" = 0 ] || { echo "$failed requests failed" >&2; exit 1; }',
-      ].join('\n');
-      loop = await measure('bash', ['-c', script], { ...env, URL: sandbox.url, FILE: smallFile });
-      if (loop.code !== 0) throw new Error(`the curl loop failed: ${loop.stderr}`);
-    } else {
-      console.error('bench: (b) skipped: bash or curl is not installed');
+  if (ONLY.has('a')) {
+    const sandbox = await startSandbox(smallSeed, bin);
+    const times = new Map([...builds.map((b) => [b.label, []]), ['got', []]]);
+    try {
+      for (let round = 1; round <= ROUNDS; round += 1) {
+        console.error(`bench: (a) and (g), round ${round} of ${ROUNDS}`);
+        for (const build of builds) {
+          const run = failed(await measure(process.execPath, update(build.bin, smallFile), coreEnv(sandbox.url)), `core (${build.label})`);
+          times.get(build.label).push(run.ms);
+        }
+        const got = failed(
+          await measure(
+            process.execPath,
+            [join(root, 'bench', 'got-alone.mjs'), '--url', sandbox.url, '--file', smallFile, '--concurrency', String(CONCURRENCY)],
+            env,
+          ),
+          'got alone',
+        );
+        times.get('got').push(got.ms);
+      }
+      let loop = null;
+      const haveCurl = spawnSync('curl', ['--version'], { stdio: 'ignore' }).status === 0;
+      const haveBash = spawnSync('bash', ['-c', 'true'], { stdio: 'ignore' }).status === 0;
+      if (haveCurl && haveBash) {
+        console.error(`bench: (b) sequential curl loop over the same ${SMALL} reasons`);
+        const script = [
+          'set -u',
+          'failed=0',
+          'while IFS= read -r line; do',
+          `  status=$(printf '%s' "$line" | curl -s -o /dev/null -w '%{http_code}' -X PUT "$URL/api/v1/inactivity/reasons" \\`,
+          `    -H 'Content-Type: application/json' -H 'X-Tenant-Name: sandbox' -H 'Authorization: Bearer sandbox-token' -d @-)`,
+          '  [ "$status" = 200 ] || failed=$((failed + 1))',
+          `done < "$FILE"`,
+          '[ "$failed" = 0 ] || { echo "$failed requests failed" >&2; exit 1; }',
+        ].join('\n');
+        loop = failed(await measure('bash', ['-c', script], { ...env, URL: sandbox.url, FILE: smallFile }), 'the curl loop');
+      } else {
+        console.error('bench: (b) skipped: bash or curl is not installed');
+      }
+      const got = median(times.get('got'));
+      console.log(
+        `(a) throughput: ${n(SMALL)} reasons, concurrency ${CONCURRENCY}, against core sandbox; median of ${ROUNDS} interleaved rounds`,
+      );
+      const rows = builds.map((b) => {
+        const t = median(times.get(b.label));
+        return [
+          `(a) core reason update${builds.length > 1 ? `, ${b.label}` : ''}`,
+          seconds(t),
+          spread(times.get(b.label)),
+          rate(SMALL, t),
+          `${((got / t) * 100).toFixed(0)}%`,
+          loop ? `${(loop.ms / t).toFixed(1)}x` : '-',
+        ];
+      });
+      rows.push([
+        '(g) got alone',
+        seconds(got),
+        spread(times.get('got')),
+        rate(SMALL, got),
+        '100%',
+        loop ? `${(loop.ms / got).toFixed(1)}x` : '-',
+      ]);
+      if (loop)
+        rows.push([
+          '(b) sequential curl loop',
+          seconds(loop.ms),
+          '-',
+          rate(SMALL, loop.ms),
+          `${((got / loop.ms) * 100).toFixed(0)}%`,
+          '1.0x',
+        ]);
+      table(['run', 'median', 'range', 'rate', 'throughput vs got alone', 'faster than the curl loop'], rows);
+    } finally {
+      await sandbox.stop();
     }
-  } finally {
-    await sandbox.stop();
   }
 
-  console.error(`bench: writing ${LARGE.toLocaleString('en-US')} reasons`);
-  const largeFile = join(work, `${LARGE}.ndjson`);
-  await writeNdjson(largeFile, LARGE);
-  const tenth = Math.max(1, Math.round(LARGE / 10));
-  const tenthFile = join(work, `${tenth}.ndjson`);
-  await writeNdjson(tenthFile, tenth);
-  const minimal = await startMinimalServer();
-  try {
-    // The same run on a tenth of the reasons, so the memory of (c) is compared like with like.
-    console.error(`bench: (c0) core reason update -f ${tenth}.ndjson --concurrency ${CONCURRENCY}`);
-    tenthRun = await measure(
-      process.execPath,
-      [bin, 'reason', 'update', '-f', tenthFile, '--concurrency', String(CONCURRENCY)],
-      coreEnv(minimal.url),
-    );
-    if (tenthRun.code !== 0) throw new Error(`core reason update exited ${tenthRun.code}: ${tenthRun.stderr.slice(-2000)}`);
-    console.error(`bench: (c) core reason update -f ${LARGE}.ndjson --concurrency ${CONCURRENCY}`);
-    large = await measure(
-      process.execPath,
-      [bin, 'reason', 'update', '-f', largeFile, '--concurrency', String(CONCURRENCY)],
-      coreEnv(minimal.url),
-    );
-    if (large.code !== 0) throw new Error(`core reason update exited ${large.code}: ${large.stderr.slice(-2000)}`);
-  } finally {
-    await minimal.stop();
-  }
-
-  rows.push([
-    `(a) core reason update, ${SMALL.toLocaleString('en-US')} reasons, concurrency ${CONCURRENCY}`,
-    seconds(small.ms),
-    rate(SMALL, small.ms),
-    mb(small.peakKb),
-  ]);
-  if (loop) rows.push([`(b) sequential curl loop, ${SMALL.toLocaleString('en-US')} reasons`, seconds(loop.ms), rate(SMALL, loop.ms), '-']);
-  rows.push([
-    `(c0) core reason update, ${tenth.toLocaleString('en-US')} reasons, minimal server`,
-    seconds(tenthRun.ms),
-    rate(tenth, tenthRun.ms),
-    mb(tenthRun.peakKb),
-  ]);
-  rows.push([
-    `(c) core reason update, ${LARGE.toLocaleString('en-US')} reasons, minimal server`,
-    seconds(large.ms),
-    rate(LARGE, large.ms),
-    mb(large.peakKb),
-  ]);
-
-  const widths = [0, 1, 2, 3].map((i) =>
-    Math.max(...[['run', 'time', 'rate', 'peak RSS'][i], ...rows.map((r) => r[i])].map((s) => s.length)),
-  );
-  const line = (cells) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
-  console.log(line(['run', 'time', 'rate', 'peak RSS']));
-  console.log(`|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
-  for (const row of rows) console.log(line(row));
-  console.log('');
-  if (loop)
+  if (ONLY.has('r')) {
+    const itemsFile = join(work, `${ITEMS}.ndjson`);
+    await writeNdjson(itemsFile, ITEMS);
+    const ideal = (ITEMS / RATE) * 1000;
+    const rows = [];
+    for (const build of builds) {
+      for (const concurrency of [1, 4, 16, 64]) {
+        console.error(`bench: (r) ${build.label}, ${ITEMS} reasons at --concurrency ${concurrency} against ${RATE} requests a second`);
+        const server = await startServer(RATE);
+        const run = await measure(process.execPath, update(build.bin, itemsFile, concurrency), coreEnv(server.url));
+        const counts = JSON.parse((await server.stop()) || '{}');
+        const summary = /(\d[\d,]*) succeeded, (\d[\d,]*) failed/.exec(run.stderr);
+        rows.push([
+          `(r) ${builds.length === 1 ? '' : `${build.label}, `}--concurrency ${concurrency}`,
+          String(run.code),
+          summary ? summary[2] : '?',
+          String(counts.limited ?? '?'),
+          seconds(run.ms),
+          `${(run.ms / ideal).toFixed(2)}x`,
+        ]);
+      }
+    }
     console.log(
-      `curl loop / core: ${(loop.ms / small.ms).toFixed(1)}x (core is that many times faster on ${SMALL.toLocaleString('en-US')} reasons)`,
+      `(r) rate limits: ${n(ITEMS)} reasons against a service that allows ${RATE} requests a second (items / N = ${seconds(ideal)})`,
     );
-  if (tenthRun.peakKb !== null && large.peakKb !== null) {
-    const how = hasTimeV ? '/usr/bin/time -v' : 'ps -o rss, polled every 50 ms';
-    console.log(
-      `peak RSS, ${LARGE.toLocaleString('en-US')} vs ${tenth.toLocaleString('en-US')} reasons: ${(large.peakKb / tenthRun.peakKb).toFixed(2)}x for 10x the reasons (${how})`,
-    );
+    table(['run', 'exit', 'failed', 'answered 429', 'time', 'time / (items / N)'], rows);
   }
-  console.log(`summary of (c): ${lastLine(large.stderr)}`);
+
+  if (ONLY.has('c')) {
+    console.error(`bench: writing ${n(LARGE)} reasons`);
+    const largeFile = join(work, `${LARGE}.ndjson`);
+    await writeNdjson(largeFile, LARGE);
+    const tenth = Math.max(1, Math.round(LARGE / 10));
+    const tenthFile = join(work, `${tenth}.ndjson`);
+    await writeNdjson(tenthFile, tenth);
+    const minimal = await startServer();
+    const rows = [];
+    const peaks = new Map();
+    try {
+      for (const build of builds) {
+        for (const [count, file] of [
+          [tenth, tenthFile],
+          [LARGE, largeFile],
+        ]) {
+          console.error(`bench: (c) ${build.label}, core reason update -f ${count}.ndjson --concurrency ${CONCURRENCY}`);
+          const run = failed(await measure(process.execPath, update(build.bin, file), coreEnv(minimal.url)), `core (${build.label})`);
+          peaks.set(`${build.label} ${count}`, run.peakKb);
+          rows.push([`(c) ${build.label}, ${n(count)} reasons, minimal server`, seconds(run.ms), rate(count, run.ms), mb(run.peakKb)]);
+        }
+      }
+    } finally {
+      await minimal.stop();
+    }
+    console.log(`(c) memory: peak RSS (${hasTimeV ? '/usr/bin/time -v' : 'ps -o rss, polled every 50 ms'})`);
+    table(['run', 'time', 'rate', 'peak RSS'], rows);
+    for (const build of builds) {
+      const small = peaks.get(`${build.label} ${tenth}`);
+      const large = peaks.get(`${build.label} ${LARGE}`);
+      if (small && large) console.log(`${build.label}: ${n(LARGE)} reasons take ${(large / small).toFixed(2)}x the memory of ${n(tenth)}`);
+    }
+  }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

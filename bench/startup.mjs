@@ -1,20 +1,33 @@
 #!/usr/bin/env node
-// Start-up figures as ratios against `node -e 0`, measured side by side in one run:
-// the median of interleaved runs of each command. Needs `npm run build` first.
+// Start-up figures as ratios against `node -e 0`, measured side by side in one run: the median of
+// interleaved runs of each command. Needs `npm run build` first.
+//
+// What users run: `core reply` without --answer-id (so a UUID is made, as by default), once with the
+// settings in the environment only (CI) and once with a `.corerc.yaml` in the current folder whose
+// token comes from `{env: NAME}` (a workstation). Each for --dry-run (config, validation, no network)
+// and for a send to a loopback server.
+//
+//   BENCH_RUNS=21            interleaved runs of each case (the median is reported, and the spread)
+//   BENCH_BIN=/path/bin.js   measure another build instead of dist/bin.js
+//   BENCH_BEFORE=/path/bin.js  measure another build too, interleaved with this one in the same run,
+//                            and report after/before ratios (build an older commit into a temporary
+//                            folder with `git worktree add` and `npm run build`)
+//   BENCH_NODE=/path/node    another Node release (the baseline and core alike)
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
-// BENCH_BIN=/path/to/bin.js measures another build (an older commit's, say) in the same way.
 const bin = process.env.BENCH_BIN ? resolve(process.env.BENCH_BIN) : join(root, 'dist', 'bin.js');
+const before = process.env.BENCH_BEFORE ? resolve(process.env.BENCH_BEFORE) : null;
 const runs = Number(process.env.BENCH_RUNS ?? 21);
-// BENCH_NODE=/path/to/node measures another Node release (both the baseline and core).
 const node = process.env.BENCH_NODE ?? process.execPath;
-if (!existsSync(bin)) {
-  console.error('dist/bin.js is missing: run `npm run build` first');
-  process.exit(2);
+for (const file of [bin, before]) {
+  if (file !== null && !existsSync(file)) {
+    console.error(`${file} is missing: run \`npm run build\` first`);
+    process.exit(2);
+  }
 }
 
 // A loopback server in its own process: this one blocks while it times each run.
@@ -33,23 +46,83 @@ const server = spawn(
 const port = await new Promise((ok) => server.stdout.once('data', (d) => ok(Number(String(d).trim()))));
 
 const home = mkdtempSync(join(tmpdir(), 'core-bench-'));
-const env = {
-  PATH: process.env.PATH,
-  HOME: home,
-  XDG_CONFIG_HOME: join(home, '.config'),
-  CORE_BASE_URL: `http://127.0.0.1:${port}`,
-  CORE_TENANT: 'bench',
-  CORE_TOKEN: 'bench-token',
-};
+// Two working folders under HOME: one with a config file, one without (the search then walks up to
+// HOME and reads the user config folder, finding nothing).
+const withConfig = join(home, 'project');
+const withoutConfig = join(home, 'ci');
+mkdirSync(withConfig);
+mkdirSync(withoutConfig);
+writeFileSync(
+  join(withConfig, '.corerc.yaml'),
+  [
+    '# yaml-language-server: $schema=https://unpkg.com/core-cli/docs/schemas/config.schema.json',
+    'profiles:',
+    '  bench:',
+    `    baseUrl: http://127.0.0.1:${port}`,
+    '    tenant: bench',
+    '    token: {env: CORE_BENCH_TOKEN}',
+    '    timeout: 10s',
+    '',
+  ].join('\n'),
+);
+const common = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') };
 // NODE_EXTRA_CA_CERTS is deliberately absent: it adds ~55 ms to every Node 20 start and would hide our own cost.
+const envOnly = { ...common, CORE_BASE_URL: `http://127.0.0.1:${port}`, CORE_TENANT: 'bench', CORE_TOKEN: 'bench-token' };
+const yamlConfig = { ...common, CORE_BENCH_TOKEN: 'bench-token' };
 
-const reply = ['reply', '-t', 'Hello', '--core-client-id', '9223372036854775807', '--answer-id', 'bench-1'];
+const reply = ['reply', '-t', 'Hello', '--core-client-id', '9223372036854775807'];
 const hasHttpie = spawnSync('sh', ['-c', 'command -v http'], { encoding: 'utf8' }).status === 0;
+
+const coreCases = (label, file) => [
+  { name: `${label}core --version`, cmd: node, args: [file, '--version'], env: envOnly, cwd: withoutConfig, core: true },
+  {
+    name: `${label}core reply --dry-run, env only`,
+    cmd: node,
+    args: [file, ...reply, '--dry-run'],
+    env: envOnly,
+    cwd: withoutConfig,
+    core: true,
+  },
+  {
+    name: `${label}core reply --dry-run, .corerc.yaml`,
+    cmd: node,
+    args: [file, ...reply, '--dry-run'],
+    env: yamlConfig,
+    cwd: withConfig,
+    core: true,
+  },
+  { name: `${label}core reply (loopback), env only`, cmd: node, args: [file, ...reply], env: envOnly, cwd: withoutConfig, core: true },
+  { name: `${label}core reply (loopback), .corerc.yaml`, cmd: node, args: [file, ...reply], env: yamlConfig, cwd: withConfig, core: true },
+];
+// The compile cache (src/compile-cache.ts) of the build measured: every case above runs with the
+// cache its warm-up run wrote, as any second run of core finds it. These show what it is worth: the
+// same runs without it, and a first run, which finds the cache empty and writes it.
+const firstRunCache = join(home, 'first-run-cache');
+const cacheCases = [
+  ['reply --dry-run', [...reply, '--dry-run']],
+  ['reply (loopback)', reply],
+].flatMap(([label, args]) => [
+  {
+    name: `core ${label}, .corerc.yaml, no compile cache`,
+    cmd: node,
+    args: [bin, ...args],
+    env: { ...yamlConfig, CORE_NO_COMPILE_CACHE: '1' },
+    cwd: withConfig,
+  },
+  {
+    name: `core ${label}, .corerc.yaml, first run (cache empty)`,
+    cmd: node,
+    args: [bin, ...args],
+    env: { ...yamlConfig, XDG_CACHE_HOME: firstRunCache },
+    cwd: withConfig,
+    before: () => rmSync(firstRunCache, { recursive: true, force: true }),
+  },
+]);
 const cases = [
-  { name: 'node -e 0', cmd: node, args: ['-e', '0'] },
-  { name: 'core --version', cmd: node, args: [bin, '--version'] },
-  { name: 'core reply --dry-run', cmd: node, args: [bin, ...reply, '--dry-run'] },
-  { name: 'core reply (loopback)', cmd: node, args: [bin, ...reply] },
+  { name: 'node -e 0', cmd: node, args: ['-e', '0'], env: envOnly, cwd: withoutConfig },
+  ...coreCases('', bin),
+  ...cacheCases,
+  ...(before ? coreCases('before: ', before) : []),
   ...(hasHttpie
     ? [
         {
@@ -64,19 +137,30 @@ const cases = [
             'X-Tenant-Name:bench',
             'text=Hello',
             'coreClientId:=9223372036854775807',
-            'answerId=bench-1',
+            `answerId=${crypto.randomUUID()}`,
           ],
+          env: envOnly,
+          cwd: withoutConfig,
         },
       ]
     : []),
 ];
 
 const times = new Map(cases.map((c) => [c.name, []]));
-for (const c of cases) spawnSync(c.cmd, c.args, { env, stdio: 'ignore' }); // warm the file cache
+const run = (c) => spawnSync(c.cmd, c.args, { env: c.env, cwd: c.cwd, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+// Warm the file cache (and each build's compile cache, as any second run of core finds it).
+for (const c of cases) {
+  const r = run(c);
+  if (r.status !== 0) {
+    console.error(`${c.name} exited ${r.status}: ${r.stderr}`);
+    process.exitCode = 1;
+  }
+}
 for (let i = 0; i < runs; i++) {
   for (const c of cases) {
+    c.before?.(); // not timed
     const start = process.hrtime.bigint();
-    const r = spawnSync(c.cmd, c.args, { env, stdio: 'ignore' });
+    const r = run(c);
     const ms = Number(process.hrtime.bigint() - start) / 1e6;
     if (r.status !== 0) {
       console.error(`${c.name} exited ${r.status}`);
@@ -86,23 +170,39 @@ for (let i = 0; i < runs; i++) {
   }
 }
 server.kill();
+rmSync(home, { recursive: true, force: true });
 
-const median = (xs) => {
+const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
 };
+const median = (xs) => quantile(xs, 0.5);
 const base = median(times.get('node -e 0'));
-const httpie = hasHttpie ? median(times.get('http (HTTPie, same request)')) : null;
 const nodeVersion = spawnSync(node, ['-v'], { encoding: 'utf8' }).stdout.trim();
-console.log(`start-up, median of ${runs} interleaved runs, node ${nodeVersion}`);
-console.log('| command | median ms | vs node -e 0 |');
-console.log('|---|---|---|');
+console.log(
+  `start-up, median of ${runs} interleaved runs, node ${nodeVersion}; spread: the middle half of the runs (25th to 75th percentile)`,
+);
+console.log('| command | median ms | vs node -e 0 | middle half, vs node -e 0 |');
+console.log('|---|---:|---:|---|');
 for (const c of cases) {
-  const m = median(times.get(c.name));
-  console.log(`| ${c.name} | ${m.toFixed(1)} | ${(m / base).toFixed(2)}x |`);
+  const t = times.get(c.name);
+  const m = median(t);
+  const spread = `${(quantile(t, 0.25) / base).toFixed(2)}x–${(quantile(t, 0.75) / base).toFixed(2)}x`;
+  console.log(`| ${c.name} | ${m.toFixed(1)} | ${(m / base).toFixed(2)}x | ${spread} |`);
 }
-if (httpie !== null) {
-  const core = median(times.get('core reply (loopback)'));
+if (before) {
+  console.log(`\nafter (${bin}) against before (${before}), same run:`);
+  console.log('| command | before | after | after / before |');
+  console.log('|---|---:|---:|---:|');
+  for (const c of cases.filter((x) => x.core && !x.name.startsWith('before: '))) {
+    const a = median(times.get(c.name));
+    const b = median(times.get(`before: ${c.name}`));
+    console.log(`| ${c.name} | ${(b / base).toFixed(2)}x | ${(a / base).toFixed(2)}x | ${(a / b).toFixed(2)} |`);
+  }
+}
+if (hasHttpie) {
+  const core = median(times.get('core reply (loopback), env only'));
+  const httpie = median(times.get('http (HTTPie, same request)'));
   console.log(`\ncore reply against HTTPie: ${(core / httpie).toFixed(2)}x the time (${core < httpie ? 'faster' : 'slower'})`);
 } else {
   console.log('\nHTTPie rows skipped: `http` is not installed (apt-get install httpie).');

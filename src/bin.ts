@@ -1,10 +1,9 @@
 #!/usr/bin/env node
 import { writeSync } from 'node:fs';
-import module from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { createLoader, type Application } from './compile-cache.js';
 import { STOP_GRACE_MS, STOP_WRAP_UP_MS, type StopReason } from './stop.js';
-
-// Node 22.1+ caches compiled code between runs; older releases lack the call, and that is fine.
-(module as { enableCompileCache?: () => void }).enableCompileCache?.();
+import { version } from './version.js';
 
 /**
  * How the process stops (docs/exit-codes.md, "Stopping"):
@@ -78,10 +77,16 @@ for (const stream of [process.stdout, process.stderr]) {
 
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   // The fast path: no commander, no config, nothing else loaded.
-  const { version } = await import('./version.js');
   process.stdout.write(`${version()}\n`);
 } else {
-  const { main, ExitCode } = await import('./main.js');
+  void run();
+}
+
+/** Runs the command line through main() and ends the process as docs/exit-codes.md says. */
+async function run(): Promise<void> {
+  // The application, with its compiled code kept between runs (src/compile-cache.ts).
+  const loader = createLoader(process.env, version());
+  const { main, ExitCode } = loader.load(fileURLToPath(new URL('./main.cjs', import.meta.url))) as Application;
   const controller = new AbortController();
   const abandon = new AbortController();
   const codeFor = (reason: StopReason): number =>
@@ -145,6 +150,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   });
   finished = true;
   process.exitCode = code;
+  loader.save();
   process.off('SIGINT', onInterrupt);
   process.off('SIGTERM', onTerm);
   process.off('SIGHUP', onHup);

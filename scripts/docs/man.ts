@@ -48,6 +48,9 @@ export function manPage(root: CommandSpec, afterHelp: AfterHelp, input: ManPageI
     '.TP',
     '.I $XDG_CONFIG_HOME/core/config.yaml \\fR(else\\fI ~/.config/core/config.yaml\\fR)',
     'the user config file, written by \\fBcore config init\\fR.',
+    '.TP',
+    '.I $XDG_CACHE_HOME/core/compile/ \\fR(else\\fI ~/.cache/core/compile/\\fR)',
+    'the code Node compiled for core, kept to start faster; safe to delete at any time.',
     '.SH EXIT STATUS',
     ...exitStatus(),
     '.SH EXAMPLES',
@@ -107,6 +110,7 @@ function environment(): string[] {
     ['CORE_TIMEOUT', 'the time limit of one attempt, such as 10s (like --timeout)'],
     ['CORE_SANDBOX_WEBHOOK_SECRET', 'the secret core sandbox, and the sandbox core test starts, sign MESSAGE webhooks with (whsec_ and base64), like --webhook-secret'],
     ['CORE_DEBUG', '1 prints stack traces of unexpected errors (never a secret)'],
+    ['CORE_NO_COMPILE_CACHE', '1 neither reads nor writes the compile cache (see FILES)'],
     ['NO_COLOR, FORCE_COLOR', 'turn colour off, or on where it would be off'],
     ['HTTPS_PROXY, HTTP_PROXY, NO_PROXY', 'the proxy to reach the service through, and the hosts reached directly'],
   ];

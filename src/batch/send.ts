@@ -1,4 +1,5 @@
 import type { Problem } from '../errors.js';
+import type { Slot } from '../http/throttle.js';
 import type { RequestResult } from '../output/result.js';
 import { exitCodeOf } from '../send/deliver.js';
 import { checkItem, type ItemSpec } from './check.js';
@@ -21,7 +22,14 @@ export interface SendSpec<T> extends ItemSpec<T> {
   failFast: boolean;
   /** Ctrl-C: once aborted, no new item starts. */
   signal: AbortSignal;
-  send(value: T, key: string | undefined): Promise<RequestResult>;
+  /**
+   * Waits until the run may start another request (the pace of src/http/throttle.ts: a pause a
+   * Retry-After asked for, the window after a 429) and takes the slot for its first attempt; null when
+   * `signal` aborts first. Without it, `concurrency` alone decides.
+   */
+  admit?(signal: AbortSignal): Promise<Slot | null>;
+  /** Sends one item; `slot`, when given, is what `admit` took for its first attempt. */
+  send(value: T, key: string | undefined, slot?: Slot): Promise<RequestResult>;
   /**
    * A result made here rather than by the service: skipped (not sent), no longer valid (the input
    * changed after the check, not sent), or a failure inside the program.
@@ -59,9 +67,19 @@ export async function sendBatch<T>(source: BatchSource, spec: SendSpec<T>): Prom
   let failedFast = false;
   let unexpected: { error: unknown } | undefined;
 
-  const onAbort = () => spec.onInterrupt?.(running.size);
+  // Aborted once no new item may start (Ctrl-C, the first failure with --fail-fast, a failure inside
+  // the program), so that an item waiting for its turn stops waiting and is reported as skipped.
+  const halt = new AbortController();
+  const onAbort = () => {
+    halt.abort();
+    spec.onInterrupt?.(running.size);
+  };
   if (!spec.signal.aborted) spec.signal.addEventListener('abort', onAbort, { once: true });
+  else halt.abort();
   const stopped = () => spec.signal.aborted || failedFast || unexpected !== undefined;
+  const stopStarting = () => {
+    if (stopped()) halt.abort();
+  };
 
   const record = (result: RequestResult) => {
     tally.total += 1;
@@ -78,6 +96,7 @@ export async function sendBatch<T>(source: BatchSource, spec: SendSpec<T>): Prom
       spec.onResult(result);
     } catch (error) {
       unexpected ??= { error };
+      stopStarting();
     }
   };
 
@@ -93,35 +112,48 @@ export async function sendBatch<T>(source: BatchSource, spec: SendSpec<T>): Prom
       if (!stopped()) {
         while (running.size >= spec.concurrency) await Promise.race(running);
       }
-      if (stopped()) {
-        record(spec.localResult(checked.key, { skipped: true }));
-        continue;
-      }
       if (!checked.ok) {
+        if (stopped()) {
+          record(spec.localResult(checked.key, { skipped: true }));
+          continue;
+        }
         // It passed the first check, so the input changed in between: refuse it rather than send
         // something that was never checked.
         record(spec.localResult(checked.key, { problems: checked.problems }));
         if (spec.failFast && !failedFast) {
           failedFast = true;
+          stopStarting();
           spec.onFailFast?.(running.size);
         }
+        continue;
+      }
+      // Its turn in the run's pace: not before a pause asked for with Retry-After ends.
+      const slot = stopped() || !spec.admit ? undefined : ((await spec.admit(halt.signal)) ?? undefined);
+      if (stopped()) {
+        slot?.release('other');
+        record(spec.localResult(checked.key, { skipped: true }));
         continue;
       }
       const task: Promise<void> = (async () => {
         let result: RequestResult;
         try {
-          result = await spec.send(checked.value, checked.key);
+          result = await spec.send(checked.value, checked.key, slot);
         } catch (error) {
           // A bug, not an HTTP or network failure (those come back as results). Record the item so
           // the report stays complete, stop starting others, and rethrow once the rest is settled.
           unexpected ??= { error };
+          stopStarting();
           result = spec.localResult(checked.key, {
             error: { code: 'EINTERNAL', message: error instanceof Error ? error.message : String(error) },
           });
+        } finally {
+          // Given back by the request's first attempt; here only if it never got that far.
+          slot?.release('other');
         }
         record(result);
         if (!result.ok && spec.failFast && !failedFast && !spec.signal.aborted) {
           failedFast = true;
+          stopStarting();
           spec.onFailFast?.(running.size - 1);
         }
       })().finally(() => {

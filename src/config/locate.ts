@@ -6,15 +6,17 @@ import { ConfigError, InterruptedError } from '../errors.js';
 /**
  * Where the config file is looked for (docs/configuration.md, "Where the file is looked for").
  *
- * The project folders are searched with cosmiconfig one folder at a time (`searchStrategy: 'none'`),
- * and the user's config folder with cosmiconfig's own list of global names. We walk the folders
- * ourselves instead of using `searchStrategy: 'global'` because cosmiconfig 9 finds both its stop
- * folder and its global folder through `os.homedir()` and `env-paths`, which read `process.env`
- * once at load time (and pick `~/Library/Preferences/core` on macOS and `%APPDATA%\core\Config` on
- * Windows). docs/configuration.md promises `$XDG_CONFIG_HOME/core/`, else `~/.config/core/`, on
- * every system, and taking HOME and XDG_CONFIG_HOME from the invocation's environment lets tests point them at
+ * The search is cosmiconfig 9's, folder by folder, file name by file name, with its results and its
+ * errors (see `readConfigFile`); a JSON or YAML file is read without loading cosmiconfig, which
+ * would cost every run with a config file about 10 ms. We walk the folders ourselves instead of using
+ * `searchStrategy: 'global'` because cosmiconfig 9 finds both its stop folder and its global folder
+ * through `os.homedir()` and `env-paths`, which read `process.env` once at load time (and pick
+ * `~/Library/Preferences/core` on macOS and `%APPDATA%\core\Config` on Windows).
+ * docs/configuration.md promises `$XDG_CONFIG_HOME/core/`, else `~/.config/core/`, on every system,
+ * and taking HOME and XDG_CONFIG_HOME from the invocation's environment lets tests point them at
  * temporary folders. The walk itself is the same as cosmiconfig's: from the start folder up to the
- * home folder (or to the root when the start folder is outside it), then the user config folder.
+ * home folder (or to the root when the start folder is outside it), then the user config folder,
+ * with cosmiconfig's own list of global names there.
  */
 
 /** File names looked for in each folder from the current one up to home, in this order. */
@@ -97,11 +99,6 @@ export function searchFolders(cwd: string, env: Record<string, string | undefine
   return folders;
 }
 
-type Explorer = {
-  search: (from?: string) => Promise<{ filepath: string; config: unknown; isEmpty?: boolean } | null>;
-  load: (file: string) => Promise<{ filepath: string; config: unknown; isEmpty?: boolean } | null>;
-};
-
 /**
  * Finds the config file without validating it: `--config` / `CORE_CONFIG` name one file (which
  * must exist); otherwise the first file found by the search, or null.
@@ -118,33 +115,96 @@ export async function locateConfig(input: LocateInput): Promise<Location> {
  */
 export async function findConfig(input: LocateInput, load = true): Promise<Location & { content?: unknown }> {
   const named = namedConfig(input);
-  const folders = named ? [] : searchFolders(input.cwd, input.env);
-  // Most runs in CI have no config file at all: a plain listing of each folder settles that without
-  // loading cosmiconfig and its parsers, which would cost every such run tens of milliseconds.
-  const first = named ? 0 : await firstCandidate(folders);
-  if (first < 0) return { configFile: null, searched: folders, namedBy: null };
-  // cosmiconfig is CommonJS: its exports arrive as `default` in the ESM bundle (and in Node alike).
-  const { cosmiconfig } = (await import('cosmiconfig')).default;
-  const loaders = await configLoaders(input.env, input.signal);
-  const options = { searchStrategy: 'none' as const, cache: false, loaders };
   if (named) {
     const file = path.resolve(input.cwd, named.file);
     await assertReadableFile(file, named.by);
     const location = { configFile: file, searched: [file], namedBy: named.by };
     if (!load) return location;
-    const explorer: Explorer = cosmiconfig('core', options);
-    return { ...location, content: (await explorer.load(file))?.config };
+    return { ...location, content: (await readConfigFile(file, 'named', input))?.content };
   }
-  const project: Explorer = cosmiconfig('core', { ...options, searchPlaces: [...projectSearchPlaces] });
-  const user: Explorer = cosmiconfig('core', { ...options, searchPlaces: [...userSearchPlaces] });
+  const folders = searchFolders(input.cwd, input.env);
+  // Most runs in CI have no config file at all: a plain listing of each folder settles that.
+  const first = await firstCandidate(folders);
   const last = folders.length - 1;
   for (const [index, folder] of folders.entries()) {
+    if (first < 0) break;
     if (index < first) continue;
-    const explorer = index === last ? user : project;
-    const result = await explorer.search(folder);
-    if (result) return { configFile: result.filepath, searched: folders, namedBy: null, content: result.config };
+    for (const place of index === last ? userSearchPlaces : projectSearchPlaces) {
+      const file = path.join(folder, place);
+      const found = await readConfigFile(file, 'search', input);
+      if (found) return { configFile: file, searched: folders, namedBy: null, content: found.content };
+    }
   }
   return { configFile: null, searched: folders, namedBy: null };
+}
+
+/** Failures to read a candidate that the search passes over, as cosmiconfig's does. */
+const PASSED_OVER = new Set(['ENOENT', 'EISDIR', 'ENOTDIR', 'EACCES']);
+
+/**
+ * Reads one config file as cosmiconfig 9's explorer does (its `search` in one folder, or its `load`),
+ * with the same results and the same errors, without loading cosmiconfig when the file is JSON or
+ * YAML and parses: JSON with `JSON.parse` (which cosmiconfig's parse-json calls first) and YAML with
+ * js-yaml's `load` (cosmiconfig's YAML loader). A file that does not parse is handed to cosmiconfig's
+ * loader, so its error is cosmiconfig's, word for word; a JavaScript file goes to cosmiconfig's
+ * loaders as before; a file with `$import` to cosmiconfig itself, which merges the imported files.
+ *
+ * Returns null when the search goes on past this file (missing, unreadable, empty, a package.json
+ * without a "core" key, a null config); for a named file that means no content.
+ */
+async function readConfigFile(file: string, mode: 'search' | 'named', input: LocateInput): Promise<{ content: unknown } | null> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if (mode === 'search' && PASSED_OVER.has((error as NodeJS.ErrnoException).code ?? '')) return null;
+    throw error;
+  }
+  if (text.trim() === '') return mode === 'search' ? null : { content: undefined };
+  const extension = path.extname(file);
+  const kind = extension === '.json' ? 'json' : /^\.(ya?ml|)$/.test(extension) || !LOADED_BY_EXTENSION.has(extension) ? 'yaml' : 'other';
+  let loaded: unknown;
+  const parsed = kind === 'other' ? undefined : await parseQuietly(kind, text);
+  if (parsed !== undefined) loaded = parsed.value;
+  else {
+    const loaders = await configLoaders(input.env, input.signal);
+    loaded = await (loaders[extension === '' ? 'noExt' : extension] ?? loaders.default!)(file, text);
+  }
+  if (path.basename(file, extension) === 'package') {
+    // cosmiconfig reads the "core" key (its getPropertyByPath), and fails on a package.json of null.
+    if (loaded === null || loaded === undefined) return viaCosmiconfig(file, mode, input);
+    loaded = (loaded as Record<string, unknown>).core ?? null;
+  }
+  if ((typeof loaded === 'object' || typeof loaded === 'function') && loaded !== null && Object.hasOwn(loaded, '$import'))
+    return viaCosmiconfig(file, mode, input);
+  if (loaded === null) return null;
+  if (loaded === undefined) return mode === 'search' ? null : { content: undefined };
+  return { content: loaded };
+}
+
+/** Extensions cosmiconfig's loaders know; a named file with any other is read as YAML. */
+const LOADED_BY_EXTENSION = new Set(['.json', '.yaml', '.yml', '.js', '.cjs', '.mjs', '.ts']);
+
+/** The parsed value, or undefined when the text does not parse (cosmiconfig's loader then says why). */
+async function parseQuietly(kind: 'json' | 'yaml', text: string): Promise<{ value: unknown } | undefined> {
+  try {
+    if (kind === 'json') return { value: JSON.parse(text) as unknown };
+    const { load } = await import('js-yaml');
+    return { value: load(text) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** One file through cosmiconfig itself: for `$import`, which it merges, and a package.json of null. */
+async function viaCosmiconfig(file: string, mode: 'search' | 'named', input: LocateInput): Promise<{ content: unknown } | null> {
+  // cosmiconfig is CommonJS: its exports arrive as `default` in the ESM bundle (and in Node alike).
+  const { cosmiconfig } = (await import('cosmiconfig')).default;
+  const loaders = await configLoaders(input.env, input.signal);
+  const explorer = cosmiconfig('core', { searchStrategy: 'none', cache: false, loaders, searchPlaces: [path.basename(file)] });
+  const result = mode === 'search' ? await explorer.search(path.dirname(file)) : await explorer.load(file);
+  if (result === null) return null;
+  return mode === 'search' && result.isEmpty === true ? null : { content: result.config };
 }
 
 /**

@@ -1,12 +1,14 @@
 import type { Agent as HttpAgent } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
 import { NetworkError } from '../errors.js';
+import { Throttle, type AttemptOutcome, type Slot } from './throttle.js';
 
 /**
- * The HTTP layer: one request over got, with the retry rules of docs/security.md ("Retries") applied
- * here so that every attempt carries exactly the same bytes (for a reply, the same answerId:
- * docs/api.md, chatbot rule 6). got's own retry is off: its defaults never retry POST, and doing it
- * here keeps the policy, the Retry-After handling and the attempt count in one place.
+ * The HTTP layer: one request over got, with the retry rules of docs/security.md ("Retries") and
+ * the pace of the run ("Rate limits", src/http/throttle.ts) applied here so that every attempt
+ * carries exactly the same bytes (for a reply, the same answerId: docs/api.md, chatbot rule 6).
+ * got's own retry is off: its defaults never retry POST, and doing it here keeps the policy, the
+ * Retry-After handling and the attempt count in one place.
  */
 
 export interface HttpRequest {
@@ -36,12 +38,20 @@ export interface HttpRequest {
   onNoRetry?: (reason: string) => void;
   /** The largest part of a response body kept in memory; the rest is read and dropped. */
   maxBodyBytes?: number;
+  /** The pace of the run this request belongs to (one per session); a request of its own otherwise. */
+  throttle?: Throttle;
+  /** A slot of `throttle` already taken for the first attempt (a batch takes it before it starts an item). */
+  slot?: Slot;
 }
 
 export interface RetryInfo {
   attempt: number;
   delayMs: number;
   reason: string;
+  /** A wait the service asked for with Retry-After on a 429 or 503: it uses none of the retries. */
+  asked: boolean;
+  /** The retries used, this one included (waits asked for are not retries). */
+  retry: number;
 }
 
 export interface HttpResponse {
@@ -79,6 +89,12 @@ const PROXY_LEG_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOS
 
 /** The longest Retry-After the tool waits for; a longer one ends the retries. */
 export const MAX_RETRY_AFTER_MS = 60_000;
+/**
+ * How many times one request is repeated after a 429 or 503 with Retry-After, besides its retries:
+ * such waits use none of them (docs/security.md, "Rate limits"), but a service that never stops
+ * asking must not hold a request for ever.
+ */
+export const MAX_ASKED_WAITS = 10;
 const BASE_BACKOFF_MS = 300;
 const MAX_BACKOFF_MS = 8_000;
 
@@ -120,81 +136,136 @@ function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
 /**
  * Sends a request, repeating it as the retry rules allow. Resolves with the last answer (any
  * status); rejects with a NetworkError when no answer came on the last attempt.
+ *
+ * Its duration is the exchange's, from the first attempt to the last answer, repeats and their
+ * waits included; loading the HTTP library is not part of it.
  */
 export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
+  const client = await clientFor(request.agent);
+  const throttle = request.throttle ?? new Throttle(1);
+  const stopWaiting =
+    request.retrySignal && request.signal
+      ? AbortSignal.any([request.signal, request.retrySignal])
+      : (request.retrySignal ?? request.signal);
   const started = performance.now();
+  let slot = request.slot ?? (await throttle.acquire(request.signal));
+  if (slot === null) throw toNetworkError(abortError(), request);
   let attempt = 0;
+  let retried = 0;
+  let asked = 0;
   for (;;) {
     attempt += 1;
     let outcome: HttpResponse | NetworkError;
     try {
-      outcome = await attemptOnce(request);
+      outcome = await attemptOnce(request, client);
     } catch (error) {
       outcome = toNetworkError(error, request);
     }
-    const canRepeat = request.retryable && attempt <= request.retries && !request.signal?.aborted && !request.retrySignal?.aborted;
+    const status = outcome instanceof NetworkError ? null : outcome.status;
+    slot.release(paceOf(status));
+    const canRepeat = request.retryable && request.retries > 0 && !request.signal?.aborted && !request.retrySignal?.aborted;
     let delay: number | null = null;
     let reason = '';
+    let waitAsked = false;
     if (outcome instanceof NetworkError) {
-      if (canRepeat && RETRYABLE_CODES.has(outcome.code)) {
-        delay = backoffMs(attempt);
+      outcome.attempts = attempt;
+      if (canRepeat && retried < request.retries && RETRYABLE_CODES.has(outcome.code)) {
+        retried += 1;
+        delay = backoffMs(retried);
         reason = outcome.code;
       }
-    } else if (canRepeat && isRetryableStatus(outcome.status)) {
-      const retryAfter = parseRetryAfter(outcome.headers['retry-after']);
-      if (retryAfter === null) delay = backoffMs(attempt);
-      else if (retryAfter <= MAX_RETRY_AFTER_MS) delay = retryAfter;
-      else {
-        request.onNoRetry?.(
-          `not repeated: the service asked to wait ${Math.round(retryAfter / 1000)} s (Retry-After), more than the ${MAX_RETRY_AFTER_MS / 1000} s core waits`,
-        );
-      }
+    } else if (isRetryableStatus(outcome.status)) {
       reason = `HTTP ${outcome.status}`;
+      const retryAfter = parseRetryAfter(outcome.headers['retry-after']);
+      const rateLimit = retryAfter !== null && (outcome.status === 429 || outcome.status === 503);
+      if (rateLimit && retryAfter > MAX_RETRY_AFTER_MS) {
+        if (canRepeat) {
+          request.onNoRetry?.(
+            `not repeated: the service asked to wait ${Math.round(retryAfter / 1000)} s (Retry-After), more than the ${MAX_RETRY_AFTER_MS / 1000} s core waits`,
+          );
+        }
+      } else if (rateLimit) {
+        // The service says when it takes requests again: the whole run waits until then.
+        throttle.pause(retryAfter);
+        if (canRepeat && asked < MAX_ASKED_WAITS) {
+          asked += 1;
+          delay = retryAfter;
+          waitAsked = true;
+        } else if (canRepeat) {
+          request.onNoRetry?.(`not repeated: the service asked to wait ${MAX_ASKED_WAITS} times (Retry-After) and still refuses`);
+        }
+      } else if (canRepeat && retried < request.retries) {
+        retried += 1;
+        delay = backoffMs(retried);
+      }
     }
-    if (outcome instanceof NetworkError) outcome.attempts = attempt;
-    if (delay === null) {
+    const last = (): HttpResponse => {
       if (outcome instanceof NetworkError) throw outcome;
       return { ...outcome, attempts: attempt, durationMs: Math.round(performance.now() - started) };
-    }
-    request.onRetry?.({ attempt: attempt + 1, delayMs: delay, reason });
-    const stopWaiting =
-      request.retrySignal && request.signal
-        ? AbortSignal.any([request.signal, request.retrySignal])
-        : (request.retrySignal ?? request.signal);
-    const waited = await sleep(delay, stopWaiting);
-    if (!waited) {
-      if (outcome instanceof NetworkError) throw outcome;
-      return { ...outcome, attempts: attempt, durationMs: Math.round(performance.now() - started) };
-    }
+    };
+    if (delay === null) return last();
+    request.onRetry?.({ attempt: attempt + 1, delayMs: delay, reason, asked: waitAsked, retry: retried });
+    // A wait the service asked for is the run's pause, which taking the next slot waits out; a
+    // backoff is this request's own.
+    if (!waitAsked && !(await sleep(delay, stopWaiting))) return last();
+    const next = await throttle.acquire(stopWaiting);
+    if (next === null) return last();
+    slot = next;
   }
+}
+
+/** How an attempt counts for the pace of the run. */
+function paceOf(status: number | null): AttemptOutcome {
+  if (status === 429) return 'rate-limited';
+  return status !== null && status < 500 ? 'answered' : 'other';
+}
+
+type GotStream = (url: string, options: Record<string, unknown>) => import('node:stream').Duplex & NodeJS.EventEmitter;
+
+/**
+ * got with the options every request of a session shares, merged once (got.extend) rather than for
+ * every request: per request, only the method, headers and body are given. Kept per set of agents,
+ * so a batch makes one for all its requests.
+ */
+const clients = new WeakMap<object, GotStream>();
+let direct: GotStream | undefined;
+
+async function clientFor(agent: HttpRequest['agent']): Promise<GotStream> {
+  const cached = agent === undefined ? direct : clients.get(agent);
+  if (cached !== undefined) return cached;
+  const { got } = await import('got');
+  const extended = got.extend({
+    // The attempt keeps its own deadline and abort listener (attemptOnce), which also cover a
+    // request still waiting for its socket; got's own would only duplicate them.
+    retry: { limit: 0 },
+    throwHttpErrors: false,
+    followRedirect: false,
+    decompress: true,
+    ...(agent ? { agent } : {}),
+  });
+  const stream: GotStream = (url, options) => extended.stream(url, options) as ReturnType<GotStream>;
+  if (agent === undefined) direct = stream;
+  else clients.set(agent, stream);
+  return stream;
 }
 
 /**
  * One attempt, bounded: it settles within `timeoutMs`, or at once when `signal` aborts, whatever the
- * connection is doing. got's own time limit and signal destroy the request, but a request still
- * waiting for its socket (a proxy that accepts the connection and never answers CONNECT) then emits
- * nothing at all, and would wait forever; so the attempt keeps its own deadline and abort listener,
- * and settles the promise itself.
+ * connection is doing. The request is destroyed then; a request still waiting for its socket (a
+ * proxy that accepts the connection and never answers CONNECT) emits nothing at all, so the attempt
+ * keeps its own deadline and abort listener, and settles the promise itself.
  */
-async function attemptOnce(request: HttpRequest): Promise<HttpResponse> {
-  const { got } = await import('got');
+async function attemptOnce(request: HttpRequest, client: GotStream): Promise<HttpResponse> {
   const maxBody = request.maxBodyBytes ?? 64 * 1024;
   const started = performance.now();
   return new Promise<HttpResponse>((resolve, reject) => {
     if (request.signal?.aborted) return reject(abortError());
-    const stream = got.stream(request.url, {
+    const stream = client(request.url, {
       method: request.method,
       headers: request.headers,
       // got refuses a body on a GET, even an empty one; any other method is given its body, empty or
       // not, since got's stream would otherwise wait for one to be written into it.
       ...(request.method === 'GET' ? {} : { body: request.body }),
-      timeout: { request: request.timeoutMs },
-      retry: { limit: 0 },
-      throwHttpErrors: false,
-      followRedirect: false,
-      decompress: true,
-      ...(request.agent ? { agent: request.agent } : {}),
-      ...(request.signal ? { signal: request.signal } : {}),
     });
     const chunks: Buffer[] = [];
     let kept = 0;

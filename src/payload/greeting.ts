@@ -14,6 +14,7 @@ import {
 import { messageListPickerSchema } from './list-picker.js';
 import type { RawProblem } from './messages.js';
 import { headerFooterWarnings, quickRepliesHeaderFooterSchema, quickRepliesSchemaFor } from './quick-reply.js';
+import { validateWith, type Validation } from './validate.js';
 
 export interface GreetingOptions {
   /** The profile's limits on quick replies (docs/api.md, quick-reply rule 4). */
@@ -86,4 +87,9 @@ function priorityWarnings(root: unknown): RawProblem[] {
 
 export function greetingWarnings(input: unknown): RawProblem[] {
   return [...clientIdWarnings(input), ...priorityWarnings(input), ...blockInputWarnings(input), ...headerFooterWarnings(input)];
+}
+
+/** Validates a greeting (POST /api/v1/chatbot/greet). */
+export function validateGreeting(input: unknown, opts: { limits?: Limits } = {}): Validation<Greeting> {
+  return validateWith(greetingSchemaFor(opts), input, greetingWarnings);
 }

@@ -31,8 +31,16 @@ export {
   type QuickReply,
 } from './quick-reply.js';
 export { MAX_LIST_ITEMS, messageListPickerSchema, type MessageListPicker } from './list-picker.js';
-export { replySchema, replySchemaFor, type Reply, type ReplyOptions } from './reply.js';
-export { greetingSchema, greetingSchemaFor, type Greeting, type GreetingOptions } from './greeting.js';
-export { colorSchema, localeSchema, reasonSchema, reasonTranslationSchema, type Reason, type ReasonTranslation } from './reason.js';
-export { maxLengthOf, validateField, validateGreeting, validateReason, validateReply, type Validation } from './validate.js';
+export { replySchema, replySchemaFor, validateReply, type Reply, type ReplyOptions } from './reply.js';
+export { greetingSchema, greetingSchemaFor, validateGreeting, type Greeting, type GreetingOptions } from './greeting.js';
+export {
+  colorSchema,
+  localeSchema,
+  reasonSchema,
+  reasonTranslationSchema,
+  validateReason,
+  type Reason,
+  type ReasonTranslation,
+} from './reason.js';
+export { maxLengthOf, validateField, type Validation } from './validate.js';
 export { parseJson, stringifyJson } from './json.js';

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { isRecord, nonEmptyArray, reportRepeat, rule, text } from './checks.js';
 import { LENGTH_NOTE } from './common.js';
 import { describeValue } from './messages.js';
+import { validateWith, type Validation } from './validate.js';
 
 /**
  * reasons[].locale: "two-letter language code" (docs/api.md, reason field rule 2; gap 24). Both `en`
@@ -87,3 +88,8 @@ export const reasonSchema = z
     ),
   );
 export type Reason = z.output<typeof reasonSchema>;
+
+/** Validates an inactivity reason (PUT /api/v1/inactivity/reasons). */
+export function validateReason(input: unknown): Validation<Reason> {
+  return validateWith(reasonSchema, input);
+}

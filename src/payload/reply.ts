@@ -20,6 +20,7 @@ import { messageListPickerSchema } from './list-picker.js';
 import { longSchema, longSetSchema } from './long.js';
 import { describeValue, type RawProblem } from './messages.js';
 import { headerFooterWarnings, quickRepliesHeaderFooterSchema, quickRepliesSchemaFor } from './quick-reply.js';
+import { validateWith, type Validation } from './validate.js';
 
 export interface ReplyOptions {
   /** The profile's limits on quick replies (docs/api.md, quick-reply rule 4). */
@@ -153,4 +154,12 @@ export function replyWarnings(input: unknown): RawProblem[] {
     });
   }
   return out;
+}
+
+/**
+ * Validates a bot answer (POST /api/v1/chatbot). `limits` are the profile's quick-reply limits;
+ * `email` says the question came by email, so the answer must carry sessionId and questionIndex.
+ */
+export function validateReply(input: unknown, opts: { limits?: Limits; email?: boolean } = {}): Validation<Reply> {
+  return validateWith(replySchemaFor(opts), input, replyWarnings);
 }

@@ -1,8 +1,6 @@
 import * as z from 'zod/mini';
 import type { Problem } from '../errors.js';
 import { isRecord } from './checks.js';
-import type { Limits } from './common.js';
-import { greetingSchemaFor, greetingWarnings, type Greeting } from './greeting.js';
 import {
   comparePaths,
   formatPath,
@@ -12,13 +10,16 @@ import {
   type PathSegment,
   type RawProblem,
 } from './messages.js';
-import { reasonSchema, type Reason } from './reason.js';
-import { replySchemaFor, replyWarnings, type Reply } from './reply.js';
 
 /**
  * The one way the rest of the program validates a payload: every problem at once, each with its
  * path and a message that names the rule and the value, plus the warnings (advice from the API that
  * does not make a request invalid). No input makes these functions throw.
+ *
+ * Each payload's validator lives beside its schema (validateReply in reply.ts, validateGreeting in
+ * greeting.ts, validateReason in reason.ts), and this module imports none of them: a command that
+ * imports its own payload's module builds only that payload's schemas (`core reply` never builds the
+ * greeting's or the reason's). index.ts gathers them all for the rest of the program.
  */
 export type Validation<T> = { ok: true; value: T; warnings: Problem[] } | { ok: false; problems: Problem[]; warnings: Problem[] };
 
@@ -180,7 +181,7 @@ function describeError(error: unknown): string {
   }
 }
 
-function run<T>(schema: z.ZodMiniType<T>, input: unknown, warn?: (value: unknown) => RawProblem[]): Validation<T> {
+export function validateWith<T>(schema: z.ZodMiniType<T>, input: unknown, warn?: (value: unknown) => RawProblem[]): Validation<T> {
   try {
     const value = normalizeLongs(schema, input);
     const warnings = warn ? finishProblems(warn(value)) : [];
@@ -196,30 +197,12 @@ function run<T>(schema: z.ZodMiniType<T>, input: unknown, warn?: (value: unknown
 }
 
 /**
- * Validates a bot answer (POST /api/v1/chatbot). `limits` are the profile's quick-reply limits;
- * `email` says the question came by email, so the answer must carry sessionId and questionIndex.
- */
-export function validateReply(input: unknown, opts: { limits?: Limits; email?: boolean } = {}): Validation<Reply> {
-  return run(replySchemaFor(opts), input, replyWarnings);
-}
-
-/** Validates a greeting (POST /api/v1/chatbot/greet). */
-export function validateGreeting(input: unknown, opts: { limits?: Limits } = {}): Validation<Greeting> {
-  return run(greetingSchemaFor(opts), input, greetingWarnings);
-}
-
-/** Validates an inactivity reason (PUT /api/v1/inactivity/reasons). */
-export function validateReason(input: unknown): Validation<Reason> {
-  return run(reasonSchema, input);
-}
-
-/**
  * Validates one value against one schema, for a prompt that checks each answer as it is typed (the
  * composer uses the very field schemas of the payload, such as `quickReplySchema.shape.text`).
  * Returns the first problem's message (prefixed with its path when it is inside the value), or true.
  */
 export function validateField(schema: z.ZodMiniType, value: unknown): string | true {
-  const result = run(schema, value);
+  const result = validateWith(schema, value);
   if (result.ok) return true;
   const first = result.problems[0];
   if (!first) return 'invalid value';

@@ -4,6 +4,7 @@ import { debugTrace } from '../debug.js';
 import { CoreError, NetworkError } from '../errors.js';
 import type { HttpResponse } from '../http/client.js';
 import type { PoolOptions } from '../http/agents.js';
+import { Throttle, type Slot } from '../http/throttle.js';
 import type { Operation } from '../operations.js';
 import { resultFromResponse, type RequestResult } from '../output/result.js';
 import { parseJson } from '../payload/json.js';
@@ -58,6 +59,8 @@ export interface SendMeta {
   announceRetries?: boolean;
   /** Keep the response body in the result (`core api`), up to KEPT_BODY_BYTES. */
   keepBody?: boolean;
+  /** The slot of the run's pace taken for this request's first attempt (see `Session.admit`). */
+  slot?: Slot;
 }
 
 /** The most of a response body `core api` keeps and shows. */
@@ -75,6 +78,13 @@ export interface Session {
   show(payload: unknown, options?: { json?: boolean }): string | MaskedText;
   /** Sends one payload; never throws for an HTTP or network failure, which come back as results. */
   send(payload: unknown, meta: SendMeta): Promise<RequestResult>;
+  /**
+   * Waits until the run may start another request (no pause asked for with Retry-After, fewer
+   * attempts in flight than the window: src/http/throttle.ts) and takes that slot for it, to hand to
+   * `send` in `meta.slot`; null when `signal` aborts first. A batch asks before it starts each item,
+   * so an item that never got a slot was never sent.
+   */
+  admit(signal?: AbortSignal): Promise<Slot | null>;
   /** Closes the connections. */
   close(): void;
 }
@@ -82,6 +92,8 @@ export interface Session {
 export interface SessionOptions {
   /** Keep-alive connections for a batch: at most one per request in flight. */
   pool?: PoolOptions;
+  /** The most requests in flight at once (a batch's --concurrency); 1 unless given. */
+  concurrency?: number;
 }
 
 /** What a missing credential is called in messages and where it is looked for (src/config). */
@@ -163,6 +175,8 @@ export async function openSession(
   }
 
   const prepare = (payload: unknown) => prepareRequest(operation, request, payload, tokenVariable);
+  // One pace for every request of the run: a Retry-After holds them all back (docs/security.md, "Rate limits").
+  const throttle = new Throttle(options.concurrency ?? 1);
 
   return {
     operation,
@@ -175,8 +189,9 @@ export async function openSession(
     },
     async send(payload, meta) {
       if (transport === undefined) throw new Error('a show-only session (--dry-run, --curl) sends nothing');
-      return exchange(prepare(payload), settings, flags, transport, meta, ctx);
+      return exchange(prepare(payload), settings, flags, transport, throttle, meta, ctx);
     },
+    admit: (signal) => throttle.acquire(signal),
     close() {
       transport?.close();
     },
@@ -189,6 +204,7 @@ async function exchange(
   settings: Settings,
   flags: SendFlags,
   transport: Transport,
+  throttle: Throttle,
   meta: SendMeta,
   ctx: Context,
 ): Promise<RequestResult> {
@@ -216,11 +232,21 @@ async function exchange(
       ...(transport.proxy ? { proxy: transport.proxy } : {}),
       ...(transport.caFile !== null ? { caFile: transport.caFile } : {}),
       ...(meta.retrySignal ? { retrySignal: meta.retrySignal } : {}),
+      throttle,
+      ...(meta.slot ? { slot: meta.slot } : {}),
       onRetry: (info) => {
-        if (flags.verbose) ctx.err(`* ${info.reason}: attempt ${info.attempt} in ${info.delayMs} ms\n`);
+        if (flags.verbose)
+          ctx.err(
+            `* ${info.reason}: attempt ${info.attempt} in ${info.delayMs} ms${info.asked ? ' (Retry-After; not counted as a retry)' : ''}\n`,
+          );
         else if (meta.announceRetries) {
           const wait = info.delayMs >= 1000 ? `${(info.delayMs / 1000).toFixed(1)} s` : `${info.delayMs} ms`;
-          ctx.err(`${info.reason}: trying again in ${wait} (attempt ${info.attempt} of ${settings.retries.value + 1})\n`);
+          ctx.err(
+            info.asked
+              ? `${info.reason}: trying again in ${wait}, as Retry-After asks (attempt ${info.attempt}; such waits are not counted as retries)\n`
+              : // The last attempt the retries allow, counting the waits asked for so far.
+                `${info.reason}: trying again in ${wait} (attempt ${info.attempt} of ${info.attempt - info.retry + settings.retries.value})\n`,
+          );
         }
       },
       onNoRetry: (reason) => {

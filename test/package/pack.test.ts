@@ -98,7 +98,7 @@ describe('the npm package', () => {
     for (const kind of ['reply', 'greet', 'reason', 'config']) expect(paths).toContain(`docs/schemas/${kind}.schema.json`);
     const unexpected = paths.filter(
       (path) =>
-        !/^dist\/(vendor\/)?[\w.-]+\.js$/.test(path) &&
+        !/^dist\/(bin\.js|package\.json|main\.cjs|vendor\/[\w.-]+\.cjs)$/.test(path) &&
         !(path.startsWith('dist/page/') && path.slice('dist/page/'.length) in pageFiles) &&
         !/^docs\/schemas\/\w+\.schema\.json$/.test(path) &&
         !['README.md', 'CHANGELOG.md', 'package.json', 'LICENSE', 'docs/man/core.1'].includes(path),
@@ -116,7 +116,7 @@ describe('the npm package', () => {
   });
 
   it('ships the editor prompt without encoding tables', () => {
-    const editor = packed.files.find((file) => file.path === 'dist/vendor/inquirer-editor.js');
+    const editor = packed.files.find((file) => file.path === 'dist/vendor/inquirer-editor.cjs');
     expect(editor).toBeDefined();
     // With iconv-lite's tables it was 540 KB; Node's own decoder stands in for them.
     expect(editor!.size).toBeLessThan(100_000);

@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { mayRetry, operations } from '../../operations.js';
-import { validateGreeting } from '../../payload/index.js';
+import { validateGreeting } from '../../payload/greeting.js';
 import { printWarnings, rejectPayload, sendOne } from '../../send/deliver.js';
 import { readPayloadFile, readTextFile, refuseTwoStdinReaders } from '../../send/input.js';
 import { loadCommandSettings, requireTerminal } from '../common.js';

@@ -12,7 +12,7 @@ import { printResult } from '../../output/render.js';
 import type { RequestResult } from '../../output/result.js';
 import { failureHint } from '../../output/hints.js';
 import { makeStyle } from '../../output/style.js';
-import { validateReason } from '../../payload/index.js';
+import { validateReason } from '../../payload/reason.js';
 import { printWarnings } from '../../send/deliver.js';
 import { isRecord } from '../../send/fields.js';
 import { joinUrl, maskHeaders } from '../../send/request.js';
@@ -159,6 +159,7 @@ async function updateReasons(
   // at most one per request in flight: a batch of 1,000 reasons opens `concurrency` connections.
   const session = await openSession(operations.reason, settings, options, ctx, {
     pool: { keepAlive: true, maxSockets: options.concurrency },
+    concurrency: options.concurrency,
   });
   try {
     const summary = await checkAll(source, spec, options, ctx, local);
@@ -303,7 +304,8 @@ async function send(
       concurrency: options.concurrency,
       failFast: options.failFast,
       signal: ctx.signal,
-      send: (payload, code) =>
+      admit: (signal) => session.admit(signal),
+      send: (payload, code, slot) =>
         untilAbandoned((signal) =>
           // A batch of one is shown as a single request is, its retries announced on stderr too.
           session.send(payload, {
@@ -312,6 +314,7 @@ async function send(
             signal,
             retrySignal: ctx.signal,
             announceRetries: single,
+            ...(slot ? { slot } : {}),
           }),
         ),
       localResult: local,

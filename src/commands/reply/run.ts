@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { mayRetry, operations } from '../../operations.js';
-import { validateReply } from '../../payload/index.js';
+import { validateReply } from '../../payload/reply.js';
 import { printWarnings, rejectPayload, sendOne } from '../../send/deliver.js';
 import { readPayloadFile, readTextFile, refuseTwoStdinReaders } from '../../send/input.js';
+import { randomId } from '../../uuid.js';
 import { loadCommandSettings, requireTerminal } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
 import type { SendOptions } from '../send-options.js';
@@ -39,7 +39,7 @@ export async function runReply(options: ReplyOptions, ctx: Context): Promise<num
     ...(options.textFile !== undefined ? { text: await readTextFile(options.textFile, '--text-file', ctx) } : {}),
     ...(options.markdownFile !== undefined ? { markdown: await readTextFile(options.markdownFile, '--markdown-file', ctx) } : {}),
   };
-  const built = await buildReply(file, fields, { now: new Date(), newId: randomUUID });
+  const built = await buildReply(file, fields, { now: new Date(), newId: () => randomId() });
 
   const limits = settings.limits.value;
   if (options.interactive) {

@@ -1,0 +1,253 @@
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import module, { createRequire } from 'node:module';
+import { basename, dirname, isAbsolute, join } from 'node:path';
+import vm from 'node:vm';
+
+/**
+ * Loads the application (dist/main.cjs and the dist/vendor/*.cjs modules it asks for) with V8's
+ * compiled code kept between runs, in the user's cache folder (docs/configuration.md, "The
+ * compile cache"). Compiling core's ~450 KB and got's ~150 KB is a third of a run's start-up on
+ * Node 20; a run that finds them compiled skips it.
+ *
+ * - Node 22.1 and later cache compiled code themselves: `module.enableCompileCache` into the same
+ *   folder, and the modules are loaded with `require`.
+ * - Node 20 has no such call: each module is compiled with `vm.Script` and its `cachedData`, the
+ *   way Node's own CommonJS loader would run it (the same wrapper and arguments), and the code V8
+ *   compiled during the run is written back once the command is done, if there was none.
+ *
+ * A cache that is missing, corrupt, foreign or cannot be written is passed over in silence and the
+ * run compiles as it would without one. V8 trusts the code cache it is given (a damaged one can
+ * crash the process), so each file carries a CRC-32 of its content, checked before V8 sees it, and
+ * is used only when it is a regular file of the user running core, not writable by anyone else, in
+ * a folder that is the same. Files are written 0600 into a 0700 folder, whole (written aside, then
+ * renamed), so a run never reads another's half-written file.
+ *
+ * `CORE_NO_COMPILE_CACHE=1` turns it off; the modules are then loaded with `require`.
+ */
+
+/** What dist/main.cjs exports, as bin.ts uses it. */
+export type Application = typeof import('./main.js');
+
+/** The folder: `$XDG_CACHE_HOME/core`, or `~/.cache/core`. */
+export function cacheFolder(env: NodeJS.ProcessEnv): string | undefined {
+  const xdg = env.XDG_CACHE_HOME;
+  if (xdg !== undefined && isAbsolute(xdg)) return join(xdg, 'core');
+  const home = env.HOME !== undefined && env.HOME !== '' ? env.HOME : safeHomedir();
+  return home === undefined ? undefined : join(home, '.cache', 'core');
+}
+
+function safeHomedir(): string | undefined {
+  try {
+    // node:os only when HOME is unset: --version and most runs never need it.
+    return (createRequire(import.meta.url)('node:os') as typeof import('node:os')).homedir();
+  } catch {
+    return undefined;
+  }
+}
+
+const uid = process.getuid?.();
+
+/** Whether `path` is a file or folder of this user that nobody else may write to. */
+function ownedAndPrivate(stats: { uid: number; mode: number }): boolean {
+  return (uid === undefined || stats.uid === uid) && (stats.mode & 0o022) === 0;
+}
+
+/** Creates the folder (0700) if needed; whether it can be trusted. */
+function usableFolder(folder: string): boolean {
+  try {
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const stats = lstatSync(folder);
+    return stats.isDirectory() && ownedAndPrivate(stats);
+  } catch {
+    return false;
+  }
+}
+
+/** The file's bytes, or nothing when it is not a private regular file of this user. */
+function readPrivateFile(path: string): Buffer | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    const stats = fstatSync(fd);
+    if (!stats.isFile() || !ownedAndPrivate(stats) || stats.size > 64 * 1024 * 1024) return undefined;
+    const data = Buffer.allocUnsafe(stats.size);
+    let read = 0;
+    while (read < data.length) {
+      const n = readSync(fd, data, read, data.length - read, read);
+      if (n === 0) return undefined;
+      read += n;
+    }
+    return data;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** The cache file's layout: a magic word, the CRC-32 of the code cache, the code cache. */
+const MAGIC = 0x636f7231; // "cor1"
+const HEADER = 8;
+
+type Crc32 = (data: Uint8Array | string) => number;
+
+/** zlib.crc32 (Node 20.15+); without it there is no way to check a file cheaply, and no cache. */
+function loadCrc32(): Crc32 | undefined {
+  try {
+    const zlib = createRequire(import.meta.url)('node:zlib') as { crc32?: Crc32 };
+    return typeof zlib.crc32 === 'function' ? zlib.crc32 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function unwrapCache(file: Buffer, crc32: Crc32): Buffer | undefined {
+  if (file.length <= HEADER || file.readUInt32BE(0) !== MAGIC) return undefined;
+  const data = file.subarray(HEADER);
+  return crc32(data) === file.readUInt32BE(4) ? data : undefined;
+}
+
+/** Writes `data` to `path` as a 0600 file, whole or not at all; failures are ignored. */
+function writePrivateFile(path: string, parts: Uint8Array[]): void {
+  const aside = `${path}.${process.pid}.tmp`;
+  let fd: number | undefined;
+  try {
+    fd = openSync(aside, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
+    for (const part of parts) {
+      let written = 0;
+      while (written < part.length) written += writeSync(fd, part, written, part.length - written);
+    }
+    closeSync(fd);
+    fd = undefined;
+    renameSync(aside, path);
+  } catch {
+    if (fd !== undefined) closeSync(fd);
+    try {
+      unlinkSync(aside);
+    } catch {
+      // Nothing was written.
+    }
+  }
+}
+
+/** The same wrapper as Node's CommonJS loader, so a module runs as `require` would run it. */
+const WRAPPER_START = '(function (exports, require, module, __filename, __dirname) { ';
+const WRAPPER_END = '\n});';
+
+interface Pending {
+  path: string;
+  stale: string;
+  script: vm.Script;
+}
+
+/** A module loader for one run: `load(file)` returns its exports; `save()` writes what was compiled. */
+export interface Loader {
+  readonly cached: boolean;
+  load(file: string): unknown;
+  save(): void;
+}
+
+function plainLoader(): Loader {
+  return {
+    cached: false,
+    load: (file) => createRequire(import.meta.url)(file),
+    save: () => {},
+  };
+}
+
+/**
+ * The loader for this run. `versions` key the cache: core's own version and Node's (V8 refuses a
+ * cache made by another V8, but a key keeps their files apart instead of replacing each other's).
+ */
+export function createLoader(env: NodeJS.ProcessEnv, coreVersion: string): Loader {
+  if (env.CORE_NO_COMPILE_CACHE !== undefined && env.CORE_NO_COMPILE_CACHE !== '' && env.CORE_NO_COMPILE_CACHE !== '0')
+    return plainLoader();
+  const root = cacheFolder(env);
+  if (root === undefined) return plainLoader();
+  const folder = join(root, 'compile');
+  const enable = (module as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
+  if (typeof enable === 'function') {
+    // Node 22.1+: its own cache, checked by Node, into the same folder.
+    if (usableFolder(root) && usableFolder(folder)) {
+      try {
+        enable(folder);
+      } catch {
+        // No cache, then.
+      }
+    }
+    return plainLoader();
+  }
+  const crc32 = loadCrc32();
+  if (crc32 === undefined || !usableFolder(root) || !usableFolder(folder)) return plainLoader();
+  return cachingLoader(folder, crc32, `${coreVersion}-node${process.versions.node}-v8${process.versions.v8}`);
+}
+
+function cachingLoader(folder: string, crc32: Crc32, key: string): Loader {
+  const modules = new Map<string, { exports: unknown }>();
+  const pending: Pending[] = [];
+  const nodeRequire = createRequire(import.meta.url);
+
+  const load = (file: string): unknown => {
+    const known = modules.get(file);
+    if (known !== undefined) return known.exports;
+    const bytes = readFileSync(file);
+    const source = bytes.toString('utf8');
+    // Code compiled by vm.Script cannot run `import()` (Node 20 loses the callback with a code
+    // cache): such a module is left to Node's loader. The build turns core's own into `require`.
+    if (source.includes('import(')) return nodeRequire(file);
+    const name = basename(file);
+    const stale = `${name}-${key}-`;
+    const path = join(folder, `${stale}${crc32(bytes).toString(16).padStart(8, '0')}-${bytes.length}.v8`);
+    const file_ = readPrivateFile(path);
+    const cachedData = file_ === undefined ? undefined : unwrapCache(file_, crc32);
+    const script = new vm.Script(WRAPPER_START + source + WRAPPER_END, {
+      filename: file,
+      ...(cachedData === undefined ? {} : { cachedData }),
+    });
+    if (cachedData === undefined || script.cachedDataRejected === true) pending.push({ path, stale, script });
+    const mod = { exports: {} as unknown, id: file, filename: file, loaded: false };
+    modules.set(file, mod);
+    const localRequire = createRequire(file);
+    const require = Object.assign(
+      (id: string) => (id.startsWith('./vendor/') && id.endsWith('.cjs') ? load(join(dirname(file), id)) : localRequire(id)),
+      { resolve: localRequire.resolve, cache: localRequire.cache, main: localRequire.main, extensions: localRequire.extensions },
+    );
+    const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
+    wrapper.call(mod.exports, mod.exports, require, mod, file, dirname(file));
+    mod.loaded = true;
+    return mod.exports;
+  };
+
+  const save = () => {
+    for (const { path, stale, script } of pending.splice(0)) {
+      try {
+        const data = script.createCachedData();
+        const header = Buffer.allocUnsafe(HEADER);
+        header.writeUInt32BE(MAGIC, 0);
+        header.writeUInt32BE(crc32(data), 4);
+        writePrivateFile(path, [header, data]);
+        // An earlier build's file for the same module and versions is of no more use.
+        for (const entry of readdirSync(folder)) {
+          if (entry.startsWith(stale) && join(folder, entry) !== path && entry.endsWith('.v8')) unlinkSync(join(folder, entry));
+        }
+      } catch {
+        // A cache that cannot be written costs the next run its compile time, nothing more.
+      }
+    }
+  };
+
+  return { cached: true, load, save };
+}
