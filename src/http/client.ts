@@ -118,18 +118,23 @@ export function backoffMs(attempt: number, random = Math.random): number {
   return Math.round(base * (0.8 + 0.4 * random()));
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
+/** Waits `ms`; false as soon as one of `signals` aborts. */
+function sleep(ms: number, signals: readonly AbortSignal[]): Promise<boolean> {
   return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(false);
+    if (signals.some((s) => s.aborted)) return resolve(false);
+    const stop = () => {
+      for (const s of signals) s.removeEventListener('abort', onAbort);
+    };
     const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      stop();
       resolve(true);
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
+      stop();
       resolve(false);
     };
-    signal?.addEventListener('abort', onAbort, { once: true });
+    for (const s of signals) s.addEventListener('abort', onAbort, { once: true });
   });
 }
 
@@ -143,10 +148,9 @@ function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
 export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
   const client = await clientFor(request.agent);
   const throttle = request.throttle ?? new Throttle(1);
-  const stopWaiting =
-    request.retrySignal && request.signal
-      ? AbortSignal.any([request.signal, request.retrySignal])
-      : (request.retrySignal ?? request.signal);
+  // Waiting for the next attempt ends on either signal. Not AbortSignal.any: on Node 20 each call
+  // leaves a WeakRef on both signals for the rest of the run, one per request of a batch.
+  const stopWaiting = [request.signal, request.retrySignal].filter((s): s is AbortSignal => s !== undefined);
   const started = performance.now();
   let slot = request.slot ?? (await throttle.acquire(request.signal));
   if (slot === null) throw toNetworkError(abortError(), request);
@@ -163,7 +167,9 @@ export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
     }
     const status = outcome instanceof NetworkError ? null : outcome.status;
     slot.release(paceOf(status));
-    const canRepeat = request.retryable && request.retries > 0 && !request.signal?.aborted && !request.retrySignal?.aborted;
+    // A wait the service asks for with Retry-After uses none of the retries, so even --retries 0
+    // waits it out (up to MAX_ASKED_WAITS times); any other repeat takes one of the retries.
+    const canRepeat = request.retryable && !request.signal?.aborted && !request.retrySignal?.aborted;
     let delay: number | null = null;
     let reason = '';
     let waitAsked = false;

@@ -58,13 +58,18 @@ export class Throttle {
 
   /**
    * A slot as soon as the run is not paused and fewer than `window` attempts are in flight, in the
-   * order asked; null when `signal` aborts first.
+   * order asked; null when `signal` (or one of several) aborts first.
    */
-  acquire(signal?: AbortSignal): Promise<Slot | null> {
-    if (signal?.aborted) return Promise.resolve(null);
+  acquire(signal?: AbortSignal | readonly AbortSignal[]): Promise<Slot | null> {
+    const signals = signal === undefined ? [] : Array.isArray(signal) ? (signal as readonly AbortSignal[]) : [signal as AbortSignal];
+    if (signals.some((s) => s.aborted)) return Promise.resolve(null);
     if (this.queue.length === 0 && this.canStart()) return Promise.resolve(this.take());
     return new Promise((resolve) => {
+      const stopListening = () => {
+        for (const s of signals) s.removeEventListener('abort', onAbort);
+      };
       const onAbort = () => {
+        stopListening();
         const at = this.queue.indexOf(waiter);
         if (at >= 0) this.queue.splice(at, 1);
         if (this.queue.length === 0) this.stopTimer();
@@ -72,11 +77,11 @@ export class Throttle {
       };
       const waiter: Waiter = {
         grant: (slot) => {
-          signal?.removeEventListener('abort', onAbort);
+          stopListening();
           resolve(slot);
         },
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      for (const s of signals) s.addEventListener('abort', onAbort, { once: true });
       this.queue.push(waiter);
       this.pump();
     });
