@@ -90,9 +90,10 @@ const PROXY_LEG_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOS
 /** The longest Retry-After the tool waits for; a longer one ends the retries. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 /**
- * How many times one request is repeated after a 429 or 503 with Retry-After, besides its retries:
- * such waits use none of them (docs/security.md, "Rate limits"), but a service that never stops
- * asking must not hold a request for ever.
+ * How many times in a row one request is repeated after a 429 or 503 with Retry-After while no
+ * request of the run gets through, besides its retries: such waits use none of them
+ * (docs/security.md, "Rate limits"), but a service that never stops asking must not hold a request
+ * for ever.
  */
 export const MAX_ASKED_WAITS = 10;
 const BASE_BACKOFF_MS = 300;
@@ -157,6 +158,7 @@ export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
   let attempt = 0;
   let retried = 0;
   let asked = 0;
+  let progress = throttle.progress;
   for (;;) {
     attempt += 1;
     let outcome: HttpResponse | NetworkError;
@@ -193,6 +195,13 @@ export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
       } else if (rateLimit) {
         // The service says when it takes requests again: the whole run waits until then.
         throttle.pause(retryAfter);
+        // Only waits in a row during which no request of the run got through count towards the
+        // limit: in a batch that shares the service's rate, requests that are answered meanwhile
+        // show it is pacing, not refusing.
+        if (throttle.progress > progress) {
+          progress = throttle.progress;
+          asked = 0;
+        }
         if (canRepeat && asked < MAX_ASKED_WAITS) {
           asked += 1;
           delay = retryAfter;

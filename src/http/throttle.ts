@@ -32,6 +32,7 @@ export class Throttle {
   private pausedUntil = 0;
   private lastCut = -Infinity;
   private answered = 0;
+  private answeredInRun = 0;
   private readonly queue: Waiter[] = [];
   private timer: NodeJS.Timeout | undefined;
 
@@ -49,6 +50,11 @@ export class Throttle {
   /** The attempts allowed in flight at once now. */
   get window(): number {
     return this.windowSize;
+  }
+
+  /** How many attempts of the run were answered (not 429 or 5xx) so far: whether the run gets through. */
+  get progress(): number {
+    return this.answeredInRun;
   }
 
   /** Milliseconds until the pause ends (0 when the run is not paused). */
@@ -121,11 +127,14 @@ export class Throttle {
       this.windowSize = Math.max(1, Math.floor(this.windowSize / 2));
       this.lastCut = this.now();
       this.answered = 0;
-    } else if (outcome === 'answered' && this.windowSize < this.max) {
-      this.answered += 1;
-      if (this.answered >= this.windowSize) {
-        this.windowSize += 1;
-        this.answered = 0;
+    } else if (outcome === 'answered') {
+      this.answeredInRun += 1;
+      if (this.windowSize < this.max) {
+        this.answered += 1;
+        if (this.answered >= this.windowSize) {
+          this.windowSize += 1;
+          this.answered = 0;
+        }
       }
     }
   }

@@ -180,6 +180,12 @@ describe('Throttle: the window after a 429', () => {
     expect(throttle.window).toBe(2);
   });
 
+  it('counts the attempts of the run that got through, whatever the window', async () => {
+    const throttle = throttleOf(2);
+    for (const outcome of ['answered', 'rate-limited', 'other', 'answered'] as const) (await throttle.acquire())!.release(outcome);
+    expect(throttle.progress).toBe(2);
+  });
+
   it('lets no more than the window start while more are waiting', async () => {
     const throttle = throttleOf(4);
     const burst = await take(throttle, 4);
