@@ -315,6 +315,7 @@ try {
         const run = await measure(process.execPath, update(build.bin, itemsFile, concurrency), coreEnv(server.url));
         const counts = JSON.parse((await server.stop()) || '{}');
         const summary = /(\d[\d,]*) succeeded, (\d[\d,]*) failed/.exec(run.stderr);
+        if (summary === null) console.error(`bench: (r) ${build.label} exited ${run.code}: ${run.stderr.slice(-500)}`);
         rows.push([
           `(r) ${builds.length === 1 ? '' : `${build.label}, `}--concurrency ${concurrency}`,
           String(run.code),
