@@ -25,6 +25,11 @@ export interface BatchItem {
   value: unknown;
   /** Why an NDJSON line is not JSON. */
   parseError?: string;
+  /**
+   * The NDJSON line as read (its end removed): what the second pass compares with the first pass's
+   * fingerprint of it (src/batch/check.ts, `Fingerprints`). Absent for an item of a whole document.
+   */
+  text?: string;
 }
 
 export type SourceKind = 'ndjson' | 'array' | 'single';
@@ -289,9 +294,9 @@ function ndjsonSource(file: FileRef, name: string, cleanup: () => Promise<void>)
         const position: Position = { kind: 'line', line: line.number };
         let item: BatchItem;
         try {
-          item = { position, value: parseJson(line.text) };
+          item = { position, value: parseJson(line.text), text: line.text };
         } catch (error) {
-          item = { position, value: undefined, parseError: `not valid JSON: ${(error as Error).message}` };
+          item = { position, value: undefined, parseError: `not valid JSON: ${(error as Error).message}`, text: line.text };
         }
         yield item;
       }

@@ -111,6 +111,8 @@ async function updateFromOptions(
   const spec: ItemSpec<unknown> = {
     prepare: fromFile ? (value) => layFields(value, options.fields) : (value) => value,
     validate: (payload) => validateReason(payload),
+    // The reason schema has no transforms: what it accepts is what it returns (src/payload/reason.ts).
+    accepted: (payload) => payload,
     keyOf: (payload) => (isRecord(payload) && typeof payload.code === 'string' ? payload.code : undefined),
   };
   const source = composed
@@ -167,7 +169,7 @@ async function updateReasons(
   try {
     const summary = await checkAll(source, spec, options, ctx, local);
     if (showOnly) return await show(source, spec, summary, session, options, ctx);
-    return await send(source, spec, summary.total, session, options, ctx, local, report);
+    return await send(source, spec, summary, session, options, ctx, local, report);
   } finally {
     session.close();
   }
@@ -266,13 +268,14 @@ async function show(
 async function send(
   source: BatchSource,
   spec: ResumableSpec,
-  total: number,
+  summary: CheckSummary<unknown>,
   session: Session,
   options: ReasonUpdateOptions,
   ctx: Context,
   local: (code: string | undefined, why: LocalOutcome) => RequestResult,
   report: ReportWriter | undefined,
 ): Promise<number> {
+  const { total } = summary;
   const single = total === 1;
   // Requests of a batch are not cut off by the first Ctrl-C (see src/batch/send.ts): ctx.signal only
   // stops new requests and further retries. A second Ctrl-C aborts ctx.abandonSignal, which every
@@ -295,6 +298,7 @@ async function send(
       ...spec,
       concurrency: options.concurrency,
       failFast: options.failFast,
+      checkedLines: summary.accepted,
       signal: ctx.signal,
       admit: (signal) => session.admit(signal),
       send: (payload, code, slot) =>
