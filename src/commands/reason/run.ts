@@ -313,20 +313,21 @@ async function send(
         }),
       localResult: local,
       onResult: (result) => {
-        // Masked by structure once (src/mask.ts), for stdout and the report alike.
-        const line = ctx.json(result);
+        // Masked by structure once (src/mask.ts), for stdout and the report alike; not made at all when
+        // neither --json nor --report needs it.
+        const line = options.json || (report && !result.resumed) ? ctx.json(result) : undefined;
         // --quiet: only the failures are printed; the report still records every reason.
         const shown = !options.quiet || (!result.ok && !result.skipped);
         // Shown first, so an outcome stays visible even if writing the report then fails.
         if (!shown) {
           // Counted in the summary.
-        } else if (options.json) progress.print(line);
+        } else if (options.json) progress.print(line!);
         else if (single) printResult(result, ctx, false);
         else progress.print(outcomeLine(result, style));
         if (result.status !== null && !result.ok && !failures.has(result.status)) failures.set(result.status, result);
         progress.tick(!result.ok && !result.skipped);
         // A reason applied by an earlier run is in the report already (carried over when it was opened).
-        if (!result.resumed) report?.write(line.text);
+        if (!result.resumed && line) report?.write(line.text);
       },
       onInterrupt: (inFlight) => progress.note(interruptNote(stopReason(ctx.signal), inFlight)),
       onFailFast: () => {
