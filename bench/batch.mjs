@@ -14,8 +14,10 @@
 //   (c) core reason update -f 100000.ndjson      (peak RSS: memory must not grow with the file,
 //       compared with the same run on 10,000 reasons)
 //
-// (a), (g) and (b) talk to `core sandbox` in a child process, seeded with the reasons they update;
-// (a) and (g) are run --rounds times, interleaved, and their medians compared. (r) and (c) talk to
+// (a), (g) and (b) talk to `core sandbox` in a child process, seeded with the reasons they update,
+// then to a minimal loopback server in this process (bare node:http answering 200 `{}`), so that the
+// clients' own cost is compared without the sandbox's; each against the same loop of curl to the
+// same server. (a) and (g) are run --rounds times, interleaved, and their medians compared. (r) and (c) talk to
 // servers in a child process: (c) to a minimal node:http server that answers 200 (the sandbox counts
 // its whole store on every update, so with 100,000 reasons it, not the client, would set the pace).
 //
@@ -30,6 +32,7 @@ import { existsSync, mkdtempSync, rmSync, createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 
 const root = resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
@@ -219,87 +222,120 @@ function table(header, rows) {
   console.log('');
 }
 
+/** A bare node:http server in this process: 200 with `{}` to every request, nothing checked or kept. */
+async function startLoopback() {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '2' });
+      res.end('{}');
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    stop: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+/**
+ * (a), (g) and (b) against one server: core and got alone --rounds times, interleaved (medians
+ * compared), then the curl loop once, all sending the same SMALL updates to the same server.
+ */
+async function throughput(server) {
+  const times = new Map([...builds.map((b) => [b.label, []]), ['got', []]]);
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    console.error(`bench: (a) and (g) against ${server.name}, round ${round} of ${ROUNDS}`);
+    for (const build of builds) {
+      const run = failed(await measure(process.execPath, update(build.bin, smallFile), coreEnv(server.url)), `core (${build.label})`);
+      times.get(build.label).push(run.ms);
+    }
+    const got = failed(
+      await measure(
+        process.execPath,
+        [join(root, 'bench', 'got-alone.mjs'), '--url', server.url, '--file', smallFile, '--concurrency', String(CONCURRENCY)],
+        env,
+      ),
+      'got alone',
+    );
+    times.get('got').push(got.ms);
+  }
+  let loop = null;
+  const haveCurl = spawnSync('curl', ['--version'], { stdio: 'ignore' }).status === 0;
+  const haveBash = spawnSync('bash', ['-c', 'true'], { stdio: 'ignore' }).status === 0;
+  if (haveCurl && haveBash) {
+    console.error(`bench: (b) sequential curl loop over the same ${SMALL} reasons against ${server.name}`);
+    const script = [
+      'set -u',
+      'failed=0',
+      'while IFS= read -r line; do',
+      `  status=$(printf '%s' "$line" | curl -s -o /dev/null -w '%{http_code}' -X PUT "$URL/api/v1/inactivity/reasons" \\`,
+      `    -H 'Content-Type: application/json' -H 'X-Tenant-Name: sandbox' -H 'Authorization: Bearer sandbox-token' -d @-)`,
+      '  [ "$status" = 200 ] || failed=$((failed + 1))',
+      `done < "$FILE"`,
+      '[ "$failed" = 0 ] || { echo "$failed requests failed" >&2; exit 1; }',
+    ].join('\n');
+    loop = failed(await measure('bash', ['-c', script], { ...env, URL: server.url, FILE: smallFile }), 'the curl loop');
+  } else {
+    console.error('bench: (b) skipped: bash or curl is not installed');
+  }
+  const got = median(times.get('got'));
+  console.log(
+    `(a) throughput: ${n(SMALL)} reasons, concurrency ${CONCURRENCY}, against ${server.name}; median of ${ROUNDS} interleaved rounds`,
+  );
+  const rows = builds.map((b) => {
+    const t = median(times.get(b.label));
+    return [
+      `(a) core reason update${builds.length > 1 ? `, ${b.label}` : ''}`,
+      seconds(t),
+      spread(times.get(b.label)),
+      rate(SMALL, t),
+      `${((got / t) * 100).toFixed(0)}%`,
+      loop ? `${(loop.ms / t).toFixed(1)}x` : '-',
+    ];
+  });
+  rows.push([
+    '(g) got alone',
+    seconds(got),
+    spread(times.get('got')),
+    rate(SMALL, got),
+    '100%',
+    loop ? `${(loop.ms / got).toFixed(1)}x` : '-',
+  ]);
+  if (loop)
+    rows.push(['(b) sequential curl loop', seconds(loop.ms), '-', rate(SMALL, loop.ms), `${((got / loop.ms) * 100).toFixed(0)}%`, '1.0x']);
+  table(['run', 'median', 'range', 'rate', 'throughput vs got alone', 'faster than the curl loop'], rows);
+}
+
+const smallFile = join(work, `${SMALL}.ndjson`);
+const smallSeed = join(work, `seed-${SMALL}.json`);
 try {
   console.error(`bench: writing inputs in ${work}`);
-  const smallFile = join(work, `${SMALL}.ndjson`);
-  const smallSeed = join(work, `seed-${SMALL}.json`);
   await writeNdjson(smallFile, SMALL);
   await writeSeed(smallSeed, SMALL);
 
   if (ONLY.has('a')) {
+    // The same runs against two servers: `core sandbox` (which validates and stores every update, so
+    // it is a large part of the time) and a bare node:http server in this process answering 200 `{}`
+    // (so what is compared is the clients' own cost).
     const sandbox = await startSandbox(smallSeed, bin);
-    const times = new Map([...builds.map((b) => [b.label, []]), ['got', []]]);
+    const loopback = await startLoopback();
     try {
-      for (let round = 1; round <= ROUNDS; round += 1) {
-        console.error(`bench: (a) and (g), round ${round} of ${ROUNDS}`);
-        for (const build of builds) {
-          const run = failed(await measure(process.execPath, update(build.bin, smallFile), coreEnv(sandbox.url)), `core (${build.label})`);
-          times.get(build.label).push(run.ms);
-        }
-        const got = failed(
-          await measure(
-            process.execPath,
-            [join(root, 'bench', 'got-alone.mjs'), '--url', sandbox.url, '--file', smallFile, '--concurrency', String(CONCURRENCY)],
-            env,
-          ),
-          'got alone',
-        );
-        times.get('got').push(got.ms);
+      for (const server of [
+        { name: 'core sandbox', url: sandbox.url },
+        { name: 'a minimal loopback server (node:http in the bench, 200 {})', url: loopback.url },
+      ]) {
+        await throughput(server);
       }
-      let loop = null;
-      const haveCurl = spawnSync('curl', ['--version'], { stdio: 'ignore' }).status === 0;
-      const haveBash = spawnSync('bash', ['-c', 'true'], { stdio: 'ignore' }).status === 0;
-      if (haveCurl && haveBash) {
-        console.error(`bench: (b) sequential curl loop over the same ${SMALL} reasons`);
-        const script = [
-          'set -u',
-          'failed=0',
-          'while IFS= read -r line; do',
-          `  status=$(printf '%s' "$line" | curl -s -o /dev/null -w '%{http_code}' -X PUT "$URL/api/v1/inactivity/reasons" \\`,
-          `    -H 'Content-Type: application/json' -H 'X-Tenant-Name: sandbox' -H 'Authorization: Bearer sandbox-token' -d @-)`,
-          '  [ "$status" = 200 ] || failed=$((failed + 1))',
-          `done < "$FILE"`,
-          '[ "$failed" = 0 ] || { echo "$failed requests failed" >&2; exit 1; }',
-        ].join('\n');
-        loop = failed(await measure('bash', ['-c', script], { ...env, URL: sandbox.url, FILE: smallFile }), 'the curl loop');
-      } else {
-        console.error('bench: (b) skipped: bash or curl is not installed');
-      }
-      const got = median(times.get('got'));
-      console.log(
-        `(a) throughput: ${n(SMALL)} reasons, concurrency ${CONCURRENCY}, against core sandbox; median of ${ROUNDS} interleaved rounds`,
-      );
-      const rows = builds.map((b) => {
-        const t = median(times.get(b.label));
-        return [
-          `(a) core reason update${builds.length > 1 ? `, ${b.label}` : ''}`,
-          seconds(t),
-          spread(times.get(b.label)),
-          rate(SMALL, t),
-          `${((got / t) * 100).toFixed(0)}%`,
-          loop ? `${(loop.ms / t).toFixed(1)}x` : '-',
-        ];
-      });
-      rows.push([
-        '(g) got alone',
-        seconds(got),
-        spread(times.get('got')),
-        rate(SMALL, got),
-        '100%',
-        loop ? `${(loop.ms / got).toFixed(1)}x` : '-',
-      ]);
-      if (loop)
-        rows.push([
-          '(b) sequential curl loop',
-          seconds(loop.ms),
-          '-',
-          rate(SMALL, loop.ms),
-          `${((got / loop.ms) * 100).toFixed(0)}%`,
-          '1.0x',
-        ]);
-      table(['run', 'median', 'range', 'rate', 'throughput vs got alone', 'faster than the curl loop'], rows);
     } finally {
       await sandbox.stop();
+      await loopback.stop();
     }
   }
 
@@ -315,6 +351,7 @@ try {
         const run = await measure(process.execPath, update(build.bin, itemsFile, concurrency), coreEnv(server.url));
         const counts = JSON.parse((await server.stop()) || '{}');
         const summary = /(\d[\d,]*) succeeded, (\d[\d,]*) failed/.exec(run.stderr);
+        if (summary === null) console.error(`bench: (r) ${build.label} exited ${run.code}: ${run.stderr.slice(-500)}`);
         rows.push([
           `(r) ${builds.length === 1 ? '' : `${build.label}, `}--concurrency ${concurrency}`,
           String(run.code),

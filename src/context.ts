@@ -105,7 +105,12 @@ export function createContext(init: ContextInit): Context {
     // Text for people is also made safe for a terminal (src/output/terminal.ts); JSON is escaped already.
     out: (text) => void init.streams.stdout.write(isMaskedText(text) ? text.text : neutralize(redact(text))),
     err: (text) => void init.streams.stderr.write(isMaskedText(text) ? text.text : neutralize(redact(text))),
-    json: (value, indent) => maskedText(`${jsonEscaped(stringifyJson(mask.redactValue(value), indent))}\n`),
+    json: (value, indent) => {
+      // Masked by structure only when a secret can be in it at all (src/mask.ts, `mayHold`).
+      const plain = stringifyJson(value, indent);
+      const text = mask.mayHold(plain) ? stringifyJson(mask.redactValue(value), indent) : plain;
+      return maskedText(`${jsonEscaped(text)}\n`);
+    },
     warn: (message) => {
       const label = color.stderr ? '\u001b[33mwarning:\u001b[39m' : 'warning:';
       init.streams.stderr.write(neutralize(redact(`${label} ${message}\n`)));

@@ -47,6 +47,25 @@ export interface Mask {
   redact(text: string): string;
   /** A copy of a JSON value with every key and string masked; other values as they are. */
   redactValue<T>(value: T): T;
+  /**
+   * Whether `text` can hold a registered value in any form (see `mayHold`). When it cannot, `redact`
+   * returns it as it is, and a JSON document written as `text` has no key or string to mask.
+   */
+  mayHold(text: string): boolean;
+}
+
+/**
+ * Whether `text` can hold one of `secrets` in one of the forms `redact` masks: a quick test that
+ * spares the expression the text of nearly every line core prints. Every form of a character other
+ * than the character itself (`\u002b`, `\/`, `%2B`) starts with a backslash or a percent sign, and so
+ * does the run of backslashes a match may start with; so a text with neither holds a secret only as
+ * it is. For JSON written without a single backslash, every key and string is in the text as it is,
+ * so none of them holds a secret either.
+ */
+export function mayHold(text: string, secrets: Iterable<string>): boolean {
+  if (text.includes('\\') || text.includes('%')) return true;
+  for (const secret of secrets) if (text.includes(secret)) return true;
+  return false;
 }
 
 export function createMask(): Mask {
@@ -64,9 +83,10 @@ export function createMask(): Mask {
     },
     redact,
     redactValue: <T>(value: T): T => (secrets.size === 0 ? value : (maskValue(value, redact) as T)),
+    mayHold: (text) => secrets.size > 0 && mayHold(text, secrets),
   };
   function redact(text: string): string {
-    if (secrets.size === 0) return text;
+    if (secrets.size === 0 || !mayHold(text, secrets)) return text;
     pattern ??= compile([...secrets]);
     pattern.lastIndex = 0;
     return text.replace(pattern, `$1${MASK}`);
@@ -93,7 +113,7 @@ function maskValue(value: unknown, redact: (text: string) => string): unknown {
  * starts after an even run of backslashes (captured, and put back), so a match never begins inside
  * an escape such as `\n`.
  */
-function compile(secrets: string[]): RegExp {
+export function compile(secrets: string[]): RegExp {
   const alternatives = secrets.sort((a, b) => b.length - a.length).map((secret) => [...secret].map(characterForms).join(''));
   return new RegExp(`(?<!\\\\)((?:\\\\\\\\)*)(?:${alternatives.join('|')})`, 'g');
 }

@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { InterruptedError, type Problem } from '../errors.js';
@@ -19,6 +20,12 @@ export interface ItemSpec<T> {
   validate(payload: unknown): Validation<T>;
   /** The item's key, unique within a batch (a reason's code), when it has one that is a string. */
   keyOf(payload: unknown): string | undefined;
+  /**
+   * What `validate` returns as the value of a payload it accepted, without running its checks again:
+   * given only when that value is the payload itself (a schema without transforms or defaults). The
+   * second pass uses it for an item whose line is byte for byte the one the first pass accepted.
+   */
+  accepted?(payload: unknown): T;
 }
 
 export type CheckedItem<T> =
@@ -26,19 +33,72 @@ export type CheckedItem<T> =
   /** Problems' paths are relative to the item: `reasons[0].name`. */
   | { ok: false; position: Position; key: string | undefined; problems: Problem[]; warnings: Problem[] };
 
-/** Checks one item on its own: that it parsed, and the validator's rules. */
-export function checkItem<T>(item: BatchItem, spec: ItemSpec<T>): CheckedItem<T> {
+/**
+ * Checks one item on its own: that it parsed, and the validator's rules. With `known` (the item's
+ * line is the very one the first pass accepted) and `spec.accepted`, the rules are not run again.
+ */
+export function checkItem<T>(item: BatchItem, spec: ItemSpec<T>, known = false): CheckedItem<T> {
   const { position } = item;
   if (item.parseError !== undefined) {
     return { ok: false, position, key: undefined, problems: [{ path: '', message: item.parseError }], warnings: [] };
   }
   const payload = spec.prepare(item.value);
   const key = spec.keyOf(payload);
+  if (known && spec.accepted) return { ok: true, position, key, value: spec.accepted(payload), warnings: NO_PROBLEMS };
   const validation = spec.validate(payload);
   return validation.ok
     ? { ok: true, position, key, value: validation.value, warnings: validation.warnings }
     : { ok: false, position, key, problems: validation.problems, warnings: validation.warnings };
 }
+
+const NO_PROBLEMS: Problem[] = [];
+
+/**
+ * What the first pass accepted, line by line, so that the second pass need not run the checks
+ * again on a line that has not changed (docs/performance.md, "Batches"): the first 16 bytes of the
+ * SHA-256 of each accepted NDJSON line, in input order, in one buffer (1.6 MB for 100,000 lines).
+ * A line of the second pass is known only when it is the item at the same place and its digest is
+ * the same; any other (the file changed in between, a line added or removed before it) is checked
+ * in full, and refused if it no longer passes. Items of a whole document (a JSON array, YAML) carry
+ * no line: none of them is known, and each is checked again.
+ */
+export class Fingerprints {
+  static readonly BYTES = 16;
+  private buffer = Buffer.alloc(0);
+  private count = 0;
+  private broken = false;
+
+  /** Records the item at `index` (0-based, in input order) as accepted; anything out of order stops the recording. */
+  accept(index: number, text: string | undefined): void {
+    if (this.broken) return;
+    if (text === undefined || index !== this.count) {
+      this.broken = true;
+      return;
+    }
+    const size = Fingerprints.BYTES;
+    if ((this.count + 1) * size > this.buffer.length) {
+      const grown = Buffer.alloc(Math.max(1024 * size, this.buffer.length * 2));
+      this.buffer.copy(grown);
+      this.buffer = grown;
+    }
+    this.buffer.write(digest(text), this.count * size, size, 'binary');
+    this.count += 1;
+  }
+
+  /** Whether the item at `index` is the line the first pass accepted there. */
+  has(index: number, text: string | undefined): boolean {
+    if (this.broken || text === undefined || index >= this.count) return false;
+    const size = Fingerprints.BYTES;
+    return this.buffer.toString('binary', index * size, (index + 1) * size) === digest(text).slice(0, size);
+  }
+}
+
+/** The SHA-256 of `text`, one character a byte ('binary', that is latin1): one call and no Hash object with crypto.hash (Node 20.12). */
+const oneShot = (crypto as { hash?: typeof crypto.hash }).hash;
+const digest: (text: string) => string =
+  typeof oneShot === 'function'
+    ? (text) => oneShot('sha256', text, 'binary')
+    : (text) => createHash('sha256').update(text).digest('binary');
 
 export interface CheckOptions<T> {
   signal: AbortSignal;
@@ -62,6 +122,8 @@ export interface CheckSummary<T> {
   warningCount: number;
   /** The first item's payload, for a dry run. */
   first: T | undefined;
+  /** The lines accepted, for the second pass. */
+  accepted: Fingerprints;
 }
 
 export const DEFAULT_MAX_PROBLEMS = 50;
@@ -76,7 +138,16 @@ export async function checkBatch<T>(source: BatchSource, spec: ItemSpec<T>, opti
   // The first position of each key, as a bare number (line or index): a Map of 100,000 small
   // numbers costs a few MB, where position objects would cost twice that.
   const seen = new Map<string, number>();
-  const summary: CheckSummary<T> = { total: 0, invalid: 0, problems: [], problemCount: 0, warnings: [], warningCount: 0, first: undefined };
+  const summary: CheckSummary<T> = {
+    total: 0,
+    invalid: 0,
+    problems: [],
+    problemCount: 0,
+    warnings: [],
+    warningCount: 0,
+    first: undefined,
+    accepted: new Fingerprints(),
+  };
   for await (const item of source.items()) {
     if (options.signal.aborted) throw new InterruptedError(`cancelled while checking ${source.name}; nothing sent`);
     // An array is already in memory, so its loop never waits; let a Ctrl-C through now and then.
@@ -102,6 +173,8 @@ export async function checkBatch<T>(source: BatchSource, spec: ItemSpec<T>, opti
       }
     }
     if (summary.total === 0 && checked.ok) summary.first = checked.value;
+    if (checked.ok) summary.accepted.accept(summary.total, item.text);
+    else summary.accepted.accept(-1, undefined);
     summary.total += 1;
     for (const warning of checked.warnings) {
       summary.warningCount += 1;

@@ -2,7 +2,7 @@ import type { Problem } from '../errors.js';
 import type { Slot } from '../http/throttle.js';
 import type { RequestResult } from '../output/result.js';
 import { exitCodeOf } from '../send/deliver.js';
-import { checkItem, type ItemSpec } from './check.js';
+import { checkItem, type Fingerprints, type ItemSpec } from './check.js';
 import type { BatchSource } from './source.js';
 
 /**
@@ -20,6 +20,11 @@ import type { BatchSource } from './source.js';
 export interface SendSpec<T> extends ItemSpec<T> {
   concurrency: number;
   failFast: boolean;
+  /**
+   * The lines the first pass accepted (`CheckSummary.accepted`): such a line, unchanged at the same
+   * place, is not checked again; every other item is, and one that no longer passes is not sent.
+   */
+  checkedLines?: Fingerprints;
   /** Ctrl-C: once aborted, no new item starts. */
   signal: AbortSignal;
   /**
@@ -101,9 +106,11 @@ export async function sendBatch<T>(source: BatchSource, spec: SendSpec<T>): Prom
   };
 
   let readFailure: { error: unknown } | undefined;
+  let index = 0;
   try {
     for await (const item of source.items()) {
-      const checked = checkItem(item, spec);
+      const checked = checkItem(item, spec, spec.checkedLines?.has(index, item.text) ?? false);
+      index += 1;
       if (checked.ok && spec.alreadyApplied?.(checked.key)) {
         // Applied by the run the --resume report records: recorded as such, and not sent again.
         record(spec.localResult(checked.key, { resumed: true }));

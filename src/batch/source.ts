@@ -25,6 +25,11 @@ export interface BatchItem {
   value: unknown;
   /** Why an NDJSON line is not JSON. */
   parseError?: string;
+  /**
+   * The NDJSON line as read (its end removed): what the second pass compares with the first pass's
+   * fingerprint of it (src/batch/check.ts, `Fingerprints`). Absent for an item of a whole document.
+   */
+  text?: string;
 }
 
 export type SourceKind = 'ndjson' | 'array' | 'single';
@@ -289,9 +294,9 @@ function ndjsonSource(file: FileRef, name: string, cleanup: () => Promise<void>)
         const position: Position = { kind: 'line', line: line.number };
         let item: BatchItem;
         try {
-          item = { position, value: parseJson(line.text) };
+          item = { position, value: parseLine(line.text), text: line.text };
         } catch (error) {
-          item = { position, value: undefined, parseError: `not valid JSON: ${(error as Error).message}` };
+          item = { position, value: undefined, parseError: `not valid JSON: ${(error as Error).message}`, text: line.text };
         }
         yield item;
       }
@@ -306,4 +311,61 @@ function aborted(signal: AbortSignal): Promise<never> {
     if (signal.aborted) reject(signal.reason);
     else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
   });
+}
+
+/**
+ * `parseJson` of one NDJSON line, through the engine's JSON.parse where that gives the very same
+ * value: a line with no backslash (so no escape: every string is in the text as it is), no number
+ * (the lossless reader makes integers bigints) and no key twice in one object (the lossless reader
+ * refuses a key repeated with another value, JSON.parse keeps the last one). Anything else, and every
+ * line that does not parse, goes to `parseJson`, which also words the error.
+ */
+export function parseLine(text: string): unknown {
+  if (text.includes('\\')) return parseJson(text);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return parseJson(text);
+  }
+  const keys = countKeys(value);
+  return keys >= 0 && keys === keysInText(text) ? value : parseJson(text);
+}
+
+/** The keys of every object in a parsed value, or -1 when it holds a number. */
+function countKeys(value: unknown): number {
+  if (typeof value === 'number') return -1;
+  if (typeof value !== 'object' || value === null) return 0;
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const inner = countKeys(item);
+      if (inner < 0) return -1;
+      count += inner;
+    }
+    return count;
+  }
+  for (const key of Object.keys(value)) {
+    const inner = countKeys((value as Record<string, unknown>)[key]);
+    if (inner < 0) return -1;
+    count += inner + 1;
+  }
+  return count;
+}
+
+/**
+ * The keys written in JSON text that has no backslash and parses: its quotes pair up in order (no
+ * string holds an escaped one), and a string is a key when the first character after it that is not
+ * white space is a colon.
+ */
+function keysInText(text: string): number {
+  let count = 0;
+  for (let open = text.indexOf('"'); open !== -1;) {
+    const close = text.indexOf('"', open + 1);
+    let next = close + 1;
+    while (next < text.length && (text[next] === ' ' || text[next] === '\t' || text[next] === '\n' || text[next] === '\r')) next += 1;
+    if (text[next] === ':') count += 1;
+    open = text.indexOf('"', close + 1);
+  }
+  return count;
 }

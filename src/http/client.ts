@@ -90,9 +90,10 @@ const PROXY_LEG_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOS
 /** The longest Retry-After the tool waits for; a longer one ends the retries. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 /**
- * How many times one request is repeated after a 429 or 503 with Retry-After, besides its retries:
- * such waits use none of them (docs/security.md, "Rate limits"), but a service that never stops
- * asking must not hold a request for ever.
+ * How many times in a row one request is repeated after a 429 or 503 with Retry-After while no
+ * request of the run gets through, besides its retries: such waits use none of them
+ * (docs/security.md, "Rate limits"), but a service that never stops asking must not hold a request
+ * for ever.
  */
 export const MAX_ASKED_WAITS = 10;
 const BASE_BACKOFF_MS = 300;
@@ -118,18 +119,23 @@ export function backoffMs(attempt: number, random = Math.random): number {
   return Math.round(base * (0.8 + 0.4 * random()));
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
+/** Waits `ms`; false as soon as one of `signals` aborts. */
+function sleep(ms: number, signals: readonly AbortSignal[]): Promise<boolean> {
   return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(false);
+    if (signals.some((s) => s.aborted)) return resolve(false);
+    const stop = () => {
+      for (const s of signals) s.removeEventListener('abort', onAbort);
+    };
     const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      stop();
       resolve(true);
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
+      stop();
       resolve(false);
     };
-    signal?.addEventListener('abort', onAbort, { once: true });
+    for (const s of signals) s.addEventListener('abort', onAbort, { once: true });
   });
 }
 
@@ -143,16 +149,16 @@ function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
 export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
   const client = await clientFor(request.agent);
   const throttle = request.throttle ?? new Throttle(1);
-  const stopWaiting =
-    request.retrySignal && request.signal
-      ? AbortSignal.any([request.signal, request.retrySignal])
-      : (request.retrySignal ?? request.signal);
+  // Waiting for the next attempt ends on either signal. Not AbortSignal.any: on Node 20 each call
+  // leaves a WeakRef on both signals for the rest of the run, one per request of a batch.
+  const stopWaiting = [request.signal, request.retrySignal].filter((s): s is AbortSignal => s !== undefined);
   const started = performance.now();
   let slot = request.slot ?? (await throttle.acquire(request.signal));
   if (slot === null) throw toNetworkError(abortError(), request);
   let attempt = 0;
   let retried = 0;
   let asked = 0;
+  let progress = throttle.progress;
   for (;;) {
     attempt += 1;
     let outcome: HttpResponse | NetworkError;
@@ -163,7 +169,9 @@ export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
     }
     const status = outcome instanceof NetworkError ? null : outcome.status;
     slot.release(paceOf(status));
-    const canRepeat = request.retryable && request.retries > 0 && !request.signal?.aborted && !request.retrySignal?.aborted;
+    // A wait the service asks for with Retry-After uses none of the retries, so even --retries 0
+    // waits it out (up to MAX_ASKED_WAITS times); any other repeat takes one of the retries.
+    const canRepeat = request.retryable && !request.signal?.aborted && !request.retrySignal?.aborted;
     let delay: number | null = null;
     let reason = '';
     let waitAsked = false;
@@ -187,6 +195,13 @@ export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
       } else if (rateLimit) {
         // The service says when it takes requests again: the whole run waits until then.
         throttle.pause(retryAfter);
+        // Only waits in a row during which no request of the run got through count towards the
+        // limit: in a batch that shares the service's rate, requests that are answered meanwhile
+        // show it is pacing, not refusing.
+        if (throttle.progress > progress) {
+          progress = throttle.progress;
+          asked = 0;
+        }
         if (canRepeat && asked < MAX_ASKED_WAITS) {
           asked += 1;
           delay = retryAfter;

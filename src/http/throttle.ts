@@ -32,6 +32,7 @@ export class Throttle {
   private pausedUntil = 0;
   private lastCut = -Infinity;
   private answered = 0;
+  private answeredInRun = 0;
   private readonly queue: Waiter[] = [];
   private timer: NodeJS.Timeout | undefined;
 
@@ -51,6 +52,11 @@ export class Throttle {
     return this.windowSize;
   }
 
+  /** How many attempts of the run were answered (not 429 or 5xx) so far: whether the run gets through. */
+  get progress(): number {
+    return this.answeredInRun;
+  }
+
   /** Milliseconds until the pause ends (0 when the run is not paused). */
   get pausedFor(): number {
     return Math.max(0, this.pausedUntil - this.now());
@@ -58,13 +64,18 @@ export class Throttle {
 
   /**
    * A slot as soon as the run is not paused and fewer than `window` attempts are in flight, in the
-   * order asked; null when `signal` aborts first.
+   * order asked; null when `signal` (or one of several) aborts first.
    */
-  acquire(signal?: AbortSignal): Promise<Slot | null> {
-    if (signal?.aborted) return Promise.resolve(null);
+  acquire(signal?: AbortSignal | readonly AbortSignal[]): Promise<Slot | null> {
+    const signals = signal === undefined ? [] : Array.isArray(signal) ? (signal as readonly AbortSignal[]) : [signal as AbortSignal];
+    if (signals.some((s) => s.aborted)) return Promise.resolve(null);
     if (this.queue.length === 0 && this.canStart()) return Promise.resolve(this.take());
     return new Promise((resolve) => {
+      const stopListening = () => {
+        for (const s of signals) s.removeEventListener('abort', onAbort);
+      };
       const onAbort = () => {
+        stopListening();
         const at = this.queue.indexOf(waiter);
         if (at >= 0) this.queue.splice(at, 1);
         if (this.queue.length === 0) this.stopTimer();
@@ -72,11 +83,11 @@ export class Throttle {
       };
       const waiter: Waiter = {
         grant: (slot) => {
-          signal?.removeEventListener('abort', onAbort);
+          stopListening();
           resolve(slot);
         },
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      for (const s of signals) s.addEventListener('abort', onAbort, { once: true });
       this.queue.push(waiter);
       this.pump();
     });
@@ -116,11 +127,14 @@ export class Throttle {
       this.windowSize = Math.max(1, Math.floor(this.windowSize / 2));
       this.lastCut = this.now();
       this.answered = 0;
-    } else if (outcome === 'answered' && this.windowSize < this.max) {
-      this.answered += 1;
-      if (this.answered >= this.windowSize) {
-        this.windowSize += 1;
-        this.answered = 0;
+    } else if (outcome === 'answered') {
+      this.answeredInRun += 1;
+      if (this.windowSize < this.max) {
+        this.answered += 1;
+        if (this.answered >= this.windowSize) {
+          this.windowSize += 1;
+          this.answered = 0;
+        }
       }
     }
   }

@@ -198,6 +198,9 @@ export async function openSession(
   };
 }
 
+/** The HTTP client, loaded on the first send (start-up pays nothing for it) and kept for the rest. */
+let httpClient: Promise<typeof import('../http/client.js')> | undefined;
+
 /** One request and its result as data; never throws for HTTP or network failures. */
 async function exchange(
   prepared: PreparedRequest,
@@ -208,7 +211,7 @@ async function exchange(
   meta: SendMeta,
   ctx: Context,
 ): Promise<RequestResult> {
-  const { sendRequest } = await import('../http/client.js');
+  const { sendRequest } = await (httpClient ??= import('../http/client.js'));
   if (flags.verbose) ctx.err(renderVerboseRequest(prepared, ctx));
   const identity = {
     method: prepared.method,

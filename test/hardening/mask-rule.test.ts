@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkToken } from '../../src/config/token.js';
-import { createMask, MIN_MASKED_LENGTH } from '../../src/mask.js';
+import { compile, createMask, mayHold, MIN_MASKED_LENGTH } from '../../src/mask.js';
+import { stringifyJson } from '../../src/payload/index.js';
 
 /**
  * The masking rule itself (src/mask.ts, src/config/token.ts; docs/security.md, "The masking rule"):
@@ -72,5 +74,72 @@ describe('masking by value', () => {
     other.add('"}],"ok":true,"x":["');
     const value = { ok: false, n: 91234n, flag: true, ['"}],"ok":true,"x":["']: 'key', list: ['x "}],"ok":true,"x":[" y'] };
     expect(other.redactValue(value)).toEqual({ ok: false, n: 91234n, flag: true, '********': 'key', list: ['x ******** y'] });
+  });
+});
+
+describe('the quick test before masking (mayHold)', () => {
+  const secret = 'se/cr+et=key1';
+  /** Each form of a character that masking knows: itself, \u escapes in either case, a % escape, \/ \" \\. */
+  const formsOf = (character: string): string[] => {
+    const hex = character.charCodeAt(0).toString(16).padStart(4, '0');
+    return [
+      character,
+      `\\u${hex}`,
+      `\\u${hex.toUpperCase()}`,
+      `%${hex.slice(2).toUpperCase()}`,
+      `%${hex.slice(2)}`,
+      ...('/"\\'.includes(character) ? [`\\${character}`] : []),
+    ];
+  };
+  // Every character in the same kind of form, or each in its own.
+  const sameForm = fc.nat({ max: 4 }).map((kind) => [...secret].map((character) => formsOf(character)[kind]).join(''));
+  const mixedForms = fc.tuple(...[...secret].map((character) => fc.constantFrom(...formsOf(character)))).map((forms) => forms.join(''));
+  const anyForm = fc.oneof(sameForm, mixedForms);
+  const junk = fc.string({ maxLength: 6 });
+  // The secret in one form of each character, between other text, whole or with a part cut out.
+  const text = fc
+    .tuple(junk, anyForm, junk, fc.nat({ max: 20 }), fc.nat({ max: 4 }))
+    .map(([before, form, after, at, cut]) => `${before}${form.slice(0, at)}${form.slice(at + cut)}${after}`);
+
+  it('says yes to every text in which the expression finds the secret', () => {
+    const pattern = compile([secret]);
+    fc.assert(
+      fc.property(text, (candidate) => {
+        pattern.lastIndex = 0;
+        if (pattern.test(candidate)) expect(mayHold(candidate, [secret])).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('says yes to every JSON document that masking by structure would change', () => {
+    const mask = createMask();
+    mask.add(secret);
+    fc.assert(
+      fc.property(fc.dictionary(text, fc.oneof(text, fc.array(text, { maxLength: 3 }))), (value) => {
+        const plain = stringifyJson(value);
+        if (stringifyJson(mask.redactValue(value)) !== plain) expect(mask.mayHold(plain)).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('with nothing registered, leaves every text as it is, backslashes and percent signs included', () => {
+    const empty = createMask();
+    expect(empty.mayHold('a \\n 100% b')).toBe(false);
+    expect(empty.redact('a \\n 100% b')).toBe('a \\n 100% b');
+  });
+
+  it.each<[string, string, boolean]>([
+    ['plain text', 'a line with nothing secret in it', false],
+    ['the secret with one character changed', 'a key-that-is-lonG b', false],
+    ['a backslash', 'a \\n b', true],
+    ['a percent sign', '100% b', true],
+    ['the secret as it is', 'a key-that-is-long b', true],
+  ])('for %s says %s', (_name, candidate, expected) => {
+    const other = createMask();
+    other.add('key-that-is-long');
+    expect(other.mayHold(candidate)).toBe(expected);
+    expect(other.redact(candidate) === candidate).toBe(!expected || candidate.includes('\\') || candidate.includes('%'));
   });
 });

@@ -22,6 +22,8 @@ export interface RecordedRequest {
    * so on: a retry sends the very same bytes, so this counts the attempts of one request.
    */
   attempt: number;
+  /** When its body was complete, by this process's performance.now(), in milliseconds. */
+  at: number;
 }
 
 /** What the server does with one request. */
@@ -111,6 +113,7 @@ export async function startRecordingServer(script: Script = [OK], options: Serve
         body,
         text: body.toString('utf8'),
         attempt,
+        at: performance.now(),
       };
       const index = requests.length;
       requests.push(recorded);

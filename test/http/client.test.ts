@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { NetworkError } from '../../src/errors.js';
-import { backoffMs, parseRetryAfter, sendRequest, type HttpRequest } from '../../src/http/client.js';
+import { backoffMs, MAX_ASKED_WAITS, parseRetryAfter, sendRequest, type HttpRequest, type RetryInfo } from '../../src/http/client.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
 
 let server: RecordingServer | undefined;
@@ -114,6 +114,52 @@ describe('sendRequest', () => {
     expect(response.attempts).toBe(1);
     expect(reasons).toEqual(['not repeated: the service asked to wait 61 s (Retry-After), more than the 60 s core waits']);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it.each([
+    ['a 429', 429],
+    ['a 503', 503],
+  ])('waits as %s with Retry-After asks even with no retries left: such waits are not retries', async (_name, status) => {
+    server = await startRecordingServer([{ status, headers: { 'Retry-After': '0' } }, { status: 200 }]);
+    const infos: RetryInfo[] = [];
+    const response = await sendRequest(request(server.url, { retries: 0, onRetry: (info) => infos.push(info) }));
+    expect(response.status).toBe(200);
+    expect(response.attempts).toBe(2);
+    expect(infos).toEqual([{ attempt: 2, delayMs: 0, reason: `HTTP ${status}`, asked: true, retry: 0 }]);
+  });
+
+  it('keeps its retries for other failures after waits the service asked for', async () => {
+    server = await startRecordingServer([
+      { status: 429, headers: { 'Retry-After': '0' } },
+      { status: 503, headers: { 'Retry-After': '0' } },
+      { status: 500 },
+      { status: 200 },
+    ]);
+    const response = await sendRequest(request(server.url, { retries: 1 }));
+    expect(response.status).toBe(200);
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it(`stops after ${MAX_ASKED_WAITS} waits asked for by a service that never stops asking, and says why`, async () => {
+    server = await startRecordingServer([{ status: 429, headers: { 'Retry-After': '0' } }]);
+    const reasons: string[] = [];
+    const response = await sendRequest(request(server.url, { retries: 2, onNoRetry: (reason) => reasons.push(reason) }));
+    expect(response.status).toBe(429);
+    expect(response.attempts).toBe(MAX_ASKED_WAITS + 1);
+    expect(server.requests).toHaveLength(MAX_ASKED_WAITS + 1);
+    expect(reasons).toEqual([`not repeated: the service asked to wait ${MAX_ASKED_WAITS} times (Retry-After) and still refuses`]);
+  });
+
+  it('repeats a 503 without Retry-After with its own backoff, taking one of the retries', async () => {
+    server = await startRecordingServer([{ status: 503 }, { status: 503 }]);
+    const infos: RetryInfo[] = [];
+    const response = await sendRequest(request(server.url, { retries: 1, onRetry: (info) => infos.push(info) }));
+    expect(response.status).toBe(503);
+    expect(response.attempts).toBe(2);
+    expect(infos).toHaveLength(1);
+    expect(infos[0]).toMatchObject({ attempt: 2, reason: 'HTTP 503', asked: false, retry: 1 });
+    expect(infos[0]!.delayMs).toBeGreaterThanOrEqual(240);
+    expect(infos[0]!.delayMs).toBeLessThanOrEqual(360);
   });
 
   it('never makes more than retries + 1 attempts', async () => {

@@ -11,6 +11,17 @@ describe('an inactivity reason', () => {
     expectValid(validateReason({ code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }] }));
   });
 
+  // A batch's second pass sends an unchanged line's payload as it is, without running the checks
+  // again (src/batch/check.ts, `accepted`): that is right only while the schema returns what it accepts.
+  it.each([
+    ['every field', fullReason()],
+    ['only code and one translation', { code: 'LUNCH', reasons: [{ locale: 'EN', name: ' Lunch ' }] }],
+  ])('returns the reason it accepts as it was given, with %s', (_, reason) => {
+    const result = validateReason(reason);
+    expectValid(result);
+    expect(result.ok && result.value).toStrictEqual(reason);
+  });
+
   it('has no warnings', () => {
     const result = validateReason(fullReason());
     expectValid(result);

@@ -67,7 +67,7 @@ describe('core reason update: one reason against the sandbox', () => {
     server = await startRecordingServer([{ status: 503, headers: { 'Retry-After': '0' } }, { status: 200 }]);
     const result = await runInProcess(['reason', 'update', '--code', 'LUNCH', '--name', 'en=Lunch'], { env: envFor(server.url) });
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe('HTTP 503: trying again in 0 ms (attempt 2 of 3)\n');
+    expect(result.stderr).toBe('HTTP 503: trying again in 0 ms, as Retry-After asks (attempt 2; such waits are not counted as retries)\n');
     expect(result.stdout).toMatch(/duration\s+\d+ ms \(2 attempts\)/);
   });
 

@@ -3,6 +3,7 @@ import type { Settings } from '../../config/index.js';
 import type { Context } from '../../context.js';
 import { ExitCode, PayloadError, UsageError, type Problem } from '../../errors.js';
 import { checkBatch, checkItem, listedProblems, type CheckSummary, type ItemSpec } from '../../batch/check.js';
+import { tuneHeapForBatch } from '../../batch/heap.js';
 import { openReport, refuseReportOverInput, type ReportWriter } from '../../batch/report.js';
 import { sendBatch, type LocalOutcome } from '../../batch/send.js';
 import { openSource, valueSource, type BatchSource, type Position } from '../../batch/source.js';
@@ -110,6 +111,8 @@ async function updateFromOptions(
   const spec: ItemSpec<unknown> = {
     prepare: fromFile ? (value) => layFields(value, options.fields) : (value) => value,
     validate: (payload) => validateReason(payload),
+    // The reason schema has no transforms: what it accepts is what it returns (src/payload/reason.ts).
+    accepted: (payload) => payload,
     keyOf: (payload) => (isRecord(payload) && typeof payload.code === 'string' ? payload.code : undefined),
   };
   const source = composed
@@ -157,6 +160,8 @@ async function updateReasons(
   // The session applies the network rules and resolves the credential before the file is read: a
   // missing token fails at once, not after checking 100,000 lines. Its connections are kept alive,
   // at most one per request in flight: a batch of 1,000 reasons opens `concurrency` connections.
+  // Before the first pass, so that both passes run with a heap sized for the little they keep.
+  if (source.kind !== 'single' && !showOnly) tuneHeapForBatch();
   const session = await openSession(operations.reason, settings, options, ctx, {
     pool: { keepAlive: true, maxSockets: options.concurrency },
     concurrency: options.concurrency,
@@ -164,7 +169,7 @@ async function updateReasons(
   try {
     const summary = await checkAll(source, spec, options, ctx, local);
     if (showOnly) return await show(source, spec, summary, session, options, ctx);
-    return await send(source, spec, summary.total, session, options, ctx, local, report);
+    return await send(source, spec, summary, session, options, ctx, local, report);
   } finally {
     session.close();
   }
@@ -263,29 +268,19 @@ async function show(
 async function send(
   source: BatchSource,
   spec: ResumableSpec,
-  total: number,
+  summary: CheckSummary<unknown>,
   session: Session,
   options: ReasonUpdateOptions,
   ctx: Context,
   local: (code: string | undefined, why: LocalOutcome) => RequestResult,
   report: ReportWriter | undefined,
 ): Promise<number> {
+  const { total } = summary;
   const single = total === 1;
   // Requests of a batch are not cut off by the first Ctrl-C (see src/batch/send.ts): ctx.signal only
-  // stops new requests and further retries. Each request gets a signal of its own (the HTTP client
-  // leaves a listener on it), aborted by a second Ctrl-C, which abandons what is in flight: those are
-  // reported with their outcome unknown.
-  const untilAbandoned = async (run: (signal: AbortSignal) => Promise<RequestResult>): Promise<RequestResult> => {
-    const own = new AbortController();
-    const abandon = () => own.abort(ctx.abandonSignal.reason);
-    if (ctx.abandonSignal.aborted) abandon();
-    else ctx.abandonSignal.addEventListener('abort', abandon, { once: true });
-    try {
-      return await run(own.signal);
-    } finally {
-      ctx.abandonSignal.removeEventListener('abort', abandon);
-    }
-  };
+  // stops new requests and further retries. A second Ctrl-C aborts ctx.abandonSignal, which every
+  // request listens on while it is in flight (and stops listening to when it settles): it abandons
+  // what is in flight, reported with its outcome unknown.
   // Each request in flight listens on these two signals (and the batch itself on the first): past
   // Node's default of 10 listeners it would warn of a leak that is not one.
   setMaxListeners(options.concurrency + 10, ctx.signal, ctx.abandonSignal);
@@ -303,36 +298,36 @@ async function send(
       ...spec,
       concurrency: options.concurrency,
       failFast: options.failFast,
+      checkedLines: summary.accepted,
       signal: ctx.signal,
       admit: (signal) => session.admit(signal),
       send: (payload, code, slot) =>
-        untilAbandoned((signal) =>
-          // A batch of one is shown as a single request is, its retries announced on stderr too.
-          session.send(payload, {
-            retryable,
-            ...(code !== undefined ? { code } : {}),
-            signal,
-            retrySignal: ctx.signal,
-            announceRetries: single,
-            ...(slot ? { slot } : {}),
-          }),
-        ),
+        // A batch of one is shown as a single request is, its retries announced on stderr too.
+        session.send(payload, {
+          retryable,
+          ...(code !== undefined ? { code } : {}),
+          signal: ctx.abandonSignal,
+          retrySignal: ctx.signal,
+          announceRetries: single,
+          ...(slot ? { slot } : {}),
+        }),
       localResult: local,
       onResult: (result) => {
-        // Masked by structure once (src/mask.ts), for stdout and the report alike.
-        const line = ctx.json(result);
+        // Masked by structure once (src/mask.ts), for stdout and the report alike; not made at all when
+        // neither --json nor --report needs it.
+        const line = options.json || (report && !result.resumed) ? ctx.json(result) : undefined;
         // --quiet: only the failures are printed; the report still records every reason.
         const shown = !options.quiet || (!result.ok && !result.skipped);
         // Shown first, so an outcome stays visible even if writing the report then fails.
         if (!shown) {
           // Counted in the summary.
-        } else if (options.json) progress.print(line);
+        } else if (options.json) progress.print(line!);
         else if (single) printResult(result, ctx, false);
         else progress.print(outcomeLine(result, style));
         if (result.status !== null && !result.ok && !failures.has(result.status)) failures.set(result.status, result);
         progress.tick(!result.ok && !result.skipped);
         // A reason applied by an earlier run is in the report already (carried over when it was opened).
-        if (!result.resumed) report?.write(line.text);
+        if (!result.resumed && line) report?.write(line.text);
       },
       onInterrupt: (inFlight) => progress.note(interruptNote(stopReason(ctx.signal), inFlight)),
       onFailFast: () => {

@@ -1,0 +1,49 @@
+import { startRecordingServer, type RecordedRequest, type RecordingServer } from './recording-server.js';
+
+/**
+ * A service that allows `perSecond` requests a second, on the recording server: a token bucket
+ * holding at most `burst` tokens, refilled continuously; a request that finds it empty is answered
+ * 429 with Retry-After saying when the next token comes. Retry-After is given in seconds with
+ * decimals (core reads them), so a test at a high rate waits milliseconds, not whole seconds;
+ * bench/batch.mjs sends whole seconds, as most services do.
+ */
+export interface RateLimitedServer extends RecordingServer {
+  /** How many times each body was answered 200, by the `code` of its JSON (every reason once, or not). */
+  applied: Map<string, number>;
+  /** How many requests were answered 429. */
+  limited(): number;
+}
+
+export async function startRateLimitedServer(perSecond: number, burst = perSecond): Promise<RateLimitedServer> {
+  let tokens = burst;
+  let last = performance.now();
+  let limited = 0;
+  const applied = new Map<string, number>();
+  const server = await startRecordingServer((request: RecordedRequest) => {
+    tokens = Math.min(burst, tokens + ((request.at - last) / 1000) * perSecond);
+    last = request.at;
+    if (tokens < 1) {
+      limited += 1;
+      const seconds = (1 - tokens) / perSecond;
+      return {
+        status: 429,
+        headers: { 'Retry-After': seconds.toFixed(3), 'Content-Type': 'application/json' },
+        body: '{"message":"slow down"}',
+      };
+    }
+    tokens -= 1;
+    const code = codeOf(request.text);
+    applied.set(code, (applied.get(code) ?? 0) + 1);
+    return { status: 200 };
+  });
+  return Object.assign(server, { applied, limited: () => limited });
+}
+
+function codeOf(text: string): string {
+  try {
+    const { code } = JSON.parse(text) as { code?: unknown };
+    return typeof code === 'string' ? code : text;
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,206 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Throttle, type Slot } from '../../src/http/throttle.js';
+
+/**
+ * The pace of a run (src/http/throttle.ts) on a fake clock: vitest's fake timers move Date.now()
+ * and fire the throttle's own timer, so no test waits for real time.
+ */
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const throttleOf = (max: number) => new Throttle(max, () => Date.now());
+
+/** Lets the promises settled so far run their reactions. */
+const settle = () => vi.advanceTimersByTimeAsync(0);
+
+/** Asks for a slot and records when it is granted. */
+function ask(throttle: Throttle, signal?: AbortSignal | AbortSignal[]) {
+  const asked = { slot: undefined as Slot | null | undefined };
+  void throttle.acquire(signal).then((slot) => (asked.slot = slot));
+  return asked;
+}
+
+describe('Throttle: slots', () => {
+  it('grants up to its concurrency at once, and the next only when one is given back', async () => {
+    const throttle = throttleOf(2);
+    const first = ask(throttle);
+    const second = ask(throttle);
+    const third = ask(throttle);
+    await settle();
+    expect([first.slot, second.slot].every((slot) => slot)).toBe(true);
+    expect(third.slot).toBeUndefined();
+    first.slot!.release('answered');
+    await settle();
+    expect(third.slot).toBeTruthy();
+  });
+
+  it('grants waiting slots in the order they were asked for', async () => {
+    const throttle = throttleOf(1);
+    const held = await throttle.acquire();
+    const order: string[] = [];
+    for (const name of ['a', 'b', 'c']) void throttle.acquire().then((slot) => (order.push(name), slot!.release('answered')));
+    held!.release('answered');
+    await settle();
+    expect(order).toEqual(['a', 'b', 'c']);
+  });
+
+  it('counts only the first release of a slot', async () => {
+    const throttle = throttleOf(1);
+    const slot = await throttle.acquire();
+    const waiting = [ask(throttle), ask(throttle)];
+    slot!.release('answered');
+    slot!.release('answered');
+    await settle();
+    expect(waiting.map((w) => Boolean(w.slot))).toEqual([true, false]);
+  });
+
+  it.each<[string, (a: AbortController, b: AbortController) => AbortSignal | AbortSignal[]]>([
+    ['its signal', (a) => a.signal],
+    ['the first of two signals', (a, b) => [a.signal, b.signal]],
+    ['the second of two signals', (a, b) => [b.signal, a.signal]],
+  ])('answers null when %s aborts while it waits, and the slot goes to the next', async (_name, signals) => {
+    const throttle = throttleOf(1);
+    const held = await throttle.acquire();
+    const a = new AbortController();
+    const b = new AbortController();
+    const aborted = ask(throttle, signals(a, b));
+    const next = ask(throttle);
+    a.abort();
+    await settle();
+    expect(aborted.slot).toBeNull();
+    held!.release('answered');
+    await settle();
+    expect(next.slot).toBeTruthy();
+  });
+
+  it('answers null at once for a signal already aborted, even with slots free', async () => {
+    const throttle = throttleOf(4);
+    expect(await throttle.acquire(AbortSignal.abort())).toBeNull();
+  });
+});
+
+describe('Throttle: the pause a Retry-After asks for', () => {
+  it('holds back every slot until the pause ends, then grants them in order', async () => {
+    const throttle = throttleOf(4);
+    throttle.pause(2_000);
+    const waiting = [ask(throttle), ask(throttle)];
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(waiting.map((w) => w.slot)).toEqual([undefined, undefined]);
+    expect(throttle.pausedFor).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(waiting.every((w) => w.slot)).toBe(true);
+    expect(throttle.pausedFor).toBe(0);
+  });
+
+  it('keeps a longer pause already set when a shorter one is asked for', async () => {
+    const throttle = throttleOf(2);
+    throttle.pause(3_000);
+    throttle.pause(1_000);
+    const waiting = ask(throttle);
+    await vi.advanceTimersByTimeAsync(2_999);
+    expect(waiting.slot).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(waiting.slot).toBeTruthy();
+  });
+
+  it('lengthens the pause when a later answer asks for longer', async () => {
+    const throttle = throttleOf(2);
+    throttle.pause(1_000);
+    const waiting = ask(throttle);
+    await vi.advanceTimersByTimeAsync(500);
+    throttle.pause(1_000);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(waiting.slot).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(waiting.slot).toBeTruthy();
+  });
+
+  it('leaves no timer behind when every waiter gives up during a pause', async () => {
+    const throttle = throttleOf(2);
+    throttle.pause(60_000);
+    const stop = new AbortController();
+    const waiting = [ask(throttle, stop.signal), ask(throttle, stop.signal)];
+    await settle();
+    expect(vi.getTimerCount()).toBe(1);
+    stop.abort();
+    await settle();
+    expect(waiting.map((w) => w.slot)).toEqual([null, null]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('Throttle: the window after a 429', () => {
+  /** Takes `count` slots at once. */
+  const take = async (throttle: Throttle, count: number) => Promise.all(Array.from({ length: count }, () => throttle.acquire()));
+
+  it('halves once for the 429s of one burst, and again for a 429 to an attempt started after the cut', async () => {
+    const throttle = throttleOf(64);
+    const burst = await take(throttle, 8);
+    await vi.advanceTimersByTimeAsync(10);
+    for (const slot of burst) slot!.release('rate-limited');
+    expect(throttle.window).toBe(32);
+    await vi.advanceTimersByTimeAsync(10);
+    const later = await throttle.acquire();
+    later!.release('rate-limited');
+    expect(throttle.window).toBe(16);
+  });
+
+  it('never goes below one', async () => {
+    const throttle = throttleOf(2);
+    for (let i = 0; i < 4; i += 1) {
+      await vi.advanceTimersByTimeAsync(10);
+      (await throttle.acquire())!.release('rate-limited');
+    }
+    expect(throttle.window).toBe(1);
+  });
+
+  it('grows back by one for each full window of answers, up to the concurrency asked for', async () => {
+    const throttle = throttleOf(4);
+    await vi.advanceTimersByTimeAsync(10);
+    (await throttle.acquire())!.release('rate-limited');
+    expect(throttle.window).toBe(2);
+    const windows: number[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      (await throttle.acquire())!.release('answered');
+      windows.push(throttle.window);
+    }
+    expect(windows).toEqual([2, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4]);
+  });
+
+  it('does not grow on answers that are not successes (5xx, network failures)', async () => {
+    const throttle = throttleOf(4);
+    await vi.advanceTimersByTimeAsync(10);
+    (await throttle.acquire())!.release('rate-limited');
+    for (let i = 0; i < 10; i += 1) (await throttle.acquire())!.release('other');
+    expect(throttle.window).toBe(2);
+  });
+
+  it('counts the attempts of the run that got through, whatever the window', async () => {
+    const throttle = throttleOf(2);
+    for (const outcome of ['answered', 'rate-limited', 'other', 'answered'] as const) (await throttle.acquire())!.release(outcome);
+    expect(throttle.progress).toBe(2);
+  });
+
+  it('lets no more than the window start while more are waiting', async () => {
+    const throttle = throttleOf(4);
+    const burst = await take(throttle, 4);
+    await vi.advanceTimersByTimeAsync(10);
+    burst[0]!.release('rate-limited');
+    const waiting = [ask(throttle), ask(throttle)];
+    await settle();
+    expect(waiting.map((w) => w.slot)).toEqual([undefined, undefined]);
+    burst[1]!.release('answered');
+    await settle();
+    // Three in flight still, against a window of two: nothing starts yet.
+    expect(waiting.map((w) => w.slot)).toEqual([undefined, undefined]);
+    burst[2]!.release('answered');
+    burst[3]!.release('answered');
+    await settle();
+    expect(waiting.every((w) => w.slot)).toBe(true);
+  });
+});
