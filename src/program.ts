@@ -26,18 +26,37 @@ const commands: Record<string, CommandFactory> = {
   completion: completionCommand,
 };
 
-/**
- * `core help reason update` as `core reason update --help`: commander's help command reads only the
- * first word. An unknown name is passed on as a command, so commander reports it as unknown.
- */
-export function expandHelp(argv: readonly string[]): string[] {
-  if (argv[0] !== 'help' || argv.length < 2) return [...argv];
-  const rest = argv.slice(1);
-  return Object.hasOwn(commands, rest[0]!) ? [...rest, '--help'] : rest;
-}
-
 /** Root options that take a value, so the word after them is not a command name. */
 const ROOT_VALUE_OPTIONS = new Set(['--config', '-p', '--profile']);
+
+/** Where the first word from `from` that is not an option (nor a root option's value) is; -1 if none, or `--` comes first. */
+function firstWord(argv: readonly string[], from = 0): number {
+  for (let i = from; i < argv.length; i += 1) {
+    const word = argv[i]!;
+    if (word === '--') return -1;
+    if (ROOT_VALUE_OPTIONS.has(word)) {
+      i += 1;
+      continue;
+    }
+    if (!word.startsWith('-')) return i;
+  }
+  return -1;
+}
+
+/**
+ * `core help reason update` as `core reason update --help`: commander's help command reads only the
+ * first word. Options may stand before or after `help` (`core help --no-color sandbox` is the
+ * sandbox's help, never the sandbox). An unknown name is passed on as a command, so commander
+ * reports it as unknown; `help` alone is commander's overview.
+ */
+export function expandHelp(argv: readonly string[]): string[] {
+  const at = firstWord(argv);
+  if (at < 0 || argv[at] !== 'help') return [...argv];
+  const named = firstWord(argv, at + 1);
+  if (named < 0) return [...argv];
+  const rest = [...argv.slice(0, at), ...argv.slice(at + 1)];
+  return Object.hasOwn(commands, argv[named]!) ? [...rest, '--help'] : rest;
+}
 
 /**
  * The command an argv names, when it names one whose tree is enough to run it. Building only that
@@ -45,17 +64,10 @@ const ROOT_VALUE_OPTIONS = new Set(['--config', '-p', '--profile']);
  * the whole tree.
  */
 export function invokedCommand(argv: readonly string[]): string | undefined {
-  for (let i = 0; i < argv.length; i += 1) {
-    const word = argv[i]!;
-    if (word === '--') return undefined;
-    if (ROOT_VALUE_OPTIONS.has(word)) {
-      i += 1;
-      continue;
-    }
-    if (word.startsWith('-')) continue;
-    return Object.hasOwn(commands, word) && word !== 'completion' ? word : undefined;
-  }
-  return undefined;
+  const at = firstWord(argv);
+  if (at < 0) return undefined;
+  const word = argv[at]!;
+  return Object.hasOwn(commands, word) && word !== 'completion' ? word : undefined;
 }
 
 /** Builds the program: every command, or only `only` (see invokedCommand). */

@@ -28,6 +28,12 @@ describe('core help', () => {
     [['help', 'config', 'show'], 'Usage: core config show'],
     [['help', 'reply'], 'Usage: core reply'],
     [['help'], 'Usage: core [options] [command]'],
+    // Options before or after the word help: still the help, never the command itself.
+    [['help', '--no-color', 'sandbox'], 'Usage: core sandbox'],
+    [['--no-color', 'help', 'sandbox'], 'Usage: core sandbox'],
+    [['help', '-p', 'staging', 'reason', 'update'], 'Usage: core reason update'],
+    [['--config', 'help', 'help', 'reply'], 'Usage: core reply'],
+    [['help', '--no-color'], 'Usage: core [options] [command]'],
   ])('%j shows the help of that command', async (argv, usage) => {
     const result = await runInProcess(argv, { env: baseEnv() });
     expect(result.code).toBe(0);
