@@ -1,11 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, startProcess, stopProcesses } from '../helpers/processes.js';
 import { baseEnv, binPath, ensureBuilt, repoRoot, runBuilt } from '../helpers/run.js';
-import { happens } from '../helpers/wait.js';
 import { testFolder } from '../test-command/platform.js';
 
 /**
@@ -14,39 +12,11 @@ import { testFolder } from '../test-command/platform.js';
  * conversation saved as a test passes again, and a bot that is not running gives exit 6.
  */
 
-const children: ChildProcess[] = [];
-afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode !== null) continue;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
-});
+afterEach(() => stopProcesses());
 
-/** A port nothing listens on now: bound, read, and released for a server to take. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Starts a process and resolves once its stdout holds `ready`, with what it printed so far. */
-function start(args: string[], env: Record<string, string | undefined>, ready: RegExp) {
-  const child = spawn(process.execPath, args, { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const started = new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', () => ready.test(out) && resolve(out));
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}:\n${out}${err}`)));
-  });
-  return happens(started, `${args[0]} to start`);
-}
+/** Starts a Node program; resolves once its stdout matches `ready`, with what it printed so far. */
+const start = (args: string[], env: Record<string, string | undefined>, ready: RegExp) =>
+  startProcess(process.execPath, args, env, ready).started;
 
 const exampleBot = join(repoRoot, 'docs', 'examples', 'bot', 'bot.mjs');
 const exampleTests = join(repoRoot, 'docs', 'examples', 'bot', 'tests');

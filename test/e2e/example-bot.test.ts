@@ -1,10 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/payload/json.js';
+import { freePort, startProcess, stopProcesses } from '../helpers/processes.js';
 import { baseEnv, binPath, ensureBuilt, repoRoot, runBuilt } from '../helpers/run.js';
-import { happens } from '../helpers/wait.js';
 
 /**
  * docs/sandbox.md, "Develop a bot locally", as a user follows it: the built sandbox with --bot-url,
@@ -12,39 +10,7 @@ import { happens } from '../helpers/wait.js';
  * and `press` through the built binary, and the transcript from GET /_sandbox/conversations/{id}.
  */
 
-const children: ChildProcess[] = [];
-afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode !== null) continue;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
-});
-
-/** A port nothing listens on now: bound, read, and released for the bot to take. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Starts a process and resolves once its stdout holds `ready`, with what it printed so far. */
-function start(command: string, args: string[], env: Record<string, string | undefined>, ready: RegExp) {
-  const child = spawn(command, args, { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const started = new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', () => ready.test(out) && resolve(out));
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}:\n${out}${err}`)));
-  });
-  return { child, started: happens(started, `${args[0]} to start`), output: () => out, errors: () => err };
-}
+afterEach(() => stopProcesses());
 
 describe('the example bot with the sandbox and core customer', () => {
   beforeAll(() => ensureBuilt());
@@ -52,7 +18,7 @@ describe('the example bot with the sandbox and core customer', () => {
   it('answers, hands over on request, and leaves a transcript, as docs/sandbox.md walks through', async () => {
     const botPort = await freePort();
     const env = baseEnv();
-    const sandbox = start(
+    const sandbox = startProcess(
       process.execPath,
       [binPath, 'sandbox', '--port', '0', '--bot-url', `http://127.0.0.1:${botPort}/webhook`],
       env,
@@ -63,7 +29,7 @@ describe('the example bot with the sandbox and core customer', () => {
     expect(Object.keys(exported)).toEqual(['CORE_BASE_URL', 'CORE_TENANT', 'CORE_TOKEN', 'CORE_WEBHOOK_SECRET']);
 
     const userEnv = { ...env, ...exported };
-    const bot = start(
+    const bot = startProcess(
       process.execPath,
       [join(repoRoot, 'docs', 'examples', 'bot', 'bot.mjs')],
       { ...userEnv, PORT: String(botPort) },
@@ -121,7 +87,7 @@ describe('the example bot with the sandbox and core customer', () => {
       CORE_WEBHOOK_SECRET: secret,
       PORT: String(port),
     });
-    const bot = start(process.execPath, [join(repoRoot, 'docs', 'examples', 'bot', 'bot.mjs')], env, /bot listening on/);
+    const bot = startProcess(process.execPath, [join(repoRoot, 'docs', 'examples', 'bot', 'bot.mjs')], env, /bot listening on/);
     await bot.started;
     const { createHmac } = await import('node:crypto');
     const body = '{"type":"MESSAGE","message":{}}';
