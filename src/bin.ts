@@ -2,6 +2,7 @@
 import { writeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createLoader, type Application } from './compile-cache.js';
+import { heapSettings } from './heap.js';
 import { STOP_GRACE_MS, STOP_WRAP_UP_MS, type StopReason } from './stop.js';
 import { version } from './version.js';
 
@@ -85,7 +86,10 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 /** Runs the command line through main() and ends the process as docs/exit-codes.md says. */
 async function run(): Promise<void> {
   // The application, with its compiled code kept between runs (src/compile-cache.ts).
-  const loader = createLoader(process.env, version());
+  // V8's heap settings belong to the process: a batch changes them (src/heap.ts), and the loader
+  // compiles with the defaults in place.
+  const heap = heapSettings();
+  const loader = createLoader(process.env, version(), heap);
   const { main, ExitCode } = loader.load(fileURLToPath(new URL('./main.cjs', import.meta.url))) as Application;
   const controller = new AbortController();
   const abandon = new AbortController();
@@ -147,6 +151,7 @@ async function run(): Promise<void> {
     cwd: process.cwd(),
     signal: controller.signal,
     abandonSignal: abandon.signal,
+    tuneHeapForBatch: () => heap.tuneForBatch(),
   });
   finished = true;
   process.exitCode = code;

@@ -15,6 +15,7 @@ import {
 import module, { createRequire } from 'node:module';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import vm from 'node:vm';
+import type { HeapSettings } from './heap.js';
 
 /**
  * Loads the application (dist/main.cjs and the dist/vendor/*.cjs modules it asks for) with V8's
@@ -160,10 +161,14 @@ export interface Loader {
   save(): void;
 }
 
-function plainLoader(): Loader {
+/** Runs `fn` as is: for a process whose V8 settings never change. */
+const unchanged = { withDefaults: <T>(fn: () => T): T => fn() };
+
+function plainLoader(heap: Pick<HeapSettings, 'withDefaults'>): Loader {
+  // Node's own cache (22.1 and later) caches what require compiles, with the settings of the moment.
   return {
     cached: false,
-    load: (file) => createRequire(import.meta.url)(file),
+    load: (file) => heap.withDefaults(() => createRequire(import.meta.url)(file)),
     save: () => {},
   };
 }
@@ -171,12 +176,14 @@ function plainLoader(): Loader {
 /**
  * The loader for this run. `versions` key the cache: core's own version and Node's (V8 refuses a
  * cache made by another V8, but a key keeps their files apart instead of replacing each other's).
+ * `heap` is how the run changes V8's heap settings (src/heap.ts): code is compiled, and its cache
+ * made, with the defaults in place, since V8 refuses a cache made under other settings.
  */
-export function createLoader(env: NodeJS.ProcessEnv, coreVersion: string): Loader {
+export function createLoader(env: NodeJS.ProcessEnv, coreVersion: string, heap: Pick<HeapSettings, 'withDefaults'> = unchanged): Loader {
   if (env.CORE_NO_COMPILE_CACHE !== undefined && env.CORE_NO_COMPILE_CACHE !== '' && env.CORE_NO_COMPILE_CACHE !== '0')
-    return plainLoader();
+    return plainLoader(heap);
   const root = cacheFolder(env);
-  if (root === undefined) return plainLoader();
+  if (root === undefined) return plainLoader(heap);
   const folder = join(root, 'compile');
   const enable = (module as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
   if (typeof enable === 'function') {
@@ -188,14 +195,14 @@ export function createLoader(env: NodeJS.ProcessEnv, coreVersion: string): Loade
         // No cache, then.
       }
     }
-    return plainLoader();
+    return plainLoader(heap);
   }
   const crc32 = loadCrc32();
-  if (crc32 === undefined || !usableFolder(root) || !usableFolder(folder)) return plainLoader();
-  return cachingLoader(folder, crc32, `${coreVersion}-node${process.versions.node}-v8${process.versions.v8}`);
+  if (crc32 === undefined || !usableFolder(root) || !usableFolder(folder)) return plainLoader(heap);
+  return cachingLoader(folder, crc32, `${coreVersion}-node${process.versions.node}-v8${process.versions.v8}`, heap);
 }
 
-function cachingLoader(folder: string, crc32: Crc32, key: string): Loader {
+function cachingLoader(folder: string, crc32: Crc32, key: string, heap: Pick<HeapSettings, 'withDefaults'>): Loader {
   const modules = new Map<string, { exports: unknown }>();
   const pending: Pending[] = [];
   const nodeRequire = createRequire(import.meta.url);
@@ -213,10 +220,13 @@ function cachingLoader(folder: string, crc32: Crc32, key: string): Loader {
     const path = join(folder, `${stale}${crc32(bytes).toString(16).padStart(8, '0')}-${bytes.length}.v8`);
     const file_ = readPrivateFile(path);
     const cachedData = file_ === undefined ? undefined : unwrapCache(file_, crc32);
-    const script = new vm.Script(WRAPPER_START + source + WRAPPER_END, {
-      filename: file,
-      ...(cachedData === undefined ? {} : { cachedData }),
-    });
+    const script = heap.withDefaults(
+      () =>
+        new vm.Script(WRAPPER_START + source + WRAPPER_END, {
+          filename: file,
+          ...(cachedData === undefined ? {} : { cachedData }),
+        }),
+    );
     if (cachedData === undefined || script.cachedDataRejected === true) pending.push({ path, stale, script });
     const mod = { exports: {} as unknown, id: file, filename: file, loaded: false };
     modules.set(file, mod);
@@ -234,7 +244,7 @@ function cachingLoader(folder: string, crc32: Crc32, key: string): Loader {
   const save = () => {
     for (const { path, stale, script } of pending.splice(0)) {
       try {
-        const data = script.createCachedData();
+        const data = heap.withDefaults(() => script.createCachedData());
         const header = Buffer.allocUnsafe(HEADER);
         header.writeUInt32BE(MAGIC, 0);
         header.writeUInt32BE(crc32(data), 4);

@@ -33,6 +33,11 @@ export interface Context {
    * outcome unknown). A single request is already cut off by the first.
    */
   readonly abandonSignal: AbortSignal;
+  /**
+   * Sets the process's heap for a batch of many requests (src/heap.ts), when the process is core's
+   * own (src/bin.ts); otherwise does nothing.
+   */
+  tuneHeapForBatch(): void;
   /** Writes to stdout, with every known secret masked (text made by `json` is already masked). */
   out(text: string | MaskedText): void;
   /** Writes to stderr, with every known secret masked. */
@@ -74,6 +79,7 @@ export interface ContextInit {
   colorFlag?: boolean;
   signal?: AbortSignal;
   abandonSignal?: AbortSignal;
+  tuneHeapForBatch?: () => void;
   /** Answers the prompts instead of inquirer (tests). */
   prompter?: Prompter;
 }
@@ -102,6 +108,7 @@ export function createContext(init: ContextInit): Context {
     debug: init.env.CORE_DEBUG === '1' || init.env.CORE_DEBUG === 'true',
     signal: init.signal ?? new AbortController().signal,
     abandonSignal: init.abandonSignal ?? new AbortController().signal,
+    tuneHeapForBatch: init.tuneHeapForBatch ?? (() => {}),
     // Text for people is also made safe for a terminal (src/output/terminal.ts); JSON is escaped already.
     out: (text) => void init.streams.stdout.write(isMaskedText(text) ? text.text : neutralize(redact(text))),
     err: (text) => void init.streams.stderr.write(isMaskedText(text) ? text.text : neutralize(redact(text))),

@@ -13,6 +13,8 @@ export interface MainInit {
   cwd: string;
   signal?: AbortSignal;
   abandonSignal?: AbortSignal;
+  /** Sets V8's heap for a long batch (src/heap.ts); absent, the heap is left as it is. */
+  tuneHeapForBatch?: () => void;
 }
 
 /**
@@ -27,6 +29,7 @@ export async function main(init: MainInit): Promise<number> {
     colorFlag: init.argv.includes('--no-color') ? false : undefined,
     signal: init.signal,
     abandonSignal: init.abandonSignal,
+    tuneHeapForBatch: init.tuneHeapForBatch,
   });
   const inv: Invocation = { ctx, exitCode: undefined };
   let code: number;

@@ -238,6 +238,14 @@ function paceOf(status: number | null): AttemptOutcome {
 type GotStream = (url: string, options: Record<string, unknown>) => import('node:stream').Duplex & NodeJS.EventEmitter;
 
 /**
+ * Loads got now rather than at the first request: a batch does so before it changes V8's heap
+ * settings, so that got is compiled (and its compiled code cached) under the defaults (src/heap.ts).
+ */
+export async function loadHttpLibrary(): Promise<void> {
+  await import('got');
+}
+
+/**
  * got with the options every request of a session shares, merged once (got.extend) rather than for
  * every request: per request, only the method, headers and body are given. Kept per set of agents,
  * so a batch makes one for all its requests.

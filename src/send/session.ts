@@ -85,6 +85,8 @@ export interface Session {
    * so an item that never got a slot was never sent.
    */
   admit(signal?: AbortSignal): Promise<Slot | null>;
+  /** Loads the HTTP client now instead of at the first `send` (nothing to do in a show-only session). */
+  ready(): Promise<void>;
   /** Closes the connections. */
   close(): void;
 }
@@ -192,6 +194,9 @@ export async function openSession(
       return exchange(prepare(payload), settings, flags, transport, throttle, meta, ctx);
     },
     admit: (signal) => throttle.acquire(signal),
+    async ready() {
+      if (transport !== undefined) await (await (httpClient ??= import('../http/client.js'))).loadHttpLibrary();
+    },
     close() {
       transport?.close();
     },

@@ -4,6 +4,7 @@ import module from 'node:module';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { startRecordingServer } from '../helpers/recording-server.js';
 import { baseEnv, binPath, runBuilt } from '../helpers/run.js';
 
 /**
@@ -219,6 +220,41 @@ if (nodeCaches)
       await expectPlainRun(result);
     });
   });
+
+/** Every file under `folder`, with its modification time and content. */
+function snapshot(folder: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const entry of readdirSync(folder, { recursive: true, encoding: 'utf8' })) {
+    const path = join(folder, entry);
+    const stats = statSync(path);
+    if (stats.isFile()) files.set(entry, `${stats.mtimeMs} ${crc32(readFileSync(path))}`);
+  }
+  return files;
+}
+
+describe('the compile cache and a batch, which changes V8 heap settings for its own process (src/heap.ts)', () => {
+  it('is written so that later runs use it as it is: no run after the first rewrites a file, batch or single request', async () => {
+    const server = await startRecordingServer();
+    try {
+      const { env, home, folder } = setup({ CORE_BASE_URL: '' });
+      const runEnv = { ...env, CORE_BASE_URL: server.url };
+      const file = join(home, 'reasons.ndjson');
+      writeFileSync(file, '{"code":"A","reasons":[{"locale":"en","name":"A"}]}\n{"code":"B","reasons":[{"locale":"en","name":"B"}]}\n');
+      const batch = ['reason', 'update', '-f', file];
+      const single = ['reason', 'update', '--code', 'C', '--name', 'en=C'];
+      expect((await runBuilt(batch, { env: runEnv })).code).toBe(0);
+      const written = snapshot(folder);
+      expect(written.size).toBeGreaterThan(0);
+      for (const argv of [batch, single, batch, single]) {
+        expect((await runBuilt(argv, { env: runEnv })).code).toBe(0);
+        expect(snapshot(folder)).toEqual(written);
+      }
+      expect(server.requests).toHaveLength(2 + 2 + 1 + 2 + 1);
+    } finally {
+      await server.close();
+    }
+  });
+});
 
 function flip(file: Buffer, at: number): Buffer {
   const copy = Buffer.from(file);

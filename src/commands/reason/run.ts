@@ -3,7 +3,6 @@ import type { Settings } from '../../config/index.js';
 import type { Context } from '../../context.js';
 import { ExitCode, PayloadError, UsageError, type Problem } from '../../errors.js';
 import { checkBatch, checkItem, listedProblems, type CheckSummary, type ItemSpec } from '../../batch/check.js';
-import { tuneHeapForBatch } from '../../batch/heap.js';
 import { openReport, refuseReportOverInput, type ReportWriter } from '../../batch/report.js';
 import { sendBatch, type LocalOutcome } from '../../batch/send.js';
 import { openSource, valueSource, type BatchSource, type Position } from '../../batch/source.js';
@@ -160,13 +159,18 @@ async function updateReasons(
   // The session applies the network rules and resolves the credential before the file is read: a
   // missing token fails at once, not after checking 100,000 lines. Its connections are kept alive,
   // at most one per request in flight: a batch of 1,000 reasons opens `concurrency` connections.
-  // Before the first pass, so that both passes run with a heap sized for the little they keep.
-  if (source.kind !== 'single' && !showOnly) tuneHeapForBatch();
   const session = await openSession(operations.reason, settings, options, ctx, {
     pool: { keepAlive: true, maxSockets: options.concurrency },
     concurrency: options.concurrency,
   });
   try {
+    // Before the first pass, so that both passes run with a heap sized for the little they keep;
+    // the HTTP client is loaded first, so that its compiled code is cached under V8's defaults
+    // (src/heap.ts).
+    if (source.kind !== 'single' && !showOnly) {
+      await session.ready();
+      ctx.tuneHeapForBatch();
+    }
     const summary = await checkAll(source, spec, options, ctx, local);
     if (showOnly) return await show(source, spec, summary, session, options, ctx);
     return await send(source, spec, summary, session, options, ctx, local, report);
