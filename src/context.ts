@@ -2,6 +2,7 @@ import type { LoadInput, Settings } from './config/index.js';
 import type { Env, OutStream, Streams } from './io.js';
 import { createMask, isMaskedText, maskedText, type MaskedText } from './mask.js';
 import { jsonEscaped, neutralize } from './output/terminal.js';
+import { createHold } from './output/hold.js';
 import { stringifyJson } from './payload/json.js';
 import { createPrompter, type Prompter } from './prompts/prompter.js';
 
@@ -40,6 +41,12 @@ export interface Context {
   tuneHeapForBatch(): void;
   /** Writes to stdout, with every known secret masked (text made by `json` is already masked). */
   out(text: string | MaskedText): void;
+  /**
+   * From now on, `out` holds its text and writes it in larger pieces (src/output/hold.ts), until the
+   * returned function is called, or the run is asked to stop; anything written to stderr through
+   * the context first writes what is held. For a batch's line per item.
+   */
+  holdOutput(): () => void;
   /** Writes to stderr, with every known secret masked. */
   err(text: string | MaskedText): void;
   /**
@@ -100,6 +107,7 @@ export function createContext(init: ContextInit): Context {
     stdout: decideColor(init.streams.stdout, init.env, init.colorFlag),
     stderr: decideColor(init.streams.stderr, init.env, init.colorFlag),
   };
+  const stdout = createHold((text) => void init.streams.stdout.write(text));
   const ctx: Context = {
     streams: init.streams,
     env: init.env,
@@ -110,8 +118,23 @@ export function createContext(init: ContextInit): Context {
     abandonSignal: init.abandonSignal ?? new AbortController().signal,
     tuneHeapForBatch: init.tuneHeapForBatch ?? (() => {}),
     // Text for people is also made safe for a terminal (src/output/terminal.ts); JSON is escaped already.
-    out: (text) => void init.streams.stdout.write(isMaskedText(text) ? text.text : neutralize(redact(text))),
-    err: (text) => void init.streams.stderr.write(isMaskedText(text) ? text.text : neutralize(redact(text))),
+    out: (text) => stdout.write(isMaskedText(text) ? text.text : neutralize(redact(text))),
+    err: (text) => {
+      stdout.flush();
+      init.streams.stderr.write(isMaskedText(text) ? text.text : neutralize(redact(text)));
+    },
+    holdOutput() {
+      if (stdout.active) return () => {};
+      // A run asked to stop writes at once from then on: it may be ended before it releases.
+      if (ctx.signal.aborted) return () => {};
+      const stopHolding = () => stdout.release();
+      ctx.signal.addEventListener('abort', stopHolding, { once: true });
+      stdout.start();
+      return () => {
+        ctx.signal.removeEventListener('abort', stopHolding);
+        stdout.release();
+      };
+    },
     json: (value, indent) => {
       // Masked by structure only when a secret can be in it at all (src/mask.ts, `mayHold`).
       const plain = stringifyJson(value, indent);
@@ -120,6 +143,7 @@ export function createContext(init: ContextInit): Context {
     },
     warn: (message) => {
       const label = color.stderr ? '\u001b[33mwarning:\u001b[39m' : 'warning:';
+      stdout.flush();
       init.streams.stderr.write(neutralize(redact(`${label} ${message}\n`)));
     },
     addSecret: (value) => mask.add(value),

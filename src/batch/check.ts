@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { InterruptedError, type Problem } from '../errors.js';
 import { itemPath, positionLabel, type BatchItem, type BatchSource, type Position } from './source.js';
+import { count } from '../output/count.js';
 
 /**
  * The first pass over a batch: every item is checked before anything is sent, so a batch is
@@ -212,5 +213,5 @@ function duplicateMessage(key: string, earlier: Position, keyName: string): stri
 /** The problems as a list for an error, with a last line counting those not shown. */
 export function listedProblems(summary: Pick<CheckSummary<unknown>, 'problems' | 'problemCount'>): Problem[] {
   const rest = summary.problemCount - summary.problems.length;
-  return rest > 0 ? [...summary.problems, { path: '', message: `… and ${rest.toLocaleString('en-US')} more` }] : summary.problems;
+  return rest > 0 ? [...summary.problems, { path: '', message: `… and ${count(rest)} more` }] : summary.problems;
 }

@@ -8,6 +8,7 @@ import { InterruptedError, PayloadError, UsageError } from '../errors.js';
 import { parseJson } from '../payload/json.js';
 import { decode, formatBytes, parseText } from '../send/input.js';
 import { openChunks, readLines, type FileRef } from './lines.js';
+import { count } from '../output/count.js';
 
 /**
  * Where the items of a batch come from: one value (flags, or a file holding one object), a JSON
@@ -265,7 +266,7 @@ async function readDocument(file: FileRef, name: string): Promise<unknown> {
   const size = (typeof file === 'string' ? await stat(file) : await file.handle.stat()).size;
   if (size > MAX_DOCUMENT_BYTES) {
     throw new PayloadError(
-      `${name} is ${formatBytes(size)} (${size.toLocaleString('en-US')} bytes); a JSON array or YAML file is read whole, up to ${formatBytes(MAX_DOCUMENT_BYTES)}`,
+      `${name} is ${formatBytes(size)} (${count(size)} bytes); a JSON array or YAML file is read whole, up to ${formatBytes(MAX_DOCUMENT_BYTES)}`,
       [],
       {
         hint: 'write one reason a line (NDJSON): it is read as a stream, at any size',

@@ -2,6 +2,7 @@ import type { ChalkInstance } from 'chalk';
 import type * as z from 'zod/mini';
 import { maxLengthOf, validateField } from '../payload/index.js';
 import type { InputConfig, Prompter } from './prompter.js';
+import { count } from '../output/count.js';
 
 /**
  * Asking for one field of a payload. Every answer is checked, as it is typed, by the very zod schema
@@ -30,8 +31,6 @@ export interface FieldSpec {
   /** A further check over the value in its surroundings (a whole list, say), also from the payload schemas. */
   check?: (value: unknown) => true | string;
 }
-
-const count = (n: number): string => n.toLocaleString('en-US');
 
 /** The validation of one answer: the field's schema, then the surrounding check. */
 export function fieldValidator(spec: FieldSpec): (text: string) => true | string {

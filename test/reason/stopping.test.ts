@@ -53,7 +53,12 @@ describe('core reason update -f -, stopped from outside', () => {
   it('when its output is closed (| head -1): finishes what is in flight, reports every reason, removes its copy of the input, exit 141', async () => {
     const list = codes(20);
     const answers = gate();
-    server = await startRecordingServer((_request, index) => (index === 0 ? { status: 200 } : { status: 200, until: answers.promise }));
+    const later = gate();
+    // The first four requests go at once (--concurrency 4): the first is answered, the next three
+    // once the reader has gone; any request after them once core has seen that it has gone.
+    server = await startRecordingServer((_request, index) =>
+      index === 0 ? { status: 200 } : { status: 200, until: index < 4 ? answers.promise : later.promise },
+    );
     const { tmp, report, input } = setUp(list);
     const run = startBuilt(['reason', 'update', '-f', '-', '--json', '--report', report], {
       env: { ...envFor(server.url), TMPDIR: tmp },
@@ -63,7 +68,12 @@ describe('core reason update -f -, stopped from outside', () => {
     await run.printed('stdout', /\n/);
     run.child.stdout.destroy();
     answers.open();
+    await run.printed('stderr', /the output was closed: no new requests/);
+    later.open();
     expect(await run.exited).toBe(141);
+    // Stopped well before the end: at most the four in flight and the few started in the moment
+    // before a write found the output closed.
+    expect(server.requests.length).toBeLessThan(list.length);
 
     const lines = readJsonLines(report);
     expect(lines.map((l) => l.code).sort()).toEqual(list);

@@ -3,6 +3,7 @@ import type { RequestResult } from '../../output/result.js';
 import type { Style } from '../../output/style.js';
 import { stringifyJson } from '../../payload/json.js';
 import { printable } from '../../output/terminal.js';
+import { count } from '../../output/count.js';
 
 /**
  * The human view of a batch: one line per reason (status, code, the service's message), then a
@@ -29,8 +30,6 @@ export function outcomeLine(result: RequestResult, style: Style): string {
   }
   return `${style.red(`✗ ${result.status}`)}  ${code}${message ? `  ${message}` : ''}${attempts}\n`;
 }
-
-const count = (n: number) => n.toLocaleString('en-US');
 
 /** `N succeeded, N failed, N skipped`, the reasons an earlier run applied, and why some were skipped. */
 export function summaryLine(tally: BatchTally, stoppedByFailure: boolean, resumedFrom?: string): string {

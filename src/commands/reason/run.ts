@@ -24,6 +24,7 @@ import { appliedIn, type Applied } from '../../batch/resume.js';
 import { hasReasonFields, layFields, parseName, reasonFromFlags, singleReasonFlags, type ReasonFields } from './build.js';
 import { describeStop, STOP_GRACE_MS, stopReason, type StopReason } from '../../stop.js';
 import { outcomeLine, summaryLine } from './render.js';
+import { count } from '../../output/count.js';
 
 export interface ReasonUpdateOptions extends SendOptions {
   global: GlobalOptions;
@@ -212,13 +213,13 @@ async function checkAll(
   });
   printWarnings(summary.warnings, ctx);
   if (summary.warningCount > summary.warnings.length)
-    ctx.warn(`… and ${(summary.warningCount - summary.warnings.length).toLocaleString('en-US')} more warnings`);
+    ctx.warn(`… and ${count(summary.warningCount - summary.warnings.length)} more warnings`);
   if (summary.problemCount > 0) {
-    const problems = `${summary.problemCount.toLocaleString('en-US')} ${summary.problemCount === 1 ? 'problem' : 'problems'}`;
+    const problems = `${count(summary.problemCount)} ${summary.problemCount === 1 ? 'problem' : 'problems'}`;
     const message =
       source.kind === 'single'
         ? `the reason is invalid (${problems}); nothing was sent`
-        : `${summary.invalid.toLocaleString('en-US')} of ${summary.total.toLocaleString('en-US')} reasons in ${source.name} ${summary.invalid === 1 ? 'is' : 'are'} invalid (${problems}); nothing was sent`;
+        : `${count(summary.invalid)} of ${count(summary.total)} reasons in ${source.name} ${summary.invalid === 1 ? 'is' : 'are'} invalid (${problems}); nothing was sent`;
     throw new PayloadError(message, listedProblems(summary), { hint: 'fix the reasons above; `core schema reason` prints every rule' });
   }
   return summary;
@@ -247,9 +248,7 @@ async function show(
       const { method, url, headers, payload } = session.prepare(summary.first);
       ctx.out(ctx.json({ dryRun: true, count: summary.total, method, url, headers: maskHeaders(headers, ctx), body: payload }));
     } else {
-      ctx.err(
-        `dry run: all ${summary.total.toLocaleString('en-US')} reasons in ${source.name} are valid; nothing was sent. The first request:\n`,
-      );
+      ctx.err(`dry run: all ${count(summary.total)} reasons in ${source.name} are valid; nothing was sent. The first request:\n`);
       ctx.out(session.show(summary.first, { json: false }));
     }
     return ExitCode.ok;
@@ -264,7 +263,7 @@ async function show(
     ctx.out(session.show(checked.value));
     written += 1;
   }
-  if (batch) ctx.err(`${written.toLocaleString('en-US')} curl commands, one per reason; nothing was sent\n`);
+  if (batch) ctx.err(`${count(written)} curl commands, one per reason; nothing was sent\n`);
   return ExitCode.ok;
 }
 
@@ -289,6 +288,8 @@ async function send(
   // Node's default of 10 listeners it would warn of a leak that is not one.
   setMaxListeners(options.concurrency + 10, ctx.signal, ctx.abandonSignal);
   const progress = await startProgress(ctx, total);
+  // A line per reason: written in larger pieces (src/output/hold.ts), stderr kept in order with it.
+  const releaseOutput = single ? () => {} : ctx.holdOutput();
   const style = makeStyle(ctx.color.stdout);
   let stoppedByFailure = false;
   // One hint per failing status, shown under the summary rather than under every failed reason.
@@ -348,6 +349,7 @@ async function send(
     return tally.interrupted ? ExitCode.interrupted : tally.exitCode;
   } finally {
     progress.stop();
+    releaseOutput();
   }
 }
 
