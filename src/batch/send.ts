@@ -109,7 +109,9 @@ export async function sendBatch<T>(source: BatchSource, spec: SendSpec<T>): Prom
   let index = 0;
   try {
     for await (const item of source.items()) {
-      const checked = checkItem(item, spec, spec.checkedLines?.has(index, item.text) ?? false);
+      // A batch is sent only once the first pass has accepted every item, so an item kept from it is known.
+      const known = item.kept === true || (spec.checkedLines?.has(index, item.text) ?? false);
+      const checked = checkItem(item, spec, known);
       index += 1;
       if (checked.ok && spec.alreadyApplied?.(checked.key)) {
         // Applied by the run the --resume report records: recorded as such, and not sent again.

@@ -31,6 +31,11 @@ export interface BatchItem {
    * fingerprint of it (src/batch/check.ts, `Fingerprints`). Absent for an item of a whole document.
    */
   text?: string;
+  /**
+   * The very item an earlier pass read, kept in memory since (a small NDJSON file is read once: see
+   * KEPT_NDJSON_BYTES): it cannot have changed, so what that pass found of it still holds.
+   */
+  kept?: true;
 }
 
 export type SourceKind = 'ndjson' | 'array' | 'single';
@@ -47,6 +52,14 @@ export interface BatchSource {
 
 /** A JSON array or YAML file is parsed whole; past this size, NDJSON (streamed) is the way. */
 export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * An NDJSON file whose lines add up to at most this many characters is read from the file once:
+ * the second pass takes the items the first one parsed, instead of reading, parsing and comparing
+ * each line again (a fifth of a small batch's own time; docs/performance.md, "Batches"). Larger
+ * files are streamed both times, so memory stays flat however long they are.
+ */
+export const KEPT_NDJSON_BYTES = 1024 * 1024;
 
 /** The label of a position: `line 12`, `[3]`, or '' for a lone value. */
 export function positionLabel(position: Position): string {
@@ -286,10 +299,18 @@ async function readWhole(file: FileRef, size: number): Promise<Buffer> {
 }
 
 function ndjsonSource(file: FileRef, name: string, cleanup: () => Promise<void>): BatchSource {
+  /** The items of a small file, once a pass has read all of them (KEPT_NDJSON_BYTES). */
+  let kept: BatchItem[] | undefined;
   return {
     name,
     kind: 'ndjson',
     async *items() {
+      if (kept !== undefined) {
+        yield* kept;
+        return;
+      }
+      let keeping: BatchItem[] | undefined = [];
+      let size = 0;
       for await (const line of readLines(file, name)) {
         if (line.text.trim() === '') continue;
         const position: Position = { kind: 'line', line: line.number };
@@ -299,8 +320,15 @@ function ndjsonSource(file: FileRef, name: string, cleanup: () => Promise<void>)
         } catch (error) {
           item = { position, value: undefined, parseError: `not valid JSON: ${(error as Error).message}`, text: line.text };
         }
+        if (keeping !== undefined) {
+          size += line.text.length;
+          if (size > KEPT_NDJSON_BYTES) keeping = undefined;
+          else keeping.push({ ...item, text: undefined, kept: true });
+        }
         yield item;
       }
+      // Only a pass that read the file to its end leaves its items for the next.
+      kept = keeping;
     },
     close: cleanup,
   };

@@ -1,9 +1,14 @@
+import { writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkBatch, type ItemSpec } from '../../src/batch/check.js';
 import { sendBatch } from '../../src/batch/send.js';
-import type { BatchItem, BatchSource } from '../../src/batch/source.js';
+import { KEPT_NDJSON_BYTES, openSource, type BatchItem, type BatchSource } from '../../src/batch/source.js';
+import { createContext } from '../../src/context.js';
 import type { RequestResult } from '../../src/output/result.js';
 import { parseJson, stringifyJson, validateReason } from '../../src/payload/index.js';
+import { memoryStreams } from '../helpers/streams.js';
+import { tempFile } from './helpers.js';
 
 /**
  * The second pass of a batch runs the checks again only on a line that is not, byte for byte and at
@@ -107,5 +112,95 @@ describe('the second pass of a batch', () => {
     expect(results.filter((result) => result.validationErrors !== undefined).map((result) => result.code)).toEqual(expectRefused);
     // Exactly the lines not accepted at their place by the first pass were checked again.
     expect(checkedAgain).toEqual(second.filter((text, index) => first[index] !== text));
+  });
+});
+
+/** A source whose second reading gives the first reading's items as a kept source does (no text, `kept`). */
+function keptSource(lines: string[]): BatchSource {
+  let read = false;
+  return {
+    name: 'reasons.ndjson',
+    kind: 'ndjson',
+    async *items() {
+      for (const [index, text] of lines.entries()) {
+        const position = { kind: 'line', line: index + 1 } as const;
+        yield read ? { position, value: parseJson(text), kept: true } : { position, value: parseJson(text), text };
+      }
+      read = true;
+    },
+    close: async () => {},
+  };
+}
+
+/** Lines of NDJSON whose lengths (ends left out) add up to exactly `total` characters. */
+function linesOf(total: number): string[] {
+  const lines: string[] = [];
+  let left = total;
+  for (let i = 0; left > 0; i += 1) {
+    const bare = JSON.stringify({ code: `C${i}`, pad: '' });
+    const length = Math.min(left, 4096);
+    // A line shorter than a bare object takes the rest of the last one.
+    if (length < bare.length + 16) {
+      const last = lines.pop()!;
+      const object = JSON.parse(last) as { code: string; pad: string };
+      object.pad += 'x'.repeat(length);
+      lines.push(JSON.stringify(object));
+      break;
+    }
+    lines.push(JSON.stringify({ code: `C${i}`, pad: 'x'.repeat(length - bare.length) }));
+    left -= length;
+  }
+  expect(lines.reduce((sum, text) => sum + text.length, 0)).toBe(total);
+  return lines;
+}
+
+async function readAll(source: BatchSource, stopAfter = Infinity): Promise<BatchItem[]> {
+  const items: BatchItem[] = [];
+  for await (const item of source.items()) {
+    items.push(item);
+    if (items.length >= stopAfter) break;
+  }
+  return items;
+}
+
+describe('a small NDJSON file, read from the file once (src/batch/source.ts, KEPT_NDJSON_BYTES)', () => {
+  const ctx = createContext({ streams: memoryStreams().streams, env: {}, cwd: '/' });
+  /** Opens a file of `lines`, reads it once (or `stopAfter` items of it), rewrites it, reads again. */
+  async function twice(lines: string[], stopAfter = Infinity) {
+    const path = tempFile('reasons.ndjson', `${lines.join('\n')}\n`);
+    const source = await openSource(path, { ...ctx, cwd: dirname(path) });
+    const first = await readAll(source, stopAfter);
+    writeFileSync(path, `${line('CHANGED')}\n`);
+    const second = await readAll(source);
+    await source.close();
+    return { first, second };
+  }
+
+  it.each([
+    [KEPT_NDJSON_BYTES, true],
+    [KEPT_NDJSON_BYTES + 1, false],
+  ])("lines adding up to %d characters: the second pass takes the first pass's items: %s", async (total, kept) => {
+    const lines = linesOf(total);
+    const { first, second } = await twice(lines);
+    expect(first.map((item) => item.text)).toEqual(lines);
+    if (kept) {
+      expect(second.map((item) => item.value)).toEqual(first.map((item) => item.value));
+      expect(second.every((item) => item.kept === true && item.text === undefined)).toBe(true);
+    } else {
+      expect(second.map((item) => item.text)).toEqual([line('CHANGED')]);
+    }
+  });
+
+  it('keeps nothing from a pass that stopped before the end: the next reads the file', async () => {
+    const { first, second } = await twice([line('A'), line('B'), line('C')], 1);
+    expect(first).toHaveLength(1);
+    expect(second.map((item) => item.text)).toEqual([line('CHANGED')]);
+  });
+
+  it('sends the kept items without running the checks on them again', async () => {
+    const lines = [line('A'), line('B'), line('C')];
+    const { sent, checkedAgain } = await runBoth(keptSource(lines));
+    expect(sent).toEqual(lines);
+    expect(checkedAgain).toEqual([]);
   });
 });
