@@ -35,6 +35,11 @@ export function payloadFromFile(file: unknown, what: string): Record<string, unk
  */
 export const SCHEMA_KEY = '$schema';
 
+/** Whether `value` holds a key that only editors read (see `withoutEditorKeys`). */
+export function hasEditorKeys(value: Record<string, unknown>): boolean {
+  return Object.prototype.hasOwnProperty.call(value, SCHEMA_KEY);
+}
+
 /** A copy of a payload read from a file, without the keys that are for editors only. */
 export function withoutEditorKeys(value: Record<string, unknown>): Record<string, unknown> {
   const { [SCHEMA_KEY]: _schema, ...rest } = value;

@@ -36,6 +36,16 @@ export function userAgent(): string {
   return `core-cli/${version()} node/${process.versions.node}`;
 }
 
+/** What every request of one operation with one set of settings shares. */
+type Frame = Pick<PreparedRequest, 'method' | 'url' | 'headers' | 'bearerFromToken'>;
+
+/**
+ * Frames made so far, per settings object (a session's lives as long as the session): a batch
+ * builds the method, URL and headers once, not once per item. Their headers are frozen, since
+ * every request of the session shares them.
+ */
+const frames = new WeakMap<RequestSettings, Map<string, Frame>>();
+
 /**
  * Builds the request exactly as it will go on the wire. The headers are those docs/api.md lists for
  * each operation; the profile's own headers come last so they can replace any of them (for example
@@ -49,6 +59,15 @@ export function prepareRequest(
 ): PreparedRequest {
   // A request without a payload (a GET of `core api`, say) has no body and so no Content-Type.
   const hasBody = payload !== undefined;
+  let known = frames.get(settings);
+  if (known === undefined) frames.set(settings, (known = new Map()));
+  const key = `${operation.method} ${operation.path} ${hasBody}`;
+  let frame = known.get(key);
+  if (frame === undefined) known.set(key, (frame = frameOf(operation, settings, hasBody)));
+  return { ...frame, body: hasBody ? stringifyJson(payload) : '', payload, tokenVariable };
+}
+
+function frameOf(operation: Pick<Operation, 'method' | 'path'>, settings: RequestSettings, hasBody: boolean): Frame {
   const headers: Record<string, string> = {
     ...(hasBody ? { 'Content-Type': 'application/json' } : {}),
     Accept: 'application/json',
@@ -64,15 +83,7 @@ export function prepareRequest(
     headers[name] = value;
     if (name.toLowerCase() === 'authorization') bearerFromToken = false;
   }
-  return {
-    method: operation.method,
-    url: joinUrl(settings.baseUrl, operation.path),
-    headers,
-    body: hasBody ? stringifyJson(payload) : '',
-    payload,
-    tokenVariable,
-    bearerFromToken,
-  };
+  return { method: operation.method, url: joinUrl(settings.baseUrl, operation.path), headers: Object.freeze(headers), bearerFromToken };
 }
 
 /**

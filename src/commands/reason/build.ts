@@ -1,5 +1,5 @@
 import { UsageError } from '../../errors.js';
-import { isRecord, withoutEditorKeys } from '../../send/fields.js';
+import { hasEditorKeys, isRecord, withoutEditorKeys } from '../../send/fields.js';
 
 /**
  * The inactivity reason fields `core reason update` takes from flags (docs/reasons.md, "The
@@ -63,6 +63,8 @@ export function reasonFromFlags(fields: ReasonFields): Record<string, unknown> {
  */
 export function layFields(item: unknown, fields: ReasonFields): unknown {
   if (!isRecord(item)) return item;
+  // Nothing to lay over and nothing to take out: the item itself (a batch prepares every item twice).
+  if (!hasReasonFields(fields) && !hasEditorKeys(item)) return item;
   const reason: Record<string, unknown> = withoutEditorKeys(item);
   if (fields.code !== undefined) reason.code = fields.code;
   if ((fields.names?.length ?? 0) > 0) reason.reasons = fields.names!.map(parseName);
