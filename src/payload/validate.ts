@@ -84,12 +84,37 @@ export function knownFields(schema: AnySchema, path: Path): string[] {
   return def.type === 'object' ? Object.keys(def.shape as object) : [];
 }
 
+/** Whether a schema has a long anywhere in it, per schema: a schema without one (a reason) needs no `normalizeLongs`. */
+const holdsLongs = new WeakMap<AnySchema, boolean>();
+
+function hasLong(schema: AnySchema, depth = 0): boolean {
+  const known = holdsLongs.get(schema);
+  if (known !== undefined) return known;
+  // Schemas are trees a few levels deep; the bound keeps a recursive one (none today) from looping.
+  if (depth > 32) return true;
+  const def = defOf(unwrap(schema));
+  let found: boolean;
+  if (def.type === 'bigint') found = true;
+  else if (def.type === 'array') found = hasLong(def.element as AnySchema, depth + 1);
+  else if (def.type === 'object') found = Object.values(def.shape as Record<string, AnySchema>).some((field) => hasLong(field, depth + 1));
+  else if (def.type === 'union') found = (def.options as AnySchema[]).some((option) => hasLong(option, depth + 1));
+  else if (def.type === 'record') found = hasLong(def.valueType as AnySchema, depth + 1);
+  else found = false;
+  holdsLongs.set(schema, found);
+  return found;
+}
+
 /**
  * Turns a JavaScript number that is a safe integer into a bigint wherever the schema expects a long
  * (see long.ts for why the schemas themselves accept only bigints). The input is not changed: the
  * objects and arrays on the way to a converted number are copied.
  */
 function normalizeLongs(schema: AnySchema, value: unknown): unknown {
+  if (!hasLong(schema)) return value;
+  return normalizeWithin(schema, value);
+}
+
+function normalizeWithin(schema: AnySchema, value: unknown): unknown {
   const inner = unwrap(schema);
   const def = defOf(inner);
   if (def.type === 'bigint') return typeof value === 'number' && Number.isSafeInteger(value) ? BigInt(value) : value;
