@@ -73,7 +73,15 @@ const yamlConfig = { ...common, CORE_BENCH_TOKEN: 'bench-token' };
 const reply = ['reply', '-t', 'Hello', '--core-client-id', '9223372036854775807'];
 const hasHttpie = spawnSync('sh', ['-c', 'command -v http'], { encoding: 'utf8' }).status === 0;
 
-const coreCases = (label, file) => [
+// Each build keeps its compile cache in a folder of its own: two builds of one version would
+// otherwise replace each other's cache file on every run (src/compile-cache.ts keeps one per module).
+const coreCases = (label, file) => {
+  const cache = { XDG_CACHE_HOME: join(home, label === '' ? '.cache' : '.cache-before') };
+  const envOnly_ = { ...envOnly, ...cache };
+  const yamlConfig_ = { ...yamlConfig, ...cache };
+  return coreCasesWith(label, file, envOnly_, yamlConfig_);
+};
+const coreCasesWith = (label, file, envOnly, yamlConfig) => [
   { name: `${label}core --version`, cmd: node, args: [file, '--version'], env: envOnly, cwd: withoutConfig, core: true },
   {
     name: `${label}core reply --dry-run, env only`,
