@@ -22,7 +22,8 @@ const root = resolve(import.meta.dirname, '..');
 const bin = process.env.BENCH_BIN ? resolve(process.env.BENCH_BIN) : join(root, 'dist', 'bin.js');
 const before = process.env.BENCH_BEFORE ? resolve(process.env.BENCH_BEFORE) : null;
 const runs = Number(process.env.BENCH_RUNS ?? 21);
-const node = process.env.BENCH_NODE ?? process.execPath;
+// Absolute: the cases run in folders of their own, where a relative path would name nothing.
+const node = process.env.BENCH_NODE ? resolve(process.env.BENCH_NODE) : process.execPath;
 for (const file of [bin, before]) {
   if (file !== null && !existsSync(file)) {
     console.error(`${file} is missing: run \`npm run build\` first`);
@@ -160,9 +161,16 @@ const run = (c) => spawnSync(c.cmd, c.args, { env: c.env, cwd: c.cwd, stdio: ['i
 for (const c of cases) {
   const r = run(c);
   if (r.status !== 0) {
-    console.error(`${c.name} exited ${r.status}: ${r.stderr}`);
+    console.error(`${c.name} exited ${r.status}: ${r.error?.message ?? r.stderr}`);
     process.exitCode = 1;
   }
+}
+// A case that fails would be timed as a fast one: no figures then.
+if (process.exitCode === 1) {
+  server.kill();
+  rmSync(home, { recursive: true, force: true });
+  console.error('bench: a case failed (above); nothing was measured');
+  process.exit(1);
 }
 for (let i = 0; i < runs; i++) {
   for (const c of cases) {
