@@ -142,12 +142,12 @@ export class AnswerWait {
    * only while no answer to the conversation has come (one that came shows they were another's).
    */
   private refusedCounts(): boolean {
-    return this.refused.some((event) => event.sessionId != null) || (this.refused.length > 0 && this.answers.length === 0);
+    return this.refused.some((event) => event.sessionId !== null) || (this.refused.length > 0 && this.answers.length === 0);
   }
 
   private take(event: StreamEvent): void {
     const deliveryId = this.asked?.deliveryId;
-    const untied = event.sessionId == null;
+    const untied = event.sessionId === null;
     if (isRefusal(event) && (!untied || this.answers.length === 0)) {
       this.refused.push(event);
       this.refusalTimer ??= setTimeout(() => {
