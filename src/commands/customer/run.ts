@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import { CoreError, ExitCode, InterruptedError, UsageError, exitCodeForStatus } from '../../errors.js';
 import { requireSettings } from '../../config/index.js';
 import { parseDuration } from '../../config/duration.js';
+import { htmlSummary } from '../../output/result.js';
 import { stringifyJson } from '../../payload/json.js';
 import { loadCommandSettings } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
@@ -57,7 +58,7 @@ export class SandboxRefusedError extends CoreError {
     hint?: string,
   ) {
     const message = (answer.json as { message?: unknown } | undefined)?.message;
-    const said = typeof message === 'string' ? message : answer.text.slice(0, 2048) || '(no body)';
+    const said = typeof message === 'string' ? message : bodyText(answer);
     super(
       answer.status < 400
         ? `the server answered ${answer.status} to ${what}, not as a core sandbox answers: ${said}`
@@ -67,6 +68,11 @@ export class SandboxRefusedError extends CoreError {
       hint ? { hint } : {},
     );
   }
+}
+
+/** A body that is not the sandbox's JSON: an HTML page (a proxy's) in one line, else its text cut to 2 KB. */
+function bodyText(answer: SandboxAnswer): string {
+  return htmlSummary(answer.text) ?? (answer.text.slice(0, 2048) || '(no body)');
 }
 
 /** No answer from the bot in time, or none can come (exit 6). */
@@ -344,7 +350,7 @@ function noAnswerHint(end: string, sessionId: string): string | undefined {
 /** Reports a refusal of the sandbox: the JSON document with --json (with the sessionId when known), then the typed error. */
 function refused(answer: SandboxAnswer, what: string, options: CommonOptions & { session?: string }, ctx: Context): never {
   if (options.json) {
-    const error = answer.json ?? { message: answer.text.slice(0, 2048) };
+    const error = answer.json ?? { message: bodyText(answer) };
     ctx.out(
       `${stringifyJson({ ok: false, ...(options.session !== undefined ? { sessionId: options.session } : {}), status: answer.status, error })}\n`,
     );
