@@ -168,7 +168,7 @@ describe('the hint under an HTTP failure', () => {
     }
   });
 
-  it.each([
+  it.each<{ name: string; headers: Record<string, string> }>([
     { name: 'with Content-Type text/html', headers: { 'Content-Type': 'text/html' } },
     { name: 'without a Content-Type', headers: {} },
   ])("summarises an HTML error page (a proxy's 502) rather than printing it, $name, in the human view and in JSON", async ({ headers }) => {
