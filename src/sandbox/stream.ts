@@ -92,7 +92,10 @@ export function eventStream(deps: StreamDeps): Handler {
     const after = starts.length > 0 ? Math.max(...starts.map(Number)) : state.lastSeq;
     const wanted = (event: SandboxEvent) =>
       (tenant === undefined || event.tenant === tenant) &&
-      (sessionId === undefined || event.sessionId === sessionId || (thread !== undefined && untiedRefusalFor(event, thread.tenant)));
+      (sessionId === undefined ||
+        event.sessionId === sessionId ||
+        // Not one from before the conversation started: it cannot have been caused by it.
+        (thread !== undefined && event.seq > thread.startedSeq && untiedRefusalFor(event, thread.tenant)));
 
     const { res } = ex;
     res.writeHead(200, {

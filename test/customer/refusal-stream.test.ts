@@ -33,10 +33,12 @@ async function streamed(sb: TestSandbox, query: string, act: () => Promise<unkno
 }
 
 describe('the event stream of one conversation', () => {
-  it("carries the refusals tied to no conversation of its tenant, not another tenant's, live and replayed", async () => {
+  it("carries the refusals tied to no conversation of its tenant since it started, not another tenant's, live and replayed", async () => {
     const sb = await sandbox({ tenants: ['acme', 'globex'] });
-    const { sessionId } = await started(sb, 'acme');
     const wrong = (tenant: string) => call(sb, '/api/v1/chatbot', { tenant, token: 'not-the-token', body: replyBody() });
+    // One from before the conversation started: it cannot be the conversation's doing.
+    await wrong('acme');
+    const { sessionId } = await started(sb, 'acme');
     const act = async () => {
       await wrong('globex');
       await wrong('acme');
