@@ -83,7 +83,13 @@ export async function renderExchange(result: WaitResult, options: RenderOptions)
       err += `${errStyle.yellow('warning:')} bot answer: ${warning.path ? `${warning.path}: ` : ''}${warning.message ?? ''}\n`;
     }
   }
-  // One refusal is the error line itself (run.ts); several are listed here, the error line counts them.
-  if (result.refused.length > 1) for (const event of result.refused) err += `${errStyle.red('refused:')} ${describeRefusal(event)}\n`;
+  if (result.end === 'refused') {
+    // One refusal is the error line itself (run.ts); several are listed here, the error line counts them.
+    if (result.refused.length > 1) for (const event of result.refused) err += `${errStyle.red('refused:')} ${describeRefusal(event)}\n`;
+  } else {
+    // Refusals tied to no conversation that an answer then showed to be another conversation's, maybe.
+    for (const event of result.refused)
+      err += `${errStyle.yellow('note:')} the sandbox refused ${describeRefusal(event)}, maybe another conversation's\n`;
+  }
   return { out, err };
 }
