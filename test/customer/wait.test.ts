@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AnswerWait, isRefusal, SETTLE_MS, type StreamEvent } from '../../src/commands/customer/wait.js';
+import { AnswerWait, isRefusal, REFUSAL_DELIVERY_MS, SETTLE_MS, type StreamEvent } from '../../src/commands/customer/wait.js';
 
 /**
  * When `core customer` stops waiting (src/commands/customer/wait.ts), event by event. The clock is
@@ -125,7 +125,6 @@ describe('the wait of core customer', () => {
 
     it.each([
       { name: 'tied to the conversation, after the delivery', events: [attempt(11, 'delivered'), tied(12)], refused: [12] },
-      { name: 'tied to the conversation, before the delivery ended', events: [tied(11)], refused: [11] },
       {
         name: 'tied to the conversation, after a delivered answer',
         events: [attempt(11, 'delivered'), answer(12), tied(13)],
@@ -143,6 +142,43 @@ describe('the wait of core customer', () => {
       await vi.advanceTimersByTimeAsync(1);
       expect(settled).toBe('refused');
       expect(wait.result('refused').refused.map((event) => event.seq)).toEqual(refused);
+    });
+
+    it('ends refused a settle time after a refusal when no webhook was sent', async () => {
+      const wait = new AnswerWait(WAIT);
+      track(wait);
+      wait.start({ seq: 10n, deliveryId: null, noWebhook: 'no bot is connected' });
+      wait.accept(tied(11));
+      await vi.advanceTimersByTimeAsync(SETTLE_MS - 1);
+      expect(settled).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(settled).toBe('refused');
+    });
+
+    it('stays for the delivery going on after the settle time, and ends refused once it ends', async () => {
+      const wait = new AnswerWait(WAIT);
+      track(wait);
+      wait.start(asked);
+      wait.accept(tied(11));
+      await vi.advanceTimersByTimeAsync(SETTLE_MS + 100);
+      expect(settled).toBeUndefined();
+      wait.accept(attempt(12, 'delivered'));
+      await flush();
+      expect(settled).toBe('refused');
+      expect(wait.result('refused').delivery).toBe('delivered');
+    });
+
+    it('stays for the delivery at most REFUSAL_DELIVERY_MS after the refusal', async () => {
+      const wait = new AnswerWait(WAIT);
+      track(wait);
+      wait.start(asked);
+      wait.accept(attempt(11, 'retrying'));
+      wait.accept(tied(12));
+      await vi.advanceTimersByTimeAsync(REFUSAL_DELIVERY_MS - 1);
+      expect(settled).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(settled).toBe('refused');
+      expect(wait.result('refused').delivery).toBe('pending');
     });
 
     it("does not take a refusal tied to none once an answer has come: it may be another conversation's", async () => {

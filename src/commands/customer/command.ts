@@ -52,7 +52,8 @@ The wait ends once the webhook has been delivered (or failed for good) and an an
 arrived, plus 300 ms for answers that follow it; at once when no answer can come (the
 thread is with agents, or the webhook failed and no answer came); 300 ms after the
 sandbox refused a request of the bot tied to this conversation, or one tied to none
-(a wrong token, an unknown questionId) while no answer had come: it names the status
+(a wrong token, an unknown questionId) while no answer had come (or once the webhook
+delivery going on then has ended, at most 1 s after the refusal): it names the status
 and the sandbox's message; else when --wait runs out.
 
 --session last is the conversation say last started against the base URL, kept in

@@ -9,9 +9,10 @@
  *   so that answers sent one after another are all taken;
  * - `settleMs` after a refusal of one of the bot's API requests (a status of 400 or more): one tied
  *   to this conversation, or one tied to none (a wrong token, an unknown questionId) that arrives
- *   while no answer to the conversation has come. The short settle takes the refusals and webhook
- *   attempt that follow it, so that the report is whole, without waiting for --wait: the bot made a
- *   mistake, and waiting longer does not mend it;
+ *   while no answer to the conversation has come; if the webhook delivery is still going on then,
+ *   once it ends, but at most REFUSAL_DELIVERY_MS after the refusal. The short settle takes the
+ *   refusals and webhook attempt that follow it, so that the report is whole, without waiting for
+ *   --wait: the bot made a mistake, and waiting longer does not mend it;
  * - when `--wait` runs out, whatever has arrived by then.
  *
  * Answered means at least one bot answer was delivered to the customer; answers the sandbox refused
@@ -19,6 +20,12 @@
  */
 
 export const SETTLE_MS = 300;
+/**
+ * After a refusal, the longest the wait stays for the webhook delivery still going on (a bot that
+ * calls the API inside its webhook handler answers the webhook just after), so the report says how
+ * the delivery ended; a bot that hangs in its handler does not hold the report longer than this.
+ */
+export const REFUSAL_DELIVERY_MS = 1_000;
 
 /** Whether an event is a refusal of one of the bot's API requests (docs/sandbox.md, "Events"). */
 export function isRefusal(event: StreamEvent): boolean {
@@ -71,6 +78,9 @@ export class AnswerWait {
   private readonly attempts: StreamEvent[] = [];
   private readonly refused: StreamEvent[] = [];
   private refusalTimer: NodeJS.Timeout | undefined;
+  private refusalCap: NodeJS.Timeout | undefined;
+  /** The settle time after the first refusal is over; the wait ends on refusal once the delivery has. */
+  private refusalSettled = false;
   private deliveryOutcome: 'delivered' | 'failed' | undefined;
   private settleTimer: NodeJS.Timeout | undefined;
   private waitTimer: NodeJS.Timeout | undefined;
@@ -89,6 +99,7 @@ export class AnswerWait {
         clearTimeout(this.settleTimer);
         clearTimeout(this.waitTimer);
         clearTimeout(this.refusalTimer);
+        clearTimeout(this.refusalCap);
         resolve(end);
       };
     });
@@ -150,11 +161,16 @@ export class AnswerWait {
     const untied = event.sessionId === null;
     if (isRefusal(event) && (!untied || this.answers.length === 0)) {
       this.refused.push(event);
-      this.refusalTimer ??= setTimeout(() => {
-        this.refusalTimer = undefined;
-        if (this.refusedCounts()) this.finish('refused');
-        else this.check();
-      }, this.settleMs);
+      if (this.refusalTimer === undefined && !this.refusalSettled) {
+        this.refusalTimer = setTimeout(() => {
+          this.refusalTimer = undefined;
+          this.refusalSettled = true;
+          this.check();
+        }, this.settleMs);
+        this.refusalCap = setTimeout(() => {
+          if (this.refusedCounts()) this.finish('refused');
+        }, REFUSAL_DELIVERY_MS);
+      }
     }
     if (untied) {
       // A refusal tied to no conversation is no answer of this one, nor anything else of it.
@@ -177,8 +193,12 @@ export class AnswerWait {
   private check(): void {
     if (this.done || this.asked === undefined) return;
     const finished = this.asked.deliveryId === null || this.deliveryOutcome !== undefined;
-    // A refusal is waited on by its own settle time, and reported rather than the failed webhook.
-    if (this.refusalTimer !== undefined && this.refusedCounts()) return;
+    // A refusal is waited on by its own settle time (and the delivery's end), and reported rather
+    // than the failed webhook.
+    if (this.refusedCounts()) {
+      if (this.refusalSettled && finished) this.finish('refused');
+      return;
+    }
     if (this.deliveryOutcome === 'failed' && this.answers.length === 0) {
       this.finish('webhook-failed');
       return;
