@@ -51,6 +51,8 @@ export function failureHint(result: RequestResult, context: HintContext): string
     case 415:
       return 'the service did not take the body as JSON: core sends Content-Type: application/json, so check that no proxy or header in the profile changes it';
     case 429:
+      if (result.retryAfterMs !== undefined && attempts === 1 && context.retryable)
+        return `the service limits the rate of requests and asked to wait ${Math.ceil(result.retryAfterMs / 1000)} s (Retry-After), longer than core waits, so it was not repeated: try again after that${reason ? ', or lower --concurrency' : ''}`;
       return `the service limits the rate of requests; ${repeated}, waiting as Retry-After asked: try again later${reason ? ', or lower --concurrency' : ''}`;
     default:
       if (status >= 500 && result.retryAfterMs !== undefined && context.retryable) {

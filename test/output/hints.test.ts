@@ -153,6 +153,13 @@ describe('the hint under an HTTP failure', () => {
       /raise retries/,
     ],
     [
+      'a 429 asking for a wait longer than core waits does not say it waited',
+      reply,
+      { status: 429, headers: { 'Retry-After': '120' }, body: body('slow down') },
+      /hint: the service limits the rate of requests and asked to wait 120 s \(Retry-After\), longer than core waits, so it was not repeated/,
+      /waiting as Retry-After asked/,
+    ],
+    [
       'a 503 asking for a wait longer than core waits does not say to raise retries',
       reply,
       { status: 503, headers: { 'Retry-After': '120' }, body: body('maintenance') },
