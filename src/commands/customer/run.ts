@@ -264,7 +264,7 @@ async function converse(
         end === 'answered'
           ? null
           : end === 'refused'
-            ? { code: 'EBOTREFUSED', message: refusedMessage(result.refused) }
+            ? { code: 'EBOTREFUSED', message: refusedMessage(result.refused, 'in refused') }
             : { code: 'ENOANSWER', message: noAnswerMessage(end, result, waitMs, asked.noWebhook) },
     };
     if (options.json) ctx.out(`${stringifyJson(document)}\n`);
@@ -284,10 +284,13 @@ async function converse(
   }
 }
 
-/** The error line of a wait ended by refusals: the one refusal, or how many (each is listed above it). */
-export function refusedMessage(refused: StreamEvent[]): string {
+/**
+ * The error line of a wait ended by refusals: the one refusal, or how many (each is listed above it
+ * on stderr, or in `refused` in JSON).
+ */
+export function refusedMessage(refused: StreamEvent[], listed = 'listed above'): string {
   if (refused.length === 1) return `the sandbox refused the bot's ${describeRefusal(refused[0]!)}`;
-  return `the sandbox refused ${refused.length} of the bot's requests (listed above)`;
+  return `the sandbox refused ${refused.length} of the bot's requests (${listed})`;
 }
 
 /**
