@@ -23,6 +23,10 @@ export function failureHint(result: RequestResult, context: HintContext): string
   const attempts = result.attempts ?? 1;
   const repeated = attempts > 1 ? `it was sent ${attempts} times` : context.retryable ? 'it was sent once' : 'it was not repeated';
   const reason = context.operation === 'reason';
+  const message = (result.error as { message?: unknown } | null)?.message;
+  // The sandbox's words for an answer into a thread (or to a question) with agents (docs/api.md,
+  // gap 5); a service that says so gets the same hint.
+  const withAgents = typeof message === 'string' && /\bwith agents\b|\bpassed to agents\b/i.test(message);
   switch (status) {
     case 401:
       return `the service did not accept the ${reason ? 'integrator token (else the token)' : 'token'}: check it and where it came from with core config show, and that it has not expired`;
@@ -37,16 +41,29 @@ export function failureHint(result: RequestResult, context: HintContext): string
     case 409:
       return reason
         ? 'too many inactivity reasons would be active: make another inactive first (--inactive), or send this one with --inactive'
-        : context.operation === 'reply'
-          ? 'the question may already have a bot answer and the service rejects a second one (strict mode): answer a new question, or address the reply by another way'
-          : 'the service refused the request as conflicting with its state';
+        : withAgents
+          ? 'the thread (or the question) is with agents, so a bot message is refused: release the thread to the bot first (in core sandbox: "Give back to the bot" on the page, or POST /_sandbox/conversations/SESSION/release), then send again'
+          : context.operation === 'reply'
+            ? 'the question may already have a bot answer and the service rejects a second one (strict mode): answer a new question, or address the reply by another way'
+            : 'the service refused the request as conflicting with its state';
     case 413:
       return 'the request is larger than the service takes: shorten the texts, or send fewer quick replies, attachments or list items';
     case 415:
       return 'the service did not take the body as JSON: core sends Content-Type: application/json, so check that no proxy or header in the profile changes it';
     case 429:
+      if (result.retryAfterMs !== undefined && attempts === 1 && context.retryable)
+        return `the service limits the rate of requests and asked to wait ${Math.ceil(result.retryAfterMs / 1000)} s (Retry-After), longer than core waits, so it was not repeated: try again after that${reason ? ', or lower --concurrency' : ''}`;
       return `the service limits the rate of requests; ${repeated}, waiting as Retry-After asked: try again later${reason ? ', or lower --concurrency' : ''}`;
     default:
+      if (status >= 500 && result.retryAfterMs !== undefined && context.retryable) {
+        // What stopped the send was the service's own request to wait, which retries do not count:
+        // raising them would change nothing.
+        const seconds = Math.ceil(result.retryAfterMs / 1000);
+        const asked = `the service is unavailable (HTTP ${status}) and asked to wait ${seconds} s (Retry-After)`;
+        return attempts > 1
+          ? `${asked}; it was sent ${attempts} times, each after the wait it asked for: try again later`
+          : `${asked}, longer than core waits, so it was not repeated: try again after that`;
+      }
       if (status >= 500) {
         const more = context.retryable
           ? `; raise retries in the profile (now ${context.retries}) or try again later`

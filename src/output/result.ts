@@ -1,5 +1,5 @@
 import type { Problem } from '../errors.js';
-import type { HttpResponse } from '../http/client.js';
+import { parseRetryAfter, type HttpResponse } from '../http/client.js';
 
 /**
  * The result of one request as data (docs/json-output.md). The human view and `--json`
@@ -27,6 +27,11 @@ export interface RequestResult {
   validationErrors?: Problem[];
   /** How many attempts were made (only when more than one). */
   attempts?: number;
+  /**
+   * The wait the last answer asked for with Retry-After (429 or 503), in milliseconds: such waits
+   * are not retries, so raising `retries` would not have helped.
+   */
+  retryAfterMs?: number;
   /** For batches: not sent because the batch stopped early. */
   skipped?: boolean;
   /** For batches: not sent because the --resume report shows it applied by an earlier run (ok is true). */
@@ -41,9 +46,52 @@ export interface RequestResult {
 /** The most of a non-JSON error body that is shown (the 2 KB of docs/json-output.md). */
 export const RAW_BODY_LIMIT = 2048;
 
-/** Reads the service's error body: the Error record when it is JSON, else the raw text cut to 2 KB. */
-export function errorBodyOf(response: Pick<HttpResponse, 'body' | 'truncated' | 'incomplete'>): RequestResult['error'] {
+/** The longest summary of an HTML page kept: a title, not the page. */
+const HTML_SUMMARY_LIMIT = 200;
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', '#39': "'" };
+
+/** The text of a bit of HTML: tags dropped, the common entities read, white space made single. */
+function htmlText(html: string): string {
+  return html
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&(#x?[0-9a-f]+|[a-z]+);/gi, (entity, name: string) => {
+      const key = name.toLowerCase();
+      if (ENTITIES[key] !== undefined) return ENTITIES[key];
+      const code = key.startsWith('#x') ? parseInt(key.slice(2), 16) : key.startsWith('#') ? parseInt(key.slice(1), 10) : NaN;
+      return Number.isInteger(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : entity;
+    })
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/**
+ * An error body that is an HTML page (a proxy's or a load balancer's 502 page, a login page), said in
+ * one line rather than printed raw: "an HTML page from the server: 502 Bad Gateway", from its title,
+ * else its first heading. Undefined when the body is not HTML.
+ */
+export function htmlSummary(text: string, contentType?: string | string[]): string | undefined {
+  const type = (Array.isArray(contentType) ? contentType[0] : contentType)?.toLowerCase() ?? '';
+  const looksHtml = /^\s*(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>])/i.test(text);
+  if (!type.includes('html') && !looksHtml) return undefined;
+  const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1];
+  const heading = /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(text)?.[1];
+  const name = [title, heading].map((part) => (part === undefined ? '' : htmlText(part))).find((part) => part !== '');
+  if (name === undefined) return 'an HTML page from the server (no title)';
+  const cut = name.length > HTML_SUMMARY_LIMIT ? `${name.slice(0, HTML_SUMMARY_LIMIT)}…` : name;
+  return `an HTML page from the server: ${cut}`;
+}
+
+/**
+ * Reads the service's error body: the Error record when it is JSON, a one-line summary when it is an
+ * HTML page, else the raw text cut to 2 KB.
+ */
+export function errorBodyOf(
+  response: Pick<HttpResponse, 'body' | 'truncated' | 'incomplete'> & { headers?: HttpResponse['headers'] },
+): RequestResult['error'] {
   const text = response.body;
+  const html = htmlSummary(text, response.headers?.['content-type']);
+  if (html !== undefined) return { message: html };
   if (response.incomplete !== undefined) {
     const head = cutText(text, RAW_BODY_LIMIT).replace(/… \[cut\]$/, '');
     return { message: `${head}… [cut: ${response.incomplete}]` };
@@ -95,7 +143,15 @@ export function resultFromResponse(
     ...(request.answerId !== undefined ? { answerId: request.answerId } : {}),
     error: ok ? null : response.status >= 300 && response.status < 400 ? redirectError(response) : errorBodyOf(response),
     ...(response.attempts > 1 ? { attempts: response.attempts } : {}),
+    ...retryAfterOf(response),
   };
+}
+
+/** The wait a 429 or 503 asked for with Retry-After, as the client reads it (src/http/client.ts). */
+function retryAfterOf(response: HttpResponse): { retryAfterMs?: number } {
+  if (response.status !== 429 && response.status !== 503) return {};
+  const ms = parseRetryAfter(response.headers['retry-after']);
+  return ms === null ? {} : { retryAfterMs: ms };
 }
 
 /**

@@ -9,7 +9,9 @@ import type { SandboxState } from './state.js';
  * is one message, `id: <seq>` and `data: <the event as one line of JSON>`, with no `event:` field, so
  * an EventSource's onmessage sees them all. `?after=SEQ` (or the Last-Event-ID header a reconnecting
  * EventSource sends) replays the kept events after SEQ first; without either, the stream starts with
- * the next event. `?tenant=` and `?session=` narrow it.
+ * the next event. `?tenant=` and `?session=` narrow it: `?session=` to the conversation's events and
+ * the refusals not tied to any conversation (docs/sandbox.md, "Events") of its tenant or of the whole
+ * sandbox, so that whoever waits on one conversation sees a refusal it may have caused.
  *
  * A client that does not read is not waited for: past `maxBufferedBytes` of unsent data its stream is
  * closed, and it can reconnect with Last-Event-ID. No stream slows a request or another stream.
@@ -45,6 +47,19 @@ function drained(res: ServerResponse): Promise<void> {
 
 const frame = (event: SandboxEvent) => `id: ${event.seq}\ndata: ${stringifyJson(event)}\n\n`;
 
+/**
+ * A refusal tied to no conversation that a stream of one conversation of `tenant` also carries: one
+ * of the same tenant, or a sandbox-wide one (a request naming no tenant, or one the sandbox does not
+ * serve). A refusal is an api.request, a bot answer or a greeting with a status of 400 or more.
+ */
+export function untiedRefusalFor(event: SandboxEvent, tenant: string): boolean {
+  if (event.sessionId !== null) return false;
+  if (event.type !== 'api.request' && event.type !== 'bot.answer' && event.type !== 'greeting') return false;
+  if (event.status < 400) return false;
+  const scope = (event as { scope?: unknown }).scope;
+  return event.tenant === tenant || event.tenant === '' || scope === 'sandbox';
+}
+
 export function eventStream(deps: StreamDeps): Handler {
   const { state, open } = deps;
   return async (ex: Exchange): Promise<Answer> => {
@@ -76,7 +91,11 @@ export function eventStream(deps: StreamDeps): Handler {
     }
     const after = starts.length > 0 ? Math.max(...starts.map(Number)) : state.lastSeq;
     const wanted = (event: SandboxEvent) =>
-      (tenant === undefined || event.tenant === tenant) && (sessionId === undefined || event.sessionId === sessionId);
+      (tenant === undefined || event.tenant === tenant) &&
+      (sessionId === undefined ||
+        event.sessionId === sessionId ||
+        // Not one from before the conversation started: it cannot have been caused by it.
+        (thread !== undefined && event.seq > thread.startedSeq && untiedRefusalFor(event, thread.tenant)));
 
     const { res } = ex;
     res.writeHead(200, {
@@ -119,7 +138,9 @@ export function eventStream(deps: StreamDeps): Handler {
       // A page at a time, each read in one go: the log may change between pages, never during one.
       for (;;) {
         if (res.destroyed) return;
-        const source = sessionId !== undefined ? state.events({ sessionId, after: sent }) : state.events({ tenant, after: sent });
+        // A conversation's replay reads the whole log, not only the thread's: the refusals tied to no
+        // conversation are not in the thread's.
+        const source = state.events({ tenant: sessionId !== undefined ? undefined : tenant, after: sent });
         const batch = page(source, sent, 500, wanted);
         let full = false;
         for (const event of batch.items) {

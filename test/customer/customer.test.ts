@@ -1,4 +1,7 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { LAST_SESSIONS_FILE } from '../../src/commands/customer/last-session.js';
 import { choose } from '../../src/commands/customer/run.js';
 import { parseJson } from '../../src/payload/json.js';
 import { startRecordingServer, type RecordedRequest, type ScriptedAnswer } from '../helpers/recording-server.js';
@@ -186,15 +189,18 @@ describe('core customer say', () => {
   });
 
   it('shows an answer the sandbox refused, with why, and exits 6: it did not reach the customer', async () => {
-    const { env } = await platform(async (message, sb) => {
-      await call(sb, '/api/v1/chatbot', { body: replyBody({ coreClientId: undefined, questionId: message.questionId + 1000n }) });
-      await reply(sb, message, { questionId: undefined, sessionId: message.sessionId, questionIndex: 7n });
-    });
-    const result = await runInProcess(['customer', 'say', 'Hi', '--wait', '300ms'], { env });
+    const { env } = await platform((message, sb) =>
+      reply(sb, message, { questionId: undefined, sessionId: message.sessionId, questionIndex: 7n }),
+    );
+    const result = await runInProcess(['customer', 'say', 'Hi', '--wait', '10m'], { env });
     expect(result.code).toBe(6);
     expect(result.stdout).toContain('NOT DELIVERED (404: unknown question)');
     expect(result.stdout).toContain('has no question with questionIndex 7');
-    expect(result.stderr).toContain('answer was not delivered');
+    expect(result.stderr).toMatch(
+      /^error: the sandbox refused the bot's POST \/api\/v1\/chatbot: 404 Not Found: thread 's-\w+' has no question with questionIndex 7/m,
+    );
+    expect(result.stderr).toContain('hint: the bot must answer the question of the MESSAGE webhook it received');
+    expect(result.stderr).not.toContain('wait longer');
   });
 
   it('waits for an answer sent some other way when no bot is connected, and warns', async () => {
@@ -268,6 +274,146 @@ describe('core customer say', () => {
     const result = await runInProcess(['customer', 'say', 'Hi'], { env: baseEnv({ CORE_BASE_URL: gone.url }) });
     expect(result.code).toBe(6);
     expect(result.stderr).toContain('no answer from the sandbox at');
+  });
+});
+
+describe("core customer say and press, when the sandbox refuses the bot's request", () => {
+  const wrongToken = (message: Message, sb: TestSandbox) =>
+    call(sb, '/api/v1/chatbot', { token: 'not-the-token', body: replyBody({ coreClientId: undefined, questionId: message.questionId }) });
+  const tooLongButton = (message: Message, sb: TestSandbox) =>
+    reply(sb, message, { quickReplies: [{ type: 'TEXT', text: 'x'.repeat(4001) }] });
+
+  // --wait 10m throughout: each of these ends on the refusal, long before --wait, or hangs (and the
+  // test's own time limit catches it).
+  it.each([
+    {
+      name: 'a refusal tied to the conversation (400: a quick reply of 4,001 characters)',
+      bot: tooLongButton,
+      line: /^error: the sandbox refused the bot's POST \/api\/v1\/chatbot: 400 Bad Request: .*quickReplies\[0\]\.text.*4,001/m,
+      untied: false,
+      hint: /^hint: the bot's request breaks a rule of the API/m,
+    },
+    {
+      name: 'a refusal tied to no conversation (401: a wrong token)',
+      bot: wrongToken,
+      line: /^error: the sandbox refused the bot's POST \/api\/v1\/chatbot: 401 Unauthorized: .+ \(not tied to a conversation\)$/m,
+      untied: true,
+      hint: /^hint: the bot must send Authorization: Bearer with the sandbox's token/m,
+    },
+  ])('stops at once on $name: the status and message, exit 6, no advice to wait longer', async ({ bot, line, untied, hint }) => {
+    const { env } = await platform(bot);
+    const result = await runInProcess(['customer', 'say', 'Hi', '--wait', '10m'], { env });
+    expect(result.code).toBe(6);
+    expect(result.stderr).toMatch(line);
+    expect(result.stderr).toMatch(hint);
+    expect(result.stderr).not.toMatch(/wait longer|--wait/);
+    expect(result.stderr.includes('not tied to a conversation')).toBe(untied);
+  });
+
+  it('carries the refused requests and the sessionId in --json', async () => {
+    const { env } = await platform(wrongToken);
+    const result = await runInProcess(['customer', 'say', 'Hi', '--wait', '10m', '--json'], { env });
+    expect(result.code).toBe(6);
+    const document = parseJson(result.stdout) as { sessionId: string; refused: unknown[] };
+    expect(document).toMatchObject({
+      ok: false,
+      sessionId: expect.stringMatching(/^s-/),
+      answers: [],
+      refused: [{ type: 'api.request', method: 'POST', path: '/api/v1/chatbot', status: 401n, sessionId: null }],
+      error: { code: 'EBOTREFUSED', message: expect.stringContaining('401 Unauthorized') },
+    });
+    expect(document.refused).toHaveLength(1);
+  });
+
+  it('stops on a refusal in press too', async () => {
+    let calls = 0;
+    const { env } = await platform((message, sb) => {
+      calls += 1;
+      return calls === 1 ? reply(sb, message, { quickReplies: [{ type: 'TEXT', text: 'Yes' }] }) : wrongToken(message, sb);
+    });
+    const first = await runInProcess(['customer', 'say', 'Hi', '--json'], { env });
+    expect(first.code).toBe(0);
+    const result = await runInProcess(['customer', 'press', 'Yes', '--session', 'last', '--wait', '10m'], { env });
+    expect(result.code).toBe(6);
+    expect(result.stderr).toMatch(/401 Unauthorized: .+ \(not tied to a conversation\)/);
+  });
+
+  it("takes no refusal tied to no conversation once the conversation has its answer: it may be another conversation's", async () => {
+    const { env } = await platform(async (message, sb) => {
+      await echo(message, sb);
+      await wrongToken(message, sb);
+    });
+    const result = await runInProcess(['customer', 'say', 'Hi', '--json'], { env });
+    expect(result.code).toBe(0);
+    expect(parseJson(result.stdout)).toMatchObject({ ok: true, refused: [], error: null });
+  });
+
+  it("takes no refusal of another tenant's request", async () => {
+    const { env } = await platform(
+      async (message, sb) => {
+        await call(sb, '/api/v1/chatbot', { tenant: 'globex', token: 'not-the-token', body: replyBody({ coreClientId: undefined }) });
+        await call(sb, '/api/v1/chatbot', { tenant: 'acme', body: replyBody({ coreClientId: undefined, questionId: message.questionId }) });
+      },
+      { tenants: ['acme', 'globex'] },
+    );
+    const result = await runInProcess(['customer', 'say', 'Hi', '--json'], { env: { ...env, CORE_TENANT: 'acme' } });
+    expect(result.code).toBe(0);
+    expect(parseJson(result.stdout)).toMatchObject({ ok: true, refused: [] });
+  });
+});
+
+describe('core customer --session last', () => {
+  it('goes on in the conversation say last started against the base URL, in say and in press', async () => {
+    const { env, sb } = await platform(echo);
+    const first = await runInProcess(['customer', 'say', 'One', '--json'], { env });
+    const sessionId = (parseJson(first.stdout) as { sessionId: string }).sessionId;
+    const second = await runInProcess(['customer', 'say', 'Two', '--session', 'last', '--json'], { env });
+    expect(second.code).toBe(0);
+    expect(parseJson(second.stdout)).toMatchObject({ sessionId, question: { questionIndex: 2n } });
+    const third = await runInProcess(['customer', 'press', 'Talk to a person', '--session', 'last', '--json'], { env });
+    expect(third.code).toBe(0);
+    expect(parseJson(third.stdout)).toMatchObject({ sessionId, question: { questionIndex: 3n } });
+    expect(sb.conversation(sessionId)?.questions).toBe(3);
+  });
+
+  it('keeps one conversation per base URL: another sandbox has its own last', async () => {
+    const one = await platform(echo);
+    const two = await platform(echo);
+    const env = (url: string) => ({ ...one.env, CORE_BASE_URL: url });
+    const started = async (url: string) =>
+      (parseJson((await runInProcess(['customer', 'say', 'Hi', '--json'], { env: env(url) })).stdout) as { sessionId: string }).sessionId;
+    const first = await started(one.sb.url);
+    const second = await started(`${two.sb.url}/`);
+    const again = await runInProcess(['customer', 'say', 'More', '--session', 'last', '--json'], { env: env(`${one.sb.url}/`) });
+    expect(parseJson(again.stdout)).toMatchObject({ sessionId: first });
+    const other = await runInProcess(['customer', 'say', 'More', '--session', 'last', '--json'], { env: env(two.sb.url) });
+    expect(parseJson(other.stdout)).toMatchObject({ sessionId: second });
+  });
+
+  it.each([
+    { name: 'XDG_STATE_HOME', xdg: true, folder: (home: string) => join(home, 'state', 'core') },
+    { name: '~/.local/state without XDG_STATE_HOME', xdg: false, folder: (home: string) => join(home, '.local', 'state', 'core') },
+  ])('is kept in $name, the folder 0700 and the file 0600', async ({ xdg, folder }) => {
+    const { env } = await platform(echo);
+    const home = env.HOME!;
+    const result = await runInProcess(['customer', 'say', 'Hi'], {
+      env: { ...env, ...(xdg ? { XDG_STATE_HOME: join(home, 'state') } : {}) },
+    });
+    expect(result.code).toBe(0);
+    expect(statSync(folder(home)).mode & 0o777).toBe(0o700);
+    expect(statSync(join(folder(home), LAST_SESSIONS_FILE)).mode & 0o777).toBe(0o600);
+  });
+
+  it.each([
+    ['say', 'Hi'],
+    ['press', 'Yes'],
+  ])('%s exits 2 with a clear error when say has started none against the base URL', async (command, text) => {
+    const sb = await sandbox();
+    const result = await runInProcess(['customer', command!, text!, '--session', 'last'], { env: baseEnv({ CORE_BASE_URL: sb.url }) });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`error: --session last: core customer say has started no conversation against ${sb.url} yet`);
+    expect(result.stderr).toContain('hint: start one with core customer say TEXT');
+    expect(sb.events()).toEqual([]);
   });
 });
 

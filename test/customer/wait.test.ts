@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AnswerWait, SETTLE_MS, type StreamEvent } from '../../src/commands/customer/wait.js';
+import { AnswerWait, isRefusal, REFUSAL_DELIVERY_MS, SETTLE_MS, type StreamEvent } from '../../src/commands/customer/wait.js';
 
 /**
  * When `core customer` stops waiting (src/commands/customer/wait.ts), event by event. The clock is
@@ -117,5 +117,116 @@ describe('the wait of core customer', () => {
     await vi.advanceTimersByTimeAsync(SETTLE_MS);
     expect(settled).toBe('answered');
     expect(wait.result('answered').answers.map((a) => a.seq)).toEqual([11]);
+  });
+
+  describe("on a refusal of the bot's requests", () => {
+    const tied = (seq: number, status = 400): StreamEvent => ({ seq, type: 'bot.answer', sessionId: 's-1', delivered: false, status });
+    const untied = (seq: number, status = 401): StreamEvent => ({ seq, type: 'api.request', sessionId: null, status });
+
+    it.each([
+      { name: 'tied to the conversation, after the delivery', events: [attempt(11, 'delivered'), tied(12)], refused: [12] },
+      {
+        name: 'tied to the conversation, after a delivered answer',
+        events: [attempt(11, 'delivered'), answer(12), tied(13)],
+        refused: [13],
+      },
+      { name: 'tied to none, while no answer has come', events: [untied(11), attempt(12, 'delivered')], refused: [11] },
+      { name: 'tied to none, the delivery failed', events: [untied(11), attempt(12, 'failed')], refused: [11] },
+    ])('ends refused a settle time after one $name, long before --wait', async ({ events, refused }) => {
+      const wait = new AnswerWait(WAIT);
+      track(wait);
+      wait.start(asked);
+      for (const event of events) wait.accept(event);
+      await vi.advanceTimersByTimeAsync(SETTLE_MS - 1);
+      expect(settled).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(settled).toBe('refused');
+      expect(wait.result('refused').refused.map((event) => event.seq)).toEqual(refused);
+    });
+
+    it('ends refused a settle time after a refusal when no webhook was sent', async () => {
+      const wait = new AnswerWait(WAIT);
+      track(wait);
+      wait.start({ seq: 10n, deliveryId: null, noWebhook: 'no bot is connected' });
+      wait.accept(tied(11));
+      await vi.advanceTimersByTimeAsync(SETTLE_MS - 1);
+      expect(settled).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(settled).toBe('refused');
+    });
+
+    it('stays for the delivery going on after the settle time, and ends refused once it ends', async () => {
+      const wait = new AnswerWait(WAIT);
+      track(wait);
+      wait.start(asked);
+      wait.accept(tied(11));
+      await vi.advanceTimersByTimeAsync(SETTLE_MS + 100);
+      expect(settled).toBeUndefined();
+      wait.accept(attempt(12, 'delivered'));
+      await flush();
+      expect(settled).toBe('refused');
+      expect(wait.result('refused').delivery).toBe('delivered');
+    });
+
+    it('stays for the delivery at most REFUSAL_DELIVERY_MS after the refusal', async () => {
+      const wait = new AnswerWait(WAIT);
+      track(wait);
+      wait.start(asked);
+      wait.accept(attempt(11, 'retrying'));
+      wait.accept(tied(12));
+      await vi.advanceTimersByTimeAsync(REFUSAL_DELIVERY_MS - 1);
+      expect(settled).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(settled).toBe('refused');
+      expect(wait.result('refused').delivery).toBe('pending');
+    });
+
+    it("does not take a refusal tied to none once an answer has come: it may be another conversation's", async () => {
+      const wait = new AnswerWait(WAIT);
+      track(wait);
+      wait.start(asked);
+      wait.accept(attempt(11, 'delivered'));
+      wait.accept(answer(12));
+      wait.accept(untied(13));
+      await vi.advanceTimersByTimeAsync(SETTLE_MS);
+      expect(settled).toBe('answered');
+      expect(wait.result('answered').refused).toEqual([]);
+    });
+
+    it('does not end refused when an answer follows a refusal tied to none within the settle time', async () => {
+      const wait = new AnswerWait(WAIT);
+      track(wait);
+      wait.start(asked);
+      wait.accept(untied(11));
+      wait.accept(attempt(12, 'delivered'));
+      wait.accept(answer(13));
+      await vi.advanceTimersByTimeAsync(SETTLE_MS * 2);
+      expect(settled).toBe('answered');
+    });
+
+    it('ignores refusals from before the message', async () => {
+      const wait = new AnswerWait(WAIT);
+      track(wait);
+      wait.accept(untied(9));
+      wait.start(asked);
+      wait.accept(tied(8));
+      wait.accept(attempt(11, 'delivered'));
+      await vi.advanceTimersByTimeAsync(WAIT - 1);
+      expect(settled).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(settled).toBe('no-answer');
+    });
+
+    it.each<[StreamEvent, boolean]>([
+      [{ seq: 1, type: 'api.request', status: 400 }, true],
+      [{ seq: 1, type: 'api.request', status: 399 }, false],
+      [{ seq: 1, type: 'api.request', status: 401n }, true],
+      [{ seq: 1, type: 'bot.answer', status: 404 }, true],
+      [{ seq: 1, type: 'bot.answer', status: 200, delivered: false }, false],
+      [{ seq: 1, type: 'greeting', status: 409 }, true],
+      [{ seq: 1, type: 'webhook.attempt', status: 500 }, false],
+    ])('counts %o as a refusal: %s', (event, expected) => {
+      expect(isRefusal(event)).toBe(expected);
+    });
   });
 });

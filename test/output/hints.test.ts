@@ -116,4 +116,80 @@ describe('the hint under an HTTP failure', () => {
     expect(result.code).toBe(4);
     expect(result.stderr.match(/^hint \(404\): no inactivity reason has this code/gm)).toHaveLength(1);
   });
+
+  const nginx502 =
+    '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.27.0</center>\r\n</body>\r\n</html>\r\n';
+
+  it.each<[string, string[], { status: number; headers?: Record<string, string>; body: string }, RegExp, RegExp]>([
+    [
+      'a reply 409 for a thread with agents says to release the thread, not strict mode',
+      reply,
+      {
+        status: 409,
+        body: body("the thread 's-1' is with agents since SWITCH_TO_HUMAN: a bot answer is not delivered until the thread is given back"),
+      },
+      /hint: the thread \(or the question\) is with agents, so a bot message is refused: release the thread to the bot first/,
+      /strict mode/,
+    ],
+    [
+      'a greeting 409 for a question passed to agents says to release the thread',
+      greet,
+      { status: 409, body: body("question 2 of thread 's-1' was passed to agents with UNCLEAR_QUESTION") },
+      /hint: the thread \(or the question\) is with agents/,
+      /conflicting with its state/,
+    ],
+    [
+      'a reply 409 that names no agents keeps the strict-mode hint',
+      reply,
+      { status: 409, body: body('question already answered') },
+      /hint: .*strict mode/,
+      /release/,
+    ],
+    [
+      'a 503 whose Retry-After waits stopped the send does not say to raise retries',
+      reply,
+      { status: 503, headers: { 'Retry-After': '0' }, body: body('maintenance') },
+      /hint: the service is unavailable \(HTTP 503\) and asked to wait 0 s \(Retry-After\); it was sent 11 times, each after the wait it asked for: try again later/,
+      /raise retries/,
+    ],
+    [
+      'a 429 asking for a wait longer than core waits does not say it waited',
+      reply,
+      { status: 429, headers: { 'Retry-After': '120' }, body: body('slow down') },
+      /hint: the service limits the rate of requests and asked to wait 120 s \(Retry-After\), longer than core waits, so it was not repeated/,
+      /waiting as Retry-After asked/,
+    ],
+    [
+      'a 503 asking for a wait longer than core waits does not say to raise retries',
+      reply,
+      { status: 503, headers: { 'Retry-After': '120' }, body: body('maintenance') },
+      /hint: the service is unavailable \(HTTP 503\) and asked to wait 120 s \(Retry-After\), longer than core waits, so it was not repeated/,
+      /raise retries/,
+    ],
+  ])('%s', async (_name, argv, answer, hint, not) => {
+    server = await startRecordingServer(() => ({ ...answer, headers: { 'Content-Type': 'application/json', ...answer.headers } }));
+    for (const json of [false, true]) {
+      const result = await runInProcess(json ? [...argv, '--json'] : argv, { env: baseEnv(), cwd: profile(server.url) });
+      expect(result.stderr).toMatch(hint);
+      expect(result.stderr).not.toMatch(not);
+    }
+  });
+
+  it.each<{ name: string; headers: Record<string, string> }>([
+    { name: 'with Content-Type text/html', headers: { 'Content-Type': 'text/html' } },
+    { name: 'without a Content-Type', headers: {} },
+  ])("summarises an HTML error page (a proxy's 502) rather than printing it, $name, in the human view and in JSON", async ({ headers }) => {
+    server = await startRecordingServer(() => ({ status: 502, headers, body: nginx502 }));
+    const human = await runInProcess(reply, { env: baseEnv(), cwd: profile(server.url) });
+    expect(human.code).toBe(5);
+    expect(human.stderr).toMatch(/^ {2}message {5}an HTML page from the server: 502 Bad Gateway$/m);
+    expect(human.stderr).not.toMatch(/<html>|<center>|nginx/);
+    const json = await runInProcess([...reply, '--json'], { env: baseEnv(), cwd: profile(server.url) });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      ok: false,
+      status: 502,
+      error: { message: 'an HTML page from the server: 502 Bad Gateway' },
+    });
+    expect(json.stdout).not.toContain('<html>');
+  });
 });

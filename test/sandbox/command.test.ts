@@ -60,7 +60,7 @@ describe('core sandbox', () => {
   it('prints its base URL and the environment lines, serves requests, logs them on stderr, and exits 0 on Ctrl-C', async () => {
     const cli = await startCli(['sandbox', '--port', '0']);
     const [first] = cli.out().split('\n');
-    expect(first).toMatch(/^core sandbox listening on http:\/\/127\.0\.0\.1:\d+ \(tenants: sandbox; duplicates: soft\)$/);
+    expect(first).toMatch(/^# core sandbox listening on http:\/\/127\.0\.0\.1:\d+ \(tenants: sandbox; duplicates: soft\)$/);
     expect(cli.env).toEqual({
       CORE_BASE_URL: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
       CORE_TENANT: 'sandbox',

@@ -1,3 +1,5 @@
+import { statusText } from '../../output/result.js';
+import { printable } from '../../output/terminal.js';
 import type { WaitResult, StreamEvent } from './wait.js';
 
 /**
@@ -31,6 +33,25 @@ function titleOf(answer: StreamEvent): string {
   return `Bot · answer ${to}${code} · NOT DELIVERED (${String(answer.status)}: ${String(answer.notDelivered)})`;
 }
 
+/**
+ * One refused request of the bot, in a line: what it was, the status and the sandbox's message, and
+ * whether the sandbox could tie it to a conversation. The message may quote the bot's values, so it
+ * is made printable.
+ */
+export function describeRefusal(event: StreamEvent): string {
+  const method = typeof event.method === 'string' ? event.method : 'POST';
+  const path = typeof event.path === 'string' ? event.path : event.type === 'greeting' ? '/api/v1/chatbot/greet' : '/api/v1/chatbot';
+  const status = Number(event.status);
+  const message =
+    typeof event.error === 'string' && event.error !== ''
+      ? event.error
+      : typeof event.notDelivered === 'string'
+        ? event.notDelivered
+        : null;
+  const untied = event.sessionId == null ? ' (not tied to a conversation)' : '';
+  return printable(`${method} ${path}: ${status} ${statusText(status)}`.trimEnd() + (message !== null ? `: ${message}` : '') + untied);
+}
+
 export async function renderExchange(result: WaitResult, options: RenderOptions): Promise<{ out: string; err: string }> {
   const [{ renderPreview }, { makeStyle }] = await Promise.all([import('../../prompts/preview.js'), import('../../output/style.js')]);
   const style = makeStyle(options.color.stdout);
@@ -61,6 +82,14 @@ export async function renderExchange(result: WaitResult, options: RenderOptions)
     for (const warning of warnings) {
       err += `${errStyle.yellow('warning:')} bot answer: ${warning.path ? `${warning.path}: ` : ''}${warning.message ?? ''}\n`;
     }
+  }
+  if (result.end === 'refused') {
+    // One refusal is the error line itself (run.ts); several are listed here, the error line counts them.
+    if (result.refused.length > 1) for (const event of result.refused) err += `${errStyle.red('refused:')} ${describeRefusal(event)}\n`;
+  } else {
+    // Refusals tied to no conversation that an answer then showed to be another conversation's, maybe.
+    for (const event of result.refused)
+      err += `${errStyle.yellow('note:')} the sandbox refused ${describeRefusal(event)}, maybe another conversation's\n`;
   }
   return { out, err };
 }

@@ -2,11 +2,13 @@ import type { Context } from '../../context.js';
 import { CoreError, ExitCode, InterruptedError, UsageError, exitCodeForStatus } from '../../errors.js';
 import { requireSettings } from '../../config/index.js';
 import { parseDuration } from '../../config/duration.js';
+import { htmlSummary } from '../../output/result.js';
 import { stringifyJson } from '../../payload/json.js';
 import { loadCommandSettings } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
 import { openEventStream, requestJson, StreamRefused, type ClientInit, type SandboxAnswer } from './client.js';
-import { renderExchange } from './render.js';
+import { LAST, lastSession, rememberSession } from './last-session.js';
+import { describeRefusal, renderExchange } from './render.js';
 import { AnswerWait, type StreamEvent, type WaitResult } from './wait.js';
 
 /**
@@ -15,8 +17,9 @@ import { AnswerWait, type StreamEvent, type WaitResult } from './wait.js';
  * sandbox's own endpoints), waits for the bot's answers on the event stream (./wait.ts says when the
  * wait ends), and prints them as the composer's preview draws a message, or as one JSON document.
  *
- * Exit codes (docs/exit-codes.md): 0 the bot answered in time; 6 it did not (or the sandbox could
- * not be reached); 2 bad usage; 4 the sandbox refused the message.
+ * Exit codes (docs/exit-codes.md): 0 the bot answered in time; 6 it did not, the sandbox refused one
+ * of the bot's requests (or the sandbox could not be reached); 2 bad usage; 4 the sandbox refused the
+ * message.
  */
 
 export const DEFAULT_WAIT = '10s';
@@ -55,7 +58,7 @@ export class SandboxRefusedError extends CoreError {
     hint?: string,
   ) {
     const message = (answer.json as { message?: unknown } | undefined)?.message;
-    const said = typeof message === 'string' ? message : answer.text.slice(0, 2048) || '(no body)';
+    const said = typeof message === 'string' ? message : bodyText(answer);
     super(
       answer.status < 400
         ? `the server answered ${answer.status} to ${what}, not as a core sandbox answers: ${said}`
@@ -67,10 +70,22 @@ export class SandboxRefusedError extends CoreError {
   }
 }
 
+/** A body that is not the sandbox's JSON: an HTML page (a proxy's) in one line, else its text cut to 2 KB. */
+function bodyText(answer: SandboxAnswer): string {
+  return htmlSummary(answer.text) ?? (answer.text.slice(0, 2048) || '(no body)');
+}
+
 /** No answer from the bot in time, or none can come (exit 6). */
 export class NoAnswerError extends CoreError {
   constructor(message: string, hint?: string) {
     super(message, ExitCode.network, 'ENOANSWER', hint ? { hint } : {});
+  }
+}
+
+/** The sandbox refused one of the bot's API requests during the wait (exit 6, as no answer). */
+export class BotRefusedError extends CoreError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.network, 'EBOTREFUSED', hint ? { hint } : {});
   }
 }
 
@@ -106,7 +121,7 @@ export async function runCustomerSay(options: CustomerSayOptions, ctx: Context):
   const { client, waitMs, tenant } = await prepare(options, ctx);
 
   let conversation: Conversation;
-  if (options.session !== undefined) conversation = { tenant: '', sessionId: options.session };
+  if (options.session !== undefined) conversation = { tenant: '', sessionId: await sessionOf(options.session, client, ctx) };
   else {
     const body: Record<string, unknown> = {};
     if (tenant !== undefined) body.tenant = tenant;
@@ -116,6 +131,9 @@ export async function runCustomerSay(options: CustomerSayOptions, ctx: Context):
     const started = await requestJson(client, 'POST', '/_sandbox/conversations', body);
     if (started.status !== 201 || !has(started.json, 'sessionId')) refused(started, 'the new conversation', options, ctx);
     conversation = started.json as Conversation;
+    await rememberSession(ctx.env, client.baseUrl, conversation.sessionId).catch((error: unknown) =>
+      ctx.warn(`--session last will not find this conversation: ${(error as Error).message}`),
+    );
     ctx.err(
       `started conversation ${conversation.sessionId} (${conversation.channel}, coreClientId ${String(conversation.coreClientId)}` +
         `${conversation.clientId ? `, clientId ${conversation.clientId}` : ''}, tenant ${conversation.tenant}); ` +
@@ -127,10 +145,16 @@ export async function runCustomerSay(options: CustomerSayOptions, ctx: Context):
 
 export async function runCustomerPress(options: CustomerPressOptions, ctx: Context): Promise<number> {
   const { client, waitMs } = await prepare(options, ctx);
-  const shown = await requestJson(client, 'GET', `/_sandbox/conversations/${encodeURIComponent(options.session)}?limit=0`);
-  if (shown.status !== 200 || !has(shown.json, 'conversation')) refused(shown, `conversation ${options.session}`, options, ctx);
+  const session = await sessionOf(options.session, client, ctx);
+  const shown = await requestJson(client, 'GET', `/_sandbox/conversations/${encodeURIComponent(session)}?limit=0`);
+  if (shown.status !== 200 || !has(shown.json, 'conversation')) refused(shown, `conversation ${session}`, { ...options, session }, ctx);
   const { conversation } = shown.json as { conversation: Conversation & { lastBotMessage: LastMessage | null } };
   return converse(client, conversation, choose(conversation.lastBotMessage, options.label), waitMs, options, ctx);
+}
+
+/** The sessionId `--session` names: as given, or for `last` the one `say` last started against the base URL. */
+async function sessionOf(session: string, client: ClientInit, ctx: Context): Promise<string> {
+  return session === LAST ? lastSession(ctx.env, client.baseUrl) : session;
 }
 
 interface LastMessage {
@@ -186,7 +210,8 @@ async function converse(
   try {
     await stream.opened;
   } catch (error) {
-    if (error instanceof StreamRefused) refused(error.answer, `conversation ${conversation.sessionId}`, options, ctx);
+    if (error instanceof StreamRefused)
+      refused(error.answer, `conversation ${conversation.sessionId}`, { ...options, session: conversation.sessionId }, ctx);
     throw interrupted(error, ctx);
   }
   const onAbort = () => wait.stop();
@@ -201,7 +226,7 @@ async function converse(
     ).catch((error: unknown) => {
       throw interrupted(error, ctx);
     });
-    if (sent.status !== 201 || !has(sent.json, 'seq')) refused(sent, 'the message', options, ctx);
+    if (sent.status !== 201 || !has(sent.json, 'seq')) refused(sent, 'the message', { ...options, session: conversation.sessionId }, ctx);
     const asked = sent.json as {
       tenant: string;
       sessionId: string;
@@ -234,7 +259,13 @@ async function converse(
       delivery: asked.deliveryId === null ? null : { deliveryId: asked.deliveryId, outcome: result.delivery, attempts: result.attempts },
       answers: result.answers,
       handovers: result.handovers,
-      error: end === 'answered' ? null : { code: 'ENOANSWER', message: noAnswerMessage(end, result, waitMs, asked.noWebhook) },
+      refused: result.refused,
+      error:
+        end === 'answered'
+          ? null
+          : end === 'refused'
+            ? { code: 'EBOTREFUSED', message: refusedMessage(result.refused, 'in refused') }
+            : { code: 'ENOANSWER', message: noAnswerMessage(end, result, waitMs, asked.noWebhook) },
     };
     if (options.json) ctx.out(`${stringifyJson(document)}\n`);
     else {
@@ -243,12 +274,51 @@ async function converse(
       if (out !== '') ctx.out(out);
       if (err !== '') ctx.err(err);
     }
+    if (end === 'refused') throw new BotRefusedError(refusedMessage(result.refused), refusedHint(result.refused));
     if (end !== 'answered')
       throw new NoAnswerError(noAnswerMessage(end, result, waitMs, asked.noWebhook), noAnswerHint(end, asked.sessionId));
     return ExitCode.ok;
   } finally {
     ctx.signal.removeEventListener('abort', onAbort);
     stream.close();
+  }
+}
+
+/**
+ * The error line of a wait ended by refusals: the one refusal, or how many (each is listed above it
+ * on stderr, or in `refused` in JSON).
+ */
+export function refusedMessage(refused: StreamEvent[], listed = 'listed above'): string {
+  if (refused.length === 1) return `the sandbox refused the bot's ${describeRefusal(refused[0]!)}`;
+  return `the sandbox refused ${refused.length} of the bot's requests (${listed})`;
+}
+
+/**
+ * What the bot should change, from the first refusal's status: the sandbox's message says what was
+ * wrong, the hint where the right value comes from. Never to wait longer: a refusal does not heal.
+ */
+export function refusedHint(refused: StreamEvent[]): string | undefined {
+  const first = refused[0];
+  if (first === undefined) return undefined;
+  switch (Number(first.status)) {
+    case 401:
+      return "the bot must send Authorization: Bearer with the sandbox's token (CORE_TOKEN in the lines core sandbox prints)";
+    case 403:
+      return 'the bot must name a tenant of the sandbox in X-Tenant-Name (CORE_TENANT in the lines core sandbox prints)';
+    case 404:
+      return 'the bot must answer the question of the MESSAGE webhook it received: its questionId, or sessionId with questionIndex';
+    case 400:
+      return "the bot's request breaks a rule of the API, named in the message; core schema reply prints the rules of an answer";
+    case 409:
+      return first.type === 'bot.answer' && /agents/.test(String(first.error ?? first.notDelivered ?? ''))
+        ? 'the thread is with agents: give it back to the bot (the page, or POST /_sandbox/conversations/SESSION/release) before the bot answers'
+        : 'the request conflicts with the state of the conversation, as the message says';
+    case 413:
+      return 'the request is larger than the API takes: shorter texts, fewer quick replies, attachments or list items';
+    case 415:
+      return 'the bot must send its body as JSON, with Content-Type: application/json';
+    default:
+      return undefined;
   }
 }
 
@@ -280,10 +350,13 @@ function noAnswerHint(end: string, sessionId: string): string | undefined {
   return undefined;
 }
 
-/** Reports a refusal of the sandbox: the JSON document with --json, then the typed error. */
-function refused(answer: SandboxAnswer, what: string, options: CommonOptions, ctx: Context): never {
+/** Reports a refusal of the sandbox: the JSON document with --json (with the sessionId when known), then the typed error. */
+function refused(answer: SandboxAnswer, what: string, options: CommonOptions & { session?: string }, ctx: Context): never {
   if (options.json) {
-    ctx.out(`${stringifyJson({ ok: false, status: answer.status, error: answer.json ?? { message: answer.text.slice(0, 2048) } })}\n`);
+    const error = answer.json ?? { message: bodyText(answer) };
+    ctx.out(
+      `${stringifyJson({ ok: false, ...(options.session !== undefined ? { sessionId: options.session } : {}), status: answer.status, error })}\n`,
+    );
   }
   const hint =
     answer.status < 400 || (answer.status === 404 && /no such path/.test(answer.text))

@@ -7,6 +7,12 @@
  * - once the webhook delivery has finished (delivered or failed; at once when none was sent) and at
  *   least one bot answer to the conversation has arrived, plus `settleMs` after the latest answer,
  *   so that answers sent one after another are all taken;
+ * - `settleMs` after a refusal of one of the bot's API requests (a status of 400 or more): one tied
+ *   to this conversation, or one tied to none (a wrong token, an unknown questionId) that arrives
+ *   while no answer to the conversation has come; if the webhook delivery is still going on then,
+ *   once it ends, but at most REFUSAL_DELIVERY_MS after the refusal. The short settle takes the
+ *   refusals and webhook attempt that follow it, so that the report is whole, without waiting for
+ *   --wait: the bot made a mistake, and waiting longer does not mend it;
  * - when `--wait` runs out, whatever has arrived by then.
  *
  * Answered means at least one bot answer was delivered to the customer; answers the sandbox refused
@@ -14,6 +20,22 @@
  */
 
 export const SETTLE_MS = 300;
+/**
+ * After a refusal, the longest the wait stays for the webhook delivery still going on (a bot that
+ * calls the API inside its webhook handler answers the webhook just after), so the report says how
+ * the delivery ended; a bot that hangs in its handler does not hold the report longer than this.
+ */
+export const REFUSAL_DELIVERY_MS = 1_000;
+
+/** Whether an event is a refusal of one of the bot's API requests (docs/sandbox.md, "Events"). */
+export function isRefusal(event: StreamEvent): boolean {
+  const status = typeof event.status === 'bigint' ? Number(event.status) : event.status;
+  return (
+    (event.type === 'api.request' || event.type === 'bot.answer' || event.type === 'greeting') &&
+    typeof status === 'number' &&
+    status >= 400
+  );
+}
 
 /** The fields of the events the wait reads (docs/sandbox.md, "Events"). */
 export interface StreamEvent {
@@ -32,13 +54,18 @@ export interface AskedMessage {
   noWebhook: string | null;
 }
 
-export type WaitEnd = 'answered' | 'no-answer' | 'with-agents' | 'webhook-failed' | 'stream-ended';
+export type WaitEnd = 'answered' | 'no-answer' | 'with-agents' | 'webhook-failed' | 'stream-ended' | 'refused';
 
 export interface WaitResult {
   end: WaitEnd;
   answers: StreamEvent[];
   handovers: StreamEvent[];
   attempts: StreamEvent[];
+  /**
+   * The bot's requests the sandbox refused during the wait: those tied to this conversation, and
+   * those tied to none that arrived while no answer had come (sessionId null).
+   */
+  refused: StreamEvent[];
   /** delivered or failed; pending when the wait ended during the attempts; null when no webhook was sent. */
   delivery: 'delivered' | 'failed' | 'pending' | null;
 }
@@ -49,6 +76,11 @@ export class AnswerWait {
   private readonly answers: StreamEvent[] = [];
   private readonly handovers: StreamEvent[] = [];
   private readonly attempts: StreamEvent[] = [];
+  private readonly refused: StreamEvent[] = [];
+  private refusalTimer: NodeJS.Timeout | undefined;
+  private refusalCap: NodeJS.Timeout | undefined;
+  /** The settle time after the first refusal is over; the wait ends on refusal once the delivery has. */
+  private refusalSettled = false;
   private deliveryOutcome: 'delivered' | 'failed' | undefined;
   private settleTimer: NodeJS.Timeout | undefined;
   private waitTimer: NodeJS.Timeout | undefined;
@@ -66,6 +98,8 @@ export class AnswerWait {
         this.done = true;
         clearTimeout(this.settleTimer);
         clearTimeout(this.waitTimer);
+        clearTimeout(this.refusalTimer);
+        clearTimeout(this.refusalCap);
         resolve(end);
       };
     });
@@ -81,7 +115,7 @@ export class AnswerWait {
   /** The customer message was recorded: the wait starts now. */
   start(asked: AskedMessage): void {
     this.asked = asked;
-    this.waitTimer = setTimeout(() => this.finish(this.delivered() ? 'answered' : 'no-answer'), this.waitMs);
+    this.waitTimer = setTimeout(() => this.finish(this.outcome()), this.waitMs);
     if (asked.noWebhook !== null && asked.deliveryId === null && /agents/.test(asked.noWebhook)) {
       this.finish('with-agents');
       return;
@@ -92,7 +126,7 @@ export class AnswerWait {
 
   /** The stream ended early (the sandbox stopped). */
   streamEnded(): void {
-    this.finish(this.delivered() ? 'answered' : 'stream-ended');
+    this.finish(this.refusedCounts() ? 'refused' : this.delivered() ? 'answered' : 'stream-ended');
   }
 
   /** Stops the wait (Ctrl-C): whatever arrived stays readable. */
@@ -102,15 +136,47 @@ export class AnswerWait {
 
   result(end: WaitEnd): WaitResult {
     const delivery = this.asked?.deliveryId == null ? null : (this.deliveryOutcome ?? 'pending');
-    return { end, answers: this.answers, handovers: this.handovers, attempts: this.attempts, delivery };
+    return { end, answers: this.answers, handovers: this.handovers, attempts: this.attempts, refused: this.refused, delivery };
+  }
+
+  /** How the wait ends when its time is up: refused, else answered when an answer was delivered. */
+  private outcome(): WaitEnd {
+    return this.refusedCounts() ? 'refused' : this.delivered() ? 'answered' : 'no-answer';
   }
 
   private delivered(): boolean {
     return this.answers.some((answer) => answer.delivered === true);
   }
 
+  /**
+   * Whether the refusals end the wait: one tied to the conversation always does; those tied to none
+   * only while no answer to the conversation has come (one that came shows they were another's).
+   */
+  private refusedCounts(): boolean {
+    return this.refused.some((event) => event.sessionId !== null) || (this.refused.length > 0 && this.answers.length === 0);
+  }
+
   private take(event: StreamEvent): void {
     const deliveryId = this.asked?.deliveryId;
+    const untied = event.sessionId === null;
+    if (isRefusal(event) && (!untied || this.answers.length === 0)) {
+      this.refused.push(event);
+      if (this.refusalTimer === undefined && !this.refusalSettled) {
+        this.refusalTimer = setTimeout(() => {
+          this.refusalTimer = undefined;
+          this.refusalSettled = true;
+          this.check();
+        }, this.settleMs);
+        this.refusalCap = setTimeout(() => {
+          if (this.refusedCounts()) this.finish('refused');
+        }, REFUSAL_DELIVERY_MS);
+      }
+    }
+    if (untied) {
+      // A refusal tied to no conversation is no answer of this one, nor anything else of it.
+      this.check();
+      return;
+    }
     if (event.type === 'bot.answer') {
       this.answers.push(event);
       // Each answer restarts the settle time, so answers sent one after another are all taken.
@@ -127,12 +193,18 @@ export class AnswerWait {
   private check(): void {
     if (this.done || this.asked === undefined) return;
     const finished = this.asked.deliveryId === null || this.deliveryOutcome !== undefined;
+    // A refusal is waited on by its own settle time (and the delivery's end), and reported rather
+    // than the failed webhook.
+    if (this.refusedCounts()) {
+      if (this.refusalSettled && finished) this.finish('refused');
+      return;
+    }
     if (this.deliveryOutcome === 'failed' && this.answers.length === 0) {
       this.finish('webhook-failed');
       return;
     }
     if (finished && this.answers.length > 0 && this.settleTimer === undefined) {
-      this.settleTimer = setTimeout(() => this.finish(this.delivered() ? 'answered' : 'no-answer'), this.settleMs);
+      this.settleTimer = setTimeout(() => this.finish(this.outcome()), this.settleMs);
     }
   }
 }

@@ -6,7 +6,7 @@ import type { SandboxRunOptions } from './options.js';
 
 /**
  * `core sandbox`: starts the local server, prints where it is and how to point `core` at it
- * (stdout, so scripts and tests can read it), logs each request on stderr, and stops cleanly on
+ * (stdout, lines a shell can source), logs each request on stderr, and stops cleanly on
  * Ctrl-C or SIGTERM with exit code 0: stopping is how a server's run normally ends.
  *
  * The sandbox's tokens are fixed, documented test values, not secrets, so they are printed as is.
@@ -58,11 +58,15 @@ export async function runSandbox(runOptions: SandboxRunOptions, ctx: Context, ra
   return ExitCode.ok;
 }
 
-/** The first line says where the sandbox listens; the export lines point `core` at it (docs/sandbox.md, "Running it"). */
+/**
+ * What the sandbox prints on stdout, and all it prints there: lines a POSIX shell can `source` or
+ * `eval` (docs/sandbox.md, "Running it"). The first says where the sandbox listens, as a comment; the
+ * export lines point `core` and the bot at it, each value one shell word.
+ */
 export function startLines(sandbox: Sandbox, options: SandboxRunOptions): string[] {
   const token = options.token ?? sandboxDefaults.token;
   const lines = [
-    `core sandbox listening on ${sandbox.url} (tenants: ${sandbox.tenants.join(', ')}; duplicates: ${sandbox.duplicates})`,
+    comment(`core sandbox listening on ${sandbox.url} (tenants: ${sandbox.tenants.join(', ')}; duplicates: ${sandbox.duplicates})`),
     `export CORE_BASE_URL=${shellWord(sandbox.url)}`,
     `export CORE_TENANT=${shellWord(sandbox.tenants[0] ?? '')}`,
     `export CORE_TOKEN=${shellWord(token)}`,
@@ -80,6 +84,11 @@ function describeFaults(options: SandboxRunOptions): string {
   if (options.latencyMs) parts.push(`every answer delayed ${options.latencyMs} ms`);
   if (options.fail) parts.push(`${options.fail.status} injected into ${percent(options.fail.rate)} of API requests`);
   return parts.length > 0 ? `faults: ${parts.join('; ')}\n` : '';
+}
+
+/** Text as one shell comment line: a line break in it would end the comment, so none is left. */
+function comment(text: string): string {
+  return `# ${text.replace(/[\r\n]+/g, ' ')}`;
 }
 
 /** A value as one POSIX shell word: as is when it is plain, else in single quotes. */

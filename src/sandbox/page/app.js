@@ -10,7 +10,7 @@
 import { api, openEvents } from './api.js';
 import { append, clear, h, replaceKeepingFocus, show } from './dom.js';
 import { stringifyJson } from './json.js';
-import { botBubble, channelName, customerBubble, exchangePanel, reasonsTable, systemLine } from './render.js';
+import { botBubble, channelName, customerBubble, exchangePanel, isRefusal, reasonsTable, refusalItem, systemLine } from './render.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -30,6 +30,13 @@ const state = {
   held: [],
   /** The latest events of conversations, so one opened while an event arrives misses nothing. */
   recent: [],
+  /** The refused requests tied to no conversation, in seq order (the strip shows the newest first). */
+  untied: [],
+  /**
+   * The stream starts at the oldest kept event, so that the refusals of before the page are shown
+   * too; events up to this seq are in the listings already, and only their refusals are read.
+   */
+  historyEnd: 0,
   loaded: false,
 };
 
@@ -49,7 +56,37 @@ function summaryOf(view) {
     lastSeq: view.lastSeq,
     lastBotSeq: view.lastBotMessage?.seq ?? null,
     unread: false,
+    /** Refused requests of the bot tied to this conversation, and the seq of the latest counted. */
+    refused: 0,
+    refusedSeq: 0,
   };
+}
+
+/** The most refusals tied to no conversation that the strip lists; its count says how many there are. */
+const UNTIED_SHOWN = 100;
+
+/**
+ * Takes a refusal: one tied to no conversation into the strip, one tied to a conversation into its
+ * count (its badge in the list). Each event once, whether replayed or live. Returns whether it was one.
+ */
+function noteRefusal(event) {
+  if (!isRefusal(event)) return false;
+  if (event.sessionId === null) {
+    const last = state.untied.at(-1);
+    if (last === undefined || event.seq > last.seq) {
+      state.untied.push(event);
+      if (state.untied.length > 10_000) state.untied.splice(0, 5_000);
+      drawRefusals();
+    }
+    return true;
+  }
+  const summary = state.conversations.get(event.sessionId);
+  if (summary !== undefined && event.seq > summary.refusedSeq) {
+    summary.refused += 1;
+    summary.refusedSeq = event.seq;
+    if (state.loaded) drawListEntry(summary);
+  }
+  return true;
 }
 
 /** What an event changes in its conversation's summary (the same rules as the sandbox's state). */
@@ -72,6 +109,11 @@ function updateSummary(summary, event) {
 }
 
 function apply(event) {
+  // A replayed event from before the page: the listings hold it, all but its refusal.
+  if (event.seq <= state.historyEnd) {
+    noteRefusal(event);
+    return;
+  }
   if (event.type === 'sandbox.reset') {
     resetTenant(event.tenant);
     return;
@@ -89,7 +131,10 @@ function apply(event) {
     drawReasons();
     return;
   }
-  if (event.sessionId === null) return;
+  if (event.sessionId === null) {
+    noteRefusal(event);
+    return;
+  }
   let summary = state.conversations.get(event.sessionId);
   const added = summary === undefined && event.type === 'conversation.started';
   if (added) {
@@ -97,6 +142,7 @@ function apply(event) {
     state.conversations.set(event.sessionId, summary);
   }
   if (summary === undefined) return;
+  noteRefusal(event);
   state.recent.push(event);
   if (state.recent.length > 2000) state.recent.splice(0, 1000);
   // An event the summary already reflects (it came while the listing loaded) changes nothing in it.
@@ -120,6 +166,8 @@ function apply(event) {
 
 function resetTenant(tenant) {
   for (const [sessionId, summary] of state.conversations) if (summary.tenant === tenant) state.conversations.delete(sessionId);
+  state.untied = state.untied.filter((event) => event.tenant !== tenant);
+  drawRefusals();
   void api.reasons().then((records) => {
     setReasons(records);
     drawReasons();
@@ -252,7 +300,14 @@ async function openConversation(sessionId, { history = 'push' } = {}) {
   const { conversation, events } = loaded;
   const summary = state.conversations.get(sessionId) ?? summaryOf(conversation);
   // The listing may be newer than the events seen so far: take the server's word for the state.
-  Object.assign(summary, summaryOf(conversation), { unread: false });
+  // The refusals are the page's own count (the listing has none), and the loaded events' at least.
+  const refusedHere = events.filter(isRefusal);
+  const { refused, refusedSeq } = summary;
+  Object.assign(summary, summaryOf(conversation), {
+    unread: false,
+    refused: Math.max(refused, refusedHere.length),
+    refusedSeq: Math.max(refusedSeq, refusedHere.at(-1)?.seq ?? 0),
+  });
   state.conversations.set(sessionId, summary);
   state.open = {
     sessionId,
@@ -353,6 +408,13 @@ function listEntry(summary) {
       h('span', { className: `badge channel channel-${String(summary.channel).toLowerCase()}` }, summary.channel),
       h('span', { className: 'session' }, summary.sessionId),
       summary.owner === 'agents' ? h('span', { className: 'badge agents' }, 'agents') : null,
+      summary.refused > 0
+        ? h(
+            'span',
+            { className: 'badge refused', title: 'the sandbox refused requests of the bot in this conversation' },
+            `\u2717 ${summary.refused} refused`,
+          )
+        : null,
       summary.unread ? h('span', { className: 'dot', 'aria-label': 'new activity' }) : null,
       h(
         'span',
@@ -361,6 +423,33 @@ function listEntry(summary) {
         summary.clientId !== null ? `clientId ${summary.clientId}` : `client ${summary.coreClientId}`,
       ),
     ),
+  );
+}
+
+let refusalsDrawn = true;
+
+/** Draws the strip once for all the refusals taken in one go (a replay brings thousands at once). */
+function drawRefusals() {
+  if (!refusalsDrawn) return;
+  refusalsDrawn = false;
+  queueMicrotask(() => {
+    refusalsDrawn = true;
+    drawRefusalsNow();
+  });
+}
+
+function drawRefusalsNow() {
+  const count = state.untied.length;
+  $('refusals').hidden = count === 0;
+  $('refusals-heading').textContent =
+    count === 1 ? '1 refused request not tied to a conversation' : `${count} refused requests not tied to a conversation`;
+  const showTenant = (state.info?.tenants ?? []).length > 1;
+  const list = clear($('refusal-list'));
+  list.append(
+    ...state.untied
+      .slice(-UNTIED_SHOWN)
+      .reverse()
+      .map((event) => refusalItem(event, showTenant)),
   );
 }
 
@@ -597,10 +686,12 @@ async function start() {
   }
   drawStatus('connecting');
   drawStartForm();
-  // The stream starts after the last event the listings below can include; events that arrive
-  // while they load are held, then applied in order, each once.
+  // The stream starts at the oldest kept event: those up to the last the listings below can include
+  // are read for their refusals only; events that arrive while they load are held, then applied in
+  // order, each once.
+  state.historyEnd = state.info.lastSeq;
   openEvents(
-    state.info.lastSeq,
+    0,
     (event) => (state.loaded ? apply(event) : state.held.push(event)),
     (live) => drawStatus(live),
   );

@@ -367,6 +367,35 @@ function requestLine(event) {
   );
 }
 
+/**
+ * Whether an event is a refusal of one of the bot's API requests: an api.request, a bot answer or a
+ * greeting answered with 400 or more (docs/sandbox.md, "Events").
+ */
+export function isRefusal(event) {
+  return (event.type === 'api.request' || event.type === 'bot.answer' || event.type === 'greeting') && Number(event.status) >= 400;
+}
+
+/** The method and path of a refused request: an api.request names them, an answer or greeting has its own. */
+function requestOf(event) {
+  if (event.type === 'api.request') return `${text(event.method)} ${text(event.path)}`;
+  return event.type === 'greeting' ? 'POST /api/v1/chatbot/greet' : 'POST /api/v1/chatbot';
+}
+
+/** One refused request tied to no conversation, for the strip at the top: status, request, message, where. */
+export function refusalItem(event, showTenant) {
+  const where = event.tenant === '' || event.scope === 'sandbox' ? 'sandbox-wide' : showTenant ? `tenant ${text(event.tenant)}` : '';
+  const message = text(event.error) || text(event.notDelivered);
+  return h(
+    'li',
+    { className: 'refusal', dataset: { seq: String(event.seq) } },
+    h('span', { className: 'refusal-status' }, String(event.status)),
+    ` ${requestOf(event)}`,
+    message ? ` \u00b7 ${message}` : '',
+    where ? ` \u00b7 ${where}` : '',
+    h('span', { className: 'muted' }, ` \u00b7 ${text(event.time).slice(11, 23)}`),
+  );
+}
+
 /** What the exchange's summary line says about the webhook. */
 function webhookSummary(message, attempts) {
   if (message.deliveryId === null) return `No webhook: ${show(message.noWebhook)}`;
@@ -383,15 +412,17 @@ export function exchangePanel(message, exchange, ctx) {
   const attempts = exchange?.attempts ?? [];
   const requests = exchange?.requests ?? [];
   const answers = requests.filter((r) => r.type !== 'api.request').length;
+  const refused = requests.filter(isRefusal).length;
   const latest = attempts.at(-1);
   const canRedeliver = message.deliveryId !== null && ctx.botConnected && latest !== undefined && latest.outcome !== 'retrying';
   const key = `${message.sessionId} ${message.questionId}`;
   const details = h(
     'details',
-    { className: 'exchange', open: ctx.openExchanges.has(key), dataset: { exchange: key } },
+    { className: `exchange${refused > 0 ? ' has-refusal' : ''}`, open: ctx.openExchanges.has(key), dataset: { exchange: key } },
     h(
       'summary',
       {},
+      refused > 0 ? `\u2717 ${refused === 1 ? '1 request refused' : `${refused} requests refused`} \u00b7 ` : '',
       webhookSummary(message, attempts),
       ` \u00b7 ${answers === 1 ? '1 bot request' : `${answers} bot requests`}`,
       requests.length > answers ? ` \u00b7 ${requests.length - answers} refused before an answer` : '',
