@@ -264,6 +264,8 @@ export const CHECKS: readonly CheckDefinition[] = [
       const sessionId = await kit.start('WEB');
       started(sessionId);
       const first = await kit.probe(sessionId, 'signed', question('replay', 'this delivery comes twice'));
+      if (first.attempt.status === null)
+        return fail(`the first delivery ${describeAttempt(first.attempt)}, so a replay could not be judged`);
       const answered = await kit.wait(sessionId, answerTo(first.questionId));
       if (answered.kind !== 'answer') {
         return fail(
@@ -350,6 +352,7 @@ export const CHECKS: readonly CheckDefinition[] = [
       const sessionId = await kit.start('EMAIL');
       started(sessionId);
       const probe = await kit.probe(sessionId, 'signed', question('email.addressing', 'an EMAIL question'));
+      if (probe.attempt.status === null) return fail(`the delivery ${describeAttempt(probe.attempt)}`);
       const seen = await kit.wait(sessionId, answerTo(probe.questionId));
       const by = (event: SandboxEvent) => (Array.isArray(event.addressedBy) ? event.addressedBy.join(', ') : 'nothing');
       if (seen.kind === 'answer') {

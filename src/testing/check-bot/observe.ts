@@ -104,9 +104,11 @@ export class Observer {
 /**
  * What the battery waits for after a question: the bot's answer to it (or an answer addressed by
  * client into its thread), a refused request of the bot in the thread, and, when `undelivered`, a
- * webhook of the question that failed for good.
+ * webhook of the question that failed for good or could not connect.
  */
 export function answerTo(questionId: bigint, options: { undelivered?: boolean; ignore?: (event: SandboxEvent) => boolean } = {}) {
+  const failedToConnect = (event: SandboxEvent) =>
+    event.status === null && !/^timeout/.test(typeof event.error === 'string' ? event.error : '');
   return (event: SandboxEvent): Seen | undefined => {
     if (options.ignore?.(event)) return undefined;
     if (event.type === 'bot.answer') {
@@ -116,7 +118,13 @@ export function answerTo(questionId: bigint, options: { undelivered?: boolean; i
       return event.delivered === true ? { kind: 'answer', event } : { kind: 'dropped', event };
     }
     if (isRefusedRequest(event)) return { kind: 'refused', event };
-    if (options.undelivered && event.type === 'webhook.attempt' && event.questionId === questionId && event.outcome === 'failed') {
+    // A delivery that failed for good, or that could not connect at all: no answer can be waited for.
+    if (
+      options.undelivered &&
+      event.type === 'webhook.attempt' &&
+      event.questionId === questionId &&
+      (event.outcome === 'failed' || failedToConnect(event))
+    ) {
       return { kind: 'undelivered', event };
     }
     return undefined;
