@@ -319,6 +319,10 @@ describe('core check-bot usage errors (exit 2)', () => {
       ['--bot-url', 'http://127.0.0.1:2/', '--only', 'signature.mising', 'nonsense'],
       /--only: no check 'signature\.mising' \(did you mean signature\.missing\?\), 'nonsense'/,
     ],
+    [
+      ['--bot-url', 'http://127.0.0.1:2/', '--only', 'sig.missing,future'],
+      /--only: no check 'sig\.missing' \(did you mean signature\.missing\?\), 'future' \(did you mean timestamp\.future\?\)/,
+    ],
     [['--bot-url', 'http://127.0.0.1:2/', '--only', ','], /--only: name at least one check/],
     [['--bot-url', 'http://127.0.0.1:2/', '--reporter', 'xml'], /argument 'xml' is invalid/],
     [

@@ -10,7 +10,7 @@ import type { Sandbox } from '../../sandbox/server.js';
 import { runBattery, type SandboxPort } from '../../testing/check-bot/battery.js';
 import { CHECK_IDS, type CheckId, type CheckReporter } from '../../testing/check-bot/ids.js';
 import { renderCheckReport, summaryLine, type ReportContext } from '../../testing/check-bot/report.js';
-import { openEventStream, requestJson, type ClientInit } from '../customer/client.js';
+import { openEventStream, requestJson, StreamRefused, type ClientInit } from '../customer/client.js';
 
 /**
  * `core check-bot`: grades the bot's side of the MESSAGE webhook with the battery of
@@ -55,7 +55,20 @@ export async function runCheckBot(options: CheckBotOptions, ctx: Context): Promi
   const client: ClientInit = { baseUrl: url, timeoutMs: webhookTimeoutMs + REQUEST_MARGIN_MS, signal: stop.signal };
   const port: SandboxPort = {
     request: (method, path, body) => requestJson(client, method, path, body),
-    events: (query, onEvent) => openEventStream(client, query, onEvent),
+    events: (query, onEvent) => {
+      const stream = openEventStream(client, query, onEvent);
+      const opened = stream.opened.catch((error: unknown) => {
+        if (!(error instanceof StreamRefused)) throw error;
+        throw new NetworkError(
+          `the sandbox at ${url} refused its event stream: ${error.answer.status} ${error.answer.text.slice(0, 200)}`,
+          'ESANDBOXREFUSED',
+          {
+            hint: "the checks read the bot's answers from GET /_sandbox/events; a sandbox serves 256 streams at once",
+          },
+        );
+      });
+      return { opened, close: () => stream.close() };
+    },
   };
   const count = checked.only?.length ?? CHECK_IDS.length;
   let report;
@@ -133,7 +146,9 @@ export function selectChecks(words: readonly string[]): CheckId[] {
   }
   if (unknown.length > 0) {
     const described = unknown.map((word) => {
-      const guess = suggest(word, CHECK_IDS);
+      // A near miss of a whole id, else an id that ends as the word does (`missing`, `sig.missing`).
+      const tail = word.split('.').pop();
+      const guess = suggest(word, CHECK_IDS) ?? CHECK_IDS.find((id) => id.split('.').pop() === tail);
       return `'${word}'${guess ? ` (did you mean ${guess}?)` : ''}`;
     });
     throw new UsageError(`--only: no check ${described.join(', ')}`, { hint: `the checks: ${CHECK_IDS.join(', ')}` });
