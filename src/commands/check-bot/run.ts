@@ -204,6 +204,8 @@ async function connect(options: CheckBotOptions, ctx: Context): Promise<Connecte
   const sandboxOptions = await parseSandboxFlags({ botUrl: options.botUrl, port: options.port }, ctx.cwd, ctx.env);
   try {
     const sandbox = await startSandbox(sandboxOptions);
+    // Nothing prints the secret; a bot that echoes a delivery's headers back in its answer must not make it either.
+    ctx.addSecret(sandbox.webhookSecret);
     return {
       url: sandbox.url,
       botUrl: sandbox.botUrl,
