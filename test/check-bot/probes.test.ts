@@ -2,7 +2,9 @@ import { createHmac } from 'node:crypto';
 import { request } from 'node:http';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseJson } from '../../src/payload/json.js';
+import { CRAFTS } from '../../src/sandbox/probe.js';
 import type { SandboxEvent } from '../../src/sandbox/server.js';
+import { PROBE_CRAFTS } from '../../src/testing/check-bot/checks.js';
 import { startRecordingServer, type RecordedRequest } from '../helpers/recording-server.js';
 import { call, errorMessage, eventOf, replyBody, sandbox, sendReply, startConversation } from '../sandbox/helpers.js';
 
@@ -67,6 +69,10 @@ const header = (request: RecordedRequest, name: string) => request.headers[name]
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 describe('POST /_sandbox/probes sends one crafted delivery of a new question', () => {
+  it('knows the crafts the battery asks for, and no other', () => {
+    expect([...CRAFTS]).toEqual([...PROBE_CRAFTS]);
+  });
+
   it('asks the question in the thread and answers with how the bot answered the delivery', async () => {
     const { bot, sb } = await platform(202);
     const { sessionId } = await startConversation(sb);

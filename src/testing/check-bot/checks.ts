@@ -10,8 +10,22 @@ import { answerTo, num, type SandboxEvent, type Seen } from './observe.js';
 
 export { CHECK_IDS, type CheckId };
 
-/** The crafts of POST /_sandbox/probes (src/sandbox/probe.ts), named here so the battery imports nothing of the sandbox. */
-export type Craft = 'signed' | 'unsigned' | 'tampered' | 'wrong-secret' | 'rotation' | 'stale' | 'future' | 'unknown-fields' | 'replay';
+/**
+ * The crafts of POST /_sandbox/probes (src/sandbox/probe.ts), named here so the battery imports nothing
+ * of the sandbox; a test pins the two lists together.
+ */
+export const PROBE_CRAFTS = [
+  'signed',
+  'unsigned',
+  'tampered',
+  'wrong-secret',
+  'rotation',
+  'stale',
+  'future',
+  'unknown-fields',
+  'replay',
+] as const;
+export type Craft = (typeof PROBE_CRAFTS)[number];
 
 /** How the bot answered one delivery. */
 export interface DeliveryAnswer {
