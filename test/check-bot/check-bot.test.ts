@@ -272,6 +272,27 @@ describe('core check-bot --sandbox URL', () => {
     expect(result.code).toBe(outcome === 'fails' ? 3 : 0);
   });
 
+  it('stops on Ctrl-C while the checks wait, exit 130, with no report', async () => {
+    const bot = await startBot(SECRET);
+    const sb = await sandbox({ botUrl: bot.url, webhookSecret: SECRET });
+    bot.connect(sb.url);
+    const abort = new AbortController();
+    // Once a crafted delivery has been refused, its check waits out --timeout: interrupt it then.
+    const stop = sb.subscribe((event) => {
+      if (event.type === 'webhook.attempt' && event.status === 401) abort.abort();
+    });
+    const result = await runInProcess(
+      ['check-bot', '--sandbox', sb.url, '--only', 'signature.missing', '--timeout', '10m', '--reporter', 'json'],
+      {
+        signal: abort.signal,
+      },
+    );
+    stop();
+    expect(result.code).toBe(130);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('error: interrupted');
+  });
+
   it('refuses a sandbox with no bot connected (exit 2)', async () => {
     const sb = await sandbox();
     const result = await runInProcess(['check-bot', '--sandbox', sb.url]);
