@@ -272,12 +272,12 @@ describe('core check-bot --sandbox URL', () => {
     expect(result.code).toBe(outcome === 'fails' ? 3 : 0);
   });
 
-  it('stops on Ctrl-C while the checks wait, exit 130, with no report', async () => {
+  it('stops on Ctrl-C while a delivery is out, exit 130, with no report', async () => {
     const bot = await startBot(SECRET);
     const sb = await sandbox({ botUrl: bot.url, webhookSecret: SECRET });
     bot.connect(sb.url);
     const abort = new AbortController();
-    // Once a crafted delivery has been refused, its check waits out --timeout: interrupt it then.
+    // Interrupted once the bot has refused the crafted delivery, before the check has its answer.
     const stop = sb.subscribe((event) => {
       if (event.type === 'webhook.attempt' && event.status === 401) abort.abort();
     });
