@@ -6,6 +6,7 @@ import { reasonCommand } from './commands/reason/command.js';
 import { sandboxCommand } from './commands/sandbox/command.js';
 import { customerCommand } from './commands/customer/command.js';
 import { testCommand } from './commands/test/command.js';
+import { checkBotCommand } from './commands/check-bot/command.js';
 import { configCommand } from './commands/config/command.js';
 import { schemaCommand } from './commands/schema/command.js';
 import { completionCommand } from './commands/completion/command.js';
@@ -21,6 +22,7 @@ const commands: Record<string, CommandFactory> = {
   sandbox: sandboxCommand,
   customer: customerCommand,
   test: testCommand,
+  'check-bot': checkBotCommand,
   config: configCommand,
   schema: schemaCommand,
   completion: completionCommand,

@@ -25,6 +25,7 @@ import { defaultReasons, prepareReasons } from './seed.js';
 import { newWebhookSecret } from './signature.js';
 import { SandboxState, type ConversationView, type MessageRecord, type ReasonRecord } from './state.js';
 import { pageHandlers } from './page.js';
+import { probeHandlers } from './probe.js';
 import { eventStream } from './stream.js';
 import { WebhookSender } from './webhook.js';
 
@@ -276,6 +277,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     warnings.length === 0 ? what : `${what}; warnings: ${formatProblems(warnings)}`;
 
   const reply: OperationHandler = (ex, tenant, body) => {
+    // A one-shot fault armed through POST /_sandbox/probes/faults answers before the answer is checked.
+    const injected = probes.intercept(ex, tenant, body);
+    if (injected) return injected;
     const checked = validateReply(body, limits ? { limits } : {});
     if (!checked.ok) return invalid(checked.problems);
     const { formattedText } = checked.value as { formattedText?: string | null };
@@ -363,6 +367,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     };
 
   const customer = customerHandlers({ state, sender, defaultTenant: tenants[0] ?? 'sandbox' });
+  const probes = probeHandlers({ state, sender, secret: webhookSecret, url: botUrl });
   const page = pageHandlers();
 
   // The API's routes come from the operation descriptors (src/operations.ts): path, method and the
@@ -430,6 +435,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       },
     ],
     ['/_sandbox/conversations', { GET: customer.list, POST: customer.start }],
+    ['/_sandbox/probes', { POST: probes.probe }],
+    ['/_sandbox/probes/faults', { POST: probes.arm }],
     ['/', { GET: page.index }],
     ['/_sandbox/events', { GET: eventStream({ state, open: streams }) }],
   ]);
@@ -440,6 +447,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     [/^\/_sandbox\/conversations\/([^/]+)\/release$/, { POST: customer.release }],
     [/^\/_sandbox\/conversations\/([^/]+)\/test$/, { GET: customer.test }],
     [/^\/_sandbox\/deliveries\/([^/]+)\/redeliver$/, { POST: customer.redeliver }],
+    [/^\/_sandbox\/probes\/faults\/([^/]+)$/, { GET: probes.showFault }],
     [/^\/_sandbox\/page\/([^/]+)$/, { GET: page.file }],
   ];
 

@@ -35,7 +35,7 @@ export const KEPT_BODY_BYTES = 2048;
 /** The longest backoff between two attempts, whatever the doubling reaches. */
 const MAX_BACKOFF_MS = 60_000;
 
-interface AttemptResult {
+export interface AttemptResult {
   status: number | null;
   error: string | null;
   latencyMs: number;
@@ -119,18 +119,43 @@ export class WebhookSender {
     return Math.min(this.config.backoffMs * 2 ** (attempt - 1), MAX_BACKOFF_MS);
   }
 
+  /** The headers every attempt carries besides the webhook-* ones. */
+  baseHeaders(tenant: string): Record<string, string> {
+    return { 'Content-Type': 'application/json', 'User-Agent': this.config.userAgent, 'X-Tenant-Name': tenant };
+  }
+
+  /**
+   * One POST of exactly these headers and body to the bot, with the time limit of an attempt, not
+   * retried and not recorded: the crafted deliveries of src/sandbox/probe.ts, which record it themselves.
+   */
+  probe(headers: Record<string, string>, body: Buffer): Promise<AttemptResult> {
+    if (this.closed) {
+      return Promise.resolve({
+        status: null,
+        error: 'the sandbox is stopping',
+        latencyMs: 0,
+        body: '',
+        bodyTruncated: false,
+        retryAfterMs: null,
+      });
+    }
+    return this.post(headers, body);
+  }
+
   /** One signed POST; never throws: a failure is a result with `error`. */
   private attempt(delivery: Delivery): Promise<AttemptResult> {
     const timestamp = Math.floor(Date.now() / 1000);
     const headers = {
-      'Content-Type': 'application/json',
-      'Content-Length': String(delivery.body.length),
-      'User-Agent': this.config.userAgent,
-      'X-Tenant-Name': delivery.tenant,
+      ...this.baseHeaders(delivery.tenant),
       'webhook-id': delivery.deliveryId,
       'webhook-timestamp': String(timestamp),
       'webhook-signature': signature(this.key, delivery.deliveryId, timestamp, delivery.body),
     };
+    return this.post(headers, delivery.body);
+  }
+
+  private post(given: Record<string, string>, body: Buffer): Promise<AttemptResult> {
+    const headers = { ...given, 'Content-Length': String(body.length) };
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     return new Promise((resolve) => {
@@ -186,7 +211,7 @@ export class WebhookSender {
         res.on('error', () => done());
         res.on('aborted', () => done());
       });
-      req.end(delivery.body);
+      req.end(body);
     });
   }
 

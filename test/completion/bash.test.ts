@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CODES } from '../../src/payload/index.js';
 import { baseEnv, binPath, ensureBuilt, repoRoot, runInProcess } from '../helpers/run.js';
 import { coreOnPath } from './helpers.js';
+import { CHECK_IDS } from '../../src/testing/check-bot/ids.js';
 
 /**
  * The bash script, loaded into a real bash and asked for completions the way bash asks: COMP_WORDS
@@ -78,7 +79,7 @@ describe('the bash completion script', () => {
     [
       'every command',
       ['core', ''],
-      ['api', 'completion', 'config', 'customer', 'greet', 'help', 'reason', 'reply', 'sandbox', 'schema', 'test'],
+      ['api', 'check-bot', 'completion', 'config', 'customer', 'greet', 'help', 'reason', 'reply', 'sandbox', 'schema', 'test'],
     ],
     ['a subcommand', ['core', 'reason', 'u'], ['update']],
     ['the subcommands of config', ['core', 'config', ''], ['check', 'help', 'init', 'path', 'show', 'use']],
@@ -94,6 +95,7 @@ describe('the bash completion script', () => {
     ['codes after --code= (bash splits at =)', ['core', 'reply', '--code', '=', 'S'], ['SUCCESS', 'SWITCH_TO_HUMAN']],
     ['codes right after --code=', ['core', 'reply', '--code', '='], sorted(CODES)],
     ['codes in one --code=S word', ['core', 'reply', '--code=S'], ['--code=SUCCESS', '--code=SWITCH_TO_HUMAN']],
+    ['the checks of core check-bot --only', ['core', 'check-bot', '--only', 'sig'], CHECK_IDS.filter((id) => id.startsWith('sig')).sort()],
     ['the sandbox duplicates modes', ['core', 'sandbox', '--duplicates', ''], ['soft', 'strict']],
     ['the known action', ['core', 'reply', '--action', ''], ['INIT_CHAT']],
     ['schema kinds', ['core', 'schema', ''], ['config', 'greet', 'reason', 'reply', 'test']],

@@ -9,6 +9,10 @@
 //   export CORE_BASE_URL=... CORE_TENANT=... CORE_TOKEN=... CORE_WEBHOOK_SECRET=...
 //   node docs/examples/bot/bot.mjs                                       # PORT=3000 by default
 //
+// It passes every check of `core check-bot` (docs/check-bot.md): signatures verified over the raw
+// body (any of several, for a key rotation), timestamps within five minutes either way, one answerId
+// per webhook-id (a replay or a retry cannot deliver twice), EMAIL answers by sessionId and index.
+//
 // The webhook's body is the sandbox's own format (docs/sandbox.md, "The MESSAGE webhook"): the
 // platform's is not published, so adapt `message` to what your platform sends.
 import { createHmac, timingSafeEqual } from 'node:crypto';

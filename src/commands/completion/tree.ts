@@ -1,6 +1,7 @@
 import type { Argument, Command, Option } from 'commander';
 import { CODES, KNOWN_ACTIONS } from '../../payload/common.js';
 import { duplicateModes } from '../../sandbox/options.js';
+import { CHECK_IDS } from '../../testing/check-bot/ids.js';
 
 /**
  * The command line as data: every visible command with its options, their values and its
@@ -68,6 +69,7 @@ const KNOWN_VALUES: Readonly<Record<string, readonly string[]>> = {
   'reply --code': CODES,
   'reply --action': KNOWN_ACTIONS,
   'sandbox --duplicates': duplicateModes,
+  'check-bot --only': CHECK_IDS,
 };
 
 /** Options whose value is a path, by the name the definition gives the value. */

@@ -2,6 +2,7 @@ import { cjs } from '../../interop.js';
 import type { Style } from '../../output/style.js';
 import { stringifyJson } from '../../payload/json.js';
 import { looksLikePattern } from '../../testing/pattern.js';
+import { xmlAttr, xmlText } from '../../testing/xml.js';
 import type { PlannedFile } from './load.js';
 import { formatMs, type ConversationResult, type Failure } from './runner.js';
 
@@ -169,19 +170,8 @@ function failureDetails(result: ConversationResult): string {
   return lines.join('\n');
 }
 
-// XML 1.0 allows tab, line feed, carriage return and the characters from U+0020 on, less the
-// surrogates and U+FFFE/U+FFFF; a bot's text may hold anything, so the rest is written as U+FFFD.
-// eslint-disable-next-line no-control-regex
-const NOT_XML =
-  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
-function text(value: string): string {
-  return value.replace(NOT_XML, '\ufffd').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-function attr(value: string): string {
-  return text(value).replace(/"/g, '&quot;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
-}
+const text = xmlText;
+const attr = xmlAttr;
 
 // ---- TAP 14 -----------------------------------------------------------------------------------
 

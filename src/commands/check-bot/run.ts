@@ -1,0 +1,219 @@
+import { setMaxListeners } from 'node:events';
+import { stat, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { Context } from '../../context.js';
+import { parseDuration, formatDuration } from '../../config/duration.js';
+import { baseUrlProblem, suggest } from '../../config/schema.js';
+import { ExitCode, InterruptedError, NetworkError, UsageError } from '../../errors.js';
+import { makeStyle } from '../../output/style.js';
+import type { Sandbox } from '../../sandbox/server.js';
+import { runBattery, type SandboxPort } from '../../testing/check-bot/battery.js';
+import { CHECK_IDS, type CheckId, type CheckReporter } from '../../testing/check-bot/ids.js';
+import { renderCheckReport, summaryLine, type ReportContext } from '../../testing/check-bot/report.js';
+import { openEventStream, requestJson, StreamRefused, type ClientInit } from '../customer/client.js';
+
+/**
+ * `core check-bot`: grades the bot's side of the MESSAGE webhook with the battery of
+ * src/testing/check-bot/ (docs/check-bot.md), through the sandbox at --sandbox or one started here
+ * on --port delivering to --bot-url, with the sandbox's defaults and its environment settings
+ * (CORE_SANDBOX_WEBHOOK_SECRET).
+ *
+ * Exit codes (docs/exit-codes.md): 0 every check passed, 3 one failed, 6 the bot could not be
+ * reached at all (or the sandbox at --sandbox), 2 bad usage.
+ */
+
+export interface CheckBotOptions {
+  sandbox?: string;
+  botUrl?: string;
+  port?: string;
+  reporter: CheckReporter;
+  output?: string;
+  timeout?: string;
+  /** Check ids, or the part before their dot (`signature`), each word possibly a comma-separated list. */
+  only?: string[];
+}
+
+export const DEFAULT_TIMEOUT = '10s';
+/** The longest --timeout: a battery waits about this long. */
+export const MAX_TIMEOUT_MS = 10 * 60_000;
+/** Added to the bot's webhook time limit for a request to the sandbox that waits on a delivery. */
+const REQUEST_MARGIN_MS = 30_000;
+
+export async function runCheckBot(options: CheckBotOptions, ctx: Context): Promise<number> {
+  const checked = checkOptions(options);
+  const output = options.output === undefined ? undefined : await outputPath(options.output, ctx.cwd);
+  const { url, botUrl, webhookTimeoutMs, sandbox } = await connect(options, ctx);
+  const context: ReportContext = { sandboxUrl: url, botUrl, sandboxKept: sandbox === undefined };
+  const humanOnStdout = options.reporter === 'human' && output === undefined;
+  const style = makeStyle(humanOnStdout ? ctx.color.stdout : ctx.color.stderr);
+  // Every check waits and asks at once, each listening to the stop signal: one signal of the run's
+  // own, told of Ctrl-C, takes their listeners without Node's warning about a leak.
+  const stop = new AbortController();
+  setMaxListeners(0, stop.signal);
+  const onStop = () => stop.abort(ctx.signal.reason);
+  ctx.signal.addEventListener('abort', onStop, { once: true });
+  const client: ClientInit = { baseUrl: url, timeoutMs: webhookTimeoutMs + REQUEST_MARGIN_MS, signal: stop.signal };
+  const port: SandboxPort = {
+    request: (method, path, body) => requestJson(client, method, path, body),
+    events: (query, onEvent) => {
+      const stream = openEventStream(client, query, onEvent);
+      const opened = stream.opened.catch((error: unknown) => {
+        if (!(error instanceof StreamRefused)) throw error;
+        throw new NetworkError(
+          `the sandbox at ${url} refused its event stream: ${error.answer.status} ${error.answer.text.slice(0, 200)}`,
+          'ESANDBOXREFUSED',
+          {
+            hint: "the checks read the bot's answers from GET /_sandbox/events; a sandbox serves 256 streams at once",
+          },
+        );
+      });
+      return { opened, close: () => stream.close() };
+    },
+  };
+  const count = checked.only?.length ?? CHECK_IDS.length;
+  let report;
+  try {
+    ctx.err(
+      `core check-bot: ${count} check${count === 1 ? '' : 's'} of the bot at ${botUrl ?? "the sandbox's --bot-url"}, through the sandbox at ${url}; ` +
+        `the checks that expect no answer wait ${formatDuration(checked.timeoutMs)}\n`,
+    );
+    report = await runBattery({ port, timeoutMs: checked.timeoutMs, ...(checked.only ? { only: checked.only } : {}), signal: stop.signal });
+  } finally {
+    ctx.signal.removeEventListener('abort', onStop);
+    await sandbox?.close();
+  }
+  if (ctx.signal.aborted) throw new InterruptedError('interrupted: the checks were stopped before they ended, no report written');
+
+  if (!(humanOnStdout && report.unreachable)) {
+    const document = await renderCheckReport(report, options.reporter, context, makeStyle(humanOnStdout && ctx.color.stdout));
+    if (output !== undefined) await writeFile(output, document);
+    else ctx.out(document);
+  }
+  if (report.unreachable) {
+    throw new NetworkError(report.unreachable.message, 'EBOTUNREACHABLE', {
+      hint: `start the bot before core check-bot, listening at ${botUrl ?? "the sandbox's --bot-url"}; its answers go to the sandbox's base URL (${url})`,
+    });
+  }
+  if (!humanOnStdout) ctx.err(summaryLine(report, context, style));
+  return report.failed > 0 ? ExitCode.testFailed : ExitCode.ok;
+}
+
+interface Checked {
+  timeoutMs: number;
+  only: CheckId[] | undefined;
+}
+
+function checkOptions(options: CheckBotOptions): Checked {
+  if (options.sandbox !== undefined && (options.botUrl !== undefined || options.port !== undefined)) {
+    throw new UsageError(
+      `--sandbox uses a running sandbox; --${options.botUrl !== undefined ? 'bot-url' : 'port'} is for the one core check-bot starts`,
+      { hint: 'give --sandbox URL alone, or --bot-url URL (and --port N) without it' },
+    );
+  }
+  if (options.sandbox === undefined && options.botUrl === undefined) {
+    throw new UsageError('core check-bot needs a bot: --bot-url URL, or --sandbox URL of a running core sandbox that delivers to one', {
+      hint: 'core check-bot --bot-url http://127.0.0.1:3000/webhook',
+    });
+  }
+  if (options.sandbox !== undefined) {
+    const problem = baseUrlProblem(options.sandbox);
+    if (problem !== undefined)
+      throw new UsageError(`--sandbox: ${problem}`, { hint: 'the base URL core sandbox prints, such as http://127.0.0.1:8080' });
+  }
+  let timeoutMs: number;
+  try {
+    timeoutMs = parseDuration(options.timeout ?? DEFAULT_TIMEOUT);
+  } catch (error) {
+    throw new UsageError(`--timeout: ${(error as Error).message}`, { hint: 'such as --timeout 5s or --timeout 2500ms' });
+  }
+  if (timeoutMs > MAX_TIMEOUT_MS) {
+    throw new UsageError(`--timeout: ${formatDuration(timeoutMs)} is longer than the limit of ${formatDuration(MAX_TIMEOUT_MS)}`, {
+      hint: 'a run of core check-bot takes about --timeout; such as --timeout 30s',
+    });
+  }
+  return { timeoutMs, only: options.only === undefined ? undefined : selectChecks(options.only) };
+}
+
+/** The checks --only names: ids, or the part before their dot; every unknown word is reported at once. */
+export function selectChecks(words: readonly string[]): CheckId[] {
+  const chosen = new Set<CheckId>();
+  const unknown: string[] = [];
+  for (const word of words.flatMap((w) => w.split(',')).map((w) => w.trim())) {
+    if (word === '') continue;
+    const matches = CHECK_IDS.filter((id) => id === word || id.startsWith(`${word}.`));
+    if (matches.length === 0) unknown.push(word);
+    for (const id of matches) chosen.add(id);
+  }
+  if (unknown.length > 0) {
+    const described = unknown.map((word) => {
+      // A near miss of a whole id, else an id that ends as the word does (`missing`, `sig.missing`).
+      const tail = word.split('.').pop();
+      const guess = suggest(word, CHECK_IDS) ?? CHECK_IDS.find((id) => id.split('.').pop() === tail);
+      return `'${word}'${guess ? ` (did you mean ${guess}?)` : ''}`;
+    });
+    throw new UsageError(`--only: no check ${described.join(', ')}`, { hint: `the checks: ${CHECK_IDS.join(', ')}` });
+  }
+  if (chosen.size === 0) throw new UsageError('--only: name at least one check', { hint: `the checks: ${CHECK_IDS.join(', ')}` });
+  return CHECK_IDS.filter((id) => chosen.has(id));
+}
+
+/** The report file's full path; its folder must exist, so a run is not lost for want of it. */
+async function outputPath(output: string, cwd: string): Promise<string> {
+  const full = resolve(cwd, output);
+  const folder = await stat(dirname(full)).catch(() => undefined);
+  if (!folder?.isDirectory())
+    throw new UsageError(`--output: the folder of ${output} does not exist`, {
+      hint: 'create it first, or name a file in an existing folder',
+    });
+  if ((await stat(full).catch(() => undefined))?.isDirectory()) throw new UsageError(`--output: ${output} is a folder; name a file`);
+  return full;
+}
+
+interface Connected {
+  url: string;
+  botUrl: string | null;
+  webhookTimeoutMs: number;
+  sandbox?: Sandbox;
+}
+
+/** The sandbox to check through: the one at --sandbox (which must deliver to a bot), or a new one. */
+async function connect(options: CheckBotOptions, ctx: Context): Promise<Connected> {
+  if (options.sandbox !== undefined) {
+    const url = options.sandbox.replace(/\/+$/, '');
+    const info = await requestJson({ baseUrl: url, timeoutMs: REQUEST_MARGIN_MS, signal: ctx.signal }, 'GET', '/_sandbox/info');
+    const bot = (info.json as { bot?: { url?: unknown; timeoutMs?: unknown } | null } | undefined)?.bot;
+    if (info.status !== 200 || bot === undefined) {
+      throw new UsageError(`--sandbox: ${url} did not answer as a core sandbox (GET /_sandbox/info answered ${info.status})`, {
+        hint: 'give the base URL core sandbox printed (its first export line)',
+      });
+    }
+    if (bot === null) {
+      throw new UsageError(`--sandbox: the sandbox at ${url} has no bot connected, so there is nothing to check`, {
+        hint: 'start it with core sandbox --bot-url URL, or let core check-bot start one: --bot-url URL',
+      });
+    }
+    const timeout = typeof bot.timeoutMs === 'bigint' ? Number(bot.timeoutMs) : 10_000;
+    return { url, botUrl: typeof bot.url === 'string' ? bot.url : null, webhookTimeoutMs: timeout };
+  }
+  const [{ parseSandboxFlags }, { startSandbox, SandboxOptionsError }, { listenError }, { sandboxDefaults }] = await Promise.all([
+    import('../sandbox/options.js'),
+    import('../../sandbox/server.js'),
+    import('../sandbox/run.js'),
+    import('../../sandbox/options.js'),
+  ]);
+  const sandboxOptions = await parseSandboxFlags({ botUrl: options.botUrl, port: options.port }, ctx.cwd, ctx.env);
+  try {
+    const sandbox = await startSandbox(sandboxOptions);
+    // Nothing prints the secret; a bot that echoes a delivery's headers back in its answer must not make it either.
+    ctx.addSecret(sandbox.webhookSecret);
+    return {
+      url: sandbox.url,
+      botUrl: sandbox.botUrl,
+      webhookTimeoutMs: sandboxOptions.webhookTimeoutMs ?? sandboxDefaults.webhookTimeoutMs,
+      sandbox,
+    };
+  } catch (error) {
+    if (error instanceof SandboxOptionsError) throw new UsageError(error.message, { hint: 'see core check-bot --help', cause: error });
+    throw listenError(error, '127.0.0.1', sandboxOptions.port ?? 0);
+  }
+}

@@ -1,0 +1,198 @@
+import { performance } from 'node:perf_hooks';
+import { CHECKS, CHECK_IDS, type CheckId, type CheckKit, type Craft, type DeliveryAnswer, type FaultView } from './checks.js';
+import { num, Observer, type SandboxEvent } from './observe.js';
+
+/**
+ * The battery of `core check-bot` (docs/check-bot.md): each check in its own conversation, all at
+ * once, over the sandbox's own HTTP endpoints (the customer's side, the crafted deliveries and the
+ * one-shot faults of /_sandbox/probes) and its event stream. It needs nothing of the sandbox's code,
+ * so it runs the same against a sandbox started for it and against one already running: the
+ * command hands it a `SandboxPort`.
+ */
+
+/** The sandbox's own endpoints, as the battery uses them. */
+export interface SandboxPort {
+  /** One JSON request; a network failure rejects (the caller's typed error). */
+  request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: unknown; text: string }>;
+  /** GET /_sandbox/events with `query`, each event parsed losslessly. */
+  events(query: string, onEvent: (event: Record<string, unknown>) => void): { opened: Promise<void>; close(): void };
+}
+
+export interface BatteryInit {
+  port: SandboxPort;
+  /** How long an answer may take (--timeout); the checks that expect none wait this long. */
+  timeoutMs: number;
+  /** The checks to run (--only), in any order; all when absent. */
+  only?: readonly CheckId[];
+  signal: AbortSignal;
+}
+
+export interface CheckResult {
+  id: CheckId;
+  status: 'pass' | 'fail';
+  message: string;
+  /** The fix in one line; null when the check passed. */
+  fix: string | null;
+  /** What the sandbox sent, and when the bot passes. */
+  sends: string;
+  passes: string;
+  /** The check's conversation in the sandbox (the page shows it), null when none was started. */
+  sessionId: string | null;
+  durationMs: number;
+}
+
+export interface BatteryReport {
+  startedAt: string;
+  durationMs: number;
+  tenant: string;
+  duplicates: string | null;
+  timeoutMs: number;
+  checks: CheckResult[];
+  passed: number;
+  failed: number;
+  /** Set when the bot could not be reached at all: every delivery failed to connect and no request of the bot came. */
+  unreachable: { message: string } | null;
+}
+
+/** A request to the sandbox's own endpoints was not answered as expected: the check that made it fails with this. */
+export class SandboxRefused extends Error {}
+
+export async function runBattery(init: BatteryInit): Promise<BatteryReport> {
+  const { port, timeoutMs, signal } = init;
+  const startedAt = new Date();
+  const started = performance.now();
+  const info = await port.request('GET', '/_sandbox/info');
+  const facts = (info.json ?? {}) as { tenants?: unknown; lastSeq?: unknown; duplicates?: unknown };
+  const tenant = Array.isArray(facts.tenants) && typeof facts.tenants[0] === 'string' ? facts.tenants[0] : 'sandbox';
+  const lastSeq = num(facts.lastSeq) ?? 0;
+
+  const sessions = new Set<string>();
+  const observer = new Observer(sessions);
+  const stream = port.events(`?tenant=${encodeURIComponent(tenant)}&after=${lastSeq}`, (event) => observer.take(event as SandboxEvent));
+  const attempts: DeliveryAnswer[] = [];
+  try {
+    await stream.opened;
+    const call = async (method: 'GET' | 'POST', path: string, body: unknown, expected: number): Promise<Record<string, unknown>> => {
+      const answer = await port.request(method, path, body);
+      if (answer.status !== expected) {
+        const message = (answer.json as { message?: unknown } | undefined)?.message;
+        const missing = answer.status === 404 && typeof message === 'string' && message.startsWith('no such path');
+        throw new SandboxRefused(
+          missing
+            ? `the sandbox does not offer ${path}: it is older than this core; start it with this version`
+            : `the sandbox answered ${answer.status} to ${method} ${path}${typeof message === 'string' ? `: ${message}` : ''}`,
+        );
+      }
+      return (answer.json ?? {}) as Record<string, unknown>;
+    };
+    const delivery = (json: Record<string, unknown>): DeliveryAnswer => {
+      const attempt = (json.attempt ?? {}) as Record<string, unknown>;
+      const result = {
+        status: num(attempt.status),
+        error: typeof attempt.error === 'string' ? attempt.error : null,
+        latencyMs: num(attempt.latencyMs) ?? 0,
+        body: typeof attempt.body === 'string' ? attempt.body : '',
+      };
+      attempts.push(result);
+      return result;
+    };
+
+    const kit: CheckKit = {
+      timeoutMs,
+      signal,
+      async start(channel) {
+        const json = await call('POST', '/_sandbox/conversations', { tenant, channel }, 201);
+        const sessionId = String(json.sessionId);
+        sessions.add(sessionId);
+        return sessionId;
+      },
+      async probe(sessionId, craft: Craft, text) {
+        const json = await call('POST', '/_sandbox/probes', { sessionId, craft, text }, 200);
+        return { sessionId, questionId: json.questionId as bigint, deliveryId: String(json.deliveryId), attempt: delivery(json) };
+      },
+      async replay(deliveryId) {
+        return delivery(await call('POST', '/_sandbox/probes', { craft: 'replay', deliveryId }, 200));
+      },
+      async say(sessionId, text) {
+        const json = await call('POST', `/_sandbox/conversations/${encodeURIComponent(sessionId)}/messages`, { text }, 201);
+        return { questionId: json.questionId as bigint, deliveryId: typeof json.deliveryId === 'string' ? json.deliveryId : null };
+      },
+      async armFault(sessionId) {
+        return String((await call('POST', '/_sandbox/probes/faults', { sessionId }, 201)).faultId);
+      },
+      async fault(faultId) {
+        const json = await call('GET', `/_sandbox/probes/faults/${encodeURIComponent(faultId)}`, undefined, 200);
+        return {
+          triggered: json.triggered === true,
+          answerId: typeof json.answerId === 'string' ? json.answerId : null,
+          triggeredAt: typeof json.triggeredAt === 'string' ? json.triggeredAt : null,
+        } satisfies FaultView;
+      },
+      wait: (sessionId, test, from = 0) => observer.wait(sessionId, test, timeoutMs, signal, from),
+      seen: (sessionId) => observer.events(sessionId).length,
+      untiedNote: () => untiedNote(observer.untied),
+    };
+
+    const selected = CHECKS.filter((check) => init.only === undefined || init.only.includes(check.id));
+    const checks = await Promise.all(
+      selected.map(async (check): Promise<CheckResult> => {
+        const began = performance.now();
+        let sessionId: string | null = null;
+        let verdict: { status: 'pass' | 'fail'; message: string };
+        try {
+          verdict = await check.run(kit, (id) => (sessionId = id));
+        } catch (error) {
+          if (!(error instanceof SandboxRefused)) throw error;
+          verdict = { status: 'fail', message: error.message };
+        }
+        return {
+          id: check.id,
+          status: verdict.status,
+          message: verdict.message,
+          fix: verdict.status === 'fail' ? check.fix : null,
+          sends: check.sends,
+          passes: check.passes,
+          sessionId,
+          durationMs: Math.round(performance.now() - began),
+        };
+      }),
+    );
+    checks.sort((a, b) => CHECK_IDS.indexOf(a.id) - CHECK_IDS.indexOf(b.id));
+    const webhookAttempts = [...sessions].flatMap((id) =>
+      observer
+        .events(id)
+        .filter((event) => event.type === 'webhook.attempt')
+        .map((event) => ({ status: num(event.status), error: typeof event.error === 'string' ? event.error : null })),
+    );
+    return {
+      startedAt: startedAt.toISOString(),
+      durationMs: Math.round(performance.now() - started),
+      tenant,
+      duplicates: typeof facts.duplicates === 'string' ? facts.duplicates : null,
+      timeoutMs,
+      checks,
+      passed: checks.filter((check) => check.status === 'pass').length,
+      failed: checks.filter((check) => check.status === 'fail').length,
+      unreachable: observer.botSpoke ? null : unreachable([...attempts, ...webhookAttempts]),
+    };
+  } finally {
+    stream.close();
+  }
+}
+
+/** Whether no delivery connected at all: some were attempted, each failed to connect (no status, and not a time-out, which means it connected). */
+function unreachable(attempts: readonly { status: number | null; error: string | null }[]): BatteryReport['unreachable'] {
+  if (attempts.length === 0 || !attempts.every((attempt) => attempt.status === null && !/^timeout/.test(attempt.error ?? ''))) return null;
+  const errors = [...new Set(attempts.map((attempt) => attempt.error ?? 'no answer'))].join(', ');
+  return { message: `the bot could not be reached: every delivery failed to connect (${errors})` };
+}
+
+/** `; meanwhile the sandbox refused 2 requests of the bot that named no conversation: 401 invalid bearer token`. */
+function untiedNote(untied: readonly SandboxEvent[]): string {
+  if (untied.length === 0) return '';
+  const lines = [
+    ...new Set(untied.map((event) => `${num(event.status) ?? '?'} ${typeof event.error === 'string' ? event.error : ''}`.trim())),
+  ];
+  const shown = lines.slice(-3).reverse().join('; ');
+  return `; meanwhile the sandbox refused ${untied.length} request${untied.length === 1 ? '' : 's'} of the bot that named no conversation: ${shown}`;
+}

@@ -1,0 +1,132 @@
+/**
+ * What the battery sees of the sandbox: its event stream, sorted by conversation, and the waits of
+ * the checks on it. Every wait is for an event, bounded by a time limit that only ends it: nothing
+ * sleeps.
+ */
+
+export type SandboxEvent = Record<string, unknown> & { type: string };
+
+/** The bot's answer to a question, or something of the conversation that ends a wait. */
+export type Seen =
+  /** A bot answer the sandbox delivered to the customer. */
+  | { kind: 'answer'; event: SandboxEvent }
+  /** A bot answer the sandbox took and did not deliver: its answerId was delivered before (chatbot rule 6). */
+  | { kind: 'dropped'; event: SandboxEvent }
+  /** A bot answer the sandbox refused (a broken rule), or another API request of the bot it refused. */
+  | { kind: 'refused'; event: SandboxEvent }
+  /** The webhook of the question failed for good (every attempt of its series). */
+  | { kind: 'undelivered'; event: SandboxEvent }
+  | { kind: 'timeout' };
+
+/** A number of the event stream (identifiers and numbers are read losslessly, as bigint). */
+export function num(value: unknown): number | null {
+  return typeof value === 'bigint' ? Number(value) : typeof value === 'number' ? value : null;
+}
+
+/** An API request of the bot that the sandbox refused, whatever event records it: it has a path and a status of 400 or more. */
+export function isRefusedRequest(event: SandboxEvent): boolean {
+  if (event.type === 'bot.answer' || event.type === 'webhook.attempt' || event.type === 'greeting') return false;
+  return typeof event.path === 'string' && (num(event.status) ?? 0) >= 400;
+}
+
+/** A request of the bot that reached the sandbox's API, accepted or not. */
+function isBotRequest(event: SandboxEvent): boolean {
+  return event.type === 'bot.answer' || typeof event.path === 'string';
+}
+
+interface Waiter {
+  sessionId: string;
+  test: (event: SandboxEvent) => Seen | undefined;
+  done: (seen: Seen) => void;
+}
+
+export class Observer {
+  private readonly bySession = new Map<string, SandboxEvent[]>();
+  private readonly waiters = new Set<Waiter>();
+  /** Refused requests of the bot that named no conversation of the battery, newest last. */
+  readonly untied: SandboxEvent[] = [];
+  /** Whether any request of the bot reached the sandbox's API during the battery. */
+  botSpoke = false;
+
+  constructor(private readonly sessions: Set<string>) {}
+
+  /** Takes one event of the stream. */
+  take(event: SandboxEvent): void {
+    const sessionId = typeof event.sessionId === 'string' ? event.sessionId : null;
+    const ours = sessionId !== null && this.sessions.has(sessionId);
+    if (isBotRequest(event) && (ours || sessionId === null)) this.botSpoke = true;
+    if (!ours) {
+      if (sessionId === null && (isRefusedRequest(event) || (event.type === 'bot.answer' && (num(event.status) ?? 0) >= 400))) {
+        this.untied.push(event);
+      }
+      return;
+    }
+    const list = this.bySession.get(sessionId) ?? [];
+    list.push(event);
+    this.bySession.set(sessionId, list);
+    for (const waiter of [...this.waiters]) {
+      if (waiter.sessionId !== sessionId) continue;
+      const seen = waiter.test(event);
+      if (seen !== undefined) waiter.done(seen);
+    }
+  }
+
+  /** The events of a conversation so far. */
+  events(sessionId: string): readonly SandboxEvent[] {
+    return this.bySession.get(sessionId) ?? [];
+  }
+
+  /**
+   * The first event of the conversation, from the `from`-th on, that `test` makes something of, or
+   * a timeout after `timeoutMs`; `signal` ends the wait as a timeout too.
+   */
+  wait(sessionId: string, test: Waiter['test'], timeoutMs: number, signal: AbortSignal, from = 0): Promise<Seen> {
+    for (const event of this.events(sessionId).slice(from)) {
+      const seen = test(event);
+      if (seen !== undefined) return Promise.resolve(seen);
+    }
+    return new Promise((resolve) => {
+      const finish = (seen: Seen) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        this.waiters.delete(waiter);
+        resolve(seen);
+      };
+      const waiter: Waiter = { sessionId, test, done: finish };
+      const onAbort = () => finish({ kind: 'timeout' });
+      const timer = setTimeout(onAbort, timeoutMs);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.waiters.add(waiter);
+    });
+  }
+}
+
+/**
+ * What the battery waits for after a question: the bot's answer to it (or an answer addressed by
+ * client into its thread), a refused request of the bot in the thread, and, when `undelivered`, a
+ * webhook of the question that failed for good or could not connect.
+ */
+export function answerTo(questionId: bigint, options: { undelivered?: boolean; ignore?: (event: SandboxEvent) => boolean } = {}) {
+  const failedToConnect = (event: SandboxEvent) =>
+    event.status === null && !/^timeout/.test(typeof event.error === 'string' ? event.error : '');
+  return (event: SandboxEvent): Seen | undefined => {
+    if (options.ignore?.(event)) return undefined;
+    if (event.type === 'bot.answer') {
+      const question = event.questionId;
+      if (question !== null && question !== undefined && question !== questionId) return undefined;
+      if ((num(event.status) ?? 0) >= 400) return { kind: 'refused', event };
+      return event.delivered === true ? { kind: 'answer', event } : { kind: 'dropped', event };
+    }
+    if (isRefusedRequest(event)) return { kind: 'refused', event };
+    // A delivery that failed for good, or that could not connect at all: no answer can be waited for.
+    if (
+      options.undelivered &&
+      event.type === 'webhook.attempt' &&
+      event.questionId === questionId &&
+      (event.outcome === 'failed' || failedToConnect(event))
+    ) {
+      return { kind: 'undelivered', event };
+    }
+    return undefined;
+  };
+}

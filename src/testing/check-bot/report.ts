@@ -1,0 +1,157 @@
+import { formatDuration } from '../../config/duration.js';
+import { cjs } from '../../interop.js';
+import type { Style } from '../../output/style.js';
+import { stringifyJson } from '../../payload/json.js';
+import { xmlAttr, xmlText } from '../xml.js';
+import type { BatteryReport, CheckResult } from './battery.js';
+import type { CheckReporter } from './ids.js';
+
+/**
+ * The report of `core check-bot` as data (`BatteryReport`) and its four renderings (docs/check-bot.md,
+ * "Reports"): a table for people, JSON, JUnit XML and TAP 14, as `core test` writes them.
+ */
+
+export { CHECK_REPORTERS, type CheckReporter } from './ids.js';
+
+export interface ReportContext {
+  /** The sandbox the checks ran through and the bot it delivered to. */
+  sandboxUrl: string;
+  botUrl: string | null;
+  /** Whether the sandbox goes on running after the report (--sandbox): its conversations can then be read. */
+  sandboxKept: boolean;
+}
+
+// ---- human ------------------------------------------------------------------------------------
+
+/**
+ * The table: check, pass or FAIL, what happened; under a failed check, the fix in one line. The
+ * closing line counts them.
+ */
+export function renderTable(report: BatteryReport, context: ReportContext, style: Style): string {
+  if (report.unreachable) return `${style.red('error:')} ${report.unreachable.message}\n`;
+  const width = Math.max('check'.length, ...report.checks.map((check) => check.id.length));
+  const pad = (text: string, size: number) => text + ' '.repeat(Math.max(0, size - text.length));
+  const lines = [style.bold(`${pad('check', width)}  ${pad('result', 6)}  what happened`)];
+  for (const check of report.checks) {
+    const result = check.status === 'pass' ? style.green(pad('pass', 6)) : style.red(pad('FAIL', 6));
+    lines.push(`${pad(check.id, width)}  ${result}  ${check.message}`);
+    if (check.fix !== null) lines.push(`${' '.repeat(width + 10)}${style.dim('fix:')} ${check.fix}`);
+  }
+  return `${lines.join('\n')}\n\n${summaryLine(report, context, style)}`;
+}
+
+export function summaryLine(report: BatteryReport, context: ReportContext, style: Style): string {
+  const counts = `${style.green(`${report.passed} passed`)}, ${report.failed > 0 ? style.red(`${report.failed} failed`) : '0 failed'}`;
+  const total = report.passed + report.failed;
+  const where = context.sandboxKept ? `; each check's conversation is in the sandbox at ${context.sandboxUrl}` : '';
+  return `${counts} ${style.dim(`(${total} check${total === 1 ? '' : 's'} of the bot at ${context.botUrl ?? "the sandbox's --bot-url"}, ${formatDuration(report.durationMs)})`)}${where}\n`;
+}
+
+// ---- JSON -------------------------------------------------------------------------------------
+
+/** One JSON document (docs/json-output.md, "core check-bot"). */
+export function renderCheckJson(report: BatteryReport, context: ReportContext): string {
+  const document = {
+    ok: report.failed === 0 && report.unreachable === null,
+    startedAt: report.startedAt,
+    durationMs: report.durationMs,
+    botUrl: context.botUrl,
+    sandboxUrl: context.sandboxUrl,
+    tenant: report.tenant,
+    timeoutMs: report.timeoutMs,
+    checks: report.checks.map((check) => ({
+      id: check.id,
+      status: check.status,
+      message: check.message,
+      fix: check.fix,
+      sends: check.sends,
+      passes: check.passes,
+      sessionId: check.sessionId,
+      durationMs: check.durationMs,
+    })),
+    summary: { checks: report.checks.length, passed: report.passed, failed: report.failed },
+    error: report.unreachable ? { code: 'EBOTUNREACHABLE', message: report.unreachable.message, botUrl: context.botUrl } : null,
+  };
+  return `${stringifyJson(document, 2)}\n`;
+}
+
+// ---- JUnit XML --------------------------------------------------------------------------------
+
+/** JUnit XML: one <testsuite> "core check-bot", a <testcase> per check, a <failure> with the message and the fix. */
+export function renderCheckJunit(report: BatteryReport): string {
+  const seconds = (ms: number) => (ms / 1000).toFixed(3);
+  const total = report.checks.length;
+  const errors = report.unreachable ? total : 0;
+  const failures = report.unreachable ? 0 : report.failed;
+  const head = `tests="${total}" failures="${failures}" errors="${errors}" skipped="0" time="${seconds(report.durationMs)}" timestamp="${report.startedAt}"`;
+  const out = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="core check-bot" ${head}>`,
+    `  <testsuite name="core check-bot" ${head}>`,
+  ];
+  for (const check of report.checks) {
+    const open = `    <testcase name="${xmlAttr(check.id)}" classname="core check-bot" time="${seconds(check.durationMs)}"`;
+    if (report.unreachable) {
+      out.push(`${open}>`, `      <error message="${xmlAttr(report.unreachable.message)}" type="BotUnreachable"/>`, '    </testcase>');
+    } else if (check.status === 'fail') {
+      out.push(
+        `${open}>`,
+        `      <failure message="${xmlAttr(check.message)}" type="CheckFailure">${xmlText(details(check))}</failure>`,
+        ...(check.sessionId ? [`      <system-out>${xmlText(`sandbox conversation ${check.sessionId}`)}</system-out>`] : []),
+        '    </testcase>',
+      );
+    } else out.push(`${open}/>`);
+  }
+  out.push('  </testsuite>', '</testsuites>');
+  return `${out.join('\n')}\n`;
+}
+
+function details(check: CheckResult): string {
+  return [`sent: ${check.sends}`, `passes when: ${check.passes}`, `what happened: ${check.message}`, `fix: ${check.fix ?? ''}`].join('\n');
+}
+
+// ---- TAP 14 -----------------------------------------------------------------------------------
+
+/** TAP version 14: a test point per check, the message and the fix of a failure in a YAML block; `Bail out!` when the bot could not be reached. */
+export async function renderCheckTap(report: BatteryReport): Promise<string> {
+  const out = ['TAP version 14'];
+  if (report.unreachable) {
+    out.push(`Bail out! ${report.unreachable.message.replace(/\n/g, ' ')}`);
+    return `${out.join('\n')}\n`;
+  }
+  const { stringify } = cjs(await import('yaml'), 'stringify');
+  out.push(`1..${report.checks.length}`);
+  report.checks.forEach((check, i) => {
+    out.push(`${check.status === 'pass' ? 'ok' : 'not ok'} ${i + 1} - ${check.id}`);
+    if (check.status === 'fail') {
+      const block = {
+        message: check.message,
+        fix: check.fix,
+        sent: check.sends,
+        conversation: check.sessionId,
+        duration_ms: check.durationMs,
+      };
+      const yaml = stringify(block, { lineWidth: 0 }).trimEnd();
+      out.push('  ---', ...yaml.split('\n').map((line: string) => `  ${line}`), '  ...');
+    }
+  });
+  return `${out.join('\n')}\n`;
+}
+
+export async function renderCheckReport(
+  report: BatteryReport,
+  reporter: CheckReporter,
+  context: ReportContext,
+  style: Style,
+): Promise<string> {
+  switch (reporter) {
+    case 'junit':
+      return renderCheckJunit(report);
+    case 'tap':
+      return renderCheckTap(report);
+    case 'json':
+      return renderCheckJson(report, context);
+    case 'human':
+      return renderTable(report, context, style);
+  }
+}

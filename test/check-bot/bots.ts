@@ -1,0 +1,147 @@
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { onTestFinished } from 'vitest';
+import { parseJson, stringifyJson } from '../../src/payload/json.js';
+import { startRecordingServer, type RecordedRequest, type RecordingServer, type ScriptedAnswer } from '../helpers/recording-server.js';
+
+/**
+ * Bots for `core check-bot` to grade, on the tests' recording server: flawless unless told of one
+ * flaw. A flawless bot verifies the Standard Webhooks signature over the raw body (any of the
+ * space-separated v1 signatures), refuses a timestamp more than five minutes from its clock,
+ * answers each webhook-id once (answerId `answer-<webhook-id>`), sends a refused answer again with
+ * the same answerId, addresses EMAIL answers by sessionId and questionIndex, and ignores fields it
+ * does not know. It answers through the API first, then acknowledges the webhook 200.
+ */
+
+export interface Flaws {
+  /** How the signature is checked: `unsigned-accepted` lets a delivery without webhook-* headers through; `not-compared` takes any v1 signature; `first-only` compares the first signature of the header alone. */
+  signature?: 'unsigned-accepted' | 'not-compared' | 'first-only';
+  /** Which timestamps are let through: `old` (no lower bound), `future` (no upper bound), `any`. */
+  timestamp?: 'old' | 'future' | 'any';
+  /** A redelivered webhook-id is answered again: with a new answerId, or with the same one. */
+  replay?: 'new-answerId' | 'same-answerId';
+  /** After a 5xx from the API: give up, or send again under a new answerId. */
+  retry?: 'none' | 'new-answerId';
+  /** EMAIL answers addressed by questionId. */
+  emailByQuestionId?: boolean;
+  /** Refuses (400) a webhook with a field it does not know. */
+  strictFields?: boolean;
+  /** Acknowledges every webhook with this status instead of 200. */
+  ackStatus?: number;
+  /** Acknowledges, but never answers. */
+  silent?: boolean;
+  /** Answers with another token than the sandbox's. */
+  token?: string;
+  /** Answers with a payload the API refuses (no text). */
+  invalidAnswer?: boolean;
+  /** Answers before refusing a delivery it finds invalid: the check must see the answer, whatever the status. */
+  answersBeforeVerifying?: boolean;
+}
+
+export interface TestBot {
+  url: string;
+  server: RecordingServer;
+  /** Where the bot posts its answers: the sandbox's base URL, once known. */
+  connect(apiBase: string): void;
+}
+
+const KNOWN_TOP = ['type', 'tenant', 'timestamp', 'message'];
+const KNOWN_MESSAGE = [
+  'questionId',
+  'questionIndex',
+  'sessionId',
+  'coreClientId',
+  'clientId',
+  'type',
+  'channel',
+  'text',
+  'receivedAt',
+  'quickReply',
+  'listItem',
+];
+const TOLERANCE_SECONDS = 300;
+
+export async function startBot(secret: string, flaws: Flaws = {}): Promise<TestBot> {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  let apiBase = '';
+  const handled = new Set<string>();
+
+  const refusal = (request: RecordedRequest): string | null => {
+    const header = (name: string) => {
+      const value = request.headers[name];
+      return Array.isArray(value) ? value[0] : value;
+    };
+    const id = header('webhook-id');
+    const timestamp = header('webhook-timestamp');
+    const signatures = header('webhook-signature');
+    if (!id || !timestamp || !signatures) return flaws.signature === 'unsigned-accepted' ? null : 'missing webhook-* headers';
+    const age = Date.now() / 1000 - Number(timestamp);
+    const tooOld = age > TOLERANCE_SECONDS && flaws.timestamp !== 'old' && flaws.timestamp !== 'any';
+    const tooNew = -age > TOLERANCE_SECONDS && flaws.timestamp !== 'future' && flaws.timestamp !== 'any';
+    if (!/^\d+$/.test(timestamp) || tooOld || tooNew) return 'timestamp out of tolerance';
+    if (flaws.signature === 'not-compared') return signatures.startsWith('v1,') ? null : 'no v1 signature';
+    const expected = createHmac('sha256', key).update(`${id}.${timestamp}.`).update(request.body).digest();
+    const entries = signatures.split(' ');
+    for (const entry of flaws.signature === 'first-only' ? entries.slice(0, 1) : entries) {
+      const [version, value] = entry.split(',');
+      const given = Buffer.from(value ?? '', 'base64');
+      if (version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected)) return null;
+    }
+    return 'no valid signature';
+  };
+
+  const post = async (answer: Record<string, unknown>): Promise<number> => {
+    try {
+      const response = await fetch(`${apiBase}/api/v1/chatbot`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Authorization: `Bearer ${flaws.token ?? 'sandbox-token'}`,
+          'X-Tenant-Name': 'sandbox',
+        },
+        body: stringifyJson(answer),
+      });
+      await response.text();
+      return response.status;
+    } catch {
+      return 0;
+    }
+  };
+
+  const answer = async (webhook: Record<string, unknown>, webhookId: string, again: boolean): Promise<void> => {
+    const message = webhook.message as Record<string, unknown>;
+    const email = message.type === 'EMAIL' && !flaws.emailByQuestionId;
+    const answerId = again && flaws.replay === 'new-answerId' ? `answer-${randomUUID()}` : `answer-${webhookId}`;
+    const body: Record<string, unknown> = {
+      answerId,
+      ...(email ? { sessionId: message.sessionId, questionIndex: message.questionIndex } : { questionId: message.questionId }),
+      ...(flaws.invalidAnswer ? {} : { text: `You said: ${String(message.text)}` }),
+    };
+    let status = await post(body);
+    if ((status === 0 || status >= 500) && flaws.retry !== 'none') {
+      status = await post(flaws.retry === 'new-answerId' ? { ...body, answerId: `answer-${randomUUID()}` } : body);
+    }
+  };
+
+  const server = await startRecordingServer((request): ScriptedAnswer => {
+    const problem = refusal(request);
+    if (problem !== null && !flaws.answersBeforeVerifying) return { status: 401, body: problem };
+    const webhook = parseJson(request.text) as Record<string, unknown>;
+    const message = webhook.message as Record<string, unknown>;
+    if (flaws.strictFields) {
+      const unknown = [
+        ...Object.keys(webhook).filter((field) => !KNOWN_TOP.includes(field)),
+        ...Object.keys(message).filter((field) => !KNOWN_MESSAGE.includes(field)),
+      ];
+      if (unknown.length > 0) return { status: 400, body: `unknown fields: ${unknown.join(', ')}` };
+    }
+    const webhookId = String(request.headers['webhook-id'] ?? randomUUID());
+    const again = handled.has(webhookId);
+    handled.add(webhookId);
+    const status = problem !== null ? 401 : (flaws.ackStatus ?? 200);
+    if (flaws.silent || (again && flaws.replay === undefined)) return { status };
+    // The answer first, then the acknowledgement: the answer is recorded before the delivery's status.
+    return { status, until: answer(webhook, webhookId, again) };
+  });
+  onTestFinished(() => server.close());
+  return { url: `${server.url}/webhook`, server, connect: (base) => (apiBase = base) };
+}

@@ -1,0 +1,377 @@
+import { describe, expect, it } from 'vitest';
+import { stringifyJson } from '../../src/payload/json.js';
+import { CHECK_IDS } from '../../src/testing/check-bot/ids.js';
+import { freePort } from '../helpers/processes.js';
+import { baseEnv, runInProcess } from '../helpers/run.js';
+import { sandbox } from '../sandbox/helpers.js';
+import { startBot, type Flaws } from './bots.js';
+
+/**
+ * `core check-bot` (docs/check-bot.md): each check against a bot with exactly that flaw, a flawless
+ * bot passing them all, through a sandbox the command starts and a running one; an unreachable bot
+ * (exit 6) and bad usage (exit 2).
+ *
+ * The time limit below only bounds how long an answer may take on loopback; a check that expects no
+ * answer waits it out, so it is the length of a run, not a measure of anything.
+ */
+
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const TIMEOUT = '5s';
+
+interface Report {
+  ok: boolean;
+  checks: { id: string; status: 'pass' | 'fail'; message: string; fix: string | null; sessionId: string | null }[];
+  summary: { checks: number; passed: number; failed: number };
+  error: { code: string; message: string } | null;
+}
+
+/** Runs core check-bot against a bot with `flaws`, through the sandbox it starts. */
+async function check(flaws: Flaws, args: string[] = []) {
+  const port = await freePort();
+  const bot = await startBot(SECRET, flaws);
+  bot.connect(`http://127.0.0.1:${port}`);
+  const result = await runInProcess(['check-bot', '--bot-url', bot.url, '--port', String(port), '--timeout', TIMEOUT, ...args], {
+    env: baseEnv({ CORE_SANDBOX_WEBHOOK_SECRET: SECRET }),
+  });
+  return { ...result, bot };
+}
+
+async function checkJson(flaws: Flaws, args: string[] = []) {
+  const result = await check(flaws, ['--reporter', 'json', ...args]);
+  return { ...result, report: readReport(result.stdout) };
+}
+
+/** The report as plain JSON: it holds no identifier, so numbers are numbers. */
+const readReport = (text: string) => JSON.parse(text) as Report;
+
+const failing = (report: Report) => report.checks.filter((c) => c.status === 'fail').map((c) => c.id);
+const messageOf = (report: Report, id: string) => report.checks.find((c) => c.id === id)?.message;
+
+describe('core check-bot against a flawless bot', () => {
+  it('passes every check, in the order of the table, and exits 0', async () => {
+    const { code, report, stderr } = await checkJson({});
+    expect(stderr).toContain('core check-bot: 11 checks of the bot at');
+    expect(failing(report), stringifyJson(report.checks, 2)).toEqual([]);
+    expect(code).toBe(0);
+    expect(report.checks.map((c) => c.id)).toEqual([...CHECK_IDS]);
+    expect(report.summary).toEqual({ checks: 11, passed: 11, failed: 0 });
+    expect(report.ok).toBe(true);
+    expect(report.error).toBeNull();
+    for (const c of report.checks) {
+      expect(c.fix).toBeNull();
+      expect(c.sessionId).toMatch(/^s-/);
+    }
+    // Each check has a conversation of its own.
+    expect(new Set(report.checks.map((c) => c.sessionId)).size).toBe(11);
+  });
+
+  it('prints a table: the check, pass, and what happened', async () => {
+    const { code, stdout } = await check({});
+    expect(code).toBe(0);
+    const lines = stdout.split('\n');
+    expect(lines[0]).toMatch(/^check\s+result\s+what happened$/);
+    for (const id of CHECK_IDS) expect(stdout).toMatch(new RegExp(`^${id.replace('.', '\\.')}\\s+pass\\s+\\S`, 'm'));
+    expect(stdout).not.toContain('fix:');
+    expect(stdout).toMatch(/^11 passed, 0 failed \(11 checks of the bot at http:\/\/127\.0\.0\.1:\d+\/webhook, [\d.]+s\)$/m);
+  });
+});
+
+/** Each flaw, and the checks a full battery fails with it (the flaw's own, and only those it cannot help failing). */
+const FLAWS: { flaw: string; flaws: Flaws; fails: string[]; message?: RegExp }[] = [
+  {
+    flaw: 'accepts a delivery without webhook-* headers',
+    flaws: { signature: 'unsigned-accepted' },
+    fails: ['signature.missing'],
+    message: /the bot accepted it \(200 in/,
+  },
+  {
+    flaw: 'does not compare the signature (so both a changed body and another secret pass)',
+    flaws: { signature: 'not-compared' },
+    fails: ['signature.tampered', 'signature.wrong-secret'],
+    message: /accepted it .*: /,
+  },
+  {
+    flaw: 'compares only the first signature of the header',
+    flaws: { signature: 'first-only' },
+    fails: ['signature.rotation'],
+    message: /answered it 401/,
+  },
+  { flaw: 'lets an old timestamp through', flaws: { timestamp: 'old' }, fails: ['timestamp.stale'], message: /accepted it/ },
+  { flaw: 'lets a future timestamp through', flaws: { timestamp: 'future' }, fails: ['timestamp.future'], message: /accepted it/ },
+  { flaw: 'checks no timestamp', flaws: { timestamp: 'any' }, fails: ['timestamp.stale', 'timestamp.future'] },
+  {
+    flaw: 'answers a replay with a new answerId',
+    flaws: { replay: 'new-answerId' },
+    fails: ['replay'],
+    message: /answered again with a new answerId/,
+  },
+  { flaw: 'answers a replay with the same answerId (the platform drops it: no flaw)', flaws: { replay: 'same-answerId' }, fails: [] },
+  {
+    flaw: 'does not retry an answer refused with 503',
+    flaws: { retry: 'none' },
+    fails: ['retry.answerId'],
+    message: /not sent again within 5s: the answer is lost/,
+  },
+  {
+    flaw: 'retries under a new answerId',
+    flaws: { retry: 'new-answerId' },
+    fails: ['retry.answerId'],
+    message: /tried again with a new answerId/,
+  },
+  {
+    flaw: 'addresses an EMAIL answer by questionId',
+    flaws: { emailByQuestionId: true },
+    fails: ['email.addressing'],
+    message: /addressed by questionId and refused: 400 .*chatbot rule 2/,
+  },
+  {
+    flaw: 'refuses fields it does not know',
+    flaws: { strictFields: true },
+    fails: ['unknown-fields'],
+    message: /answered it 400 .*unknown fields: futureField, futureField/,
+  },
+  {
+    flaw: 'answers a delivery before refusing it',
+    flaws: { answersBeforeVerifying: true },
+    fails: ['signature.missing', 'signature.tampered', 'signature.wrong-secret', 'timestamp.stale', 'timestamp.future'],
+    message: /refused it \(401\) but answered it anyway/,
+  },
+];
+
+describe.concurrent('core check-bot against a bot with one flaw', () => {
+  it.each(FLAWS)('a bot that $flaw fails exactly $fails', async ({ flaws, fails, message }) => {
+    const { code, report } = await checkJson(flaws);
+    expect(failing(report), stringifyJson(report.checks, 2)).toEqual(fails);
+    expect(code).toBe(fails.length === 0 ? 0 : 3);
+    expect(report.summary).toEqual({ checks: 11, passed: 11 - fails.length, failed: fails.length });
+    for (const id of fails) {
+      const failed = report.checks.find((c) => c.id === id)!;
+      if (message) expect(failed.message).toMatch(message);
+      expect(failed.fix).toMatch(/\w/);
+    }
+  });
+});
+
+describe.concurrent('core check-bot --only answers, against bots that do not answer as they should', () => {
+  it.each([
+    { flaw: 'acknowledges with 500', flaws: { ackStatus: 500 }, message: /^a signed delivery: the bot answered it 500 in \S+, not 2xx$/ },
+    { flaw: 'never answers', flaws: { silent: true }, message: /acknowledged 200 in \S+, but no answer within 2s$/ },
+    { flaw: 'answers with a wrong token', flaws: { token: 'not-the-token' }, message: /401 invalid bearer token/ },
+    { flaw: 'answers without text', flaws: { invalidAnswer: true }, message: /the bot's answer was refused: 400 .*text/ },
+  ])('a bot that $flaw fails it, saying why', async ({ flaws, message }) => {
+    const { code, report } = await checkJson(flaws, ['--only', 'answers', '--timeout', '2s']);
+    expect(code).toBe(3);
+    expect(report.checks.map((c) => [c.id, c.status])).toEqual([['answers', 'fail']]);
+    expect(messageOf(report, 'answers')).toMatch(message);
+    expect(report.checks[0]!.fix).toBe(
+      'answer 2xx to a verified delivery and POST the answer to /api/v1/chatbot with the token, the tenant and the questionId',
+    );
+  });
+});
+
+describe('core check-bot --only', () => {
+  it.each([
+    [['signature'], ['signature.missing', 'signature.tampered', 'signature.wrong-secret', 'signature.rotation']],
+    [
+      ['timestamp.future', 'answers'],
+      ['answers', 'timestamp.future'],
+    ],
+    [['replay,email.addressing'], ['replay', 'email.addressing']],
+  ])('--only %j runs %j', async (only, ids) => {
+    const { code, report } = await checkJson({ signature: 'unsigned-accepted' }, ['--only', ...only, '--timeout', '1ms']);
+    expect(report.checks.map((c) => c.id)).toEqual(ids);
+    expect([0, 3]).toContain(code);
+  });
+});
+
+describe('core check-bot reports', () => {
+  const failed = () => check({ signature: 'unsigned-accepted' }, ['--only', 'signature.missing']);
+
+  it('shows a failed check as FAIL with the fix in one line under it', async () => {
+    const { code, stdout } = await failed();
+    expect(code).toBe(3);
+    expect(stdout).toMatch(
+      /^signature\.missing\s+FAIL\s+a delivery without webhook-\* headers: the bot accepted it \(200 in \S+\): anyone who finds/m,
+    );
+    expect(stdout).toMatch(
+      /^\s+fix: refuse \(401\) a delivery without webhook-id, webhook-timestamp and webhook-signature before reading its body$/m,
+    );
+    expect(stdout).toMatch(/^0 passed, 1 failed /m);
+  });
+
+  it('writes JUnit XML with a failure per failed check', async () => {
+    const { code, stdout, stderr } = await check({ signature: 'unsigned-accepted' }, ['--only', 'signature', '--reporter', 'junit']);
+    expect(code).toBe(3);
+    expect(stdout).toMatch(
+      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="core check-bot" tests="4" failures="1" errors="0"/,
+    );
+    expect(stdout).toContain('<testcase name="signature.missing" classname="core check-bot"');
+    expect(stdout).toMatch(/<failure message="a delivery without webhook-\* headers: the bot accepted it[^"]*" type="CheckFailure">sent: /);
+    expect(stdout).toContain('fix: refuse (401) a delivery without webhook-id');
+    expect(stdout.match(/<testcase /g)).toHaveLength(4);
+    expect(stdout.match(/<failure /g)).toHaveLength(1);
+    expect(stderr).toMatch(/3 passed, 1 failed/);
+  });
+
+  it('writes TAP 14 with the message and the fix of a failure in its YAML block', async () => {
+    const { code, stdout } = await check({ signature: 'unsigned-accepted' }, [
+      '--only',
+      'signature.missing',
+      'answers',
+      '--reporter',
+      'tap',
+    ]);
+    expect(code).toBe(3);
+    const lines = stdout.split('\n');
+    expect(lines.slice(0, 4)).toEqual(['TAP version 14', '1..2', 'ok 1 - answers', 'not ok 2 - signature.missing']);
+    expect(stdout).toMatch(/^ {2}---\n {2}message: "a delivery without webhook-\* headers: the bot accepted it/m);
+    expect(stdout).toMatch(/^ {2}fix: refuse \(401\)/m);
+    expect(stdout).toMatch(/^ {2}\.\.\.$/m);
+  });
+
+  it('writes the report to --output, and the closing line to stderr', async () => {
+    const { mkdtempSync, readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const file = join(mkdtempSync(join(tmpdir(), 'check-bot-')), 'report.json');
+    const { code, stdout, stderr } = await check({}, ['--only', 'answers', '--reporter', 'json', '--output', file]);
+    expect(code).toBe(0);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/1 passed, 0 failed/);
+    expect(readReport(readFileSync(file, 'utf8')).checks).toMatchObject([{ id: 'answers', status: 'pass' }]);
+  });
+});
+
+describe('core check-bot --sandbox URL', () => {
+  it('runs every check through a running sandbox, whose conversations stay to be read', async () => {
+    const bot = await startBot(SECRET);
+    const sb = await sandbox({ botUrl: bot.url, webhookSecret: SECRET });
+    bot.connect(sb.url);
+    const result = await runInProcess(['check-bot', '--sandbox', sb.url, '--timeout', TIMEOUT, '--reporter', 'json']);
+    const report = readReport(result.stdout);
+    expect(failing(report), stringifyJson(report.checks, 2)).toEqual([]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`each check's conversation is in the sandbox at ${sb.url}`);
+    const replay = sb.conversation(report.checks.find((c) => c.id === 'replay')!.sessionId!);
+    expect(replay?.channel).toBe('WEB');
+    const email = sb.conversation(report.checks.find((c) => c.id === 'email.addressing')!.sessionId!);
+    expect(email?.channel).toBe('EMAIL');
+  });
+
+  it.each([
+    ['new-answerId', 'fails', /answered again with a new answerId/],
+    ['same-answerId', 'passes', /answered again with the same answerId \(answer-msg_\S+\), which the platform drops/],
+  ] as const)('under strict duplicates, a bot that answers a replay with the %s %s replay', async (replay, outcome, message) => {
+    const bot = await startBot(SECRET, { replay });
+    const sb = await sandbox({ botUrl: bot.url, webhookSecret: SECRET, duplicates: 'strict' });
+    bot.connect(sb.url);
+    const result = await runInProcess(['check-bot', '--sandbox', sb.url, '--only', 'replay', '--timeout', '2s', '--reporter', 'json']);
+    const report = readReport(result.stdout);
+    expect(report.checks[0]!.status).toBe(outcome === 'fails' ? 'fail' : 'pass');
+    expect(report.checks[0]!.message).toMatch(message);
+    expect(result.code).toBe(outcome === 'fails' ? 3 : 0);
+  });
+
+  it('stops on Ctrl-C while a delivery is out, exit 130, with no report', async () => {
+    const bot = await startBot(SECRET);
+    const sb = await sandbox({ botUrl: bot.url, webhookSecret: SECRET });
+    bot.connect(sb.url);
+    const abort = new AbortController();
+    // Interrupted once the bot has refused the crafted delivery, before the check has its answer.
+    const stop = sb.subscribe((event) => {
+      if (event.type === 'webhook.attempt' && event.status === 401) abort.abort();
+    });
+    const result = await runInProcess(
+      ['check-bot', '--sandbox', sb.url, '--only', 'signature.missing', '--timeout', '10m', '--reporter', 'json'],
+      {
+        signal: abort.signal,
+      },
+    );
+    stop();
+    expect(result.code).toBe(130);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('error: interrupted');
+  });
+
+  it('refuses a sandbox with no bot connected (exit 2)', async () => {
+    const sb = await sandbox();
+    const result = await runInProcess(['check-bot', '--sandbox', sb.url]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`the sandbox at ${sb.url} has no bot connected, so there is nothing to check`);
+  });
+
+  it('exits 6 when nothing answers at the sandbox URL', async () => {
+    const port = await freePort();
+    const result = await runInProcess(['check-bot', '--sandbox', `http://127.0.0.1:${port}`]);
+    expect(result.code).toBe(6);
+    expect(result.stderr).toMatch(/no answer from the sandbox at http:\/\/127\.0\.0\.1:\d+/);
+  });
+});
+
+describe('core check-bot against a bot that cannot be reached', () => {
+  it.each([['human'], ['json']])('exits 6 and says so (--reporter %s), without waiting out the time limit', async (reporter) => {
+    const [port, botPort] = [await freePort(), await freePort()];
+    const result = await runInProcess(
+      ['check-bot', '--bot-url', `http://127.0.0.1:${botPort}/webhook`, '--port', String(port), '--reporter', reporter, '--timeout', '10m'],
+      { env: baseEnv({ CORE_SANDBOX_WEBHOOK_SECRET: SECRET }) },
+    );
+    expect(result.code).toBe(6);
+    expect(result.stderr).toMatch(/the bot could not be reached: every delivery failed to connect \(ECONNREFUSED\)/);
+    expect(result.stderr).toContain('start the bot before core check-bot');
+    if (reporter === 'json') {
+      expect(readReport(result.stdout).error).toMatchObject({ code: 'EBOTUNREACHABLE' });
+    } else expect(result.stdout).toBe('');
+  });
+});
+
+describe('core check-bot usage errors (exit 2)', () => {
+  it.each([
+    [[], /core check-bot needs a bot: --bot-url URL, or --sandbox URL/],
+    [
+      ['--sandbox', 'http://127.0.0.1:1', '--bot-url', 'http://127.0.0.1:2/'],
+      /--sandbox uses a running sandbox; --bot-url is for the one core check-bot starts/,
+    ],
+    [['--sandbox', 'http://127.0.0.1:1', '--port', '8080'], /--port is for the one core check-bot starts/],
+    [['--sandbox', 'ftp://x'], /--sandbox: /],
+    [['--bot-url', 'http://127.0.0.1:2/', '--timeout', 'soon'], /--timeout: invalid duration "soon"/],
+    [['--bot-url', 'http://127.0.0.1:2/', '--timeout', '0'], /--timeout: invalid duration "0": must be at least 1ms/],
+    [['--bot-url', 'http://127.0.0.1:2/', '--timeout', '11m'], /--timeout: 11m is longer than the limit of 10m/],
+    [
+      ['--bot-url', 'http://127.0.0.1:2/', '--only', 'signature.mising', 'nonsense'],
+      /--only: no check 'signature\.mising' \(did you mean signature\.missing\?\), 'nonsense'/,
+    ],
+    [
+      ['--bot-url', 'http://127.0.0.1:2/', '--only', 'sig.missing,future'],
+      /--only: no check 'sig\.missing' \(did you mean signature\.missing\?\), 'future' \(did you mean timestamp\.future\?\)/,
+    ],
+    [['--bot-url', 'http://127.0.0.1:2/', '--only', ','], /--only: name at least one check/],
+    [['--bot-url', 'http://127.0.0.1:2/', '--reporter', 'xml'], /argument 'xml' is invalid/],
+    [
+      ['--bot-url', 'http://127.0.0.1:2/', '--output', '/no/such/folder/report.xml'],
+      /--output: the folder of \/no\/such\/folder\/report\.xml does not exist/,
+    ],
+    [['--bot-url', 'not a url'], /--bot-url/],
+  ])('core check-bot %j', async (args, message) => {
+    const result = await runInProcess(['check-bot', ...args]);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.code).toBe(2);
+  });
+
+  it('accepts the longest time limit, 10m (the bound passes; 11m above does not)', async () => {
+    const { selectChecks } = await import('../../src/commands/check-bot/run.js');
+    expect(selectChecks(['timestamp'])).toEqual(['timestamp.stale', 'timestamp.future']);
+    const result = await runInProcess([
+      'check-bot',
+      '--bot-url',
+      'http://127.0.0.1:2/',
+      '--timeout',
+      '10m',
+      '--output',
+      '/no/such/folder/r',
+    ]);
+    // The time limit passed its check: the next option is the one refused.
+    expect(result.stderr).toMatch(/--output: the folder/);
+    expect(result.code).toBe(2);
+  });
+});

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { makeStyle } from '../../src/output/style.js';
+import type { BatteryReport, CheckResult } from '../../src/testing/check-bot/battery.js';
+import { renderCheckJson, renderCheckJunit, renderCheckTap, renderTable, type ReportContext } from '../../src/testing/check-bot/report.js';
+
+/** The four renderings of one report (docs/check-bot.md, "Reports"), from data: no bot, no sandbox. */
+
+const result = (id: CheckResult['id'], status: 'pass' | 'fail', message: string): CheckResult => ({
+  id,
+  status,
+  message,
+  fix: status === 'fail' ? `the fix of ${id}` : null,
+  sends: `what ${id} sends`,
+  passes: `when ${id} passes`,
+  sessionId: `s-${id.length}`,
+  durationMs: 12,
+});
+
+const report = (checks: CheckResult[], unreachable: BatteryReport['unreachable'] = null): BatteryReport => ({
+  startedAt: '2026-11-25T10:00:00.000Z',
+  durationMs: 10_259,
+  tenant: 'sandbox',
+  duplicates: 'soft',
+  timeoutMs: 10_000,
+  checks,
+  passed: checks.filter((c) => c.status === 'pass').length,
+  failed: checks.filter((c) => c.status === 'fail').length,
+  unreachable,
+});
+
+const context: ReportContext = { sandboxUrl: 'http://127.0.0.1:8080', botUrl: 'http://127.0.0.1:3000/webhook', sandboxKept: false };
+const hostile = 'the bot answered 400: "<b>&nope</b>"\u0007 # not a comment';
+const mixed = report([result('answers', 'pass', 'answered'), result('signature.wrong-secret', 'fail', hostile)]);
+const unreachable = report([result('answers', 'fail', 'x')], {
+  message: 'the bot could not be reached: every delivery failed to connect (ECONNREFUSED)',
+});
+
+describe('the table', () => {
+  it('lines up check, result and what happened, with the fix under a failure', () => {
+    expect(renderTable(mixed, context, makeStyle(false))).toBe(
+      [
+        'check                   result  what happened',
+        'answers                 pass    answered',
+        `signature.wrong-secret  FAIL    ${hostile}`,
+        '                                fix: the fix of signature.wrong-secret',
+        '',
+        '1 passed, 1 failed (2 checks of the bot at http://127.0.0.1:3000/webhook, 10.259s)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it("names the running sandbox where the checks' conversations stay", () => {
+    expect(renderTable(mixed, { ...context, sandboxKept: true }, makeStyle(false))).toMatch(
+      /10\.259s\); each check's conversation is in the sandbox at http:\/\/127\.0\.0\.1:8080\n$/,
+    );
+  });
+
+  it('is one error line when the bot could not be reached', () => {
+    expect(renderTable(unreachable, context, makeStyle(false))).toBe(`error: ${unreachable.unreachable!.message}\n`);
+  });
+});
+
+describe('JUnit XML', () => {
+  it('escapes what the bot sent, and counts the failures', () => {
+    const xml = renderCheckJunit(mixed);
+    expect(xml).toContain('<testsuites name="core check-bot" tests="2" failures="1" errors="0" skipped="0" time="10.259"');
+    expect(xml).toContain('<testcase name="answers" classname="core check-bot" time="0.012"/>');
+    expect(xml).toContain(
+      '<failure message="the bot answered 400: &quot;&lt;b&gt;&amp;nope&lt;/b&gt;&quot;\ufffd # not a comment" type="CheckFailure">',
+    );
+    expect(xml).toContain('fix: the fix of signature.wrong-secret</failure>');
+    expect(xml).toContain('<system-out>sandbox conversation s-22</system-out>');
+    expect(xml).not.toContain('\u0007');
+  });
+
+  it('makes every check an error when the bot could not be reached', () => {
+    const xml = renderCheckJunit(unreachable);
+    expect(xml).toContain('tests="1" failures="0" errors="1"');
+    expect(xml).toContain(
+      '<error message="the bot could not be reached: every delivery failed to connect (ECONNREFUSED)" type="BotUnreachable"/>',
+    );
+  });
+});
+
+describe('TAP 14', () => {
+  it('has a test point per check and the failure in YAML', async () => {
+    const tap = await renderCheckTap(mixed);
+    expect(tap.split('\n').slice(0, 5)).toEqual(['TAP version 14', '1..2', 'ok 1 - answers', 'not ok 2 - signature.wrong-secret', '  ---']);
+    expect(tap).toContain('  fix: the fix of signature.wrong-secret\n');
+    expect(tap).toContain('  conversation: s-22\n');
+    expect(tap.endsWith('  ...\n')).toBe(true);
+  });
+
+  it('bails out when the bot could not be reached', async () => {
+    expect(await renderCheckTap(unreachable)).toBe(`TAP version 14\nBail out! ${unreachable.unreachable!.message}\n`);
+  });
+});
+
+describe('JSON', () => {
+  it('has the checks, the summary and no error', () => {
+    const json = JSON.parse(renderCheckJson(mixed, context));
+    expect(json).toMatchObject({
+      ok: false,
+      botUrl: context.botUrl,
+      sandboxUrl: context.sandboxUrl,
+      timeoutMs: 10_000,
+      summary: { checks: 2, passed: 1, failed: 1 },
+      error: null,
+    });
+    expect(json.checks[1]).toEqual({
+      id: 'signature.wrong-secret',
+      status: 'fail',
+      message: hostile,
+      fix: 'the fix of signature.wrong-secret',
+      sends: 'what signature.wrong-secret sends',
+      passes: 'when signature.wrong-secret passes',
+      sessionId: 's-22',
+      durationMs: 12,
+    });
+  });
+
+  it('has the error when the bot could not be reached', () => {
+    expect(JSON.parse(renderCheckJson(unreachable, context))).toMatchObject({
+      ok: false,
+      error: { code: 'EBOTUNREACHABLE', message: unreachable.unreachable!.message, botUrl: context.botUrl },
+    });
+  });
+});
