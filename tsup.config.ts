@@ -260,13 +260,18 @@ export default defineConfig([
   // fast as before. It is dist/sandbox.mjs (dist/package.json makes .js CommonJS), in dist/ itself
   // so that the sandbox finds its page at ./page/ as main.cjs does. Its declarations
   // (dist/sandbox.d.mts) are generated from the sources by tsup's dts build: none is kept by hand.
-  // Nothing is minified or lazy here: a test suite loads it once, and its stack traces stay readable.
+  // Whitespace and syntax are minified, names are not, so its stack traces stay readable. Nothing is
+  // lazy here: a test suite loads it once.
   {
     ...shared,
     format: ['esm'],
     entry: { sandbox: 'src/library/sandbox.ts' },
     outExtension: () => ({ js: '.mjs', dts: '.d.mts' }),
     minify: false,
+    esbuildOptions(options) {
+      options.minifyWhitespace = true;
+      options.minifySyntax = true;
+    },
     splitting: false,
     dts: { entry: { sandbox: 'src/library/sandbox.ts' } },
     define: { __CORE_VERSION__: JSON.stringify(pkg.version) },
