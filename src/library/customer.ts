@@ -53,7 +53,14 @@ export interface CustomerExchange {
   end: ExchangeEnd;
   tenant: string;
   sessionId: string;
-  question: { seq: number; questionId: bigint; questionIndex: bigint; type: 'TEXT' | 'EMAIL'; deliveryId: string | null; noWebhook: string | null };
+  question: {
+    seq: number;
+    questionId: bigint;
+    questionIndex: bigint;
+    type: 'TEXT' | 'EMAIL';
+    deliveryId: string | null;
+    noWebhook: string | null;
+  };
   /** Every bot answer to the conversation after the message, delivered or not (`delivered`, `notDelivered` say). */
   answers: BotAnswer[];
   /** The `text` of each delivered answer, in order: what the customer reads. */

@@ -70,7 +70,13 @@ describe('core-cli/sandbox with a bot', () => {
     expect(conversation).toMatchObject({ tenant: 'sandbox', channel: 'IM', coreClientId: 9_223_372_036_854_775_807n, clientId: null });
     expect(conversation.sessionId).toMatch(/\S/);
     const exchange = await happens(conversation.say('Where is my order?', { waitMs }), 'the bot to answer');
-    expect(exchange).toMatchObject({ ok: true, end: 'answered', tenant: 'sandbox', sessionId: conversation.sessionId, delivery: 'delivered' });
+    expect(exchange).toMatchObject({
+      ok: true,
+      end: 'answered',
+      tenant: 'sandbox',
+      sessionId: conversation.sessionId,
+      delivery: 'delivered',
+    });
     expect(exchange.texts).toEqual(['You said: Where is my order?']);
     expect(exchange.answers).toHaveLength(1);
     expect(exchange.answers[0]).toMatchObject({ type: 'bot.answer', delivered: true, questionId: exchange.question.questionId });
@@ -93,7 +99,7 @@ describe('core-cli/sandbox with a bot', () => {
     expect(withAgents.question.noWebhook).toMatch(/agents/);
   });
 
-  it('refuses a button the bot did not offer with the sandbox\'s message, naming what it offers', async () => {
+  it("refuses a button the bot did not offer with the sandbox's message, naming what it offers", async () => {
     const conversation = await startConversation(sandbox);
     await happens(conversation.say('Hi', { waitMs }), 'the first answer');
     const refused = conversation.press('Cancel my order', { waitMs });

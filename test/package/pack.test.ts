@@ -127,9 +127,9 @@ describe('the npm package', () => {
         ].includes(path),
     );
     expect(unexpected).toEqual([]);
-    expect(paths.filter((path) => path.endsWith('.map') || path.startsWith('src/') || path.startsWith('test/') || path.endsWith('.png'))).toEqual(
-      [],
-    );
+    expect(
+      paths.filter((path) => path.endsWith('.map') || path.startsWith('src/') || path.startsWith('test/') || path.endsWith('.png')),
+    ).toEqual([]);
   });
 
   it('names its repository, home page and bug tracker, so the README\'s links and the "report it" hint lead somewhere', () => {
@@ -253,7 +253,8 @@ describe('the npm package', () => {
  * .corerc.example, SECURITY.md and the like. A path inside a URL (after a `/`) is the URL's, and the
  * bundler's own module keys (`__esm({"src/x.ts"(){...}})`) are not text anyone reads.
  */
-const namedPath = /(?<![\w/.:@-])((?:docs|src|test|scripts|bench|dist)\/[\w./-]*[\w/]|\.corerc\.example|[A-Z][A-Z_]*\.md)(?![\w/-]|\.\w|"\()/g;
+const namedPath =
+  /(?<![\w/.:@-])((?:docs|src|test|scripts|bench|dist)\/[\w./-]*[\w/]|\.corerc\.example|[A-Z][A-Z_]*\.md)(?![\w/-]|\.\w|"\()/g;
 
 function namedPaths(text: string): string[] {
   return [...text.matchAll(namedPath)].map((match) => match[1]!);
@@ -294,13 +295,25 @@ describe('what help, hints, the man page and the README name', () => {
 
   it('walks the help of every command and subcommand of the installed core', () => {
     const helps = everyHelp();
-    for (const command of ['core', 'core reason update', 'core customer say', 'core customer press', 'core config show', 'core test', 'core sandbox']) {
+    for (const command of [
+      'core',
+      'core reason update',
+      'core customer say',
+      'core customer press',
+      'core config show',
+      'core test',
+      'core sandbox',
+    ]) {
       expect([...helps.keys()]).toContain(command);
     }
   });
 
   it('ships every path that a help names, at the path named', () => {
-    const missing = [...everyHelp()].flatMap(([command, text]) => namedPaths(text).filter((path) => !shipped(path)).map((path) => `${command}: ${path}`));
+    const missing = [...everyHelp()].flatMap(([command, text]) =>
+      namedPaths(text)
+        .filter((path) => !shipped(path))
+        .map((path) => `${command}: ${path}`),
+    );
     expect(missing).toEqual([]);
   });
 
@@ -345,7 +358,11 @@ describe('core-cli/sandbox from the installed package', () => {
   /** Runs a script of the consumer project with Node, from the project's folder. */
   const runScript = (name: string, text: string) => {
     writeFileSync(join(project, name), text);
-    return spawnSync(process.execPath, [name], { cwd: project, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: work } as NodeJS.ProcessEnv });
+    return spawnSync(process.execPath, [name], {
+      cwd: project,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: work } as NodeJS.ProcessEnv,
+    });
   };
 
   it('declares the entry as an ES module with its types, beside the bin', () => {
@@ -446,11 +463,23 @@ await sandbox.close();
 export { url, delivered, index, owner, reasons, reset, failure };
 `;
     const refusals: Array<[string, string, RegExp]> = [
-      ["duplicates: 'sometimes'", "await startSandbox({ duplicates: 'sometimes' });", /error TS2322: Type '"sometimes"' is not assignable to type 'DuplicateMode/],
-      ["channel: 'SMS'", "await startConversation(await startSandbox(), { channel: 'SMS' });", /error TS2322: Type '"SMS"' is not assignable to type 'Channel/],
+      [
+        "duplicates: 'sometimes'",
+        "await startSandbox({ duplicates: 'sometimes' });",
+        /error TS2322: Type '"sometimes"' is not assignable to type 'DuplicateMode/,
+      ],
+      [
+        "channel: 'SMS'",
+        "await startConversation(await startSandbox(), { channel: 'SMS' });",
+        /error TS2322: Type '"SMS"' is not assignable to type 'Channel/,
+      ],
       ['an option that does not exist', "await startSandbox({ duplicate: 'soft' });", /error TS(2561|2353)/],
       ['an event type that does not exist', "(await startSandbox()).subscribe((event) => event.type === 'bot.reply');", /error TS2367/],
-      ['a coreClientId given as a number', 'await startConversation(await startSandbox(), { coreClientId: 1 });', /error TS2322: Type 'number' is not assignable to type 'bigint'/],
+      [
+        'a coreClientId given as a number',
+        'await startConversation(await startSandbox(), { coreClientId: 1 });',
+        /error TS2322: Type 'number' is not assignable to type 'bigint'/,
+      ],
     ];
     const fileOf = (what: string) => `refused-${what.replace(/\W+/g, '-').replace(/-$/, '').toLowerCase()}.ts`;
     let output: string;
@@ -461,7 +490,10 @@ export { url, delivered, index, owner, reasons, reset, failure };
       mkdirSync(folder, { recursive: true });
       writeFileSync(join(folder, 'typed.ts'), typed);
       for (const [what, line] of refusals) {
-        writeFileSync(join(folder, fileOf(what)), `import { startConversation, startSandbox } from 'core-cli/sandbox';\nvoid startConversation;\n${line}\nexport {};\n`);
+        writeFileSync(
+          join(folder, fileOf(what)),
+          `import { startConversation, startSandbox } from 'core-cli/sandbox';\nvoid startConversation;\n${line}\nexport {};\n`,
+        );
       }
       writeFileSync(
         join(folder, 'tsconfig.json'),
@@ -524,8 +556,15 @@ describe("the installed core sandbox's output", () => {
       });
       const stdout = await happens(printed, 'the installed core sandbox to print its export lines');
       const exports = stdout.split('\n').filter((line) => line.startsWith('export '));
-      expect(exports.map((line) => /^export (\w+)=/.exec(line)?.[1])).toEqual(['CORE_BASE_URL', 'CORE_TENANT', 'CORE_TOKEN', 'CORE_WEBHOOK_SECRET']);
-      const sourced = spawnSync('sh', ['-c', `${exports.join('\n')}\nprintf '%s %s %s' "$CORE_BASE_URL" "$CORE_TENANT" "$CORE_TOKEN"`], { encoding: 'utf8' });
+      expect(exports.map((line) => /^export (\w+)=/.exec(line)?.[1])).toEqual([
+        'CORE_BASE_URL',
+        'CORE_TENANT',
+        'CORE_TOKEN',
+        'CORE_WEBHOOK_SECRET',
+      ]);
+      const sourced = spawnSync('sh', ['-c', `${exports.join('\n')}\nprintf '%s %s %s' "$CORE_BASE_URL" "$CORE_TENANT" "$CORE_TOKEN"`], {
+        encoding: 'utf8',
+      });
       expect(sourced.status).toBe(0);
       expect(sourced.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+ sandbox sandbox-token$/);
     } finally {
