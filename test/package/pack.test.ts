@@ -271,12 +271,14 @@ function manText(roff: string): string {
 }
 
 /** `core ... --help` of the installed binary for every command and subcommand, by command line. */
+let helps: Map<string, string> | undefined;
 function everyHelp(): Map<string, string> {
-  const helps = new Map<string, string>();
+  if (helps) return helps;
+  helps = new Map<string, string>();
   const visit = (path: string[]) => {
     const result = core([...path, '--help']);
     expect(result.status, `core ${path.join(' ')} --help`).toBe(0);
-    helps.set(['core', ...path].join(' '), result.stdout);
+    helps!.set(['core', ...path].join(' '), result.stdout);
     const commands = /^Commands:\n([\s\S]*?)(?:\n\n|\n?(?![\s\S]))/m.exec(result.stdout)?.[1] ?? '';
     for (const [, name] of commands.matchAll(/^ {2}(\S+)/gm)) if (name !== 'help') visit([...path, name!]);
   };
@@ -339,7 +341,8 @@ describe('what help, hints, the man page and the README name', () => {
   });
 
   it('ships every file that the README links to or names; what it does not ship it names by absolute URL', () => {
-    const readme = readFileSync(join(installed(), 'README.md'), 'utf8');
+    // A link to an absolute URL names what it links to there, whatever its text says ([CONTRIBUTING.md](https://...)).
+    const readme = readFileSync(join(installed(), 'README.md'), 'utf8').replace(/\[[^\]]*\]\([a-z][a-z+.-]*:[^)\s]*\)/gi, '');
     const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]!);
     const relative = links.filter((link) => !/^[a-z][a-z+.-]*:/i.test(link)).map((link) => link.replace(/#.*$/, ''));
     expect(relative.length).toBeGreaterThan(10);
@@ -573,4 +576,60 @@ describe("the installed core sandbox's output", () => {
       await exited;
     }
   });
+});
+
+describe('the vitest example of docs/sandbox.md, "From code"', () => {
+  it('passes as written, in a project with the tarball installed, against a bot as the example describes it', () => {
+    // The example as the installed package ships it.
+    const guide = readFileSync(join(project, 'node_modules', 'core-cli', 'docs', 'sandbox.md'), 'utf8');
+    const section = guide.slice(guide.indexOf('## From code'));
+    const example = /```js\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(example).toMatch(/from 'core-cli\/sandbox'/);
+    mkdirSync(join(project, 'test'), { recursive: true });
+    mkdirSync(join(project, 'src'), { recursive: true });
+    writeFileSync(join(project, 'test', 'bot.test.mjs'), example!);
+    // The bot the example stands for: its node:http server, reading the platform's settings from the function it is given.
+    writeFileSync(
+      join(project, 'src', 'bot.js'),
+      `import { createServer } from 'node:http';
+
+export function createBot(settingsOf) {
+  return createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', async () => {
+      const { baseUrl, tenant, token } = settingsOf();
+      const questionId = /"questionId":\\s*(\\d+)/.exec(body)[1];
+      const text = JSON.parse(body).message.text;
+      const answer = /person/i.test(text)
+        ? \`{"questionId": \${questionId}, "text": "Passing you to a person.", "code": "SWITCH_TO_HUMAN"}\`
+        : \`{"questionId": \${questionId}, "text": \${JSON.stringify(\`You said: \${text}\`)}, "quickReplies": [{"type": "TEXT", "text": "Talk to a person"}]}\`;
+      const response = await fetch(\`\${baseUrl}/api/v1/chatbot\`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: \`Bearer \${token}\`, 'X-Tenant-Name': tenant },
+        body: answer,
+      });
+      res.writeHead(response.ok ? 200 : 503).end();
+    });
+  });
+}
+`,
+    );
+    // vitest is the project's development dependency in real life; here, this repository's copy.
+    if (!existsSync(join(project, 'node_modules', 'vitest')))
+      symlinkSync(join(repoRoot, 'node_modules', 'vitest'), join(project, 'node_modules', 'vitest'));
+    const result = spawnSync(
+      process.execPath,
+      [join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', project, '--reporter', 'verbose'],
+      {
+        cwd: project,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, HOME: work, NO_COLOR: '1', CI: '1' } as NodeJS.ProcessEnv,
+      },
+    );
+    expect(result.stdout + result.stderr).toMatch(/2 passed/);
+    expect(result.stdout).toMatch(/✓ .*echoes the customer and offers a person/);
+    expect(result.stdout).toMatch(/✓ .*hands the thread over when the customer presses "Talk to a person"/);
+    expect(result.status).toBe(0);
+  }, 120_000);
 });
