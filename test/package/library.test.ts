@@ -32,9 +32,22 @@ async function startBot(sandboxOf: () => Sandbox): Promise<{ server: Server; url
         message: { questionId: bigint; text: string };
       };
       const { message } = webhook;
-      const answer = /person/.test(message.text)
-        ? { questionId: message.questionId, text: 'Passing you to a person.', code: 'SWITCH_TO_HUMAN' }
-        : { questionId: message.questionId, text: `You said: ${message.text}`, quickReplies: [{ type: 'TEXT', text: 'Talk to a person' }] };
+      const answer = /menu/.test(message.text)
+        ? {
+            questionId: message.questionId,
+            text: 'What can we help you with?',
+            messageListPicker: {
+              title: 'Choose a topic',
+              sections: [{ title: 'Orders', items: [{ title: 'Track an order', identifier: 'orders.track' }] }],
+            },
+          }
+        : /person/.test(message.text)
+          ? { questionId: message.questionId, text: 'Passing you to a person.', code: 'SWITCH_TO_HUMAN' }
+          : {
+              questionId: message.questionId,
+              text: `You said: ${message.text}`,
+              quickReplies: [{ type: 'TEXT', text: 'Talk to a person' }],
+            };
       void fetch(`${sandboxOf().url}/api/v1/chatbot`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Authorization: 'Bearer sandbox-token', 'X-Tenant-Name': 'sandbox' },
@@ -97,6 +110,25 @@ describe('core-cli/sandbox with a bot', () => {
     const withAgents = await happens(conversation.say('Hello?', { waitMs }), 'the wait to end at once');
     expect(withAgents).toMatchObject({ ok: false, end: 'with-agents', delivery: null, answers: [] });
     expect(withAgents.question.noWebhook).toMatch(/agents/);
+  });
+
+  it.each([
+    ['its identifier', 'orders.track'],
+    ['its title', 'Track an order'],
+  ])('picks an item of the list the bot sent on an IM thread by %s, and the customer sends its title', async (_by, label) => {
+    const conversation = await startConversation(sandbox, { channel: 'IM' });
+    await happens(conversation.say('Show me the menu', { waitMs }), 'the list');
+    const exchange = await happens(conversation.press(label, { waitMs }), 'the answer to the pick');
+    expect(exchange.texts).toEqual(['You said: Track an order']);
+    const picked = sandbox
+      .events({ sessionId: conversation.sessionId })
+      .filter((event) => event.type === 'customer.message')
+      .at(-1);
+    expect(picked).toMatchObject({
+      text: 'Track an order',
+      listItem: { identifier: 'orders.track', title: 'Track an order' },
+      quickReply: null,
+    });
   });
 
   it("refuses a button the bot did not offer with the sandbox's message, naming what it offers", async () => {
