@@ -255,6 +255,29 @@ export default defineConfig([
     },
     esbuildPlugins: [separateFiles, lazyDependencies, copyPage],
   },
+  // `core-cli/sandbox` (src/library/sandbox.ts): the sandbox and its customer for a bot's own tests.
+  // An ES module of its own, beside the CLI's files and never loaded by them, so bin.js starts as
+  // fast as before. It is dist/sandbox.mjs (dist/package.json makes .js CommonJS), in dist/ itself
+  // so that the sandbox finds its page at ./page/ as main.cjs does. Its declarations
+  // (dist/sandbox.d.mts) are generated from the sources by tsup's dts build: none is kept by hand.
+  // Whitespace and syntax are minified, names are not, so its stack traces stay readable. Nothing is
+  // lazy here: a test suite loads it once.
+  {
+    ...shared,
+    format: ['esm'],
+    entry: { sandbox: 'src/library/sandbox.ts' },
+    outExtension: () => ({ js: '.mjs', dts: '.d.mts' }),
+    minify: false,
+    esbuildOptions(options) {
+      options.minifyWhitespace = true;
+      options.minifySyntax = true;
+    },
+    splitting: false,
+    dts: { entry: { sandbox: 'src/library/sandbox.ts' } },
+    define: { __CORE_VERSION__: JSON.stringify(pkg.version) },
+    // Bundled CommonJS dependencies call require() for Node's built-ins.
+    banner: { js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);" },
+  },
   // Third-party modules loaded on demand, one self-contained file each. cosmiconfig keeps its
   // `import()` (for .mjs config files): src/compile-cache.ts leaves such a module to Node's loader.
   {

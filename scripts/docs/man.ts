@@ -76,9 +76,23 @@ function commandSection(spec: CommandSpec, afterHelp: AfterHelp): string[] {
 function optionList(options: OptionSpec[]): string[] {
   const lines: string[] = [];
   for (const option of options) {
-    lines.push('.TP', `\\fB${escape(option.flags)}\\fR`, escape(option.description + (option.defaultText ? ` (default: ${option.defaultText})` : '')));
+    lines.push('.TP', `\\fB${escape(option.flags)}\\fR`, escape(optionText(option)));
   }
   return lines;
+}
+
+/**
+ * An option's text with its default stated once: where the description says it ("(default 30s)",
+ * "(default: a new UUID, printed)", "(...; default 3)"), as it is; else with the definition's
+ * default added. The command tree finds the default in either place (src/commands/completion/tree.ts).
+ */
+export function optionText(option: Pick<OptionSpec, 'description' | 'defaultText'>): string {
+  if (option.defaultText === undefined || statesDefault(option.description)) return option.description;
+  return `${option.description} (default: ${option.defaultText})`;
+}
+
+function statesDefault(description: string): boolean {
+  return [...description.matchAll(/\(([^()]*)\)/g)].some(([, inside]) => /(?:^|;\s*)default:?\s/i.test(inside ?? ''));
 }
 
 /** The `$ core ...` lines a command prints after its help, as an unfilled block. */

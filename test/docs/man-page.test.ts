@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { flatten } from '../../src/commands/completion/tree.js';
 import { commandTree } from '../../scripts/docs/generate.js';
+import { optionText } from '../../scripts/docs/man.js';
 import { isHelpCommand } from '../../scripts/docs/reference.js';
 import { repoRoot } from '../helpers/run.js';
 import { withTool } from '../helpers/tools.js';
@@ -23,6 +24,13 @@ describe('the man page', () => {
     expect(pkg.files).toContain('docs/man');
   });
 
+  it('states every default once, whether the description or the definition gives it', () => {
+    const paragraphs = page.split(/^\.TP$/m);
+    const twice = paragraphs.filter((paragraph) => (paragraph.match(/\(default\b/g) ?? []).length > 1);
+    expect(twice).toEqual([]);
+    expect(page).toContain('(default 30s)');
+  });
+
   withTool('groff').it('renders with groff without a single warning', () => {
     const result = spawnSync('groff', ['-man', '-Tutf8', '-ww', '-z', join(repoRoot, 'docs/man/core.1')], { encoding: 'utf8' });
     expect(result.status).toBe(0);
@@ -38,5 +46,18 @@ describe('the man page', () => {
       expect(page, command.usage).toContain(`\\fB${command.usage.replace(/-/g, '\\-')}\\fR`);
       for (const option of command.options) expect(page, `${command.usage}: ${option.flags}`).toContain(option.flags.replace(/-/g, '\\-'));
     }
+  });
+});
+
+describe("an option's text on the man page", () => {
+  it.each([
+    ['no default', 'the profile to use', undefined, 'the profile to use'],
+    ['a default from the definition only', 'how many at once', '4', 'how many at once (default: 4)'],
+    ['the default in the description', 'time limit per attempt (default 30s)', '30s', 'time limit per attempt (default 30s)'],
+    ['the default with a colon in the description', 'unique ID (default: a new UUID, printed)', 'a new UUID, printed', 'unique ID (default: a new UUID, printed)'],
+    ['the default after a semicolon', 'retries (0 to 100; default 3)', '3', 'retries (0 to 100; default 3)'],
+    ['a parenthesis that only mentions defaults', 'overrides (defaults of the profile)', 'none', 'overrides (defaults of the profile) (default: none)'],
+  ])('with %s', (_case, description, defaultText, expected) => {
+    expect(optionText({ description, defaultText })).toBe(expected);
   });
 });

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -10,8 +10,9 @@ import { happens } from '../helpers/wait.js';
 /**
  * The package as users get it: `npm pack` of a clean copy of the repository (what git tracks, and no
  * dist/, so `prepack` must build it), then `npm install -g` of the tarball into a private prefix,
- * offline. The bundle in dist/ holds every library core uses, so the package declares no runtime
- * dependencies and installs without the registry. Takes about 10 to 30 seconds.
+ * offline, and `npm install` of it into an empty project, as a bot's test suite installs
+ * `core-cli/sandbox`. The bundle in dist/ holds every library core uses, so the package declares no
+ * runtime dependencies and installs without the registry. Takes about 20 to 60 seconds.
  */
 
 interface PackedFile {
@@ -34,6 +35,8 @@ let work: string;
 let tarball: string;
 let packed: PackResult;
 let prefix: string;
+/** An empty project with the tarball installed as a dependency: where a bot's tests import core-cli/sandbox. */
+let project: string;
 
 /** npm, run outside the repository so its .npmrc and node_modules play no part, with a cache of its own. */
 function npm(args: string[], cwd: string): string {
@@ -84,27 +87,49 @@ beforeAll(() => {
   tarball = join(out, packed.filename);
   prefix = join(work, 'prefix');
   npm(['install', '--global', '--prefix', prefix, '--offline', tarball], work);
-}, 120_000);
+  project = join(work, 'project');
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'a-bot', private: true, type: 'module' }, null, 2)}\n`);
+  npm(['install', '--offline', '--save-dev', tarball], project);
+}, 180_000);
 
 describe('the npm package', () => {
-  it("holds the bundle (with its on-demand vendor modules and the sandbox's page), the README, the changelog, the license, the package.json, the JSON Schemas and the man page, and nothing else", () => {
+  it("holds the bundle (with its on-demand vendor modules, the sandbox's page and core-cli/sandbox), the README, the changelog, the license, the security policy, the package.json, the example config, the guides, the command reference, the examples, the JSON Schemas, the OpenAPI document and the man page, and nothing else", () => {
     const paths = packed.files.map((file) => file.path);
     expect(paths).toContain('dist/bin.js');
     for (const name of Object.keys(pageFiles)) expect(paths).toContain(`dist/page/${name}`);
+    for (const path of ['dist/sandbox.mjs', 'dist/sandbox.d.mts', '.corerc.example', 'docs/sandbox.md', 'docs/examples/bot/bot.mjs']) {
+      expect(paths).toContain(path);
+    }
     expect(paths).toContain('README.md');
     expect(paths).toContain('CHANGELOG.md');
+    expect(paths).toContain('SECURITY.md');
     expect(paths).toContain('docs/man/core.1');
     expect(paths).toContain('package.json');
     for (const kind of ['reply', 'greet', 'reason', 'config']) expect(paths).toContain(`docs/schemas/${kind}.schema.json`);
     const unexpected = paths.filter(
       (path) =>
-        !/^dist\/(bin\.js|package\.json|main\.cjs|vendor\/[\w.-]+\.cjs)$/.test(path) &&
+        !/^dist\/(bin\.js|package\.json|main\.cjs|sandbox\.mjs|sandbox\.d\.mts|vendor\/[\w.-]+\.cjs)$/.test(path) &&
         !(path.startsWith('dist/page/') && path.slice('dist/page/'.length) in pageFiles) &&
         !/^docs\/schemas\/\w+\.schema\.json$/.test(path) &&
-        !['README.md', 'CHANGELOG.md', 'package.json', 'LICENSE', 'docs/man/core.1'].includes(path),
+        !/^docs\/[\w-]+\.md$/.test(path) &&
+        !/^docs\/commands\/[\w-]+\.md$/.test(path) &&
+        !/^docs\/examples\/[\w./-]+\.(json|yaml|ndjson|md|mjs)$/.test(path) &&
+        ![
+          'README.md',
+          'CHANGELOG.md',
+          'SECURITY.md',
+          'package.json',
+          'LICENSE',
+          '.corerc.example',
+          'docs/man/core.1',
+          'docs/openapi.json',
+        ].includes(path),
     );
     expect(unexpected).toEqual([]);
-    expect(paths.filter((path) => path.endsWith('.map') || path.startsWith('src/') || path.startsWith('test/'))).toEqual([]);
+    expect(
+      paths.filter((path) => path.endsWith('.map') || path.startsWith('src/') || path.startsWith('test/') || path.endsWith('.png')),
+    ).toEqual([]);
   });
 
   it('names its repository, home page and bug tracker, so the README\'s links and the "report it" hint lead somewhere', () => {
@@ -221,4 +246,390 @@ describe('the npm package', () => {
     expect(completion.status).toBe(0);
     expect(completion.stdout).toContain('complete -F _core_completion core');
   });
+});
+
+/**
+ * A path that help, a hint, the man page or the README names, relative to the package: docs/...,
+ * .corerc.example, SECURITY.md and the like. A path inside a URL (after a `/`) is the URL's, and the
+ * bundler's own module keys (`__esm({"src/x.ts"(){...}})`) are not text anyone reads.
+ */
+const namedPath =
+  /(?<![\w/.:@-])((?:docs|src|test|scripts|bench|dist)\/[\w./-]*[\w/]|\.corerc\.example|[A-Z][A-Z_]*\.md)(?![\w/-]|\.\w|"\()/g;
+
+function namedPaths(text: string): string[] {
+  return [...text.matchAll(namedPath)].map((match) => match[1]!);
+}
+
+/** The text of a man page as it reads: without roff's comments, its escaped hyphens and font changes undone. */
+function manText(roff: string): string {
+  return roff
+    .split('\n')
+    .filter((line) => !line.startsWith('.\\"'))
+    .join('\n')
+    .replace(/\\-/g, '-')
+    .replace(/\\f[BIRP]/g, '');
+}
+
+/** `core ... --help` of the installed binary for every command and subcommand, by command line. */
+let helps: Map<string, string> | undefined;
+function everyHelp(): Map<string, string> {
+  if (helps) return helps;
+  helps = new Map<string, string>();
+  const visit = (path: string[]) => {
+    const result = core([...path, '--help']);
+    expect(result.status, `core ${path.join(' ')} --help`).toBe(0);
+    helps!.set(['core', ...path].join(' '), result.stdout);
+    const commands = /^Commands:\n([\s\S]*?)(?:\n\n|\n?(?![\s\S]))/m.exec(result.stdout)?.[1] ?? '';
+    for (const [, name] of commands.matchAll(/^ {2}(\S+)/gm)) if (name !== 'help') visit([...path, name!]);
+  };
+  visit([]);
+  return helps;
+}
+
+describe('what help, hints, the man page and the README name', () => {
+  const installed = () => join(project, 'node_modules', 'core-cli');
+  /** Whether the packed tarball holds `path`: a file, or a folder (a path ending in /, or one some file is under). */
+  const shipped = (path: string) => {
+    const paths = packed.files.map((file) => file.path);
+    const bare = path.replace(/\/$/, '');
+    return (!path.endsWith('/') && paths.includes(bare)) || paths.some((file) => file.startsWith(`${bare}/`));
+  };
+
+  it('walks the help of every command and subcommand of the installed core', () => {
+    const helps = everyHelp();
+    for (const command of [
+      'core',
+      'core reason update',
+      'core customer say',
+      'core customer press',
+      'core config show',
+      'core test',
+      'core sandbox',
+    ]) {
+      expect([...helps.keys()]).toContain(command);
+    }
+  });
+
+  it('ships every path that a help names, at the path named', () => {
+    const missing = [...everyHelp()].flatMap(([command, text]) =>
+      namedPaths(text)
+        .filter((path) => !shipped(path))
+        .map((path) => `${command}: ${path}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it("ships every path that the installed code names in a hint, a warning or an error (every string of core's bundles)", () => {
+    const dist = join(installed(), 'dist');
+    const bundles = [
+      ...readdirSync(dist).filter((name) => /\.(c|m)?js$/.test(name)),
+      ...readdirSync(join(dist, 'vendor')).map((name) => `vendor/${name}`),
+    ];
+    expect(bundles).toEqual(expect.arrayContaining(['bin.js', 'main.cjs', 'sandbox.mjs']));
+    const named = new Map<string, string>();
+    for (const bundle of bundles) for (const path of namedPaths(readFileSync(join(dist, bundle), 'utf8'))) named.set(path, bundle);
+    // The hints that name guides are there to be found: the walk does find what it checks.
+    expect([...named.keys()]).toEqual(expect.arrayContaining(['docs/sandbox.md', 'docs/configuration.md', 'docs/examples/bot/bot.mjs']));
+    expect([...named].filter(([path]) => !shipped(path)).map(([path, bundle]) => `${bundle}: ${path}`)).toEqual([]);
+  });
+
+  it('ships every path that the installed man page names', () => {
+    const page = manText(readFileSync(join(prefix, 'share', 'man', 'man1', 'core.1'), 'utf8'));
+    const paths = namedPaths(page);
+    expect(paths).toEqual(expect.arrayContaining(['docs/examples/bot/bot.mjs', 'docs/testing-bots.md', 'SECURITY.md']));
+    expect(paths.filter((path) => !shipped(path))).toEqual([]);
+  });
+
+  it('ships every file that the README links to or names; what it does not ship it names by absolute URL', () => {
+    // A link to an absolute URL names what it links to there, whatever its text says ([CONTRIBUTING.md](https://...)).
+    const readme = readFileSync(join(installed(), 'README.md'), 'utf8').replace(/\[[^\]]*\]\([a-z][a-z+.-]*:[^)\s]*\)/gi, '');
+    const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]!);
+    const relative = links.filter((link) => !/^[a-z][a-z+.-]*:/i.test(link)).map((link) => link.replace(/#.*$/, ''));
+    expect(relative.length).toBeGreaterThan(10);
+    const named = [...relative.filter((link) => link !== ''), ...namedPaths(readme)];
+    expect(named.filter((path) => !shipped(path))).toEqual([]);
+  });
+
+  it('states every default of the installed man page once', () => {
+    const page = readFileSync(join(prefix, 'share', 'man', 'man1', 'core.1'), 'utf8');
+    const twice = page.split(/^\.TP$/m).filter((paragraph) => (paragraph.match(/\(default\b/g) ?? []).length > 1);
+    expect(twice).toEqual([]);
+  });
+});
+
+describe('core-cli/sandbox from the installed package', () => {
+  /** Runs a script of the consumer project with Node, from the project's folder. */
+  const runScript = (name: string, text: string) => {
+    writeFileSync(join(project, name), text);
+    return spawnSync(process.execPath, [name], {
+      cwd: project,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: work } as NodeJS.ProcessEnv,
+    });
+  };
+
+  it('declares the entry as an ES module with its types, beside the bin', () => {
+    const manifest = JSON.parse(readFileSync(join(project, 'node_modules', 'core-cli', 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest.exports).toEqual({
+      './sandbox': { types: './dist/sandbox.d.mts', import: './dist/sandbox.mjs' },
+      './package.json': './package.json',
+    });
+    expect(manifest.bin).toEqual({ core: 'dist/bin.js' });
+  });
+
+  it("leaves the command line's bundles as they were: bin.js and main.cjs name no module of the library", () => {
+    for (const file of ['bin.js', 'main.cjs']) {
+      const text = readFileSync(join(project, 'node_modules', 'core-cli', 'dist', file), 'utf8');
+      expect(text, file).not.toMatch(/sandbox\.mjs|library[\\/]/);
+    }
+  });
+
+  it("starts a sandbox with a bot from a project's test script, and plays the customer: say, press, the hand-over", () => {
+    const result = runScript(
+      'consumer.mjs',
+      `import { createServer } from 'node:http';
+import { startConversation, startSandbox, SandboxOptionsError } from 'core-cli/sandbox';
+
+let sandbox;
+const bot = createServer((req, res) => {
+  let body = '';
+  req.on('data', (chunk) => (body += chunk));
+  req.on('end', async () => {
+    // The questionId is a long: kept as written, never through a JavaScript number.
+    const questionId = /"questionId":\\s*(\\d+)/.exec(body)[1];
+    const text = JSON.parse(body).message.text;
+    const answer = /person/.test(text)
+      ? \`{"questionId": \${questionId}, "text": "Passing you to a person.", "code": "SWITCH_TO_HUMAN"}\`
+      : \`{"questionId": \${questionId}, "text": "You said: \${text}", "quickReplies": [{"type": "TEXT", "text": "Talk to a person"}]}\`;
+    const response = await fetch(\`\${sandbox.url}/api/v1/chatbot\`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: 'Bearer sandbox-token', 'X-Tenant-Name': 'sandbox' },
+      body: answer,
+    });
+    res.writeHead(response.ok ? 200 : 503).end();
+  });
+});
+await new Promise((resolve) => bot.listen(0, '127.0.0.1', resolve));
+sandbox = await startSandbox({ botUrl: \`http://127.0.0.1:\${bot.address().port}/webhook\` });
+let refused;
+try {
+  await startSandbox({ duplicates: 'sometimes' });
+} catch (error) {
+  refused = { isOptionsError: error instanceof SandboxOptionsError, problems: error.problems };
+}
+const conversation = await startConversation(sandbox, { channel: 'IM' });
+const said = await conversation.say('Where is my order?', { waitMs: 60000 });
+const pressed = await conversation.press('Talk to a person', { waitMs: 60000 });
+const owner = sandbox.conversation(conversation.sessionId).owner;
+await sandbox.close();
+bot.close();
+console.log(JSON.stringify({ refused, said: { ok: said.ok, texts: said.texts }, pressed: { ok: pressed.ok, texts: pressed.texts, handovers: pressed.handovers.map((h) => h.code) }, owner }));
+`,
+    );
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      refused: { isOptionsError: true, problems: [{ path: 'duplicates', message: expect.stringMatching(/strict|soft/) }] },
+      said: { ok: true, texts: ['You said: Where is my order?'] },
+      pressed: { ok: true, texts: ['Passing you to a person.'], handovers: ['SWITCH_TO_HUMAN'] },
+      owner: 'agents',
+    });
+  });
+
+  it('cannot be required from CommonJS: it is an ES module only, and says so', () => {
+    const result = runScript('consumer.cjs', "require('core-cli/sandbox');\n");
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(/ERR_PACKAGE_PATH_NOT_EXPORTED|No "exports" main defined|not exported/i);
+  });
+
+  describe('its declarations, compiled against in strict TypeScript with moduleResolution nodenext', () => {
+    /** The consumer files and what tsc says of each: one run of the compiler for all of them. */
+    const typed = `import { startConversation, startSandbox, SandboxCustomerError, type CustomerExchange, type Sandbox, type SandboxEvent, type SandboxOptions } from 'core-cli/sandbox';
+
+const options: SandboxOptions = { duplicates: 'strict', tenants: ['acme'], latencyMs: 0, fail: { status: 503, rate: 0.5 }, webhookBackoffMs: 0 };
+const sandbox: Sandbox = await startSandbox(options);
+const url: string = sandbox.url;
+const seen: SandboxEvent[] = [];
+const stop: () => void = sandbox.subscribe((event) => {
+  if (event.type === 'bot.answer') seen.push(event);
+});
+const conversation = await startConversation(sandbox, { tenant: 'acme', channel: 'EMAIL', coreClientId: 1n });
+const exchange: CustomerExchange = await conversation.say('Hi', { waitMs: 100 });
+const delivered: boolean | undefined = exchange.answers[0]?.delivered;
+const index: bigint = exchange.question.questionIndex;
+const owner: 'bot' | 'agents' | undefined = sandbox.conversation(conversation.sessionId)?.owner;
+const reasons: string[] = sandbox.reasons('acme').map((record) => record.reason.code);
+const reset: string[] = sandbox.reset();
+const failure: number | undefined = new SandboxCustomerError(404, 'x', 'y').status;
+stop();
+await sandbox.close();
+export { url, delivered, index, owner, reasons, reset, failure };
+`;
+    const refusals: Array<[string, string, RegExp]> = [
+      [
+        "duplicates: 'sometimes'",
+        "await startSandbox({ duplicates: 'sometimes' });",
+        /error TS2322: Type '"sometimes"' is not assignable to type 'DuplicateMode/,
+      ],
+      [
+        "channel: 'SMS'",
+        "await startConversation(await startSandbox(), { channel: 'SMS' });",
+        /error TS2322: Type '"SMS"' is not assignable to type 'Channel/,
+      ],
+      ['an option that does not exist', "await startSandbox({ duplicate: 'soft' });", /error TS(2561|2353)/],
+      ['an event type that does not exist', "(await startSandbox()).subscribe((event) => event.type === 'bot.reply');", /error TS2367/],
+      [
+        'a coreClientId given as a number',
+        'await startConversation(await startSandbox(), { coreClientId: 1 });',
+        /error TS2322: Type 'number' is not assignable to type 'bigint'/,
+      ],
+    ];
+    const fileOf = (what: string) => `refused-${what.replace(/\W+/g, '-').replace(/-$/, '').toLowerCase()}.ts`;
+    let output: string;
+    let status: number | null;
+
+    beforeAll(() => {
+      const folder = join(project, 'typed');
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, 'typed.ts'), typed);
+      for (const [what, line] of refusals) {
+        writeFileSync(
+          join(folder, fileOf(what)),
+          `import { startConversation, startSandbox } from 'core-cli/sandbox';\nvoid startConversation;\n${line}\nexport {};\n`,
+        );
+      }
+      writeFileSync(
+        join(folder, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            module: 'nodenext',
+            moduleResolution: 'nodenext',
+            target: 'es2022',
+            lib: ['es2022', 'dom'],
+            // No @types at all, and the package's declarations checked too: they must stand alone.
+            types: [],
+            noEmit: true,
+            skipLibCheck: false,
+            exactOptionalPropertyTypes: true,
+            noUncheckedIndexedAccess: true,
+          },
+          files: ['typed.ts', ...refusals.map(([what]) => fileOf(what))],
+        }),
+      );
+      const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+      const result = spawnSync(process.execPath, [tsc, '-p', folder, '--pretty', 'false'], { cwd: folder, encoding: 'utf8' });
+      output = result.stdout;
+      status = result.status;
+    }, 120_000);
+
+    const errorsOf = (file: string) => output.split('\n').filter((line) => line.startsWith(`${file}(`));
+
+    it('type-checks a test that uses the handle, the options, the events and the customer, and the declarations themselves', () => {
+      expect(output).not.toMatch(/node_modules\/core-cli/);
+      expect(errorsOf('typed.ts')).toEqual([]);
+      // The refusals below fail the run; nothing else does.
+      expect(status).toBe(2);
+      expect(output.split('\n').filter((line) => line !== '' && !/^refused-/.test(line))).toEqual([]);
+    });
+
+    it.each(refusals)('refuses %s', (what, _line, error) => {
+      const errors = errorsOf(fileOf(what));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(error);
+    });
+  });
+});
+
+describe("the installed core sandbox's output", () => {
+  it('prints export lines that a POSIX shell sources into the variables core reads', async () => {
+    const child = spawn(join(prefix, 'bin', 'core'), ['sandbox', '--port', '0'], {
+      cwd: work,
+      env: { PATH: process.env.PATH, HOME: work } as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let out = '';
+      const printed = new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (/^export CORE_WEBHOOK_SECRET=\S+$/m.test(out)) resolve(out);
+        });
+        child.once('exit', (code) => reject(new Error(`core sandbox exited ${code}: ${out}`)));
+      });
+      const stdout = await happens(printed, 'the installed core sandbox to print its export lines');
+      const exports = stdout.split('\n').filter((line) => line.startsWith('export '));
+      expect(exports.map((line) => /^export (\w+)=/.exec(line)?.[1])).toEqual([
+        'CORE_BASE_URL',
+        'CORE_TENANT',
+        'CORE_TOKEN',
+        'CORE_WEBHOOK_SECRET',
+      ]);
+      const sourced = spawnSync('sh', ['-c', `${exports.join('\n')}\nprintf '%s %s %s' "$CORE_BASE_URL" "$CORE_TENANT" "$CORE_TOKEN"`], {
+        encoding: 'utf8',
+      });
+      expect(sourced.status).toBe(0);
+      expect(sourced.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+ sandbox sandbox-token$/);
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+});
+
+describe('the vitest example of docs/sandbox.md, "From code"', () => {
+  it('passes as written, in a project with the tarball installed, against a bot as the example describes it', () => {
+    // The example as the installed package ships it.
+    const guide = readFileSync(join(project, 'node_modules', 'core-cli', 'docs', 'sandbox.md'), 'utf8');
+    const section = guide.slice(guide.indexOf('## From code'));
+    const example = /```js\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(example).toMatch(/from 'core-cli\/sandbox'/);
+    mkdirSync(join(project, 'test'), { recursive: true });
+    mkdirSync(join(project, 'src'), { recursive: true });
+    writeFileSync(join(project, 'test', 'bot.test.mjs'), example!);
+    // The bot the example stands for: its node:http server, reading the platform's settings from the function it is given.
+    writeFileSync(
+      join(project, 'src', 'bot.js'),
+      `import { createServer } from 'node:http';
+
+export function createBot(settingsOf) {
+  return createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', async () => {
+      const { baseUrl, tenant, token } = settingsOf();
+      const questionId = /"questionId":\\s*(\\d+)/.exec(body)[1];
+      const text = JSON.parse(body).message.text;
+      const answer = /person/i.test(text)
+        ? \`{"questionId": \${questionId}, "text": "Passing you to a person.", "code": "SWITCH_TO_HUMAN"}\`
+        : \`{"questionId": \${questionId}, "text": \${JSON.stringify(\`You said: \${text}\`)}, "quickReplies": [{"type": "TEXT", "text": "Talk to a person"}]}\`;
+      const response = await fetch(\`\${baseUrl}/api/v1/chatbot\`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: \`Bearer \${token}\`, 'X-Tenant-Name': tenant },
+        body: answer,
+      });
+      res.writeHead(response.ok ? 200 : 503).end();
+    });
+  });
+}
+`,
+    );
+    // vitest is the project's development dependency in real life; here, this repository's copy.
+    if (!existsSync(join(project, 'node_modules', 'vitest')))
+      symlinkSync(join(repoRoot, 'node_modules', 'vitest'), join(project, 'node_modules', 'vitest'));
+    const result = spawnSync(
+      process.execPath,
+      [join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', project, '--reporter', 'verbose'],
+      {
+        cwd: project,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, HOME: work, NO_COLOR: '1', CI: '1' } as NodeJS.ProcessEnv,
+      },
+    );
+    expect(result.stdout + result.stderr).toMatch(/2 passed/);
+    expect(result.stdout).toMatch(/✓ .*echoes the customer and offers a person/);
+    expect(result.stdout).toMatch(/✓ .*hands the thread over when the customer presses "Talk to a person"/);
+    expect(result.status).toBe(0);
+  }, 120_000);
 });

@@ -1,0 +1,208 @@
+import { AnswerWait, type StreamEvent, type WaitEnd } from '../commands/customer/wait.js';
+import { parseJson, stringifyJson } from '../payload/json.js';
+import type { ConversationView, SandboxEvent } from '../sandbox/server.js';
+
+/**
+ * The customer's side of a sandbox conversation from code: what `core customer say` and `press` do,
+ * in-process. Messages go to the sandbox's own endpoints over loopback HTTP (docs/sandbox.md, "The
+ * customer's side"), exactly as the page and `core customer` send them; the bot's answers are read
+ * from the sandbox's events through `sandbox.subscribe`, opened before each message is sent so none
+ * can slip by. When the wait ends is the rule of `core customer` (src/commands/customer/wait.ts).
+ */
+
+type Channel = 'WEB' | 'IM' | 'EMAIL';
+
+/** What the customer needs of a running sandbox: a handle of `startSandbox` has all of it. */
+export interface CustomerSandbox {
+  readonly url: string;
+  subscribe(listener: (event: SandboxEvent) => void): () => void;
+  conversation(sessionId: string): ConversationView | undefined;
+}
+type BotAnswer = Extract<SandboxEvent, { type: 'bot.answer' }>;
+type Handover = Extract<SandboxEvent, { type: 'handover' }>;
+type WebhookAttempt = Extract<SandboxEvent, { type: 'webhook.attempt' }>;
+
+/** How a conversation starts: as POST /_sandbox/conversations takes it. */
+export interface ConversationStart {
+  /** Default: the sandbox's first tenant. */
+  tenant?: string;
+  /** Default 'WEB'. */
+  channel?: Channel;
+  /** The external client ID of an authorized client. */
+  clientId?: string;
+  /** The internal client ID (a long); a new one by default. */
+  coreClientId?: bigint;
+}
+
+export interface WaitOptions {
+  /** How long to wait for the bot's answers, in milliseconds. Default 10000, as `core customer --wait`. */
+  waitMs?: number;
+}
+
+/**
+ * Why the wait ended: `answered` (at least one answer was delivered to the customer), `no-answer`
+ * (the wait ran out), `with-agents` (the thread is with agents, so no webhook was sent),
+ * `webhook-failed` (the bot was not reached and no answer came), `stream-ended` (the sandbox closed).
+ */
+export type ExchangeEnd = WaitEnd;
+
+/** One customer message and what came of it: the document `core customer say --json` prints. */
+export interface CustomerExchange {
+  /** Whether at least one bot answer was delivered to the customer. */
+  ok: boolean;
+  end: ExchangeEnd;
+  tenant: string;
+  sessionId: string;
+  question: {
+    seq: number;
+    questionId: bigint;
+    questionIndex: bigint;
+    type: 'TEXT' | 'EMAIL';
+    deliveryId: string | null;
+    noWebhook: string | null;
+  };
+  /** Every bot answer to the conversation after the message, delivered or not (`delivered`, `notDelivered` say). */
+  answers: BotAnswer[];
+  /** The `text` of each delivered answer, in order: what the customer reads. */
+  texts: string[];
+  handovers: Handover[];
+  /** The MESSAGE webhook's attempts; empty when none was sent. */
+  attempts: WebhookAttempt[];
+  /** delivered or failed; pending when the wait ended during the attempts; null when no webhook was sent. */
+  delivery: 'delivered' | 'failed' | 'pending' | null;
+}
+
+export interface CustomerConversation {
+  readonly tenant: string;
+  readonly sessionId: string;
+  readonly channel: Channel;
+  readonly coreClientId: bigint;
+  readonly clientId: string | null;
+  /** Writes `text` as the customer and waits for the bot's answers. */
+  say(text: string, options?: WaitOptions): Promise<CustomerExchange>;
+  /**
+   * Presses a button of the bot's last message, found by its text or shown_text, or picks a list
+   * item by its identifier or title, and waits for the bot's answers.
+   */
+  press(label: string, options?: WaitOptions): Promise<CustomerExchange>;
+}
+
+/** The sandbox refused a customer request (an unknown tenant, a button the bot did not offer, ...). */
+export class SandboxCustomerError extends Error {
+  readonly status: number;
+  constructor(status: number, what: string, said: string) {
+    super(`the sandbox refused ${what} (${status}): ${said}`);
+    this.name = 'SandboxCustomerError';
+    this.status = status;
+  }
+}
+
+const DEFAULT_WAIT_MS = 10_000;
+
+async function post(sandbox: CustomerSandbox, path: string, body: unknown, what: string): Promise<Record<string, unknown>> {
+  const response = await fetch(`${sandbox.url}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: stringifyJson(body),
+  });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = text === '' ? undefined : parseJson(text);
+  } catch {
+    json = undefined;
+  }
+  if (response.status !== 201 || typeof json !== 'object' || json === null) {
+    const message = (json as { message?: unknown } | undefined)?.message;
+    throw new SandboxCustomerError(response.status, what, typeof message === 'string' ? message : text.slice(0, 2048) || '(no body)');
+  }
+  return json as Record<string, unknown>;
+}
+
+/**
+ * Starts a conversation as a customer of `sandbox` (a handle of `startSandbox`): the sandbox opens a
+ * thread, and each `say` or `press` is a question, delivered to the bot as a MESSAGE webhook when
+ * the sandbox has a `botUrl`.
+ */
+export async function startConversation(sandbox: CustomerSandbox, start: ConversationStart = {}): Promise<CustomerConversation> {
+  const body: Record<string, unknown> = {};
+  if (start.tenant !== undefined) body.tenant = start.tenant;
+  if (start.channel !== undefined) body.channel = start.channel;
+  if (start.clientId !== undefined) body.clientId = start.clientId;
+  if (start.coreClientId !== undefined) body.coreClientId = start.coreClientId;
+  const started = await post(sandbox, '/_sandbox/conversations', body, 'the new conversation');
+  const sessionId = String(started.sessionId);
+  const path = `/_sandbox/conversations/${encodeURIComponent(sessionId)}/messages`;
+
+  const send = async (message: Record<string, string>, options: WaitOptions): Promise<CustomerExchange> => {
+    const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
+    if (!Number.isFinite(waitMs) || waitMs < 0) throw new RangeError(`waitMs: ${waitMs} is not a number of milliseconds from 0`);
+    const wait = new AnswerWait(waitMs);
+    // Subscribed first, so no answer can come between the message and the wait.
+    const stop = sandbox.subscribe((event) => {
+      if (event.sessionId === sessionId) wait.accept(event as unknown as StreamEvent);
+    });
+    try {
+      const asked = await post(sandbox, path, message, 'the message');
+      const question = {
+        seq: Number(asked.seq),
+        questionId: BigInt(asked.questionId as bigint),
+        questionIndex: BigInt(asked.questionIndex as bigint),
+        type: asked.type as 'TEXT' | 'EMAIL',
+        deliveryId: (asked.deliveryId as string | null) ?? null,
+        noWebhook: (asked.noWebhook as string | null) ?? null,
+      };
+      wait.start({ seq: BigInt(question.seq), deliveryId: question.deliveryId, noWebhook: question.noWebhook });
+      const end = await wait.ended;
+      const result = wait.result(end);
+      const answers = result.answers as unknown as BotAnswer[];
+      return {
+        ok: end === 'answered',
+        end,
+        tenant: String(asked.tenant),
+        sessionId,
+        question,
+        answers,
+        texts: answers.filter((answer) => answer.delivered).map((answer) => String((answer.body as { text?: unknown }).text ?? '')),
+        handovers: result.handovers as unknown as Handover[],
+        attempts: result.attempts as unknown as WebhookAttempt[],
+        delivery: result.delivery,
+      };
+    } finally {
+      stop();
+      wait.stop();
+    }
+  };
+
+  return {
+    tenant: String(started.tenant),
+    sessionId,
+    channel: started.channel as Channel,
+    coreClientId: BigInt(started.coreClientId as bigint),
+    clientId: (started.clientId as string | null | undefined) ?? null,
+    say: (text, options = {}) => send({ text }, options),
+    press: (label, options = {}) => {
+      const last = sandbox.conversation(sessionId)?.lastBotMessage ?? null;
+      return send(choose(last, label), options);
+    },
+  };
+}
+
+/**
+ * What pressing `label` sends, as `core customer press` decides it: a button whose text (or
+ * shown_text) is the label, else a list item whose identifier (or title) is; anything else is sent
+ * as a press, so the sandbox's refusal names what the message offers.
+ */
+function choose(
+  last: { quickReplies: Record<string, unknown>[]; messageListPicker: unknown } | null,
+  label: string,
+): { press: string } | { pick: string } {
+  const buttons = last?.quickReplies ?? [];
+  const button = buttons.find((b) => b.text === label) ?? buttons.find((b) => b.shown_text === label);
+  if (button) return { press: String(button.text) };
+  const picker = last?.messageListPicker as { sections?: { items?: { identifier?: string; title?: string }[] }[] } | null | undefined;
+  const items = (picker?.sections ?? []).flatMap((section) => section.items ?? []);
+  const item = items.find((i) => i.identifier === label) ?? items.find((i) => i.title === label);
+  if (item?.identifier !== undefined) return { pick: item.identifier };
+  return { press: label };
+}

@@ -1,0 +1,106 @@
+/**
+ * `core-cli/sandbox`: the sandbox for a bot's own test suite (vitest, jest, node:test), in-process,
+ * with the customer's side beside it (docs/sandbox.md, "From code"). The package builds this module
+ * into dist/sandbox.mjs with its declarations (dist/sandbox.d.mts) generated from these sources, as
+ * a bundle of its own: the command line (dist/bin.js) never loads it.
+ *
+ * It wraps the public handle of src/sandbox/server.ts and nothing below it, so the types a consumer
+ * sees are the ones `core sandbox` itself runs with: `duplicates: 'sometimes'` does not compile.
+ */
+import type { Reason } from '../payload/reason.js';
+import {
+  startSandbox as startServer,
+  type ConversationView,
+  type DuplicateMode,
+  type MessageRecord,
+  type Sandbox as ServerSandbox,
+  type SandboxEvent,
+  type SandboxOptions,
+} from '../sandbox/server.js';
+
+export { SandboxOptionsError } from '../sandbox/server.js';
+export type { ConversationView, DuplicateMode, FaultOptions, MessageRecord, SandboxEvent, SandboxOptions } from '../sandbox/server.js';
+export {
+  startConversation,
+  SandboxCustomerError,
+  type ConversationStart,
+  type CustomerConversation,
+  type CustomerExchange,
+  type CustomerSandbox,
+  type ExchangeEnd,
+  type WaitOptions,
+} from './customer.js';
+
+/**
+ * An inactivity reason as the sandbox keeps it (docs/api.md, "Inactivity reason"). Written out here
+ * rather than taken from the zod schema that checks it, so the declarations need no zod; the check
+ * below fails to compile when the two differ.
+ */
+export interface InactivityReason {
+  code: string;
+  reasons: { locale: string; name: string }[];
+  color?: string;
+  active?: boolean;
+  system?: boolean;
+}
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const reasonTypesAgree: Same<InactivityReason, Reason> = true;
+void reasonTypesAgree;
+
+/** A tenant's reason, as `sandbox.reasons()` and GET /_sandbox/reasons list it. */
+export interface ReasonRecord {
+  tenant: string;
+  code: string;
+  reason: InactivityReason;
+  /** null while the reason is as seeded. */
+  updatedAt: string | null;
+  /** The X-Request-Id of the last update; null while the reason is as seeded. */
+  requestId: string | null;
+}
+
+/**
+ * The running sandbox: what `startSandbox` resolves to. The handle of src/sandbox/server.ts, written
+ * out for the same reason as `InactivityReason`; `handleTypesAgree` below keeps the two the same.
+ */
+export interface Sandbox {
+  /** The base URL to send requests to, such as http://127.0.0.1:43121 (no trailing slash). */
+  readonly url: string;
+  /** The address bound. */
+  readonly host: string;
+  readonly port: number;
+  readonly tenants: readonly string[];
+  readonly duplicates: DuplicateMode;
+  /** The MESSAGE webhook's address (`botUrl`), or null when no bot is connected. */
+  readonly botUrl: string | null;
+  /** The Standard Webhooks secret the webhooks are signed with (`whsec_...`). */
+  readonly webhookSecret: string;
+  /** Every kept bot answer and greeting, of one tenant or all (what GET /_sandbox/messages pages through). */
+  messages(tenant?: string): MessageRecord[];
+  /** The kept events after `after` (default 0), of one tenant or all, or of one thread. */
+  events(filter?: { tenant?: string; sessionId?: string; after?: number }): SandboxEvent[];
+  /** Tells `listener` of every event as it is recorded; returns the function that stops it. */
+  subscribe(listener: (event: SandboxEvent) => void): () => void;
+  /** The thread of a sessionId, as GET /_sandbox/conversations/{sessionId} shows it; undefined when not kept. */
+  conversation(sessionId: string): ConversationView | undefined;
+  /** How much one tenant holds: events, their bytes, clients, threads, questions, answerIds, deliveries. */
+  sizes(tenant: string): Record<'events' | 'bytes' | 'clients' | 'threads' | 'questions' | 'answerIds' | 'deliveries', number>;
+  /** What GET /_sandbox/reasons returns: the reasons of one tenant, or of all. */
+  reasons(tenant?: string): ReasonRecord[];
+  /** What POST /_sandbox/reset does; returns the tenants reset. */
+  reset(tenant?: string): string[];
+  /** Stops listening, answers what is in flight at once (skipping any latency), and closes every connection. */
+  close(): Promise<void>;
+}
+
+const handleTypesAgree: Same<Sandbox, ServerSandbox> = true;
+void handleTypesAgree;
+
+/**
+ * Starts a sandbox on loopback (a free port unless `port` is given) and resolves once it listens.
+ * Throws `SandboxOptionsError`, naming each option, for options it cannot run with. Close it with
+ * `await sandbox.close()` (in `afterAll`, say), or the test runner waits for its server.
+ */
+export function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  return startServer(options);
+}

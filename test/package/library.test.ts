@@ -1,0 +1,187 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  SandboxCustomerError,
+  SandboxOptionsError,
+  startConversation,
+  startSandbox,
+  type Sandbox,
+  type SandboxOptions,
+} from '../../src/library/sandbox.js';
+import { parseJson, stringifyJson } from '../../src/payload/json.js';
+import { happens } from '../helpers/wait.js';
+
+/**
+ * `core-cli/sandbox` from its sources, as a bot's own test suite uses it: a sandbox in-process, a
+ * bot on loopback that it sends MESSAGE webhooks to, and the customer helper playing the customer.
+ * test/package/pack.test.ts runs the same module from the installed package.
+ */
+
+/**
+ * A bot as small as a test needs: it answers each MESSAGE webhook through POST /api/v1/chatbot,
+ * echoing the text with a button, or handing the thread over when the customer asks for a person.
+ */
+async function startBot(sandboxOf: () => Sandbox): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const webhook = parseJson(Buffer.concat(chunks).toString('utf8')) as {
+        type: string;
+        message: { questionId: bigint; text: string };
+      };
+      const { message } = webhook;
+      const answer = /menu/.test(message.text)
+        ? {
+            questionId: message.questionId,
+            text: 'What can we help you with?',
+            messageListPicker: {
+              title: 'Choose a topic',
+              sections: [{ title: 'Orders', items: [{ title: 'Track an order', identifier: 'orders.track' }] }],
+            },
+          }
+        : /person/.test(message.text)
+          ? { questionId: message.questionId, text: 'Passing you to a person.', code: 'SWITCH_TO_HUMAN' }
+          : {
+              questionId: message.questionId,
+              text: `You said: ${message.text}`,
+              quickReplies: [{ type: 'TEXT', text: 'Talk to a person' }],
+            };
+      void fetch(`${sandboxOf().url}/api/v1/chatbot`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: 'Bearer sandbox-token', 'X-Tenant-Name': 'sandbox' },
+        body: stringifyJson(answer),
+      }).then(async (response) => {
+        await response.text();
+        res.writeHead(response.ok ? 200 : 503).end();
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook` };
+}
+
+// Generous: the wait ends as soon as the answers are in; this only bounds a broken bot.
+const waitMs = 20_000;
+
+describe('core-cli/sandbox with a bot', () => {
+  let sandbox: Sandbox;
+  let bot: { server: Server; url: string };
+
+  beforeAll(async () => {
+    bot = await startBot(() => sandbox);
+    sandbox = await startSandbox({ botUrl: bot.url });
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    await new Promise((resolve) => bot.server.close(resolve));
+  });
+
+  it('starts a conversation, says something and returns the answers the bot delivered, as core customer say --json does', async () => {
+    const conversation = await startConversation(sandbox, { channel: 'IM', coreClientId: 9_223_372_036_854_775_807n });
+    expect(conversation).toMatchObject({ tenant: 'sandbox', channel: 'IM', coreClientId: 9_223_372_036_854_775_807n, clientId: null });
+    expect(conversation.sessionId).toMatch(/\S/);
+    const exchange = await happens(conversation.say('Where is my order?', { waitMs }), 'the bot to answer');
+    expect(exchange).toMatchObject({
+      ok: true,
+      end: 'answered',
+      tenant: 'sandbox',
+      sessionId: conversation.sessionId,
+      delivery: 'delivered',
+    });
+    expect(exchange.texts).toEqual(['You said: Where is my order?']);
+    expect(exchange.answers).toHaveLength(1);
+    expect(exchange.answers[0]).toMatchObject({ type: 'bot.answer', delivered: true, questionId: exchange.question.questionId });
+    expect(exchange.attempts.at(-1)).toMatchObject({ type: 'webhook.attempt', outcome: 'delivered', status: 200 });
+    expect(exchange.question).toMatchObject({ type: 'TEXT', noWebhook: null });
+    expect(sandbox.conversation(conversation.sessionId)?.questions).toBe(1);
+  });
+
+  it("presses the bot's button by its label, and the hand-over it causes is in the exchange and in the thread", async () => {
+    const conversation = await startConversation(sandbox);
+    await happens(conversation.say('Hi', { waitMs }), 'the first answer');
+    const exchange = await happens(conversation.press('Talk to a person', { waitMs }), 'the hand-over');
+    expect(exchange.ok).toBe(true);
+    expect(exchange.texts).toEqual(['Passing you to a person.']);
+    expect(exchange.handovers).toMatchObject([{ type: 'handover', code: 'SWITCH_TO_HUMAN', scope: 'thread' }]);
+    expect(sandbox.conversation(conversation.sessionId)?.owner).toBe('agents');
+
+    const withAgents = await happens(conversation.say('Hello?', { waitMs }), 'the wait to end at once');
+    expect(withAgents).toMatchObject({ ok: false, end: 'with-agents', delivery: null, answers: [] });
+    expect(withAgents.question.noWebhook).toMatch(/agents/);
+  });
+
+  it.each([
+    ['its identifier', 'orders.track'],
+    ['its title', 'Track an order'],
+  ])('picks an item of the list the bot sent on an IM thread by %s, and the customer sends its title', async (_by, label) => {
+    const conversation = await startConversation(sandbox, { channel: 'IM' });
+    await happens(conversation.say('Show me the menu', { waitMs }), 'the list');
+    const exchange = await happens(conversation.press(label, { waitMs }), 'the answer to the pick');
+    expect(exchange.texts).toEqual(['You said: Track an order']);
+    const picked = sandbox
+      .events({ sessionId: conversation.sessionId })
+      .filter((event) => event.type === 'customer.message')
+      .at(-1);
+    expect(picked).toMatchObject({
+      text: 'Track an order',
+      listItem: { identifier: 'orders.track', title: 'Track an order' },
+      quickReply: null,
+    });
+  });
+
+  it("refuses a button the bot did not offer with the sandbox's message, naming what it offers", async () => {
+    const conversation = await startConversation(sandbox);
+    await happens(conversation.say('Hi', { waitMs }), 'the first answer');
+    const refused = conversation.press('Cancel my order', { waitMs });
+    await expect(refused).rejects.toBeInstanceOf(SandboxCustomerError);
+    await expect(refused).rejects.toMatchObject({ status: 400, message: expect.stringContaining("buttons 'Talk to a person'") });
+  });
+});
+
+describe('core-cli/sandbox without a bot', () => {
+  let sandbox: Sandbox | undefined;
+  afterEach(async () => {
+    await sandbox?.close();
+    sandbox = undefined;
+  });
+
+  it('records the customer message and ends the wait with no answer once waitMs has passed', async () => {
+    sandbox = await startSandbox();
+    const conversation = await startConversation(sandbox, { channel: 'EMAIL', clientId: 'ext-1' });
+    const exchange = await conversation.say('Anyone there?', { waitMs: 0 });
+    expect(exchange).toMatchObject({ ok: false, end: 'no-answer', delivery: null, answers: [], texts: [] });
+    expect(exchange.question).toMatchObject({ type: 'EMAIL', deliveryId: null, noWebhook: expect.stringMatching(/bot/) });
+    expect(sandbox.events({ sessionId: conversation.sessionId }).map((event) => event.type)).toEqual([
+      'conversation.started',
+      'customer.message',
+    ]);
+  });
+
+  it.each([
+    ['an unknown tenant', { tenant: 'nowhere' }, 404, /no tenant 'nowhere'/],
+    ['an empty clientId', { clientId: '' }, 400, /clientId/],
+  ])('refuses to start a conversation in %s', async (_what, start, status, message) => {
+    sandbox = await startSandbox();
+    const refused = startConversation(sandbox, start);
+    await expect(refused).rejects.toBeInstanceOf(SandboxCustomerError);
+    await expect(refused).rejects.toMatchObject({ status, message: expect.stringMatching(message) });
+  });
+
+  it('refuses a negative waitMs before sending anything', async () => {
+    sandbox = await startSandbox();
+    const conversation = await startConversation(sandbox);
+    await expect(conversation.say('Hi', { waitMs: -1 })).rejects.toThrow(/waitMs: -1/);
+    expect(sandbox.events({ sessionId: conversation.sessionId }).map((event) => event.type)).toEqual(['conversation.started']);
+  });
+
+  it('refuses options it cannot run with, naming each, and serves what it was given', async () => {
+    await expect(startSandbox({ duplicates: 'sometimes' } as unknown as SandboxOptions)).rejects.toBeInstanceOf(SandboxOptionsError);
+    sandbox = await startSandbox({ tenants: ['acme', 'globex'], duplicates: 'strict' });
+    expect(sandbox).toMatchObject({ host: '127.0.0.1', tenants: ['acme', 'globex'], duplicates: 'strict', botUrl: null });
+    expect(sandbox.url).toBe(`http://127.0.0.1:${sandbox.port}`);
+    expect(sandbox.reasons('acme').length).toBeGreaterThan(0);
+    expect(sandbox.reset('acme')).toEqual(['acme']);
+  });
+});
