@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -88,6 +89,8 @@ export async function runTest(options: TestOptions, ctx: Context): Promise<numbe
         `${checked.repeat > 1 ? `, ${count(checked.repeat, 'run')} each` : ''}, ` +
         `the bot at ${botUrl ?? "the sandbox's --bot-url"}, through the sandbox at ${url}\n`,
     );
+    // Every run in flight listens to Ctrl-C (its requests, its stream, its wait): not a leak.
+    setMaxListeners(16 + 4 * checked.concurrency, ctx.signal);
     const client: ClientInit = { baseUrl: url, timeoutMs: REQUEST_TIMEOUT_MS, signal: ctx.signal };
     const platform: SandboxClient = {
       request: (method, path, body) => requestJson(client, method, path, body),
