@@ -222,7 +222,9 @@ async function loadOne(file: string, cwd: string): Promise<Loaded> {
     const name = conversation.name ?? test.name ?? stem;
     const rows = conversation.examples;
     if (rows === undefined) {
-      conversations.push({ ...shared, index: conversations.length, ordinal: 0, name, row: null, values: new Map() });
+      // A name is a template too: `$${` in it reads `${`.
+      const shown = substitute(name, new Map(), 'send');
+      conversations.push({ ...shared, index: conversations.length, ordinal: 0, name: shown, row: null, values: new Map() });
       continue;
     }
     const values = rows.map((row) => new Map(Object.entries(row).map(([key, value]) => [key, String(value)])));

@@ -152,6 +152,18 @@ describe('the tap reporter', () => {
   });
 });
 
+describe('the tap reporter, a value met twice', () => {
+  it('writes it twice, without YAML anchors or aliases', async () => {
+    const { sb, env } = await platform(tricky);
+    // The list differs as a whole: the answer's list is in the diff and in `received`.
+    const folder = testFolder({ 'list.yaml': 'steps:\n  - customer: Hi\n  - bot: {skillIds: [1, 2]}\n' });
+    const { stdout, code } = await runInProcess(['test', 'list.yaml', '--sandbox', sb.url, '--reporter', 'tap'], { env, cwd: folder });
+    expect(code).toBe(3);
+    expect(stdout).not.toMatch(/[&*]a\d/);
+    expect(stdout.match(/- 9223372036854775806/g)).toHaveLength(2);
+  });
+});
+
 describe('the json reporter', () => {
   it('writes one JSON document with the summary and every conversation, identifiers exact', async () => {
     const { stdout, code } = await report('json');
