@@ -28,9 +28,12 @@ export const testCommand: CommandFactory = (inv) => {
     .option('--sandbox <url>', 'use the running core sandbox at this base URL instead, with the bot it delivers to')
     .addOption(
       new Option(
-        '--reporter <name[=file]>',
+        '--reporter <name>',
         'a report: human (default), junit (JUnit XML), tap (TAP 14) or json; NAME=FILE writes it to FILE (repeatable: several reports from one run)',
-      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+      )
+        // The choices are for help and completion; the parser keeps every --reporter, NAME or NAME=FILE (run.ts checks them).
+        .choices(REPORTER_CHOICES)
+        .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     )
     .option(
       '--output <file>',
