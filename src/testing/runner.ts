@@ -149,7 +149,9 @@ export async function runConversation(plan: PlannedConversation, init: RunnerIni
   count(result.coverage, plan.channel);
 
   const events = new ConversationEvents(sandbox.signal);
-  const stream = sandbox.events(`?session=${encodeURIComponent(sessionId)}&after=0`, (raw) => {
+  // From now on: the conversation has had nothing but its start, and its first message is sent once the stream is
+  // open. Not from seq 0, which would replay to every new conversation the refusals of its tenant tied to none.
+  const stream = sandbox.events(`?session=${encodeURIComponent(sessionId)}`, (raw) => {
     const event = raw as Event;
     events.add(event);
     if (event.type === 'webhook.attempt') noteAttempt(result.reach, event);

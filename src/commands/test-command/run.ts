@@ -26,7 +26,7 @@ import {
   type Reporter,
   type RunReport,
 } from '../../testing/report.js';
-import { outcomeOf, runSuite, type ConversationSummary } from '../../testing/suite.js';
+import { outcomeOf, runSuite, type ConversationSummary, type SuiteResult } from '../../testing/suite.js';
 
 /**
  * `core test FILE...`: plays conversation files against a bot through a sandbox and reports the
@@ -82,7 +82,7 @@ export async function runTest(options: TestOptions, ctx: Context): Promise<numbe
   const humanOnStdout = targets.some((target) => target.reporter === 'human' && target.file === undefined);
   const write = humanOnStdout ? (text: string) => ctx.out(text) : (text: string) => ctx.err(text);
   const style = makeStyle(humanOnStdout ? ctx.color.stdout : ctx.color.stderr);
-  let suite;
+  let suite: SuiteResult;
   try {
     ctx.err(
       `core test: ${count(conversations.length, 'conversation')} in ${count(planned.length, 'file')}` +
