@@ -33,6 +33,14 @@ module.exports = {
       to: { path: '^src/commands/', pathNot: '^src/commands/customer/wait\\.ts$' },
     },
     {
+      name: 'testing-imports-no-command',
+      severity: 'error',
+      comment:
+        'Bot testing (the file format, the runner, the reports) is used by its commands the way reply uses send/: the command hands it a sandbox client; it imports no command.',
+      from: { path: '^src/testing/' },
+      to: { path: '^src/commands/' },
+    },
+    {
       name: 'commands-do-not-import-the-program',
       severity: 'error',
       comment: 'Command definitions take their helpers from src/commands/definition.ts, not from the program that lists them.',

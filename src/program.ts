@@ -5,7 +5,7 @@ import { greetCommand } from './commands/greet/command.js';
 import { reasonCommand } from './commands/reason/command.js';
 import { sandboxCommand } from './commands/sandbox/command.js';
 import { customerCommand } from './commands/customer/command.js';
-import { testCommand } from './commands/test/command.js';
+import { testCommand } from './commands/test-command/command.js';
 import { checkBotCommand } from './commands/check-bot/command.js';
 import { configCommand } from './commands/config/command.js';
 import { schemaCommand } from './commands/schema/command.js';

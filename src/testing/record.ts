@@ -2,6 +2,7 @@ import { cjs } from '../interop.js';
 import { isRecord } from '../payload/json.js';
 import type { SandboxEvent } from '../sandbox/events.js';
 import { literal } from './pattern.js';
+import { escapeTemplate } from './substitute.js';
 import { CHECKED_FIELDS, type TestChannel } from './schema.js';
 
 /**
@@ -10,7 +11,7 @@ import { CHECKED_FIELDS, type TestChannel } from './schema.js';
  * picks become steps; each answer delivered to the customer a `bot:` step with the fields it was
  * answered with; a customer message that got no answer a `bot: none`. The answerId, the addressing
  * fields and the other values that differ from run to run are left out, and a text that would read
- * as a /pattern/ is written as a pattern that matches exactly it.
+ * as a /pattern/ is written as a pattern that matches exactly it, and `${` as `$${` (not a captured value).
  */
 
 export interface RecordedConversation {
@@ -42,10 +43,11 @@ export function recordConversation(conversation: RecordedConversation, events: I
   for (const event of events) {
     if (event.type === 'customer.message') {
       closeSilence();
-      if (event.quickReply !== null && typeof event.quickReply.text === 'string') steps.push({ press: event.quickReply.text });
-      else if (event.listItem !== null) steps.push({ press: event.listItem.identifier });
+      if (event.quickReply !== null && typeof event.quickReply.text === 'string')
+        steps.push({ press: escapeTemplate(event.quickReply.text) });
+      else if (event.listItem !== null) steps.push({ press: escapeTemplate(event.listItem.identifier) });
       else {
-        steps.push({ customer: event.text });
+        steps.push({ customer: escapeTemplate(event.text) });
         firstText ??= event.text;
       }
       answered = false;
@@ -69,7 +71,8 @@ export function recordConversation(conversation: RecordedConversation, events: I
     notes.push('the conversation has no customer message to start from: write the first step, customer: TEXT');
   }
 
-  const name = firstText === undefined ? `conversation ${conversation.sessionId}` : cut(firstText.replace(/\s+/g, ' ').trim());
+  const name =
+    firstText === undefined ? `conversation ${conversation.sessionId}` : escapeTemplate(cut(firstText.replace(/\s+/g, ' ').trim()));
   const value: Record<string, unknown> = { name, channel: conversation.channel };
   if (conversation.clientId !== null) value.client = { clientId: conversation.clientId };
   value.steps = steps;
@@ -97,7 +100,8 @@ function answerFields(body: unknown): Record<string, unknown> {
 }
 
 function exact(value: unknown): unknown {
-  if (typeof value === 'string') return literal(value);
+  // A text holding `${` is written `$${`, so it is not read as a captured value.
+  if (typeof value === 'string') return literal(value) === value ? escapeTemplate(value) : literal(value);
   if (Array.isArray(value)) return value.map(exact);
   if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, exact(item)]));
   return value;

@@ -8,6 +8,7 @@ import { replySchema } from '../payload/reply.js';
 import { childOf, knownFields, toProblems } from '../payload/validate.js';
 import { maxCustomerText } from '../sandbox/state.js';
 import { patternProblem } from './pattern.js';
+import { NAME, withPlaceholders } from './substitute.js';
 
 /**
  * The file format of `core test` (docs/testing-bots.md, "The file format"): one zod schema is the
@@ -44,13 +45,14 @@ export const DEFAULT_WITHIN_MS = 2000;
 const MATCHING =
   'A string is matched exactly, or as a regular expression when written /source/flags (flags i, m, s, u, v), such as /shipped/i; ' +
   'a list is matched item by item, in order, and must have as many items; an object checks only the fields it names; ' +
-  'null expects the field to be absent.';
+  'null expects the field to be absent. ${NAME} in a string is a captured value or an examples key (matched literally inside a ' +
+  '/pattern/); $${ writes a literal ${.';
 
 const pattern = (description: string) =>
   z.string().check(
     rule(
       (value, ctx) => {
-        const problem = typeof value === 'string' ? patternProblem(value) : undefined;
+        const problem = typeof value === 'string' ? patternProblem(withPlaceholders(value)) : undefined;
         if (problem !== undefined) report(ctx, [], problem, value);
       },
       (payload) => typeof payload.value === 'string',
@@ -112,7 +114,7 @@ function nestedRule() {
   return rule((value, ctx) => {
     const walk = (expected: unknown, schema: z.core.$ZodType | undefined, path: Path): void => {
       if (typeof expected === 'string') {
-        const problem = patternProblem(expected);
+        const problem = patternProblem(withPlaceholders(expected));
         // A string straight in a field's list (quickReplies: [Yes]) is checked by the list's own schema.
         const listItem = path.length === 2 && typeof path[1] === 'number';
         if (problem !== undefined && !listItem) report(ctx, path, problem, expected);
@@ -186,7 +188,49 @@ const durationSchema = z
       },
       (payload) => typeof payload.value === 'string' || typeof payload.value === 'bigint',
     ),
-    z.describe(`How long to wait for no answer: milliseconds or a duration such as 2s (default ${DEFAULT_WITHIN_MS / 1000}s).`),
+    z.describe(
+      `With bot: {...}, how soon the answer must come after the customer's message it answers (the sandbox's clock); ` +
+        `with bot: none, how long no answer may come (default ${DEFAULT_WITHIN_MS / 1000}s). Milliseconds, or a duration such as 2s or 500ms.`,
+    ),
+  );
+
+const captureSchema = z
+  .record(
+    z.string().check(
+      rule(
+        (value, ctx) => {
+          if (typeof value === 'string' && !NAME.test(value))
+            report(ctx, [], `${JSON.stringify(value)} is not a name: letters, digits and _, not starting with a digit`, value);
+        },
+        (payload) => typeof payload.value === 'string',
+      ),
+    ),
+    z.string().check(
+      rule(
+        (value, ctx) => {
+          if (typeof value !== 'string') return;
+          if (!/^\/.+\/[a-z]*$/s.test(value))
+            report(
+              ctx,
+              [],
+              `expected a /pattern/ to find the value in the answer's text, such as /order (\\d+)/, got ${JSON.stringify(value)}`,
+              value,
+            );
+          else {
+            const problem = patternProblem(withPlaceholders(value));
+            if (problem !== undefined) report(ctx, [], problem, value);
+          }
+        },
+        (payload) => typeof payload.value === 'string',
+      ),
+      z.describe("A /pattern/flags matched with the answer's text: its first group (or the whole match) is the value."),
+    ),
+  )
+  .check(
+    z.describe(
+      "Values to keep from this answer, by NAME: each a /pattern/ matched with the answer's text; the first group (the whole match " +
+        'when it has none) is kept, and ${NAME} in the strings of later steps is replaced by it. A capture that does not match fails the step.',
+    ),
   );
 
 const STEP_KEYS = ['customer', 'press', 'bot'] as const;
@@ -214,6 +258,7 @@ export const stepSchema = z
         .check(z.describe('The next bot answer and the fields of it to check, or none: no answer may come.')),
     ),
     within: z.optional(durationSchema),
+    capture: z.optional(captureSchema),
   })
   .check(
     rule((value, ctx) => {
@@ -228,9 +273,13 @@ export const stepSchema = z
             : `a step is one of customer, press or bot, not ${given.join(' and ')}: write each as its own step`,
         );
       }
-      if (has(step, 'within') && step.bot !== 'none') report(ctx, ['within'], 'only with bot: none');
+      if (has(step, 'within') && !has(step, 'bot')) report(ctx, ['within'], 'only with bot: {...} or bot: none');
+      if (has(step, 'capture') && (!has(step, 'bot') || step.bot === 'none'))
+        report(ctx, ['capture'], 'only with bot: {...}: a value is captured from an answer');
     }),
-    z.describe('One step: customer: TEXT, press: LABEL, bot: {fields to check}, or bot: none with an optional within.'),
+    z.describe(
+      'One step: customer: TEXT, press: LABEL, bot: {fields to check} with an optional within and capture, or bot: none with an optional within.',
+    ),
   );
 export type Step = z.output<typeof stepSchema>;
 
@@ -247,6 +296,43 @@ const stepsSchema = z.array(stepSchema).check(
   ),
   z.describe("The conversation in order: the customer's messages and presses, and the bot answers expected after each."),
 );
+
+const exampleValue = z
+  .union(
+    [
+      z.string().check(z.describe('A text.')),
+      z.bigint().check(z.describe('A whole number.')),
+      z.number().check(z.describe('A number.')),
+      z.boolean().check(z.describe('true or false.')),
+    ],
+    { error: (issue) => `expected a string, number or boolean, got ${describeValue(issue.input)}` },
+  )
+  .check(z.describe('The value ${KEY} stands for in this row.'));
+
+const examplesSchema = z
+  .array(
+    z
+      .record(
+        z.string().check(
+          rule(
+            (value, ctx) => {
+              if (typeof value === 'string' && !NAME.test(value))
+                report(ctx, [], `${JSON.stringify(value)} is not a name: letters, digits and _, not starting with a digit`, value);
+            },
+            (payload) => typeof payload.value === 'string',
+          ),
+        ),
+        exampleValue,
+      )
+      .check(z.describe('One row: a value for each ${KEY} the steps use.')),
+  )
+  .check(
+    nonEmptyArray(),
+    z.describe(
+      "Rows of values: the conversation runs once per row, ${KEY} in its name and steps replaced by the row's values, each row " +
+        'its own test case. Every row gives every key the steps use, and no key they do not.',
+    ),
+  );
 
 const channelSchema = z
   .enum(TEST_CHANNELS)
@@ -279,6 +365,7 @@ export const conversationSchema = z
     channel: z.optional(channelSchema),
     client: z.optional(testClientSchema),
     steps: stepsSchema,
+    examples: z.optional(examplesSchema),
   })
   .check(z.describe('One conversation: its own thread and client, run independently of the others.'));
 export type TestConversation = z.output<typeof conversationSchema>;
@@ -289,6 +376,7 @@ export const testFileSchema = z
     channel: z.optional(channelSchema),
     client: z.optional(testClientSchema),
     steps: z.optional(stepsSchema),
+    examples: z.optional(examplesSchema),
     conversations: z.optional(
       z
         .array(conversationSchema)
@@ -301,6 +389,8 @@ export const testFileSchema = z
       if (has(file, 'steps') === has(file, 'conversations')) {
         report(ctx, [], has(file, 'steps') ? 'give steps or conversations, not both' : 'required: steps (or conversations)');
       }
+      if (has(file, 'examples') && has(file, 'conversations'))
+        report(ctx, ['examples'], 'with conversations, each conversation gives its own examples beside its steps');
       if (Array.isArray(file.conversations)) {
         const seen = new Map<string, number>();
         file.conversations.forEach((conversation: unknown, index) => {
@@ -315,8 +405,9 @@ export const testFileSchema = z
     z.describe(
       'A conversation test of core test: the steps of one conversation (or several conversations), each played as a customer ' +
         'against the bot through the sandbox. Rules a JSON Schema cannot express: each step is one of customer, press or bot; ' +
-        'the first step is customer; within goes only with bot: none; steps and conversations do not go together; ' +
-        `conversation names are unique. ${MATCHING}`,
+        'the first step is customer; within goes only with bot, capture only with bot: {...}; steps and conversations do not go ' +
+        'together; examples go beside steps; every ${NAME} is captured by an earlier step or is a key of every examples row, and ' +
+        `every key of a row is used; conversation names are unique. ${MATCHING}`,
     ),
   );
 export type TestFile = z.output<typeof testFileSchema>;

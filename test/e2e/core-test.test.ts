@@ -25,7 +25,7 @@ const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 describe('core test with the example bot', () => {
   beforeAll(() => ensureBuilt());
 
-  it('runs the example tests in CI style: a sandbox on --port delivering to --bot-url, a JUnit report', async () => {
+  it('runs the example tests in CI style: a sandbox on --port delivering to --bot-url, JUnit and JSON reports from one run', async () => {
     const [sandboxPort, botPort] = [await freePort(), await freePort()];
     await start(
       [exampleBot],
@@ -48,18 +48,21 @@ describe('core test with the example bot', () => {
         '--bot-url',
         `http://127.0.0.1:${botPort}/webhook`,
         '--reporter',
-        'junit',
-        '--output',
-        'report.xml',
+        'junit=report.xml',
+        '--reporter',
+        'json=report.json',
       ],
       { env: baseEnv({ CORE_SANDBOX_WEBHOOK_SECRET: secret }), cwd: folder },
     );
-    expect(result.stderr).toMatch(/^3 passed, 0 failed/m);
+    // Three files of one conversation each, and one of three examples rows.
+    expect(result.stderr).toMatch(/^6 passed, 0 failed/m);
+    const json = JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')) as { summary: Record<string, number> };
+    expect(json.summary).toMatchObject({ files: 4, conversations: 6, passed: 6, failed: 0 });
     expect(result.code).toBe(0);
     const xml = readFileSync(join(folder, 'report.xml'), 'utf8');
     expect(XMLValidator.validate(xml)).toBe(true);
     const suites = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml).testsuites as Record<string, unknown>;
-    expect(suites).toMatchObject({ tests: '3', failures: '0', errors: '0' });
+    expect(suites).toMatchObject({ tests: '6', failures: '0', errors: '0' });
   });
 
   it('saves a conversation with the example bot as a test that passes against the same bot', async () => {

@@ -63,7 +63,8 @@ describe('jsonSchemaOf', () => {
     ['config', '', /baseUrl must be an absolute http or https URL/],
     ['test', '', /each step is one of customer, press or bot/],
     ['test', '', /the first step is customer/],
-    ['test', '', /within goes only with bot: none/],
+    ['test', '', /within goes only with bot, capture only with bot: \{\.\.\.\}/],
+    ['test', '', /every \$\{NAME\} is captured by an earlier step or is a key of every examples row/],
     ['test', '', /conversation names are unique/],
     ['test', '', /as a regular expression when written \/source\/flags/],
   ] as const)('states in the %s schema (%s) the rule %s', (kind, property, rule) => {

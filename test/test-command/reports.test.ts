@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { Parser as TapParser } from 'tap-parser';
 import { describe, expect, it } from 'vitest';
-import { REPORTER_CHOICES } from '../../src/commands/test/command.js';
-import { REPORTERS } from '../../src/commands/test/report.js';
+import { REPORTER_CHOICES } from '../../src/commands/test-command/command.js';
+import { REPORTERS } from '../../src/testing/report.js';
 import { parseJson } from '../../src/payload/json.js';
 import { runInProcess } from '../helpers/run.js';
 import { sandbox, type TestSandbox } from '../sandbox/helpers.js';
@@ -152,6 +152,18 @@ describe('the tap reporter', () => {
   });
 });
 
+describe('the tap reporter, a value met twice', () => {
+  it('writes it twice, without YAML anchors or aliases', async () => {
+    const { sb, env } = await platform(tricky);
+    // The list differs as a whole: the answer's list is in the diff and in `received`.
+    const folder = testFolder({ 'list.yaml': 'steps:\n  - customer: Hi\n  - bot: {skillIds: [1, 2]}\n' });
+    const { stdout, code } = await runInProcess(['test', 'list.yaml', '--sandbox', sb.url, '--reporter', 'tap'], { env, cwd: folder });
+    expect(code).toBe(3);
+    expect(stdout).not.toMatch(/[&*]a\d/);
+    expect(stdout.match(/- 9223372036854775806/g)).toHaveLength(2);
+  });
+});
+
 describe('the json reporter', () => {
   it('writes one JSON document with the summary and every conversation, identifiers exact', async () => {
     const { stdout, code } = await report('json');
@@ -267,7 +279,32 @@ describe('files and usage core test refuses, exit 2, before anything is sent', (
     [['a.yaml', '--bot-url', 'ftp://x'], '--bot-url: '],
     [['a.yaml', '--bot-url', 'http://127.0.0.1:2/', '--port', '70000'], '--port: '],
     [['missing.yaml', '--bot-url', 'http://127.0.0.1:2/'], 'test file not found: missing.yaml'],
-    [['a.yaml', '--bot-url', 'http://127.0.0.1:2/', '--reporter', 'xml'], "option '--reporter <name>' argument 'xml' is invalid"],
+    [['a.yaml', '--bot-url', 'http://127.0.0.1:2/', '--reporter', 'xml'], "--reporter: 'xml' is not a reporter: human, junit, tap, json"],
+    [['a.yaml', '--bot-url', 'http://127.0.0.1:2/', '--reporter', 'xml=out.xml'], "--reporter: 'xml' is not a reporter"],
+    [
+      ['a.yaml', '--bot-url', 'http://127.0.0.1:2/', '--reporter', 'junit='],
+      '--reporter junit=: name the file after =, such as junit=report',
+    ],
+    [
+      ['a.yaml', '--bot-url', 'http://127.0.0.1:2/', '--reporter', 'junit', '--reporter', 'tap'],
+      '--reporter: junit and tap would both go to one output',
+    ],
+    [
+      ['a.yaml', '--bot-url', 'http://127.0.0.1:2/', '--reporter', 'junit=r.xml', '--output', 'o.xml'],
+      '--output goes with a --reporter NAME without a file',
+    ],
+    [
+      ['a.yaml', '--bot-url', 'http://127.0.0.1:2/', '--reporter', 'junit=r', '--reporter', 'tap=r'],
+      '--reporter: junit and tap both write r; give each its own file',
+    ],
+    [
+      ['a.yaml', '--bot-url', 'http://127.0.0.1:2/', '--reporter', 'json=missing/r.json'],
+      '--reporter json=missing/r.json: the folder of missing/r.json does not exist',
+    ],
+    [['a.yaml', '--bot-url', 'http://127.0.0.1:2/', '--repeat', '0'], "--repeat: '0' is not a whole number from 1 to 100000"],
+    [['a.yaml', '--bot-url', 'http://127.0.0.1:2/', '--repeat', '100001'], "--repeat: '100001' is not a whole number from 1 to 100000"],
+    [['a.yaml', '--bot-url', 'http://127.0.0.1:2/', '--repeat', '2.5'], "--repeat: '2.5' is not a whole number from 1 to 100000"],
+    [['a.yaml', '--bot-url', 'http://127.0.0.1:2/', '--repeat', 'many'], "--repeat: 'many' is not a whole number from 1 to 100000"],
   ])('core test %j', async (argv, message) => {
     const folder = testFolder({ 'a.yaml': 'steps:\n  - customer: Hi\n' });
     const result = await runInProcess(['test', ...argv], { cwd: folder });

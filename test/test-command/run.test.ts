@@ -232,6 +232,28 @@ steps:
     for (let i = 0; i < 6; i += 2) expect(alice[i + 1]).toBe(`${alice[i]!} again`);
   });
 
+  it('with --repeat, runs every run in a thread of its own, and one client’s runs one after another', async () => {
+    const seen: Message[] = [];
+    const bot = (message: Message, sb: TestSandbox) => {
+      seen.push(message);
+      return reply(sb, message);
+    };
+    const steps = '    steps:\n      - customer: Hi\n      - bot: {}\n      - customer: Hi again\n      - bot: {}\n';
+    const result = await run(
+      {
+        'runs.yaml': `conversations:\n  - name: anyone\n${steps}  - name: alice\n    client: {clientId: alice@example.com}\n${steps}`,
+      },
+      bot,
+      ['--repeat', '3', '--concurrency', '6'],
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^✓ anyone \(runs\.yaml:2, 3 runs, p50 /m);
+    expect(new Set(seen.map((m) => m.sessionId)).size).toBe(6);
+    expect(new Set(seen.filter((m) => m.clientId === null).map((m) => m.coreClientId)).size).toBe(3);
+    const alice = seen.filter((m) => m.clientId === 'alice@example.com').map((m) => m.text);
+    expect(alice).toEqual(['Hi', 'Hi again', 'Hi', 'Hi again', 'Hi', 'Hi again']);
+  });
+
   it('stops on Ctrl-C, exit 130, with no report', async () => {
     const { sb, env } = await platform(async () => {});
     const folder = testFolder({ 'a.yaml': 'steps:\n  - customer: Hi\n  - bot: {}\n' });

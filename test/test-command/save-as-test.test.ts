@@ -134,6 +134,31 @@ describe('GET /_sandbox/conversations/{sessionId}/test', () => {
     expect(result.code).toBe(0);
   });
 
+  it('writes a ${ of the conversation as $${, so the saved file reads back as it was and passes', async () => {
+    const { sb, env } = await platform((message, sandbox) => reply(sandbox, message));
+    const started = await startConversation(sb, { channel: 'WEB' });
+    await customerSays(sb, started.sessionId, 'Total: ${total} in /${currency}/');
+    // The answer is recorded before the webhook's attempt.
+    while (!sb.events({ sessionId: started.sessionId }).some((e) => e.type === 'webhook.attempt')) {
+      await new Promise<void>((resolve) => {
+        const stop = sb.subscribe(() => {
+          stop();
+          resolve();
+        });
+      });
+    }
+    const saved = await get(sb, `/_sandbox/conversations/${started.sessionId}/test`);
+    expect(YAML.parse(saved.text)).toMatchObject({
+      name: 'Total: $${total} in /$${currency}/',
+      steps: [{ customer: 'Total: $${total} in /$${currency}/' }, { bot: { text: 'You said: Total: $${total} in /$${currency}/' } }],
+    });
+    const folder = testFolder({});
+    writeFileSync(join(folder, 'saved.yaml'), saved.text);
+    const result = await runInProcess(['test', 'saved.yaml', '--sandbox', sb.url], { env, cwd: folder });
+    expect(result.stdout).toMatch(/^✓ Total: \$\{total\} in \/\$\{currency\}\/ \(saved\.yaml:4, /m);
+    expect(result.code).toBe(0);
+  });
+
   it('leaves out answers the customer never got, and names what it cannot replay', async () => {
     const late = async (message: Message, sb: TestSandbox) => {
       await reply(sb, message, { text: 'Passing you on.', code: 'SWITCH_TO_HUMAN' });

@@ -21,8 +21,8 @@ const published = zodClassic.fromJSONSchema(JSON.parse(readFileSync(join(repoRoo
 
 describe('the test files the docs show', () => {
   it('are there', () => {
-    expect(files.map(([name]) => name)).toEqual(['echo.yaml', 'email.yaml', 'handover.yaml']);
-    expect(blocks).toHaveLength(3);
+    expect(files.map(([name]) => name)).toEqual(['echo-words.yaml', 'echo.yaml', 'email.yaml', 'handover.yaml']);
+    expect(blocks).toHaveLength(6);
   });
 
   it.each([...files, ...blocks])('%s passes the rules of core test and the published JSON Schema', (_, text) => {

@@ -84,9 +84,9 @@ describe('the test file schema', () => {
       ],
     ],
     [
-      'within without bot: none',
-      file([{ customer: 'Hi' }, { bot: {}, within: '1s' }]),
-      [{ path: 'steps[1].within', message: 'only with bot: none' }],
+      'within beside a customer step',
+      file([{ customer: 'Hi', within: '1s' }]),
+      [{ path: 'steps[0].within', message: 'only with bot: {...} or bot: none' }],
     ],
     [
       'a bad duration',

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import type { CommandFactory } from '../definition.js';
 import type { TestOptions } from './run.js';
 
-/** The reporters, listed here as well as in report.ts so that the definition loads nothing else; a test pins the two together. */
+/** The reporters, listed here as well as in src/testing/report.ts so that the definition loads nothing else; a test pins the two together. */
 export const REPORTER_CHOICES = ['human', 'junit', 'tap', 'json'] as const;
 
 /** `core test FILE...` (docs/testing-bots.md, docs/commands/test.md). */
@@ -17,25 +17,42 @@ export const testCommand: CommandFactory = (inv) => {
         'and client, and they run at once (--concurrency). A step waits up to --timeout for what it expects.\n\n' +
         'Steps: customer: TEXT; press: LABEL (a button or list item of the last answer); bot: {text: ..., quickReplies: ' +
         '[...], code: ..., ...} checks the next answer (strings exact or /regex/flags, lists in order, objects by the ' +
-        'fields they name); bot: none expects no answer within a time. `core schema test` prints the JSON Schema of the ' +
-        'files; docs/testing-bots.md has the format and CI recipes.',
+        'fields they name), within: DURATION how soon it must come, capture: {NAME: /pattern/} keeps a value of it for ' +
+        '${NAME} in later steps; bot: none expects no answer within a time. examples: [{KEY: value}, ...] beside steps ' +
+        'runs the conversation once per row. `core schema test` prints the JSON Schema of the files; ' +
+        'docs/testing-bots.md has the format and CI recipes.',
     )
     .argument('<file...>', 'test files (YAML or JSON), or folders of them')
     .option('--bot-url <url>', 'start a sandbox that delivers the MESSAGE webhooks to your bot at this URL')
     .option('--port <n>', 'the port of the sandbox core test starts (default 0: a free port); your bot answers to it')
     .option('--sandbox <url>', 'use the running core sandbox at this base URL instead, with the bot it delivers to')
     .addOption(
-      new Option('--reporter <name>', 'the report: human, junit (JUnit XML), tap (TAP 14) or json')
+      new Option(
+        '--reporter <name>',
+        'a report: human (default), junit (JUnit XML), tap (TAP 14) or json; NAME=FILE writes it to FILE (repeatable: several reports from one run)',
+      )
+        // The choices are for help and completion; the parser keeps every --reporter, NAME or NAME=FILE (run.ts checks them).
         .choices(REPORTER_CHOICES)
-        .default('human'),
+        .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     )
-    .option('--output <file>', 'write the report to FILE instead of stdout (the human summary still goes to stderr)')
+    .option(
+      '--output <file>',
+      'write the report of the --reporter without =FILE to FILE instead of stdout (the human summary still goes to stderr)',
+    )
     .option('--timeout <duration>', 'how long each step waits for what it expects, such as 30s (default 10s)')
-    .option('--concurrency <n>', 'conversations played at once, 1 to 64 (default 4)');
+    .option('--concurrency <n>', 'runs played at once, 1 to 64 (default 4)')
+    .option(
+      '--repeat <n>',
+      'run every conversation N times, 1 to 100000 (each run a new thread and client): flaky conversations and latency percentiles',
+    )
+    .option(
+      '--coverage',
+      'report what of the platform the runs exercised (channels, codes, answer features, actions, outcomes), and what they did not',
+    );
   cmd.addHelpText(
     'after',
     `
-Exit status: 0 when every conversation passed; 3 when one failed; 2 for a file that
+Exit status: 0 when every conversation passed (every run of it); 3 when one failed; 2 for a file that
 is not a valid test, or bad usage (nothing ran); 6 when the bot could not be reached
 at all (every webhook failed to connect), or the sandbox at --sandbox could not be.
 
@@ -45,6 +62,8 @@ Examples:
   $ CORE_WEBHOOK_SECRET=$CORE_SANDBOX_WEBHOOK_SECRET node docs/examples/bot/bot.mjs &   # the bot, answering to port 8080
   $ core test tests/*.yaml --port 8080 --bot-url http://127.0.0.1:3000/webhook
   $ core test tests/ --port 8080 --bot-url http://127.0.0.1:3000/webhook --reporter junit --output report.xml
+  $ core test tests/ --bot-url http://127.0.0.1:3000/webhook --reporter junit=report.xml --reporter json=report.json
+  $ core test tests/order.yaml --bot-url http://127.0.0.1:3000/webhook --repeat 200 --concurrency 16 --coverage
   $ core test tests/order.yaml --sandbox http://127.0.0.1:8080 --timeout 30s
   $ core test tests/*.yaml --sandbox http://127.0.0.1:8080 --reporter json | jq '.summary'
   $ curl -s http://127.0.0.1:8080/_sandbox/conversations/s-1f2e3d4c5b6a/test > tests/saved.yaml`,
@@ -52,7 +71,9 @@ Examples:
   cmd.action(async (files: string[], raw: Record<string, unknown>) => {
     const options: TestOptions = {
       files,
-      reporter: raw.reporter as TestOptions['reporter'],
+      reporters: Array.isArray(raw.reporter) ? (raw.reporter as string[]) : [],
+      ...(raw.coverage === true ? { coverage: true } : {}),
+      ...optional('repeat', raw.repeat),
       ...optional('botUrl', raw.botUrl),
       ...optional('port', raw.port),
       ...optional('sandbox', raw.sandbox),

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -7,21 +8,25 @@ import { baseUrlProblem } from '../../config/schema.js';
 import { ExitCode, InterruptedError, NetworkError, UsageError } from '../../errors.js';
 import { makeStyle } from '../../output/style.js';
 import type { Sandbox } from '../../sandbox/server.js';
-import { requestJson, type ClientInit } from '../customer/client.js';
-import { listFiles, loadTests, type PlannedConversation } from './load.js';
+import { openEventStream, requestJson, type ClientInit } from '../customer/client.js';
+import { choose } from '../customer/run.js';
+import { listFiles, loadTests } from '../../testing/load.js';
+import type { SandboxClient } from '../../testing/platform.js';
 import {
   buildReport,
   conversationLine,
+  coverageText,
   failureText,
   renderHuman,
   renderJson,
   renderJunit,
   renderTap,
+  REPORTERS,
   summaryLine,
   type Reporter,
   type RunReport,
-} from './report.js';
-import { runConversation, type ConversationResult } from './runner.js';
+} from '../../testing/report.js';
+import { outcomeOf, runSuite, type ConversationSummary, type SuiteResult } from '../../testing/suite.js';
 
 /**
  * `core test FILE...`: plays conversation files against a bot through a sandbox and reports the
@@ -38,75 +43,150 @@ export interface TestOptions {
   sandbox?: string;
   botUrl?: string;
   port?: string;
-  reporter: Reporter;
+  /** Each --reporter as given: NAME, or NAME=FILE; none means human. */
+  reporters: string[];
   output?: string;
   timeout?: string;
   concurrency?: string;
+  repeat?: string;
+  coverage?: boolean;
+}
+
+/** One report to write: to FILE (a full path), or to stdout. */
+interface ReportTarget {
+  reporter: Reporter;
+  file?: string;
+  /** The option that named the file, for messages. */
+  given?: string;
 }
 
 export const DEFAULT_TIMEOUT = '10s';
 export const DEFAULT_CONCURRENCY = 4;
 /** The most conversations at once: each holds an event stream, and a sandbox serves 256. */
 export const MAX_CONCURRENCY = 64;
+/** The most runs of each conversation (--repeat). */
+export const MAX_REPEAT = 100_000;
 /** The time limit of one request to the sandbox's own endpoints. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
 export async function runTest(options: TestOptions, ctx: Context): Promise<number> {
   const checked = checkOptions(options);
-  const output = options.output === undefined ? undefined : await outputPath(options.output, ctx.cwd);
+  const targets = await reportTargets(options, ctx.cwd);
   const planned = await loadTests(await listFiles(options.files, ctx.cwd), ctx.cwd);
   const conversations = planned.flatMap((file) => file.conversations);
 
   const { url, botUrl, sandbox } = await connect(options, ctx);
   const startedAt = new Date();
   const started = performance.now();
-  const results: ConversationResult[] = [];
-  const deferred: ConversationResult[] = [];
-  const humanOnStdout = options.reporter === 'human' && output === undefined;
+  const deferred: ConversationSummary[] = [];
+  const humanOnStdout = targets.some((target) => target.reporter === 'human' && target.file === undefined);
   const write = humanOnStdout ? (text: string) => ctx.out(text) : (text: string) => ctx.err(text);
   const style = makeStyle(humanOnStdout ? ctx.color.stdout : ctx.color.stderr);
+  let suite: SuiteResult;
   try {
     ctx.err(
-      `core test: ${count(conversations.length, 'conversation')} in ${count(planned.length, 'file')}, ` +
+      `core test: ${count(conversations.length, 'conversation')} in ${count(planned.length, 'file')}` +
+        `${checked.repeat > 1 ? `, ${count(checked.repeat, 'run')} each` : ''}, ` +
         `the bot at ${botUrl ?? "the sandbox's --bot-url"}, through the sandbox at ${url}\n`,
     );
+    // Every run in flight listens to Ctrl-C (its requests, its stream, its wait): not a leak.
+    setMaxListeners(16 + 4 * checked.concurrency, ctx.signal);
     const client: ClientInit = { baseUrl: url, timeoutMs: REQUEST_TIMEOUT_MS, signal: ctx.signal };
-    await pool(conversations, checked.concurrency, ctx.signal, async (plan) => {
-      const result = await runConversation(plan, { client, stepTimeoutMs: checked.timeoutMs });
-      results.push(result);
-      // A conversation that never reached the bot is shown at the end: if none did, the run says so
-      // once instead of failing each one.
-      if (neverReached(result)) deferred.push(result);
-      else write(conversationLine(result, style));
+    const platform: SandboxClient = {
+      request: (method, path, body) => requestJson(client, method, path, body),
+      events: (query, onEvent) => openEventStream(client, query, onEvent),
+      choose: (last, label) => choose(last as Parameters<typeof choose>[0], label),
+      signal: ctx.signal,
+    };
+    suite = await runSuite(conversations, {
+      runner: { sandbox: platform, stepTimeoutMs: checked.timeoutMs },
+      concurrency: checked.concurrency,
+      repeat: checked.repeat,
+      onConversation: (summary) => {
+        // A conversation that never reached the bot is shown at the end: if none did, the run says so
+        // once instead of failing each one.
+        if (neverReached(summary)) deferred.push(summary);
+        else write(conversationLine(summary, style));
+      },
     });
   } finally {
     await sandbox?.close();
   }
   if (ctx.signal.aborted) throw new InterruptedError('interrupted: the run was stopped before every conversation ended, no report written');
 
-  const report = buildReport(planned, results, {
+  const report = buildReport(planned, suite.summaries, {
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(performance.now() - started),
-    unreachable: unreachable(results, botUrl),
+    repeat: checked.repeat,
+    coverage: options.coverage === true ? suite.coverage : null,
+    unreachable: unreachable(suite.summaries, botUrl),
   });
-  if (!humanOnStdout) {
-    const document = await render(report, options.reporter);
-    if (output === undefined) ctx.out(document);
-    else await writeFile(output, document);
+  for (const target of targets) {
+    if (target.reporter === 'human' && target.file === undefined) continue;
+    const document = await render(report, target.reporter);
+    if (target.file === undefined) ctx.out(document);
+    else await writeFile(target.file, document);
   }
   if (report.unreachable) {
     throw new NetworkError(report.unreachable.message, 'EBOTUNREACHABLE', {
       hint: `start the bot before core test, listening at ${botUrl ?? "the sandbox's --bot-url"}; its answers go to the sandbox's base URL (${url})`,
     });
   }
-  for (const result of deferred) write(conversationLine(result, style));
-  const failed = report.files.flatMap((file) => file.conversations).filter((result) => result.outcome === 'failed');
-  if (failed.length > 0) write(`\n${failed.map((result) => failureText(result, style)).join('\n')}`);
-  write(`\n${summaryLine(report, style)}`);
+  for (const summary of deferred) write(conversationLine(summary, style));
+  const failed = report.files.flatMap((file) => file.conversations).filter((summary) => outcomeOf(summary) === 'failed');
+  if (failed.length > 0) write(`\n${failed.map((summary) => failureText(summary, style)).join('\n')}`);
+  write(`\n${summaryLine(report, style)}${coverageText(report, style)}`);
   return report.failed > 0 ? ExitCode.testFailed : ExitCode.ok;
 }
 
-function checkOptions(options: TestOptions): { timeoutMs: number; concurrency: number } {
+/**
+ * The reports to write: each --reporter NAME=FILE to its file, and at most one --reporter NAME to
+ * --output, or to stdout. Every file's folder must exist, so a run is not lost for want of it.
+ */
+async function reportTargets(options: TestOptions, cwd: string): Promise<ReportTarget[]> {
+  const given = options.reporters.length === 0 ? ['human'] : options.reporters;
+  const targets: ReportTarget[] = [];
+  for (const raw of given) {
+    const at = raw.indexOf('=');
+    const name = (at === -1 ? raw : raw.slice(0, at)).trim();
+    if (!(REPORTERS as readonly string[]).includes(name)) {
+      throw new UsageError(`--reporter: '${name}' is not a reporter: ${REPORTERS.join(', ')}`, {
+        hint: 'such as --reporter junit=report.xml --reporter json=report.json',
+      });
+    }
+    if (at !== -1 && raw.slice(at + 1) === '') throw new UsageError(`--reporter ${raw}: name the file after =, such as ${name}=report`);
+    targets.push(
+      at === -1 ? { reporter: name as Reporter } : { reporter: name as Reporter, file: raw.slice(at + 1), given: `--reporter ${raw}` },
+    );
+  }
+  const toStdout = targets.filter((target) => target.file === undefined);
+  if (toStdout.length > 1) {
+    throw new UsageError(`--reporter: ${toStdout.map((t) => t.reporter).join(' and ')} would both go to one output`, {
+      hint: 'give each report its own file: --reporter NAME=FILE',
+    });
+  }
+  if (options.output !== undefined) {
+    if (toStdout.length === 0) {
+      throw new UsageError('--output goes with a --reporter NAME without a file; every --reporter here names its own', {
+        hint: 'drop --output, or write --reporter NAME --output FILE',
+      });
+    }
+    toStdout[0]!.file = options.output;
+  }
+  const seen = new Map<string, string>();
+  for (const target of targets) {
+    if (target.file === undefined) continue;
+    const shown = target.file;
+    target.file = await outputPath(shown, cwd, target.given ?? '--output');
+    const before = seen.get(target.file);
+    if (before !== undefined)
+      throw new UsageError(`--reporter: ${before} and ${target.reporter} both write ${shown}; give each its own file`);
+    seen.set(target.file, target.reporter);
+  }
+  return targets;
+}
+
+function checkOptions(options: TestOptions): { timeoutMs: number; concurrency: number; repeat: number } {
   if (options.sandbox !== undefined && (options.botUrl !== undefined || options.port !== undefined)) {
     throw new UsageError(
       `--sandbox uses a running sandbox; --${options.botUrl !== undefined ? 'bot-url' : 'port'} is for the one core test starts`,
@@ -138,23 +218,38 @@ function checkOptions(options: TestOptions): { timeoutMs: number; concurrency: n
       throw new UsageError(`--concurrency: '${options.concurrency}' is not a whole number from 1 to ${MAX_CONCURRENCY}`);
     }
   }
-  return { timeoutMs, concurrency };
+  let repeat = 1;
+  if (options.repeat !== undefined) {
+    repeat = /^\d+$/.test(options.repeat.trim()) ? Number(options.repeat) : NaN;
+    if (!(repeat >= 1 && repeat <= MAX_REPEAT)) {
+      throw new UsageError(`--repeat: '${options.repeat}' is not a whole number from 1 to ${MAX_REPEAT}`, {
+        hint: 'such as --repeat 20: every conversation runs 20 times',
+      });
+    }
+  }
+  return { timeoutMs, concurrency, repeat };
 }
 
-/** The report file's full path; its folder must exist, so a run is not lost for want of it. */
-async function outputPath(output: string, cwd: string): Promise<string> {
+/** A report file's full path; its folder must exist, so a run is not lost for want of it. */
+async function outputPath(output: string, cwd: string, option: string): Promise<string> {
   const full = resolve(cwd, output);
   const folder = await stat(dirname(full)).catch(() => undefined);
   if (!folder?.isDirectory())
-    throw new UsageError(`--output: the folder of ${output} does not exist`, {
+    throw new UsageError(`${option}: the folder of ${output} does not exist`, {
       hint: 'create it first, or name a file in an existing folder',
     });
-  if ((await stat(full).catch(() => undefined))?.isDirectory()) throw new UsageError(`--output: ${output} is a folder; name a file`);
+  if ((await stat(full).catch(() => undefined))?.isDirectory()) throw new UsageError(`${option}: ${output} is a folder; name a file`);
   return full;
 }
 
-/** The sandbox to play through: the one at --sandbox (which must deliver to a bot), or a new one. */
-async function connect(options: TestOptions, ctx: Context): Promise<{ url: string; botUrl: string | null; sandbox?: Sandbox }> {
+/**
+ * The sandbox to play through: the one at --sandbox (which must deliver to a bot), or a new one
+ * started on --port delivering to --bot-url (closed by the caller).
+ */
+export async function connect(
+  options: Pick<TestOptions, 'sandbox' | 'botUrl' | 'port'>,
+  ctx: Context,
+): Promise<{ url: string; botUrl: string | null; sandbox?: Sandbox }> {
   if (options.sandbox !== undefined) {
     const url = options.sandbox.replace(/\/+$/, '');
     const info = await requestJson({ baseUrl: url, timeoutMs: REQUEST_TIMEOUT_MS, signal: ctx.signal }, 'GET', '/_sandbox/info');
@@ -187,56 +282,14 @@ async function connect(options: TestOptions, ctx: Context): Promise<{ url: strin
 }
 
 /**
- * Runs the conversations, at most `limit` at once. Conversations that name one client run one after
- * another: bot answers addressed by client go to the client's latest thread, so two at once could
- * take each other's answers.
- */
-async function pool(
-  plans: readonly PlannedConversation[],
-  limit: number,
-  signal: AbortSignal,
-  run: (plan: PlannedConversation) => Promise<void>,
-): Promise<void> {
-  const clients = new Map<string, Promise<void>>();
-  const queue = [...plans];
-  let failure: unknown;
-  const worker = async () => {
-    while (queue.length > 0 && failure === undefined && !signal.aborted) {
-      const plan = queue.shift()!;
-      const key =
-        plan.client?.clientId !== undefined
-          ? `clientId:${plan.client.clientId}`
-          : plan.client?.coreClientId !== undefined
-            ? `coreClientId:${plan.client.coreClientId}`
-            : undefined;
-      const before = key === undefined ? undefined : clients.get(key);
-      const mine = (async () => {
-        await before;
-        await run(plan);
-      })();
-      if (key !== undefined)
-        clients.set(
-          key,
-          mine.catch(() => {}),
-        );
-      await mine.catch((error: unknown) => {
-        failure ??= error;
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, plans.length) }, worker));
-  if (failure !== undefined) throw failure;
-}
-
-/**
  * The bot could not be reached at all: webhooks were attempted, none reached it (every attempt
  * failed to connect: no status, and not a time-out, which means it connected), and no request of the
  * bot came to the sandbox.
  */
-function unreachable(results: readonly ConversationResult[], botUrl: string | null): RunReport['unreachable'] {
-  const attempts = results.flatMap((result) => result.attempts);
-  if (attempts.length === 0 || !results.every(neverReached)) return null;
-  const errors = [...new Set(attempts.map((attempt) => attempt.error ?? 'no answer'))].join(', ');
+function unreachable(summaries: readonly ConversationSummary[], botUrl: string | null): RunReport['unreachable'] {
+  const attempts = summaries.reduce((sum, summary) => sum + summary.reach.attempts, 0);
+  if (attempts === 0 || !summaries.every(neverReached)) return null;
+  const errors = [...new Set(summaries.flatMap((summary) => summary.reach.errors))].join(', ') || 'no answer';
   return {
     url: botUrl,
     message: `the bot could not be reached: every webhook delivery to ${botUrl ?? 'the bot'} failed to connect (${errors}), so no conversation could be played`,
@@ -244,9 +297,8 @@ function unreachable(results: readonly ConversationResult[], botUrl: string | nu
 }
 
 /** Whether a conversation's webhooks never reached the bot: some were attempted, none connected, and the bot made no request. */
-function neverReached(result: ConversationResult): boolean {
-  if (result.botSpoke) return false;
-  return result.attempts.every((attempt) => attempt.status === null && !/^timeout/.test(attempt.error ?? ''));
+function neverReached(summary: ConversationSummary): boolean {
+  return !summary.reach.botSpoke && !summary.reach.connected;
 }
 
 async function render(report: RunReport, reporter: Reporter): Promise<string> {

@@ -1,31 +1,38 @@
 import { performance } from 'node:perf_hooks';
-import { matchAnswer, type FieldDiff } from '../../testing/match.js';
-import { CHECKED_FIELDS } from '../../testing/schema.js';
-import { isRecord } from '../../payload/json.js';
-import { openEventStream, requestJson, type ClientInit, type SandboxAnswer } from '../customer/client.js';
-import { choose } from '../customer/run.js';
+import { isRecord } from '../payload/json.js';
+import { count, countAnswer, type CoverageCounts } from './coverage.js';
 import type { PlannedConversation, PlannedStep } from './load.js';
+import { matchAnswer, type FieldDiff } from './match.js';
+import { toPattern } from './pattern.js';
+import type { SandboxAnswer, SandboxClient } from './platform.js';
+import { CHECKED_FIELDS } from './schema.js';
+import { substitute, substituteAll } from './substitute.js';
 
 /**
- * Plays one conversation of `core test` against the bot through the sandbox (docs/testing-bots.md,
- * "How a conversation runs"): its own thread and client, the customer's messages and presses sent
- * through the sandbox's customer endpoints, and the bot's answers read from the conversation's event
- * stream. Every wait is for an event, bounded by the step's time limit: nothing sleeps.
+ * Plays one run of one conversation of `core test` against the bot through the sandbox
+ * (docs/testing-bots.md, "How a conversation runs"): its own thread and client, the customer's
+ * messages and presses sent through the sandbox's customer endpoints, and the bot's answers read from
+ * the conversation's event stream. Every wait is for an event, bounded by the step's time limit:
+ * nothing sleeps, so a passing step costs no time of the runner's own.
  *
- * - A `bot:` step takes the next answer delivered to the customer and matches it. An answer the
- *   sandbox refused (a broken rule of the API, a thread with agents) or an API request it refused
- *   (an invalid body) fails the step; a repeated answerId, which the platform silently drops, is
- *   skipped. The step fails at once when no answer can come: the thread is with agents, or the
- *   webhook failed for good.
+ * - A `bot:` step takes the next answer delivered to the customer and matches it, then checks its
+ *   `within` (the sandbox's clock: question recorded to answer recorded) and keeps its `capture`s.
+ *   An answer the sandbox refused, or an API request of the bot it refused, fails the step at once,
+ *   naming the status and the sandbox's message; a refusal tied to no conversation does so too when
+ *   it comes while the step waits (every conversation waiting then reports it). A repeated answerId,
+ *   which the platform silently drops, is skipped. The step fails at once when no answer can come:
+ *   the thread is with agents, or the webhook failed for good.
  * - `bot: none` passes when no answer comes within its time (at once when the thread is with agents).
  * - An answer no step expects fails the step that follows it: before sending the next customer
  *   message, and after the last step, the runner waits until the webhook of the previous message has
  *   been answered (or failed), and any answer not yet taken is the failure. An answer to an earlier
  *   question that a `bot:` step meets is one too.
+ * - `${NAME}` in a step's strings is filled in from the conversation's examples row and the values
+ *   captured so far (src/testing/substitute.ts).
  */
 
 export interface RunnerInit {
-  client: ClientInit;
+  sandbox: SandboxClient;
   /** How long each step waits for what it expects (--timeout). */
   stepTimeoutMs: number;
 }
@@ -34,7 +41,7 @@ export type StepOutcome = 'passed' | 'failed' | 'skipped';
 
 export interface Failure {
   message: string;
-  /** What a `bot:` step expected. */
+  /** What a `bot:` step expected (its ${NAME}s filled in). */
   expected?: unknown;
   /** The body of the answer that came, as the bot sent it. */
   received?: unknown;
@@ -50,23 +57,25 @@ export interface StepResult {
   title: string;
   outcome: StepOutcome;
   durationMs: number;
+  /** For a `bot:` step that got its answer: question recorded to answer recorded, on the sandbox's clock. */
+  latencyMs?: number;
   failure?: Failure;
 }
 
-export interface ConversationResult {
-  file: string;
-  index: number;
-  name: string;
-  line: number;
-  channel: string;
+/** One run of one conversation. */
+export interface RunResult {
   sessionId: string | null;
   outcome: 'passed' | 'failed';
   durationMs: number;
   steps: StepResult[];
   /** The first failure: of a step (stepIndex), or of the conversation itself (null: its start, or after its last step). */
   failure?: Failure & { stepIndex: number | null; line: number };
-  /** Every webhook attempt of the conversation: whether the bot could be reached at all. */
-  attempts: { status: number | null; error: string | null }[];
+  /** The latency of every answer a bot step took, in ms (the sandbox's clock). */
+  latenciesMs: number[];
+  /** What the run exercised (src/testing/coverage.ts). */
+  coverage: CoverageCounts;
+  /** Whether the bot could be reached: webhooks attempted, whether any connected, and the errors of those that did not. */
+  reach: { attempts: number; connected: boolean; errors: string[] };
   /** Whether any request of the bot reached the sandbox's API in this conversation. */
   botSpoke: boolean;
 }
@@ -85,12 +94,12 @@ type Next = { kind: 'answer'; event: Event } | { kind: 'refused'; event: Event }
 
 const WITH_AGENTS = /agents/;
 
-export function stepTitle(step: PlannedStep): string {
+export function stepTitle(step: PlannedStep, values: ReadonlyMap<string, string> = new Map()): string {
   switch (step.kind) {
     case 'customer':
-      return `customer: ${step.text}`;
+      return `customer: ${substitute(step.text, values, 'send')}`;
     case 'press':
-      return `press: ${step.label}`;
+      return `press: ${substitute(step.label, values, 'send')}`;
     case 'bot':
       return 'bot';
     case 'none':
@@ -98,14 +107,11 @@ export function stepTitle(step: PlannedStep): string {
   }
 }
 
-export async function runConversation(plan: PlannedConversation, init: RunnerInit): Promise<ConversationResult> {
+export async function runConversation(plan: PlannedConversation, init: RunnerInit): Promise<RunResult> {
   const started = performance.now();
-  const result: ConversationResult = {
-    file: plan.file,
-    index: plan.index,
-    name: plan.name,
-    line: plan.line,
-    channel: plan.channel,
+  const sandbox = init.sandbox;
+  const values = new Map(plan.values);
+  const result: RunResult = {
     sessionId: null,
     outcome: 'passed',
     durationMs: 0,
@@ -113,14 +119,16 @@ export async function runConversation(plan: PlannedConversation, init: RunnerIni
       index: step.index,
       line: step.line,
       kind: step.kind,
-      title: stepTitle(step),
+      title: stepTitle(step, values),
       outcome: 'skipped',
       durationMs: 0,
     })),
-    attempts: [],
+    latenciesMs: [],
+    coverage: new Map(),
+    reach: { attempts: 0, connected: false, errors: [] },
     botSpoke: false,
   };
-  const finish = (failure?: Failure & { stepIndex: number | null; line: number }): ConversationResult => {
+  const finish = (failure?: Failure & { stepIndex: number | null; line: number }): RunResult => {
     if (failure) {
       result.outcome = 'failed';
       result.failure = failure;
@@ -132,20 +140,29 @@ export async function runConversation(plan: PlannedConversation, init: RunnerIni
   const body: Record<string, unknown> = { channel: plan.channel };
   if (plan.client?.clientId !== undefined) body.clientId = plan.client.clientId;
   if (plan.client?.coreClientId !== undefined) body.coreClientId = plan.client.coreClientId;
-  const opened = await requestJson(init.client, 'POST', '/_sandbox/conversations', body);
+  const opened = await sandbox.request('POST', '/_sandbox/conversations', body);
   if (opened.status !== 201 || !has(opened.json, 'sessionId')) {
     return finish({ stepIndex: null, line: plan.line, message: `the sandbox did not start the conversation: ${said(opened)}` });
   }
   const sessionId = String((opened.json as { sessionId: unknown }).sessionId);
   result.sessionId = sessionId;
+  count(result.coverage, plan.channel);
 
-  const events = new ConversationEvents(init.client.signal);
-  const stream = openEventStream(init.client, `?session=${encodeURIComponent(sessionId)}&after=0`, (event) => {
-    events.add(event as Event);
-    if (event.type === 'webhook.attempt') {
-      result.attempts.push({ status: event.status == null ? null : Number(event.status), error: (event.error as string | null) ?? null });
+  const events = new ConversationEvents(sandbox.signal);
+  // From now on: the conversation has had nothing but its start, and its first message is sent once the stream is
+  // open. Not from seq 0, which would replay to every new conversation the refusals of its tenant tied to none.
+  const stream = sandbox.events(`?session=${encodeURIComponent(sessionId)}`, (raw) => {
+    const event = raw as Event;
+    events.add(event);
+    if (event.type === 'webhook.attempt') noteAttempt(result.reach, event);
+    else if (event.type === 'bot.answer' || event.type === 'greeting') {
+      result.botSpoke = true;
+      if (event.type === 'bot.answer') countAnswer(result.coverage, event);
+    } else if (event.type === 'api.request') {
+      result.botSpoke = true;
+      // A refusal tied to this conversation happened to it; one tied to none is counted where it fails a step.
+      if (event.sessionId != null && Number(event.status) >= 400) count(result.coverage, 'refusal');
     }
-    if (event.type === 'bot.answer' || event.type === 'api.request') result.botSpoke = true;
   });
   void stream.ended.then(() => events.end());
   try {
@@ -158,12 +175,21 @@ export async function runConversation(plan: PlannedConversation, init: RunnerIni
       if (step.kind === 'customer' || step.kind === 'press') {
         failure = await unexpectedAnswer(events, asked, init.stepTimeoutMs, 'before this step');
         if (failure === undefined) {
-          const sent = await send(init.client, sessionId, step);
+          const sent = await send(sandbox, sessionId, step, values);
           if ('failure' in sent) failure = sent.failure;
-          else asked = sent.asked;
+          else {
+            asked = sent.asked;
+            if (sent.action !== undefined) count(result.coverage, sent.action);
+          }
         }
       } else if (step.kind === 'bot') {
-        failure = await expectAnswer(events, asked, step.expect, init.stepTimeoutMs);
+        const taken = await expectAnswer(events, asked, step, values, init.stepTimeoutMs);
+        failure = taken.failure;
+        if (taken.latencyMs !== undefined) {
+          stepResult.latencyMs = taken.latencyMs;
+          result.latenciesMs.push(taken.latencyMs);
+        }
+        if (taken.untiedRefusal) count(result.coverage, 'refusal');
       } else {
         failure = await expectSilence(events, asked, step.withinMs);
       }
@@ -185,17 +211,28 @@ export async function runConversation(plan: PlannedConversation, init: RunnerIni
   }
 }
 
+function noteAttempt(reach: RunResult['reach'], event: Event): void {
+  reach.attempts += 1;
+  const error = typeof event.error === 'string' ? event.error : null;
+  // A status, or a time-out (which means it connected), is a bot that could be reached.
+  if (event.status != null || /^timeout/.test(error ?? '')) reach.connected = true;
+  else if (reach.errors.length < 5 && !reach.errors.includes(error ?? 'no answer')) reach.errors.push(error ?? 'no answer');
+}
+
 /** The events of one conversation as they arrive, and waits on them. */
-class ConversationEvents {
+export class ConversationEvents {
   private readonly list: Event[] = [];
   /** The index of the first event a step has not looked at. */
   private cursor = 0;
   private readonly listeners = new Set<() => void>();
+  /** When each question was recorded (ms since the epoch, the sandbox's clock), by questionIndex. */
+  private readonly asked = new Map<string, number>();
   ended = false;
 
   constructor(private readonly signal: AbortSignal) {}
 
   add(event: Event): void {
+    if (event.type === 'customer.message') this.asked.set(String(event.questionIndex), Date.parse(String(event.time)));
     this.list.push(event);
     for (const listener of [...this.listeners]) listener();
   }
@@ -207,19 +244,30 @@ class ConversationEvents {
 
   /**
    * The bot's next doing since the cursor, taken (the cursor moves past it), or undefined. Answers
-   * with a repeated answerId are not delivered, by the API's chatbot rule 6, and are passed over.
+   * with a repeated answerId are not delivered, by the API's chatbot rule 6, and are passed over. A
+   * refusal tied to no conversation (sessionId null: the request named nothing the sandbox could tie)
+   * counts only for a step waiting on an answer to the question at `waitingAfter` that it followed.
    */
-  take(): Next | undefined {
+  take(waitingAfter?: bigint): Next | undefined {
     while (this.cursor < this.list.length) {
       const event = this.list[this.cursor++]!;
       if (event.type === 'bot.answer') {
         if (event.delivered === true) return { kind: 'answer', event };
         if (event.notDelivered !== 'duplicate answerId') return { kind: 'refused', event };
-      } else if (event.type === 'api.request' && Number(event.status) >= 400) {
-        return { kind: 'refused', event };
+      } else if ((event.type === 'api.request' || event.type === 'greeting') && Number(event.status) >= 400) {
+        if (event.sessionId != null) return { kind: 'refused', event };
+        if (waitingAfter !== undefined && event.seq > waitingAfter) return { kind: 'refused', event };
       }
     }
     return undefined;
+  }
+
+  /** Question recorded to answer recorded, on the sandbox's clock; `fallback` is the question an answer naming none answers. */
+  latency(answer: Event, fallback: Asked | undefined): number | undefined {
+    const index = answer.questionIndex ?? fallback?.questionIndex;
+    const asked = index == null ? undefined : this.asked.get(String(index));
+    const answered = Date.parse(String(answer.time));
+    return asked === undefined || Number.isNaN(answered) || Number.isNaN(asked) ? undefined : Math.max(0, answered - asked);
   }
 
   /** Whether the webhook of a message has finished: delivered, failed for good, or none sent. */
@@ -276,14 +324,18 @@ async function unexpectedAnswer(
   };
 }
 
+type BotStep = Extract<PlannedStep, { kind: 'bot' }>;
+
 async function expectAnswer(
   events: ConversationEvents,
   asked: Asked | undefined,
-  expected: Parameters<typeof matchAnswer>[0],
+  step: BotStep,
+  values: Map<string, string>,
   timeoutMs: number,
-): Promise<Failure | undefined> {
+): Promise<{ failure?: Failure; latencyMs?: number; untiedRefusal?: boolean }> {
+  const expected = substituteAll(step.expect, values) as BotStep['expect'];
   const outcome = await events.until<Next | { kind: 'none-can-come'; message: string }>(() => {
-    const next = events.take();
+    const next = events.take(asked?.seq);
     if (next) return next;
     if (asked === undefined) return undefined;
     if (asked.deliveryId === null && asked.noWebhook !== null && WITH_AGENTS.test(asked.noWebhook)) {
@@ -298,27 +350,60 @@ async function expectAnswer(
     }
     return undefined;
   }, timeoutMs);
-  if (outcome === 'timeout') return { message: `no answer from the bot within ${formatMs(timeoutMs)}`, expected };
-  if (outcome === 'ended') return { message: 'the sandbox closed the event stream before the bot answered', expected };
-  if (outcome.kind === 'none-can-come') return { message: outcome.message, expected };
-  if (outcome.kind === 'refused') return { ...refusal(outcome.event), expected };
+  if (outcome === 'timeout') return { failure: { message: `no answer from the bot within ${formatMs(timeoutMs)}`, expected } };
+  if (outcome === 'ended') return { failure: { message: 'the sandbox closed the event stream before the bot answered', expected } };
+  if (outcome.kind === 'none-can-come') return { failure: { message: outcome.message, expected } };
+  if (outcome.kind === 'refused')
+    return { failure: { ...refusal(outcome.event), expected }, untiedRefusal: outcome.event.sessionId == null };
   const answer = outcome.event;
   const index = answer.questionIndex;
   if (asked !== undefined && typeof index === 'bigint' && index < asked.questionIndex) {
     return {
-      message: `the bot sent an answer no step expects: it answers question ${index}, and the customer's latest message is question ${asked.questionIndex}`,
-      expected,
-      received: visible(answer.body),
+      failure: {
+        message: `the bot sent an answer no step expects: it answers question ${index}, and the customer's latest message is question ${asked.questionIndex}`,
+        expected,
+        received: visible(answer.body),
+      },
     };
   }
+  const latencyMs = events.latency(answer, asked);
   const diff = matchAnswer(expected, answer.body);
-  if (diff.length === 0) return undefined;
-  return {
-    message: `the answer differs in ${diff.map((d) => d.path || '(the answer)').join(', ')}`,
-    expected,
-    received: visible(answer.body),
-    diff,
-  };
+  if (diff.length > 0) {
+    const failure = {
+      message: `the answer differs in ${diff.map((d) => d.path || '(the answer)').join(', ')}`,
+      expected,
+      received: visible(answer.body),
+      diff,
+    };
+    return latencyMs === undefined ? { failure } : { failure, latencyMs };
+  }
+  if (step.withinMs !== null && latencyMs !== undefined && latencyMs > step.withinMs) {
+    return {
+      failure: {
+        message: `too late: answered in ${formatLatency(latencyMs)}, within ${formatLatency(step.withinMs)} expected`,
+        received: visible(answer.body),
+      },
+      latencyMs,
+    };
+  }
+  for (const [name, template] of step.capture) {
+    const pattern = substitute(template, values, 'match');
+    const text = isRecord(answer.body) ? answer.body.text : undefined;
+    const compiled = toPattern(pattern);
+    const found = typeof text === 'string' && compiled.kind === 'regex' ? compiled.regex.exec(text) : null;
+    if (found === null) {
+      const failure: Failure = {
+        message:
+          typeof text === 'string'
+            ? `capture ${name}: ${pattern} does not match the answer's text ${JSON.stringify(text)}`
+            : `capture ${name}: the answer has no text to match ${pattern} with`,
+        received: visible(answer.body),
+      };
+      return latencyMs === undefined ? { failure } : { failure, latencyMs };
+    }
+    values.set(name, found.length > 1 ? (found[1] ?? '') : found[0]);
+  }
+  return latencyMs === undefined ? {} : { latencyMs };
 }
 
 async function expectSilence(events: ConversationEvents, asked: Asked | undefined, withinMs: number): Promise<Failure | undefined> {
@@ -334,45 +419,60 @@ async function expectSilence(events: ConversationEvents, asked: Asked | undefine
   return { message: `an answer came where none was expected (within ${formatMs(withinMs)})`, received: visible(outcome.event.body) };
 }
 
-/** A refused answer or request of the bot, as a failure. */
-function refusal(event: Event): Failure {
-  if (event.type === 'bot.answer') {
+/** A refused answer or request of the bot, as a failure: the status and the sandbox's message. */
+export function refusal(event: Record<string, unknown>): Failure {
+  if (event.type === 'bot.answer' || event.type === 'greeting') {
+    const what = event.type === 'greeting' ? 'greeting' : 'answer';
     return {
       message:
-        `the bot's answer was not delivered (${String(event.status)}: ${String(event.notDelivered)}): ${String(event.error ?? '')}`.replace(
+        `the bot's ${what} was not delivered (${String(event.status)}: ${String(event.notDelivered ?? 'refused')}): ${String(event.error ?? '')}`.replace(
           /: $/,
           '',
         ),
       received: visible(event.body),
     };
   }
+  const untied = event.sessionId == null;
+  const named = isRecord(event.named)
+    ? Object.entries(event.named)
+        .filter(([, value]) => value !== null && value !== undefined)
+        .map(([key, value]) => `${key} ${String(value)}`)
+    : [];
+  const error = typeof event.error === 'string' && event.error !== '' ? `: ${event.error}` : '';
   return {
     message:
-      `the sandbox refused a request of the bot: ${String(event.method)} ${String(event.path)} answered ${String(event.status)}: ${String(event.error ?? '')}`.replace(
-        /: $/,
-        '',
-      ),
+      `the sandbox refused a request of the bot${untied ? ' (not tied to a conversation)' : ''}: ` +
+      `${String(event.method)} ${String(event.path)} answered ${String(event.status)}${error}` +
+      (untied && named.length > 0 ? ` (it named ${named.join(', ')})` : ''),
   };
 }
 
 /** Sends a customer message or a press; the failure is the sandbox's refusal. */
-async function send(client: ClientInit, sessionId: string, step: PlannedStep): Promise<{ asked: Asked } | { failure: Failure }> {
+async function send(
+  sandbox: SandboxClient,
+  sessionId: string,
+  step: PlannedStep,
+  values: ReadonlyMap<string, string>,
+): Promise<{ asked: Asked; action?: 'press' | 'pick' } | { failure: Failure }> {
   const path = `/_sandbox/conversations/${encodeURIComponent(sessionId)}`;
   let message: Record<string, string>;
-  if (step.kind === 'customer') message = { text: step.text };
+  let action: 'press' | 'pick' | undefined;
+  if (step.kind === 'customer') message = { text: substitute(step.text, values, 'send') };
   else if (step.kind === 'press') {
-    const shown = await requestJson(client, 'GET', `${path}?limit=0`);
+    const shown = await sandbox.request('GET', `${path}?limit=0`);
     if (shown.status !== 200 || !has(shown.json, 'conversation')) {
       return { failure: { message: `the sandbox did not show the conversation: ${said(shown)}` } };
     }
-    const { conversation } = shown.json as { conversation: { lastBotMessage: Parameters<typeof choose>[0] } };
-    message = choose(conversation.lastBotMessage, step.label);
+    const { conversation } = shown.json as { conversation: { lastBotMessage: unknown } };
+    message = sandbox.choose(conversation.lastBotMessage, substitute(step.label, values, 'send'));
+    action = 'pick' in message ? 'pick' : 'press';
   } else throw new TypeError(`not a customer step: ${step.kind}`);
-  const sent = await requestJson(client, 'POST', `${path}/messages`, message);
+  const sent = await sandbox.request('POST', `${path}/messages`, message);
   if (sent.status !== 201 || !has(sent.json, 'seq'))
     return { failure: { message: `the sandbox refused the ${step.kind === 'press' ? 'press' : 'message'}: ${said(sent)}` } };
   const json = sent.json as { seq: bigint; questionIndex: bigint; deliveryId: string | null; noWebhook: string | null };
-  return { asked: { seq: json.seq, questionIndex: json.questionIndex, deliveryId: json.deliveryId, noWebhook: json.noWebhook } };
+  const asked = { seq: json.seq, questionIndex: json.questionIndex, deliveryId: json.deliveryId, noWebhook: json.noWebhook };
+  return action === undefined ? { asked } : { asked, action };
 }
 
 /**
@@ -404,4 +504,9 @@ function has(json: unknown, key: string): boolean {
 
 export function formatMs(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : ms >= 1000 ? `${(ms / 1000).toFixed(1)}s` : `${ms}ms`;
+}
+
+/** A measured time: `640 ms`, `1.52 s`. */
+export function formatLatency(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2).replace(/\.?0+$/, '')} s`;
 }

@@ -1,11 +1,11 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, extname, join, relative, resolve } from 'node:path';
-import { PayloadError, UsageError, type Problem } from '../../errors.js';
-import { cjs } from '../../interop.js';
-import { isRecord, parseJson } from '../../payload/json.js';
-import type { Path } from '../../payload/messages.js';
-import { decode, formatBytes, MAX_PAYLOAD_BYTES } from '../../send/input.js';
-import { withoutEditorKeys } from '../../send/fields.js';
+import { PayloadError, UsageError, type Problem } from '../errors.js';
+import { cjs } from '../interop.js';
+import { isRecord, parseJson } from '../payload/json.js';
+import { formatPath, type Path } from '../payload/messages.js';
+import { decode, formatBytes, MAX_PAYLOAD_BYTES } from '../send/input.js';
+import { withoutEditorKeys } from '../send/fields.js';
 import {
   DEFAULT_WITHIN_MS,
   validateTestFile,
@@ -13,8 +13,11 @@ import {
   type Step,
   type TestChannel,
   type TestClient,
-} from '../../testing/schema.js';
-import { parseDuration } from '../../config/duration.js';
+  type TestConversation,
+} from './schema.js';
+import { parseDuration } from '../config/duration.js';
+import { checkReferences } from './references.js';
+import { substitute } from './substitute.js';
 
 /**
  * Reading the files of `core test`: JSON or YAML (a folder gives its .yaml, .yml and .json files),
@@ -22,18 +25,37 @@ import { parseDuration } from '../../config/duration.js';
  * reported at once, with the file, the line and the path (exit 2), before anything runs.
  */
 
+/**
+ * A step ready to run. Its strings are still templates: `${NAME}` is filled in as the conversation
+ * runs, from its examples row and the values captured so far (src/testing/substitute.ts).
+ */
 export type PlannedStep =
   | { kind: 'customer'; text: string; index: number; line: number }
   | { kind: 'press'; label: string; index: number; line: number }
-  | { kind: 'bot'; expect: BotExpectation; index: number; line: number }
+  | {
+      kind: 'bot';
+      expect: BotExpectation;
+      /** How soon the answer must come after the question it answers; null: no limit but --timeout. */
+      withinMs: number | null;
+      /** NAME and /pattern/ of each value to capture from the answer's text. */
+      capture: [string, string][];
+      index: number;
+      line: number;
+    }
   | { kind: 'none'; withinMs: number; index: number; line: number };
 
 export interface PlannedConversation {
   /** The file as the user named it (relative to the working folder when it is inside it). */
   file: string;
-  /** Its place in the file: 0 for a file of one conversation. */
+  /** Its place in the file (each examples row its own): 0 for a file of one conversation. */
   index: number;
+  /** Its place in the whole run, from 0. */
+  ordinal: number;
   name: string;
+  /** The examples row it plays (its index in `examples`), or null. */
+  row: number | null;
+  /** The values of the row, by key, as text. */
+  values: ReadonlyMap<string, string>;
   line: number;
   channel: TestChannel;
   client: TestClient | undefined;
@@ -103,6 +125,8 @@ export async function loadTests(files: readonly string[], cwd: string): Promise<
       { hint: 'fix the files; core schema test prints the JSON Schema for editors, and docs/testing-bots.md describes the format' },
     );
   }
+  let ordinal = 0;
+  for (const file of planned) for (const conversation of file.conversations) conversation.ordinal = ordinal++;
   const names = new Map<string, string>();
   for (const file of planned) {
     // Two files of one name would make two suites reports cannot tell apart: the path tells them apart.
@@ -173,32 +197,54 @@ async function loadOne(file: string, cwd: string): Promise<Loaded> {
   }
   const test = checked.value;
   const stem = basename(file).replace(/\.(ya?ml|json)$/i, '');
-  const plan = (
-    base: Path,
-    index: number,
-    conversation: { name?: string; channel?: TestChannel; client?: TestClient; steps: Step[] },
-  ): PlannedConversation => ({
-    file,
-    index,
-    name: conversation.name ?? test.name ?? stem,
-    line: lineOf(base),
-    channel: conversation.channel ?? test.channel ?? 'WEB',
-    client: conversation.client ?? test.client,
-    steps: conversation.steps.map((step, i): PlannedStep => {
-      const line = lineOf([...base, 'steps', i]);
-      if (step.customer !== undefined) return { kind: 'customer', text: step.customer, index: i, line };
-      if (step.press !== undefined) return { kind: 'press', label: step.press, index: i, line };
-      if (step.bot === 'none') {
-        const withinMs = step.within === undefined ? DEFAULT_WITHIN_MS : parseDuration(String(step.within));
-        return { kind: 'none', withinMs, index: i, line };
-      }
-      return { kind: 'bot', expect: step.bot!, index: i, line };
-    }),
+  const located = (path: Path, message: string): Problem => ({
+    path: `${file}:${lineOf(path)}${path.length === 0 ? '' : ` ${formatPath(path)}`}`,
+    message,
   });
-  const conversations = test.conversations
-    ? test.conversations.map((conversation, index) => plan(['conversations', index], index, conversation))
-    : [plan([], 0, { steps: test.steps! })];
+  type Source = { base: Path; named: boolean; conversation: Omit<TestConversation, 'name'> & { name?: string | undefined } };
+  const sources: Source[] = test.conversations
+    ? test.conversations.map((conversation, index) => ({ base: ['conversations', index], conversation, named: true }))
+    : [{ base: [], conversation: { name: test.name, steps: test.steps!, examples: test.examples }, named: test.name !== undefined }];
+  const problems = sources.flatMap(({ base, conversation, named }) =>
+    checkReferences(conversation, named ? [...base, 'name'] : undefined).map((p) => located([...base, ...p.path], p.message)),
+  );
+  if (problems.length > 0) return { problems };
+
+  const conversations: PlannedConversation[] = [];
+  for (const { base, conversation } of sources) {
+    const shared = {
+      file,
+      line: lineOf(base),
+      channel: conversation.channel ?? test.channel ?? 'WEB',
+      client: conversation.client ?? test.client,
+      steps: conversation.steps.map((step, i) => planStep(step, i, lineOf([...base, 'steps', i]))),
+    };
+    const name = conversation.name ?? test.name ?? stem;
+    const rows = conversation.examples;
+    if (rows === undefined) {
+      // A name is a template too: `$${` in it reads `${`.
+      const shown = substitute(name, new Map(), 'send');
+      conversations.push({ ...shared, index: conversations.length, ordinal: 0, name: shown, row: null, values: new Map() });
+      continue;
+    }
+    const values = rows.map((row) => new Map(Object.entries(row).map(([key, value]) => [key, String(value)])));
+    const names = values.map((row) => substitute(name, row, 'send'));
+    rows.forEach((_, row) => {
+      // A name the rows do not tell apart is followed by the row's values: `echo (word=gamma)`.
+      const unique = names.filter((other) => other === names[row]).length === 1;
+      const shown = unique ? names[row]! : `${names[row]} (${[...values[row]!].map(([key, value]) => `${key}=${value}`).join(', ')})`;
+      conversations.push({ ...shared, index: conversations.length, ordinal: 0, name: shown, row, values: values[row]! });
+    });
+  }
   return { file, name: test.conversations ? (test.name ?? stem) : stem, conversations };
+}
+
+function planStep(step: Step, index: number, line: number): PlannedStep {
+  if (step.customer !== undefined) return { kind: 'customer', text: step.customer, index, line };
+  if (step.press !== undefined) return { kind: 'press', label: step.press, index, line };
+  const within = step.within === undefined ? undefined : parseDuration(String(step.within));
+  if (step.bot === 'none') return { kind: 'none', withinMs: within ?? DEFAULT_WITHIN_MS, index, line };
+  return { kind: 'bot', expect: step.bot!, withinMs: within ?? null, capture: Object.entries(step.capture ?? {}), index, line };
 }
 
 /** `steps[2].bot.text` as path segments, for finding its line. */

@@ -1,0 +1,97 @@
+import { isRecord } from '../payload/json.js';
+
+/**
+ * `core test --coverage` (docs/testing-bots.md, "Coverage"): what of the platform a suite exercised,
+ * counted over what happened in its runs (not over what its files say), in the platform's terms.
+ * The names are fixed: a report lists each one, exercised with its count or not exercised.
+ */
+export const COVERAGE_NAMES = [
+  // The channels of the conversations played.
+  'WEB',
+  'IM',
+  'EMAIL',
+  // The codes of the answers delivered.
+  'SUCCESS',
+  'UNCLEAR_QUESTION',
+  'SWITCH_TO_HUMAN',
+  // The features of the answers delivered.
+  'formattedText',
+  'quickReplies',
+  'quickRepliesHeaderFooter',
+  'messageListPicker',
+  'attachments',
+  'settings.blockInput',
+  'settings.masked',
+  'userIds',
+  'skillIds',
+  'unitIds',
+  // What the customer did besides writing.
+  'press',
+  'pick',
+  // The platform's outcomes the bot met: a second answer to one question, an answer whose answerId
+  // was already used (dropped), a request or answer the platform refused.
+  'secondAnswer',
+  'duplicateAnswerId',
+  'refusal',
+] as const;
+export type CoverageName = (typeof COVERAGE_NAMES)[number];
+
+/** Counts by name; a name never met is absent. */
+export type CoverageCounts = Map<CoverageName, number>;
+
+export function count(counts: CoverageCounts, name: CoverageName, by = 1): void {
+  counts.set(name, (counts.get(name) ?? 0) + by);
+}
+
+const FEATURES = [
+  'formattedText',
+  'quickReplies',
+  'quickRepliesHeaderFooter',
+  'messageListPicker',
+  'attachments',
+  'userIds',
+  'skillIds',
+  'unitIds',
+] as const;
+const CODES = new Set<string>(['SUCCESS', 'UNCLEAR_QUESTION', 'SWITCH_TO_HUMAN']);
+
+/** What a `bot.answer` event of the sandbox exercised: its code and features when delivered, the platform's outcome otherwise. */
+export function countAnswer(counts: CoverageCounts, event: Record<string, unknown>): void {
+  if (event.questionAlreadyAnswered === true) count(counts, 'secondAnswer');
+  if (event.notDelivered === 'duplicate answerId') {
+    count(counts, 'duplicateAnswerId');
+    return;
+  }
+  if (Number(event.status) >= 400) count(counts, 'refusal');
+  if (event.delivered !== true || !isRecord(event.body)) return;
+  const body = event.body;
+  if (typeof body.code === 'string' && CODES.has(body.code)) count(counts, body.code as CoverageName);
+  for (const feature of FEATURES) if (present(body[feature])) count(counts, feature);
+  if (isRecord(body.settings)) {
+    if (present(body.settings.blockInput)) count(counts, 'settings.blockInput');
+    if (present(body.settings.masked)) count(counts, 'settings.masked');
+  }
+}
+
+/** A field an answer uses: given, not null, and not an empty list or text. */
+function present(value: unknown): boolean {
+  if (value === undefined || value === null || value === false) return false;
+  if (Array.isArray(value) || typeof value === 'string') return value.length > 0;
+  return true;
+}
+
+export function merge(into: CoverageCounts, from: CoverageCounts): void {
+  for (const [name, n] of from) count(into, name, n);
+}
+
+/** The report's view: every name met with its count, in the fixed order, and the names never met. */
+export function coverageReport(counts: CoverageCounts): { exercised: Record<string, number>; notExercised: string[] } {
+  const exercised: Record<string, number> = {};
+  const notExercised: string[] = [];
+  for (const name of COVERAGE_NAMES) {
+    const n = counts.get(name) ?? 0;
+    if (n > 0) exercised[name] = n;
+    else notExercised.push(name);
+  }
+  return { exercised, notExercised };
+}

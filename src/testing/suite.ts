@@ -1,0 +1,184 @@
+import { merge, type CoverageCounts } from './coverage.js';
+import type { PlannedConversation } from './load.js';
+import { runConversation, type RunnerInit, type RunResult } from './runner.js';
+
+/**
+ * A suite of `core test`: every conversation played `repeat` times (each run a new thread and
+ * client), at most `concurrency` runs at once, each run summarised as it ends (docs/testing-bots.md,
+ * "Repeated runs"). Only the runs shown in reports keep their details (the first failing run, else
+ * the first run); the others leave counts and latencies, so memory does not grow with the runs.
+ */
+
+/** Latencies in whole milliseconds, counted by value: exact percentiles in memory bounded by the longest wait, not by the runs. */
+export class Latencies {
+  private readonly counts = new Map<number, number>();
+  n = 0;
+  max = 0;
+
+  add(ms: number): void {
+    const value = Math.round(ms);
+    this.counts.set(value, (this.counts.get(value) ?? 0) + 1);
+    this.n += 1;
+    if (value > this.max) this.max = value;
+  }
+
+  /** The nearest-rank percentile (q from 0 to 1); null without latencies. */
+  percentile(q: number): number | null {
+    if (this.n === 0) return null;
+    const rank = Math.max(1, Math.ceil(q * this.n));
+    let seen = 0;
+    for (const value of [...this.counts.keys()].sort((a, b) => a - b)) {
+      seen += this.counts.get(value)!;
+      if (seen >= rank) return value;
+    }
+    return this.max;
+  }
+
+  summary(): { p50: number; p95: number; max: number } | null {
+    return this.n === 0 ? null : { p50: this.percentile(0.5)!, p95: this.percentile(0.95)!, max: this.max };
+  }
+}
+
+export interface ConversationSummary {
+  file: string;
+  /** Its place in the file. */
+  index: number;
+  /** Its place in the run. */
+  ordinal: number;
+  name: string;
+  line: number;
+  channel: string;
+  /** Its examples row, or null. */
+  row: number | null;
+  runs: number;
+  failedRuns: number;
+  /** The run reports show in detail: the first that failed, else the first that ended; its number (from 1). */
+  shown: RunResult;
+  shownRun: number;
+  latency: Latencies;
+  /** All its runs together. */
+  durationMs: number;
+  reach: { attempts: number; connected: boolean; errors: string[]; botSpoke: boolean };
+}
+
+export const outcomeOf = (summary: ConversationSummary): 'passed' | 'failed' => (summary.failedRuns > 0 ? 'failed' : 'passed');
+/** Some runs failed and some passed. */
+export const isFlaky = (summary: ConversationSummary): boolean => summary.failedRuns > 0 && summary.failedRuns < summary.runs;
+
+export interface SuiteInit {
+  runner: RunnerInit;
+  concurrency: number;
+  repeat: number;
+  /** Called once per conversation, when its last run has ended. */
+  onConversation?: (summary: ConversationSummary) => void;
+}
+
+export interface SuiteResult {
+  /** One per conversation, in the order of the files. */
+  summaries: ConversationSummary[];
+  coverage: CoverageCounts;
+}
+
+export async function runSuite(plans: readonly PlannedConversation[], init: SuiteInit): Promise<SuiteResult> {
+  const summaries: (ConversationSummary | undefined)[] = new Array(plans.length);
+  const left = plans.map(() => init.repeat);
+  const coverage: CoverageCounts = new Map();
+  const signal = init.runner.sandbox.signal;
+  await pool(plans, plans.length * init.repeat, init.concurrency, signal, async (plan, position) => {
+    const run = await runConversation(plan, init.runner);
+    merge(coverage, run.coverage);
+    const summary = (summaries[position] = fold(summaries[position], plan, run));
+    left[position]! -= 1;
+    if (left[position] === 0) init.onConversation?.(summary);
+  });
+  return { summaries: summaries.filter((s): s is ConversationSummary => s !== undefined), coverage };
+}
+
+/** A run folded into its conversation's summary; the run's details are kept only when reports show them. */
+function fold(summary: ConversationSummary | undefined, plan: PlannedConversation, run: RunResult): ConversationSummary {
+  const out: ConversationSummary = summary ?? {
+    file: plan.file,
+    index: plan.index,
+    ordinal: plan.ordinal,
+    name: plan.name,
+    line: plan.line,
+    channel: plan.channel,
+    row: plan.row,
+    runs: 0,
+    failedRuns: 0,
+    shown: run,
+    shownRun: 1,
+    latency: new Latencies(),
+    durationMs: 0,
+    reach: { attempts: 0, connected: false, errors: [], botSpoke: false },
+  };
+  out.runs += 1;
+  out.durationMs += run.durationMs;
+  for (const ms of run.latenciesMs) out.latency.add(ms);
+  out.reach.attempts += run.reach.attempts;
+  out.reach.connected ||= run.reach.connected;
+  out.reach.botSpoke ||= run.botSpoke;
+  for (const error of run.reach.errors) if (out.reach.errors.length < 5 && !out.reach.errors.includes(error)) out.reach.errors.push(error);
+  if (run.outcome === 'failed') {
+    if (out.failedRuns === 0) {
+      out.shown = run;
+      out.shownRun = out.runs;
+    }
+    out.failedRuns += 1;
+  }
+  // Details no report shows are let go as the run ends.
+  if (out.shown !== run) {
+    run.steps = [];
+    run.latenciesMs = [];
+  }
+  return out;
+}
+
+/**
+ * Runs `total` runs of the conversations (each conversation's runs one after another in the order),
+ * at most `limit` at once. Runs that name one client run one after another: bot answers addressed by
+ * client go to the client's latest thread, so two at once could take each other's answers.
+ */
+async function pool(
+  plans: readonly PlannedConversation[],
+  total: number,
+  limit: number,
+  signal: AbortSignal,
+  run: (plan: PlannedConversation, position: number) => Promise<void>,
+): Promise<void> {
+  const repeat = plans.length === 0 ? 1 : total / plans.length;
+  const clients = new Map<string, Promise<void>>();
+  let next = 0;
+  let failure: unknown;
+  const worker = async () => {
+    while (next < total && failure === undefined && !signal.aborted) {
+      const position = Math.floor(next / repeat);
+      next += 1;
+      const plan = plans[position]!;
+      const key =
+        plan.client?.clientId !== undefined
+          ? `clientId:${plan.client.clientId}`
+          : plan.client?.coreClientId !== undefined
+            ? `coreClientId:${plan.client.coreClientId}`
+            : undefined;
+      const before = key === undefined ? undefined : clients.get(key);
+      const mine = (async () => {
+        await before;
+        await run(plan, position);
+      })();
+      if (key !== undefined) {
+        const settled = mine.catch(() => {});
+        clients.set(key, settled);
+        // The chain is let go once its last run has ended, so it holds nothing between runs.
+        void settled.then(() => {
+          if (clients.get(key) === settled) clients.delete(key);
+        });
+      }
+      await mine.catch((error: unknown) => {
+        failure ??= error;
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, total) }, worker));
+  if (failure !== undefined) throw failure;
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { COVERAGE_NAMES, countAnswer, coverageReport, type CoverageCounts } from '../../src/testing/coverage.js';
+
+/** What one bot.answer event of the sandbox counts for --coverage: both sides of each name. */
+
+const delivered = (body: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  type: 'bot.answer',
+  status: 200n,
+  delivered: true,
+  notDelivered: null,
+  questionAlreadyAnswered: false,
+  body,
+  ...extra,
+});
+
+const counted = (event: Record<string, unknown>) => {
+  const counts: CoverageCounts = new Map();
+  countAnswer(counts, event);
+  return Object.fromEntries(counts);
+};
+
+describe('coverage of one answer', () => {
+  it.each([
+    ['a code', delivered({ text: 'Hi', code: 'SUCCESS' }), { SUCCESS: 1 }],
+    ['UNCLEAR_QUESTION', delivered({ text: 'Hm', code: 'UNCLEAR_QUESTION' }), { UNCLEAR_QUESTION: 1 }],
+    ['a code the platform does not know', delivered({ text: 'Hi', code: 'OTHER' }), {}],
+    ['formattedText', delivered({ formattedText: '**Hi**' }), { formattedText: 1 }],
+    ['an empty formattedText', delivered({ formattedText: '' }), {}],
+    ['quickReplies', delivered({ quickReplies: [{ type: 'TEXT', text: 'Yes' }] }), { quickReplies: 1 }],
+    ['an empty quickReplies', delivered({ quickReplies: [] }), {}],
+    ['null quickReplies', delivered({ quickReplies: null }), {}],
+    ['quickRepliesHeaderFooter', delivered({ quickRepliesHeaderFooter: { header: 'Pick' } }), { quickRepliesHeaderFooter: 1 }],
+    ['messageListPicker', delivered({ messageListPicker: { title: 'Sizes' } }), { messageListPicker: 1 }],
+    ['attachments', delivered({ attachments: [{ url: 'https://example.com/a.png' }] }), { attachments: 1 }],
+    ['settings.blockInput true', delivered({ settings: { blockInput: true } }), { 'settings.blockInput': 1 }],
+    ['settings.blockInput false', delivered({ settings: { blockInput: false } }), {}],
+    ['settings.masked', delivered({ settings: { masked: true } }), { 'settings.masked': 1 }],
+    ['userIds, skillIds, unitIds', delivered({ userIds: [1n], skillIds: [2n], unitIds: [3n] }), { userIds: 1, skillIds: 1, unitIds: 1 }],
+    ['a second answer', delivered({ text: 'Again' }, { questionAlreadyAnswered: true }), { secondAnswer: 1 }],
+    [
+      'a duplicate answerId (its features not counted: the customer never got it)',
+      delivered({ text: 'Hi', code: 'SUCCESS' }, { delivered: false, notDelivered: 'duplicate answerId' }),
+      { duplicateAnswerId: 1 },
+    ],
+    [
+      'a refused answer',
+      delivered({ text: 'Hi', code: 'SUCCESS' }, { status: 409n, delivered: false, notDelivered: 'thread with agents' }),
+      { refusal: 1 },
+    ],
+  ])('%s', (_, event, expected) => {
+    expect(counted(event)).toEqual(expected);
+  });
+});
+
+describe('the coverage report', () => {
+  it('lists every name once: exercised with its count, in the fixed order, or not exercised', () => {
+    const report = coverageReport(
+      new Map([
+        ['press', 2],
+        ['WEB', 3],
+      ]),
+    );
+    expect(report.exercised).toEqual({ WEB: 3, press: 2 });
+    expect(Object.keys(report.exercised)).toEqual(['WEB', 'press']);
+    expect([...Object.keys(report.exercised), ...report.notExercised].sort()).toEqual([...COVERAGE_NAMES].sort());
+    expect(report.notExercised).not.toContain('WEB');
+  });
+});

@@ -1,0 +1,205 @@
+import { describe, expect, it } from 'vitest';
+import type { PlannedConversation, PlannedStep } from '../../src/testing/load.js';
+import type { SandboxClient } from '../../src/testing/platform.js';
+import { runConversation, type RunResult } from '../../src/testing/runner.js';
+import { Latencies } from '../../src/testing/suite.js';
+
+/**
+ * The runner's reading of the sandbox's events, with the events of the refusal contract
+ * (/_sandbox/events delivers a conversation's own events and the refusals tied to none): a scripted
+ * sandbox client stands in for the HTTP one, and its events carry the sandbox's clock.
+ */
+
+type Event = Record<string, unknown>;
+/** What the bot does with a customer message: the events the sandbox then records, each with its time offset (ms after the message). */
+type Script = (message: { sessionId: string; questionIndex: bigint; text: string }) => (Event & { afterMs?: number })[];
+
+const T0 = Date.parse('2026-11-25T12:00:00.000Z');
+
+function scriptedSandbox(script: Script) {
+  const listeners = new Map<string, (event: Event) => void>();
+  let seq = 0n;
+  let conversations = 0;
+  const record = (event: Event) => {
+    seq += 1n;
+    const full = { seq, ...event };
+    for (const [session, listener] of listeners) if (event.sessionId === session || event.sessionId === null) listener(full);
+    return full;
+  };
+  const sandbox: SandboxClient = {
+    signal: new AbortController().signal,
+    choose: (_, label) => ({ press: label }),
+    async request(method, path, body) {
+      if (path === '/_sandbox/conversations') return { status: 201, json: { sessionId: `s-${++conversations}` }, text: '' };
+      const sessionId = /conversations\/([^/]+)\/messages/.exec(path)![1]!;
+      const text = (body as { text: string }).text;
+      const questionIndex = 1n;
+      const asked = record({ type: 'customer.message', sessionId, questionIndex, text, time: new Date(T0).toISOString() });
+      // The bot's doings arrive later, as they would over the network.
+      setImmediate(() => {
+        for (const { afterMs = 0, ...event } of script({ sessionId, questionIndex, text })) {
+          record({ sessionId, time: new Date(T0 + afterMs).toISOString(), ...event });
+        }
+      });
+      return { status: 201, json: { seq: asked.seq, questionIndex, deliveryId: null, noWebhook: null }, text: '' };
+    },
+    events(query, onEvent) {
+      const session = /session=([^&]+)/.exec(query)![1]!;
+      listeners.set(session, onEvent);
+      return { opened: Promise.resolve(), ended: new Promise(() => {}), close: () => listeners.delete(session) };
+    },
+  };
+  return { sandbox, record };
+}
+
+const plan = (steps: PlannedStep[], name = 'c'): PlannedConversation => ({
+  file: 'a.yaml',
+  index: 0,
+  ordinal: 0,
+  name,
+  line: 1,
+  channel: 'WEB',
+  client: undefined,
+  row: null,
+  values: new Map(),
+  steps,
+});
+const customer = (text: string): PlannedStep => ({ kind: 'customer', text, index: 0, line: 2 });
+const bot = (withinMs: number | null = null): PlannedStep => ({ kind: 'bot', expect: {}, withinMs, capture: [], index: 1, line: 3 });
+const answer = (afterMs: number, text = 'Hello'): Event & { afterMs: number } => ({
+  type: 'bot.answer',
+  afterMs,
+  questionIndex: 1n,
+  delivered: true,
+  notDelivered: null,
+  status: 200n,
+  body: { text, code: 'SUCCESS' },
+});
+const refused = (sessionId: string | null, status: bigint, error: string, named: Event = {}): Event => ({
+  type: 'api.request',
+  ...(sessionId === null ? { sessionId: null } : {}),
+  scope: sessionId === null ? 'tenant' : 'conversation',
+  method: 'POST',
+  path: '/api/v1/chatbot',
+  status,
+  error,
+  named: { questionId: null, questionIndex: null, sessionId: null, coreClientId: null, clientId: null, ...named },
+});
+
+/** A step time limit no test waits out: a refusal must fail the step when it comes, not at the limit. */
+const NEVER = 3_600_000;
+const message = (run: RunResult) => run.failure?.message;
+
+describe('a bot step and the refusals of the sandbox', () => {
+  it.each([
+    [401n, 'unknown token: the Authorization header names no token of tenant sandbox'],
+    [403n, "the token is not one of tenant 'other'"],
+    [400n, 'text: must not be empty'],
+  ])('fails at once on a refusal tied to its conversation (%s), naming the status and the message', async (status, error) => {
+    const { sandbox } = scriptedSandbox(({ sessionId }) => [refused(sessionId, status, error)]);
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    expect(message(run)).toBe(`the sandbox refused a request of the bot: POST /api/v1/chatbot answered ${status}: ${error}`);
+    expect(run.failure?.stepIndex).toBe(1);
+    expect(run.coverage.get('refusal')).toBe(1);
+  });
+
+  it('fails at once on a refusal tied to no conversation while it waits, marked so, with what the request named', async () => {
+    const { sandbox } = scriptedSandbox(() => [{ ...refused(null, 404n, 'no question 99'), named: { questionId: 99n } }]);
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    expect(message(run)).toBe(
+      'the sandbox refused a request of the bot (not tied to a conversation): POST /api/v1/chatbot answered 404: no question 99 (it named questionId 99)',
+    );
+    expect(run.coverage.get('refusal')).toBe(1);
+  });
+
+  it('reports an untied refusal in every conversation still waiting', async () => {
+    let waiting = 0;
+    const { sandbox, record } = scriptedSandbox(() => {
+      // Once both conversations have asked, one refusal tied to neither.
+      if ((waiting += 1) === 2) setImmediate(() => record({ ...refused(null, 404n, 'no question 99'), time: new Date(T0).toISOString() }));
+      return [];
+    });
+    const runs = await Promise.all(
+      ['a', 'b'].map((name) => runConversation(plan([customer('Hi'), bot()], name), { sandbox, stepTimeoutMs: NEVER })),
+    );
+    for (const run of runs)
+      expect(message(run)).toMatch(/^the sandbox refused a request of the bot \(not tied to a conversation\): .* 404: no question 99$/);
+  });
+
+  it('passes over an untied refusal that came before the question it waits on', async () => {
+    const { sandbox, record } = scriptedSandbox(() => [answer(3)]);
+    const send = sandbox.request;
+    sandbox.request = (method, path, body) => {
+      // Recorded with the conversation's stream open, before the customer's message.
+      if (path.endsWith('/messages')) record({ ...refused(null, 401n, 'unknown token'), time: new Date(T0).toISOString() });
+      return send(method, path, body);
+    };
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    expect(message(run)).toBeUndefined();
+    expect(run.coverage.get('refusal')).toBeUndefined();
+  });
+
+  it('passes over an answer whose answerId was already used (dropped by the platform), and counts it', async () => {
+    const { sandbox } = scriptedSandbox(() => [
+      { ...answer(2), delivered: false, notDelivered: 'duplicate answerId', status: 200n },
+      answer(3),
+    ]);
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    expect(run.outcome).toBe('passed');
+    expect(run.coverage.get('duplicateAnswerId')).toBe(1);
+  });
+});
+
+describe('latency: question recorded to answer recorded, on the sandbox clock', () => {
+  it.each([
+    [3, null, undefined],
+    [500, 500, undefined],
+    [501, 500, 'too late: answered in 501 ms, within 500 ms expected'],
+    [1520, 500, 'too late: answered in 1.52 s, within 500 ms expected'],
+    [2000, 1000, 'too late: answered in 2 s, within 1 s expected'],
+  ])('an answer %s ms after the question, within %s: %s', async (afterMs, withinMs, failure) => {
+    const { sandbox } = scriptedSandbox(() => [answer(afterMs)]);
+    const run = await runConversation(plan([customer('Hi'), bot(withinMs)]), { sandbox, stepTimeoutMs: NEVER });
+    expect(message(run)).toBe(failure);
+    expect(run.latenciesMs).toEqual([afterMs]);
+    expect(run.steps[1]!.latencyMs).toBe(afterMs);
+  });
+
+  it('is the recorded times, whatever the runner took to read them', async () => {
+    const { sandbox, record } = scriptedSandbox(() => []);
+    const run = runConversation(plan([customer('Hi'), bot(10)]), { sandbox, stepTimeoutMs: NEVER });
+    // The answer reaches the runner late (a busy machine); the sandbox recorded it 4 ms after the question.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    record({ ...answer(0), sessionId: 's-1', time: new Date(T0 + 4).toISOString() });
+    const result = await run;
+    expect(result.latenciesMs).toEqual([4]);
+    expect(result.outcome).toBe('passed');
+  });
+});
+
+describe('Latencies', () => {
+  const of = (values: number[]) => {
+    const latencies = new Latencies();
+    for (const value of values) latencies.add(value);
+    return latencies;
+  };
+
+  it.each([
+    [[], null],
+    [[7], { p50: 7, p95: 7, max: 7 }],
+    [[1, 2], { p50: 1, p95: 2, max: 2 }],
+    [[3, 1, 2], { p50: 2, p95: 3, max: 3 }],
+    [Array.from({ length: 100 }, (_, i) => i + 1), { p50: 50, p95: 95, max: 100 }],
+    [Array.from({ length: 101 }, (_, i) => i + 1), { p50: 51, p95: 96, max: 101 }],
+    [[...Array.from({ length: 95 }, () => 10), ...Array.from({ length: 5 }, () => 900)], { p50: 10, p95: 10, max: 900 }],
+    [[...Array.from({ length: 94 }, () => 10), ...Array.from({ length: 6 }, () => 900)], { p50: 10, p95: 900, max: 900 }],
+  ])('nearest rank of %j: %j', (values, expected) => {
+    expect(of(values).summary()).toEqual(expected);
+  });
+
+  it('holds one count per distinct millisecond, however many runs', () => {
+    const latencies = of(Array.from({ length: 100_000 }, (_, i) => i % 50));
+    expect(latencies.n).toBe(100_000);
+    expect((latencies as unknown as { counts: Map<number, number> }).counts.size).toBe(50);
+  });
+});
