@@ -1,6 +1,7 @@
 import { checkToken } from '../config/token.js';
 import type { Problem } from '../errors.js';
 import type { Limits } from '../payload/index.js';
+import { allowHostProblem } from './http.js';
 import { webhookSecretProblem } from './signature.js';
 
 /**
@@ -71,6 +72,12 @@ export interface SandboxOptions {
   webhookBackoffMs?: number;
   /** The longest Retry-After of a bot that is honoured; a longer one waits this long. Default 60000. */
   maxRetryAfterMs?: number;
+  /**
+   * Host names accepted besides the sandbox's own address (`--allow-host`), with any port: the name a
+   * bot in a container (host.docker.internal) or a tunnel reaches the sandbox by. When the sandbox is
+   * bound to loopback, the API's paths are Host-checked too (docs/sandbox.md, "The Host check").
+   */
+  allowHosts?: readonly string[];
 }
 
 export const sandboxDefaults = {
@@ -172,6 +179,10 @@ export function sandboxOptionProblems(options: SandboxOptions): Problem[] {
   if (options.webhookSecret !== undefined) {
     const problem = webhookSecretProblem(options.webhookSecret);
     if (problem !== undefined) add('webhookSecret', problem);
+  }
+  for (const name of options.allowHosts ?? []) {
+    const problem = allowHostProblem(name);
+    if (problem !== undefined) add('allowHosts', problem);
   }
   if (options.fail !== undefined) {
     const { status, rate } = options.fail;

@@ -20,6 +20,7 @@ export interface SandboxFlags {
   latency?: string;
   fail?: string;
   maxEvents?: string;
+  allowHosts?: string[];
   botUrl?: string;
   webhookSecret?: string;
   webhookTimeout?: string;
@@ -50,6 +51,7 @@ const flagOf: Record<string, string> = {
   webhookSecret: '--webhook-secret',
   webhookTimeoutMs: '--webhook-timeout',
   webhookRetries: '--webhook-retries',
+  allowHosts: '--allow-host',
 };
 
 /** The environment variable that sets the webhook secret when --webhook-secret is not given. */
@@ -74,6 +76,7 @@ export async function parseSandboxFlags(flags: SandboxFlags, cwd: string, env: E
   if (flags.latency !== undefined) options.latencyMs = wholeNumber('--latency', flags.latency.replace(/ms$/i, ''));
   if (flags.fail !== undefined) options.fail = parseFail(flags.fail);
   if (flags.maxEvents !== undefined) options.maxEvents = wholeNumber('--max-events', flags.maxEvents);
+  if (flags.allowHosts !== undefined) options.allowHosts = flags.allowHosts;
   if (flags.botUrl !== undefined) options.botUrl = flags.botUrl;
   if (flags.webhookTimeout !== undefined) options.webhookTimeoutMs = duration('--webhook-timeout', flags.webhookTimeout);
   if (flags.webhookRetries !== undefined) options.webhookRetries = wholeNumber('--webhook-retries', flags.webhookRetries);
