@@ -1,4 +1,5 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Problem } from '../errors.js';
 
 /** Small HTTP helpers of the sandbox, kept apart from its routing so each reads on its own. */
@@ -164,4 +165,58 @@ export function allowHostProblem(name: string): string | undefined {
   const labels = text.replace(/\.$/, '').split('.');
   if (text.length <= 253 && labels.every((label) => /^[a-z0-9_-]{1,63}$/i.test(label))) return undefined;
   return `'${name}' is not a host name: give a name such as host.docker.internal, without a port or scheme`;
+}
+
+/**
+ * The connection cap (docs/sandbox.md, "Bounds"): at most `max` connections open at once. At the cap,
+ * a new connection closes the oldest connection that is idle (kept alive between requests) or has not
+ * yet sent a whole request's headers (a slow-header attack), so a client that sends its request at
+ * once is served whatever such connections hold; when every connection is busy with a request (event
+ * streams included), the new one is closed at once. Either is logged, at most once every 5 seconds.
+ */
+export function capConnections(server: Server, max: number, log: (line: string) => void): void {
+  const open = new Set<Socket>();
+  // The connections that may be closed to make room, longest idle first (a Set keeps insertion order).
+  const idle = new Set<Socket>();
+  let refused = 0;
+  let evicted = 0;
+  let lastReport = -Infinity;
+  const report = () => {
+    const now = performance.now();
+    if (now - lastReport < 5000) return;
+    lastReport = now;
+    log(
+      `connections: ${open.size} open, the most the sandbox serves (${max}); ` +
+        `${evicted} idle or slow ones closed to make room, ${refused} new ones refused so far`,
+    );
+  };
+  server.on('connection', (socket: Socket) => {
+    if (open.size >= max) {
+      const oldest = idle.values().next();
+      if (oldest.done === true) {
+        refused++;
+        report();
+        socket.destroy();
+        return;
+      }
+      evicted++;
+      report();
+      open.delete(oldest.value);
+      idle.delete(oldest.value);
+      oldest.value.destroy();
+    }
+    open.add(socket);
+    idle.add(socket);
+    socket.once('close', () => {
+      open.delete(socket);
+      idle.delete(socket);
+    });
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const { socket } = req;
+    idle.delete(socket);
+    res.once('finish', () => {
+      if (open.has(socket) && !socket.destroyed) idle.add(socket);
+    });
+  });
 }

@@ -78,6 +78,16 @@ export interface SandboxOptions {
    * bound to loopback, the API's paths are Host-checked too (docs/sandbox.md, "The Host check").
    */
   allowHosts?: readonly string[];
+  /**
+   * The most connections open at once (docs/sandbox.md, "Bounds"). At the cap, a new connection
+   * closes the oldest one that is idle or has not finished sending its request's headers; when every
+   * one is busy, the new one is answered 503 and closed at once. Default 1000.
+   */
+  maxConnections?: number;
+  /** The time a client has to send a request's headers, in milliseconds. Default 10000. */
+  headersTimeoutMs?: number;
+  /** The time a client has to send a whole request, body included, in milliseconds. Default 30000. */
+  requestTimeoutMs?: number;
 }
 
 export const sandboxDefaults = {
@@ -94,6 +104,9 @@ export const sandboxDefaults = {
   webhookRetries: 3,
   webhookBackoffMs: 1000,
   maxRetryAfterMs: 60_000,
+  maxConnections: 1000,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
 } as const satisfies SandboxOptions;
 
 export const sandboxBounds = {
@@ -110,6 +123,9 @@ export const sandboxBounds = {
   webhookRetries: { min: 0, max: 100 },
   webhookBackoffMs: { min: 0, max: 600_000 },
   maxRetryAfterMs: { min: 0, max: 3_600_000 },
+  maxConnections: { min: 1, max: 1_000_000 },
+  headersTimeoutMs: { min: 1, max: 600_000 },
+  requestTimeoutMs: { min: 1, max: 3_600_000 },
 } as const;
 
 /** The largest request body accepted; larger ones get 413 (a sandbox choice, docs/sandbox.md). */
@@ -167,6 +183,9 @@ export function sandboxOptionProblems(options: SandboxOptions): Problem[] {
     ['webhookRetries', 'a count of retries: use a whole number from 0 to 100'],
     ['webhookBackoffMs', 'a backoff: use whole milliseconds from 0 to 600000'],
     ['maxRetryAfterMs', 'a bound of Retry-After: use whole milliseconds from 0 to 3600000'],
+    ['maxConnections', 'a count of connections: use a whole number from 1 to 1000000'],
+    ['headersTimeoutMs', 'a time limit: use whole milliseconds from 1 to 600000'],
+    ['requestTimeoutMs', 'a time limit: use whole milliseconds from 1 to 3600000'],
   ] as const;
   for (const [key, what] of counts) {
     const value = options[key];
@@ -180,6 +199,10 @@ export function sandboxOptionProblems(options: SandboxOptions): Problem[] {
     const problem = webhookSecretProblem(options.webhookSecret);
     if (problem !== undefined) add('webhookSecret', problem);
   }
+  // Node refuses a server whose headers may take longer than the whole request.
+  const headersMs = options.headersTimeoutMs ?? sandboxDefaults.headersTimeoutMs;
+  const requestMs = options.requestTimeoutMs ?? sandboxDefaults.requestTimeoutMs;
+  if (headersMs > requestMs) add('headersTimeoutMs', `${headersMs} is longer than the request's time limit (${requestMs} ms)`);
   for (const name of options.allowHosts ?? []) {
     const problem = allowHostProblem(name);
     if (problem !== undefined) add('allowHosts', problem);
