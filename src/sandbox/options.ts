@@ -84,6 +84,11 @@ export interface SandboxOptions {
    * one is busy, the new one is answered 503 and closed at once. Default 1000.
    */
   maxConnections?: number;
+  /**
+   * The most unsent bytes all event streams together may hold (docs/sandbox.md, "Bounds"); each
+   * stream's share is this over the streams open, at most 8 MiB. Default 64 MiB.
+   */
+  maxStreamBufferedBytes?: number;
   /** The time a client has to send a request's headers, in milliseconds. Default 10000. */
   headersTimeoutMs?: number;
   /** The time a client has to send a whole request, body included, in milliseconds. Default 30000. */
@@ -105,6 +110,7 @@ export const sandboxDefaults = {
   webhookBackoffMs: 1000,
   maxRetryAfterMs: 60_000,
   maxConnections: 1000,
+  maxStreamBufferedBytes: 64 * 1024 * 1024,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
 } as const satisfies SandboxOptions;
@@ -124,6 +130,7 @@ export const sandboxBounds = {
   webhookBackoffMs: { min: 0, max: 600_000 },
   maxRetryAfterMs: { min: 0, max: 3_600_000 },
   maxConnections: { min: 1, max: 1_000_000 },
+  maxStreamBufferedBytes: { min: 1024, max: 2 ** 40 },
   headersTimeoutMs: { min: 1, max: 600_000 },
   requestTimeoutMs: { min: 1, max: 3_600_000 },
 } as const;
@@ -184,6 +191,7 @@ export function sandboxOptionProblems(options: SandboxOptions): Problem[] {
     ['webhookBackoffMs', 'a backoff: use whole milliseconds from 0 to 600000'],
     ['maxRetryAfterMs', 'a bound of Retry-After: use whole milliseconds from 0 to 3600000'],
     ['maxConnections', 'a count of connections: use a whole number from 1 to 1000000'],
+    ['maxStreamBufferedBytes', 'a size: use a whole number of bytes of 1024 or more'],
     ['headersTimeoutMs', 'a time limit: use whole milliseconds from 1 to 600000'],
     ['requestTimeoutMs', 'a time limit: use whole milliseconds from 1 to 3600000'],
   ] as const;

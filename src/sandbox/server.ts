@@ -448,7 +448,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ],
     ['/_sandbox/conversations', { GET: customer.list, POST: customer.start }],
     ['/', { GET: page.index }],
-    ['/_sandbox/events', { GET: eventStream({ state, open: streams }) }],
+    [
+      '/_sandbox/events',
+      {
+        GET: eventStream({
+          state,
+          open: streams,
+          maxTotalBufferedBytes: options.maxStreamBufferedBytes ?? sandboxDefaults.maxStreamBufferedBytes,
+          log,
+        }),
+      },
+    ],
   ]);
   // Routes with a part of the path as a parameter: [pattern, methods].
   const patternRoutes: [RegExp, Record<string, Handler>][] = [
