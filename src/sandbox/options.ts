@@ -72,6 +72,13 @@ export interface SandboxOptions {
   webhookBackoffMs?: number;
   /** The longest Retry-After of a bot that is honoured; a longer one waits this long. Default 60000. */
   maxRetryAfterMs?: number;
+  /** Webhook attempts in flight to the bot at once; the next ones wait in a queue. Default 64. */
+  webhookConcurrency?: number;
+  /**
+   * Webhook attempts that may wait for one in flight to end; one more is recorded as a failed
+   * attempt, with the reason, and not sent (docs/sandbox.md, "Bounds"). Default 10000.
+   */
+  webhookQueue?: number;
   /**
    * Host names accepted besides the sandbox's own address (`--allow-host`), with any port: the name a
    * bot in a container (host.docker.internal) or a tunnel reaches the sandbox by. When the sandbox is
@@ -109,6 +116,8 @@ export const sandboxDefaults = {
   webhookRetries: 3,
   webhookBackoffMs: 1000,
   maxRetryAfterMs: 60_000,
+  webhookConcurrency: 64,
+  webhookQueue: 10_000,
   maxConnections: 1000,
   maxStreamBufferedBytes: 64 * 1024 * 1024,
   headersTimeoutMs: 10_000,
@@ -129,6 +138,8 @@ export const sandboxBounds = {
   webhookRetries: { min: 0, max: 100 },
   webhookBackoffMs: { min: 0, max: 600_000 },
   maxRetryAfterMs: { min: 0, max: 3_600_000 },
+  webhookConcurrency: { min: 1, max: 10_000 },
+  webhookQueue: { min: 0, max: 10_000_000 },
   maxConnections: { min: 1, max: 1_000_000 },
   maxStreamBufferedBytes: { min: 1024, max: 2 ** 40 },
   headersTimeoutMs: { min: 1, max: 600_000 },
@@ -190,6 +201,8 @@ export function sandboxOptionProblems(options: SandboxOptions): Problem[] {
     ['webhookRetries', 'a count of retries: use a whole number from 0 to 100'],
     ['webhookBackoffMs', 'a backoff: use whole milliseconds from 0 to 600000'],
     ['maxRetryAfterMs', 'a bound of Retry-After: use whole milliseconds from 0 to 3600000'],
+    ['webhookConcurrency', 'a count of attempts: use a whole number from 1 to 10000'],
+    ['webhookQueue', 'a count of attempts: use a whole number from 0 to 10000000'],
     ['maxConnections', 'a count of connections: use a whole number from 1 to 1000000'],
     ['maxStreamBufferedBytes', 'a size: use a whole number of bytes of 1024 or more'],
     ['headersTimeoutMs', 'a time limit: use whole milliseconds from 1 to 600000'],

@@ -148,6 +148,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
             backoffMs: options.webhookBackoffMs ?? sandboxDefaults.webhookBackoffMs,
             maxRetryAfterMs: options.maxRetryAfterMs ?? sandboxDefaults.maxRetryAfterMs,
             userAgent: `core-sandbox/${version()}`,
+            maxConcurrent: options.webhookConcurrency ?? sandboxDefaults.webhookConcurrency,
+            maxQueued: options.webhookQueue ?? sandboxDefaults.webhookQueue,
           },
           (delivery, attempt) => state.webhookAttempt(delivery, attempt),
           log,
@@ -440,7 +442,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
             duplicates,
             maxEvents,
             lastSeq: state.lastSeq,
-            bot: botUrl === null ? null : { url: botUrl, timeoutMs: webhookTimeoutMs, retries: webhookRetries },
+            bot:
+              botUrl === null || sender === null
+                ? null
+                : { url: botUrl, timeoutMs: webhookTimeoutMs, retries: webhookRetries, ...sender.load },
           },
           what: 'info',
         })),

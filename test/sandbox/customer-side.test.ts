@@ -298,7 +298,7 @@ describe('GET /_sandbox/info', () => {
     expect(info).toMatchObject({ tenants: ['acme'], bot: null, maxEvents: 10000n });
     const withBot = await sandbox({ botUrl: 'http://127.0.0.1:3000/webhook', webhookRetries: 1 });
     expect(parseJson((await call(withBot, '/_sandbox/info', { token: null, tenant: null })).text)).toMatchObject({
-      bot: { url: 'http://127.0.0.1:3000/webhook', timeoutMs: 10000n, retries: 1n },
+      bot: { url: 'http://127.0.0.1:3000/webhook', timeoutMs: 10000n, retries: 1n, inFlight: 0n, queued: 0n },
     });
   });
 });
