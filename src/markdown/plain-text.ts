@@ -127,7 +127,8 @@ function inline(tokens: Token[], depth: number): string {
         out += stripTags((token as Tokens.HTML).text);
         break;
       default:
-        out += 'tokens' in token && Array.isArray(token.tokens) ? inline(token.tokens as Token[], deeper(depth)) : decodeEntities(token.raw);
+        out +=
+          'tokens' in token && Array.isArray(token.tokens) ? inline(token.tokens as Token[], deeper(depth)) : decodeEntities(token.raw);
     }
   }
   return out;

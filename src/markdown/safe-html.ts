@@ -163,7 +163,10 @@ function list(token: Tokens.List, depth: number): string {
   const open = token.ordered ? (start === 1 ? '<ol>' : `<ol start="${start}">`) : '<ul>';
   const items = token.items.map((item) => {
     const box = item.task ? (item.checked ? '\u2611 ' : '\u2610 ') : '';
-    return `<li>${box}${blocks(item.tokens.filter((t) => t.type !== 'checkbox'), depth)}</li>`;
+    return `<li>${box}${blocks(
+      item.tokens.filter((t) => t.type !== 'checkbox'),
+      depth,
+    )}</li>`;
   });
   return `${open}${items.join('')}${token.ordered ? '</ol>' : '</ul>'}`;
 }

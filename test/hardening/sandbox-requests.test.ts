@@ -78,8 +78,14 @@ describe('the Host check covers the API when the sandbox is bound to loopback', 
   });
 
   it.each([
-    [['host.docker.internal', 'abc.tunnel.example'], ['host.docker.internal', 'abc.tunnel.example']],
-    [['[::1]', '10.0.0.5'], ['[::1]', '10.0.0.5']],
+    [
+      ['host.docker.internal', 'abc.tunnel.example'],
+      ['host.docker.internal', 'abc.tunnel.example'],
+    ],
+    [
+      ['[::1]', '10.0.0.5'],
+      ['[::1]', '10.0.0.5'],
+    ],
   ])('core sandbox --allow-host %j is repeatable', async (names, expected) => {
     const options = await parseSandboxFlags({ allowHosts: names }, repoRoot);
     expect(options.allowHosts).toEqual(expected);

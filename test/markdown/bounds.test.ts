@@ -29,7 +29,11 @@ const hostile: { name: string; markdown: () => string; reason: RegExp }[] = [
     reason: /nested/,
   },
   { name: '* x 5k, a, * x 5k (within the size)', markdown: () => `${'*'.repeat(5_000)}a${'*'.repeat(5_000)}`, reason: /emphasis|nested/ },
-  { name: '_a x 8k in one paragraph', markdown: () => '_a'.repeat(8_000), reason: /8,000 emphasis markers \(\* and _\) in 16,000 characters/ },
+  {
+    name: '_a x 8k in one paragraph',
+    markdown: () => '_a'.repeat(8_000),
+    reason: /8,000 emphasis markers \(\* and _\) in 16,000 characters/,
+  },
   { name: '8,000 list items', markdown: () => '- a\n'.repeat(8_000), reason: /more than 2,000 list items \(line 2,001\)/ },
 ];
 
@@ -100,7 +104,9 @@ describe('Markdown within the bounds is read as marked reads it', () => {
   it.each(documents)('the same tokens as Lexer.lex for %j', (markdown) => {
     const lexed = lexBounded(Lexer, markdown);
     expect(lexed.ok).toBe(true);
-    expect(JSON.parse(JSON.stringify(lexed.ok && lexed.tokens))).toEqual(JSON.parse(JSON.stringify(new Lexer({ gfm: true }).lex(markdown))));
+    expect(JSON.parse(JSON.stringify(lexed.ok && lexed.tokens))).toEqual(
+      JSON.parse(JSON.stringify(new Lexer({ gfm: true }).lex(markdown))),
+    );
   });
 });
 
