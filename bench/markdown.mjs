@@ -48,6 +48,7 @@ try {
     '"> " repeated': (n) => fill('> ', n),
     '"- " repeated': (n) => fill('- ', n),
     '"- a" lines': (n) => fill('- a\n', n),
+    'one list item, continued': (n) => `- a\n${fill('  b\n', n)}`,
     'list nested by indentation': (n) => list(Math.floor(Math.sqrt(n))),
     '[ repeated': (n) => fill('[', n),
     '< repeated': (n) => fill('<', n),
@@ -59,7 +60,9 @@ try {
     // The most emphasis work that is still read: one paragraph at the bound.
     'emphasis at the bound (_a)': () => fill('_a', Math.floor(Math.sqrt(markdownLimits.maxEmphasisWork * 2))),
     'nesting at the bound (> )': () => `${'> '.repeat(markdownLimits.maxDepth)}a`,
-    'list items at the bound ("- a" lines)': () => fill('- a\n', markdownLimits.maxListItems * 4),
+    'lines at the bound ("- a" lines)': () => fill('- a\n', markdownLimits.maxLines * 4),
+    'lines at the bound (one list item)': () => `- a\n${'  b\n'.repeat(markdownLimits.maxLines - 1)}`,
+    'lines at the bound (lazy quote)': () => fill('> a\nb\n', markdownLimits.maxLines * 3),
     'size at the bound (prose)': () =>
       fill('Some *emphasis*, a **strong** word and a [link](https://example.com).\n\n', markdownLimits.maxChars),
   };

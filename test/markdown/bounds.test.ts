@@ -12,7 +12,7 @@ import { asText, escapeHtml, markdownToSafeHtml } from '../../src/markdown/safe-
  * took from seconds to minutes or overflowed the stack, so a hang fails the test by its time limit.
  */
 
-const { maxChars, maxDepth, maxListItems, maxEmphasisWork } = markdownLimits;
+const { maxChars, maxDepth, maxLines, maxEmphasisWork } = markdownLimits;
 const note = '<p><em>Shown as written, not as Markdown: ';
 
 const hostile: { name: string; markdown: () => string; reason: RegExp }[] = [
@@ -34,7 +34,8 @@ const hostile: { name: string; markdown: () => string; reason: RegExp }[] = [
     markdown: () => '_a'.repeat(8_000),
     reason: /8,000 emphasis markers \(\* and _\) in 16,000 characters/,
   },
-  { name: '8,000 list items', markdown: () => '- a\n'.repeat(8_000), reason: /more than 2,000 list items \(line 2,001\)/ },
+  { name: '8,000 list items', markdown: () => '- a\n'.repeat(8_000), reason: /more than 2,000 lines/ },
+  { name: 'a list item continued over 8,000 lines', markdown: () => `- a\n${'  b\n'.repeat(8_000)}`, reason: /more than 2,000 lines/ },
 ];
 
 describe('hostile Markdown', () => {
@@ -64,7 +65,8 @@ describe('each bound, on both sides', () => {
     { bound: 'maxDepth (quotes)', within: `${'> '.repeat(maxDepth)}a`, past: `${'> '.repeat(maxDepth + 1)}a` },
     { bound: 'maxDepth (list markers)', within: `${'- '.repeat(maxDepth)}a`, past: `${'- '.repeat(maxDepth + 1)}a` },
     { bound: 'maxDepth (indentation)', within: `${' '.repeat(4 * (maxDepth - 1))}- a`, past: `${' '.repeat(4 * maxDepth)}- a` },
-    { bound: 'maxListItems', within: '- a\n'.repeat(maxListItems), past: '- a\n'.repeat(maxListItems + 1) },
+    { bound: 'maxLines (list items)', within: '- a\n'.repeat(maxLines), past: '- a\n'.repeat(maxLines + 1) },
+    { bound: 'maxLines (no newline at the end)', within: `${'a\n'.repeat(maxLines - 1)}a`, past: `${'a\n'.repeat(maxLines)}a` },
     { bound: 'maxEmphasisWork', within: '_a'.repeat(underscores), past: '_a'.repeat(underscores + 1) },
   ];
 
