@@ -588,49 +588,51 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   // every connectionsCheckingInterval, a fraction of the shorter one.
   const headersTimeout = options.headersTimeoutMs ?? sandboxDefaults.headersTimeoutMs;
   const requestTimeout = options.requestTimeoutMs ?? sandboxDefaults.requestTimeoutMs;
-  const server = createServer(
-    { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeout / 4))) },
-    (req, res) => {
-      const { path, query } = splitTarget(req.url);
-      const method = req.method ?? 'GET';
-      const header = req.headers['x-tenant-name'];
-      const ex: Exchange = {
-        req,
-        res,
-        requestId: randomUUID(),
-        method,
-        path,
-        query,
-        tenant: own(path) ? (query.get('tenant') ?? undefined) : Array.isArray(header) ? header[0] : header,
-        params: [],
-        bodyBytes: 0,
-      };
-      void (async () => {
-        let answer: Answer;
-        try {
-          answer = await route(ex);
-        } catch (error) {
-          const message = error instanceof Error ? error.message : String(error);
-          if (req.destroyed && !req.complete) {
-            log(`${method} ${path} tenant=${ex.tenant || '-'} - ${ex.requestId} client gone: ${message}`);
-            return;
-          }
-          // The answer says no more than that: an exception's message may hold a path of this machine
-          // (docs/security.md, "The sandbox"). The log line, on the user's own terminal, has it.
-          answer = {
-            status: 500,
-            error: `internal sandbox error (request ${ex.requestId}; the sandbox's log has the details)`,
-            what: `internal error: ${message}`,
-          };
+  const serverOptions = {
+    headersTimeout,
+    requestTimeout,
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeout / 4))),
+  };
+  const server = createServer(serverOptions, (req, res) => {
+    const { path, query } = splitTarget(req.url);
+    const method = req.method ?? 'GET';
+    const header = req.headers['x-tenant-name'];
+    const ex: Exchange = {
+      req,
+      res,
+      requestId: randomUUID(),
+      method,
+      path,
+      query,
+      tenant: own(path) ? (query.get('tenant') ?? undefined) : Array.isArray(header) ? header[0] : header,
+      params: [],
+      bodyBytes: 0,
+    };
+    void (async () => {
+      let answer: Answer;
+      try {
+        answer = await route(ex);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        if (req.destroyed && !req.complete) {
+          log(`${method} ${path} tenant=${ex.tenant || '-'} - ${ex.requestId} client gone: ${message}`);
+          return;
         }
-        await send(ex, answer).catch((error: unknown) => {
-          log(
-            `${method} ${path} tenant=${ex.tenant || '-'} - ${ex.requestId} could not answer: ${error instanceof Error ? error.message : String(error)}`,
-          );
-        });
-      })();
-    },
-  );
+        // The answer says no more than that: an exception's message may hold a path of this machine
+        // (docs/security.md, "The sandbox"). The log line, on the user's own terminal, has it.
+        answer = {
+          status: 500,
+          error: `internal sandbox error (request ${ex.requestId}; the sandbox's log has the details)`,
+          what: `internal error: ${message}`,
+        };
+      }
+      await send(ex, answer).catch((error: unknown) => {
+        log(
+          `${method} ${path} tenant=${ex.tenant || '-'} - ${ex.requestId} could not answer: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      });
+    })();
+  });
   capConnections(server, options.maxConnections ?? sandboxDefaults.maxConnections, log);
 
   await new Promise<void>((resolve, reject) => {

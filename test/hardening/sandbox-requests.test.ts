@@ -2,6 +2,8 @@ import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { parseSandboxFlags } from '../../src/commands/sandbox/options.js';
 import { UsageError } from '../../src/errors.js';
+import type { Answer, Exchange } from '../../src/sandbox/exchange.js';
+import { pageHandlers } from '../../src/sandbox/page.js';
 import { repoRoot } from '../helpers/run.js';
 import { sandbox } from '../sandbox/helpers.js';
 
@@ -126,6 +128,14 @@ describe("the page's file route", () => {
     expect(result.status).toBe(404);
     expect(result.text).not.toContain(repoRoot);
     expect(result.text).not.toMatch(/file:|\/src\/|\/dist\/|\/home\/|\/tmp\/|\/usr\//);
+  });
+
+  it('a page file that cannot be read is a 500 that names the file, not where it was looked for', async () => {
+    const missing = new URL('file:///nonexistent-core-install/page/');
+    const answer = (await pageHandlers(missing).file({ params: ['app.js'] } as unknown as Exchange)) as Answer;
+    expect(answer.status).toBe(500);
+    expect(answer.error).toBe("the page's file app.js cannot be read (ENOENT): the installation of core is incomplete; reinstall it");
+    expect(answer.what).toContain('nonexistent-core-install');
   });
 
   it('serves its real files still', async () => {
