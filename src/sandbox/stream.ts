@@ -68,7 +68,15 @@ function drained(res: ServerResponse): Promise<void> {
   });
 }
 
-const frame = (event: SandboxEvent) => `id: ${event.seq}\ndata: ${stringifyJson(event)}\n\n`;
+// A live event is written to every stream that wants it, one after another: it is serialised once, and
+// every stream is handed the same bytes. Serialising a 1 MB answer for each of 256 streams held the
+// event loop for a second and made 256 copies of it. Only the last event is kept: a replay reads older
+// events, each for one stream.
+let last: { event: SandboxEvent; bytes: Buffer } | undefined;
+const frame = (event: SandboxEvent): Buffer => {
+  if (last?.event !== event) last = { event, bytes: Buffer.from(`id: ${event.seq}\ndata: ${stringifyJson(event)}\n\n`) };
+  return last.bytes;
+};
 
 export function eventStream(deps: StreamDeps): Handler {
   const { state, open } = deps;
