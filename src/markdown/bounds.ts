@@ -4,9 +4,10 @@ import type { Lexer as MarkedLexer, Token } from 'marked';
  * The bounds of the Markdown this folder reads (docs/security.md, "Hostile input"). marked's lexer is
  * quadratic on some inputs (a paragraph of `_a` repeated: each `_` that cannot close scans the rest of
  * the paragraph) and recursive on nesting (`> ` or `- ` repeated, `*` x 100k around a word: the stack
- * overflows). So a Markdown text is read only when a linear scan of it, made first, finds it within
- * these bounds; otherwise nothing reads it: the sandbox shows it as written, and `core reply` refuses
- * to turn it into plain text. The bounds are counts, not times, so what is rendered does not depend on
+ * overflows). So a Markdown text is read only when it is within these bounds: a linear scan, made
+ * first, checks its size, lines and nesting, and the emphasis work is counted between marked's two
+ * steps (lexBounded). Otherwise nothing reads it: the sandbox shows it as written, and `core reply`
+ * refuses to turn it into plain text. The bounds are counts, not times, so what is rendered does not depend on
  * how busy the machine is; bench/markdown.mjs measures the time the worst inputs within them take.
  */
 export const markdownLimits = {
