@@ -38,6 +38,8 @@ export const sandboxCommand: CommandFactory = (inv) => {
     .option('--webhook-timeout <duration>', 'time limit of one webhook attempt, such as 10s or 2500ms (default 10s)')
     .option('--webhook-retries <n>', 'how many times a failed webhook is tried again, with backoff (default 3)')
     .option('--max-events <n>', 'events kept per tenant, the oldest dropped first (default 10000)')
+    .option('--max-connections <n>', 'connections open at once; at the cap idle and slow ones make room (default 1000)')
+    .option('--webhook-concurrency <n>', 'webhook attempts in flight to the bot at once, the next ones queued (default 64)')
     .option(
       '--allow-host <name>',
       'a Host name accepted besides the loopback ones, with any port, such as host.docker.internal or a tunnel (repeatable)',
@@ -76,6 +78,8 @@ Examples:
       fail: raw.fail as string | undefined,
       maxEvents: raw.maxEvents as string | undefined,
       allowHosts: raw.allowHost as string[] | undefined,
+      maxConnections: raw.maxConnections as string | undefined,
+      webhookConcurrency: raw.webhookConcurrency as string | undefined,
       botUrl: raw.botUrl as string | undefined,
       webhookSecret: raw.webhookSecret as string | undefined,
       webhookTimeout: raw.webhookTimeout as string | undefined,
