@@ -1,4 +1,5 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Problem } from '../errors.js';
 
 /** Small HTTP helpers of the sandbox, kept apart from its routing so each reads on its own. */
@@ -103,32 +104,119 @@ export function baseUrl(address: string, port: number): string {
 }
 
 /**
- * The Host values the sandbox's own endpoints answer (docs/sandbox.md, "The Host check"): its bound
- * address with its port, the host name it was started with (`--host localhost`), and, when it is
- * bound to loopback or to every address, the loopback names localhost, 127.0.0.1 and [::1] with its
- * port. A page on another site that reaches the port through a DNS name it controls (DNS
- * rebinding) sends its own name as Host, and is refused.
+ * The Host values the sandbox answers (docs/sandbox.md, "The Host check"): its bound address with its
+ * port, the host name it was started with (`--host localhost`), and, when it is bound to loopback or
+ * to every address, the loopback names localhost, 127.0.0.1 and [::1] with its port. A page on
+ * another site that reaches the port through a DNS name it controls (DNS rebinding) sends its own
+ * name as Host, and is refused. Names given with `--allow-host` are accepted with any port or none
+ * (a bot in a container reaches `host.docker.internal:PORT`, a tunnel sends its own name).
  */
-export function allowedHosts(bound: string, given: string, port: number, loopback: (host: string) => boolean): Set<string> {
+export interface AllowedHosts {
+  /** `name:port` (and `name` alone on port 80), lower case. */
+  exact: Set<string>;
+  /** Names accepted whatever the port, lower case, without a trailing dot. */
+  names: Set<string>;
+}
+
+export function allowedHosts(
+  bound: string,
+  given: string,
+  port: number,
+  loopback: (host: string) => boolean,
+  extra: readonly string[] = [],
+): AllowedHosts {
   const names = new Set<string>([bound.toLowerCase(), given.toLowerCase()]);
   const wildcard = bound === '0.0.0.0' || bound === '::';
   if (wildcard || loopback(bound)) for (const name of ['localhost', '127.0.0.1', '::1']) names.add(name);
-  const hosts = new Set<string>();
+  const exact = new Set<string>();
   for (const name of names) {
-    const host = name.includes(':') && !name.startsWith('[') ? `[${name}]` : name;
-    hosts.add(`${host}:${port}`);
-    if (port === 80) hosts.add(host);
+    const host = bracketed(name);
+    exact.add(`${host}:${port}`);
+    if (port === 80) exact.add(host);
   }
-  return hosts;
+  return { exact, names: new Set(extra.map((name) => bracketed(name.toLowerCase().replace(/\.$/, '')))) };
+}
+
+const bracketed = (name: string) => (name.includes(':') && !name.startsWith('[') ? `[${name}]` : name);
+
+/** The name part of a Host header (`[::1]` keeps its brackets), lower case, without a trailing dot. */
+export function hostName(header: string): string {
+  const host = header.trim().toLowerCase();
+  const port = /:\d*$/.exec(host);
+  const name = port && (!host.startsWith('[') || host.lastIndexOf(']') < port.index) ? host.slice(0, port.index) : host;
+  return name.endsWith('.') ? name.slice(0, -1) : name;
 }
 
 /** Whether a Host header names one of `allowed` (compared without case, a trailing dot ignored). */
-export function hostAllowed(header: string | undefined, allowed: Set<string>): boolean {
+export function hostAllowed(header: string | undefined, allowed: AllowedHosts): boolean {
   if (header === undefined) return false;
-  return allowed.has(
-    header
-      .trim()
-      .toLowerCase()
-      .replace(/\.(?=:\d+$)|\.$/, ''),
-  );
+  const host = header
+    .trim()
+    .toLowerCase()
+    .replace(/\.(?=:\d+$)|\.$/, '');
+  return allowed.exact.has(host) || allowed.names.has(hostName(header));
+}
+
+/** Why a name cannot be given to --allow-host: a DNS name, an IPv4 address or an IPv6 one in brackets. */
+export function allowHostProblem(name: string): string | undefined {
+  const text = name.trim();
+  if (text === '') return 'must not be empty';
+  if (/^\[[0-9a-f:.]+\]$/i.test(text)) return undefined;
+  const labels = text.replace(/\.$/, '').split('.');
+  if (text.length <= 253 && labels.every((label) => /^[a-z0-9_-]{1,63}$/i.test(label))) return undefined;
+  return `'${name}' is not a host name: give a name such as host.docker.internal, without a port or scheme`;
+}
+
+/**
+ * The connection cap (docs/sandbox.md, "Bounds"): at most `max` connections open at once. At the cap,
+ * a new connection closes the oldest connection that is idle (kept alive between requests) or has not
+ * yet sent a whole request's headers (a slow-header attack), so a client that sends its request at
+ * once is served whatever such connections hold; when every connection is busy with a request (event
+ * streams included), the new one is closed at once. Either is logged, at most once every 5 seconds.
+ */
+export function capConnections(server: Server, max: number, log: (line: string) => void): void {
+  const open = new Set<Socket>();
+  // The connections that may be closed to make room, longest idle first (a Set keeps insertion order).
+  const idle = new Set<Socket>();
+  let refused = 0;
+  let evicted = 0;
+  let lastReport = -Infinity;
+  const report = () => {
+    const now = performance.now();
+    if (now - lastReport < 5000) return;
+    lastReport = now;
+    log(
+      `connections: ${open.size} open, the most the sandbox serves (${max}); ` +
+        `${evicted} idle or slow ones closed to make room, ${refused} new ones refused so far`,
+    );
+  };
+  server.on('connection', (socket: Socket) => {
+    if (open.size >= max) {
+      const oldest = idle.values().next();
+      if (oldest.done === true) {
+        refused++;
+        report();
+        socket.destroy();
+        return;
+      }
+      evicted++;
+      report();
+      open.delete(oldest.value);
+      idle.delete(oldest.value);
+      oldest.value.destroy();
+    }
+    open.add(socket);
+    idle.add(socket);
+    socket.once('close', () => {
+      open.delete(socket);
+      idle.delete(socket);
+    });
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const { socket } = req;
+    idle.delete(socket);
+    res.once('finish', () => {
+      if (open.has(socket) && !socket.destroyed) idle.add(socket);
+    });
+  });
 }

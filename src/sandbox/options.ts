@@ -1,6 +1,7 @@
 import { checkToken } from '../config/token.js';
 import type { Problem } from '../errors.js';
 import type { Limits } from '../payload/index.js';
+import { allowHostProblem } from './http.js';
 import { webhookSecretProblem } from './signature.js';
 
 /**
@@ -71,6 +72,34 @@ export interface SandboxOptions {
   webhookBackoffMs?: number;
   /** The longest Retry-After of a bot that is honoured; a longer one waits this long. Default 60000. */
   maxRetryAfterMs?: number;
+  /** Webhook attempts in flight to the bot at once; the next ones wait in a queue. Default 64. */
+  webhookConcurrency?: number;
+  /**
+   * Webhook attempts that may wait for one in flight to end; one more is recorded as a failed
+   * attempt, with the reason, and not sent (docs/sandbox.md, "Bounds"). Default 10000.
+   */
+  webhookQueue?: number;
+  /**
+   * Host names accepted besides the sandbox's own address (`--allow-host`), with any port: the name a
+   * bot in a container (host.docker.internal) or a tunnel reaches the sandbox by. When the sandbox is
+   * bound to loopback, the API's paths are Host-checked too (docs/sandbox.md, "The Host check").
+   */
+  allowHosts?: readonly string[];
+  /**
+   * The most connections open at once (docs/sandbox.md, "Bounds"). At the cap, a new connection
+   * closes the oldest one that is idle or has not finished sending its request's headers; when every
+   * one is busy, the new one is answered 503 and closed at once. Default 1000.
+   */
+  maxConnections?: number;
+  /**
+   * The most unsent bytes all event streams together may hold (docs/sandbox.md, "Bounds"); each
+   * stream's share is this over the streams open, at most 8 MiB. Default 64 MiB.
+   */
+  maxStreamBufferedBytes?: number;
+  /** The time a client has to send a request's headers, in milliseconds. Default 10000. */
+  headersTimeoutMs?: number;
+  /** The time a client has to send a whole request, body included, in milliseconds. Default 30000. */
+  requestTimeoutMs?: number;
 }
 
 export const sandboxDefaults = {
@@ -87,6 +116,12 @@ export const sandboxDefaults = {
   webhookRetries: 3,
   webhookBackoffMs: 1000,
   maxRetryAfterMs: 60_000,
+  webhookConcurrency: 64,
+  webhookQueue: 10_000,
+  maxConnections: 1000,
+  maxStreamBufferedBytes: 64 * 1024 * 1024,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
 } as const satisfies SandboxOptions;
 
 export const sandboxBounds = {
@@ -103,6 +138,12 @@ export const sandboxBounds = {
   webhookRetries: { min: 0, max: 100 },
   webhookBackoffMs: { min: 0, max: 600_000 },
   maxRetryAfterMs: { min: 0, max: 3_600_000 },
+  webhookConcurrency: { min: 1, max: 10_000 },
+  webhookQueue: { min: 0, max: 10_000_000 },
+  maxConnections: { min: 1, max: 1_000_000 },
+  maxStreamBufferedBytes: { min: 1024, max: 2 ** 40 },
+  headersTimeoutMs: { min: 1, max: 600_000 },
+  requestTimeoutMs: { min: 1, max: 3_600_000 },
 } as const;
 
 /** The largest request body accepted; larger ones get 413 (a sandbox choice, docs/sandbox.md). */
@@ -160,6 +201,12 @@ export function sandboxOptionProblems(options: SandboxOptions): Problem[] {
     ['webhookRetries', 'a count of retries: use a whole number from 0 to 100'],
     ['webhookBackoffMs', 'a backoff: use whole milliseconds from 0 to 600000'],
     ['maxRetryAfterMs', 'a bound of Retry-After: use whole milliseconds from 0 to 3600000'],
+    ['webhookConcurrency', 'a count of attempts: use a whole number from 1 to 10000'],
+    ['webhookQueue', 'a count of attempts: use a whole number from 0 to 10000000'],
+    ['maxConnections', 'a count of connections: use a whole number from 1 to 1000000'],
+    ['maxStreamBufferedBytes', 'a size: use a whole number of bytes of 1024 or more'],
+    ['headersTimeoutMs', 'a time limit: use whole milliseconds from 1 to 600000'],
+    ['requestTimeoutMs', 'a time limit: use whole milliseconds from 1 to 3600000'],
   ] as const;
   for (const [key, what] of counts) {
     const value = options[key];
@@ -172,6 +219,14 @@ export function sandboxOptionProblems(options: SandboxOptions): Problem[] {
   if (options.webhookSecret !== undefined) {
     const problem = webhookSecretProblem(options.webhookSecret);
     if (problem !== undefined) add('webhookSecret', problem);
+  }
+  // Node refuses a server whose headers may take longer than the whole request.
+  const headersMs = options.headersTimeoutMs ?? sandboxDefaults.headersTimeoutMs;
+  const requestMs = options.requestTimeoutMs ?? sandboxDefaults.requestTimeoutMs;
+  if (headersMs > requestMs) add('headersTimeoutMs', `${headersMs} is longer than the request's time limit (${requestMs} ms)`);
+  for (const name of options.allowHosts ?? []) {
+    const problem = allowHostProblem(name);
+    if (problem !== undefined) add('allowHosts', problem);
   }
   if (options.fail !== undefined) {
     const { status, rate } = options.fail;

@@ -57,15 +57,23 @@ export const pageFolder = new URL('./page/', import.meta.url);
 
 export function pageHandlers(folder: URL = pageFolder): { index: Handler; file: Handler } {
   const serve = async (name: string): Promise<Answer> => {
-    const type = pageFiles[name];
+    // Own keys only: `constructor`, `__proto__` or `toString` name something of every object, not a file.
+    const type = Object.hasOwn(pageFiles, name) ? pageFiles[name] : undefined;
     if (type === undefined) return { status: 404, error: `no such file of the page: ${name}`, what: 'unknown page file' };
     let text: string;
     try {
       text = await readFile(new URL(name, folder), 'utf8');
     } catch (error) {
-      // A package without its page files is broken: say so rather than answer an empty page.
+      // A package without its page files is broken: say so rather than answer an empty page. The
+      // answer names the file, not where it was looked for (no path of this machine in an answer);
+      // the log line has the whole reason.
       const reason = error instanceof Error ? error.message : String(error);
-      return { status: 500, error: `the page's file ${name} cannot be read: ${reason}`, what: `page file missing: ${name}` };
+      const code = (error as NodeJS.ErrnoException).code;
+      return {
+        status: 500,
+        error: `the page's file ${name} cannot be read${code ? ` (${code})` : ''}: the installation of core is incomplete; reinstall it`,
+        what: `page file unreadable: ${reason}`,
+      };
     }
     return { status: 200, raw: { contentType: type, text }, headers: { ...pageHeaders }, what: `page ${name}` };
   };

@@ -11,7 +11,21 @@ import { version } from '../version.js';
 import { customerHandlers } from './customer.js';
 import type { SandboxEvent } from './events.js';
 import { count, invalid, readJsonObject, readPaging, type Answer, type Exchange, type Handler } from './exchange.js';
-import { allowedHosts, baseUrl, errorBody, formatProblems, hostAllowed, mediaType, readBody, readCredential, splitTarget } from './http.js';
+import {
+  allowedHosts,
+  allowHostProblem,
+  baseUrl,
+  capConnections,
+  errorBody,
+  formatProblems,
+  hostAllowed,
+  hostName,
+  mediaType,
+  readBody,
+  readCredential,
+  splitTarget,
+  type AllowedHosts,
+} from './http.js';
 import {
   isLoopbackHost,
   maxBodyBytes,
@@ -135,6 +149,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
             backoffMs: options.webhookBackoffMs ?? sandboxDefaults.webhookBackoffMs,
             maxRetryAfterMs: options.maxRetryAfterMs ?? sandboxDefaults.maxRetryAfterMs,
             userAgent: `core-sandbox/${version()}`,
+            maxConcurrent: options.webhookConcurrency ?? sandboxDefaults.webhookConcurrency,
+            maxQueued: options.webhookQueue ?? sandboxDefaults.webhookQueue,
           },
           (delivery, attempt) => state.webhookAttempt(delivery, attempt),
           log,
@@ -143,8 +159,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const closing = new AbortController();
   // The open event streams, ended by close().
   const streams = new Set<ServerResponse>();
-  // Filled in once the server listens: the Host values the sandbox's own endpoints answer.
-  let hosts = new Set<string>();
+  // Filled in once the server listens: the Host values the sandbox answers, and whether the API's
+  // paths are checked too (bound to loopback).
+  let hosts: AllowedHosts = { exact: new Set(), names: new Set() };
+  let checkEveryPath = false;
+  const allowHosts = options.allowHosts ?? [];
 
   // ---- common checks of the three API operations ----------------------------------------------
 
@@ -428,7 +447,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
             duplicates,
             maxEvents,
             lastSeq: state.lastSeq,
-            bot: botUrl === null ? null : { url: botUrl, timeoutMs: webhookTimeoutMs, retries: webhookRetries },
+            bot:
+              botUrl === null || sender === null
+                ? null
+                : { url: botUrl, timeoutMs: webhookTimeoutMs, retries: webhookRetries, ...sender.load },
           },
           what: 'info',
         })),
@@ -438,7 +460,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ['/_sandbox/probes', { POST: probes.probe }],
     ['/_sandbox/probes/faults', { POST: probes.arm }],
     ['/', { GET: page.index }],
-    ['/_sandbox/events', { GET: eventStream({ state, open: streams }) }],
+    [
+      '/_sandbox/events',
+      {
+        GET: eventStream({
+          state,
+          open: streams,
+          maxTotalBufferedBytes: options.maxStreamBufferedBytes ?? sandboxDefaults.maxStreamBufferedBytes,
+          log,
+        }),
+      },
+    ],
   ]);
   // Routes with a part of the path as a parameter: [pattern, methods].
   const patternRoutes: [RegExp, Record<string, Handler>][] = [
@@ -467,22 +499,28 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const own = (path: string) => path === '/' || path === '/_sandbox' || path.startsWith('/_sandbox/');
 
   const route = (ex: Exchange): Answer | Promise<Answer> => {
-    // The Host check comes first for the sandbox's own endpoints: a page on another site reaching
-    // the port through a DNS name it controls learns nothing, not even which paths exist.
-    if (own(ex.path) && !hostAllowed(ex.req.headers.host, hosts)) {
+    // The Host check comes first: a page on another site reaching the port through a DNS name it
+    // controls (DNS rebinding) learns nothing, not even which paths exist. It covers the sandbox's own
+    // endpoints always, and the API's paths too when the sandbox is bound to loopback: there the
+    // default token is public, and only this machine (a browser on it included) can reach the port.
+    if ((checkEveryPath || own(ex.path)) && !hostAllowed(ex.req.headers.host, hosts)) {
       const given = ex.req.headers.host;
+      const name = given === undefined ? undefined : hostName(given);
+      const option = name !== undefined && allowHostProblem(name) === undefined ? `--allow-host ${name}` : '--allow-host NAME';
+      const accepted = [...hosts.exact, ...[...hosts.names].map((n) => `${n}:*`)].join(', ');
       return {
         status: 403,
         error:
           given === undefined
             ? 'missing Host header: the sandbox answers only requests addressed to its own address'
-            : `the Host '${given}' is not this sandbox's address (${[...hosts].join(', ')}): requests through another name are refused`,
+            : `the Host '${given}' is not this sandbox's address (${accepted}): requests through another name are refused; ` +
+              `if a bot reaches the sandbox by this name (a container, a tunnel), start it with ${option}`,
         what: 'refused: foreign Host',
       };
     }
     const methods = findRoute(ex);
     if (methods === undefined) return { status: 404, error: `no such path: ${ex.path}`, what: 'unknown path' };
-    const handler = methods[ex.method];
+    const handler = Object.hasOwn(methods, ex.method) ? methods[ex.method] : undefined;
     if (handler === undefined) {
       const allow = Object.keys(methods).join(', ');
       return {
@@ -553,7 +591,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     log(line);
   };
 
-  const server = createServer((req, res) => {
+  // A client has headersTimeoutMs to send its headers and requestTimeoutMs for the whole request
+  // (Node's defaults, 60 s and 300 s, let slow clients hold connections for minutes); Node checks them
+  // every connectionsCheckingInterval, a fraction of the shorter one.
+  const headersTimeout = options.headersTimeoutMs ?? sandboxDefaults.headersTimeoutMs;
+  const requestTimeout = options.requestTimeoutMs ?? sandboxDefaults.requestTimeoutMs;
+  const serverOptions = {
+    headersTimeout,
+    requestTimeout,
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeout / 4))),
+  };
+  const server = createServer(serverOptions, (req, res) => {
     const { path, query } = splitTarget(req.url);
     const method = req.method ?? 'GET';
     const header = req.headers['x-tenant-name'];
@@ -578,7 +626,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           log(`${method} ${path} tenant=${ex.tenant || '-'} - ${ex.requestId} client gone: ${message}`);
           return;
         }
-        answer = { status: 500, error: `internal sandbox error: ${message}`, what: `internal error: ${message}` };
+        // The answer says no more than that: an exception's message may hold a path of this machine
+        // (docs/security.md, "The sandbox"). The log line, on the user's own terminal, has it.
+        answer = {
+          status: 500,
+          error: `internal sandbox error (request ${ex.requestId}; the sandbox's log has the details)`,
+          what: `internal error: ${message}`,
+        };
       }
       await send(ex, answer).catch((error: unknown) => {
         log(
@@ -587,6 +641,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       });
     })();
   });
+  capConnections(server, options.maxConnections ?? sandboxDefaults.maxConnections, log);
 
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error) => {
@@ -607,7 +662,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   server.on('error', (error) => log(`server error: ${error.message}`));
 
   const address = server.address() as AddressInfo;
-  hosts = allowedHosts(address.address, host, address.port, isLoopbackHost);
+  hosts = allowedHosts(address.address, host, address.port, isLoopbackHost, allowHosts);
+  checkEveryPath = isLoopbackHost(address.address);
   let closed: Promise<void> | undefined;
   return {
     url: baseUrl(address.address, address.port),

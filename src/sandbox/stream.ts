@@ -13,15 +13,19 @@ import type { SandboxState } from './state.js';
  * the refusals not tied to any conversation (docs/sandbox.md, "Events") of its tenant or of the whole
  * sandbox, so that whoever waits on one conversation sees a refusal it may have caused.
  *
- * A client that does not read is not waited for: past `maxBufferedBytes` of unsent data its stream is
- * closed, and it can reconnect with Last-Event-ID. No stream slows a request or another stream.
+ * A client that does not read is not waited for: past its share of unsent data its stream is closed,
+ * and it can reconnect with Last-Event-ID. A stream's share is `maxBufferedBytes`, or less when many
+ * streams are open: all of them together hold at most `maxTotalBufferedBytes` (256 streams of 8 MB
+ * would be 2 GB). No stream slows a request or another stream.
  */
 
 export const streamLimits = {
   /** Streams open at once; one more is answered 503. */
   maxStreams: 256,
-  /** Unsent bytes a stream may hold before it is closed. */
+  /** Unsent bytes one stream may hold before it is closed. */
   maxBufferedBytes: 8 * 1024 * 1024,
+  /** Unsent bytes all streams together may hold: each stream's share is this over the streams open. */
+  maxTotalBufferedBytes: 64 * 1024 * 1024,
   /** A comment line this often keeps proxies and idle timers from closing the stream. */
   heartbeatMs: 15_000,
 } as const;
@@ -30,6 +34,27 @@ export interface StreamDeps {
   state: SandboxState;
   /** The open streams, ended by the sandbox's close(). */
   open: Set<ServerResponse>;
+  /** All streams' unsent bytes together, at most; streamLimits.maxTotalBufferedBytes by default. */
+  maxTotalBufferedBytes?: number;
+  log?: (line: string) => void;
+}
+
+/**
+ * Closes `res` when it holds more unsent bytes than its share; returns whether it did. Its share is
+ * the smaller of the bound of one stream and the bound of all streams over the streams open, so
+ * whatever the number of streams, together they hold at most the total (plus the frame each is
+ * writing).
+ */
+export function overShare(res: ServerResponse, open: number, total: number, log: (line: string) => void): boolean {
+  const share = Math.min(streamLimits.maxBufferedBytes, Math.floor(total / Math.max(1, open)));
+  const unsent = res.writableLength;
+  if (unsent <= share) return false;
+  log(
+    `event stream closed: ${unsent} bytes unsent, more than its share (${share} bytes, ${open} streams open, ` +
+      `${total} bytes for all); the client can reconnect with Last-Event-ID`,
+  );
+  res.destroy();
+  return true;
 }
 
 /** Resolves once the response can take more, or is gone. */
@@ -45,7 +70,15 @@ function drained(res: ServerResponse): Promise<void> {
   });
 }
 
-const frame = (event: SandboxEvent) => `id: ${event.seq}\ndata: ${stringifyJson(event)}\n\n`;
+// A live event is written to every stream that wants it, one after another: it is serialised once, and
+// every stream is handed the same bytes. Serialising a 1 MB answer for each of 256 streams held the
+// event loop for a second and made 256 copies of it. Only the last event is kept: a replay reads older
+// events, each for one stream.
+let last: { event: SandboxEvent; bytes: Buffer } | undefined;
+const frame = (event: SandboxEvent): Buffer => {
+  if (last?.event !== event) last = { event, bytes: Buffer.from(`id: ${event.seq}\ndata: ${stringifyJson(event)}\n\n`) };
+  return last.bytes;
+};
 
 /**
  * A refusal tied to no conversation that a stream of one conversation of `tenant` also carries: one
@@ -62,6 +95,8 @@ export function untiedRefusalFor(event: SandboxEvent, tenant: string): boolean {
 
 export function eventStream(deps: StreamDeps): Handler {
   const { state, open } = deps;
+  const total = deps.maxTotalBufferedBytes ?? streamLimits.maxTotalBufferedBytes;
+  const log = deps.log ?? (() => {});
   return async (ex: Exchange): Promise<Answer> => {
     const tenant = ex.query.get('tenant') ?? undefined;
     const sessionId = ex.query.get('session') ?? undefined;
@@ -115,7 +150,7 @@ export function eventStream(deps: StreamDeps): Handler {
       if (res.destroyed || event.seq <= sent) return;
       sent = event.seq;
       res.write(frame(event));
-      if (res.writableLength > streamLimits.maxBufferedBytes) res.destroy();
+      overShare(res, open.size, total, log);
     };
     const unsubscribe = state.subscribe((event) => {
       if (!wanted(event)) return;
@@ -144,10 +179,13 @@ export function eventStream(deps: StreamDeps): Handler {
         const batch = page(source, sent, 500, wanted);
         let full = false;
         for (const event of batch.items) {
+          if (res.destroyed) return;
           sent = event.seq;
           full = !res.write(frame(event));
+          // A page of 500 events of 1 MB bodies would be 500 MB: wait for the client at every full buffer.
+          if (full && overShare(res, open.size, total, log)) return;
+          if (full) await drained(res);
         }
-        if (full) await drained(res);
         if (batch.next === null) break;
       }
       for (const event of held) write(event);

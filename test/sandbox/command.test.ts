@@ -230,6 +230,12 @@ describe('the flags of core sandbox', () => {
       flags: { botUrl: 'http://127.0.0.1:3000/webhook', webhookTimeout: '2500ms', webhookRetries: '0', maxEvents: '1' },
       options: { botUrl: 'http://127.0.0.1:3000/webhook', webhookTimeoutMs: 2500, webhookRetries: 0, maxEvents: 1 },
     },
+    { flags: { maxConnections: '1', webhookConcurrency: '1' }, options: { maxConnections: 1, webhookConcurrency: 1 } },
+    {
+      flags: { maxConnections: '1000000', webhookConcurrency: '10000' },
+      options: { maxConnections: 1_000_000, webhookConcurrency: 10_000 },
+    },
+    { flags: { allowHosts: ['host.docker.internal'] }, options: { allowHosts: ['host.docker.internal'] } },
     {
       // 8 characters: the shortest token core takes.
       flags: { token: 'sandbox1' },
@@ -256,6 +262,12 @@ describe('the flags of core sandbox', () => {
     { flags: { token: 'sandbox' }, message: '--token: is shorter than 8 characters' },
     { flags: { integratorToken: '12345678' }, message: '--integrator-token: is a number' },
     { flags: { token: 'tök-1234567' }, message: '--token: holds a character outside printable ASCII' },
+    { flags: { maxConnections: '0' }, message: '--max-connections: 0 is not a count of connections' },
+    { flags: { maxConnections: '1000001' }, message: '--max-connections: 1000001 is not a count of connections' },
+    { flags: { webhookConcurrency: '0' }, message: '--webhook-concurrency: 0 is not a count of attempts' },
+    { flags: { webhookConcurrency: '10001' }, message: '--webhook-concurrency: 10001 is not a count of attempts' },
+    { flags: { webhookConcurrency: 'many' }, message: "--webhook-concurrency: 'many' is not a whole number" },
+    { flags: { allowHosts: ['a/b'] }, message: "--allow-host: 'a/b' is not a host name" },
   ])('refuses $flags with a UsageError', async ({ flags, message }) => {
     const parsing = parseSandboxFlags(flags, folder());
     await expect(parsing).rejects.toBeInstanceOf(UsageError);

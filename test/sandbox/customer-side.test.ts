@@ -81,8 +81,11 @@ describe("the Host check of the sandbox's own endpoints", () => {
     },
   );
 
-  it('does not check the Host of the API, which bots reach by any name', async () => {
-    const sb = await sandbox();
+  it.each([
+    { allowHosts: [], status: 403 },
+    { allowHosts: ['host.docker.internal'], status: 200 },
+  ])('checks the Host of the API too when bound to loopback: allowHosts $allowHosts gives $status', async ({ allowHosts, status }) => {
+    const sb = await sandbox({ allowHosts });
     const result = await new Promise<number>((resolve, reject) => {
       const req = request(
         {
@@ -106,7 +109,7 @@ describe("the Host check of the sandbox's own endpoints", () => {
       req.on('error', reject);
       req.end('{"text":"hi","coreClientId":1}');
     });
-    expect(result).toBe(200);
+    expect(result).toBe(status);
   });
 });
 
@@ -295,7 +298,7 @@ describe('GET /_sandbox/info', () => {
     expect(info).toMatchObject({ tenants: ['acme'], bot: null, maxEvents: 10000n });
     const withBot = await sandbox({ botUrl: 'http://127.0.0.1:3000/webhook', webhookRetries: 1 });
     expect(parseJson((await call(withBot, '/_sandbox/info', { token: null, tenant: null })).text)).toMatchObject({
-      bot: { url: 'http://127.0.0.1:3000/webhook', timeoutMs: 10000n, retries: 1n },
+      bot: { url: 'http://127.0.0.1:3000/webhook', timeoutMs: 10000n, retries: 1n, inFlight: 0n, queued: 0n },
     });
   });
 });

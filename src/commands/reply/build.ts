@@ -1,3 +1,4 @@
+import { UsageError } from '../../errors.js';
 import {
   applyQuickReplyFlags,
   applyReceivedAt,
@@ -92,8 +93,22 @@ export async function buildReply(file: unknown, fields: ReplyFields, env: BuildE
   // docs/api.md, chatbot rule 3: text is required unless formattedText is used; answer rule 1: the plain-text form
   // "should also be sent in text for display in the user interface".
   if (payload.text === undefined && typeof payload.formattedText === 'string' && payload.formattedText !== '') {
-    const { markdownToPlainText } = await import('../../markdown/plain-text.js');
-    payload.text = await markdownToPlainText(payload.formattedText);
+    const [{ markdownToPlainText }, { MarkdownLimitError }] = await Promise.all([
+      import('../../markdown/plain-text.js'),
+      import('../../markdown/bounds.js'),
+    ]);
+    try {
+      payload.text = await markdownToPlainText(payload.formattedText);
+    } catch (error) {
+      // Markdown past the reader's bounds (src/markdown/bounds.ts: too long, too deeply nested, too much
+      // emphasis to match in bounded time) is the user's input to change: exit 2, before anything is sent.
+      if (!(error instanceof MarkdownLimitError)) throw error;
+      const source = fields.markdown !== undefined ? 'the Markdown (--markdown or --markdown-file)' : "the payload's formattedText";
+      throw new UsageError(`cannot write the plain-text form of ${source}: ${error.reason}`, {
+        hint: 'give the plain-text form yourself with -t/--text or --text-file (it is then sent as is), or simplify the Markdown',
+        cause: error,
+      });
+    }
     notes.push('text filled with a plain-text rendering of the Markdown in formattedText');
   }
 

@@ -38,6 +38,13 @@ export const sandboxCommand: CommandFactory = (inv) => {
     .option('--webhook-timeout <duration>', 'time limit of one webhook attempt, such as 10s or 2500ms (default 10s)')
     .option('--webhook-retries <n>', 'how many times a failed webhook is tried again, with backoff (default 3)')
     .option('--max-events <n>', 'events kept per tenant, the oldest dropped first (default 10000)')
+    .option('--max-connections <n>', 'connections open at once; at the cap idle and slow ones make room (default 1000)')
+    .option('--webhook-concurrency <n>', 'webhook attempts in flight to the bot at once, the next ones queued (default 64)')
+    .option(
+      '--allow-host <name>',
+      'a Host name accepted besides the loopback ones, with any port, such as host.docker.internal or a tunnel (repeatable)',
+      collect,
+    )
     .option('--open', "open the sandbox's page in your browser ($BROWSER, else the system's opener)");
   cmd.addHelpText(
     'after',
@@ -54,7 +61,8 @@ Examples:
   $ core sandbox --fail 503:0.25 --latency 300
   $ core sandbox --port 8080 --bot-url http://127.0.0.1:3000/webhook
   $ core customer say "Where is my order?"                     # in another shell, with the export lines
-  $ core sandbox --bot-url http://127.0.0.1:3000/webhook --webhook-timeout 3s --webhook-retries 1`,
+  $ core sandbox --bot-url http://127.0.0.1:3000/webhook --webhook-timeout 3s --webhook-retries 1
+  $ core sandbox --allow-host host.docker.internal             # a bot in a container calls the API by that name`,
   );
   cmd.action(async (raw: Record<string, unknown>) => {
     const flags: SandboxFlags = {
@@ -69,6 +77,9 @@ Examples:
       latency: raw.latency as string | undefined,
       fail: raw.fail as string | undefined,
       maxEvents: raw.maxEvents as string | undefined,
+      allowHosts: raw.allowHost as string[] | undefined,
+      maxConnections: raw.maxConnections as string | undefined,
+      webhookConcurrency: raw.webhookConcurrency as string | undefined,
       botUrl: raw.botUrl as string | undefined,
       webhookSecret: raw.webhookSecret as string | undefined,
       webhookTimeout: raw.webhookTimeout as string | undefined,

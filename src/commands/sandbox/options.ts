@@ -20,6 +20,9 @@ export interface SandboxFlags {
   latency?: string;
   fail?: string;
   maxEvents?: string;
+  allowHosts?: string[];
+  maxConnections?: string;
+  webhookConcurrency?: string;
   botUrl?: string;
   webhookSecret?: string;
   webhookTimeout?: string;
@@ -50,6 +53,9 @@ const flagOf: Record<string, string> = {
   webhookSecret: '--webhook-secret',
   webhookTimeoutMs: '--webhook-timeout',
   webhookRetries: '--webhook-retries',
+  allowHosts: '--allow-host',
+  maxConnections: '--max-connections',
+  webhookConcurrency: '--webhook-concurrency',
 };
 
 /** The environment variable that sets the webhook secret when --webhook-secret is not given. */
@@ -74,6 +80,11 @@ export async function parseSandboxFlags(flags: SandboxFlags, cwd: string, env: E
   if (flags.latency !== undefined) options.latencyMs = wholeNumber('--latency', flags.latency.replace(/ms$/i, ''));
   if (flags.fail !== undefined) options.fail = parseFail(flags.fail);
   if (flags.maxEvents !== undefined) options.maxEvents = wholeNumber('--max-events', flags.maxEvents);
+  if (flags.allowHosts !== undefined) options.allowHosts = flags.allowHosts;
+  if (flags.maxConnections !== undefined) options.maxConnections = wholeNumber('--max-connections', flags.maxConnections);
+  if (flags.webhookConcurrency !== undefined) {
+    options.webhookConcurrency = wholeNumber('--webhook-concurrency', flags.webhookConcurrency);
+  }
   if (flags.botUrl !== undefined) options.botUrl = flags.botUrl;
   if (flags.webhookTimeout !== undefined) options.webhookTimeoutMs = duration('--webhook-timeout', flags.webhookTimeout);
   if (flags.webhookRetries !== undefined) options.webhookRetries = wholeNumber('--webhook-retries', flags.webhookRetries);

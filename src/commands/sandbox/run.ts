@@ -42,7 +42,7 @@ export async function runSandbox(runOptions: SandboxRunOptions, ctx: Context, ra
       `page: ${page} (every conversation as the customer sees it, live${open ? '' : '; --open opens it'})\n` +
       `customer: core customer say "Hi" (with the export lines), or POST ${sandbox.url}/_sandbox/conversations\n` +
       `inspect: GET ${sandbox.url}/_sandbox/conversations, /_sandbox/messages, /_sandbox/reasons; live: GET ${sandbox.url}/_sandbox/events\n` +
-      `${describeFaults(options)}stop with Ctrl-C\n`,
+      `${describeFaults(options)}${describeHosts(options)}stop with Ctrl-C\n`,
   );
   if (open) {
     const { openInBrowser } = await import('./open.js');
@@ -84,6 +84,11 @@ function describeFaults(options: SandboxRunOptions): string {
   if (options.latencyMs) parts.push(`every answer delayed ${options.latencyMs} ms`);
   if (options.fail) parts.push(`${options.fail.status} injected into ${percent(options.fail.rate)} of API requests`);
   return parts.length > 0 ? `faults: ${parts.join('; ')}\n` : '';
+}
+
+function describeHosts(options: SandboxRunOptions): string {
+  const names = options.allowHosts ?? [];
+  return names.length > 0 ? `hosts: also answering requests addressed to ${names.join(', ')} (--allow-host)\n` : '';
 }
 
 /** Text as one shell comment line: a line break in it would end the comment, so none is left. */
