@@ -256,15 +256,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     (role: Role, operation: OperationHandler): Handler =>
     async (ex) => {
       const answer = await checkAndHandle(ex, role, operation);
-      if (!answer.recorded && ex.tenant !== undefined && state.hasTenant(ex.tenant)) {
+      if (!answer.recorded) {
         state.apiRequest(ex.tenant, {
           method: ex.method,
           path: ex.path,
           status: answer.status,
           requestId: ex.requestId,
           error: answer.error ?? null,
-          sessionId: state.sessionOf(ex.tenant, ex.body),
-          bodyBytes: ex.bodyBytes,
+          body: ex.body,
         });
       }
       return answer;
