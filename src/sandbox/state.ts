@@ -27,6 +27,8 @@ import { handoverOf, releaseOf } from './rules/handover.js';
 import { decideReasonUpdate } from './rules/reason-limits.js';
 import { decideReply, type ReplyDecision } from './rules/reply.js';
 import { namedIdentifiers, tiedSession } from './rules/tying.js';
+import { recordGreeting, recordReply, type ReplyOutcome, type RequestMeta } from './answers.js';
+import { DELIVERY_OVERHEAD, newDelivery } from './store/delivery.js';
 import { Store } from './store/store.js';
 import type { TenantStore } from './store/tenant.js';
 import { conversationPage, conversationView, messagesOf, messagePageOf, type MessageRecord } from './reading.js';
@@ -44,16 +46,7 @@ export { firstIds, maxCustomerText } from './model.js';
 export type { ConversationView, Delivery, Handover, LastBotMessage, ReasonRecord, Thread } from './model.js';
 export { channelWarnings } from './rules/channel.js';
 export type { MessageRecord } from './reading.js';
-
-export interface RequestMeta {
-  requestId: string;
-  body: unknown;
-  /** The size of the request body as received (the event budget counts what the event holds instead). */
-  bodyBytes?: number;
-  warnings: Problem[];
-  /** A reply's formattedText as safe HTML, for the page (BotAnswerEvent.formattedHtml). */
-  formattedHtml?: string | null;
-}
+export type { RequestMeta, ReplyOutcome } from './answers.js';
 
 export type ReasonUpdate = { ok: true; record: ReasonRecord } | { ok: false; status: 404 | 409; message: string };
 
@@ -68,8 +61,6 @@ export interface SandboxStateConfig {
   botConnected: boolean;
 }
 
-export type ReplyOutcome = { status: 200; event: BotAnswerEvent } | { status: 400 | 404 | 409; error: string; event: BotAnswerEvent };
-
 /** A refused API request, as the server saw it; its body is read for the identifiers it names. */
 export interface RefusedRequest {
   method: string;
@@ -79,9 +70,6 @@ export interface RefusedRequest {
   error: string | null;
   body: unknown;
 }
-
-/** What a delivery keeps besides its body's bytes. */
-const DELIVERY_OVERHEAD = 160;
 
 export class SandboxState {
   private readonly store: Store;
@@ -213,121 +201,16 @@ export class SandboxState {
     return this.store.record(this.store.tenant(thread.tenant), fields) as ReleasedEvent;
   }
 
-  // ---- the API -------------------------------------------------------------------------------
+  // ---- the API (src/sandbox/answers.ts) ----------------------------------------------------------
 
-  /** A valid bot answer, decided by src/sandbox/rules/reply.ts and applied here. */
+  /** A valid bot answer, decided by src/sandbox/rules/reply.ts and applied. */
   reply(name: string, reply: Reply, meta: RequestMeta): ReplyOutcome {
-    const tenant = this.store.tenant(name);
-    const address = reply as ReplyFields;
-    const decision = decideReply(tenant, address, this.config);
-    const answer = {
-      type: 'bot.answer' as const,
-      kind: 'reply' as const,
-      requestId: meta.requestId,
-      answerId: address.answerId ?? null,
-      addressedBy: replyAddressing(address),
-      warnings: [...meta.warnings, ...decision.warnings],
-      body: meta.body,
-      formattedHtml: meta.formattedHtml == null ? null : flatten(meta.formattedHtml),
-    };
-    if (decision.kind === 'refused') {
-      const { status, error, notDelivered, sessionId, question } = decision.refusal;
-      const fields: NewEvent = {
-        ...answer,
-        ...{ sessionId, status, error, delivered: false, notDelivered, questionAlreadyAnswered: question?.answered ?? false },
-        ...{ coreClientId: question?.thread.client.coreClientId ?? null, ...questionFields(question) },
-      };
-      return { status, error, event: this.store.record(tenant, fields) as BotAnswerEvent };
-    }
-    const { question, thread, client } = decision;
-    const answered = { ...answer, questionAlreadyAnswered: question?.answered ?? false, ...questionFields(question) };
-    if (decision.kind === 'repeat') {
-      // Chatbot rule 6: accepted, not delivered again.
-      const fields: NewEvent = {
-        ...answered,
-        ...{ sessionId: thread?.sessionId ?? null, coreClientId: thread?.client.coreClientId ?? client?.coreClientId ?? null },
-        ...{ status: 200, error: null, delivered: false, notDelivered: notDeliveredReasons.duplicateAnswerId },
-      };
-      return { status: 200, event: this.store.record(tenant, fields) as BotAnswerEvent };
-    }
-    return { status: 200, event: this.deliver(tenant, reply, decision, answered) };
+    return recordReply(this.store, this.config, this.store.tenant(name), reply, meta);
   }
 
-  /** Delivers an answer: makes the client and thread an answer by client needs, claims answerId and question, hands over. */
-  private deliver(
-    tenant: TenantStore,
-    reply: Reply,
-    decision: Omit<ReplyDecision & { kind: 'deliver' }, 'kind'>,
-    answered: object,
-  ): BotAnswerEvent {
-    const address = reply as ReplyFields;
-    const { question } = decision;
-    let target = decision.thread;
-    if (target === undefined) {
-      const client = decision.client ?? this.store.newClient(tenant, address.coreClientId ?? undefined, address.clientId ?? undefined);
-      target = this.store.newThread(tenant, client, 'WEB', 'reply');
-    }
-    const thread = target;
-    const fields = {
-      ...answered,
-      ...{ sessionId: thread.sessionId, coreClientId: thread.client.coreClientId },
-      ...{ status: 200, error: null, delivered: true, notDelivered: null },
-    } as NewEvent;
-    const event = this.store.record(tenant, fields, (recorded) => {
-      if (address.answerId != null) tenant.answerIds.set(address.answerId, recorded.seq);
-      if (question) question.answered = true;
-      thread.lastBotMessage = lastBotMessage(reply, recorded.seq, thread.channel);
-    }) as BotAnswerEvent;
-    this.handOver(tenant, thread, question, address, event.requestId);
-    return event;
-  }
-
-  private handOver(tenant: TenantStore, thread: Thread, question: Question | undefined, reply: ReplyFields, requestId: string): void {
-    const handover = handoverOf(reply, thread, question);
-    if (handover === null) return;
-    const { code, scope, targets } = handover;
-    const passed = handover.question;
-    const fields: NewEvent = {
-      type: 'handover',
-      sessionId: thread.sessionId,
-      scope,
-      code,
-      ...questionFields(passed ?? undefined),
-      ...targets,
-      requestId,
-    };
-    this.store.record(tenant, fields, (recorded) => {
-      const record = { code, seq: recorded.seq, time: new Date().toISOString(), ...targets };
-      if (scope === 'thread') {
-        thread.owner = 'agents';
-        thread.handover = record;
-      } else if (passed) passed.withAgents = record;
-    });
-  }
-
-  /** A valid greeting: always delivered (src/sandbox/rules/greeting-addressing.ts). */
+  /** A valid greeting: always delivered. */
   greeting(name: string, greeting: Greeting, meta: RequestMeta): GreetingEvent {
-    const tenant = this.store.tenant(name);
-    const address = addressGreeting(tenant, greeting);
-    const client = address.client ?? this.store.newClient(tenant, address.make.coreClientId, address.make.clientId);
-    const thread = client.latest ?? this.store.newThread(tenant, client, 'WEB', 'greeting');
-    const fields: NewEvent = {
-      type: 'greeting',
-      kind: 'greeting',
-      ...{
-        sessionId: thread.sessionId,
-        requestId: meta.requestId,
-        status: 200,
-        error: null,
-        answerId: null,
-        addressedBy: address.addressedBy,
-      },
-      ...{ delivered: true, notDelivered: null, questionAlreadyAnswered: false, coreClientId: client.coreClientId },
-      ...{ warnings: [...meta.warnings, ...channelWarnings(greeting, thread.channel)], body: meta.body },
-    };
-    return this.store.record(tenant, fields, (recorded) => {
-      thread.lastBotMessage = lastBotMessage(greeting, recorded.seq, thread.channel);
-    }) as GreetingEvent;
+    return recordGreeting(this.store, this.store.tenant(name), greeting, meta);
   }
 
   /**
@@ -424,40 +307,4 @@ export class SandboxState {
   reset(tenant?: string): string[] {
     return this.store.reset(tenant);
   }
-}
-
-function questionFields(question: Question | undefined): { questionId: bigint | null; questionIndex: bigint | null } {
-  return { questionId: question?.questionId ?? null, questionIndex: question?.questionIndex ?? null };
-}
-
-/** The MESSAGE webhook of a customer message: its exact bytes, kept for retries and redelivery (docs/sandbox.md, "The MESSAGE webhook"). */
-function newDelivery(thread: Thread, event: CustomerMessageEvent, deliveryId: string): Delivery {
-  const body = {
-    type: 'MESSAGE',
-    tenant: thread.tenant,
-    timestamp: new Date().toISOString(),
-    message: {
-      questionId: event.questionId,
-      questionIndex: event.questionIndex,
-      sessionId: thread.sessionId,
-      coreClientId: thread.client.coreClientId,
-      clientId: thread.client.clientId,
-      type: event.questionType,
-      channel: thread.channel,
-      text: event.text,
-      receivedAt: event.time,
-      quickReply: event.quickReply,
-      listItem: event.listItem,
-    },
-  };
-  return {
-    deliveryId,
-    tenant: thread.tenant,
-    sessionId: thread.sessionId,
-    questionId: event.questionId,
-    body: Buffer.from(stringifyJson(body), 'utf8'),
-    seq: event.seq,
-    redeliveries: 0,
-    inFlight: false,
-  };
 }
