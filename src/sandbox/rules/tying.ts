@@ -30,12 +30,12 @@ function integer(value: unknown): bigint | null {
 
 function text(value: unknown): string | null {
   if (typeof value !== 'string' || value === '') return null;
-  return value.length > maxNamedLength ? value.slice(0, maxNamedLength) : value;
+  return value.slice(0, maxNamedLength);
 }
 
 /** The identifiers a request body names; all null for a body that is not a JSON object. */
 export function namedIdentifiers(body: unknown): NamedIdentifiers {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return noIdentifiers;
+  if (typeof body !== 'object' || body === null) return noIdentifiers;
   const fields = body as Record<string, unknown>;
   return {
     questionId: integer(fields.questionId),

@@ -41,6 +41,7 @@ describe("the bot's last message, as the customer can press or pick it", () => {
       listShown: true,
     });
     expect(lastBotMessage(reply, 9, 'WEB').listShown).toBe(false);
+    expect(lastBotMessage(reply, 9, 'EMAIL').listShown).toBe(false);
   });
 
   it.each([[{}], [{ quickReplies: 'x', messageListPicker: 'y' }], [null]])('is empty for %o', (message) => {

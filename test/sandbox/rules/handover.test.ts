@@ -81,6 +81,19 @@ describe('what a delivered answer hands over', () => {
     });
   });
 
+  it('UNCLEAR_QUESTION carries its targets too', () => {
+    const w = world();
+    const thread = w.thread(w.client(1n));
+    const question = w.ask(thread);
+    expect(
+      handoverOf({ code: 'UNCLEAR_QUESTION', userIds: undefined, skillIds: [], unitIds: [10n, 11n] }, thread, question)?.targets,
+    ).toEqual({
+      userIds: [],
+      skillIds: [],
+      unitIds: [10n, 11n],
+    });
+  });
+
   it('SWITCH_TO_HUMAN addressed by client hands over the thread with no question', () => {
     const w = world();
     const thread = w.thread(w.client(1n));
