@@ -205,7 +205,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     close: true,
   });
 
-  const checkAndHandle = async (ex: Exchange, role: Role, operation: OperationHandler): Promise<Answer> => {
+  /** The checks made before the body is read: an injected fault, a declared size, the token, the tenant, the Content-Type. */
+  const checkBeforeBody = (ex: Exchange, role: Role): Answer | undefined => {
     const injected = fault();
     if (injected) return injected;
     const declared = Number(ex.req.headers['content-length']);
@@ -233,18 +234,36 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         what: 'unsupported content type',
       };
     }
+    return undefined;
+  };
+
+  /** Reads and parses the body into ex.body; false when it is larger than the limit. A body that is not JSON leaves ex.body unset. */
+  const readApiBody = async (ex: Exchange): Promise<{ ok: true } | { ok: false; answer: Answer }> => {
     const read = await readBody(ex.req, maxBodyBytes);
-    if (!read.ok) return tooLarge();
+    if (!read.ok) return { ok: false, answer: tooLarge() };
     ex.bodyBytes = read.bytes.length;
-    let body: unknown;
     try {
-      body = parseJson(new TextDecoder('utf-8', { fatal: true }).decode(read.bytes));
+      ex.body = parseJson(new TextDecoder('utf-8', { fatal: true }).decode(read.bytes));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      return { status: 400, error: `the request body is not valid JSON: ${reason}`, what: 'invalid: not JSON' };
+      return { ok: false, answer: { status: 400, error: `the request body is not valid JSON: ${reason}`, what: 'invalid: not JSON' } };
     }
-    ex.body = body;
-    return operation(ex, ex.tenant, body);
+    return { ok: true };
+  };
+
+  const checkAndHandle = async (ex: Exchange, role: Role, operation: OperationHandler): Promise<Answer> => {
+    const refused = checkBeforeBody(ex, role);
+    if (refused) {
+      // The refusal stands whatever the body holds; the body is read only for the identifiers it
+      // names, so the refusal is tied to its conversation (docs/sandbox.md, "Events"). A body past
+      // the limit is not read further, and the connection is closed after the answer.
+      if (refused.close) return refused;
+      const read = await readApiBody(ex);
+      return !read.ok && read.answer.close ? { ...refused, close: true } : refused;
+    }
+    const read = await readApiBody(ex);
+    if (!read.ok) return read.answer;
+    return operation(ex, ex.tenant as string, ex.body);
   };
 
   /**
