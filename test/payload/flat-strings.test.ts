@@ -1,7 +1,9 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import fc from 'fast-check';
+import { isInteger, parse } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
-import { flatten, parseJson } from '../../src/payload/json.js';
+import { engineReadable, flatten, parseJson } from '../../src/payload/json.js';
 
 /**
  * Strings read by parseJson are flat (docs/sandbox.md, "Memory"): the JSON reader builds a string one
@@ -50,8 +52,23 @@ describe('strings read by parseJson are flat', () => {
     expect(heldPerValue((i) => flatten(rope(`${i}${base}`)))).toBeLessThan(BOUND);
   });
 
-  it.each(texts)('a kept %s holds about its characters, not 32 bytes each', (_, text) => {
-    const held = heldPerValue((i) => (parseJson(`{"message": {"text": "${i}${text}"}}`) as { message: { text: string } }).message.text);
+  // With a 19-digit identifier the text goes to the lossless reader; without, to the engine's.
+  const readers: [string, string][] = [
+    ['the lossless reader', '"id": 9223372036854775807, '],
+    ["the engine's reader", '"id": 42, '],
+  ];
+  describe.each(readers)('through %s', (_, id) => {
+    it.each(texts)('a kept %s holds about its characters, not 32 bytes each', (_, text) => {
+      const held = heldPerValue(
+        (i) => (parseJson(`{${id}"message": {"text": "${i}${text}"}}`) as { message: { text: string } }).message.text,
+      );
+      expect(held).toBeLessThan(BOUND);
+    });
+  });
+
+  it('a kept string does not hold the text it was read from', () => {
+    const dropped = 'd'.repeat(10 * LENGTH);
+    const held = heldPerValue((i) => (parseJson(`{"keep": "${i}${'k'.repeat(LENGTH)}", "drop": "${dropped}"}`) as { keep: string }).keep);
     expect(held).toBeLessThan(BOUND);
   });
 
@@ -83,5 +100,88 @@ describe('strings read by parseJson are flat', () => {
   it('reads an array of a million items (no spread of its items as arguments)', () => {
     const value = parseJson(`[${'0,'.repeat(999_999)}0]`) as unknown[];
     expect(value).toHaveLength(1_000_000);
+  });
+});
+
+/** What the lossless reader alone gives: the reference the engine's path must match. */
+const lossless = (text: string) => parse(text, null, (literal: string) => (isInteger(literal) ? BigInt(literal) : Number(literal)));
+
+describe('the engine reads a text only where it gives the lossless value', () => {
+  it.each([
+    ['integers of up to 15 digits', '{"a": 123456789012345, "b": -1, "c": [0, 7]}', true],
+    ['an integer of 16 digits', '{"a": 1234567890123456}', false],
+    ['a negative integer of 16 digits', '[-1234567890123456]', false],
+    ['a fraction', '{"a": 1.5}', false],
+    ['an exponent', '{"a": 1e3}', false],
+    ['a capital exponent after an integer', '[1E3]', false],
+    ['a repeated key', '{"a": 1, "a": 1}', false],
+    ['a repeated key with white space before its colon', '{"a" : 1, "a"\n: 1}', false],
+    ['a key repeated in another object (allowed)', '{"a": {"a": 1}, "b": {"a": 2}}', true],
+    ['a key with an escape', '{"\\u0061": 1}', false],
+    ['numbers and colons inside strings', '{"text": "1.5e3: 12345678901234567890 \\" : x"}', true],
+    ['no number at all', '{"text": "hi"}', true],
+  ])('%s: %s', (_, text, readable) => {
+    expect(engineReadable(text)).toBe(readable);
+  });
+
+  it.each([
+    ['an integer of 19 digits', '{"id": 9223372036854775807}', { id: 9223372036854775807n }],
+    ['integers of 15 and 16 digits', '[999999999999999, 9999999999999999]', [999999999999999n, 9999999999999999n]],
+    ['-0 (an integer)', '[-0]', [0n]],
+    ['fractions stay numbers', '[1.0, 2.5, 1e2]', [1, 2.5, 100]],
+    ['a key repeated with the same value', '{"a": 1, "a": 1}', { a: 1n }],
+  ])('reads %s as the lossless reader does', (_, text, value) => {
+    expect(parseJson(text)).toEqual(value);
+    expect(parseJson(text)).toEqual(lossless(text));
+  });
+
+  it('reads a __proto__ key as an own key, not as the prototype', () => {
+    const value = parseJson('{"__proto__": {"x": 1}}') as Record<string, unknown>;
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(Object.keys(value)).toEqual(['__proto__']);
+    expect(value).toEqual(lossless('{"__proto__": {"x": 1}}'));
+  });
+
+  it('refuses a key repeated with another value, as the lossless reader does', () => {
+    expect(() => parseJson('{"a": 1, "a": 2}')).toThrow(/Duplicate key 'a'/);
+  });
+
+  it.each([['{"a": 01}'], ['{"a": 1,}'], ['[1 2]'], ['{"a": "unterminated'], ['-'], ['']])(
+    'explains %s as the lossless reader does',
+    (text) => {
+      let expected = '';
+      try {
+        lossless(text);
+      } catch (error) {
+        expected = (error as Error).message;
+      }
+      expect(expected).not.toBe('');
+      expect(() => parseJson(text)).toThrow(expected);
+    },
+  );
+
+  it('gives the lossless value for any JSON text (property, 2,000 texts)', () => {
+    const texts = fc.oneof(
+      fc.json(),
+      fc.jsonValue().map((v) => JSON.stringify(v)),
+      fc
+        .array(fc.tuple(fc.constantFrom('a', 'b', 'c'), fc.integer()))
+        .map((pairs) => `{${pairs.map(([k, n]) => `"${k}": ${n}`).join(', ')}}`),
+      fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map((n) => `[${n}, {"n": ${n}}]`),
+    );
+    fc.assert(
+      fc.property(texts, (text) => {
+        let expected: unknown;
+        let refused: string | undefined;
+        try {
+          expected = lossless(text);
+        } catch (error) {
+          refused = (error as Error).message;
+        }
+        if (refused !== undefined) expect(() => parseJson(text)).toThrow(refused);
+        else expect(parseJson(text)).toEqual(expected);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
