@@ -8,6 +8,8 @@
 //
 // Each runs in a fresh sandbox process; the process must stay up (a crash fails the run). RSS is
 // VmHWM (peak) and VmRSS (at the end) from /proc/<pid>/status (Linux). Installs nothing.
+// SANDBOX_NODE_ARGS (space-separated) are given to the sandbox's node, such as
+// `--max-old-space-size=240` to show that what is kept fits in a heap of that size.
 // Run `npm run build` first, then `node bench/sandbox-memory.mjs [--messages N] [--answers N]`.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -51,7 +53,11 @@ function call(base, method, path, body, headers = {}) {
 
 async function startSandbox(extra) {
   const env = { PATH: process.env.PATH, HOME: process.env.HOME };
-  const child = spawn(process.execPath, [bin, 'sandbox', '--port', '0', ...extra], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [...(process.env.SANDBOX_NODE_ARGS ? process.env.SANDBOX_NODE_ARGS.split(' ') : []), bin, 'sandbox', '--port', '0', ...extra],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stderr = '';
   child.stderr.on('data', (c) => (stderr = (stderr + c).slice(-4000)));
   let exited = null;

@@ -53,13 +53,13 @@ export interface Sandbox {
   readonly webhookSecret: string;
   /** Every kept bot answer and greeting, of one tenant or all (what GET /_sandbox/messages pages through). */
   messages(tenant?: string): MessageRecord[];
-  /** The kept events after `after` (default 0), of one tenant or all, or of one thread. */
+  /** The kept events after `after` (default 0), of one tenant, or all (the sandbox-wide ones too), or of one thread. */
   events(filter?: { tenant?: string; sessionId?: string; after?: number }): SandboxEvent[];
   /** Tells `listener` of every event as it is recorded; returns the function that stops it. */
   subscribe(listener: (event: SandboxEvent) => void): () => void;
   /** The thread of a sessionId, as GET /_sandbox/conversations/{sessionId} shows it; undefined when not kept. */
   conversation(sessionId: string): ConversationView | undefined;
-  /** How much one tenant holds: events, their bytes, clients, threads, questions, answerIds, deliveries. */
+  /** How much one tenant holds ("" for the sandbox-wide log): events, their bytes, clients, threads, questions, answerIds, deliveries. */
   sizes(tenant: string): Record<'events' | 'bytes' | 'clients' | 'threads' | 'questions' | 'answerIds' | 'deliveries', number>;
   /** What GET /_sandbox/reasons returns. */
   reasons(tenant?: string): ReasonRecord[];
