@@ -251,6 +251,24 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     return { ok: true };
   };
 
+  /**
+   * A request to the API's side that no operation takes (an unknown path, another method): recorded
+   * like any refused API request, its body read for the identifiers it names (a bot posting its answer
+   * to a wrong URL sees the refusal in its conversation).
+   */
+  const refuseApi = async (ex: Exchange, answer: Answer): Promise<Answer> => {
+    const read = await readApiBody(ex);
+    state.apiRequest(ex.tenant, {
+      method: ex.method,
+      path: ex.path,
+      status: answer.status,
+      requestId: ex.requestId,
+      error: answer.error ?? null,
+      body: ex.body,
+    });
+    return !read.ok && read.answer.close ? { ...answer, close: true } : answer;
+  };
+
   const checkAndHandle = async (ex: Exchange, role: Role, operation: OperationHandler): Promise<Answer> => {
     const refused = checkBeforeBody(ex, role);
     if (refused) {
@@ -491,16 +509,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       };
     }
     const methods = findRoute(ex);
-    if (methods === undefined) return { status: 404, error: `no such path: ${ex.path}`, what: 'unknown path' };
+    if (methods === undefined) {
+      const unknown: Answer = { status: 404, error: `no such path: ${ex.path}`, what: 'unknown path' };
+      return own(ex.path) ? unknown : refuseApi(ex, unknown);
+    }
     const handler = methods[ex.method];
     if (handler === undefined) {
       const allow = Object.keys(methods).join(', ');
-      return {
+      const notAllowed: Answer = {
         status: 405,
         error: `${ex.method} is not allowed on ${ex.path}; use ${allow}`,
         headers: { Allow: allow },
         what: 'method not allowed',
       };
+      return own(ex.path) ? notAllowed : refuseApi(ex, notAllowed);
     }
     // Every request that changes the sandbox's state is JSON: a plain HTML form on another site
     // (application/x-www-form-urlencoded, multipart/form-data, text/plain) cannot send it.

@@ -4,6 +4,7 @@ import { stringifyJson } from '../../src/payload/json.js';
 import type { ApiRequestEvent, BotAnswerEvent } from '../../src/sandbox/events.js';
 import {
   askedQuestion,
+  call,
   errorMessage,
   paths,
   replyBody,
@@ -238,6 +239,29 @@ describe('answers refused by the rules are bot.answer events, tied as before', (
     expect(result.status).toBe(status);
     const refused = sb.events().filter((e): e is BotAnswerEvent => e.type === 'bot.answer' && e.status === status);
     expect(refused).toMatchObject([{ sessionId, delivered: false, error: errorMessage(result) }]);
+    expect(refusals(sb)).toEqual([]);
+  });
+});
+
+describe('a request to the API side that no operation takes is recorded too', () => {
+  it('an answer posted to a wrong path: 404 as ever, tied by the body', async () => {
+    const { sb, sessionId, questionId } = await setUp();
+    const result = await call(sb, '/api/v1/chatbot/answer', { body: replyBody({ coreClientId: undefined, questionId }) });
+    expect(result.status).toBe(404);
+    expect(errorMessage(result)).toBe('no such path: /api/v1/chatbot/answer');
+    expect(refusals(sb)).toMatchObject([{ sessionId, scope: 'conversation', status: 404, path: '/api/v1/chatbot/answer' }]);
+  });
+
+  it('another method on an operation: 405, tenant-wide when it names nothing', async () => {
+    const { sb } = await setUp();
+    const result = await call(sb, paths.reply, { method: 'GET' });
+    expect(result.status).toBe(405);
+    expect(refusals(sb)).toMatchObject([{ tenant: 'sandbox', sessionId: null, scope: 'tenant', status: 405, method: 'GET' }]);
+  });
+
+  it("the sandbox's own endpoints are not API requests: an unknown one is not recorded", async () => {
+    const { sb } = await setUp();
+    expect((await call(sb, '/_sandbox/nothing', { token: null, tenant: null })).status).toBe(404);
     expect(refusals(sb)).toEqual([]);
   });
 });
