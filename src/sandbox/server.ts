@@ -493,6 +493,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
 
   const own = (path: string) => path === '/' || path === '/_sandbox' || path.startsWith('/_sandbox/');
+  // The API's side: what a bot sends (src/operations.ts paths), and any other path under /api/.
+  const apiSide = (path: string) => path === '/api' || path.startsWith('/api/');
 
   const route = (ex: Exchange): Answer | Promise<Answer> => {
     // The Host check comes first for the sandbox's own endpoints: a page on another site reaching
@@ -511,7 +513,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const methods = findRoute(ex);
     if (methods === undefined) {
       const unknown: Answer = { status: 404, error: `no such path: ${ex.path}`, what: 'unknown path' };
-      return own(ex.path) ? unknown : refuseApi(ex, unknown);
+      return apiSide(ex.path) ? refuseApi(ex, unknown) : unknown;
     }
     const handler = methods[ex.method];
     if (handler === undefined) {
@@ -522,7 +524,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         headers: { Allow: allow },
         what: 'method not allowed',
       };
-      return own(ex.path) ? notAllowed : refuseApi(ex, notAllowed);
+      return apiSide(ex.path) ? refuseApi(ex, notAllowed) : notAllowed;
     }
     // Every request that changes the sandbox's state is JSON: a plain HTML form on another site
     // (application/x-www-form-urlencoded, multipart/form-data, text/plain) cannot send it.

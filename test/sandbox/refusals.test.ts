@@ -259,9 +259,12 @@ describe('a request to the API side that no operation takes is recorded too', ()
     expect(refusals(sb)).toMatchObject([{ tenant: 'sandbox', sessionId: null, scope: 'tenant', status: 405, method: 'GET' }]);
   });
 
-  it("the sandbox's own endpoints are not API requests: an unknown one is not recorded", async () => {
-    const { sb } = await setUp();
-    expect((await call(sb, '/_sandbox/nothing', { token: null, tenant: null })).status).toBe(404);
-    expect(refusals(sb)).toEqual([]);
-  });
+  it.each([['/_sandbox/nothing'], ['/favicon.ico'], ['/apix']])(
+    'a path outside /api/ is not an API request: %s is not recorded',
+    async (path) => {
+      const { sb } = await setUp();
+      expect((await call(sb, path, { token: null, tenant: null })).status).toBe(404);
+      expect(refusals(sb)).toEqual([]);
+    },
+  );
 });
