@@ -53,7 +53,7 @@ export interface Sandbox {
   readonly webhookSecret: string;
   /** Every kept bot answer and greeting, of one tenant or all (what GET /_sandbox/messages pages through). */
   messages(tenant?: string): MessageRecord[];
-  /** The kept events after `after` (default 0), of one tenant, or all (the sandbox-wide ones too), or of one thread. */
+  /** The kept events after `after` (default 0), of one tenant ("": the sandbox-wide ones), or all (those too), or of one thread. */
   events(filter?: { tenant?: string; sessionId?: string; after?: number }): SandboxEvent[];
   /** Tells `listener` of every event as it is recorded; returns the function that stops it. */
   subscribe(listener: (event: SandboxEvent) => void): () => void;

@@ -205,6 +205,7 @@ describe('a refused request that names no tenant served here is recorded sandbox
     await sendReply(sb, replyBody(), { tenant: 'nobody' });
     expect(sb.events({ tenant: 'sandbox' }).some((e) => e.type === 'api.request')).toBe(false);
     expect(sb.events().filter((e) => e.type === 'api.request')).toHaveLength(1);
+    expect(sb.events({ tenant: '' })).toMatchObject([{ type: 'api.request', tenant: '', scope: 'sandbox' }]);
     sb.reset('sandbox');
     expect(sb.sizes('')).toMatchObject({ events: 1 });
     sb.reset();

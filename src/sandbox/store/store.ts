@@ -56,9 +56,10 @@ export class Store {
     return (name === undefined ? undefined : this.tenants.get(name)) ?? this.sandboxWide;
   }
 
-  /** One tenant, or all with the sandbox-wide log. */
+  /** One tenant ("" is the sandbox-wide log), or all with the sandbox-wide log. */
   selected(name: string | undefined): TenantStore[] {
-    return name === undefined ? [...this.tenants.values(), this.sandboxWide] : [this.tenant(name)];
+    if (name === undefined) return [...this.tenants.values(), this.sandboxWide];
+    return [name === '' ? this.sandboxWide : this.tenant(name)];
   }
 
   /** Kept events after `after` in seq order, of one tenant or all. */
