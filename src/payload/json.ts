@@ -52,7 +52,7 @@ const isSpace = (code: number) => code === 32 || code === 10 || code === 13 || c
  */
 export function engineReadable(text: string): boolean {
   const objects: (Set<string> | null)[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const code = text.charCodeAt(i);
     if (code === QUOTE) {
       let end = i + 1;
