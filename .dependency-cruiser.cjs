@@ -79,6 +79,25 @@ module.exports = {
       to: { path: '^src/payload/(index|reply|greeting|reason)\\.ts$' },
     },
     {
+      name: 'sandbox-rules-do-no-io',
+      severity: 'error',
+      comment:
+        "The sandbox's rules (src/sandbox/rules/) are pure functions of a tenant's read-only view and a request: no Node module (http, net, fs, child_process, crypto ...) and no package (got ...).",
+      from: { path: '^src/sandbox/rules/' },
+      to: { dependencyTypes: ['core', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'] },
+    },
+    {
+      name: 'sandbox-rules-read-no-store',
+      severity: 'error',
+      comment:
+        "The sandbox's rules decide and the store applies: a rule imports only other rules, the shapes (model.ts), the events, the seed's reason helpers, the payload and errors; never the store, the log, the state or the server.",
+      from: { path: '^src/sandbox/rules/' },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/sandbox/rules/', '^src/sandbox/(model|events|seed)\\.ts$', '^src/payload/', '^src/errors\\.ts$'],
+      },
+    },
+    {
       name: 'src-does-not-import-scripts-or-tests',
       severity: 'error',
       from: { path: '^src/' },

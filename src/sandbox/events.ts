@@ -155,14 +155,31 @@ export interface WebhookAttemptEvent extends EventBase {
   retryAfter: boolean;
 }
 
-/** An API request that did not get as far as a bot answer, greeting or reason update (401, 400, 415, ...). */
+/** The identifiers a request body named, read even when the request was refused before its body was checked. */
+export interface NamedIdentifiers {
+  questionId: bigint | null;
+  questionIndex: bigint | null;
+  sessionId: string | null;
+  coreClientId: bigint | null;
+  clientId: string | null;
+}
+
+/**
+ * An API request that did not get as far as a bot answer, greeting or reason update (401, 403, 400,
+ * 404, 409, 413, 415, an injected fault ...): a refusal. It is tied to the conversation its body names
+ * (`sessionId`, scope "conversation"); else it is tenant-wide (`sessionId` null, scope "tenant"); a
+ * request that named no tenant served here is sandbox-wide (`tenant` "", scope "sandbox").
+ */
 export interface ApiRequestEvent extends EventBase {
   type: 'api.request';
+  scope: 'conversation' | 'tenant' | 'sandbox';
   method: string;
   path: string;
   status: number;
   requestId: string;
+  /** The Error body's message; null for a success. */
   error: string | null;
+  named: NamedIdentifiers;
 }
 
 export interface ReasonUpdatedEvent extends EventBase {

@@ -68,13 +68,13 @@ export interface Sandbox {
   readonly webhookSecret: string;
   /** Every kept bot answer and greeting, of one tenant or all (what GET /_sandbox/messages pages through). */
   messages(tenant?: string): MessageRecord[];
-  /** The kept events after `after` (default 0), of one tenant or all, or of one thread. */
+  /** The kept events after `after` (default 0), of one tenant ("": the sandbox-wide ones), or all (those too), or of one thread. */
   events(filter?: { tenant?: string; sessionId?: string; after?: number }): SandboxEvent[];
   /** Tells `listener` of every event as it is recorded; returns the function that stops it. */
   subscribe(listener: (event: SandboxEvent) => void): () => void;
   /** The thread of a sessionId, as GET /_sandbox/conversations/{sessionId} shows it; undefined when not kept. */
   conversation(sessionId: string): ConversationView | undefined;
-  /** How much one tenant holds: events, their bytes, clients, threads, questions, answerIds, deliveries. */
+  /** How much one tenant holds ("" for the sandbox-wide log): events, their bytes, clients, threads, questions, answerIds, deliveries. */
   sizes(tenant: string): Record<'events' | 'bytes' | 'clients' | 'threads' | 'questions' | 'answerIds' | 'deliveries', number>;
   /** What GET /_sandbox/reasons returns. */
   reasons(tenant?: string): ReasonRecord[];
@@ -225,7 +225,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     close: true,
   });
 
-  const checkAndHandle = async (ex: Exchange, role: Role, operation: OperationHandler): Promise<Answer> => {
+  /** The checks made before the body is read: an injected fault, a declared size, the token, the tenant, the Content-Type. */
+  const checkBeforeBody = (ex: Exchange, role: Role): Answer | undefined => {
     const injected = fault();
     if (injected) return injected;
     const declared = Number(ex.req.headers['content-length']);
@@ -253,18 +254,54 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         what: 'unsupported content type',
       };
     }
+    return undefined;
+  };
+
+  /** Reads and parses the body into ex.body; false when it is larger than the limit. A body that is not JSON leaves ex.body unset. */
+  const readApiBody = async (ex: Exchange): Promise<{ ok: true } | { ok: false; answer: Answer }> => {
     const read = await readBody(ex.req, maxBodyBytes);
-    if (!read.ok) return tooLarge();
+    if (!read.ok) return { ok: false, answer: tooLarge() };
     ex.bodyBytes = read.bytes.length;
-    let body: unknown;
     try {
-      body = parseJson(new TextDecoder('utf-8', { fatal: true }).decode(read.bytes));
+      ex.body = parseJson(new TextDecoder('utf-8', { fatal: true }).decode(read.bytes));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      return { status: 400, error: `the request body is not valid JSON: ${reason}`, what: 'invalid: not JSON' };
+      return { ok: false, answer: { status: 400, error: `the request body is not valid JSON: ${reason}`, what: 'invalid: not JSON' } };
     }
-    ex.body = body;
-    return operation(ex, ex.tenant, body);
+    return { ok: true };
+  };
+
+  /**
+   * A request to the API's side that no operation takes (an unknown path, another method): recorded
+   * like any refused API request, its body read for the identifiers it names (a bot posting its answer
+   * to a wrong URL sees the refusal in its conversation).
+   */
+  const refuseApi = async (ex: Exchange, answer: Answer): Promise<Answer> => {
+    const read = await readApiBody(ex);
+    state.apiRequest(ex.tenant, {
+      method: ex.method,
+      path: ex.path,
+      status: answer.status,
+      requestId: ex.requestId,
+      error: answer.error ?? null,
+      body: ex.body,
+    });
+    return !read.ok && read.answer.close ? { ...answer, close: true } : answer;
+  };
+
+  const checkAndHandle = async (ex: Exchange, role: Role, operation: OperationHandler): Promise<Answer> => {
+    const refused = checkBeforeBody(ex, role);
+    if (refused) {
+      // The refusal stands whatever the body holds; the body is read only for the identifiers it
+      // names, so the refusal is tied to its conversation (docs/sandbox.md, "Events"). A body past
+      // the limit is not read further, and the connection is closed after the answer.
+      if (refused.close) return refused;
+      const read = await readApiBody(ex);
+      return !read.ok && read.answer.close ? { ...refused, close: true } : refused;
+    }
+    const read = await readApiBody(ex);
+    if (!read.ok) return read.answer;
+    return operation(ex, ex.tenant as string, ex.body);
   };
 
   /**
@@ -276,15 +313,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     (role: Role, operation: OperationHandler): Handler =>
     async (ex) => {
       const answer = await checkAndHandle(ex, role, operation);
-      if (!answer.recorded && ex.tenant !== undefined && state.hasTenant(ex.tenant)) {
+      if (!answer.recorded) {
         state.apiRequest(ex.tenant, {
           method: ex.method,
           path: ex.path,
           status: answer.status,
           requestId: ex.requestId,
           error: answer.error ?? null,
-          sessionId: state.sessionOf(ex.tenant, ex.body),
-          bodyBytes: ex.bodyBytes,
+          body: ex.body,
         });
       }
       return answer;
@@ -497,6 +533,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
 
   const own = (path: string) => path === '/' || path === '/_sandbox' || path.startsWith('/_sandbox/');
+  // The API's side: what a bot sends (src/operations.ts paths), and any other path under /api/.
+  const apiSide = (path: string) => path === '/api' || path.startsWith('/api/');
 
   const route = (ex: Exchange): Answer | Promise<Answer> => {
     // The Host check comes first: a page on another site reaching the port through a DNS name it
@@ -508,7 +546,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       const name = given === undefined ? undefined : hostName(given);
       const option = name !== undefined && allowHostProblem(name) === undefined ? `--allow-host ${name}` : '--allow-host NAME';
       const accepted = [...hosts.exact, ...[...hosts.names].map((n) => `${n}:*`)].join(', ');
-      return {
+      // A bot's request refused here is recorded like its other refusals (a bot in a container that
+      // names the host by another name sees why on the page and in core customer); the log is bounded,
+      // and nothing of it is readable through the refused name.
+      const foreign: Answer = {
         status: 403,
         error:
           given === undefined
@@ -517,18 +558,23 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
               `if a bot reaches the sandbox by this name (a container, a tunnel), start it with ${option}`,
         what: 'refused: foreign Host',
       };
+      return apiSide(ex.path) ? refuseApi(ex, foreign) : foreign;
     }
     const methods = findRoute(ex);
-    if (methods === undefined) return { status: 404, error: `no such path: ${ex.path}`, what: 'unknown path' };
+    if (methods === undefined) {
+      const unknown: Answer = { status: 404, error: `no such path: ${ex.path}`, what: 'unknown path' };
+      return apiSide(ex.path) ? refuseApi(ex, unknown) : unknown;
+    }
     const handler = Object.hasOwn(methods, ex.method) ? methods[ex.method] : undefined;
     if (handler === undefined) {
       const allow = Object.keys(methods).join(', ');
-      return {
+      const notAllowed: Answer = {
         status: 405,
         error: `${ex.method} is not allowed on ${ex.path}; use ${allow}`,
         headers: { Allow: allow },
         what: 'method not allowed',
       };
+      return apiSide(ex.path) ? refuseApi(ex, notAllowed) : notAllowed;
     }
     // Every request that changes the sandbox's state is JSON: a plain HTML form on another site
     // (application/x-www-form-urlencoded, multipart/form-data, text/plain) cannot send it.

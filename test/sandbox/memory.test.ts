@@ -76,6 +76,29 @@ describe('the bounds of what the sandbox keeps', () => {
     expect(sizes.events).toBeLessThan(10);
   });
 
+  it.each([
+    ['Latin-1', 'é', 1],
+    ['two-byte', '€', 2],
+  ])('counts a %s customer message of 4,000 characters at its real size, %i bytes a character', async (_, char, perChar) => {
+    const sb = await sandbox();
+    const { sessionId } = await startConversation(sb);
+    const before = sb.sizes('sandbox').bytes;
+    await customerSays(sb, sessionId, char.repeat(4000));
+    const counted = sb.sizes('sandbox').bytes - before;
+    expect(counted).toBeGreaterThanOrEqual(4000 * perChar);
+    expect(counted).toBeLessThan(4000 * perChar + 2000);
+  });
+
+  it('counts the exact bytes of a MESSAGE delivery besides its event', async () => {
+    const sb = await sandbox({ botUrl: 'http://127.0.0.1:9/unused', webhookRetries: 0 });
+    const { sessionId } = await startConversation(sb);
+    const before = sb.sizes('sandbox').bytes;
+    await customerSays(sb, sessionId, 'x'.repeat(4000));
+    const counted = sb.sizes('sandbox').bytes - before;
+    // The text once in the event and once in the delivery's bytes.
+    expect(counted).toBeGreaterThanOrEqual(8000);
+  });
+
   it("bounds each tenant on its own: a busy tenant does not push out another's events", async () => {
     const sb = await sandbox({ tenants: ['busy', 'quiet'], maxEvents: 5 });
     const quiet = await askedQuestion(sb, { tenant: 'quiet' });

@@ -430,11 +430,13 @@ describe('the record of every API request', () => {
     await sendReply(sb, replyBody({ questionId: asked.questionId }), { token: 'wrong' });
     const { events } = await conversation(sb, asked.sessionId);
     const requests = events.filter((e) => e.type === 'api.request');
-    expect(requests.map((e) => [e.status, e.path])).toEqual([[400n, '/api/v1/chatbot']]);
+    expect(requests.map((e) => [e.status, e.path])).toEqual([
+      [400n, '/api/v1/chatbot'],
+      [401n, '/api/v1/chatbot'],
+    ]);
     expect(requests[0]?.error).toContain('text');
-    // A request refused before its body was read names no thread: it is in the tenant's log only.
-    const refused = sb.events({ tenant: 'sandbox' }).filter((e) => e.type === 'api.request' && e.status === 401);
-    expect(refused).toMatchObject([{ sessionId: null, error: 'invalid bearer token' }]);
+    // A request refused before its body was checked is tied all the same: the body is read for the identifiers it names.
+    expect(requests[1]).toMatchObject({ sessionId: asked.sessionId, scope: 'conversation', error: 'invalid bearer token' });
     // They are not bot answers: /_sandbox/messages lists none of them.
     expect(await messages(sb)).toEqual([]);
   });

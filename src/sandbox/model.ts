@@ -1,0 +1,141 @@
+import type { Reason } from '../payload/index.js';
+import type { Channel, Owner, QuestionType, SandboxEvent, SeqQueue } from './events.js';
+
+/**
+ * The shapes of what the sandbox keeps per tenant (docs/sandbox.md, "State"): clients, threads,
+ * their questions, deliveries and reasons. Types only: the store (src/sandbox/store/) holds and
+ * changes them; the rules (src/sandbox/rules/) read them through a TenantView and decide.
+ */
+
+/** The identifiers the sandbox makes start here, in ranges apart, so a bot that mixes them up meets a 404. */
+export const firstIds = { coreClientId: 1001n, questionId: 5001n } as const;
+
+/** The longest customer message, in UTF-16 code units (a sandbox choice, docs/sandbox.md). */
+export const maxCustomerText = 4000;
+
+/** The hand-over of a thread (SWITCH_TO_HUMAN) or of a question (UNCLEAR_QUESTION) and its targets. */
+export interface Handover {
+  code: 'SWITCH_TO_HUMAN' | 'UNCLEAR_QUESTION';
+  seq: number;
+  time: string;
+  userIds: bigint[];
+  skillIds: bigint[];
+  unitIds: bigint[];
+}
+
+/** The bot's last delivered message in a thread: what the customer can press or pick. */
+export interface LastBotMessage {
+  seq: number;
+  quickReplies: Record<string, unknown>[];
+  messageListPicker: Record<string, unknown> | null;
+  /** List pickers are shown on IM threads only (docs/api.md, list rule 1). */
+  listShown: boolean;
+}
+
+export interface Client {
+  coreClientId: bigint;
+  clientId: string | null;
+  /** The seq of the last event of this client or any of its threads; it is forgotten once that event is dropped. */
+  lastSeq: number;
+  /** Where an answer addressed by client goes: the client's most recent thread still kept. */
+  latest: Thread | null;
+}
+
+export interface Question {
+  /** The seq of the customer message that asked it. */
+  seq: number;
+  questionId: bigint;
+  questionIndex: bigint;
+  type: QuestionType;
+  thread: Thread;
+  answered: boolean;
+  withAgents: Handover | null;
+}
+
+export interface Thread {
+  readonly tenant: string;
+  readonly sessionId: string;
+  readonly channel: Channel;
+  readonly client: Client;
+  owner: Owner;
+  handover: Handover | null;
+  readonly questions: SeqQueue<Question>;
+  nextIndex: bigint;
+  readonly startedSeq: number;
+  readonly startedAt: string;
+  lastSeq: number;
+  readonly log: SeqQueue<SandboxEvent>;
+  lastBotMessage: LastBotMessage | null;
+}
+
+/** A MESSAGE webhook to send: the exact bytes, kept for retries and redelivery. */
+export interface Delivery {
+  readonly deliveryId: string;
+  readonly tenant: string;
+  readonly sessionId: string;
+  readonly questionId: bigint;
+  readonly body: Buffer;
+  /** The seq of the customer message; the delivery is forgotten with it. */
+  readonly seq: number;
+  redeliveries: number;
+  inFlight: boolean;
+}
+
+export interface ReasonRecord {
+  tenant: string;
+  code: string;
+  reason: Reason;
+  /** null while the reason is as seeded. */
+  updatedAt: string | null;
+  /** The X-Request-Id of the last update; null while the reason is as seeded. */
+  requestId: string | null;
+}
+
+/** What the state says about a thread: the summary GET /_sandbox/conversations lists. */
+export interface ConversationView {
+  tenant: string;
+  sessionId: string;
+  channel: Channel;
+  coreClientId: bigint;
+  clientId: string | null;
+  owner: Owner;
+  handover: Handover | null;
+  /** Questions handed to agents with UNCLEAR_QUESTION, by questionIndex. */
+  questionsWithAgents: bigint[];
+  questions: number;
+  startedSeq: number;
+  startedAt: string;
+  lastSeq: number;
+  lastBotMessage: LastBotMessage | null;
+}
+
+/**
+ * What a rule may read of one tenant: the store's maps, read-only. The store's tenant record has
+ * these fields (and more); a rule's unit test builds one from plain maps.
+ */
+export interface TenantView {
+  readonly name: string;
+  readonly clients: ReadonlyMap<bigint, Client>;
+  readonly clientsByExternalId: ReadonlyMap<string, Client>;
+  readonly threads: ReadonlyMap<string, Thread>;
+  readonly questions: ReadonlyMap<bigint, Question>;
+  /** answerIds of delivered answers (chatbot rule 6), with the seq of the answer that claimed each. */
+  readonly answerIds: ReadonlyMap<string, number>;
+  readonly reasons: ReadonlyMap<string, ReasonRecord>;
+  /** How many of `reasons` are active. */
+  readonly activeCount: number;
+}
+
+// The fields of a bot answer the rules read; a structural view so the rules state their needs.
+export interface ReplyFields {
+  answerId?: string | null | undefined;
+  clientId?: string | null | undefined;
+  coreClientId?: bigint | null | undefined;
+  questionId?: bigint | null | undefined;
+  sessionId?: string | null | undefined;
+  questionIndex?: bigint | null | undefined;
+  code?: string | null | undefined;
+  userIds?: Iterable<bigint> | null | undefined;
+  skillIds?: Iterable<bigint> | null | undefined;
+  unitIds?: Iterable<bigint> | null | undefined;
+}

@@ -1,0 +1,64 @@
+import type { NamedIdentifiers } from '../events.js';
+import type { TenantView } from '../model.js';
+
+/**
+ * A refused API request is tied to the conversation its body names (docs/sandbox.md, "Events"),
+ * whatever the refusal, so the customer's side sees it at once. The identifiers are read from the
+ * body as sent, before (or without) any check of it: a bot that sends its questionId as a string of
+ * digits still gets its refusal tied. Nothing else of the body is kept (never a token or a secret).
+ */
+
+export type { NamedIdentifiers } from '../events.js';
+export const noIdentifiers: NamedIdentifiers = Object.freeze({
+  questionId: null,
+  questionIndex: null,
+  sessionId: null,
+  coreClientId: null,
+  clientId: null,
+});
+
+/** The longest identifier string kept in a record: a sessionId or clientId longer than this is cut there. */
+export const maxNamedLength = 256;
+
+const whole = /^-?\d{1,19}$/;
+
+function integer(value: unknown): bigint | null {
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'string' && whole.test(value)) return BigInt(value);
+  return null;
+}
+
+function text(value: unknown): string | null {
+  if (typeof value !== 'string' || value === '') return null;
+  return value.slice(0, maxNamedLength);
+}
+
+/** The identifiers a request body names; all null for a body that is not a JSON object. */
+export function namedIdentifiers(body: unknown): NamedIdentifiers {
+  if (typeof body !== 'object' || body === null) return noIdentifiers;
+  const fields = body as Record<string, unknown>;
+  return {
+    questionId: integer(fields.questionId),
+    questionIndex: integer(fields.questionIndex),
+    sessionId: text(fields.sessionId),
+    coreClientId: integer(fields.coreClientId),
+    clientId: text(fields.clientId),
+  };
+}
+
+/**
+ * The conversation a request is tied to: the thread of the question it names by questionId, else
+ * the thread it names by sessionId, else the most recent thread of the client it names by
+ * coreClientId, else by clientId; null when the tenant keeps none of them.
+ */
+export function tiedSession(view: TenantView, named: NamedIdentifiers): string | null {
+  if (named.questionId !== null) {
+    const question = view.questions.get(named.questionId);
+    if (question) return question.thread.sessionId;
+  }
+  if (named.sessionId !== null && view.threads.has(named.sessionId)) return named.sessionId;
+  const byCore = named.coreClientId === null ? undefined : view.clients.get(named.coreClientId);
+  if (byCore?.latest) return byCore.latest.sessionId;
+  const byExternal = named.clientId === null ? undefined : view.clientsByExternalId.get(named.clientId);
+  return byExternal?.latest?.sessionId ?? null;
+}
