@@ -278,7 +278,12 @@ describe('core customer say', () => {
 });
 
 describe("core customer say and press, when the sandbox refuses the bot's request", () => {
-  const wrongToken = (message: Message, sb: TestSandbox) =>
+  // A wrong token on an answer naming a question the sandbox does not have: nothing in the body
+  // names this conversation, so the refusal is tied to none (tenant-wide).
+  const wrongToken = (_message: Message, sb: TestSandbox) =>
+    call(sb, '/api/v1/chatbot', { token: 'not-the-token', body: replyBody({ coreClientId: undefined, questionId: 987654321n }) });
+  // The same wrong token on an answer naming the question: tied to the conversation.
+  const wrongTokenTied = (message: Message, sb: TestSandbox) =>
     call(sb, '/api/v1/chatbot', { token: 'not-the-token', body: replyBody({ coreClientId: undefined, questionId: message.questionId }) });
   const tooLongButton = (message: Message, sb: TestSandbox) =>
     reply(sb, message, { quickReplies: [{ type: 'TEXT', text: 'x'.repeat(4001) }] });
@@ -294,7 +299,14 @@ describe("core customer say and press, when the sandbox refuses the bot's reques
       hint: /^hint: the bot's request breaks a rule of the API/m,
     },
     {
-      name: 'a refusal tied to no conversation (401: a wrong token)',
+      name: 'a refusal tied to the conversation (401: a wrong token on an answer naming the question)',
+      bot: wrongTokenTied,
+      line: /^error: the sandbox refused the bot's POST \/api\/v1\/chatbot: 401 Unauthorized: .+$/m,
+      untied: false,
+      hint: /^hint: the bot must send Authorization: Bearer with the sandbox's token/m,
+    },
+    {
+      name: 'a refusal tied to no conversation (401: a wrong token on an answer naming an unknown question)',
       bot: wrongToken,
       line: /^error: the sandbox refused the bot's POST \/api\/v1\/chatbot: 401 Unauthorized: .+ \(not tied to a conversation\)$/m,
       untied: true,
