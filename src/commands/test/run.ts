@@ -1,4 +1,4 @@
-import { stat, writeFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Context } from '../../context.js';
@@ -6,6 +6,7 @@ import { parseDuration } from '../../config/duration.js';
 import { baseUrlProblem } from '../../config/schema.js';
 import { ExitCode, InterruptedError, NetworkError, UsageError } from '../../errors.js';
 import { makeStyle } from '../../output/style.js';
+import { writeOutputFile } from '../../output/file.js';
 import type { Sandbox } from '../../sandbox/server.js';
 import { requestJson, type ClientInit } from '../customer/client.js';
 import { listFiles, loadTests, type PlannedConversation } from './load.js';
@@ -92,7 +93,7 @@ export async function runTest(options: TestOptions, ctx: Context): Promise<numbe
   if (!humanOnStdout) {
     const document = await render(report, options.reporter);
     if (output === undefined) ctx.out(document);
-    else await writeFile(output, document);
+    else await writeOutputFile(output, document, output, '--output');
   }
   if (report.unreachable) {
     throw new NetworkError(report.unreachable.message, 'EBOTUNREACHABLE', {
