@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 const dir = import.meta.dirname;
 let failed = false;
-for (const script of ['startup.mjs', 'batch.mjs', 'sandbox.mjs', 'stopping.mjs']) {
+for (const script of ['startup.mjs', 'batch.mjs', 'sandbox.mjs', 'stopping.mjs', 'trim.mjs']) {
   const path = join(dir, script);
   if (!existsSync(path)) continue;
   console.log(`\n## ${script}\n`);

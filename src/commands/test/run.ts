@@ -23,6 +23,7 @@ import {
   type RunReport,
 } from './report.js';
 import { runConversation, type ConversationResult } from './runner.js';
+import { trimEndOf } from '../../text.js';
 
 /**
  * `core test FILE...`: plays conversation files against a bot through a sandbox and reports the
@@ -157,7 +158,7 @@ async function outputPath(output: string, cwd: string): Promise<string> {
 /** The sandbox to play through: the one at --sandbox (which must deliver to a bot), or a new one. */
 async function connect(options: TestOptions, ctx: Context): Promise<{ url: string; botUrl: string | null; sandbox?: Sandbox }> {
   if (options.sandbox !== undefined) {
-    const url = options.sandbox.replace(/\/+$/, '');
+    const url = trimEndOf(options.sandbox, '/');
     const info = await requestJson({ baseUrl: url, timeoutMs: REQUEST_TIMEOUT_MS, signal: ctx.signal }, 'GET', '/_sandbox/info');
     const bot = (info.json as { bot?: { url?: unknown } | null } | undefined)?.bot;
     if (info.status !== 200 || bot === undefined) {
