@@ -8,6 +8,7 @@ import { createContext } from '../../src/context.js';
 import { buildProgram } from '../../src/program.js';
 import { runInProcess } from '../helpers/run.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
+import { hangLimit } from '../helpers/time-scale.js';
 import { happens } from '../helpers/wait.js';
 
 /**
@@ -25,10 +26,10 @@ import { happens } from '../helpers/wait.js';
  * red: 200 runs once took more than the 30 s every test had then.
  */
 
-/** The longest one command line may run before it counts as hung. */
+/** The longest one command line may run before it counts as hung (scaled to the machine's load by `happens`). */
 const RUN_LIMIT_MS = 60_000;
 /** A property's time limit: its runs' (fast-check may shrink a failure with as many again). */
-const limitFor = (runs: number) => 2 * runs * RUN_LIMIT_MS;
+const limitFor = (runs: number) => hangLimit(2 * runs * RUN_LIMIT_MS);
 
 const ALLOWED = [0, 2, 4, 5, 6];
 
