@@ -60,8 +60,16 @@ export function runVitest(node, args, env = process.env) {
       skippedTests,
     };
     if (results.numTotalTests === 0) counts.code ||= 1;
-    // A suite that failed to load (vitest exits 1) with no failed test still counts one failure.
-    if (counts.code !== 0 && counts.failed === 0) counts.failed = 1;
+    // A suite that failed to load, or an unhandled error or rejection (vitest exits 1 and its JSON
+    // report still says success), with no failed test: one failure, named, so the summary says why.
+    if (counts.code !== 0 && counts.failed === 0) {
+      counts.failed = 1;
+      if (failedTests.length === 0) {
+        failedTests.push(
+          `(vitest exited ${counts.code} with every test passed: an unhandled error or rejection, listed in its output above)`,
+        );
+      }
+    }
     return counts;
   } catch {
     return { code: vitest.status || 1, passed: 0, failed: 1, skipped: 0, failedTests: ['(vitest wrote no report)'], skippedTests: [] };

@@ -1,6 +1,7 @@
-import { closeSync, openSync, statSync, writeSync } from 'node:fs';
+import { closeSync, statSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CoreError, ExitCode, UsageError } from '../errors.js';
+import { openOutputFileSync } from '../output/file.js';
 
 /**
  * The `--report FILE` record (docs/reasons.md, "The report"): one NDJSON line per item,
@@ -36,14 +37,16 @@ export function refuseReportOverInput(report: string, input: string | undefined,
 /**
  * Creates (or empties) the report file. Done before anything is sent, so an unwritable path stops
  * the command while nothing has happened yet, and a report left from an earlier run is never
- * mistaken for this one's.
+ * mistaken for this one's. A new report is the user's alone (0600), and a symbolic link of another
+ * user's is refused (src/output/file.ts).
  */
 export function openReport(path: string, cwd: string): ReportWriter {
   const full = resolve(cwd, path);
   let fd: number;
   try {
-    fd = openSync(full, 'w', 0o644);
+    fd = openOutputFileSync(full, path, '--report');
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     const code = (error as { code?: string }).code ?? 'error';
     throw new UsageError(`cannot write the report file ${path} (${code})`, { hint: 'give --report a path in a folder you can write to' });
   }

@@ -59,6 +59,10 @@ export interface LoadInput {
   warn?: (message: string) => void;
   /** Stops waiting for a JavaScript config file still loading (Ctrl-C, SIGTERM). */
   signal?: AbortSignal;
+  /** Never run code, not even a JavaScript config file named with --config: for TAB completion. */
+  noCode?: boolean;
+  /** The user whose files the search trusts (besides root's): the process's own by default. */
+  uid?: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;

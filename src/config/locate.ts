@@ -1,4 +1,4 @@
-import { access, constants, readdir, readFile, stat } from 'node:fs/promises';
+import { access, constants, lstat, readdir, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, InterruptedError } from '../errors.js';
@@ -43,9 +43,18 @@ export const userSearchPlaces = ['config', 'config.json', 'config.yaml', 'config
 /** The name `core config init` writes: YAML, and one of the names above. */
 export const USER_CONFIG_NAME = 'config.yaml';
 
-/** A one-line description of the names looked for, for messages. */
-export const SEARCH_PLACES_TEXT = '.corerc, .corerc.json|yaml|yml|js|cjs|mjs, core.config.js|cjs|mjs, the "core" key of package.json';
-export const USER_PLACES_TEXT = 'config, config.json|yaml|yml|js|cjs|mjs';
+/**
+ * A one-line description of the names the search reads, for messages. The JavaScript names are
+ * looked for too, only to say that they are not loaded (docs/configuration.md, "Where the file is
+ * looked for").
+ */
+export const SEARCH_PLACES_TEXT = '.corerc, .corerc.json|yaml|yml, the "core" key of package.json';
+export const USER_PLACES_TEXT = 'config, config.json|yaml|yml';
+
+/** Whether a file is a JavaScript config, which runs code when loaded: only ever loaded when named. */
+export function isJavaScriptConfig(file: string): boolean {
+  return /\.(?:js|cjs|mjs)$/.test(file);
+}
 
 export interface LocateInput {
   cwd: string;
@@ -53,6 +62,15 @@ export interface LocateInput {
   flags: { config?: string };
   /** Stops waiting for a JavaScript config file that is still loading (Ctrl-C, SIGTERM). */
   signal?: AbortSignal;
+  /** Told of a JavaScript config file that the search found and did not load. */
+  warn?: (message: string) => void;
+  /**
+   * Never run code, not even of a file named with --config or CORE_CONFIG: for TAB completion, which
+   * the shell runs on every key press (docs/configuration.md, "Trusted files only").
+   */
+  noCode?: boolean;
+  /** The user whose files the search trusts (besides root's): the process's own by default. */
+  uid?: number;
 }
 
 export interface Location {
@@ -118,6 +136,9 @@ export async function findConfig(input: LocateInput, load = true): Promise<Locat
   if (named) {
     const file = path.resolve(input.cwd, named.file);
     await assertReadableFile(file, named.by);
+    if (input.noCode && isJavaScriptConfig(file)) {
+      throw new ConfigError(`${file} (from ${named.by}) is a JavaScript config file, which TAB completion never loads`);
+    }
     const location = { configFile: file, searched: [file], namedBy: named.by };
     if (!load) return location;
     return { ...location, content: (await readConfigFile(file, 'named', input))?.content };
@@ -131,11 +152,68 @@ export async function findConfig(input: LocateInput, load = true): Promise<Locat
     if (index < first) continue;
     for (const place of index === last ? userSearchPlaces : projectSearchPlaces) {
       const file = path.join(folder, place);
+      if (isJavaScriptConfig(place)) {
+        // Found by the search, so possibly planted by someone else (a parent folder, /tmp): a
+        // JavaScript config runs code, so it is only ever loaded when the user names it.
+        if (await isFile(file)) input.warn?.(javaScriptNotLoaded(file));
+        continue;
+      }
       const found = await readConfigFile(file, 'search', input);
       if (found) return { configFile: file, searched: folders, namedBy: null, content: found.content };
     }
   }
   return { configFile: null, searched: folders, namedBy: null };
+}
+
+/** The one line said about a JavaScript config file the search passed over. */
+export function javaScriptNotLoaded(file: string): string {
+  return `${file} is not loaded: the search reads only YAML and JSON config files, as a JavaScript one runs code; to use it, name it: --config ${file} (or CORE_CONFIG=${file})`;
+}
+
+async function isFile(file: string): Promise<boolean> {
+  try {
+    return (await stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Refuses a config file the search found unless it is the user's (or root's) and no one else may
+ * write it, as ssh refuses such a key file and git a repository of another owner: a file planted in
+ * a parent folder or in /tmp would otherwise choose the service the token is sent to, and run its
+ * token command. A symbolic link must be the user's (or root's) too, and so must its target. Not on
+ * Windows, which has no such owners and modes.
+ */
+export async function assertTrusted(file: string, input: Pick<LocateInput, 'uid'>): Promise<void> {
+  const uid = input.uid ?? process.getuid?.();
+  if (process.platform === 'win32' || uid === undefined) return;
+  let link;
+  let target;
+  try {
+    link = await lstat(file);
+    target = link.isSymbolicLink() ? await stat(file) : link;
+  } catch {
+    // It was just read: gone since, the reading of it fails on its own.
+    return;
+  }
+  const foreign = (owner: number) => owner !== uid && owner !== 0;
+  const reasons: string[] = [];
+  const foreignLink = link.isSymbolicLink() && foreign(link.uid);
+  if (foreignLink) reasons.push(`is a symbolic link owned by uid ${link.uid}`);
+  if (foreign(target.uid)) reasons.push(`is owned by uid ${target.uid}, not by you (uid ${uid}) or root`);
+  const writers = [(target.mode & 0o020) !== 0 ? 'its group' : '', (target.mode & 0o002) !== 0 ? 'other users' : ''].filter(Boolean);
+  if (writers.length > 0) reasons.push(`can be written by ${writers.join(' and ')}`);
+  if (reasons.length === 0) return;
+  const owned = !foreignLink && !foreign(target.uid);
+  throw new ConfigError(
+    `refusing the config file ${file}: it ${reasons.join(' and ')}; a config file found by the search must be yours and writable by you alone, as it chooses where the token goes and may run a command`,
+    {
+      hint: owned
+        ? `if the file is yours, run: chmod go-w ${file}`
+        : `remove ${file} if you do not know it, or run core from another folder; a file you trust can be named with --config ${file} (or CORE_CONFIG)`,
+    },
+  );
 }
 
 /** Failures to read a candidate that the search passes over, as cosmiconfig's does. */
@@ -162,12 +240,15 @@ async function readConfigFile(file: string, mode: 'search' | 'named', input: Loc
   }
   if (text.trim() === '') return mode === 'search' ? null : { content: undefined };
   const extension = path.extname(file);
+  // A package.json without a "core" key is passed over whoever owns it; any other file is checked
+  // before it is parsed, so a refused file's content is never used.
+  if (mode === 'search' && !(path.basename(file) === 'package.json' && !hasCoreKeyIn(text))) await assertTrusted(file, input);
   const kind = extension === '.json' ? 'json' : /^\.(ya?ml|)$/.test(extension) || !LOADED_BY_EXTENSION.has(extension) ? 'yaml' : 'other';
   let loaded: unknown;
   const parsed = kind === 'other' ? undefined : await parseQuietly(kind, text);
   if (parsed !== undefined) loaded = parsed.value;
   else {
-    const loaders = await configLoaders(input.env, input.signal);
+    const loaders = await configLoaders(input.env, input.signal, mode === 'named' && !input.noCode);
     loaded = await (loaders[extension === '' ? 'noExt' : extension] ?? loaders.default!)(file, text);
   }
   if (path.basename(file, extension) === 'package') {
@@ -200,7 +281,8 @@ async function parseQuietly(kind: 'json' | 'yaml', text: string): Promise<{ valu
 async function viaCosmiconfig(file: string, mode: 'search' | 'named', input: LocateInput): Promise<{ content: unknown } | null> {
   // cosmiconfig is CommonJS: its exports arrive as `default` in the ESM bundle (and in Node alike).
   const { cosmiconfig } = (await import('cosmiconfig')).default;
-  const loaders = await configLoaders(input.env, input.signal);
+  // A file found by the search may $import only YAML and JSON: JavaScript is loaded when named.
+  const loaders = await configLoaders(input.env, input.signal, mode === 'named' && !input.noCode);
   const explorer = cosmiconfig('core', { searchStrategy: 'none', cache: false, loaders, searchPlaces: [path.basename(file)] });
   const result = mode === 'search' ? await explorer.search(path.dirname(file)) : await explorer.load(file);
   if (result === null) return null;
@@ -232,10 +314,19 @@ async function firstCandidate(folders: string[]): Promise<number> {
 
 async function hasCoreKey(file: string): Promise<boolean> {
   try {
-    const parsed = JSON.parse(await readFile(file, 'utf8')) as unknown;
+    return hasCoreKeyIn(await readFile(file, 'utf8'));
+  } catch {
+    // A package.json that cannot be read: let cosmiconfig report it.
+    return true;
+  }
+}
+
+function hasCoreKeyIn(text: string): boolean {
+  try {
+    const parsed = JSON.parse(text) as unknown;
     return typeof parsed === 'object' && parsed !== null && 'core' in parsed;
   } catch {
-    // A package.json that cannot be read or parsed: let cosmiconfig report it.
+    // A package.json that cannot be parsed: let cosmiconfig report it.
     return true;
   }
 }
@@ -281,7 +372,11 @@ type Loader = (filepath: string, content: string) => unknown;
  * lines, which may hold a token. Any other extension of a file named by --config is read as YAML
  * (which reads JSON too); TypeScript is refused, as it would need the compiler at run time.
  */
-export async function configLoaders(env: Record<string, string | undefined>, signal?: AbortSignal): Promise<Record<string, Loader>> {
+export async function configLoaders(
+  env: Record<string, string | undefined>,
+  signal?: AbortSignal,
+  code = true,
+): Promise<Record<string, Loader>> {
   const { defaultLoaders } = (await import('cosmiconfig')).default;
   const wrap =
     (loader: Loader): Loader =>
@@ -293,7 +388,14 @@ export async function configLoaders(env: Record<string, string | undefined>, sig
         throw loadError(error, filepath, content, env);
       }
     };
-  const js = (loader: Loader): Loader => wrap((filepath, content) => settled(loader(filepath, content), filepath, signal));
+  const js = (loader: Loader): Loader =>
+    code
+      ? wrap((filepath, content) => settled(loader(filepath, content), filepath, signal))
+      : (filepath) => {
+          throw new ConfigError(`${filepath}: a JavaScript file is not loaded from a config file the search found`, {
+            hint: 'name the config file with --config FILE (or CORE_CONFIG) to let it import JavaScript',
+          });
+        };
   return {
     '.json': wrap(defaultLoaders['.json']),
     '.yaml': wrap(defaultLoaders['.yaml']),

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { ConfigError, InterruptedError, type Problem } from '../errors.js';
 import { formatDuration } from './duration.js';
 import { checkToken, TOKEN_HINT } from './token.js';
+import { trimEndOf } from '../text.js';
 
 /** A token as written in the config file: a literal string, `{env: NAME}` or `{command: "..."}`. */
 export type SecretSpec = string | { env: string } | { command: string };
@@ -160,11 +161,7 @@ function tokenFromOutput(output: string, label: string): string {
 /** The command's standard error, cut to about 1 KB, as indented lines under the message. */
 function stderrProblems(bytes: Buffer, total: number): Problem[] {
   // eslint-disable-next-line no-control-regex
-  let text = bytes
-    .subarray(0, STDERR_LIMIT)
-    .toString('utf8')
-    .replace(/\uFFFD+$/, '')
-    .replace(/\u001b\[[0-9;]*[A-Za-z]/g, '');
+  let text = trimEndOf(bytes.subarray(0, STDERR_LIMIT).toString('utf8'), '\uFFFD').replace(/\u001b\[[0-9;]*[A-Za-z]/g, '');
   text = text.trimEnd();
   if (text === '') return [];
   const lines = text.split(/\r?\n/).map((line) => ({ path: '', message: `stderr: ${line}` }));

@@ -1,4 +1,5 @@
 import { maskProblem } from '../mask.js';
+import { trimOf } from '../text.js';
 
 /**
  * What a token must be (docs/security.md, "The masking rule"; docs/configuration.md, "Tokens"):
@@ -22,7 +23,7 @@ export const TOKEN_HINT =
 export function checkToken(raw: string, printed: readonly string[] = []): { token: string } | { problem: string } {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f-\u009f]/.test(raw)) return { problem: 'holds a line break or control character' };
-  const token = raw.replace(/^ +| +$/g, '');
+  const token = trimOf(raw, ' ');
   if (token === '') return { problem: 'is empty' };
   if (/\s/.test(token)) return { problem: 'holds white space' };
   if (/[^\u0021-\u007e]/.test(token)) {

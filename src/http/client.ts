@@ -315,10 +315,11 @@ async function attemptOnce(request: HttpRequest, client: GotStream): Promise<Htt
       settled = true;
       cleanUp();
       stream.destroy();
-      // The service already gave its verdict (a 500 whose body is slow or cut short): that status is
-      // the outcome, not "no answer". A success whose body breaks off stays a network failure, as
-      // before: whether it is complete cannot be told.
-      if (response !== undefined && (response.statusCode < 200 || response.statusCode >= 300)) {
+      // The service already gave its verdict once its status line came (a 500 whose body is slow, a
+      // 200 OK whose body is cut short): that status is the outcome, not "no answer". A success
+      // reported as a network failure would invite a second send, and a greeting would then greet
+      // twice; the response says the body did not arrive whole instead (`incomplete`).
+      if (response !== undefined) {
         const timedOut = (error as { code?: string }).code === 'ETIMEDOUT';
         resolve(answer(timedOut ? `the rest did not arrive within ${formatMs(request.timeoutMs)}` : 'the connection closed'));
         return;

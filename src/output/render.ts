@@ -39,6 +39,7 @@ export function renderHuman(result: RequestResult, style: Style): string {
     const label = `${result.status} ${statusText(result.status)}`.trim();
     lines.push(`${result.ok ? style.green(`✓ ${label}`) : style.red(`✗ ${label}`)}  ${target}`);
   }
+  if (result.warning !== undefined) lines.push(`  ${style.yellow(printable('warning').padEnd(10))}  ${printable(result.warning)}`);
   if (result.code !== undefined) lines.push(field('code', result.code, style));
   if (result.requestId) lines.push(field('request id', result.requestId, style));
   if (result.durationMs !== null) {

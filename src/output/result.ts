@@ -32,6 +32,11 @@ export interface RequestResult {
    * are not retries, so raising `retries` would not have helped.
    */
   retryAfterMs?: number;
+  /**
+   * Said of a success whose body did not arrive whole (the connection closed, or the rest did not
+   * come in time): the status came first, so the request was delivered; it is not repeated.
+   */
+  warning?: string;
   /** For batches: not sent because the batch stopped early. */
   skipped?: boolean;
   /** For batches: not sent because the --resume report shows it applied by an earlier run (ok is true). */
@@ -105,6 +110,11 @@ export function errorBodyOf(
   return { message: cutText(text, RAW_BODY_LIMIT, response.truncated) };
 }
 
+/** The warning of a success whose body did not arrive whole: what happened, and that it was delivered. */
+export function cutBodyWarning(incomplete: string): string {
+  return `the body of the answer was cut short (${incomplete}); its status came first, so the request was delivered: do not send it again`;
+}
+
 /** Cuts text to at most `limit` bytes of UTF-8 without splitting a character, marking the cut. */
 export function cutText(text: string, limit: number, alreadyCut = false): string {
   const bytes = Buffer.from(text, 'utf8');
@@ -142,6 +152,7 @@ export function resultFromResponse(
     ...(request.code !== undefined ? { code: request.code } : {}),
     ...(request.answerId !== undefined ? { answerId: request.answerId } : {}),
     error: ok ? null : response.status >= 300 && response.status < 400 ? redirectError(response) : errorBodyOf(response),
+    ...(ok && response.incomplete !== undefined ? { warning: cutBodyWarning(response.incomplete) } : {}),
     ...(response.attempts > 1 ? { attempts: response.attempts } : {}),
     ...retryAfterOf(response),
   };

@@ -4,6 +4,7 @@ import { askField, askText, type FieldSchema } from './ask.js';
 import type { Draft, Part } from './composer.js';
 import { cut } from './preview.js';
 import { headerFooterFields, listFields, quickReplyFields } from './schemas.js';
+import { trimOf } from '../text.js';
 
 /**
  * The parts a greeting and a bot answer share: the text, quick-reply buttons, header and footer,
@@ -184,9 +185,9 @@ export function slug(title: string): string {
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-  return base === '' ? 'item' : base.slice(0, 40);
+    .replace(/[^a-z0-9]+/g, '-');
+  const trimmed = trimOf(base, '-');
+  return trimmed === '' ? 'item' : trimmed.slice(0, 40);
 }
 
 /** The interactive list ("messageListPicker", instant-messenger channel only). */

@@ -1,6 +1,6 @@
-import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
+import { writeOutputFile } from '../output/file.js';
 import { stringifyJson } from '../payload/json.js';
 
 /**
@@ -10,8 +10,9 @@ import { stringifyJson } from '../payload/json.js';
 export async function savePayload(path: string, payload: unknown, cwd: string): Promise<string> {
   const full = resolve(cwd, path);
   try {
-    await writeFile(full, `${stringifyJson(payload, 2)}\n`, 'utf8');
+    await writeOutputFile(full, `${stringifyJson(payload, 2)}\n`, path, '--save');
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     const code = (error as { code?: string }).code ?? 'error';
     const why =
       code === 'ENOENT'

@@ -22,8 +22,9 @@ function tokenNotes(key: string, description: string): Record<string, string> {
 export const CONFIG_NOTES: Readonly<Record<string, string>> = {
   '': [
     'The configuration of core: profiles of settings for the chatbot integration API.',
-    'Found as .corerc (YAML or JSON), .corerc.json|yaml|yml|js|cjs|mjs, core.config.js|cjs|mjs or the core key of package.json,',
+    'Found as .corerc (YAML or JSON), .corerc.json|yaml|yml or the core key of package.json,',
     'from the current folder up to the home folder, then in $XDG_CONFIG_HOME/core/ (else ~/.config/core/); --config FILE (env CORE_CONFIG) names one file instead.',
+    'A file found this way must be owned by the user (or root) and writable by the user alone; a JavaScript config is loaded only when named.',
     'Precedence, highest first: flags, environment, the chosen profile, defaults.',
     'Rules a JSON Schema cannot express: defaultProfile must name a profile of this file;',
     'baseUrl must be an absolute http or https URL without user name, password, query or fragment;',

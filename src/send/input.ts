@@ -5,6 +5,7 @@ import type { Context } from '../context.js';
 import { InterruptedError, PayloadError, UsageError } from '../errors.js';
 import { cjs } from '../interop.js';
 import { parseJson } from '../payload/json.js';
+import { trimLineBreaks } from '../text.js';
 
 /**
  * Reading payload files (`-f FILE`, `-f -` for standard input) as JSON or YAML. Integers are read
@@ -110,7 +111,7 @@ export async function readTextFile(path: string, flag: string, ctx: Context): Pr
       throw new UsageError(`${flag}: cannot read ${path} (${(error as { code?: string }).code ?? 'error'})`);
     }
   }
-  return decode(bytes, name).replace(/(\r?\n)+$/, '');
+  return trimLineBreaks(decode(bytes, name));
 }
 
 /**

@@ -5,6 +5,7 @@ import { printable } from '../output/terminal.js';
 import { stringifyJson } from '../payload/json.js';
 import type { Operation } from '../operations.js';
 import { version } from '../version.js';
+import { trimEndOf } from '../text.js';
 
 export interface PreparedRequest {
   method: Operation['method'];
@@ -29,7 +30,7 @@ export interface RequestSettings {
 
 /** Joins the base URL and an API path, keeping any path prefix of the base URL. */
 export function joinUrl(baseUrl: string, path: string): string {
-  return `${baseUrl.replace(/\/+$/, '')}${path}`;
+  return `${trimEndOf(baseUrl, '/')}${path}`;
 }
 
 export function userAgent(): string {

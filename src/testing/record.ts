@@ -4,6 +4,7 @@ import type { SandboxEvent } from '../sandbox/events.js';
 import { literal } from './pattern.js';
 import { escapeTemplate } from './substitute.js';
 import { CHECKED_FIELDS, type TestChannel } from './schema.js';
+import { trimEndOf, trimOf } from '../text.js';
 
 /**
  * "Save as test" (docs/testing-bots.md, "Save a conversation as a test"): a sandbox conversation as
@@ -114,12 +115,10 @@ function cut(text: string): string {
 
 /** A name as a file name: lower-case ASCII letters, digits and dashes. */
 function slug(name: string): string {
-  return name
+  const dashed = name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, NAME_LENGTH)
-    .replace(/-+$/, '');
+    .replace(/[^a-z0-9]+/g, '-');
+  return trimEndOf(trimOf(dashed, '-').slice(0, NAME_LENGTH), '-');
 }

@@ -187,7 +187,7 @@ describe('core config path', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('error: no config file found');
     expect(run.stderr).toContain(`looked in ${box.cwd}, `);
-    expect(run.stderr).toContain(`and in ${path.join(box.home, '.config', 'core')} for config, config.json|yaml|yml|js|cjs|mjs`);
+    expect(run.stderr).toContain(`and in ${path.join(box.home, '.config', 'core')} for config, config.json|yaml|yml`);
     expect(run.stderr).toContain('hint: create one with: core config init');
     const io = capture(box.env, box.cwd);
     await expect(runConfigPath({ global: {} }, io.ctx)).rejects.toBeInstanceOf(ConfigError);

@@ -34,12 +34,15 @@ describe('which config files load cosmiconfig', () => {
     ['~/.config/core/config', yaml, false],
     ['.corerc.json', '{"profiles": }', true],
     ['.corerc.yaml', 'profiles: [\n', true],
-    ['.corerc.cjs', `module.exports = ${json};`, true],
+    // Found by the search, a JavaScript file is passed over, not loaded; named, cosmiconfig loads it.
+    ['.corerc.cjs', `module.exports = ${json};`, false],
+    ['--config .corerc.cjs', `module.exports = ${json};`, true],
   ])('%s holding %j: cosmiconfig used: %s', async (name, content, loaded) => {
     loads.count = 0;
     const box = await sandbox();
-    await box.write(name.startsWith('~/') ? name.slice(2) : path.join(box.cwd, name), content);
-    await findConfig({ cwd: box.cwd, env: box.env, flags: {} }).catch(() => undefined);
+    const named = name.startsWith('--config ') ? name.slice('--config '.length) : undefined;
+    const file = await box.write(name.startsWith('~/') ? name.slice(2) : path.join(box.cwd, named ?? name), content);
+    await findConfig({ cwd: box.cwd, env: box.env, flags: named ? { config: file } : {} }).catch(() => undefined);
     expect(loads.count > 0).toBe(loaded);
   });
 });

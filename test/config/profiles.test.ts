@@ -99,10 +99,10 @@ describe('core config use', () => {
       /has no profile "qa"\nhint: profiles there: staging, prod/,
     ],
     [
-      'a JavaScript config file',
+      'a JavaScript config file (named: the search does not load one)',
       'core.config.mjs',
       'export default { profiles: { a: {} } };',
-      ['config', 'use', 'a'],
+      ['config', 'use', 'a', '--config', '../core.config.mjs'],
       /is JavaScript, which core does not rewrite/,
     ],
     ['a YAML file that does not parse', '.corerc.yaml', 'profiles: [oops', ['config', 'use', 'a'], /error: /],

@@ -1,6 +1,13 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configLoaders, findConfig, projectSearchPlaces, searchFolders, userSearchPlaces } from '../../src/config/locate.js';
+import {
+  configLoaders,
+  findConfig,
+  isJavaScriptConfig,
+  projectSearchPlaces,
+  searchFolders,
+  userSearchPlaces,
+} from '../../src/config/locate.js';
 import { sandbox, type Sandbox } from './helpers.js';
 
 /**
@@ -22,13 +29,19 @@ async function outcome(run: () => Promise<{ configFile: string | null; content?:
   }
 }
 
-/** The search as cosmiconfig does it, folder by folder: what locate.ts did before it read files itself. */
+/**
+ * The search as cosmiconfig does it, folder by folder: what locate.ts did before it read files itself,
+ * with the JavaScript names left out, as the search passes over them (docs/configuration.md,
+ * "Trusted files only").
+ */
 async function cosmiconfigSearch(box: Sandbox): Promise<{ configFile: string | null; content?: unknown }> {
   const { cosmiconfig } = (await import('cosmiconfig')).default;
   const loaders = await configLoaders(box.env);
   const folders = searchFolders(box.cwd, box.env);
   for (const [index, folder] of folders.entries()) {
-    const searchPlaces = [...(index === folders.length - 1 ? userSearchPlaces : projectSearchPlaces)];
+    const searchPlaces = (index === folders.length - 1 ? userSearchPlaces : projectSearchPlaces).filter(
+      (name) => !isJavaScriptConfig(name),
+    );
     const result = await cosmiconfig('core', { searchStrategy: 'none', cache: false, loaders, searchPlaces }).search(folder);
     if (result) return { configFile: result.filepath, content: result.config };
   }
@@ -83,17 +96,13 @@ const searchCases: Array<[string, Record<string, string>]> = [
     { '.corerc.yaml': '$import: base.yaml\nprofiles:\n  a: {tenant: mine}\n', 'base.yaml': 'defaultProfile: a\n' },
   ],
   ['$import of itself', { '.corerc.json': '{"$import": ".corerc.json"}' }],
-  ['JavaScript, after empty JSON', { '.corerc.json': '', '.corerc.cjs': `module.exports = ${json};` }],
-  [
-    'JavaScript exporting undefined, then a later name',
-    { '.corerc.cjs': 'module.exports = undefined;', 'core.config.mjs': `export default ${json};` },
-  ],
-  ['JavaScript exporting null', { '.corerc.mjs': 'export default null;' }],
-  ['JavaScript that throws', { '.corerc.cjs': `throw new Error("${token}");` }],
+  ['JavaScript (passed over), after empty JSON', { '.corerc.json': '', '.corerc.cjs': `module.exports = ${json};` }],
+  ['JavaScript (passed over), then YAML in the folder above', { '.corerc.cjs': `module.exports = ${json};`, '../.corerc.yaml': yaml }],
+  ['JavaScript that throws (passed over)', { '.corerc.cjs': `throw new Error("${token}");` }],
   ['the user folder: config as YAML', { '~/.config/core/config': yaml }],
   ['the user folder: invalid config.json', { '~/.config/core/config.json': '{"a" 1}' }],
   [
-    'the user folder: an empty config.yaml, then config.js',
+    'the user folder: an empty config.yaml, then config.js (passed over)',
     { '~/.config/core/config.yaml': '', '~/.config/core/config.js': `module.exports = ${json};` },
   ],
   ['the nearest of two folders', { '../.corerc.yaml': yaml.replace('acme', 'parent'), '.corerc.json': json }],

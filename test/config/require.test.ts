@@ -47,7 +47,7 @@ describe('requireSettings', () => {
       'token: looked for env CORE_TOKEN',
       'no config file was found',
       expect.stringMatching(new RegExp(`^looked in ${box.cwd}, .*${box.home} for \\.corerc, `)),
-      `and in ${path.join(box.home, '.config', 'core')} for config, config.json|yaml|yml|js|cjs|mjs`,
+      `and in ${path.join(box.home, '.config', 'core')} for config, config.json|yaml|yml`,
     ]);
     expect(error.hint).toContain('core config init');
   });

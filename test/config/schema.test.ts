@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configSchema, loadSettings, validateConfig } from '../../src/config/index.js';
+import { isJavaScriptConfig } from '../../src/config/locate.js';
 import { ConfigError } from '../../src/errors.js';
 import { sandbox } from './helpers.js';
 
@@ -9,7 +10,9 @@ const SECRET = 'sk_live_9f8e7d6c5b4a';
 async function loadError(content: string, name = '.corerc') {
   const box = await sandbox();
   const file = await box.write(path.join(box.cwd, name), content);
-  const error = await loadSettings({ cwd: box.cwd, env: box.env, flags: {} }).then(
+  // A JavaScript config is loaded only when named; the others are found by the search.
+  const flags = isJavaScriptConfig(name) ? { config: file } : {};
+  const error = await loadSettings({ cwd: box.cwd, env: box.env, flags }).then(
     () => undefined,
     (e: unknown) => e,
   );
@@ -271,7 +274,7 @@ describe('a JavaScript config file that throws something other than an Error', (
   it('names the file without quoting what was thrown', async () => {
     const box = await sandbox();
     const file = await box.write(path.join(box.cwd, '.corerc.cjs'), `throw "${SECRET}";`);
-    const error = (await loadSettings({ cwd: box.cwd, env: box.env, flags: {} }).catch((e: unknown) => e)) as ConfigError;
+    const error = (await loadSettings({ cwd: box.cwd, env: box.env, flags: { config: file } }).catch((e: unknown) => e)) as ConfigError;
     expect(error).toBeInstanceOf(ConfigError);
     expect(error.message).toContain(file);
     expect(text(error)).not.toContain(SECRET);

@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -22,12 +22,6 @@ describe('the search for a config file', () => {
     ['.corerc.json', json],
     ['.corerc.yaml', yaml],
     ['.corerc.yml', yaml],
-    ['.corerc.js', cjs],
-    ['.corerc.cjs', cjs],
-    ['.corerc.mjs', esm],
-    ['core.config.js', cjs],
-    ['core.config.cjs', cjs],
-    ['core.config.mjs', esm],
   ])('finds %s in the current folder', async (name, content) => {
     const box = await sandbox();
     const file = await box.write(path.join(box.cwd, name), content);
@@ -41,15 +35,63 @@ describe('the search for a config file', () => {
     ['config.json', json],
     ['config.yaml', yaml],
     ['config.yml', yaml],
-    ['config.js', cjs],
-    ['config.cjs', cjs],
-    ['config.mjs', esm],
   ])('finds %s in the user config folder ~/.config/core', async (name, content) => {
     const box = await sandbox();
     const file = await box.write(path.join(box.home, '.config', 'core', name), content);
     const result = await loadSettings({ cwd: box.cwd, env: box.env, flags: {} });
     expect(result.configFile).toBe(file);
     expect(result.tenant?.value).toBe('acme');
+  });
+
+  // A JavaScript config runs code: found by the search it is passed over with a note, and it loads
+  // only when named (docs/configuration.md, "Trusted files only"). The code here would leave a
+  // marker beside it if it ran.
+  it.each([
+    ['the current folder', '.corerc.js', 'cjs'],
+    ['the current folder', '.corerc.cjs', 'cjs'],
+    ['the current folder', '.corerc.mjs', 'esm'],
+    ['the current folder', 'core.config.js', 'cjs'],
+    ['the current folder', 'core.config.cjs', 'cjs'],
+    ['the current folder', 'core.config.mjs', 'esm'],
+    ['the user config folder', 'config.js', 'cjs'],
+    ['the user config folder', 'config.cjs', 'cjs'],
+    ['the user config folder', 'config.mjs', 'esm'],
+  ])('does not load %s/%s, says so in one line, and loads it when named', async (where, name, kind) => {
+    const box = await sandbox();
+    const folder = where === 'the user config folder' ? path.join(box.home, '.config', 'core') : box.cwd;
+    const marker = path.join(folder, 'ran');
+    const code =
+      kind === 'cjs'
+        ? `require('node:fs').writeFileSync(${JSON.stringify(marker)}, '');\nmodule.exports = ${json};\n`
+        : `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, '');\nexport default ${json};\n`;
+    const file = await box.write(path.join(folder, name), code);
+    const warnings: string[] = [];
+    const searched = await loadSettings({ cwd: box.cwd, env: box.env, flags: {}, warn: (message) => warnings.push(message) });
+    expect(searched.configFile).toBeNull();
+    expect(existsSync(marker)).toBe(false);
+    expect(warnings).toEqual([
+      `${file} is not loaded: the search reads only YAML and JSON config files, as a JavaScript one runs code; to use it, name it: --config ${file} (or CORE_CONFIG=${file})`,
+    ]);
+    for (const named of [
+      { flags: { config: file }, env: box.env },
+      { flags: {}, env: { ...box.env, CORE_CONFIG: file } },
+    ]) {
+      const result = await loadSettings({ cwd: box.cwd, ...named });
+      expect(result.configFile).toBe(file);
+      expect(result.tenant?.value).toBe('acme');
+    }
+    expect(existsSync(marker)).toBe(true);
+  });
+
+  it('goes on past a JavaScript config to the next file the search finds', async () => {
+    const box = await sandbox();
+    const js = await box.write(path.join(box.cwd, '.corerc.cjs'), cjs.replace('acme', 'javascript'));
+    const user = await box.write(path.join(box.home, '.config', 'core', 'config.yaml'), yaml.replace('acme', 'user'));
+    const warnings: string[] = [];
+    const result = await loadSettings({ cwd: box.cwd, env: box.env, flags: {}, warn: (message) => warnings.push(message) });
+    expect(result.configFile).toBe(user);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`--config ${js}`);
   });
 
   it('uses $XDG_CONFIG_HOME/core instead of ~/.config/core when XDG_CONFIG_HOME is set', async () => {

@@ -13,11 +13,19 @@ import { baseEnv, ensureBuilt, killStillRunning, runBuilt, startBuilt } from '..
 beforeAll(() => ensureBuilt());
 afterEach(() => killStillRunning());
 
-/** A project folder holding a .corerc.mjs of `source`, and the environment that reaches a service. */
+/**
+ * A project folder holding a .corerc.mjs of `source`, named by CORE_CONFIG (the search does not load
+ * JavaScript), and the environment that reaches a service.
+ */
 function project(source: string) {
   const dir = mkdtempSync(join(tmpdir(), 'core-stuck-'));
   writeFileSync(join(dir, '.corerc.mjs'), source);
-  const env = baseEnv({ CORE_BASE_URL: 'http://127.0.0.1:9', CORE_TENANT: 'acme', CORE_TOKEN: 'stuck-token-1234' });
+  const env = baseEnv({
+    CORE_BASE_URL: 'http://127.0.0.1:9',
+    CORE_TENANT: 'acme',
+    CORE_TOKEN: 'stuck-token-1234',
+    CORE_CONFIG: join(dir, '.corerc.mjs'),
+  });
   return { dir, env, file: join(dir, '.corerc.mjs') };
 }
 

@@ -8,6 +8,8 @@ import { createContext } from '../../src/context.js';
 import { buildProgram } from '../../src/program.js';
 import { runInProcess } from '../helpers/run.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
+import { hangLimit } from '../helpers/time-scale.js';
+import { happens } from '../helpers/wait.js';
 
 /**
  * Arbitrary command lines for every command, mixing the real option names (read from commander's
@@ -17,7 +19,17 @@ import { startRecordingServer, type RecordingServer } from '../helpers/recording
  *
  * The runs are in-process against a recording server, with standard input closed and not a
  * terminal, so nothing prompts or waits. `core sandbox` is left out: it serves until stopped.
+ *
+ * Bounded by work, not by the clock: each property makes a fixed number of runs, each run may take
+ * RUN_LIMIT_MS before it counts as hung (a limit that only catches a hang, named with its command
+ * line), and a property's own limit is that times its runs. A busy machine makes them slower, never
+ * red: 200 runs once took more than the 30 s every test had then.
  */
+
+/** The longest one command line may run before it counts as hung (scaled to the machine's load by `happens`). */
+const RUN_LIMIT_MS = 60_000;
+/** A property's time limit: its runs' (fast-check may shrink a failure with as many again). */
+const limitFor = (runs: number) => hangLimit(2 * runs * RUN_LIMIT_MS);
 
 const ALLOWED = [0, 2, 4, 5, 6];
 
@@ -143,10 +155,19 @@ function argvFor(spec: CommandSpec, everyCommandName: string[]): fc.Arbitrary<st
   });
 }
 
+// The command tree, read once before the tests are collected, so that each command has a test and
+// each property a limit that fits its work.
+const tree = describeTree(
+  await buildProgram({
+    ctx: createContext({ streams: { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, env: {}, cwd: process.cwd() }),
+    exitCode: undefined,
+  }),
+);
+const specs = walk(tree).filter((spec) => spec.path[0] !== 'sandbox');
+const commandNames = [...new Set(walk(tree).flatMap((spec) => spec.path))];
+
 describe('arbitrary command lines', () => {
   let server: RecordingServer;
-  let specs: CommandSpec[];
-  let commandNames: string[];
 
   beforeAll(async () => {
     let hit = 0;
@@ -159,14 +180,6 @@ describe('arbitrary command lines', () => {
           ? { status: 500, body: 'oops' }
           : { status: 200 };
     });
-    const ctx = createContext({
-      streams: { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin },
-      env: {},
-      cwd: process.cwd(),
-    });
-    const tree = describeTree(await buildProgram({ ctx, exitCode: undefined }));
-    specs = walk(tree).filter((spec) => spec.path[0] !== 'sandbox');
-    commandNames = [...new Set(walk(tree).flatMap((spec) => spec.path))];
   });
   afterAll(() => server.close());
 
@@ -199,7 +212,7 @@ describe('arbitrary command lines', () => {
 
   async function check(argv: string[]): Promise<void> {
     const { dir, env } = workspace();
-    const run = await runInProcess(argv, { env, cwd: dir });
+    const run = await happens(runInProcess(argv, { env, cwd: dir }), `core ${JSON.stringify(argv)} to end`, RUN_LIMIT_MS);
     const shown = `core ${JSON.stringify(argv)} exited ${run.code}\nstdout: ${run.stdout.slice(0, 500)}\nstderr: ${run.stderr.slice(0, 1500)}`;
     expect(ALLOWED, shown).toContain(run.code);
     expect(run.stderr, shown).not.toMatch(/\n\s+at /);
@@ -207,49 +220,59 @@ describe('arbitrary command lines', () => {
     if (run.code !== 0) expect((run.stdout + run.stderr).trim().length, shown).toBeGreaterThan(0);
   }
 
-  it('end with 0, 2, 4, 5 or 6, a message, and no stack trace, for any command (200 runs)', async () => {
-    const arbitrary = fc.constantFrom(...specs).chain((spec) => argvFor(spec, commandNames));
-    await fc.assert(fc.asyncProperty(arbitrary, check), { numRuns: 200 });
-  });
+  it(
+    'end with 0, 2, 4, 5 or 6, a message, and no stack trace, for any command (200 runs)',
+    async () => {
+      const arbitrary = fc.constantFrom(...specs).chain((spec) => argvFor(spec, commandNames));
+      await fc.assert(fc.asyncProperty(arbitrary, check), { numRuns: 200 });
+    },
+    limitFor(200),
+  );
 
-  it('send, or refuse with exit 2, any text given to the free-text options of the sending commands (100 runs)', async () => {
-    const before = server.requests.length;
-    const freeText = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 30 }), fc.string({ unit: 'binary', maxLength: 30 }), junk);
-    const pick = (flags: string[]) =>
-      fc.array(fc.tuple(fc.constantFrom(...flags), freeText), { maxLength: 4 }).map((pairs) => pairs.flat());
-    const plain = fc.subarray(['--json', '--verbose', '--no-color']);
-    const arbitrary = fc.oneof(
-      fc
-        .tuple(
-          pick([
-            '-t',
-            '--markdown',
-            '--answer-id',
-            '--session-id',
-            '--quick-reply',
-            '--contact-reply',
-            '--personal-manager',
-            '--action',
-            '--segment',
-          ]),
-          plain,
-        )
-        .map(([flags, extra]) => ['reply', '--core-client-id', '7', '-t', 'x', ...flags, ...extra]),
-      fc
-        .tuple(pick(['-t', '--quick-reply', '--contact-reply', '--client-id']), plain)
-        .map(([flags, extra]) => ['greet', '--core-client-id', '7', '-t', 'x', ...flags, ...extra]),
-      fc
-        .tuple(pick(['--code', '--name']), plain)
-        .map(([flags, extra]) => ['reason', 'update', '--code', 'C', '--name', 'en=x', ...flags, ...extra]),
-    );
-    await fc.assert(fc.asyncProperty(arbitrary, check), { numRuns: 100 });
-    // Most of them reach the service: the property is not passing on refusals alone.
-    expect(server.requests.length - before).toBeGreaterThan(30);
-  });
+  it(
+    'send, or refuse with exit 2, any text given to the free-text options of the sending commands (100 runs)',
+    async () => {
+      const before = server.requests.length;
+      const freeText = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 30 }), fc.string({ unit: 'binary', maxLength: 30 }), junk);
+      const pick = (flags: string[]) =>
+        fc.array(fc.tuple(fc.constantFrom(...flags), freeText), { maxLength: 4 }).map((pairs) => pairs.flat());
+      const plain = fc.subarray(['--json', '--verbose', '--no-color']);
+      const arbitrary = fc.oneof(
+        fc
+          .tuple(
+            pick([
+              '-t',
+              '--markdown',
+              '--answer-id',
+              '--session-id',
+              '--quick-reply',
+              '--contact-reply',
+              '--personal-manager',
+              '--action',
+              '--segment',
+            ]),
+            plain,
+          )
+          .map(([flags, extra]) => ['reply', '--core-client-id', '7', '-t', 'x', ...flags, ...extra]),
+        fc
+          .tuple(pick(['-t', '--quick-reply', '--contact-reply', '--client-id']), plain)
+          .map(([flags, extra]) => ['greet', '--core-client-id', '7', '-t', 'x', ...flags, ...extra]),
+        fc
+          .tuple(pick(['--code', '--name']), plain)
+          .map(([flags, extra]) => ['reason', 'update', '--code', 'C', '--name', 'en=x', ...flags, ...extra]),
+      );
+      await fc.assert(fc.asyncProperty(arbitrary, check), { numRuns: 100 });
+      // Most of them reach the service: the property is not passing on refusals alone.
+      expect(server.requests.length - before).toBeGreaterThan(30);
+    },
+    limitFor(100),
+  );
 
-  it('do the same for each command in turn (25 runs each)', async () => {
-    for (const spec of specs) {
+  it.each(specs.map((spec) => [spec.path.join(' ') || '(no command)', spec] as const))(
+    'do the same for core %s (25 runs)',
+    async (_name, spec) => {
       await fc.assert(fc.asyncProperty(argvFor(spec, commandNames), check), { numRuns: 25 });
-    }
-  });
+    },
+    limitFor(25),
+  );
 });

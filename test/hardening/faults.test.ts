@@ -67,6 +67,7 @@ function envFor(url: string, retries?: number): { env: Record<string, string | u
 
 type Result = {
   ok: boolean;
+  warning?: string;
   status: number | null;
   attempts?: number;
   answerId?: string;
@@ -85,10 +86,12 @@ describe('slow answers', () => {
     const { code, result } = await run([...reply, '--timeout', '300ms'], slow.url, 1);
     expect(code).toBe(6);
     expect(result.error).toEqual({ code: 'ETIMEDOUT', message: `no answer from ${new URL(slow.url).host} within 300 ms` });
-    // The reply was retried once (retries: 1) with the same bytes, and the result says so.
+    // The reply was retried once (retries: 1), and the result says so. On a busy machine an attempt
+    // may be cut off before the server has read it, so how many arrived depends on the machine's
+    // speed: those that did carry the same bytes.
     expect(result.attempts).toBe(2);
-    expect(slow.requests).toHaveLength(2);
-    expect(slow.requests[1]!.body.equals(slow.requests[0]!.body)).toBe(true);
+    expect(slow.requests.length).toBeLessThanOrEqual(2);
+    for (const request of slow.requests) expect(request.body.equals(slow.requests[0]!.body)).toBe(true);
   });
 
   it("from the sandbox's --latency: a greeting times out once, without --retry", async () => {
@@ -106,46 +109,55 @@ describe('slow answers', () => {
 });
 
 describe('an error status whose body does not arrive whole', () => {
+  // The time limit must pass after the status line has come and before the rest does: 3 s leaves a
+  // busy machine time for the status line on loopback.
   it.each<[string, boolean, string]>([
-    ['a 500 whose body never ends: exit 5, the status and the part that came', true, 'the rest did not arrive within 300 ms'],
+    ['a 500 whose body never ends: exit 5, the status and the part that came', true, 'the rest did not arrive within 3 s'],
     ['a 500 whose body is cut short: exit 5, the status and the part that came', false, 'the connection closed'],
   ])('%s', async (_name, thenHang, why) => {
     const slow = await server(() => ({ status: 500, partial: 'Internal error: the database', declaredLength: 4_000, thenHang }));
-    const { code, result } = await run([...reply, '--timeout', '300ms'], slow.url, 0);
+    const { code, result } = await run([...reply, '--timeout', '3s'], slow.url, 0);
     expect(code).toBe(5);
     expect(result).toMatchObject({ ok: false, status: 500, error: { message: `Internal error: the database… [cut: ${why}]` } });
   });
 });
 
-describe('a connection reset mid-answer (headers and part of the body, then the socket destroyed)', () => {
+describe('a 200 OK whose body is cut short (headers and part of the body, then the socket destroyed)', () => {
   const partial: ScriptedAnswer = { partial: '{"message":"half an ans', declaredLength: 4_000 };
+  const warning =
+    'the body of the answer was cut short (the connection closed); its status came first, so the request was delivered: do not send it again';
 
-  it('repeats a reply, with the same body and so the same answerId, and succeeds', async () => {
+  // The status line is the service's verdict: the request was delivered. Reported as "no answer",
+  // it invited a second send, and a greeting greeted twice.
+  it.each<[string, string[]]>([
+    ['a reply', reply],
+    ['a greeting', greet],
+    ['a greeting with --retry', [...greet, '--retry']],
+  ])('%s: delivered, exit 0, with a warning, and not sent again', async (_name, argv) => {
     const flaky = await server((_request, index) => (index === 0 ? partial : { status: 200 }));
-    const { code, result } = await run(reply, flaky.url);
+    const { code, result } = await run(argv, flaky.url, 2);
     expect(code).toBe(0);
-    expect(result).toMatchObject({ ok: true, status: 200, attempts: 2 });
-    expect(flaky.requests).toHaveLength(2);
-    const [first, second] = flaky.requests.map((r) => JSON.parse(r.body.toString()) as { answerId: string });
-    expect(second!.answerId).toBe(first!.answerId);
-    expect(second!.answerId).toBe(result.answerId);
-    expect(flaky.requests[1]!.body.equals(flaky.requests[0]!.body)).toBe(true);
-  });
-
-  it('does not repeat a greeting without --retry: exit 6 after one attempt', async () => {
-    const flaky = await server((_request, index) => (index === 0 ? partial : { status: 200 }));
-    const { code, result } = await run(greet, flaky.url);
-    expect(code).toBe(6);
-    expect(result.error?.code).toMatch(/^(ECONNRESET|ERR_STREAM_PREMATURE_CLOSE)$/);
-    expect(result.error?.message).toContain('closed the connection before answering');
+    expect(result).toMatchObject({ ok: true, status: 200, error: null, warning });
+    expect(result.attempts).toBeUndefined();
     expect(flaky.requests).toHaveLength(1);
   });
 
-  it('repeats a greeting with --retry', async () => {
-    const flaky = await server((_request, index) => (index === 0 ? partial : { status: 200 }));
-    const { code } = await run([...greet, '--retry'], flaky.url);
+  it('says so in the human view, beside the status', async () => {
+    const flaky = await server(() => partial);
+    const { env } = envFor(flaky.url);
+    const outcome = await runInProcess(greet, { env });
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toMatch(/^✓ 200 OK {2}POST \S+\/api\/v1\/chatbot\/greet\n {2}warning {5}the body of the answer was cut short/);
+    expect(outcome.stdout + outcome.stderr).not.toMatch(/no answer|again with|--retry/);
+  });
+
+  it('a 200 OK whose body never ends: delivered too, the warning naming the time limit', async () => {
+    const slow = await server(() => ({ ...partial, thenHang: true }));
+    // 3 s: time for the status line on a busy machine, as above.
+    const { code, result } = await run([...reply, '--timeout', '3s'], slow.url, 2);
     expect(code).toBe(0);
-    expect(flaky.requests).toHaveLength(2);
+    expect(result.warning).toContain('the body of the answer was cut short (the rest did not arrive within 3 s)');
+    expect(slow.requests).toHaveLength(1);
   });
 });
 

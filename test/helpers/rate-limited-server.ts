@@ -6,6 +6,11 @@ import { startRecordingServer, type RecordedRequest, type RecordingServer } from
  * 429 with Retry-After saying when the next token comes. Retry-After is given in seconds with
  * decimals (core reads them), so a test at a high rate waits milliseconds, not whole seconds;
  * bench/batch.mjs sends whole seconds, as most services do.
+ *
+ * The bucket starts full and begins to refill only once it has run dry: the first `burst` requests
+ * take its tokens whatever their pace, so the (burst + 1)th is refused with a 429 however slowly
+ * the client sends. A bucket refilled from the start let a client on a busy machine, sending fewer
+ * than `perSecond` requests a second, never meet the limit the tests are about.
  */
 export interface RateLimitedServer extends RecordingServer {
   /** How many times each body was answered 200, by the `code` of its JSON (every reason once, or not). */
@@ -17,12 +22,14 @@ export interface RateLimitedServer extends RecordingServer {
 export async function startRateLimitedServer(perSecond: number, burst = perSecond): Promise<RateLimitedServer> {
   let tokens = burst;
   let last = performance.now();
+  let refilling = false;
   let limited = 0;
   const applied = new Map<string, number>();
   const server = await startRecordingServer((request: RecordedRequest) => {
-    tokens = Math.min(burst, tokens + ((request.at - last) / 1000) * perSecond);
+    if (refilling) tokens = Math.min(burst, tokens + ((request.at - last) / 1000) * perSecond);
     last = request.at;
     if (tokens < 1) {
+      refilling = true;
       limited += 1;
       const seconds = (1 - tokens) / perSecond;
       return {

@@ -1,6 +1,6 @@
 import input from '@inquirer/input';
-import { render } from '@inquirer/testing';
-import { describe, expect, it } from 'vitest';
+import { render as renderPrompt } from '@inquirer/testing';
+import { afterEach, describe, expect, it } from 'vitest';
 import { makeStyle } from '../../src/output/style.js';
 import { fieldPrompt } from '../../src/prompts/ask.js';
 import {
@@ -19,6 +19,25 @@ import { idFromFlag } from '../../src/send/fields.js';
  */
 
 const style = makeStyle(false);
+
+/**
+ * Every prompt a test renders, settled or not. A prompt still open when the test ends would be
+ * rejected when the worker exits (ExitPromptError, through signal-exit), with nothing awaiting it:
+ * an unhandled rejection, which fails the run. Each test's prompts are closed after it.
+ */
+const rendered: Array<Promise<unknown> & { cancel?: () => void }> = [];
+afterEach(async () => {
+  for (const answer of rendered.splice(0)) {
+    answer.cancel?.();
+    await answer.catch(() => undefined);
+  }
+});
+
+const render: typeof renderPrompt = async (...args) => {
+  const result = await renderPrompt(...args);
+  rendered.push(result.answer);
+  return result;
+};
 const quickReplyText = quickReplyFields({}).text;
 
 describe('a field prompt on inquirer', () => {

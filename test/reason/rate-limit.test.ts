@@ -20,9 +20,24 @@ afterEach(async () => {
 const codes = (n: number) => Array.from({ length: n }, (_, i) => `R${String(i + 1).padStart(3, '0')}`);
 const batchOf = (n: number) => tempFile('batch.ndjson', ndjson(codes(n).map((code) => reason(code))));
 
+describe('the rate-limited server of these tests', () => {
+  it('refuses the request after its burst with a 429, however slowly they come', async () => {
+    // A rate no client reaches: a bucket refilled from the start would never run dry.
+    const limited = await startRateLimitedServer(1e9, 3);
+    server = limited;
+    const statuses: number[] = [];
+    for (const code of codes(4)) {
+      const response = await fetch(limited.url, { method: 'PUT', body: JSON.stringify(reason(code)) });
+      statuses.push(response.status);
+      await response.arrayBuffer();
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+});
+
 describe('core reason update -f against a service that allows N requests a second', () => {
-  // 200 a second with a bucket of 10: 60 reasons take about a quarter of a second, and every
-  // concurrency below runs into the limit.
+  // 200 a second with a bucket of 10 that refills once it has run dry: every concurrency below runs
+  // into the limit at the 11th request at the latest, however fast or slow the machine sends.
   it.each([1, 4, 16, 64])('ends with no failure at --concurrency %i, every reason applied exactly once', async (concurrency) => {
     const limited = await startRateLimitedServer(200, 10);
     server = limited;

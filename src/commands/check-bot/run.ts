@@ -1,10 +1,11 @@
 import { setMaxListeners } from 'node:events';
-import { stat, writeFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { parseDuration, formatDuration } from '../../config/duration.js';
 import { baseUrlProblem, suggest } from '../../config/schema.js';
 import { ExitCode, InterruptedError, NetworkError, UsageError } from '../../errors.js';
+import { writeOutputFile } from '../../output/file.js';
 import { makeStyle } from '../../output/style.js';
 import type { Sandbox } from '../../sandbox/server.js';
 import { runBattery, type SandboxPort } from '../../testing/check-bot/battery.js';
@@ -86,7 +87,7 @@ export async function runCheckBot(options: CheckBotOptions, ctx: Context): Promi
 
   if (!(humanOnStdout && report.unreachable)) {
     const document = await renderCheckReport(report, options.reporter, context, makeStyle(humanOnStdout && ctx.color.stdout));
-    if (output !== undefined) await writeFile(output, document);
+    if (output !== undefined) await writeOutputFile(output, document, options.output ?? output, '--output');
     else ctx.out(document);
   }
   if (report.unreachable) {

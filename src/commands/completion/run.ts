@@ -42,6 +42,9 @@ export async function runProfileNames(options: ProfileNamesOptions, ctx: Context
       cwd: ctx.cwd,
       env: { ...ctx.env, CORE_PROFILE: undefined },
       flags: { config: options.global.config },
+      // Run by the shell on every TAB: never a JavaScript config, never a token command (loading
+      // the settings runs none), and nothing printed but the names.
+      noCode: true,
     });
     for (const name of settings.profiles) ctx.out(`${name}\n`);
   } catch {

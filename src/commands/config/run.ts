@@ -203,7 +203,12 @@ function secretText(secret: ShownSecret | null): [string, string] {
  * this is how to find a file that fails to load.
  */
 export async function runConfigPath(options: ConfigPathOptions, ctx: Context): Promise<number> {
-  const location = await locateConfig({ cwd: ctx.cwd, env: ctx.env, flags: { config: options.global.config } });
+  const location = await locateConfig({
+    cwd: ctx.cwd,
+    env: ctx.env,
+    flags: { config: options.global.config },
+    warn: (message) => ctx.warn(message),
+  });
   if (location.configFile === null) {
     throw new ConfigError('no config file found', {
       problems: searchedProblems(location.searched),

@@ -16,7 +16,12 @@ export interface ConfigUseOptions {
  * shell: CORE_PROFILE, when set, still wins, and a warning says so.
  */
 export async function runConfigUse(options: ConfigUseOptions, ctx: Context): Promise<number> {
-  const location = await locateConfig({ cwd: ctx.cwd, env: ctx.env, flags: { config: options.global.config } });
+  const location = await locateConfig({
+    cwd: ctx.cwd,
+    env: ctx.env,
+    flags: { config: options.global.config },
+    warn: (message) => ctx.warn(message),
+  });
   if (location.configFile === null) {
     throw new ConfigError('no config file found, so there is no profile to use', {
       problems: searchedProblems(location.searched),

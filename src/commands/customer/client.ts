@@ -2,6 +2,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { InterruptedError, NetworkError } from '../../errors.js';
 import { parseJson, stringifyJson } from '../../payload/json.js';
+import { trimEndOf } from '../../text.js';
 
 /**
  * A small client of the sandbox's own endpoints (docs/sandbox.md, "The customer's side"), on
@@ -25,7 +26,7 @@ export interface ClientInit {
 const send = (url: URL) => (url.protocol === 'https:' ? httpsRequest : httpRequest);
 
 function target(baseUrl: string, path: string): URL {
-  return new URL(`${baseUrl.replace(/\/+$/, '')}${path}`);
+  return new URL(`${trimEndOf(baseUrl, '/')}${path}`);
 }
 
 function networkError(error: NodeJS.ErrnoException, url: URL): NetworkError {

@@ -52,8 +52,15 @@ export function describeRefusal(event: StreamEvent): string {
   return printable(`${method} ${path}: ${status} ${statusText(status)}`.trimEnd() + (message !== null ? `: ${message}` : '') + untied);
 }
 
-export async function renderExchange(result: WaitResult, options: RenderOptions): Promise<{ out: string; err: string }> {
-  const [{ renderPreview }, { makeStyle }] = await Promise.all([import('../../prompts/preview.js'), import('../../output/style.js')]);
+export async function renderExchange(exchange: WaitResult, options: RenderOptions): Promise<{ out: string; err: string }> {
+  const [{ renderPreview }, { makeStyle }, { outsideValue }] = await Promise.all([
+    import('../../prompts/preview.js'),
+    import('../../output/style.js'),
+    import('../../output/terminal.js'),
+  ]);
+  // Every value here is the bot's or the sandbox's (texts, labels, answerIds, codes, errors): made
+  // plain text before it is laid out, so only core's own styling reaches the terminal as escapes.
+  const result = outsideValue(exchange);
   const style = makeStyle(options.color.stdout);
   const errStyle = makeStyle(options.color.stderr);
   let out = '';

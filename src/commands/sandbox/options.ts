@@ -138,7 +138,9 @@ function wholeNumber(flag: string, text: string): number {
 
 /** `STATUS:RATE`, the rate a share from 0 to 1 (`0.25`) or a percentage (`25%`); `STATUS` alone fails every request. */
 function parseFail(text: string): { status: number; rate: number } {
-  const match = /^\s*(\d+)\s*(?::\s*(\d+(?:\.\d*)?|\.\d+)\s*(%?)\s*)?$/.exec(text);
+  // Trimmed first: with white space allowed at the end and around an optional '%', the pattern
+  // backtracked over every split of a long run of spaces (quadratic; src/text.ts).
+  const match = /^(\d+)\s*(?::\s*(\d+(?:\.\d*)?|\.\d+)\s*(%?))?$/.exec(text.trim());
   if (match === null) {
     throw new UsageError(`--fail: '${text}' is not STATUS:RATE`, {
       hint: 'for example --fail 503:0.2 answers 503 to a fifth of API requests',

@@ -1,5 +1,6 @@
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
+import { printable } from '../../output/terminal.js';
 import { isLoopbackHost, percent, sandboxDefaults } from '../../sandbox/options.js';
 import { SandboxOptionsError, startSandbox, type Sandbox } from '../../sandbox/server.js';
 import type { SandboxRunOptions } from './options.js';
@@ -21,7 +22,7 @@ export async function runSandbox(runOptions: SandboxRunOptions, ctx: Context, ra
 
   let sandbox: Sandbox;
   try {
-    sandbox = await startSandbox({ ...options, ...(random ? { random } : {}), log: (line) => ctx.err(`${line}\n`) });
+    sandbox = await startSandbox({ ...options, ...(random ? { random } : {}), log: (line) => ctx.err(`${printable(line)}\n`) });
   } catch (error) {
     if (error instanceof SandboxOptionsError) {
       // The flags were checked before; any option problem left is still the user's to fix.

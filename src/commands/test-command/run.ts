@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { stat, writeFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Context } from '../../context.js';
@@ -7,6 +7,7 @@ import { parseDuration } from '../../config/duration.js';
 import { baseUrlProblem } from '../../config/schema.js';
 import { ExitCode, InterruptedError, NetworkError, UsageError } from '../../errors.js';
 import { makeStyle } from '../../output/style.js';
+import { writeOutputFile } from '../../output/file.js';
 import type { Sandbox } from '../../sandbox/server.js';
 import { openEventStream, requestJson, type ClientInit } from '../customer/client.js';
 import { choose } from '../customer/run.js';
@@ -27,6 +28,7 @@ import {
   type RunReport,
 } from '../../testing/report.js';
 import { outcomeOf, runSuite, type ConversationSummary, type SuiteResult } from '../../testing/suite.js';
+import { trimEndOf } from '../../text.js';
 
 /**
  * `core test FILE...`: plays conversation files against a bot through a sandbox and reports the
@@ -125,7 +127,7 @@ export async function runTest(options: TestOptions, ctx: Context): Promise<numbe
     if (target.reporter === 'human' && target.file === undefined) continue;
     const document = await render(report, target.reporter);
     if (target.file === undefined) ctx.out(document);
-    else await writeFile(target.file, document);
+    else await writeOutputFile(target.file, document, target.file, target.given ?? '--output');
   }
   if (report.unreachable) {
     throw new NetworkError(report.unreachable.message, 'EBOTUNREACHABLE', {
@@ -251,7 +253,7 @@ export async function connect(
   ctx: Context,
 ): Promise<{ url: string; botUrl: string | null; sandbox?: Sandbox }> {
   if (options.sandbox !== undefined) {
-    const url = options.sandbox.replace(/\/+$/, '');
+    const url = trimEndOf(options.sandbox, '/');
     const info = await requestJson({ baseUrl: url, timeoutMs: REQUEST_TIMEOUT_MS, signal: ctx.signal }, 'GET', '/_sandbox/info');
     const bot = (info.json as { bot?: { url?: unknown } | null } | undefined)?.bot;
     if (info.status !== 200 || bot === undefined) {
