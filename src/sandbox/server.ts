@@ -546,10 +546,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       const name = given === undefined ? undefined : hostName(given);
       const option = name !== undefined && allowHostProblem(name) === undefined ? `--allow-host ${name}` : '--allow-host NAME';
       const accepted = [...hosts.exact, ...[...hosts.names].map((n) => `${n}:*`)].join(', ');
-      // A bot's request refused here is recorded like its other refusals (a bot in a container that
-      // names the host by another name sees why on the page and in core customer); the log is bounded,
-      // and nothing of it is readable through the refused name.
-      const foreign: Answer = {
+      // Not recorded as a refusal: a page on another site could otherwise write into the event log.
+      return {
         status: 403,
         error:
           given === undefined
@@ -558,7 +556,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
               `if a bot reaches the sandbox by this name (a container, a tunnel), start it with ${option}`,
         what: 'refused: foreign Host',
       };
-      return apiSide(ex.path) ? refuseApi(ex, foreign) : foreign;
     }
     const methods = findRoute(ex);
     if (methods === undefined) {
