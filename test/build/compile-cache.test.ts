@@ -50,12 +50,22 @@ function mainCacheFile(folder: string): string {
   return join(folder, files[0]!);
 }
 
-/** A cache file as core writes it: magic, CRC-32 of the data, the data. */
-function cacheFile(data: Buffer): Buffer {
+/** A cache file as core writes it: magic, CRC-32 of the rest, the run paths it holds, the data. */
+function cacheFile(data: Buffer, paths: string[] = ['reply --dry-run']): Buffer {
+  const list = Buffer.from(paths.join('\n'));
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(list.length, 0);
+  const rest = Buffer.concat([length, list, data]);
   const header = Buffer.alloc(8);
-  header.writeUInt32BE(0x636f7231, 0);
-  header.writeUInt32BE(crc32(data), 4);
-  return Buffer.concat([header, data]);
+  header.writeUInt32BE(0x636f7232, 0);
+  header.writeUInt32BE(crc32(rest), 4);
+  return Buffer.concat([header, rest]);
+}
+
+/** The run paths a cache file says it holds the code of. */
+function recordedPaths(file: string): string[] {
+  const bytes = readFileSync(file);
+  return bytes.toString('utf8', 12, 12 + bytes.readUInt32BE(8)).split('\n');
 }
 
 /**
@@ -136,6 +146,33 @@ if (!nodeCaches)
       const rewritten = readFileSync(mainCacheFile(folder));
       expect(rewritten.equals(broken)).toBe(false);
       expect(rewritten.readUInt32BE(4)).toBe(crc32(rewritten.subarray(8)));
+    });
+
+    it('uses a cache file that holds the code of other paths only, and writes it again with the code of both', async () => {
+      const { env, folder } = setup();
+      const help = ['reply', '--help'];
+      const helpRun = await runBuilt(help, { env });
+      expect(helpRun.code).toBe(0);
+      const file = mainCacheFile(folder);
+      expect(recordedPaths(file)).toEqual(['reply --help']);
+      const helpOnly = statSync(file).size;
+
+      await expectPlainRun(await runBuilt(args, { env }));
+      expect(recordedPaths(file)).toEqual(['reply --help', 'reply --dry-run']);
+      expect(statSync(file).size).toBeGreaterThan(helpOnly);
+
+      // Both paths are in it now, and V8 takes it as it is (a refused file would be written again).
+      const written = snapshot(folder);
+      for (const argv of [help, args, help, args]) {
+        expect((await runBuilt(argv, { env })).code).toBe(0);
+        expect(snapshot(folder)).toEqual(written);
+      }
+    });
+
+    it('uses a cache file that holds other paths only (a planted one, recording another path, runs instead of core)', async () => {
+      const { env, file } = await plantedHome();
+      writeFileSync(file, cacheFile(plantedCode(), ['config path']), { mode: 0o600 });
+      expect((await runBuilt(args, { env })).stdout).toBe('planted\n');
     });
 
     const foreign: Array<[string, (home: { file: string; folder: string; home: string }) => void]> = [
