@@ -23,12 +23,15 @@ import type { HeapSettings } from './heap.js';
  * compile cache"). Compiling core's ~450 KB and got's ~150 KB is a third of a run's start-up on
  * Node 20; a run that finds them compiled skips it.
  *
- * - Node 22.1 and later cache compiled code themselves: `module.enableCompileCache` into the same
- *   folder, and the modules are loaded with `require`.
- * - Node 20 has no such call: each module is compiled with `vm.Script` and its `cachedData`, the
- *   way Node's own CommonJS loader would run it (the same wrapper and arguments), and the code V8
- *   compiled during the run is written back once the command is done, if there was none, or if
- *   the one there was written by runs that took other paths through the code (`runPath`).
+ * - Each module is compiled with `vm.Script` and its `cachedData`, the way Node's own CommonJS
+ *   loader would run it (the same wrapper and arguments), and the code V8 compiled during the run
+ *   is written back once the command is done, if there was none, or if the one there was written
+ *   by runs that took other paths through the code (`runPath`). Node 20 has no cache of its own;
+ *   on Node 22 and 24 this one is used too: Node's (`module.enableCompileCache`) writes a module's
+ *   code as it is compiled, before it runs, so it holds the top-level code only and every function
+ *   a run calls is compiled again (Node 24: 2.35x against 2.95x `node -e 0` for a dry run, 3.49x
+ *   against 4.43x for a send, in CPU time; docs/performance.md, "Start-up").
+ * - Without zlib.crc32 (Node 20 before 20.15, Node 22.1), Node's own cache where there is one.
  *
  * A cache that is missing, corrupt, foreign or cannot be written is passed over in silence and the
  * run compiles as it would without one. V8 trusts the code cache it is given (a damaged one can
@@ -260,21 +263,20 @@ export function createLoader(
   const root = cacheFolder(env);
   if (root === undefined) return plainLoader(heap);
   const folder = join(root, 'compile');
+  if (!usableFolder(root) || !usableFolder(folder)) return plainLoader(heap);
+  const crc32 = loadCrc32();
+  if (crc32 !== undefined)
+    return cachingLoader(folder, crc32, `${coreVersion}-node${process.versions.node}-v8${process.versions.v8}`, heap, path);
+  // No zlib.crc32 (Node 22.1): Node's own cache, checked by Node, into the same folder.
   const enable = (module as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
   if (typeof enable === 'function') {
-    // Node 22.1+: its own cache, checked by Node, into the same folder.
-    if (usableFolder(root) && usableFolder(folder)) {
-      try {
-        enable(folder);
-      } catch {
-        // No cache, then.
-      }
+    try {
+      enable(folder);
+    } catch {
+      // No cache, then.
     }
-    return plainLoader(heap);
   }
-  const crc32 = loadCrc32();
-  if (crc32 === undefined || !usableFolder(root) || !usableFolder(folder)) return plainLoader(heap);
-  return cachingLoader(folder, crc32, `${coreVersion}-node${process.versions.node}-v8${process.versions.v8}`, heap, path);
+  return plainLoader(heap);
 }
 
 function cachingLoader(folder: string, crc32: Crc32, key: string, heap: Pick<HeapSettings, 'withDefaults'>, runPath_: string): Loader {
