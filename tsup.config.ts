@@ -210,7 +210,8 @@ const shared: Options = {
   platform: 'node',
   target: 'node20',
   bundle: true,
-  minify: true,
+  // CORE_BUILD_UNMINIFIED=1 keeps names, for reading a CPU profile (docs/performance.md, "Start-up").
+  minify: process.env.CORE_BUILD_UNMINIFIED !== '1',
   sourcemap: false,
   clean: false,
   // import.meta.url in CommonJS (src/sandbox/page.ts, src/version.ts), __filename and __dirname in ESM.

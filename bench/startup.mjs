@@ -7,12 +7,17 @@
 // token comes from `{env: NAME}` (a workstation). Each for --dry-run (config, validation, no network)
 // and for a send to a loopback server.
 //
-//   BENCH_RUNS=21            interleaved runs of each case (the median is reported, and the spread)
+//   BENCH_RUNS=21            interleaved runs of each case (the median is reported, and the spread);
+//                            --quick: 7
 //   BENCH_BIN=/path/bin.js   measure another build instead of dist/bin.js
 //   BENCH_BEFORE=/path/bin.js  measure another build too, interleaved with this one in the same run,
 //                            and report after/before ratios (build an older commit into a temporary
 //                            folder with `git worktree add` and `npm run build`)
 //   BENCH_NODE=/path/node    another Node release (the baseline and core alike)
+//
+// Each run is timed by bash's `time` around the process alone: its wall time, and its CPU time (user
+// and system, from getrusage). On a machine shared with other work the wall time of a run depends
+// on what else runs: the CPU time moves much less, and its ratios are given beside the others.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +26,7 @@ import { join, resolve } from 'node:path';
 const root = resolve(import.meta.dirname, '..');
 const bin = process.env.BENCH_BIN ? resolve(process.env.BENCH_BIN) : join(root, 'dist', 'bin.js');
 const before = process.env.BENCH_BEFORE ? resolve(process.env.BENCH_BEFORE) : null;
-const runs = Number(process.env.BENCH_RUNS ?? 21);
+const runs = Number(process.env.BENCH_RUNS ?? (process.argv.includes('--quick') ? 7 : 21));
 // Absolute: the cases run in folders of their own, where a relative path would name nothing.
 const node = process.env.BENCH_NODE ? resolve(process.env.BENCH_NODE) : process.execPath;
 for (const file of [bin, before]) {
@@ -156,6 +161,18 @@ const cases = [
 ];
 
 const times = new Map(cases.map((c) => [c.name, []]));
+const cpuTimes = new Map(cases.map((c) => [c.name, []]));
+/** One timed run: bash's `time` reports the child's wall time and its user and system CPU time, in ms. */
+const timed = (c) => {
+  const r = spawnSync('bash', ['-c', 'TIMEFORMAT="%3R %3U %3S"; time "$@" >/dev/null 2>/dev/null', 'bash', c.cmd, ...c.args], {
+    env: c.env,
+    cwd: c.cwd,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
+  const [real, user, system] = r.stderr.trim().split(/\s+/).slice(-3).map(Number);
+  return { status: r.status, wall: real * 1000, cpu: (user + system) * 1000 };
+};
 const run = (c) => spawnSync(c.cmd, c.args, { env: c.env, cwd: c.cwd, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
 // Warm the file cache (and each build's compile cache, as any second run of core finds it).
 for (const c of cases) {
@@ -175,14 +192,13 @@ if (process.exitCode === 1) {
 for (let i = 0; i < runs; i++) {
   for (const c of cases) {
     c.before?.(); // not timed
-    const start = process.hrtime.bigint();
-    const r = run(c);
-    const ms = Number(process.hrtime.bigint() - start) / 1e6;
-    if (r.status !== 0) {
+    const r = timed(c);
+    if (r.status !== 0 || !Number.isFinite(r.wall) || !Number.isFinite(r.cpu)) {
       console.error(`${c.name} exited ${r.status}`);
       process.exitCode = 1;
     }
-    times.get(c.name).push(ms);
+    times.get(c.name).push(r.wall);
+    cpuTimes.get(c.name).push(r.cpu);
   }
 }
 server.kill();
@@ -194,27 +210,44 @@ const quantile = (xs, q) => {
 };
 const median = (xs) => quantile(xs, 0.5);
 const base = median(times.get('node -e 0'));
+const cpuBase = median(cpuTimes.get('node -e 0'));
 const nodeVersion = spawnSync(node, ['-v'], { encoding: 'utf8' }).stdout.trim();
 console.log(
   `start-up, median of ${runs} interleaved runs, node ${nodeVersion}; spread: the middle half of the runs (25th to 75th percentile)`,
 );
-console.log('| command | median ms | vs node -e 0 | middle half, vs node -e 0 |');
-console.log('|---|---:|---:|---|');
+console.log('| command | median ms | vs node -e 0 | middle half, vs node -e 0 | CPU ms | CPU vs node -e 0 |');
+console.log('|---|---:|---:|---|---:|---:|');
 for (const c of cases) {
   const t = times.get(c.name);
   const m = median(t);
   const spread = `${(quantile(t, 0.25) / base).toFixed(2)}x–${(quantile(t, 0.75) / base).toFixed(2)}x`;
-  console.log(`| ${c.name} | ${m.toFixed(1)} | ${(m / base).toFixed(2)}x | ${spread} |`);
+  const cpu = median(cpuTimes.get(c.name));
+  console.log(
+    `| ${c.name} | ${m.toFixed(1)} | ${(m / base).toFixed(2)}x | ${spread} | ${cpu.toFixed(1)} | ${(cpu / cpuBase).toFixed(2)}x |`,
+  );
 }
 if (before) {
-  console.log(`\nafter (${bin}) against before (${before}), same run:`);
+  console.log(`\nafter (${bin}) against before (${before}), same run (wall time; CPU time in brackets):`);
   console.log('| command | before | after | after / before |');
   console.log('|---|---:|---:|---:|');
   for (const c of cases.filter((x) => x.core && !x.name.startsWith('before: '))) {
-    const a = median(times.get(c.name));
-    const b = median(times.get(`before: ${c.name}`));
-    console.log(`| ${c.name} | ${(b / base).toFixed(2)}x | ${(a / base).toFixed(2)}x | ${(a / b).toFixed(2)} |`);
+    const [a, b] = [c.name, `before: ${c.name}`].map((name) => median(times.get(name)));
+    const [ac, bc] = [c.name, `before: ${c.name}`].map((name) => median(cpuTimes.get(name)));
+    console.log(
+      `| ${c.name} | ${(b / base).toFixed(2)}x (${(bc / cpuBase).toFixed(2)}x) | ${(a / base).toFixed(2)}x (${(ac / cpuBase).toFixed(2)}x) | ${(a / b).toFixed(2)} (${(ac / bc).toFixed(2)}) |`,
+    );
   }
+}
+// The goals (docs/performance.md, "Start-up"), each a ratio against `node -e 0` in this run.
+const goals = [
+  ['core reply --dry-run, .corerc.yaml', 1.5],
+  ['core reply (loopback), .corerc.yaml', 2.0],
+];
+console.log('\ngoals (wall time against node -e 0; CPU time in brackets):');
+for (const [name, goal] of goals) {
+  const wall = median(times.get(name)) / base;
+  const cpu = median(cpuTimes.get(name)) / cpuBase;
+  console.log(`  ${name}: ${wall.toFixed(2)}x (${cpu.toFixed(2)}x), goal at most ${goal}x: ${wall <= goal ? 'met' : 'not met'}`);
 }
 if (hasHttpie) {
   const core = median(times.get('core reply (loopback), env only'));

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { writeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createLoader, type Application } from './compile-cache.js';
+import { createLoader, runPath, type Application } from './compile-cache.js';
 import { heapSettings } from './heap.js';
 import { STOP_GRACE_MS, STOP_WRAP_UP_MS, type StopReason } from './stop.js';
 import { version } from './version.js';
@@ -89,7 +89,7 @@ async function run(): Promise<void> {
   // V8's heap settings belong to the process: a batch changes them (src/heap.ts), and the loader
   // compiles with the defaults in place.
   const heap = heapSettings();
-  const loader = createLoader(process.env, version(), heap);
+  const loader = createLoader(process.env, version(), heap, runPath(argv));
   const { main, ExitCode } = loader.load(fileURLToPath(new URL('./main.cjs', import.meta.url))) as Application;
   const controller = new AbortController();
   const abandon = new AbortController();
@@ -146,7 +146,15 @@ async function run(): Promise<void> {
   process.on('beforeExit', onStalled);
   const code = await main({
     argv,
-    streams: { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin },
+    // process.stdin is made on first use: building it (a file or pipe stream, and the modules behind
+    // it) is work that a run reading nothing from standard input never needs.
+    streams: {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      get stdin() {
+        return process.stdin;
+      },
+    },
     env: process.env,
     cwd: process.cwd(),
     signal: controller.signal,

@@ -23,11 +23,15 @@ import type { HeapSettings } from './heap.js';
  * compile cache"). Compiling core's ~450 KB and got's ~150 KB is a third of a run's start-up on
  * Node 20; a run that finds them compiled skips it.
  *
- * - Node 22.1 and later cache compiled code themselves: `module.enableCompileCache` into the same
- *   folder, and the modules are loaded with `require`.
- * - Node 20 has no such call: each module is compiled with `vm.Script` and its `cachedData`, the
- *   way Node's own CommonJS loader would run it (the same wrapper and arguments), and the code V8
- *   compiled during the run is written back once the command is done, if there was none.
+ * - Each module is compiled with `vm.Script` and its `cachedData`, the way Node's own CommonJS
+ *   loader would run it (the same wrapper and arguments), and the code V8 compiled during the run
+ *   is written back once the command is done, if there was none, or if the one there was written
+ *   by runs that took other paths through the code (`runPath`). Node 20 has no cache of its own;
+ *   on Node 22 and 24 this one is used too: Node's (`module.enableCompileCache`) writes a module's
+ *   code as it is compiled, before it runs, so it holds the top-level code only and every function
+ *   a run calls is compiled again (Node 24: 2.35x against 2.95x `node -e 0` for a dry run, 3.49x
+ *   against 4.43x for a send, in CPU time; docs/performance.md, "Start-up").
+ * - Without zlib.crc32 (Node 20 before 20.15, Node 22.1), Node's own cache where there is one.
  *
  * A cache that is missing, corrupt, foreign or cannot be written is passed over in silence and the
  * run compiles as it would without one. V8 trusts the code cache it is given (a damaged one can
@@ -99,11 +103,61 @@ function readPrivateFile(path: string): Buffer | undefined {
   }
 }
 
-/** The cache file's layout: a magic word, the CRC-32 of the code cache, the code cache. */
-const MAGIC = 0x636f7231; // "cor1"
-const HEADER = 8;
+/**
+ * The cache file's layout: a magic word; the CRC-32 of everything after it; the length of the list
+ * of run paths whose code the file holds (runPath below), then that list, one a line; V8's code cache.
+ */
+const MAGIC = 0x636f7232; // "cor2"
+const HEADER = 12;
 
-type Crc32 = (data: Uint8Array | string) => number;
+/**
+ * The most run paths one file records. V8 caches only the functions a run compiled, so a file
+ * written by `core --help` holds none of `core reply`'s: each run of a path the file does not yet
+ * record writes it again, with the code of both (see `pathsToRecord`). Past this many paths a new
+ * one is compiled as it runs, and the file is left as it is, so a script that runs core in ever new
+ * ways never rewrites it on every run.
+ */
+export const MAX_RUN_PATHS = 16;
+
+/** Root options that take a value (src/program.ts), so the word after them is not a command. */
+const ROOT_VALUE_OPTIONS = new Set(['--config', '-p', '--profile']);
+const WORD = /^[a-z][a-z0-9-]{0,31}$/;
+
+/**
+ * The path a run takes through the code, as far as argv tells it cheaply: its command and
+ * subcommand words (`reason update`), and whether it is a dry run or asks for help. Runs of one path
+ * compile the same functions; the values of options (`-t Hello`) and other words play no part, and
+ * a word that is not a plain name counts as `*`, so the set of paths stays small.
+ */
+export function runPath(argv: readonly string[]): string {
+  const words: string[] = [];
+  let i = 0;
+  while (i < argv.length && words.length === 0) {
+    const arg = argv[i]!;
+    if (arg === '--') break;
+    i += ROOT_VALUE_OPTIONS.has(arg) ? 2 : 1;
+    if (!arg.startsWith('-')) words.push(WORD.test(arg) ? arg : '*');
+  }
+  // The subcommand, when the word right after the command is one (`reason update`, `customer say`).
+  const next = argv[i];
+  if (words.length === 1 && next !== undefined && !next.startsWith('-')) words.push(WORD.test(next) ? next : '*');
+  if (argv.includes('--dry-run')) words.push('--dry-run');
+  if (argv.includes('--help') || argv.includes('-h')) words.push('--help');
+  return words.join(' ');
+}
+
+/**
+ * The paths a cache file should record once a run of `path` is done, or nothing when the file is
+ * to be left as it is: `recorded` is what the file the run used records (undefined: there was no
+ * usable file, and the run compiled everything).
+ */
+export function pathsToRecord(recorded: readonly string[] | undefined, path: string): string[] | undefined {
+  if (recorded === undefined) return [path];
+  if (recorded.includes(path) || recorded.length >= MAX_RUN_PATHS) return undefined;
+  return [...recorded, path];
+}
+
+type Crc32 = (data: Uint8Array | string, value?: number) => number;
 
 /** zlib.crc32 (Node 20.15+); without it there is no way to check a file cheaply, and no cache. */
 function loadCrc32(): Crc32 | undefined {
@@ -115,10 +169,28 @@ function loadCrc32(): Crc32 | undefined {
   }
 }
 
-function unwrapCache(file: Buffer, crc32: Crc32): Buffer | undefined {
+interface CacheContent {
+  data: Buffer;
+  paths: string[];
+}
+
+function unwrapCache(file: Buffer, crc32: Crc32): CacheContent | undefined {
   if (file.length <= HEADER || file.readUInt32BE(0) !== MAGIC) return undefined;
-  const data = file.subarray(HEADER);
-  return crc32(data) === file.readUInt32BE(4) ? data : undefined;
+  if (crc32(file.subarray(8)) !== file.readUInt32BE(4)) return undefined;
+  const length = file.readUInt32BE(8);
+  if (length > file.length - HEADER - 1) return undefined;
+  const paths = file.toString('utf8', HEADER, HEADER + length).split('\n');
+  return { data: file.subarray(HEADER + length), paths };
+}
+
+/** The parts of a cache file holding `data` for `paths` (the layout above). */
+function wrapCache(data: Buffer, paths: readonly string[], crc32: Crc32): Uint8Array[] {
+  const list = Buffer.from(paths.join('\n'), 'utf8');
+  const header = Buffer.allocUnsafe(HEADER);
+  header.writeUInt32BE(MAGIC, 0);
+  header.writeUInt32BE(list.length, 8);
+  header.writeUInt32BE(crc32(data, crc32(list, crc32(header.subarray(8)))), 4);
+  return [header, list, data];
 }
 
 /** Writes `data` to `path` as a 0600 file, whole or not at all; failures are ignored. */
@@ -152,6 +224,7 @@ interface Pending {
   path: string;
   stale: string;
   script: vm.Script;
+  paths: string[];
 }
 
 /** A module loader for one run: `load(file)` returns its exports; `save()` writes what was compiled. */
@@ -179,30 +252,34 @@ function plainLoader(heap: Pick<HeapSettings, 'withDefaults'>): Loader {
  * `heap` is how the run changes V8's heap settings (src/heap.ts): code is compiled, and its cache
  * made, with the defaults in place, since V8 refuses a cache made under other settings.
  */
-export function createLoader(env: NodeJS.ProcessEnv, coreVersion: string, heap: Pick<HeapSettings, 'withDefaults'> = unchanged): Loader {
+export function createLoader(
+  env: NodeJS.ProcessEnv,
+  coreVersion: string,
+  heap: Pick<HeapSettings, 'withDefaults'> = unchanged,
+  path = '',
+): Loader {
   if (env.CORE_NO_COMPILE_CACHE !== undefined && env.CORE_NO_COMPILE_CACHE !== '' && env.CORE_NO_COMPILE_CACHE !== '0')
     return plainLoader(heap);
   const root = cacheFolder(env);
   if (root === undefined) return plainLoader(heap);
   const folder = join(root, 'compile');
+  if (!usableFolder(root) || !usableFolder(folder)) return plainLoader(heap);
+  const crc32 = loadCrc32();
+  if (crc32 !== undefined)
+    return cachingLoader(folder, crc32, `${coreVersion}-node${process.versions.node}-v8${process.versions.v8}`, heap, path);
+  // No zlib.crc32 (Node 22.1): Node's own cache, checked by Node, into the same folder.
   const enable = (module as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
   if (typeof enable === 'function') {
-    // Node 22.1+: its own cache, checked by Node, into the same folder.
-    if (usableFolder(root) && usableFolder(folder)) {
-      try {
-        enable(folder);
-      } catch {
-        // No cache, then.
-      }
+    try {
+      enable(folder);
+    } catch {
+      // No cache, then.
     }
-    return plainLoader(heap);
   }
-  const crc32 = loadCrc32();
-  if (crc32 === undefined || !usableFolder(root) || !usableFolder(folder)) return plainLoader(heap);
-  return cachingLoader(folder, crc32, `${coreVersion}-node${process.versions.node}-v8${process.versions.v8}`, heap);
+  return plainLoader(heap);
 }
 
-function cachingLoader(folder: string, crc32: Crc32, key: string, heap: Pick<HeapSettings, 'withDefaults'>): Loader {
+function cachingLoader(folder: string, crc32: Crc32, key: string, heap: Pick<HeapSettings, 'withDefaults'>, runPath_: string): Loader {
   const modules = new Map<string, { exports: unknown }>();
   const pending: Pending[] = [];
   const nodeRequire = createRequire(import.meta.url);
@@ -219,15 +296,16 @@ function cachingLoader(folder: string, crc32: Crc32, key: string, heap: Pick<Hea
     const stale = `${name}-${key}-`;
     const path = join(folder, `${stale}${crc32(bytes).toString(16).padStart(8, '0')}-${bytes.length}.v8`);
     const file_ = readPrivateFile(path);
-    const cachedData = file_ === undefined ? undefined : unwrapCache(file_, crc32);
+    const cached = file_ === undefined ? undefined : unwrapCache(file_, crc32);
     const script = heap.withDefaults(
       () =>
         new vm.Script(WRAPPER_START + source + WRAPPER_END, {
           filename: file,
-          ...(cachedData === undefined ? {} : { cachedData }),
+          ...(cached === undefined ? {} : { cachedData: cached.data }),
         }),
     );
-    if (cachedData === undefined || script.cachedDataRejected === true) pending.push({ path, stale, script });
+    const paths = pathsToRecord(script.cachedDataRejected === true ? undefined : cached?.paths, runPath_);
+    if (paths !== undefined) pending.push({ path, stale, script, paths });
     const mod = { exports: {} as unknown, id: file, filename: file, loaded: false };
     modules.set(file, mod);
     const localRequire = createRequire(file);
@@ -242,13 +320,11 @@ function cachingLoader(folder: string, crc32: Crc32, key: string, heap: Pick<Hea
   };
 
   const save = () => {
-    for (const { path, stale, script } of pending.splice(0)) {
+    for (const { path, stale, script, paths } of pending.splice(0)) {
       try {
+        // What V8 compiled from the cache it was given and what this run compiled on top of it.
         const data = heap.withDefaults(() => script.createCachedData());
-        const header = Buffer.allocUnsafe(HEADER);
-        header.writeUInt32BE(MAGIC, 0);
-        header.writeUInt32BE(crc32(data), 4);
-        writePrivateFile(path, [header, data]);
+        writePrivateFile(path, wrapCache(data, paths, crc32));
         // An earlier build's file for the same module and versions is of no more use.
         for (const entry of readdirSync(folder)) {
           if (entry.startsWith(stale) && join(folder, entry) !== path && entry.endsWith('.v8')) unlinkSync(join(folder, entry));

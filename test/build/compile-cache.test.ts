@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import module from 'node:module';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
+import zlib, { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { startRecordingServer } from '../helpers/recording-server.js';
 import { baseEnv, binPath, runBuilt } from '../helpers/run.js';
@@ -17,7 +17,9 @@ import { baseEnv, binPath, runBuilt } from '../helpers/run.js';
  * file that must be passed over, so core's own output comes out.
  */
 
-const nodeCaches = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+// core's own cache needs zlib.crc32 (Node 20.15+, 22.2+); without it, Node's own where there is one.
+const ownCache = typeof (zlib as { crc32?: unknown }).crc32 === 'function';
+const nodeCaches = !ownCache && typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
 const args = ['reply', '-t', 'Hello', '--core-client-id', '42', '--answer-id', '0b6f1b0e-6a53-4c36-9f65-3d8e2b1e6a00', '--dry-run'];
 const expected = /"answerId": "0b6f1b0e-6a53-4c36-9f65-3d8e2b1e6a00"/;
 
@@ -50,12 +52,22 @@ function mainCacheFile(folder: string): string {
   return join(folder, files[0]!);
 }
 
-/** A cache file as core writes it: magic, CRC-32 of the data, the data. */
-function cacheFile(data: Buffer): Buffer {
+/** A cache file as core writes it: magic, CRC-32 of the rest, the run paths it holds, the data. */
+function cacheFile(data: Buffer, paths: string[] = ['reply --dry-run']): Buffer {
+  const list = Buffer.from(paths.join('\n'));
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(list.length, 0);
+  const rest = Buffer.concat([length, list, data]);
   const header = Buffer.alloc(8);
-  header.writeUInt32BE(0x636f7231, 0);
-  header.writeUInt32BE(crc32(data), 4);
-  return Buffer.concat([header, data]);
+  header.writeUInt32BE(0x636f7232, 0);
+  header.writeUInt32BE(crc32(rest), 4);
+  return Buffer.concat([header, rest]);
+}
+
+/** The run paths a cache file says it holds the code of. */
+function recordedPaths(file: string): string[] {
+  const bytes = readFileSync(file);
+  return bytes.toString('utf8', 12, 12 + bytes.readUInt32BE(8)).split('\n');
 }
 
 /**
@@ -87,8 +99,8 @@ async function plantedHome(extra: Record<string, string> = {}) {
 }
 
 // Each Node runs the tests of the cache it uses (scripts/test.mjs runs the suite on 20 and on 24).
-if (!nodeCaches)
-  describe('the compile cache on Node 20 (vm.Script and cachedData)', () => {
+if (ownCache)
+  describe("core's compile cache (vm.Script and cachedData; Node 20.15+, 22.2+, 24)", () => {
     it('writes the compiled code of the modules a run loaded, as 0600 files in 0700 folders under ~/.cache/core', async () => {
       const { env, home, folder } = setup();
       const result = await runBuilt(args, { env });
@@ -136,6 +148,33 @@ if (!nodeCaches)
       const rewritten = readFileSync(mainCacheFile(folder));
       expect(rewritten.equals(broken)).toBe(false);
       expect(rewritten.readUInt32BE(4)).toBe(crc32(rewritten.subarray(8)));
+    });
+
+    it('uses a cache file that holds the code of other paths only, and writes it again with the code of both', async () => {
+      const { env, folder } = setup();
+      const help = ['reply', '--help'];
+      const helpRun = await runBuilt(help, { env });
+      expect(helpRun.code).toBe(0);
+      const file = mainCacheFile(folder);
+      expect(recordedPaths(file)).toEqual(['reply --help']);
+      const helpOnly = statSync(file).size;
+
+      await expectPlainRun(await runBuilt(args, { env }));
+      expect(recordedPaths(file)).toEqual(['reply --help', 'reply --dry-run']);
+      expect(statSync(file).size).toBeGreaterThan(helpOnly);
+
+      // Both paths are in it now, and V8 takes it as it is (a refused file would be written again).
+      const written = snapshot(folder);
+      for (const argv of [help, args, help, args]) {
+        expect((await runBuilt(argv, { env })).code).toBe(0);
+        expect(snapshot(folder)).toEqual(written);
+      }
+    });
+
+    it('uses a cache file that holds other paths only (a planted one, recording another path, runs instead of core)', async () => {
+      const { env, file } = await plantedHome();
+      writeFileSync(file, cacheFile(plantedCode(), ['config path']), { mode: 0o600 });
+      expect((await runBuilt(args, { env })).stdout).toBe('planted\n');
     });
 
     const foreign: Array<[string, (home: { file: string; folder: string; home: string }) => void]> = [
@@ -189,7 +228,7 @@ if (!nodeCaches)
   });
 
 if (nodeCaches)
-  describe("the compile cache on Node 22.1+ (Node's own, module.enableCompileCache)", () => {
+  describe('the compile cache on a Node without zlib.crc32 that has its own (Node 22.1: module.enableCompileCache)', () => {
     it('goes into ~/.cache/core/compile, a 0700 folder', async () => {
       const { env, home, folder } = setup();
       const result = await runBuilt(args, { env });
