@@ -1,4 +1,5 @@
-import { AnswerWait, type StreamEvent, type WaitEnd } from '../commands/customer/wait.js';
+import { choose } from '../customer/choose.js';
+import { AnswerWait, type StreamEvent, type WaitEnd } from '../customer/wait.js';
 import { parseJson, stringifyJson } from '../payload/json.js';
 import type { ConversationView, SandboxEvent } from '../sandbox/server.js';
 
@@ -7,7 +8,7 @@ import type { ConversationView, SandboxEvent } from '../sandbox/server.js';
  * in-process. Messages go to the sandbox's own endpoints over loopback HTTP (docs/sandbox.md, "The
  * customer's side"), exactly as the page and `core customer` send them; the bot's answers are read
  * from the sandbox's events through `sandbox.subscribe`, opened before each message is sent so none
- * can slip by. When the wait ends is the rule of `core customer` (src/commands/customer/wait.ts).
+ * can slip by. When the wait ends is the rule of `core customer` (src/customer/wait.ts).
  */
 
 type Channel = 'WEB' | 'IM' | 'EMAIL';
@@ -186,23 +187,4 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
       return send(choose(last, label), options);
     },
   };
-}
-
-/**
- * What pressing `label` sends, as `core customer press` decides it: a button whose text (or
- * shown_text) is the label, else a list item whose identifier (or title) is; anything else is sent
- * as a press, so the sandbox's refusal names what the message offers.
- */
-function choose(
-  last: { quickReplies: Record<string, unknown>[]; messageListPicker: unknown } | null,
-  label: string,
-): { press: string } | { pick: string } {
-  const buttons = last?.quickReplies ?? [];
-  const button = buttons.find((b) => b.text === label) ?? buttons.find((b) => b.shown_text === label);
-  if (button) return { press: String(button.text) };
-  const picker = last?.messageListPicker as { sections?: { items?: { identifier?: string; title?: string }[] }[] } | null | undefined;
-  const items = (picker?.sections ?? []).flatMap((section) => section.items ?? []);
-  const item = items.find((i) => i.identifier === label) ?? items.find((i) => i.title === label);
-  if (item?.identifier !== undefined) return { pick: item.identifier };
-  return { press: label };
 }
