@@ -67,8 +67,10 @@ export async function runBattery(init: BatteryInit): Promise<BatteryReport> {
   const lastSeq = num(facts.lastSeq) ?? 0;
 
   const sessions = new Set<string>();
-  const observer = new Observer(sessions);
-  const stream = port.events(`?tenant=${encodeURIComponent(tenant)}&after=${lastSeq}`, (event) => observer.take(event as SandboxEvent));
+  const observer = new Observer(sessions, tenant);
+  // Every tenant's events, not only the battery's: a request refused for naming a tenant the sandbox does not serve
+  // is recorded sandbox-wide (tenant ""), and is the bot's mistake to report. The observer passes over other tenants'.
+  const stream = port.events(`?after=${lastSeq}`, (event) => observer.take(event as SandboxEvent));
   const attempts: DeliveryAnswer[] = [];
   try {
     await stream.opened;
