@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { CHECKS, CHECK_IDS, type CheckId, type CheckKit, type Craft, type DeliveryAnswer, type FaultView } from './checks.js';
+import { CHECKS, CHECK_IDS, refusal, type CheckId, type CheckKit, type Craft, type DeliveryAnswer, type FaultView } from './checks.js';
 import { num, Observer, type SandboxEvent } from './observe.js';
 
 /**
@@ -192,9 +192,7 @@ function unreachable(attempts: readonly { status: number | null; error: string |
 /** `; meanwhile the sandbox refused 2 requests of the bot that named no conversation: 401 invalid bearer token`. */
 function untiedNote(untied: readonly SandboxEvent[]): string {
   if (untied.length === 0) return '';
-  const lines = [
-    ...new Set(untied.map((event) => `${num(event.status) ?? '?'} ${typeof event.error === 'string' ? event.error : ''}`.trim())),
-  ];
+  const lines = [...new Set(untied.map(refusal))];
   const shown = lines.slice(-3).reverse().join('; ');
   return `; meanwhile the sandbox refused ${untied.length} request${untied.length === 1 ? '' : 's'} of the bot that named no conversation: ${shown}`;
 }
