@@ -28,9 +28,9 @@ module.exports = {
       name: 'only-program-imports-commands',
       severity: 'error',
       comment:
-        "A command is reached through the program, never from the layers below it. The one exception: the library's customer (src/library/customer.ts) waits for the bot's answers by core customer's own rule.",
+        "A command is reached through the program, never from the layers below it. What a command shares with the library or bot testing lives below the commands (the customer's wait and press: src/customer/).",
       from: { path: '^src/(?!commands/|program\\.ts$|main\\.ts$)' },
-      to: { path: '^src/commands/', pathNot: '^src/commands/customer/wait\\.ts$' },
+      to: { path: '^src/commands/' },
     },
     {
       name: 'testing-imports-no-command',

@@ -1,13 +1,15 @@
-import { AnswerWait, type StreamEvent, type WaitEnd } from '../commands/customer/wait.js';
+import { choose } from '../customer/choose.js';
+import { AnswerWait, type StreamEvent, type WaitEnd } from '../customer/wait.js';
 import { parseJson, stringifyJson } from '../payload/json.js';
 import type { ConversationView, SandboxEvent } from '../sandbox/server.js';
+import { untiedRefusalFor } from '../sandbox/stream.js';
 
 /**
  * The customer's side of a sandbox conversation from code: what `core customer say` and `press` do,
  * in-process. Messages go to the sandbox's own endpoints over loopback HTTP (docs/sandbox.md, "The
  * customer's side"), exactly as the page and `core customer` send them; the bot's answers are read
  * from the sandbox's events through `sandbox.subscribe`, opened before each message is sent so none
- * can slip by. When the wait ends is the rule of `core customer` (src/commands/customer/wait.ts).
+ * can slip by. When the wait ends is the rule of `core customer` (src/customer/wait.ts).
  */
 
 type Channel = 'WEB' | 'IM' | 'EMAIL';
@@ -42,7 +44,8 @@ export interface WaitOptions {
 /**
  * Why the wait ended: `answered` (at least one answer was delivered to the customer), `no-answer`
  * (the wait ran out), `with-agents` (the thread is with agents, so no webhook was sent),
- * `webhook-failed` (the bot was not reached and no answer came), `stream-ended` (the sandbox closed).
+ * `webhook-failed` (the bot was not reached and no answer came), `stream-ended` (the sandbox closed),
+ * `refused` (the sandbox refused a request of the bot: see `refused`).
  */
 export type ExchangeEnd = WaitEnd;
 
@@ -70,6 +73,12 @@ export interface CustomerExchange {
   attempts: WebhookAttempt[];
   /** delivered or failed; pending when the wait ended during the attempts; null when no webhook was sent. */
   delivery: 'delivered' | 'failed' | 'pending' | null;
+  /**
+   * The bot's requests the sandbox refused during the wait, as `core customer say --json` lists them:
+   * those tied to this conversation, and those tied to none (`sessionId` null: an unknown questionId,
+   * an unknown tenant) that came while no answer had.
+   */
+  refused: SandboxEvent[];
 }
 
 export interface CustomerConversation {
@@ -132,6 +141,7 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
   if (start.coreClientId !== undefined) body.coreClientId = start.coreClientId;
   const started = await post(sandbox, '/_sandbox/conversations', body, 'the new conversation');
   const sessionId = String(started.sessionId);
+  const tenant = String(started.tenant);
   const path = `/_sandbox/conversations/${encodeURIComponent(sessionId)}/messages`;
 
   const send = async (message: Record<string, string>, options: WaitOptions): Promise<CustomerExchange> => {
@@ -139,8 +149,9 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
     if (!Number.isFinite(waitMs) || waitMs < 0) throw new RangeError(`waitMs: ${waitMs} is not a number of milliseconds from 0`);
     const wait = new AnswerWait(waitMs);
     // Subscribed first, so no answer can come between the message and the wait.
+    // The conversation's events, and the refusals tied to none that its event stream carries too.
     const stop = sandbox.subscribe((event) => {
-      if (event.sessionId === sessionId) wait.accept(event as unknown as StreamEvent);
+      if (event.sessionId === sessionId || untiedRefusalFor(event, tenant)) wait.accept(event as unknown as StreamEvent);
     });
     try {
       const asked = await post(sandbox, path, message, 'the message');
@@ -159,7 +170,7 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
       return {
         ok: end === 'answered',
         end,
-        tenant: String(asked.tenant),
+        tenant,
         sessionId,
         question,
         answers,
@@ -167,6 +178,7 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
         handovers: result.handovers as unknown as Handover[],
         attempts: result.attempts as unknown as WebhookAttempt[],
         delivery: result.delivery,
+        refused: result.refused as unknown as SandboxEvent[],
       };
     } finally {
       stop();
@@ -175,7 +187,7 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
   };
 
   return {
-    tenant: String(started.tenant),
+    tenant,
     sessionId,
     channel: started.channel as Channel,
     coreClientId: BigInt(started.coreClientId as bigint),
@@ -186,23 +198,4 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
       return send(choose(last, label), options);
     },
   };
-}
-
-/**
- * What pressing `label` sends, as `core customer press` decides it: a button whose text (or
- * shown_text) is the label, else a list item whose identifier (or title) is; anything else is sent
- * as a press, so the sandbox's refusal names what the message offers.
- */
-function choose(
-  last: { quickReplies: Record<string, unknown>[]; messageListPicker: unknown } | null,
-  label: string,
-): { press: string } | { pick: string } {
-  const buttons = last?.quickReplies ?? [];
-  const button = buttons.find((b) => b.text === label) ?? buttons.find((b) => b.shown_text === label);
-  if (button) return { press: String(button.text) };
-  const picker = last?.messageListPicker as { sections?: { items?: { identifier?: string; title?: string }[] }[] } | null | undefined;
-  const items = (picker?.sections ?? []).flatMap((section) => section.items ?? []);
-  const item = items.find((i) => i.identifier === label) ?? items.find((i) => i.title === label);
-  if (item?.identifier !== undefined) return { pick: item.identifier };
-  return { press: label };
 }

@@ -1,7 +1,7 @@
-import { cjs } from '../interop.js';
 import type { Style } from '../output/style.js';
 import { stringifyJson } from '../payload/json.js';
 import { looksLikePattern } from './pattern.js';
+import { tapDocument, type TapPoint } from './tap.js';
 import { xmlAttr, xmlText } from './xml.js';
 import { coverageReport, type CoverageCounts } from './coverage.js';
 import type { PlannedFile } from './load.js';
@@ -253,18 +253,9 @@ const attr = xmlAttr;
  * could not be reached.
  */
 export async function renderTap(report: RunReport): Promise<string> {
-  const { stringify } = cjs(await import('yaml'), 'stringify');
   const all = report.files.flatMap((file) => file.conversations);
-  const out = ['TAP version 14'];
-  if (report.unreachable) {
-    out.push(`Bail out! ${report.unreachable.message.replace(/\n/g, ' ')}`);
-    return `${out.join('\n')}\n`;
-  }
-  out.push(`1..${all.length}`);
-  all.forEach((summary, i) => {
+  const points = all.map((summary): TapPoint => {
     const result = summary.shown;
-    const description = `${summary.file}: ${summary.name}`.replace(/\\/g, '\\\\').replace(/#/g, '\\#').replace(/\n/g, ' ');
-    out.push(`${outcomeOf(summary) === 'passed' ? 'ok' : 'not ok'} ${i + 1} - ${description}`);
     const block: Record<string, unknown> = {};
     if (result.failure) {
       const failure = result.failure;
@@ -292,13 +283,9 @@ export async function renderTap(report: RunReport): Promise<string> {
       const latency = summary.latency.summary();
       if (latency !== null) block.latency_ms = latency;
     }
-    if (Object.keys(block).length > 0) {
-      // One value met twice (an expected list in the diff and in the block) is written twice, not as an alias.
-      const yaml = stringify(block, { lineWidth: 0, aliasDuplicateObjects: false }).trimEnd();
-      out.push('  ---', ...yaml.split('\n').map((line) => `  ${line}`), '  ...');
-    }
+    return { ok: outcomeOf(summary) === 'passed', description: `${summary.file}: ${summary.name}`, block };
   });
-  return `${out.join('\n')}\n`;
+  return tapDocument(points, report.unreachable?.message ?? null);
 }
 
 // ---- JSON -------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { isRefusal } from '../customer/wait.js';
 import { isRecord } from '../payload/json.js';
 import { count, countAnswer, type CoverageCounts } from './coverage.js';
 import type { PlannedConversation, PlannedStep } from './load.js';
@@ -251,10 +252,8 @@ export class ConversationEvents {
   take(waitingAfter?: bigint): Next | undefined {
     while (this.cursor < this.list.length) {
       const event = this.list[this.cursor++]!;
-      if (event.type === 'bot.answer') {
-        if (event.delivered === true) return { kind: 'answer', event };
-        if (event.notDelivered !== 'duplicate answerId') return { kind: 'refused', event };
-      } else if ((event.type === 'api.request' || event.type === 'greeting') && Number(event.status) >= 400) {
+      if (event.type === 'bot.answer' && event.delivered === true) return { kind: 'answer', event };
+      if (isRefusal(event)) {
         if (event.sessionId != null) return { kind: 'refused', event };
         if (waitingAfter !== undefined && event.seq > waitingAfter) return { kind: 'refused', event };
       }
@@ -421,18 +420,18 @@ async function expectSilence(events: ConversationEvents, asked: Asked | undefine
 
 /** A refused answer or request of the bot, as a failure: the status and the sandbox's message. */
 export function refusal(event: Record<string, unknown>): Failure {
+  const untied = event.sessionId == null;
   if (event.type === 'bot.answer' || event.type === 'greeting') {
     const what = event.type === 'greeting' ? 'greeting' : 'answer';
     return {
       message:
-        `the bot's ${what} was not delivered (${String(event.status)}: ${String(event.notDelivered ?? 'refused')}): ${String(event.error ?? '')}`.replace(
+        `the bot's ${what}${untied ? ' (not tied to a conversation)' : ''} was not delivered (${String(event.status)}: ${String(event.notDelivered ?? 'refused')}): ${String(event.error ?? '')}`.replace(
           /: $/,
           '',
         ),
       received: visible(event.body),
     };
   }
-  const untied = event.sessionId == null;
   const named = isRecord(event.named)
     ? Object.entries(event.named)
         .filter(([, value]) => value !== null && value !== undefined)

@@ -31,6 +31,8 @@ export interface Flaws {
   silent?: boolean;
   /** Answers with another token than the sandbox's. */
   token?: string;
+  /** Answers naming another tenant than the sandbox's in X-Tenant-Name. */
+  tenant?: string;
   /** Answers with a payload the API refuses (no text). */
   invalidAnswer?: boolean;
   /** Answers before refusing a delivery it finds invalid: the check must see the answer, whatever the status. */
@@ -96,7 +98,7 @@ export async function startBot(secret: string, flaws: Flaws = {}): Promise<TestB
         headers: {
           'Content-Type': 'application/json',
           Authorization: `Bearer ${flaws.token ?? 'sandbox-token'}`,
-          'X-Tenant-Name': 'sandbox',
+          'X-Tenant-Name': flaws.tenant ?? 'sandbox',
         },
         body: stringifyJson(answer),
       });

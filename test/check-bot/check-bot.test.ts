@@ -156,7 +156,17 @@ describe.concurrent('core check-bot --only answers, against bots that do not ans
   it.each([
     { flaw: 'acknowledges with 500', flaws: { ackStatus: 500 }, message: /^a signed delivery: the bot answered it 500 in \S+, not 2xx$/ },
     { flaw: 'never answers', flaws: { silent: true }, message: /acknowledged 200 in \S+, but no answer within 2s$/ },
-    { flaw: 'answers with a wrong token', flaws: { token: 'not-the-token' }, message: /401 invalid bearer token/ },
+    {
+      flaw: 'answers with a wrong token',
+      flaws: { token: 'not-the-token' },
+      message: /acknowledged 200 in \S+, but the bot's answer was refused: 401 invalid bearer token$/,
+    },
+    {
+      flaw: 'answers naming a tenant the sandbox does not serve',
+      flaws: { tenant: 'elsewhere' },
+      message:
+        /but no answer within 2s; meanwhile the sandbox refused 1 request of the bot that named no conversation: 403 tenant 'elsewhere' is not served here/,
+    },
     { flaw: 'answers without text', flaws: { invalidAnswer: true }, message: /the bot's answer was refused: 400 .*text/ },
   ])('a bot that $flaw fails it, saying why', async ({ flaws, message }) => {
     const { code, report } = await checkJson(flaws, ['--only', 'answers', '--timeout', '2s']);
@@ -165,6 +175,19 @@ describe.concurrent('core check-bot --only answers, against bots that do not ans
     expect(messageOf(report, 'answers')).toMatch(message);
     expect(report.checks[0]!.fix).toBe(
       'answer 2xx to a verified delivery and POST the answer to /api/v1/chatbot with the token, the tenant and the questionId',
+    );
+  });
+});
+
+describe('core check-bot against a bot answering with a wrong token', () => {
+  it('fails answers as soon as the sandbox refuses the answer, naming the 401 and its message', async () => {
+    // The answer names its question, so the sandbox ties the refusal to the check's conversation: the check does not
+    // wait out its time limit (ten minutes here, which would outlast the test's own time-out).
+    const { code, report } = await checkJson({ token: 'not-the-token' }, ['--only', 'answers', '--timeout', '10m']);
+    expect(code).toBe(3);
+    expect(report.checks.map((c) => [c.id, c.status])).toEqual([['answers', 'fail']]);
+    expect(messageOf(report, 'answers')).toMatch(
+      /^a signed delivery: acknowledged 200 in \S+, but the bot's answer was refused: 401 invalid bearer token$/,
     );
   });
 });

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { parseJson, stringifyJson } from '../../src/payload/json.js';
 import { answerTo, isRefusedRequest, Observer, type SandboxEvent } from '../../src/testing/check-bot/observe.js';
+import { call, replyBody, sandbox } from '../sandbox/helpers.js';
 
 /**
- * What the battery makes of the sandbox's events (src/testing/check-bot/observe.ts), without a
- * sandbox: which event answers a question, which is a refusal, and the waits on them.
+ * What the battery makes of the sandbox's events (src/testing/check-bot/observe.ts): which event
+ * answers a question, which is a refusal, and the waits on them; by hand-made events, and by the
+ * events a sandbox records for refused requests.
  */
 
 const Q = 5001n;
@@ -62,14 +65,73 @@ describe('answerTo: what the bot did about a question', () => {
     expect(answerTo(Q, { ignore: (e) => String(e.error).startsWith('injected fault') })(injected)).toBeUndefined();
   });
 
+  const named = { questionId: Q, questionIndex: null, sessionId: null, coreClientId: null, clientId: null };
+  const request = (fields: Record<string, unknown>): SandboxEvent => ({
+    type: 'api.request',
+    seq: 7n,
+    tenant: 'sandbox',
+    sessionId: 's-1',
+    scope: 'conversation',
+    method: 'POST',
+    path: '/api/v1/chatbot',
+    status: 401n,
+    requestId: 'r-1',
+    error: 'invalid bearer token',
+    named,
+    ...fields,
+  });
   it.each([
-    [{ type: 'api.request', path: '/api/v1/chatbot', status: 400 }, true],
-    [{ type: 'api.refused', path: '/api/v1/chatbot', status: 401 }, true],
-    [{ type: 'api.request', path: '/api/v1/chatbot', status: 399 }, false],
-    [{ type: 'bot.answer', path: '/api/v1/chatbot', status: 409 }, false],
-    [{ type: 'webhook.attempt', status: 500 }, false],
-  ])('isRefusedRequest(%j) is %s: any event with a path and a status of 400 or more', (event, refused) => {
+    ['a request refused and tied to a conversation (401)', request({}), true],
+    ['a request refused in a tenant, tied to none (415)', request({ sessionId: null, scope: 'tenant', status: 415n }), true],
+    [
+      'a request refused sandbox-wide (403, unknown tenant)',
+      request({ sessionId: null, scope: 'sandbox', tenant: '', status: 403n }),
+      true,
+    ],
+    ['a request at the limit: 400', request({ status: 400n }), true],
+    ['a request below it: 399', request({ status: 399n }), false],
+    ['a request that went through', request({ status: 200n, error: null }), false],
+    ['a refused answer (read by the question it names instead)', answer({ status: 409n, delivered: false }), false],
+    ['a refused greeting', { type: 'greeting', sessionId: 's-1', status: 400n }, false],
+    ['a webhook attempt answered 500', { type: 'webhook.attempt', status: 500n, path: '/webhook' }, false],
+  ])('isRefusedRequest: %s is %s', (_, event, refused) => {
     expect(isRefusedRequest(event as SandboxEvent)).toBe(refused);
+  });
+});
+
+describe('the battery reads refusals as the sandbox records them', () => {
+  it("a refusal tied to a check's conversation ends its wait; untied ones, of a tenant or sandbox-wide, are kept apart", async () => {
+    const sb = await sandbox();
+    const events: SandboxEvent[] = [];
+    // As the event stream hands them over: JSON read losslessly.
+    sb.subscribe((event) => events.push(parseJson(stringifyJson(event)) as SandboxEvent));
+    const started = await call(sb, '/_sandbox/conversations', { body: {}, token: null, tenant: null });
+    const sessionId = (started.json as { sessionId: string }).sessionId;
+    const asked = await call(sb, `/_sandbox/conversations/${sessionId}/messages`, { body: { text: 'Hi' }, token: null, tenant: null });
+    const questionId = (asked.json as { questionId: bigint }).questionId;
+    const answerBody = (fields: Record<string, unknown> = {}) => replyBody({ coreClientId: undefined, questionId, ...fields });
+
+    const observer = new Observer(new Set([sessionId]));
+    const waiting = observer.wait(sessionId, answerTo(questionId), 60_000, new AbortController().signal);
+    expect((await call(sb, '/api/v1/chatbot', { tenant: 'elsewhere', body: answerBody() })).status).toBe(403);
+    expect((await call(sb, '/api/v1/chatbot', { body: answerBody({ questionId: 99n }) })).status).toBe(404);
+    expect((await call(sb, '/api/v1/chatbot', { token: 'not-the-token', body: answerBody() })).status).toBe(401);
+    for (const event of events) observer.take(event);
+
+    const seen = await waiting;
+    expect(seen.kind).toBe('refused');
+    const tied = (seen as { event: SandboxEvent }).event;
+    expect(tied).toMatchObject({ type: 'api.request', scope: 'conversation', sessionId, status: 401n, error: 'invalid bearer token' });
+    expect(tied.named).toMatchObject({ questionId });
+    expect(isRefusedRequest(tied)).toBe(true);
+    expect(observer.untied.map((event) => [event.type, event.sessionId, event.status])).toEqual([
+      ['api.request', null, 403n],
+      ['bot.answer', null, 404n],
+    ]);
+    expect(observer.untied[0]).toMatchObject({ scope: 'sandbox', tenant: '' });
+    expect(isRefusedRequest(observer.untied[0]!)).toBe(true);
+    // The unknown question is an answer the sandbox checked and refused: not a refused request.
+    expect(isRefusedRequest(observer.untied[1]!)).toBe(false);
   });
 });
 
@@ -109,6 +171,21 @@ describe('Observer', () => {
     observer.take({ type: 'bot.answer', sessionId: null, status: 404n, error: 'no question' });
     expect(observer.untied.map((e) => e.status)).toEqual([401n, 404n]);
     expect(observer.botSpoke).toBe(true);
+  });
+
+  it("with its tenant, keeps the untied refusals of that tenant and the sandbox-wide ones, not another tenant's", () => {
+    const observer = new Observer(new Set(['s-1']), 'sandbox');
+    const refused = (tenant: string, status: bigint): SandboxEvent => ({
+      type: 'api.request',
+      tenant,
+      sessionId: null,
+      path: '/x',
+      status,
+    });
+    observer.take(refused('sandbox', 401n));
+    observer.take(refused('other', 415n));
+    observer.take(refused('', 403n));
+    expect(observer.untied.map((e) => e.status)).toEqual([401n, 403n]);
   });
 
   it('says the bot spoke only for its requests in the battery, or naming no conversation', () => {

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AnswerWait, isRefusal, REFUSAL_DELIVERY_MS, SETTLE_MS, type StreamEvent } from '../../src/commands/customer/wait.js';
+import { AnswerWait, isRefusal, REFUSAL_DELIVERY_MS, SETTLE_MS, type StreamEvent } from '../../src/customer/wait.js';
 
 /**
- * When `core customer` stops waiting (src/commands/customer/wait.ts), event by event. The clock is
+ * When `core customer` stops waiting (src/customer/wait.ts), event by event. The clock is
  * vitest's fake one: these tests move it, so nothing here depends on the machine's speed.
  */
 

@@ -48,13 +48,21 @@ async function startBot(sandboxOf: () => Sandbox): Promise<{ server: Server; url
               text: `You said: ${message.text}`,
               quickReplies: [{ type: 'TEXT', text: 'Talk to a person' }],
             };
+      // Two mistakes on request: a wrong token (the sandbox ties the refusal to the question named), and a
+      // questionId the sandbox does not have (tied to no conversation). The webhook is acknowledged all the same.
+      const flawed = /wrong token|unknown question/.test(message.text);
+      if (/unknown question/.test(message.text)) answer.questionId = 99n;
       void fetch(`${sandboxOf().url}/api/v1/chatbot`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', Authorization: 'Bearer sandbox-token', 'X-Tenant-Name': 'sandbox' },
+        headers: {
+          'Content-Type': 'application/json',
+          Authorization: `Bearer ${/wrong token/.test(message.text) ? 'not-the-token' : 'sandbox-token'}`,
+          'X-Tenant-Name': 'sandbox',
+        },
         body: stringifyJson(answer),
       }).then(async (response) => {
         await response.text();
-        res.writeHead(response.ok ? 200 : 503).end();
+        res.writeHead(response.ok || flawed ? 200 : 503).end();
       });
     });
   });
@@ -129,6 +137,26 @@ describe('core-cli/sandbox with a bot', () => {
       listItem: { identifier: 'orders.track', title: 'Track an order' },
       quickReply: null,
     });
+  });
+
+  it.each([
+    {
+      mistake: 'a wrong token, on an answer naming the question (tied to the conversation)',
+      text: 'wrong token',
+      refused: { type: 'api.request', status: 401, error: 'invalid bearer token', tied: true },
+    },
+    {
+      mistake: 'an answer naming a question the sandbox does not have (tied to none)',
+      text: 'unknown question',
+      refused: { type: 'bot.answer', status: 404, tied: false },
+    },
+  ])('ends the wait on $mistake, with the refused request in the exchange', async ({ text, refused }) => {
+    const conversation = await startConversation(sandbox);
+    const exchange = await happens(conversation.say(text, { waitMs }), 'the refusal');
+    expect(exchange).toMatchObject({ ok: false, end: 'refused', answers: [], texts: [] });
+    expect(exchange.refused).toHaveLength(1);
+    const { tied, ...fields } = refused;
+    expect(exchange.refused[0]).toMatchObject({ ...fields, sessionId: tied ? conversation.sessionId : null });
   });
 
   it("refuses a button the bot did not offer with the sandbox's message, naming what it offers", async () => {

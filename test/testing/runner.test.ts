@@ -139,6 +139,32 @@ describe('a bot step and the refusals of the sandbox', () => {
     expect(run.coverage.get('refusal')).toBeUndefined();
   });
 
+  /** An answer the sandbox checked and refused for naming a question it does not have: tied to no conversation. */
+  const unknownQuestion: Event = {
+    type: 'bot.answer',
+    sessionId: null,
+    status: 404n,
+    delivered: false,
+    notDelivered: 'unknown question',
+    error: 'no question with questionId 99',
+    body: { text: 'Hello', code: 'SUCCESS' },
+  };
+
+  it('fails at once on an answer refused for an unknown question while it waits, marked not tied', async () => {
+    const { sandbox } = scriptedSandbox(() => [unknownQuestion]);
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    expect(message(run)).toBe(
+      "the bot's answer (not tied to a conversation) was not delivered (404: unknown question): no question with questionId 99",
+    );
+    expect(run.failure?.stepIndex).toBe(1);
+  });
+
+  it('passes over an answer refused for an unknown question once its own answer came: it may be another conversation’s', async () => {
+    const { sandbox } = scriptedSandbox(() => [answer(1), unknownQuestion]);
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    expect(run.outcome).toBe('passed');
+  });
+
   it('passes over an answer whose answerId was already used (dropped by the platform), and counts it', async () => {
     const { sandbox } = scriptedSandbox(() => [
       { ...answer(2), delivered: false, notDelivered: 'duplicate answerId', status: 200n },

@@ -1,6 +1,6 @@
 import { statusText } from '../../output/result.js';
 import { printable } from '../../output/terminal.js';
-import type { WaitResult, StreamEvent } from './wait.js';
+import type { WaitResult, StreamEvent } from '../../customer/wait.js';
 
 /**
  * The human view of one exchange of `core customer`: each bot answer drawn as the composer's preview

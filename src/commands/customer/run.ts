@@ -2,6 +2,8 @@ import type { Context } from '../../context.js';
 import { CoreError, ExitCode, InterruptedError, UsageError, exitCodeForStatus } from '../../errors.js';
 import { requireSettings } from '../../config/index.js';
 import { parseDuration } from '../../config/duration.js';
+import { choose, type LastMessage } from '../../customer/choose.js';
+import { AnswerWait, type StreamEvent, type WaitResult } from '../../customer/wait.js';
 import { htmlSummary } from '../../output/result.js';
 import { stringifyJson } from '../../payload/json.js';
 import { loadCommandSettings } from '../common.js';
@@ -9,13 +11,12 @@ import type { GlobalOptions } from '../definition.js';
 import { openEventStream, requestJson, StreamRefused, type ClientInit, type SandboxAnswer } from './client.js';
 import { LAST, lastSession, rememberSession } from './last-session.js';
 import { describeRefusal, renderExchange } from './render.js';
-import { AnswerWait, type StreamEvent, type WaitResult } from './wait.js';
 
 /**
  * `core customer say` and `core customer press`: the customer's side of a sandbox conversation from
  * a shell. Each sends one customer message to the sandbox at the base URL (no token: these are the
- * sandbox's own endpoints), waits for the bot's answers on the event stream (./wait.ts says when the
- * wait ends), and prints them as the composer's preview draws a message, or as one JSON document.
+ * sandbox's own endpoints), waits for the bot's answers on the event stream (src/customer/wait.ts says
+ * when the wait ends), and prints them as the composer's preview draws a message, or as one JSON document.
  *
  * Exit codes (docs/exit-codes.md): 0 the bot answered in time; 6 it did not, the sandbox refused one
  * of the bot's requests (or the sandbox could not be reached); 2 bad usage; 4 the sandbox refused the
@@ -155,26 +156,6 @@ export async function runCustomerPress(options: CustomerPressOptions, ctx: Conte
 /** The sessionId `--session` names: as given, or for `last` the one `say` last started against the base URL. */
 async function sessionOf(session: string, client: ClientInit, ctx: Context): Promise<string> {
   return session === LAST ? lastSession(ctx.env, client.baseUrl) : session;
-}
-
-interface LastMessage {
-  quickReplies: Record<string, unknown>[];
-  messageListPicker: { sections?: { items?: { identifier?: string; title?: string }[] }[] } | null;
-}
-
-/**
- * What pressing LABEL sends: a button whose text (or shown_text) is LABEL, else a list item whose
- * identifier (or title) is LABEL. Anything else is sent as a press, so the sandbox's refusal names
- * what the message offers: the one place that knows it.
- */
-export function choose(last: LastMessage | null, label: string): { press: string } | { pick: string } {
-  const buttons = last?.quickReplies ?? [];
-  const button = buttons.find((b) => b.text === label) ?? buttons.find((b) => b.shown_text === label);
-  if (button) return { press: String(button.text) };
-  const items = (last?.messageListPicker?.sections ?? []).flatMap((section) => section.items ?? []);
-  const item = items.find((i) => i.identifier === label) ?? items.find((i) => i.title === label);
-  if (item?.identifier !== undefined) return { pick: item.identifier };
-  return { press: label };
 }
 
 async function prepare(options: CommonOptions, ctx: Context): Promise<{ client: ClientInit; waitMs: number; tenant: string | undefined }> {

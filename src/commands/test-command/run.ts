@@ -10,7 +10,7 @@ import { makeStyle } from '../../output/style.js';
 import { writeOutputFile } from '../../output/file.js';
 import type { Sandbox } from '../../sandbox/server.js';
 import { openEventStream, requestJson, type ClientInit } from '../customer/client.js';
-import { choose } from '../customer/run.js';
+import { choose, type LastMessage } from '../../customer/choose.js';
 import { listFiles, loadTests } from '../../testing/load.js';
 import type { SandboxClient } from '../../testing/platform.js';
 import {
@@ -97,7 +97,7 @@ export async function runTest(options: TestOptions, ctx: Context): Promise<numbe
     const platform: SandboxClient = {
       request: (method, path, body) => requestJson(client, method, path, body),
       events: (query, onEvent) => openEventStream(client, query, onEvent),
-      choose: (last, label) => choose(last as Parameters<typeof choose>[0], label),
+      choose: (last, label) => choose(last as LastMessage | null, label),
       signal: ctx.signal,
     };
     suite = await runSuite(conversations, {

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { CHECKS, CHECK_IDS, type CheckId, type CheckKit, type Craft, type DeliveryAnswer, type FaultView } from './checks.js';
+import { CHECKS, CHECK_IDS, refusal, type CheckId, type CheckKit, type Craft, type DeliveryAnswer, type FaultView } from './checks.js';
 import { num, Observer, type SandboxEvent } from './observe.js';
 
 /**
@@ -67,8 +67,10 @@ export async function runBattery(init: BatteryInit): Promise<BatteryReport> {
   const lastSeq = num(facts.lastSeq) ?? 0;
 
   const sessions = new Set<string>();
-  const observer = new Observer(sessions);
-  const stream = port.events(`?tenant=${encodeURIComponent(tenant)}&after=${lastSeq}`, (event) => observer.take(event as SandboxEvent));
+  const observer = new Observer(sessions, tenant);
+  // Every tenant's events, not only the battery's: a request refused for naming a tenant the sandbox does not serve
+  // is recorded sandbox-wide (tenant ""), and is the bot's mistake to report. The observer passes over other tenants'.
+  const stream = port.events(`?after=${lastSeq}`, (event) => observer.take(event as SandboxEvent));
   const attempts: DeliveryAnswer[] = [];
   try {
     await stream.opened;
@@ -190,9 +192,7 @@ function unreachable(attempts: readonly { status: number | null; error: string |
 /** `; meanwhile the sandbox refused 2 requests of the bot that named no conversation: 401 invalid bearer token`. */
 function untiedNote(untied: readonly SandboxEvent[]): string {
   if (untied.length === 0) return '';
-  const lines = [
-    ...new Set(untied.map((event) => `${num(event.status) ?? '?'} ${typeof event.error === 'string' ? event.error : ''}`.trim())),
-  ];
+  const lines = [...new Set(untied.map(refusal))];
   const shown = lines.slice(-3).reverse().join('; ');
   return `; meanwhile the sandbox refused ${untied.length} request${untied.length === 1 ? '' : 's'} of the bot that named no conversation: ${shown}`;
 }

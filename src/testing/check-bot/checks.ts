@@ -95,7 +95,7 @@ export function describeAttempt(attempt: DeliveryAnswer): string {
 }
 
 /** A refused request as one line: `401 invalid bearer token`. */
-function refusal(event: SandboxEvent): string {
+export function refusal(event: SandboxEvent): string {
   const status = num(event.status);
   const error = typeof event.error === 'string' ? event.error : '';
   return `${status ?? '?'}${error ? ` ${error}` : ''}`;
@@ -150,125 +150,114 @@ async function mustRefuse(kit: CheckKit, sessionId: string, craft: Craft, text: 
 
 const question = (id: CheckId, detail: string) => `Where is my order? (core check-bot: ${id}, ${detail})`;
 
+/** What a check of one crafted delivery says of itself, and what it sends. */
+interface ProbeCheck {
+  id: CheckId;
+  sends: string;
+  passes: string;
+  fix: string;
+  craft: Craft;
+  /** Said in the customer's question, after the check's id. */
+  detail: string;
+  /** The delivery, as the messages name it. */
+  what: string;
+}
+
+/** A check of one crafted delivery on a WEB thread that the bot must acknowledge and answer. */
+function answering(check: ProbeCheck): CheckDefinition {
+  const { craft, detail, what, ...described } = check;
+  return {
+    ...described,
+    async run(kit, started) {
+      const sessionId = await kit.start('WEB');
+      started(sessionId);
+      return mustAnswer(kit, sessionId, craft, question(check.id, detail), what);
+    },
+  };
+}
+
+/** A check of one crafted delivery on a WEB thread that the bot must refuse, and not answer; `risk` says why it matters. */
+function refusing(check: ProbeCheck & { risk: string }): CheckDefinition {
+  const { craft, detail, what, risk, ...described } = check;
+  return {
+    ...described,
+    async run(kit, started) {
+      const sessionId = await kit.start('WEB');
+      started(sessionId);
+      return mustRefuse(kit, sessionId, craft, question(check.id, detail), what, risk);
+    },
+  };
+}
+
 export const CHECKS: readonly CheckDefinition[] = [
-  {
+  answering({
     id: 'answers',
     sends: 'a correctly signed MESSAGE on a WEB thread',
     passes: 'acknowledged with 2xx, and a valid answer to that question arrives',
     fix: 'answer 2xx to a verified delivery and POST the answer to /api/v1/chatbot with the token, the tenant and the questionId',
-    async run(kit, started) {
-      const sessionId = await kit.start('WEB');
-      started(sessionId);
-      return mustAnswer(kit, sessionId, 'signed', question('answers', 'a correctly signed delivery'), 'a signed delivery');
-    },
-  },
-  {
+    craft: 'signed',
+    detail: 'a correctly signed delivery',
+    what: 'a signed delivery',
+  }),
+  refusing({
     id: 'signature.missing',
     sends: 'a MESSAGE without the webhook-* headers',
     passes: 'refused (non-2xx), and no answer comes',
     fix: 'refuse (401) a delivery without webhook-id, webhook-timestamp and webhook-signature before reading its body',
-    async run(kit, started) {
-      const sessionId = await kit.start('WEB');
-      started(sessionId);
-      return mustRefuse(
-        kit,
-        sessionId,
-        'unsigned',
-        question('signature.missing', 'no webhook-* headers: refuse it'),
-        'a delivery without webhook-* headers',
-        'anyone who finds the URL can make the bot speak',
-      );
-    },
-  },
-  {
+    craft: 'unsigned',
+    detail: 'no webhook-* headers: refuse it',
+    what: 'a delivery without webhook-* headers',
+    risk: 'anyone who finds the URL can make the bot speak',
+  }),
+  refusing({
     id: 'signature.tampered',
     sends: 'a correctly signed MESSAGE whose body was changed after signing',
     passes: 'refused, and no answer comes',
     fix: 'compute the HMAC over the raw body bytes as received (before any JSON parsing) and compare it with each v1 signature',
-    async run(kit, started) {
-      const sessionId = await kit.start('WEB');
-      started(sessionId);
-      return mustRefuse(
-        kit,
-        sessionId,
-        'tampered',
-        question('signature.tampered', 'body changed after signing: refuse it'),
-        'a delivery whose body was changed after signing',
-        'a message changed on the way is taken as the customer’s',
-      );
-    },
-  },
-  {
+    craft: 'tampered',
+    detail: 'body changed after signing: refuse it',
+    what: 'a delivery whose body was changed after signing',
+    risk: 'a message changed on the way is taken as the customer’s',
+  }),
+  refusing({
     id: 'signature.wrong-secret',
     sends: 'a MESSAGE signed with another secret',
     passes: 'refused, and no answer comes',
     fix: 'sign with the key of your own secret (the base64 after whsec_, decoded) and refuse when no v1 signature matches',
-    async run(kit, started) {
-      const sessionId = await kit.start('WEB');
-      started(sessionId);
-      return mustRefuse(
-        kit,
-        sessionId,
-        'wrong-secret',
-        question('signature.wrong-secret', 'signed with another secret: refuse it'),
-        'a delivery signed with another secret',
-        'any signature is taken, so the signature proves nothing',
-      );
-    },
-  },
-  {
+    craft: 'wrong-secret',
+    detail: 'signed with another secret: refuse it',
+    what: 'a delivery signed with another secret',
+    risk: 'any signature is taken, so the signature proves nothing',
+  }),
+  answering({
     id: 'signature.rotation',
     sends: 'two signatures in webhook-signature: one made with an unknown secret, then the valid one (a key rotation)',
     passes: 'accepted and answered',
     fix: 'split webhook-signature on spaces and accept the delivery when any v1 signature matches',
-    async run(kit, started) {
-      const sessionId = await kit.start('WEB');
-      started(sessionId);
-      return mustAnswer(
-        kit,
-        sessionId,
-        'rotation',
-        question('signature.rotation', 'two signatures, the second valid'),
-        'a delivery with an unknown signature, then the valid one',
-      );
-    },
-  },
-  {
+    craft: 'rotation',
+    detail: 'two signatures, the second valid',
+    what: 'a delivery with an unknown signature, then the valid one',
+  }),
+  refusing({
     id: 'timestamp.stale',
     sends: 'a correctly signed MESSAGE whose timestamp is 10 minutes old',
     passes: 'refused, and no answer comes',
     fix: 'refuse a delivery whose webhook-timestamp is more than 5 minutes from your clock',
-    async run(kit, started) {
-      const sessionId = await kit.start('WEB');
-      started(sessionId);
-      return mustRefuse(
-        kit,
-        sessionId,
-        'stale',
-        question('timestamp.stale', 'signed 10 minutes ago: refuse it'),
-        'a delivery signed 10 minutes ago',
-        'a recorded delivery can be replayed later',
-      );
-    },
-  },
-  {
+    craft: 'stale',
+    detail: 'signed 10 minutes ago: refuse it',
+    what: 'a delivery signed 10 minutes ago',
+    risk: 'a recorded delivery can be replayed later',
+  }),
+  refusing({
     id: 'timestamp.future',
     sends: 'a correctly signed MESSAGE whose timestamp is 10 minutes ahead',
     passes: 'refused, and no answer comes',
     fix: 'refuse a delivery whose webhook-timestamp is more than 5 minutes from your clock, in either direction',
-    async run(kit, started) {
-      const sessionId = await kit.start('WEB');
-      started(sessionId);
-      return mustRefuse(
-        kit,
-        sessionId,
-        'future',
-        question('timestamp.future', 'timestamp 10 minutes ahead: refuse it'),
-        'a delivery timestamped 10 minutes ahead',
-        'a delivery made for later stays valid longer than it should',
-      );
-    },
-  },
+    craft: 'future',
+    detail: 'timestamp 10 minutes ahead: refuse it',
+    what: 'a delivery timestamped 10 minutes ahead',
+    risk: 'a delivery made for later stays valid longer than it should',
+  }),
   {
     id: 'replay',
     sends: 'the same delivery twice (same webhook-id and body, a new timestamp and signature)',
@@ -380,21 +369,13 @@ export const CHECKS: readonly CheckDefinition[] = [
       return fail(`delivery ${describeAttempt(probe.attempt)}; ${noAnswer(kit, seen)}`);
     },
   },
-  {
+  answering({
     id: 'unknown-fields',
     sends: 'a MESSAGE with an unknown field at the top and in message, and an unknown header',
     passes: 'it still answers (forward compatibility)',
     fix: 'ignore fields and headers you do not know: do not validate the webhook strictly against a closed schema',
-    async run(kit, started) {
-      const sessionId = await kit.start('WEB');
-      started(sessionId);
-      return mustAnswer(
-        kit,
-        sessionId,
-        'unknown-fields',
-        question('unknown-fields', 'with fields and a header the bot does not know'),
-        'a delivery with unknown fields and an unknown header',
-      );
-    },
-  },
+    craft: 'unknown-fields',
+    detail: 'with fields and a header the bot does not know',
+    what: 'a delivery with unknown fields and an unknown header',
+  }),
 ];

@@ -1,3 +1,5 @@
+import { isRefusal } from '../../customer/wait.js';
+
 /**
  * What the battery sees of the sandbox: its event stream, sorted by conversation, and the waits of
  * the checks on it. Every wait is for an event, bounded by a time limit that only ends it: nothing
@@ -23,10 +25,14 @@ export function num(value: unknown): number | null {
   return typeof value === 'bigint' ? Number(value) : typeof value === 'number' ? value : null;
 }
 
-/** An API request of the bot that the sandbox refused, whatever event records it: it has a path and a status of 400 or more. */
+/**
+ * An API request of the bot that the sandbox refused before it got as far as an answer: an
+ * `api.request` event with a status of 400 or more (docs/sandbox.md, "Events": a wrong token, an
+ * unknown tenant, a body that is not JSON). A refused answer is a `bot.answer` event, which
+ * `answerTo` reads by the question it names.
+ */
 export function isRefusedRequest(event: SandboxEvent): boolean {
-  if (event.type === 'bot.answer' || event.type === 'webhook.attempt' || event.type === 'greeting') return false;
-  return typeof event.path === 'string' && (num(event.status) ?? 0) >= 400;
+  return event.type === 'api.request' && (num(event.status) ?? 0) >= 400;
 }
 
 /** A request of the bot that reached the sandbox's API, accepted or not. */
@@ -48,17 +54,23 @@ export class Observer {
   /** Whether any request of the bot reached the sandbox's API during the battery. */
   botSpoke = false;
 
-  constructor(private readonly sessions: Set<string>) {}
+  /**
+   * `tenant`: the battery's tenant; events of other tenants are passed over, and those of no tenant
+   * (requests the sandbox refused for naming none it serves) kept as untied. Undefined takes every event.
+   */
+  constructor(
+    private readonly sessions: Set<string>,
+    private readonly tenant?: string,
+  ) {}
 
   /** Takes one event of the stream. */
   take(event: SandboxEvent): void {
+    if (this.tenant !== undefined && typeof event.tenant === 'string' && event.tenant !== this.tenant && event.tenant !== '') return;
     const sessionId = typeof event.sessionId === 'string' ? event.sessionId : null;
     const ours = sessionId !== null && this.sessions.has(sessionId);
     if (isBotRequest(event) && (ours || sessionId === null)) this.botSpoke = true;
     if (!ours) {
-      if (sessionId === null && (isRefusedRequest(event) || (event.type === 'bot.answer' && (num(event.status) ?? 0) >= 400))) {
-        this.untied.push(event);
-      }
+      if (sessionId === null && isRefusal(event)) this.untied.push(event);
       return;
     }
     const list = this.bySession.get(sessionId) ?? [];

@@ -1,7 +1,7 @@
 import { formatDuration } from '../../config/duration.js';
-import { cjs } from '../../interop.js';
 import type { Style } from '../../output/style.js';
 import { stringifyJson } from '../../payload/json.js';
+import { tapDocument } from '../tap.js';
 import { xmlAttr, xmlText } from '../xml.js';
 import type { BatteryReport, CheckResult } from './battery.js';
 import type { CheckReporter } from './ids.js';
@@ -113,29 +113,23 @@ function details(check: CheckResult): string {
 // ---- TAP 14 -----------------------------------------------------------------------------------
 
 /** TAP version 14: a test point per check, the message and the fix of a failure in a YAML block; `Bail out!` when the bot could not be reached. */
-export async function renderCheckTap(report: BatteryReport): Promise<string> {
-  const out = ['TAP version 14'];
-  if (report.unreachable) {
-    out.push(`Bail out! ${report.unreachable.message.replace(/\n/g, ' ')}`);
-    return `${out.join('\n')}\n`;
-  }
-  const { stringify } = cjs(await import('yaml'), 'stringify');
-  out.push(`1..${report.checks.length}`);
-  report.checks.forEach((check, i) => {
-    out.push(`${check.status === 'pass' ? 'ok' : 'not ok'} ${i + 1} - ${check.id}`);
-    if (check.status === 'fail') {
-      const block = {
-        message: check.message,
-        fix: check.fix,
-        sent: check.sends,
-        conversation: check.sessionId,
-        duration_ms: check.durationMs,
-      };
-      const yaml = stringify(block, { lineWidth: 0 }).trimEnd();
-      out.push('  ---', ...yaml.split('\n').map((line: string) => `  ${line}`), '  ...');
-    }
-  });
-  return `${out.join('\n')}\n`;
+export function renderCheckTap(report: BatteryReport): Promise<string> {
+  const points = report.checks.map((check) => ({
+    ok: check.status === 'pass',
+    description: check.id,
+    ...(check.status === 'fail'
+      ? {
+          block: {
+            message: check.message,
+            fix: check.fix,
+            sent: check.sends,
+            conversation: check.sessionId,
+            duration_ms: check.durationMs,
+          },
+        }
+      : {}),
+  }));
+  return tapDocument(points, report.unreachable?.message ?? null);
 }
 
 export async function renderCheckReport(

@@ -27,8 +27,13 @@ export const SETTLE_MS = 300;
  */
 export const REFUSAL_DELIVERY_MS = 1_000;
 
-/** Whether an event is a refusal of one of the bot's API requests (docs/sandbox.md, "Events"). */
-export function isRefusal(event: StreamEvent): boolean {
+/**
+ * Whether an event is a refusal of one of the bot's API requests (docs/sandbox.md, "Events"): a
+ * request refused before it got as far as an answer (`api.request`), or an answer or greeting the
+ * sandbox checked and refused; each with a status of 400 or more. `core customer`, `core test` and
+ * `core check-bot` all read refusals by this.
+ */
+export function isRefusal(event: { type: string; status?: unknown }): boolean {
   const status = typeof event.status === 'bigint' ? Number(event.status) : event.status;
   return (
     (event.type === 'api.request' || event.type === 'bot.answer' || event.type === 'greeting') &&
