@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+// `npm run mutate [module...]`: mutation testing with Stryker, one module at a time against the unit
+// tests that own it (mutation/modules.mjs), incremental (only the mutants whose code or tests changed
+// since the last run are tested again). Without a name, every module.
+//
+// After each module, the surviving mutants are compared with mutation/equivalents.json (the mutants
+// that no test can kill, each with its reason): the run fails when a survivor is not listed there, and
+// prints each module's score as Stryker counts it and with the listed equivalents left out.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { modules } from '../mutation/modules.mjs';
+import { isEquivalent, scoreOf, survivorsOf } from '../mutation/report.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const names = process.argv.slice(2);
+const unknown = names.filter((name) => !(name in modules));
+if (unknown.length > 0) {
+  console.error(`mutate: no module named ${unknown.join(', ')}; the modules are ${Object.keys(modules).join(', ')}`);
+  process.exit(2);
+}
+const equivalents = JSON.parse(readFileSync(join(root, 'mutation', 'equivalents.json'), 'utf8'));
+const stryker = join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
+
+let failed = false;
+const lines = [];
+for (const name of names.length > 0 ? names : Object.keys(modules)) {
+  const run = spawnSync(process.execPath, [stryker, 'run', 'stryker.config.mjs'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, MUTATE_MODULE: name },
+  });
+  const reportFile = join(root, 'mutation', 'reports', `${name}.json`);
+  if (run.status !== 0 || !existsSync(reportFile)) {
+    failed = true;
+    lines.push(`${name}: Stryker did not finish (exit ${run.status ?? run.signal})`);
+    continue;
+  }
+  const report = JSON.parse(readFileSync(reportFile, 'utf8'));
+  const survivors = survivorsOf(report);
+  const unexplained = survivors.filter((mutant) => !isEquivalent(mutant, equivalents));
+  const { raw, corrected } = scoreOf(report, survivors.length - unexplained.length);
+  lines.push(`${name}: ${raw.toFixed(1)}% (${corrected.toFixed(1)}% with the listed equivalents left out), ${unexplained.length} survivor(s) neither killed nor listed`);
+  for (const mutant of unexplained) {
+    lines.push(`  ${mutant.file}:${mutant.line} ${mutant.mutator}: ${mutant.original.trim()} -> ${mutant.replacement}`);
+  }
+  if (unexplained.length > 0) failed = true;
+}
+console.log(`\nMutation scores\n${lines.join('\n')}`);
+process.exitCode = failed ? 1 : 0;
