@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { createMask, MASK, maskProblem, secretForms } from '../../src/mask.js';
+
+/**
+ * The masking rule (src/mask.ts; docs/security.md, "The masking rule") at the level of its parts:
+ * which values are distinctive, the forms of a secret a service may echo, overlapping secrets, and
+ * JSON values of every kind. test/hardening/mask-rule.test.ts holds the bounds and the properties,
+ * test/hardening/masking.test.ts the same token table through the built binary.
+ */
+
+/** The tokens of test/hardening/masking.test.ts: spaces around, JSON's and a URL's special characters, JSON syntax. */
+const tokens: Array<[string, string]> = [
+  ['with spaces around it', '   spaced-token-8f2a1c   '],
+  ['holding " and \\', 'q"uo\\te-token-77a'],
+  ['holding / + and =', 'b64/tok+en/9x=='],
+  ['shaped to break JSON', '"}],"ok":true,"x":["'],
+];
+
+const base64 = (text: string) => Buffer.from(text).toString('base64');
+const hex = (text: string) => Buffer.from(text).toString('hex');
+
+/** What a service may echo of a token, whole, as a line of text would carry it. */
+const echoes: Array<[string, (token: string) => string]> = [
+  ['as is', (token) => token],
+  ['in upper case', (token) => token.toUpperCase()],
+  ['in lower case', (token) => token.toLowerCase()],
+  ['in hex', hex],
+  ['in upper-case hex', (token) => hex(token).toUpperCase()],
+  ['in upper case, JSON-escaped', (token) => JSON.stringify(token.toUpperCase()).slice(1, -1)],
+  ['in hex, percent-encoded', (token) => encodeURIComponent(hex(token))],
+];
+
+describe('the forms of a token masked in text', () => {
+  describe.each(tokens)('a token %s', (_name, raw) => {
+    const token = raw.trim();
+    const mask = createMask();
+    mask.add(raw);
+
+    it.each(echoes)('is masked %s', (_form, form) => {
+      expect(mask.redact(`a ${form(token)} b`)).toBe(`a ${MASK} b`);
+    });
+
+    it.each([0, 1, 2])('is masked in base64 inside a longer base64 text, %d bytes into it', (shift) => {
+      // Basic credentials: base64 of user:token, the token starting at any of the three alignments.
+      for (const encode of [base64, (text: string) => Buffer.from(text).toString('base64url')]) {
+        const encoded = encode(`${'u'.repeat(shift)}${token}:rest`);
+        const masked = mask.redact(`Basic ${encoded}`);
+        expect(masked).toContain(MASK);
+        // What is left around the mask is the few characters that also hold bits of the text around the token.
+        expect(masked.length - `Basic ${MASK}`.length).toBeLessThanOrEqual(encoded.length - Math.floor((token.length * 4) / 3) + 4);
+        expect(Buffer.from(masked.slice('Basic '.length).replace(MASK, ''), 'base64').toString('latin1')).not.toContain(token.slice(0, 3));
+      }
+    });
+
+    it('is masked in base64 on its own, all but the last character and the padding', () => {
+      const masked = mask.redact(`token=${base64(token)}`);
+      expect(masked).toMatch(new RegExp(`^token=\\*{8}[A-Za-z0-9+/]?=*$`));
+    });
+
+    it('leaves the mask in the same place in a JSON document, which stays valid', () => {
+      const document = mask.redactValue({ echoed: { upper: token.toUpperCase(), hex: hex(token), base64: base64(token) } });
+      expect(JSON.parse(JSON.stringify(document))).toEqual(document);
+      expect(JSON.stringify(document)).not.toContain(token.toUpperCase());
+      expect(JSON.stringify(document)).not.toContain(hex(token));
+    });
+  });
+
+  it('leaves out a hex form made only of digits: masking it would mask numbers', () => {
+    expect(secretForms('1234567a')).not.toContain('3132333435363761');
+    const mask = createMask();
+    mask.add('1234567a');
+    expect(mask.redact('id 3132333435363761')).toBe('id 3132333435363761');
+  });
+
+  it('keeps the forms of one value distinct and each distinctive', () => {
+    const forms = secretForms('spaced-token-8f2a1c');
+    expect(new Set(forms).size).toBe(forms.length);
+    for (const form of forms) expect(maskProblem(form)).toBeUndefined();
+    expect(forms).toEqual(
+      expect.arrayContaining(['spaced-token-8f2a1c', 'SPACED-TOKEN-8F2A1C', hex('spaced-token-8f2a1c'), base64('spaced-token-8f2a1c').replace(/=+$/, '').slice(0, -1)]),
+    );
+  });
+
+  it('does not mask text that only looks like a form of the token', () => {
+    const mask = createMask();
+    mask.add('spaced-token-8f2a1c');
+    for (const text of ['spaced-token-8f2a1d', 'SPACED-TOKEN-8F2A1D', hex('spaced-token-8f2a1d'), 'Spaced-Token-8f2a1c'])
+      expect(mask.redact(`a ${text} b`)).toBe(`a ${text} b`);
+  });
+});
+
+describe('secrets that overlap', () => {
+  it.each<[string, string[], string, string]>([
+    ['one inside the other, the longer starting one character after a match of the shorter', ['aaaaaaaa', 'aaaaaaaaB-tail'], 'x aaaaaaaaaB-tail y', `x ${MASK} y`],
+    ['one inside the other, registered shorter first', ['abcdefgh', 'abcdefgh-tail-secret'], 'x abcdefgh-tail-secret y', `x ${MASK} y`],
+    ['one inside the other, registered longer first', ['abcdefgh-tail-secret', 'abcdefgh'], 'x abcdefgh-tail-secret y', `x ${MASK} y`],
+    ['the end of one the start of the other', ['xxabcdefgh', 'abcdefgh-tail-secret'], 'x xxabcdefgh-tail-secret y', `x ${MASK} y`],
+    ['the shorter alone', ['abcdefgh', 'abcdefgh-tail-secret'], 'x abcdefgh-tail y', `x ${MASK}-tail y`],
+    ['one after the other, touching', ['abcdefgh', 'ijklmnop'], 'abcdefghijklmnop', `${MASK}${MASK}`],
+    ['the same secret twice in a row', ['abcdefgh'], 'abcdefghabcdefgh.', `${MASK}${MASK}.`],
+    ['a secret that overlaps itself', ['abababab'], 'x ababababab y', `x ${MASK} y`],
+  ])('masks %s whole', (_name, secrets, text, expected) => {
+    const mask = createMask();
+    for (const secret of secrets) mask.add(secret);
+    expect(mask.redact(text)).toBe(expected);
+  });
+});
+
+describe('JSON values of every kind', () => {
+  const mask = createMask();
+  mask.add('secret-value-1');
+
+  it.each<[string, unknown]>([
+    ['null', null],
+    ['null in an object', { a: null, b: 'secret-value-1' }],
+    ['null in an array', [null, 'secret-value-1', [null]]],
+    ['booleans and numbers', { t: true, f: false, n: 1, big: 12345678901234567890n }],
+    ['an object with no prototype', Object.assign(Object.create(null) as object, { k: 'secret-value-1' })],
+  ])('masks %s without throwing, and keeps what is not a string', (_name, value) => {
+    const masked = mask.redactValue(value);
+    expect(JSON.stringify(masked, (_key, item: unknown) => (typeof item === 'bigint' ? String(item) : item))).not.toContain('secret-value-1');
+    if (value === null) expect(masked).toBeNull();
+  });
+
+  it('keeps a class instance as it is (a lossless number, a date)', () => {
+    const date = new Date(0);
+    expect(mask.redactValue({ date }).date).toBe(date);
+  });
+
+  it('keeps a key named __proto__ as an own key', () => {
+    const masked = mask.redactValue(JSON.parse('{"__proto__":{"x":"secret-value-1"}}') as object);
+    expect(Object.keys(masked)).toEqual(['__proto__']);
+    expect(JSON.stringify(masked)).toBe(`{"__proto__":{"x":"${MASK}"}}`);
+  });
+});
+
+describe('which values are distinctive', () => {
+  it.each<[string, string, string | undefined]>([
+    ['a JWT (it starts with e, a character of numbers)', 'eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl', undefined],
+    ['a token that starts with digits', '123abcdefg', undefined],
+    ['a token that ends with digits', 'abcdefg123', undefined],
+    ['a number with a sign and an exponent', '-2.5e+10', 'is a number'],
+    ['a long integer', '9223372036854775807', 'is a number'],
+    ['white space only', '   ', 'is empty'],
+    ['a tab inside', 'abcd\tefgh', 'holds a line break or control character'],
+  ])('%s', (_name, value, problem) => {
+    expect(maskProblem(value)).toBe(problem);
+  });
+});
