@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run mutate [module...]`: mutation testing with Stryker, one module at a time against the unit
 // tests that own it (mutation/modules.mjs), incremental (only the mutants whose code or tests changed
-// since the last run are tested again). Without a name, every module.
+// since the last run are tested again; `--force` tests them all). Without a name, every module.
 //
 // After each module, the surviving mutants are compared with mutation/equivalents.json (the mutants
 // that no test can kill, each with its reason): the run fails when a survivor is not listed there, and
@@ -14,7 +14,9 @@ import { modules } from '../mutation/modules.mjs';
 import { isEquivalent, scoreOf, survivorsOf } from '../mutation/report.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const names = process.argv.slice(2);
+// Options (`--force`: test every mutant again, not only those whose code or tests changed) go to Stryker.
+const names = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+const options = process.argv.slice(2).filter((arg) => arg.startsWith('--'));
 const unknown = names.filter((name) => !(name in modules));
 if (unknown.length > 0) {
   console.error(`mutate: no module named ${unknown.join(', ')}; the modules are ${Object.keys(modules).join(', ')}`);
@@ -26,7 +28,7 @@ const stryker = join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 's
 let failed = false;
 const lines = [];
 for (const name of names.length > 0 ? names : Object.keys(modules)) {
-  const run = spawnSync(process.execPath, [stryker, 'run', 'stryker.config.mjs'], {
+  const run = spawnSync(process.execPath, [stryker, 'run', 'stryker.config.mjs', ...options], {
     cwd: root,
     stdio: 'inherit',
     env: { ...process.env, MUTATE_MODULE: name },
