@@ -128,7 +128,6 @@ export function createMask(): Mask {
   function redact(text: string): string {
     if (secrets.size === 0 || !mayHold(text, forms)) return text;
     compiled ??= { any: compile(forms), each: forms.map(occurrences) };
-    compiled.any.lastIndex = 0;
     if (!compiled.any.test(text)) return text;
     return maskRanges(text, compiled.each);
   }
@@ -189,7 +188,7 @@ function written(form: string): string {
 
 /** One expression for every form: whether a text holds any of them, from where a match may start. */
 export function compile(forms: string[]): RegExp {
-  return new RegExp(`${START}(?:${forms.map(written).join('|')})`, 'g');
+  return new RegExp(`${START}(?:${forms.map(written).join('|')})`);
 }
 
 /** Every start of `form` in a text, with how far it reaches (group 1): overlapping ones included. */

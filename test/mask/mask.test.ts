@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMask, MASK, maskProblem, secretForms } from '../../src/mask.js';
+import { createMask, isMaskedText, isShownRequestHeader, MASK, maskedHeaderValue, maskedText, maskProblem, secretForms, SHOWN_HEADER_NAMES } from '../../src/mask.js';
 
 /**
  * The masking rule (src/mask.ts; docs/security.md, "The masking rule") at the level of its parts:
@@ -30,21 +30,29 @@ const echoes: Array<[string, (token: string) => string]> = [
   ['in hex, percent-encoded', (token) => encodeURIComponent(hex(token))],
 ];
 
+/**
+ * A mask holding `secrets`, made inside each test: a mask made while the tests are collected would
+ * turn a broken createMask into a file with no test, which mutation testing counts as passing.
+ */
+function maskOf(...secrets: string[]) {
+  const mask = createMask();
+  for (const secret of secrets) mask.add(secret);
+  return mask;
+}
+
 describe('the forms of a token masked in text', () => {
   describe.each(tokens)('a token %s', (_name, raw) => {
     const token = raw.trim();
-    const mask = createMask();
-    mask.add(raw);
 
     it.each(echoes)('is masked %s', (_form, form) => {
-      expect(mask.redact(`a ${form(token)} b`)).toBe(`a ${MASK} b`);
+      expect(maskOf(raw).redact(`a ${form(token)} b`)).toBe(`a ${MASK} b`);
     });
 
     it.each([0, 1, 2])('is masked in base64 inside a longer base64 text, %d bytes into it', (shift) => {
       // Basic credentials: base64 of user:token, the token starting at any of the three alignments.
       for (const encode of [base64, (text: string) => Buffer.from(text).toString('base64url')]) {
         const encoded = encode(`${'u'.repeat(shift)}${token}:rest`);
-        const masked = mask.redact(`Basic ${encoded}`);
+        const masked = maskOf(raw).redact(`Basic ${encoded}`);
         expect(masked).toContain(MASK);
         // What is left around the mask is the few characters that also hold bits of the text around the token.
         expect(masked.length - `Basic ${MASK}`.length).toBeLessThanOrEqual(encoded.length - Math.floor((token.length * 4) / 3) + 4);
@@ -53,12 +61,12 @@ describe('the forms of a token masked in text', () => {
     });
 
     it('is masked in base64 on its own, all but the last character and the padding', () => {
-      const masked = mask.redact(`token=${base64(token)}`);
+      const masked = maskOf(raw).redact(`token=${base64(token)}`);
       expect(masked).toMatch(new RegExp(`^token=\\*{8}[A-Za-z0-9+/]?=*$`));
     });
 
     it('leaves the mask in the same place in a JSON document, which stays valid', () => {
-      const document = mask.redactValue({ echoed: { upper: token.toUpperCase(), hex: hex(token), base64: base64(token) } });
+      const document = maskOf(raw).redactValue({ echoed: { upper: token.toUpperCase(), hex: hex(token), base64: base64(token) } });
       expect(JSON.parse(JSON.stringify(document))).toEqual(document);
       expect(JSON.stringify(document)).not.toContain(token.toUpperCase());
       expect(JSON.stringify(document)).not.toContain(hex(token));
@@ -67,9 +75,7 @@ describe('the forms of a token masked in text', () => {
 
   it('leaves out a hex form made only of digits: masking it would mask numbers', () => {
     expect(secretForms('1234567a')).not.toContain('3132333435363761');
-    const mask = createMask();
-    mask.add('1234567a');
-    expect(mask.redact('id 3132333435363761')).toBe('id 3132333435363761');
+    expect(maskOf('1234567a').redact('id 3132333435363761')).toBe('id 3132333435363761');
   });
 
   it('keeps the forms of one value distinct and each distinctive', () => {
@@ -82,8 +88,7 @@ describe('the forms of a token masked in text', () => {
   });
 
   it('does not mask text that only looks like a form of the token', () => {
-    const mask = createMask();
-    mask.add('spaced-token-8f2a1c');
+    const mask = maskOf('spaced-token-8f2a1c');
     for (const text of ['spaced-token-8f2a1d', 'SPACED-TOKEN-8F2A1D', hex('spaced-token-8f2a1d'), 'Spaced-Token-8f2a1c'])
       expect(mask.redact(`a ${text} b`)).toBe(`a ${text} b`);
   });
@@ -100,15 +105,12 @@ describe('secrets that overlap', () => {
     ['the same secret twice in a row', ['abcdefgh'], 'abcdefghabcdefgh.', `${MASK}${MASK}.`],
     ['a secret that overlaps itself', ['abababab'], 'x ababababab y', `x ${MASK} y`],
   ])('masks %s whole', (_name, secrets, text, expected) => {
-    const mask = createMask();
-    for (const secret of secrets) mask.add(secret);
-    expect(mask.redact(text)).toBe(expected);
+    expect(maskOf(...secrets).redact(text)).toBe(expected);
   });
 });
 
 describe('JSON values of every kind', () => {
-  const mask = createMask();
-  mask.add('secret-value-1');
+  const mask = { redactValue: <T>(value: T): T => maskOf('secret-value-1').redactValue(value) };
 
   it.each<[string, unknown]>([
     ['null', null],
@@ -145,5 +147,92 @@ describe('which values are distinctive', () => {
     ['a tab inside', 'abcd\tefgh', 'holds a line break or control character'],
   ])('%s', (_name, value, problem) => {
     expect(maskProblem(value)).toBe(problem);
+  });
+});
+
+describe('registering', () => {
+  it.each<[string, string, boolean]>([
+    ['a distinctive value', 'abcd-1234', true],
+    ['the same value again', 'abcd-1234', true],
+    ['a value with spaces around it', '  abcd-1234  ', true],
+    ['a short value', 'abcd', false],
+    ['a number', '12345678', false],
+  ])('answers whether it registered %s', (_name, value, registered) => {
+    const mask = maskOf('abcd-1234');
+    expect(mask.add(value)).toBe(registered);
+  });
+
+  it('masks nothing, backslashes and percent signs included, until a value is registered', () => {
+    const mask = createMask();
+    expect(mask.redact('a \\n 100% b')).toBe('a \\n 100% b');
+    expect(mask.mayHold('a \\n 100% b')).toBe(false);
+    expect(mask.redactValue({ a: 'a \\n 100% b' })).toEqual({ a: 'a \\n 100% b' });
+  });
+
+  it('masks a value registered after a first use of the mask', () => {
+    const mask = maskOf('first-secret');
+    expect(mask.redact('first-secret second-secret')).toBe(`${MASK} second-secret`);
+    mask.add('second-secret');
+    expect(mask.redact('first-secret second-secret')).toBe(`${MASK} ${MASK}`);
+  });
+
+  it('masks a character beyond the Basic Multilingual Plane as it is, and a \\uffff escape', () => {
+    expect(maskOf('token-😀-secret').redact('a token-😀-secret b')).toBe(`a ${MASK} b`);
+    expect(maskOf('abc\uffffdefgh').redact('a abc\\uffffdefgh b')).toBe(`a ${MASK} b`);
+  });
+
+  it('makes a masked JSON copy whose keys can be listed, changed and deleted', () => {
+    const masked = maskOf('secret-value-1').redactValue({ 'secret-value-1': 'v', other: 'secret-value-1' }) as Record<string, unknown>;
+    expect(Object.keys(masked)).toEqual([MASK, 'other']);
+    masked.other = 'changed';
+    expect(masked.other).toBe('changed');
+    delete masked[MASK];
+    expect(Object.keys(masked)).toEqual(['other']);
+  });
+});
+
+describe('headers', () => {
+  it.each(SHOWN_HEADER_NAMES)('shows the value of %s, in any case', (name) => {
+    expect(isShownRequestHeader(name)).toBe(true);
+    expect(isShownRequestHeader(name.toUpperCase())).toBe(true);
+    expect(isShownRequestHeader(name.toLowerCase())).toBe(true);
+  });
+
+  it('shows exactly seven headers', () => {
+    expect(SHOWN_HEADER_NAMES).toEqual(['Accept', 'Accept-Charset', 'Accept-Encoding', 'Accept-Language', 'Content-Type', 'User-Agent', 'X-Tenant-Name']);
+  });
+
+  it.each(['Authorization', 'X-Gateway-Key', 'Cookie', 'X-Accept', ''])('masks the value of %j', (name) => {
+    expect(isShownRequestHeader(name)).toBe(false);
+  });
+
+  it.each<[string, string]>([
+    ['Bearer abc.def', `Bearer ${MASK}`],
+    ['  bearer abc', `bearer ${MASK}`],
+    ['Basic\tdXNlcjpwYXNz', `Basic ${MASK}`],
+    ['Token abc', `Token ${MASK}`],
+    ['Digest username="a"', `Digest ${MASK}`],
+    ['Integrator 6f1c', MASK],
+    ['xBearer abc', MASK],
+    ['Bearerabc', MASK],
+    ['abc', MASK],
+  ])('masks %j as %j', (value, masked) => {
+    expect(maskedHeaderValue(value)).toBe(masked);
+  });
+});
+
+describe('text masked already', () => {
+  it.each<[string, unknown, boolean]>([
+    ['text marked masked', maskedText('a'), true],
+    ['an object with the same text', { text: 'a' }, false],
+    ['a string', 'a', false],
+    ['null', null, false],
+    ['undefined', undefined, false],
+  ])('tells %s', (_name, value, expected) => {
+    expect(isMaskedText(value)).toBe(expected);
+  });
+
+  it('keeps the text it marks', () => {
+    expect(maskedText('a b').text).toBe('a b');
   });
 });
