@@ -77,7 +77,7 @@ export function mayHold(text: string, forms: Iterable<string>): boolean {
  * lower-case forms, its base64 and base64url forms, and its hex forms in either case.
  */
 export function secretForms(value: string): string[] {
-  const bytes = Buffer.from(value, 'utf8');
+  const bytes = Buffer.from(value);
   const hex = bytes.toString('hex');
   const base64 = [0, 1, 2].map((shift) => base64Inside(bytes, shift));
   const candidates = [
@@ -134,7 +134,7 @@ export function createMask(): Mask {
 }
 
 /**
- * Masks every occurrence of every form, overlapping ones as one: with `abcdefgh` and `abcdefgh-tail`
+ * Masks every occurrence of every form (there is at least one: `compiled.any` found it), overlapping ones as one: with `abcdefgh` and `abcdefgh-tail`
  * registered, `abcdefgh` matches first in `xabcdefghabcdefgh-tail`, and the tail of the other is
  * masked too. A scan a form finds each occurrence wherever it starts; only a text that holds a
  * secret gets here.
@@ -144,7 +144,6 @@ function maskRanges(text: string, each: RegExp[]): string {
   for (const pattern of each) {
     for (const match of text.matchAll(pattern)) ranges.push([match.index, match.index + match[1]!.length]);
   }
-  if (ranges.length === 0) return text;
   ranges.sort((a, b) => a[0] - b[0]);
   let out = '';
   let end = 0;

@@ -14,6 +14,8 @@ const tokens: Array<[string, string]> = [
   ['holding " and \\', 'q"uo\\te-token-77a'],
   ['holding / + and =', 'b64/tok+en/9x=='],
   ['shaped to break JSON', '"}],"ok":true,"x":["'],
+  ['in mixed case', 'MixedCase-Token-9Z'],
+  ['whose base64 holds + and /', 'tok>>>en???key-1'],
 ];
 
 const base64 = (text: string) => Buffer.from(text).toString('base64');
@@ -71,6 +73,15 @@ describe('the forms of a token masked in text', () => {
       expect(JSON.stringify(document)).not.toContain(token.toUpperCase());
       expect(JSON.stringify(document)).not.toContain(hex(token));
     });
+  });
+
+  it.each<[string, string]>([
+    ['a length that is a multiple of three: wholly', 'abcdefgh9'],
+    ['any other length: all but its last character', 'abcdefgh'],
+  ])('masks a base64 form on its own of %s', (_name, token) => {
+    const encoded = base64(token);
+    const kept = token.length % 3 === 0 ? '' : encoded.replace(/=+$/, '').slice(-1) + encoded.match(/=*$/)![0];
+    expect(maskOf(token).redact(`token=${encoded}`)).toBe(`token=${MASK}${kept}`);
   });
 
   it('leaves out a hex form made only of digits: masking it would mask numbers', () => {
@@ -167,6 +178,22 @@ describe('registering', () => {
     expect(mask.redact('a \\n 100% b')).toBe('a \\n 100% b');
     expect(mask.mayHold('a \\n 100% b')).toBe(false);
     expect(mask.redactValue({ a: 'a \\n 100% b' })).toEqual({ a: 'a \\n 100% b' });
+  });
+
+  it('masks secrets that appear in the other order from their registering', () => {
+    expect(maskOf('zzzz-secret-2', 'aaaa-secret-1').redact('aaaa-secret-1 and zzzz-secret-2')).toBe(`${MASK} and ${MASK}`);
+  });
+
+  it('hands back a JSON value as it is when nothing is registered', () => {
+    const value = { a: 'text' };
+    expect(createMask().redactValue(value)).toBe(value);
+  });
+
+  it.each<[string, unknown]>([
+    ['undefined', undefined],
+    ['an object holding undefined', { a: undefined }],
+  ])('masks %s without throwing', (_name, value) => {
+    expect(maskOf('secret-value-1').redactValue(value)).toEqual(value);
   });
 
   it('masks a value registered after a first use of the mask', () => {
