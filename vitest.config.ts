@@ -27,6 +27,7 @@ export const UNIT_TESTS = [
   'test/schema/{examples,openapi}.test.ts',
   'test/send/prepare.test.ts',
   'test/testing/**/*.test.ts',
+  'test/text/**/*.test.ts',
 ];
 
 export const PROCESS_TESTS = [

@@ -185,8 +185,7 @@ export interface SandboxStateConfig {
 /** The identifiers the sandbox makes start here, in ranges apart, so a bot that mixes them up meets a 404. */
 export const firstIds = { coreClientId: 1001n, questionId: 5001n } as const;
 
-/** The longest customer message, in UTF-16 code units (a sandbox choice, docs/sandbox.md). */
-export const maxCustomerText = 4000;
+export { maxCustomerText } from './limits.js';
 
 /** The size counted for an event besides the bodies it holds. */
 const EVENT_OVERHEAD = 400;

@@ -5,6 +5,7 @@ import { isRecord } from '../../payload/json.js';
 import { openEventStream, requestJson, type ClientInit, type SandboxAnswer } from '../customer/client.js';
 import { choose } from '../customer/run.js';
 import type { PlannedConversation, PlannedStep } from './load.js';
+import { formatDuration } from '../../text/duration.js';
 
 /**
  * Plays one conversation of `core test` against the bot through the sandbox (docs/testing-bots.md,
@@ -402,6 +403,5 @@ function has(json: unknown, key: string): boolean {
   return typeof json === 'object' && json !== null && key in json;
 }
 
-export function formatMs(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000}s` : ms >= 1000 ? `${(ms / 1000).toFixed(1)}s` : `${ms}ms`;
-}
+/** A duration in the test's messages and reports (src/text/duration.ts). */
+export const formatMs = formatDuration;
