@@ -20,21 +20,24 @@ module.exports = {
     {
       name: 'text-helpers-are-leaves',
       severity: 'error',
-      comment: 'The one "did you mean", duration formatter and "file not found" message (src/text/) are used by every layer: they import nothing of src/.',
+      comment:
+        'The one "did you mean", duration formatter and "file not found" message (src/text/) are used by every layer: they import nothing of src/.',
       from: { path: '^src/text/' },
       to: { path: '^src/' },
     },
     {
       name: 'leaf-modules-import-nothing',
       severity: 'error',
-      comment: 'The proxy settings and the sandbox limits are read by the config code and the test-file schema: they import nothing of src/.',
+      comment:
+        'The proxy settings and the sandbox limits are read by the config code and the test-file schema: they import nothing of src/.',
       from: { path: '^src/(proxy-settings|sandbox/limits)\\.ts$' },
       to: { path: '^src/' },
     },
     {
       name: 'config-imports-no-http',
       severity: 'error',
-      comment: 'The config code reads and checks settings; the network layer uses them. Proxy settings are read from src/proxy-settings.ts.',
+      comment:
+        'The config code reads and checks settings; the network layer uses them. Proxy settings are read from src/proxy-settings.ts.',
       from: { path: '^src/config/' },
       to: { path: '^src/(http|send)/' },
     },

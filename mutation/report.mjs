@@ -28,7 +28,11 @@ export function survivorsOf(report) {
 
 function textOf(lines, start, end) {
   if (start.line === end.line) return lines[start.line - 1].slice(start.column - 1, end.column - 1);
-  return [lines[start.line - 1].slice(start.column - 1), ...lines.slice(start.line, end.line - 1), lines[end.line - 1].slice(0, end.column - 1)].join('\n');
+  return [
+    lines[start.line - 1].slice(start.column - 1),
+    ...lines.slice(start.line, end.line - 1),
+    lines[end.line - 1].slice(0, end.column - 1),
+  ].join('\n');
 }
 
 /** Whether mutation/equivalents.json lists the mutant: same file, mutator, replacement and line text. */

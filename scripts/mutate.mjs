@@ -53,7 +53,9 @@ for (const name of names.length > 0 ? names : Object.keys(modules)) {
   const survivors = survivorsOf(report);
   const unexplained = survivors.filter((mutant) => !isEquivalent(mutant, equivalents));
   const { raw, corrected } = scoreOf(report, survivors.length - unexplained.length);
-  lines.push(`${name}: ${raw.toFixed(1)}% (${corrected.toFixed(1)}% with the listed equivalents left out), ${unexplained.length} survivor(s) neither killed nor listed`);
+  lines.push(
+    `${name}: ${raw.toFixed(1)}% (${corrected.toFixed(1)}% with the listed equivalents left out), ${unexplained.length} survivor(s) neither killed nor listed`,
+  );
   for (const mutant of unexplained) {
     lines.push(`  ${mutant.file}:${mutant.line} ${mutant.mutator}: ${mutant.original.trim()} -> ${mutant.replacement}`);
   }
@@ -64,7 +66,12 @@ function filesOf(glob) {
   const folder = dirname(glob);
   const name = glob.slice(folder.length + 1);
   if (!name.includes('*')) return existsSync(join(root, glob)) ? [glob] : [];
-  const pattern = new RegExp(`^${name.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')}$`);
+  const pattern = new RegExp(
+    `^${name
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^/]*')}$`,
+  );
   if (!existsSync(join(root, folder))) return [];
   return readdirSync(join(root, folder))
     .filter((file) => pattern.test(file))
@@ -75,7 +82,11 @@ function filesOf(glob) {
 function hashOf(globs) {
   const hash = createHash('sha256');
   const files = globs.flatMap(filesOf).sort();
-  for (const file of files) hash.update(`${file}\0`).update(readFileSync(join(root, file))).update('\0');
+  for (const file of files)
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(join(root, file)))
+      .update('\0');
   return hash.digest('hex');
 }
 

@@ -98,7 +98,9 @@ export function secretForms(value: string): string[] {
  * bytes before them, or of those after them (or of the padding), are left out.
  */
 function base64Inside(bytes: Buffer, shift: number): string {
-  const text = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64').replace(/=+$/, '');
+  const text = Buffer.concat([Buffer.alloc(shift), bytes])
+    .toString('base64')
+    .replace(/=+$/, '');
   // 8 bits a byte, 6 a character: the bits of `shift` leading bytes reach into ceil(8 * shift / 6) characters.
   const head = Math.ceil((8 * shift) / 6);
   // The last character is partial unless the bytes end on a 3-byte boundary.

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { createMask, isMaskedText, isShownRequestHeader, MASK, maskedHeaderValue, maskedText, maskProblem, secretForms, SHOWN_HEADER_NAMES } from '../../src/mask.js';
+import {
+  createMask,
+  isMaskedText,
+  isShownRequestHeader,
+  MASK,
+  maskedHeaderValue,
+  maskedText,
+  maskProblem,
+  secretForms,
+  SHOWN_HEADER_NAMES,
+} from '../../src/mask.js';
 
 /**
  * The masking rule (src/mask.ts; docs/security.md, "The masking rule") at the level of its parts:
@@ -94,7 +104,12 @@ describe('the forms of a token masked in text', () => {
     expect(new Set(forms).size).toBe(forms.length);
     for (const form of forms) expect(maskProblem(form)).toBeUndefined();
     expect(forms).toEqual(
-      expect.arrayContaining(['spaced-token-8f2a1c', 'SPACED-TOKEN-8F2A1C', hex('spaced-token-8f2a1c'), base64('spaced-token-8f2a1c').replace(/=+$/, '').slice(0, -1)]),
+      expect.arrayContaining([
+        'spaced-token-8f2a1c',
+        'SPACED-TOKEN-8F2A1C',
+        hex('spaced-token-8f2a1c'),
+        base64('spaced-token-8f2a1c').replace(/=+$/, '').slice(0, -1),
+      ]),
     );
   });
 
@@ -107,7 +122,12 @@ describe('the forms of a token masked in text', () => {
 
 describe('secrets that overlap', () => {
   it.each<[string, string[], string, string]>([
-    ['one inside the other, the longer starting one character after a match of the shorter', ['aaaaaaaa', 'aaaaaaaaB-tail'], 'x aaaaaaaaaB-tail y', `x ${MASK} y`],
+    [
+      'one inside the other, the longer starting one character after a match of the shorter',
+      ['aaaaaaaa', 'aaaaaaaaB-tail'],
+      'x aaaaaaaaaB-tail y',
+      `x ${MASK} y`,
+    ],
     ['one inside the other, registered shorter first', ['abcdefgh', 'abcdefgh-tail-secret'], 'x abcdefgh-tail-secret y', `x ${MASK} y`],
     ['one inside the other, registered longer first', ['abcdefgh-tail-secret', 'abcdefgh'], 'x abcdefgh-tail-secret y', `x ${MASK} y`],
     ['the end of one the start of the other', ['xxabcdefgh', 'abcdefgh-tail-secret'], 'x xxabcdefgh-tail-secret y', `x ${MASK} y`],
@@ -131,7 +151,9 @@ describe('JSON values of every kind', () => {
     ['an object with no prototype', Object.assign(Object.create(null) as object, { k: 'secret-value-1' })],
   ])('masks %s without throwing, and keeps what is not a string', (_name, value) => {
     const masked = mask.redactValue(value);
-    expect(JSON.stringify(masked, (_key, item: unknown) => (typeof item === 'bigint' ? String(item) : item))).not.toContain('secret-value-1');
+    expect(JSON.stringify(masked, (_key, item: unknown) => (typeof item === 'bigint' ? String(item) : item))).not.toContain(
+      'secret-value-1',
+    );
     if (value === null) expect(masked).toBeNull();
   });
 
@@ -226,7 +248,15 @@ describe('headers', () => {
   });
 
   it('shows exactly seven headers', () => {
-    expect(SHOWN_HEADER_NAMES).toEqual(['Accept', 'Accept-Charset', 'Accept-Encoding', 'Accept-Language', 'Content-Type', 'User-Agent', 'X-Tenant-Name']);
+    expect(SHOWN_HEADER_NAMES).toEqual([
+      'Accept',
+      'Accept-Charset',
+      'Accept-Encoding',
+      'Accept-Language',
+      'Content-Type',
+      'User-Agent',
+      'X-Tenant-Name',
+    ]);
   });
 
   it.each(['Authorization', 'X-Gateway-Key', 'Cookie', 'X-Accept', ''])('masks the value of %j', (name) => {

@@ -183,7 +183,11 @@ describe('the profile limits on quick replies', () => {
   it.each(kinds)('in a %s, check maxQuickReplies set alone', (_, base, validate) => {
     const only = { limits: { maxQuickReplies: 3 } };
     expectValid(validate(withValue(base(), ['quickReplies'], replies(3, chars(400))), only));
-    expectOnly(validate(withValue(base(), ['quickReplies'], replies(4)), only), 'quickReplies', "4 quick replies, limit 3 (the profile's maxQuickReplies)");
+    expectOnly(
+      validate(withValue(base(), ['quickReplies'], replies(4)), only),
+      'quickReplies',
+      "4 quick replies, limit 3 (the profile's maxQuickReplies)",
+    );
   });
 
   it.each(kinds)('in a %s, check maxQuickReplyLength set alone', (_, base, validate) => {

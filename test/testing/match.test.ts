@@ -111,8 +111,10 @@ describe('matching: the edges of each rule', () => {
   });
 
   it('names the path of a difference inside lists and objects', () => {
-    expect(matchAnswer({ messageListPicker: { sections: [{ items: [{ title: 'L' }] }] } } as BotExpectation, {
-      messageListPicker: { sections: [{ items: [{ title: 'M' }] }] },
-    })).toEqual([{ path: 'messageListPicker.sections[0].items[0].title', expected: 'L', received: 'M' }]);
+    expect(
+      matchAnswer({ messageListPicker: { sections: [{ items: [{ title: 'L' }] }] } } as BotExpectation, {
+        messageListPicker: { sections: [{ items: [{ title: 'M' }] }] },
+      }),
+    ).toEqual([{ path: 'messageListPicker.sections[0].items[0].title', expected: 'L', received: 'M' }]);
   });
 });

@@ -38,7 +38,11 @@ describe('patterns refused, each with its reason', () => {
       '/a/g',
       '"/a/g" is written as a /regular expression/ but ends with the flag g; the flags are i, m, s, u, v. To match this text exactly, write "/^\\\\/a\\\\/g$/"',
     ],
-    ['two flags that are not allowed', '/a/gy', '"/a/gy" is written as a /regular expression/ but ends with the flags gy; the flags are i, m, s, u, v.'],
+    [
+      'two flags that are not allowed',
+      '/a/gy',
+      '"/a/gy" is written as a /regular expression/ but ends with the flags gy; the flags are i, m, s, u, v.',
+    ],
     ['a repeated flag', '/a/ii', '"/a/ii": a flag is repeated'],
     ['an invalid expression', '/(a/', '"/(a/" is not a valid regular expression: Invalid regular expression: /(a/: Unterminated group'],
   ])('%s', (_name, text, problem) => {
