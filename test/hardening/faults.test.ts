@@ -84,7 +84,7 @@ describe('slow answers', () => {
     const slow = await server(() => ({ hang: true }));
     const { code, result } = await run([...reply, '--timeout', '300ms'], slow.url, 1);
     expect(code).toBe(6);
-    expect(result.error).toEqual({ code: 'ETIMEDOUT', message: `no answer from ${new URL(slow.url).host} within 300 ms` });
+    expect(result.error).toEqual({ code: 'ETIMEDOUT', message: `no answer from ${new URL(slow.url).host} within 300ms` });
     // The reply was retried once (retries: 1) with the same bytes, and the result says so.
     expect(result.attempts).toBe(2);
     expect(slow.requests).toHaveLength(2);
@@ -107,7 +107,7 @@ describe('slow answers', () => {
 
 describe('an error status whose body does not arrive whole', () => {
   it.each<[string, boolean, string]>([
-    ['a 500 whose body never ends: exit 5, the status and the part that came', true, 'the rest did not arrive within 300 ms'],
+    ['a 500 whose body never ends: exit 5, the status and the part that came', true, 'the rest did not arrive within 300ms'],
     ['a 500 whose body is cut short: exit 5, the status and the part that came', false, 'the connection closed'],
   ])('%s', async (_name, thenHang, why) => {
     const slow = await server(() => ({ status: 500, partial: 'Internal error: the database', declaredLength: 4_000, thenHang }));

@@ -8,6 +8,7 @@ import type { GlobalOptions } from '../definition.js';
 import { openEventStream, requestJson, StreamRefused, type ClientInit, type SandboxAnswer } from './client.js';
 import { renderExchange } from './render.js';
 import { AnswerWait, type StreamEvent, type WaitResult } from './wait.js';
+import { formatDuration } from '../../text/duration.js';
 
 /**
  * `core customer say` and `core customer press`: the customer's side of a sandbox conversation from
@@ -266,7 +267,7 @@ function noAnswerMessage(end: string, result: WaitResult, waitMs: number, noWebh
     case 'stream-ended':
       return 'the sandbox closed the event stream before the bot answered';
     default:
-      return `no answer from the bot within ${waitMs} ms${refusedNote}`;
+      return `no answer from the bot within ${formatDuration(waitMs)}${refusedNote}`;
   }
 }
 
