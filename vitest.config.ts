@@ -28,6 +28,7 @@ export const UNIT_TESTS = [
   'test/send/prepare.test.ts',
   'test/testing/**/*.test.ts',
   'test/text/**/*.test.ts',
+  'test/tiers/**/*.test.ts',
 ];
 
 export const PROCESS_TESTS = [
