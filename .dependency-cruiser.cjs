@@ -15,7 +15,39 @@ module.exports = {
       severity: 'error',
       comment: 'The payload schemas are shared by the CLI, the sandbox and the composer: they import nothing of those.',
       from: { path: '^src/payload/' },
-      to: { path: '^src/(?!payload/|errors\\.ts$)' },
+      to: { path: '^src/(?!payload/|text/|errors\\.ts$)' },
+    },
+    {
+      name: 'text-helpers-are-leaves',
+      severity: 'error',
+      comment:
+        'The one "did you mean", duration formatter and "file not found" message (src/text/) are used by every layer: they import nothing of src/.',
+      from: { path: '^src/text/' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'leaf-modules-import-nothing',
+      severity: 'error',
+      comment:
+        'The proxy settings and the sandbox limits are read by the config code and the test-file schema: they import nothing of src/.',
+      from: { path: '^src/(proxy-settings|sandbox/limits)\\.ts$' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'config-imports-no-http',
+      severity: 'error',
+      comment:
+        'The config code reads and checks settings; the network layer uses them. Proxy settings are read from src/proxy-settings.ts.',
+      from: { path: '^src/config/' },
+      to: { path: '^src/(http|send)/' },
+    },
+    {
+      name: 'testing-imports-no-sandbox-internals',
+      severity: 'error',
+      comment:
+        "The test-file format and matching are pure: they may name the sandbox's limits (src/sandbox/limits.ts) and the types of its events, nothing that runs.",
+      from: { path: '^src/testing/' },
+      to: { path: '^src/sandbox/(?!limits\\.ts$)', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'operations-is-a-leaf',

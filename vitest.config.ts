@@ -8,10 +8,55 @@ import { hangLimit } from './test/helpers/time-scale.js';
  * it under `nice` beside two busy loops), and scaled to the machine's load (test/helpers/time-scale.ts);
  * a property test that runs many commands sets a limit of its own that grows with its number of
  * runs (test/hardening/argv.test.ts).
+ *
+ * Three tiers of tests, as vitest projects (CONTRIBUTING.md, "Tests"). `npm test` runs them all;
+ * `npm run test:unit` runs the first alone, in well under a minute.
+ *
+ * - unit: rules and pure modules, in-process, no server, no child process (test/helpers/unit-tier.ts
+ *   refuses one), no browser. A new test file goes here when it can.
+ * - process: the test files that start a process (the built binary, a shell, a tool, Chromium), or
+ *   that run for long by design (hundreds of command lines).
+ * - integration: everything else: commands run in-process against a loopback server or the sandbox.
  */
+export const UNIT_TESTS = [
+  'test/batch/**/*.test.ts',
+  'test/config/{duration,loaders,reading,require,schema}.test.ts',
+  'test/customer/wait.test.ts',
+  'test/docs/generated.test.ts',
+  'test/hardening/{mask-rule,proxy-rules}.test.ts',
+  'test/http/throttle.test.ts',
+  'test/markdown/**/*.test.ts',
+  'test/mask/**/*.test.ts',
+  'test/output/{count,hold}.test.ts',
+  'test/payload/**/*.test.ts',
+  'test/prompts/{composer,editor-encodings,reason,width}.test.ts',
+  'test/reason/{lay-fields,lines,parse-line,second-pass}.test.ts',
+  'test/reply/build.test.ts',
+  'test/schema/{examples,openapi}.test.ts',
+  'test/sandbox/rules/**/*.test.ts',
+  'test/sandbox/store/**/*.test.ts',
+  'test/send/prepare.test.ts',
+  'test/testing/**/*.test.ts',
+  'test/text/**/*.test.ts',
+  'test/tiers/**/*.test.ts',
+];
+
+export const PROCESS_TESTS = [
+  'test/build/**/*.test.ts',
+  'test/completion/**/*.test.ts',
+  'test/config/{search,secret,stuck}.test.ts',
+  'test/docs/{help-examples,man-page}.test.ts',
+  'test/e2e/**/*.test.ts',
+  'test/hardening/{argv,faults,hanging-proxy,masking,payload-files,proxy,terminal,tls}.test.ts',
+  'test/package/**/*.test.ts',
+  'test/page/**/*.test.ts',
+  'test/prompts/{composer-tmux,no-terminal}.test.ts',
+  'test/reason/{built,heap,quiet-resume,stopping}.test.ts',
+  'test/reply/answer-id.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: hangLimit(120_000),
     hookTimeout: hangLimit(120_000),
     pool: 'forks',
@@ -21,5 +66,10 @@ export default defineConfig({
     // One temporary folder a run, removed at its end (test/helpers/temporary-folder.ts).
     globalSetup: ['test/helpers/temporary-folder.ts'],
     reporters: ['default'],
+    projects: [
+      { extends: true, test: { name: 'unit', include: UNIT_TESTS, setupFiles: ['test/helpers/unit-tier.ts'] } },
+      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...UNIT_TESTS, ...PROCESS_TESTS] } },
+      { extends: true, test: { name: 'process', include: PROCESS_TESTS } },
+    ],
   },
 });

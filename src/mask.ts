@@ -7,10 +7,13 @@
  *    output, and masking it would corrupt what is printed. So core refuses such a token outright
  *    (src/config/token.ts), and masks any other such secret (a short header value) by field only,
  *    where it prints the header.
- * 2. A distinctive value is masked in every form in which it can reach the output: as is, and with
- *    any of its characters written as a JSON escape (`\"`, `\\`, `\u002b`, `\/`) or a URL escape
- *    (`%2B`). A value is trimmed before it is registered: a server trims a header value, and echoes
- *    it so.
+ * 2. A distinctive value is masked in every form in which it can reach the output: as is, in upper
+ *    and in lower case, base64 (standard and URL alphabets, at each of the three alignments it can
+ *    have inside a longer base64 text, as in `Basic base64(user:token)`) and hex (either case) of its
+ *    UTF-8 bytes (`secretForms`); and each of those with any of its characters written as a JSON
+ *    escape (`\"`, `\\`, `\u002b`, `\/`) or a URL escape (`%2B`). A value is trimmed before it is
+ *    registered: a server trims a header value, and echoes it so. Every occurrence of every form is
+ *    masked, overlapping ones included: one secret's tail after another's match is masked too.
  * 3. A JSON document is masked by structure, not as text: every key and string of the value is
  *    masked before it is written as JSON (`redactValue`), so the document stays valid JSON whatever
  *    the secret holds; numbers, booleans and null are never touched. Free text (the human views,
@@ -55,42 +58,107 @@ export interface Mask {
 }
 
 /**
- * Whether `text` can hold one of `secrets` in one of the forms `redact` masks: a quick test that
- * spares the expression the text of nearly every line core prints. Every form of a character other
- * than the character itself (`\u002b`, `\/`, `%2B`) starts with a backslash or a percent sign, and so
- * does the run of backslashes a match may start with; so a text with neither holds a secret only as
- * it is. For JSON written without a single backslash, every key and string is in the text as it is,
- * so none of them holds a secret either.
+ * Whether `text` can hold one of `forms` (see `secretForms`) in one of the ways `redact` masks: a
+ * quick test that spares the expression the text of nearly every line core prints. Every way of
+ * writing a character other than the character itself (`\u002b`, `\/`, `%2B`) starts with a
+ * backslash or a percent sign, and so does the run of backslashes a match may start after; so a
+ * text with neither holds a form only as it is. For JSON written without a single backslash, every
+ * key and string is in the text as it is, so none of them holds a secret either.
  */
-export function mayHold(text: string, secrets: Iterable<string>): boolean {
+export function mayHold(text: string, forms: Iterable<string>): boolean {
   if (text.includes('\\') || text.includes('%')) return true;
-  for (const secret of secrets) if (text.includes(secret)) return true;
+  for (const form of forms) if (text.includes(form)) return true;
   return false;
+}
+
+/**
+ * The forms of a registered value that a service may echo, each distinctive itself (a hex form
+ * made only of digits would look like a number, and is left out): the value, its upper- and
+ * lower-case forms, its base64 and base64url forms, and its hex forms in either case.
+ */
+export function secretForms(value: string): string[] {
+  const bytes = Buffer.from(value);
+  const hex = bytes.toString('hex');
+  const base64 = [0, 1, 2].map((shift) => base64Inside(bytes, shift));
+  const candidates = [
+    value,
+    value.toUpperCase(),
+    value.toLowerCase(),
+    ...base64,
+    ...base64.map((text) => text.replace(/\+/g, '-').replace(/\//g, '_')),
+    hex,
+    hex.toUpperCase(),
+  ];
+  return [...new Set(candidates)].filter((form) => maskProblem(form) === undefined);
+}
+
+/**
+ * The base64 characters of `bytes` that do not depend on what comes around them when they start
+ * `shift` bytes (0, 1 or 2) into a longer base64 text: the characters that also hold bits of the
+ * bytes before them, or of those after them (or of the padding), are left out.
+ */
+function base64Inside(bytes: Buffer, shift: number): string {
+  const text = Buffer.concat([Buffer.alloc(shift), bytes])
+    .toString('base64')
+    .replace(/=+$/, '');
+  // 8 bits a byte, 6 a character: the bits of `shift` leading bytes reach into ceil(8 * shift / 6) characters.
+  const head = Math.ceil((8 * shift) / 6);
+  // The last character is partial unless the bytes end on a 3-byte boundary.
+  const tail = (shift + bytes.length) % 3 === 0 ? 0 : 1;
+  return text.slice(head, text.length - tail);
 }
 
 export function createMask(): Mask {
   const secrets = new Set<string>();
-  let pattern: RegExp | undefined;
+  let forms: string[] = [];
+  let compiled: { any: RegExp; each: RegExp[] } | undefined;
   return {
     add(value) {
       const text = value.trim();
       if (maskProblem(text) !== undefined) return false;
       if (!secrets.has(text)) {
         secrets.add(text);
-        pattern = undefined;
+        forms = [...new Set([...secrets].flatMap(secretForms))];
+        compiled = undefined;
       }
       return true;
     },
     redact,
     redactValue: <T>(value: T): T => (secrets.size === 0 ? value : (maskValue(value, redact) as T)),
-    mayHold: (text) => secrets.size > 0 && mayHold(text, secrets),
+    mayHold: (text) => secrets.size > 0 && mayHold(text, forms),
   };
   function redact(text: string): string {
-    if (secrets.size === 0 || !mayHold(text, secrets)) return text;
-    pattern ??= compile([...secrets]);
-    pattern.lastIndex = 0;
-    return text.replace(pattern, `$1${MASK}`);
+    if (secrets.size === 0 || !mayHold(text, forms)) return text;
+    compiled ??= { any: compile(forms), each: forms.map(occurrences) };
+    if (!compiled.any.test(text)) return text;
+    return maskRanges(text, compiled.each);
   }
+}
+
+/**
+ * Masks every occurrence of every form (there is at least one: `compiled.any` found it), overlapping ones as one: with `abcdefgh` and `abcdefgh-tail`
+ * registered, `abcdefgh` matches first in `xabcdefghabcdefgh-tail`, and the tail of the other is
+ * masked too. A scan a form finds each occurrence wherever it starts; only a text that holds a
+ * secret gets here.
+ */
+function maskRanges(text: string, each: RegExp[]): string {
+  const ranges: Array<[number, number]> = [];
+  for (const pattern of each) {
+    for (const match of text.matchAll(pattern)) ranges.push([match.index, match.index + match[1]!.length]);
+  }
+  ranges.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let end = 0;
+  for (const [start, stop] of ranges) {
+    if (start < end) {
+      end = Math.max(end, stop);
+      continue;
+    }
+    if (end > 0) out += MASK;
+    out += text.slice(end, start);
+    end = stop;
+  }
+  return `${out}${MASK}${text.slice(end)}`;
 }
 
 /** Masks the strings and keys of plain objects and arrays; anything else (bigint, a class instance) is kept. */
@@ -109,13 +177,24 @@ function maskValue(value: unknown, redact: (text: string) => string): unknown {
 }
 
 /**
- * One expression for every secret, longest first (a secret that holds another is masked whole). It
- * starts after an even run of backslashes (captured, and put back), so a match never begins inside
- * an escape such as `\n`.
+ * Where a match may start: after an even run of backslashes (none included), so that a match never
+ * begins inside an escape such as `\n`.
  */
-export function compile(secrets: string[]): RegExp {
-  const alternatives = secrets.sort((a, b) => b.length - a.length).map((secret) => [...secret].map(characterForms).join(''));
-  return new RegExp(`(?<!\\\\)((?:\\\\\\\\)*)(?:${alternatives.join('|')})`, 'g');
+const START = '(?<=(?<!\\\\)(?:\\\\\\\\)*)';
+
+/** A form with each of its characters written in any of its ways (`characterForms`). */
+function written(form: string): string {
+  return [...form].map(characterForms).join('');
+}
+
+/** One expression for every form: whether a text holds any of them, from where a match may start. */
+export function compile(forms: string[]): RegExp {
+  return new RegExp(`${START}(?:${forms.map(written).join('|')})`);
+}
+
+/** Every start of `form` in a text, with how far it reaches (group 1): overlapping ones included. */
+function occurrences(form: string): RegExp {
+  return new RegExp(`${START}(?=(${written(form)}))`, 'g');
 }
 
 /** The forms of one character: itself, its JSON escapes (`\u002b`, `\"`, `\\`, `\/`), a URL % escape. */

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { PayloadError, UsageError } from '../errors.js';
 import { isRecord, parseJson } from '../payload/json.js';
 import { readLines } from './lines.js';
+import { unreadableFile } from '../text/files.js';
 
 /**
  * `--resume REPORT`: the reasons a previous run's --report records as applied (a line with `"ok":
@@ -29,10 +30,7 @@ export async function appliedIn(path: string, cwd: string, warn: (message: strin
       throw new UsageError(`--resume: ${path} is not a file`, { hint: 'give --resume the --report file of the earlier run' });
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    const code = (error as { code?: string }).code;
-    throw new UsageError(`--resume: ${code === 'ENOENT' ? `file not found: ${path}` : `cannot read ${path} (${code ?? 'error'})`}`, {
-      hint: 'give --resume the --report file of the earlier run',
-    });
+    throw new UsageError(unreadableFile(path, error, '--resume'), { hint: 'give --resume the --report file of the earlier run' });
   }
   const codes = new Set<string>();
   let url: string | null = null;

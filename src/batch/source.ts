@@ -9,6 +9,7 @@ import { parseJson } from '../payload/json.js';
 import { decode, formatBytes, parseText } from '../send/input.js';
 import { openChunks, readLines, type FileRef } from './lines.js';
 import { count } from '../output/count.js';
+import { unreadableFile } from '../text/files.js';
 
 /**
  * Where the items of a batch come from: one value (flags, or a file holding one object), a JSON
@@ -119,10 +120,7 @@ export async function openSource(path: string, ctx: Context): Promise<BatchSourc
   try {
     info = await stat(full);
   } catch (error) {
-    const code = (error as { code?: string }).code;
-    throw new UsageError(code === 'ENOENT' ? `file not found: ${path}` : `cannot read ${path} (${code ?? 'error'})`, {
-      hint: 'check the path given to -f',
-    });
+    throw new UsageError(unreadableFile(path, error), { hint: 'check the path given to -f' });
   }
   if (info.isDirectory())
     throw new UsageError(`${path} is a folder, not a file of reasons`, { hint: 'give -f the path of a JSON, NDJSON or YAML file' });

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { formatDuration } from '../text/duration.js';
 
 /**
  * Durations for `timeout` in the config file, `CORE_TIMEOUT` and the `--timeout` flag
@@ -61,20 +62,5 @@ function fromText(raw: string): number | undefined {
   return Math.round(total);
 }
 
-/** The shortest readable form of a duration: 30000 → "30s", 90000 → "1m30s", 1500 → "1.5s". */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${ms}ms`;
-  if (ms % 1000 !== 0 || ms < 60_000) return `${ms / 1000}s`;
-  const parts: string[] = [];
-  let rest = ms;
-  for (const [unit, size] of [
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1000],
-  ] as const) {
-    const count = Math.floor(rest / size);
-    if (count > 0) parts.push(`${count}${unit}`);
-    rest -= count * size;
-  }
-  return parts.join('');
-}
+/** The one duration formatter (src/text/duration.ts): 30000 → "30s", 90000 → "1m30s", 1500 → "1.5s". */
+export { formatDuration };

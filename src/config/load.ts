@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { ConfigError, UsageError, type Problem } from '../errors.js';
 import { parseDuration } from './duration.js';
 import { envValue, findConfig, SEARCH_PLACES_TEXT, USER_PLACES_TEXT } from './locate.js';
-import { noProxyFromEnv, parseProxyUrl, proxyFromEnv } from '../http/proxy.js';
+import { noProxyFromEnv, parseProxyUrl, proxyFromEnv } from '../proxy-settings.js';
 import { isShownRequestHeader } from '../mask.js';
 import { baseUrlProblem, suggest, validateConfig, type ConfigFile, type ProfileConfig } from './schema.js';
 import type { SecretSpec } from './secret.js';

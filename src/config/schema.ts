@@ -1,10 +1,11 @@
 import * as z from 'zod/mini';
 import type { Problem } from '../errors.js';
-import { parseProxyUrl } from '../http/proxy.js';
+import { parseProxyUrl } from '../proxy-settings.js';
 import { parseDuration } from './duration.js';
 import { isRecord } from '../payload/json.js';
 import { MIN_MASKED_LENGTH } from '../mask.js';
 import { checkToken } from './token.js';
+import { suggest } from '../text/suggest.js';
 
 /**
  * The config file's schema (docs/configuration.md, "Keys"). It is strict: an unknown key is an
@@ -273,37 +274,8 @@ function defaultProfileProblems(raw: unknown): Problem[] {
   ];
 }
 
-/**
- * The candidate a mistyped word most likely meant: the same word in another case or spelling of
- * separators (`base_url`, `baseURL`), or one within a small edit distance (a typo or a swap).
- */
-export function suggest(word: string, candidates: readonly string[]): string | undefined {
-  const squash = (s: string) => s.toLowerCase().replace(/[-_\s]/g, '');
-  const exact = candidates.find((c) => squash(c) === squash(word));
-  if (exact) return exact;
-  const limit = word.length <= 4 ? 1 : word.length <= 8 ? 2 : 3;
-  let best: { candidate: string; distance: number } | undefined;
-  for (const candidate of candidates) {
-    const distance = editDistance(squash(word), squash(candidate));
-    if (distance <= limit && (!best || distance < best.distance)) best = { candidate, distance };
-  }
-  return best?.candidate;
-}
-
-/** Levenshtein distance where swapping two neighbouring letters counts as one edit. */
-function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 0; j <= b.length; j += 1) d[0]![j] = j;
-  for (let i = 1; i <= a.length; i += 1) {
-    for (let j = 1; j <= b.length; j += 1) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let value = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = value;
-    }
-  }
-  return d[a.length]![b.length]!;
-}
+/** "Did you mean": one rule for the config file, profiles and payloads (src/text/suggest.ts). */
+export { suggest };
 
 /** `profiles.staging.timeout`; keys that are not plain words are quoted: `profiles["my team"].tenant`. */
 export function formatPath(path: readonly Segment[]): string {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { ConfigError, InterruptedError, type Problem } from '../errors.js';
 import { formatDuration } from './duration.js';
 import { checkToken, TOKEN_HINT } from './token.js';
-import { trimEndOf } from '../text.js';
+import { trimEndOf } from '../text/trim.js';
 
 /** A token as written in the config file: a literal string, `{env: NAME}` or `{command: "..."}`. */
 export type SecretSpec = string | { env: string } | { command: string };

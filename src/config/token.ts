@@ -1,5 +1,5 @@
 import { maskProblem } from '../mask.js';
-import { trimOf } from '../text.js';
+import { trimOf } from '../text/trim.js';
 
 /**
  * What a token must be (docs/security.md, "The masking rule"; docs/configuration.md, "Tokens"):

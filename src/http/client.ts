@@ -2,6 +2,7 @@ import type { Agent as HttpAgent } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
 import { NetworkError } from '../errors.js';
 import { Throttle, type AttemptOutcome, type Slot } from './throttle.js';
+import { formatDuration } from '../text/duration.js';
 
 /**
  * The HTTP layer: one request over got, with the retry rules of docs/security.md ("Retries") and
@@ -423,7 +424,5 @@ function safeHost(url: string): string {
   }
 }
 
-export function formatMs(ms: number): string {
-  if (ms >= 1000 && ms % 1000 === 0) return `${ms / 1000} s`;
-  return `${ms} ms`;
-}
+/** A time limit in messages, written as --timeout reads it (src/text/duration.ts). */
+export const formatMs = formatDuration;

@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { parseProxyUrl } from '../proxy-settings.js';
 
 /**
  * Which proxy a request goes through, and which hosts skip it. Pure functions over strings, so the
@@ -112,57 +113,9 @@ export function noProxyMatch(url: URL, noProxy: string | undefined): string | un
   return undefined;
 }
 
-export type EnvLike = Record<string, string | undefined>;
-
-function envValue(env: EnvLike, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
-/** The proxy variable for a scheme, as `{ name, value }`: the lowercase name first, as curl reads them. */
-export function proxyFromEnv(protocol: string, env: EnvLike): { name: string; value: string } | undefined {
-  const names =
-    protocol === 'https:'
-      ? ['https_proxy', 'HTTPS_PROXY']
-      : // Under CGI, HTTP_PROXY is set from a request's "Proxy:" header ("httpoxy"): ignored there, as Go does.
-        ['http_proxy', ...(env.REQUEST_METHOD === undefined ? ['HTTP_PROXY'] : [])];
-  for (const name of names) {
-    const value = envValue(env, name);
-    if (value !== undefined) return { name, value };
-  }
-  return undefined;
-}
-
-/** The NO_PROXY variable, `no_proxy` first. */
-export function noProxyFromEnv(env: EnvLike): { name: string; value: string } | undefined {
-  for (const name of ['no_proxy', 'NO_PROXY']) {
-    const value = envValue(env, name);
-    if (value !== undefined) return { name, value };
-  }
-  return undefined;
-}
-
-/**
- * Reads a proxy URL. A value without a scheme (`proxy.corp:3128`) is taken as http, as curl does.
- * Returns the URL or why it is unusable; the reason never quotes the value, which may hold a password.
- */
-export function parseProxyUrl(value: string): { url: URL } | { problem: string } {
-  const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return { problem: 'is not a URL such as http://proxy.example.com:3128' };
-  }
-  if (url.protocol === 'socks:' || url.protocol.startsWith('socks')) {
-    return { problem: `is a ${url.protocol.slice(0, -1)} proxy; only http and https proxies are supported` };
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return { problem: `must be an http or https URL, not ${url.protocol.slice(0, -1)}` };
-  }
-  if (url.hostname === '') return { problem: 'has no host name' };
-  return { url };
-}
+// The proxy settings read from the environment and the config file live in a leaf module, so that
+// the config code reads them without importing the network layer.
+export { noProxyFromEnv, parseProxyUrl, proxyFromEnv, type EnvLike } from '../proxy-settings.js';
 
 /** A proxy URL safe to print: its user name and password become ********. */
 export function redactProxyUrl(value: string | URL): string {

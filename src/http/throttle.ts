@@ -87,7 +87,9 @@ export class Throttle {
           resolve(slot);
         },
       };
-      for (const s of signals) s.addEventListener('abort', onAbort, { once: true });
+      // Removed by stopListening as soon as the wait ends either way, so that a long-lived signal
+      // (the run's) does not gather one listener per attempt.
+      for (const s of signals) s.addEventListener('abort', onAbort);
       this.queue.push(waiter);
       this.pump();
     });
@@ -155,7 +157,6 @@ export class Throttle {
   }
 
   private stopTimer(): void {
-    if (this.timer === undefined) return;
     clearTimeout(this.timer);
     this.timer = undefined;
   }

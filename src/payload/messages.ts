@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import { suggest } from '../text/suggest.js';
 
 /**
  * The wording of every validation message. A message names the rule and the value or size that
@@ -135,48 +136,9 @@ export const payloadErrorMap: z.core.$ZodErrorMap = (issue) => {
   }
 };
 
-/**
- * The edit distance between two words (optimal string alignment: insertions, deletions,
- * substitutions and swaps of neighbours each cost one), compared without case.
- */
-export function editDistance(a: string, b: string): number {
-  const s = a.toLowerCase();
-  const t = b.toLowerCase();
-  const rows = s.length + 1;
-  const cols = t.length + 1;
-  const d: number[][] = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i < rows; i++) {
-    for (let j = 1; j < cols; j++) {
-      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
-      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) {
-        best = Math.min(best, d[i - 2]![j - 2]! + 1);
-      }
-      d[i]![j] = best;
-    }
-  }
-  return d[s.length]![t.length]!;
-}
-
-/**
- * The known field closest to an unknown one, when it is close enough to be a likely typo: at most
- * a third of the known name's length apart (and always allowing one edit, though never a change of
- * every letter), so `shownText` finds `shown_text` and `colour` finds `color`, while an unrelated
- * name finds nothing.
- */
+/** The known field closest to an unknown one, when it is close enough to be a likely typo (src/text/suggest.ts). */
 export function closestField(unknown: string, known: readonly string[]): string | undefined {
-  if (unknown.length > 100) return undefined;
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of known) {
-    const distance = editDistance(unknown, candidate);
-    const close = distance <= Math.max(1, Math.floor(candidate.length / 3)) && distance < Math.min(unknown.length, candidate.length);
-    if (close && distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return best;
+  return suggest(unknown, known);
 }
 
 /** The message for an unknown field, with the suggestion when there is one. */

@@ -4,7 +4,7 @@ import { askField, askText, type FieldSchema } from './ask.js';
 import type { Draft, Part } from './composer.js';
 import { cut } from './preview.js';
 import { headerFooterFields, listFields, quickReplyFields } from './schemas.js';
-import { trimOf } from '../text.js';
+import { trimOf } from '../text/trim.js';
 
 /**
  * The parts a greeting and a bot answer share: the text, quick-reply buttons, header and footer,

@@ -10,8 +10,7 @@ import type { Channel, Owner, QuestionType, SandboxEvent, SeqQueue } from './eve
 /** The identifiers the sandbox makes start here, in ranges apart, so a bot that mixes them up meets a 404. */
 export const firstIds = { coreClientId: 1001n, questionId: 5001n } as const;
 
-/** The longest customer message, in UTF-16 code units (a sandbox choice, docs/sandbox.md). */
-export const maxCustomerText = 4000;
+export { maxCustomerText } from './limits.js';
 
 /** The hand-over of a thread (SWITCH_TO_HUMAN) or of a question (UNCLEAR_QUESTION) and its targets. */
 export interface Handover {

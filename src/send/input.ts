@@ -5,7 +5,8 @@ import type { Context } from '../context.js';
 import { InterruptedError, PayloadError, UsageError } from '../errors.js';
 import { cjs } from '../interop.js';
 import { parseJson } from '../payload/json.js';
-import { trimLineBreaks } from '../text.js';
+import { trimLineBreaks } from '../text/trim.js';
+import { unreadableFile } from '../text/files.js';
 
 /**
  * Reading payload files (`-f FILE`, `-f -` for standard input) as JSON or YAML. Integers are read
@@ -37,11 +38,7 @@ export async function readPayloadFile(path: string, ctx: Context): Promise<Loade
   try {
     info = await stat(full);
   } catch (error) {
-    const code = (error as { code?: string }).code;
-    throw new UsageError(
-      code === 'ENOENT' ? `payload file not found: ${path}` : `cannot read the payload file ${path} (${code ?? 'error'})`,
-      { hint: 'check the path given to -f' },
-    );
+    throw new UsageError(unreadableFile(path, error, 'payload file'), { hint: 'check the path given to -f' });
   }
   if (info.isDirectory())
     throw new UsageError(`${path} is a folder, not a payload file`, { hint: 'give -f the path of a JSON or YAML file' });
@@ -93,8 +90,7 @@ export async function readTextFile(path: string, flag: string, ctx: Context): Pr
     try {
       info = await stat(full);
     } catch (error) {
-      const code = (error as { code?: string }).code;
-      throw new UsageError(code === 'ENOENT' ? `${flag}: file not found: ${path}` : `${flag}: cannot read ${path} (${code ?? 'error'})`);
+      throw new UsageError(unreadableFile(path, error, flag));
     }
     if (info.isDirectory()) throw new UsageError(`${flag}: ${path} is a folder, not a text file`);
     if (info.isFile() && info.size > MAX_PAYLOAD_BYTES) {

@@ -5,7 +5,7 @@ import { printable } from '../output/terminal.js';
 import { stringifyJson } from '../payload/json.js';
 import type { Operation } from '../operations.js';
 import { version } from '../version.js';
-import { trimEndOf } from '../text.js';
+import { trimEndOf } from '../text/trim.js';
 
 export interface PreparedRequest {
   method: Operation['method'];

@@ -27,16 +27,18 @@ export interface FieldDiff {
 
 /** The differences between what a `bot:` step expects and the answer's body; empty when it matches. */
 export function matchAnswer(expected: BotExpectation, body: unknown): FieldDiff[] {
-  const diffs: FieldDiff[] = [];
-  matchValue(expected, body, [], diffs);
-  return diffs;
+  return diffsOf(expected, body);
 }
 
-/** Whether one expected value matches one received value (the same rules, no differences kept). */
+/** Whether one expected value matches one received value (the same rules). */
 export function matches(expected: unknown, received: unknown): boolean {
+  return diffsOf(expected, received).length === 0;
+}
+
+function diffsOf(expected: unknown, received: unknown): FieldDiff[] {
   const diffs: FieldDiff[] = [];
   matchValue(expected, received, [], diffs);
-  return diffs.length === 0;
+  return diffs;
 }
 
 function matchValue(expected: unknown, received: unknown, path: Path, diffs: FieldDiff[]): void {
@@ -51,10 +53,6 @@ function matchValue(expected: unknown, received: unknown, path: Path, diffs: Fie
   }
   if (typeof expected === 'bigint' || typeof expected === 'number') {
     if (!sameNumber(expected, received)) differ();
-    return;
-  }
-  if (typeof expected === 'boolean') {
-    if (received !== expected) differ();
     return;
   }
   if (Array.isArray(expected)) {
@@ -74,6 +72,7 @@ function matchValue(expected: unknown, received: unknown, path: Path, diffs: Fie
     for (const [key, item] of Object.entries(expected)) matchValue(item, received[key], [...path, key], diffs);
     return;
   }
+  // A boolean: the same value.
   if (expected !== received) differ();
 }
 

@@ -4,7 +4,7 @@ import type { SandboxEvent } from '../sandbox/events.js';
 import { literal } from './pattern.js';
 import { escapeTemplate } from './substitute.js';
 import { CHECKED_FIELDS, type TestChannel } from './schema.js';
-import { trimEndOf, trimOf } from '../text.js';
+import { trimEndOf, trimOf } from '../text/trim.js';
 
 /**
  * "Save as test" (docs/testing-bots.md, "Save a conversation as a test"): a sandbox conversation as

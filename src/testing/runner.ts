@@ -8,6 +8,7 @@ import { toPattern } from './pattern.js';
 import type { SandboxAnswer, SandboxClient } from './platform.js';
 import { CHECKED_FIELDS } from './schema.js';
 import { substitute, substituteAll } from './substitute.js';
+import { formatDuration } from '../text/duration.js';
 
 /**
  * Plays one run of one conversation of `core test` against the bot through the sandbox
@@ -501,11 +502,8 @@ function has(json: unknown, key: string): boolean {
   return typeof json === 'object' && json !== null && key in json;
 }
 
-export function formatMs(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000}s` : ms >= 1000 ? `${(ms / 1000).toFixed(1)}s` : `${ms}ms`;
-}
+/** A duration in the test's messages and reports (src/text/duration.ts). */
+export const formatMs = formatDuration;
 
-/** A measured time: `640 ms`, `1.52 s`. */
-export function formatLatency(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2).replace(/\.?0+$/, '')} s`;
-}
+/** A measured time, such as a latency (the same one formatter: `640ms`, `1.52s`). */
+export const formatLatency = formatDuration;

@@ -6,7 +6,7 @@ import { longSchema } from '../payload/long.js';
 import { describeValue, payloadErrorMap, unknownFieldMessage, type Path } from '../payload/messages.js';
 import { replySchema } from '../payload/reply.js';
 import { childOf, knownFields, toProblems } from '../payload/validate.js';
-import { maxCustomerText } from '../sandbox/state.js';
+import { maxCustomerText } from '../sandbox/limits.js';
 import { patternProblem } from './pattern.js';
 import { NAME, withPlaceholders } from './substitute.js';
 

@@ -164,7 +164,7 @@ describe('core customer say', () => {
       delivery: { outcome: 'delivered' },
       error: { code: 'ENOANSWER' },
     });
-    expect(result.stderr).toContain('error: no answer from the bot within 200 ms');
+    expect(result.stderr).toContain('error: no answer from the bot within 200ms');
   });
 
   it('exits 130 when interrupted while it waits (Ctrl-C)', async () => {

@@ -85,7 +85,7 @@ describe('slow answers', () => {
     const slow = await server(() => ({ hang: true }));
     const { code, result } = await run([...reply, '--timeout', '300ms'], slow.url, 1);
     expect(code).toBe(6);
-    expect(result.error).toEqual({ code: 'ETIMEDOUT', message: `no answer from ${new URL(slow.url).host} within 300 ms` });
+    expect(result.error).toEqual({ code: 'ETIMEDOUT', message: `no answer from ${new URL(slow.url).host} within 300ms` });
     // The reply was retried once (retries: 1), and the result says so. On a busy machine an attempt
     // may be cut off before the server has read it, so how many arrived depends on the machine's
     // speed: those that did carry the same bytes.
@@ -112,7 +112,7 @@ describe('an error status whose body does not arrive whole', () => {
   // The time limit must pass after the status line has come and before the rest does: 3 s leaves a
   // busy machine time for the status line on loopback.
   it.each<[string, boolean, string]>([
-    ['a 500 whose body never ends: exit 5, the status and the part that came', true, 'the rest did not arrive within 3 s'],
+    ['a 500 whose body never ends: exit 5, the status and the part that came', true, 'the rest did not arrive within 3s'],
     ['a 500 whose body is cut short: exit 5, the status and the part that came', false, 'the connection closed'],
   ])('%s', async (_name, thenHang, why) => {
     const slow = await server(() => ({ status: 500, partial: 'Internal error: the database', declaredLength: 4_000, thenHang }));
@@ -156,7 +156,7 @@ describe('a 200 OK whose body is cut short (headers and part of the body, then t
     // 3 s: time for the status line on a busy machine, as above.
     const { code, result } = await run([...reply, '--timeout', '3s'], slow.url, 2);
     expect(code).toBe(0);
-    expect(result.warning).toContain('the body of the answer was cut short (the rest did not arrive within 3 s)');
+    expect(result.warning).toContain('the body of the answer was cut short (the rest did not arrive within 3s)');
     expect(slow.requests).toHaveLength(1);
   });
 });

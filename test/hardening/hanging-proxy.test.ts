@@ -60,7 +60,7 @@ describe('a proxy that never answers CONNECT', () => {
     expect(lines.map((l) => l.code).sort()).toEqual(list);
     for (const line of lines) expect(line).toMatchObject({ status: null, error: { code: 'ETIMEDOUT' }, attempts: 3 });
     expect(run.stdout).toMatch(
-      /✗ no answer {2}H01 {2}no answer from api\.example\.test \(through the proxy http:\/\/127\.0\.0\.1:\d+\) within 200 ms \(ETIMEDOUT\) {2}\(3 attempts\)/,
+      /✗ no answer {2}H01 {2}no answer from api\.example\.test \(through the proxy http:\/\/127\.0\.0\.1:\d+\) within 200ms \(ETIMEDOUT\) {2}\(3 attempts\)/,
     );
   });
 

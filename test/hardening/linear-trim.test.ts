@@ -10,7 +10,7 @@ import { UsageError } from '../../src/errors.js';
 import { slug } from '../../src/prompts/parts.js';
 import { readTextFile } from '../../src/send/input.js';
 import { joinUrl } from '../../src/send/request.js';
-import { trimEndOf, trimLineBreaks, trimOf, trimStartOf } from '../../src/text.js';
+import { trimEndOf, trimLineBreaks, trimOf, trimStartOf } from '../../src/text/trim.js';
 import { memoryStreams } from '../helpers/streams.js';
 
 /**

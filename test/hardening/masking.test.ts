@@ -25,8 +25,26 @@ afterAll(async () => {
 /** What a service could send back of a value it received. */
 function formsOf(value: string): string[] {
   const json = JSON.stringify(value).slice(1, -1);
-  return [value, json, json.replace(/\//g, '\\/'), encodeURIComponent(value), encodeURIComponent(value).toLowerCase()];
+  const bytes = Buffer.from(value);
+  return [
+    value,
+    json,
+    json.replace(/\//g, '\\/'),
+    encodeURIComponent(value),
+    encodeURIComponent(value).toLowerCase(),
+    value.toUpperCase(),
+    bytes.toString('hex'),
+    bytes.toString('hex').toUpperCase(),
+    bytes.toString('base64'),
+    bytes.toString('base64url'),
+  ];
 }
+
+/** The encoded and upper-case forms a service may echo too. */
+const encodedForms = (value: string) => {
+  const bytes = Buffer.from(value);
+  return `${value.toUpperCase()} ${bytes.toString('hex')} ${bytes.toString('hex').toUpperCase()} ${bytes.toString('base64')} ${bytes.toString('base64url')}`;
+};
 
 /** A 401 that echoes the credential and the gateway key it received (trimmed, as any HTTP server reads them). */
 function echo(request: RecordedRequest): ScriptedAnswer {
@@ -39,7 +57,7 @@ function echo(request: RecordedRequest): ScriptedAnswer {
         timestamp: '2026-11-23T00:00:00.000Z',
         method: request.method,
         uri: `/login?token=${encodeURIComponent(credential)}&key=${encodeURIComponent(key)}`,
-        message: `token ${credential} (key ${key}) is not valid here`,
+        message: `token ${credential} (key ${key}) is not valid here; as echoed by a gateway: ${encodedForms(credential)}`,
       });
   return {
     status: 401,

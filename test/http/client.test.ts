@@ -217,6 +217,6 @@ describe('sendRequest', () => {
     server = await startRecordingServer([{ hang: true }]);
     const error = await sendRequest(request(server.url, { retries: 0, timeoutMs: 200 })).catch((e: unknown) => e);
     expect((error as NetworkError).code).toBe('ETIMEDOUT');
-    expect((error as NetworkError).message).toMatch(/within 200 ms/);
+    expect((error as NetworkError).message).toMatch(/within 200ms/);
   });
 });

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { getEventListeners } from 'node:events';
 import { Throttle, type Slot } from '../../src/http/throttle.js';
 
 /**
@@ -202,5 +203,113 @@ describe('Throttle: the window after a 429', () => {
     burst[3]!.release('answered');
     await settle();
     expect(waiting.every((w) => w.slot)).toBe(true);
+  });
+});
+
+describe('Throttle: nothing left behind, nothing polled', () => {
+  const listeners = (signal: AbortSignal) => getEventListeners(signal, 'abort').length;
+
+  it.each<[string, (throttle: Throttle, signal: AbortSignal) => Promise<unknown>]>([
+    ['granted at once', (throttle, signal) => throttle.acquire(signal)],
+    [
+      'granted after waiting',
+      async (throttle, signal) => {
+        const held = await throttle.acquire();
+        const waiting = throttle.acquire(signal);
+        held!.release('answered');
+        return waiting;
+      },
+    ],
+  ])('leaves no abort listener on the signal of a slot %s', async (_name, acquire) => {
+    const throttle = throttleOf(1);
+    const run = new AbortController();
+    await acquire(throttle, run.signal);
+    expect(listeners(run.signal)).toBe(0);
+  });
+
+  it('leaves no abort listener on the other signal when one of two aborts', async () => {
+    const throttle = throttleOf(1);
+    await throttle.acquire();
+    const run = new AbortController();
+    const attempt = new AbortController();
+    const waiting = ask(throttle, [run.signal, attempt.signal]);
+    expect(listeners(run.signal)).toBe(1);
+    attempt.abort();
+    await settle();
+    expect(waiting.slot).toBeNull();
+    expect(listeners(run.signal)).toBe(0);
+  });
+
+  it('wakes the others at the end of a pause when one waiter gives up during it', async () => {
+    const throttle = throttleOf(2);
+    throttle.pause(2_000);
+    const stop = new AbortController();
+    const leaving = ask(throttle, stop.signal);
+    const staying = ask(throttle);
+    await vi.advanceTimersByTimeAsync(1_000);
+    stop.abort();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(leaving.slot).toBeNull();
+    expect(staying.slot).toBeTruthy();
+  });
+
+  it('sets no timer for a pause that nobody waits for', () => {
+    const throttle = throttleOf(2);
+    throttle.pause(2_000);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('sets no timer while waiters wait for a full window (a slot given back wakes them, not a clock)', async () => {
+    const throttle = throttleOf(1);
+    const held = await throttle.acquire();
+    const waiting = ask(throttle);
+    await settle();
+    expect(vi.getTimerCount()).toBe(0);
+    held!.release('answered');
+    await settle();
+    expect(waiting.slot).toBeTruthy();
+  });
+
+  it('sets one timer for the whole pause, whatever the number of waiters', async () => {
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    const throttle = throttleOf(4);
+    throttle.pause(2_000);
+    const waiting = [ask(throttle), ask(throttle), ask(throttle)];
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(waiting.map((w) => w.slot)).toEqual([undefined, undefined, undefined]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(waiting.every((w) => w.slot)).toBe(true);
+    // One timer, set for the end of the pause: not one a millisecond.
+    expect(timers.mock.calls.map(([, ms]) => ms)).toEqual([2_000]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('serves those who waited out a pause before one who asks just as it ends', async () => {
+    const throttle = throttleOf(1);
+    throttle.pause(1_000);
+    const waited = ask(throttle);
+    // The clock passes the end of the pause before the throttle's timer has run.
+    vi.setSystemTime(Date.now() + 1_000);
+    const late = ask(throttle);
+    await settle();
+    expect(waited.slot).toBeTruthy();
+    expect(late.slot).toBeUndefined();
+  });
+
+  it('halves once for a burst answered 429 within the millisecond it started', async () => {
+    const throttle = throttleOf(8);
+    const burst = await Promise.all(Array.from({ length: 4 }, () => throttle.acquire()));
+    for (const slot of burst) slot!.release('rate-limited');
+    expect(throttle.window).toBe(4);
+  });
+});
+
+describe('Throttle: the clock', () => {
+  it('measures a pause on the process clock unless given one', () => {
+    vi.useRealTimers();
+    const throttle = new Throttle(1);
+    throttle.pause(60_000);
+    expect(throttle.pausedFor).toBeGreaterThan(0);
+    expect(throttle.pausedFor).toBeLessThanOrEqual(60_000);
   });
 });

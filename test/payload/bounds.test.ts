@@ -175,6 +175,31 @@ describe('the profile limits on quick replies', () => {
     );
   });
 
+  // A profile may set one limit without the other: each is checked on its own.
+  const kinds = [
+    ['bot answer', fullReply, validateReply],
+    ['greeting', fullGreeting, validateGreeting],
+  ] as const;
+  it.each(kinds)('in a %s, check maxQuickReplies set alone', (_, base, validate) => {
+    const only = { limits: { maxQuickReplies: 3 } };
+    expectValid(validate(withValue(base(), ['quickReplies'], replies(3, chars(400))), only));
+    expectOnly(
+      validate(withValue(base(), ['quickReplies'], replies(4)), only),
+      'quickReplies',
+      "4 quick replies, limit 3 (the profile's maxQuickReplies)",
+    );
+  });
+
+  it.each(kinds)('in a %s, check maxQuickReplyLength set alone', (_, base, validate) => {
+    const only = { limits: { maxQuickReplyLength: 40 } };
+    expectValid(validate(withValue(base(), ['quickReplies'], replies(30, chars(40))), only));
+    expectOnly(
+      validate(withValue(base(), ['quickReplies'], [...replies(1), ...replies(1, chars(41))]), only),
+      'quickReplies[1].text',
+      "41 characters, limit 40 (the profile's maxQuickReplyLength)",
+    );
+  });
+
   it('do not apply without limits', () => {
     expectValid(validateReply(withValue(fullReply(), ['quickReplies'], replies(30, chars(400)))));
   });

@@ -85,3 +85,36 @@ describe('matchAnswer', () => {
     expect(matchAnswer({}, answer)).toEqual([]);
   });
 });
+
+describe('matching: the edges of each rule', () => {
+  it.each<[string, unknown, unknown, boolean]>([
+    ['undefined expected (a field left out) against null', undefined, null, true],
+    ['undefined expected against a value', undefined, 'x', false],
+    ['a number expected against the same identifier', 12, 12n, true],
+    ['an identifier expected against the same digits as a string', 12n, '12', false],
+    ['an identifier against a fraction', 2n, 2.5, false],
+    ['a fraction against an identifier', 1.5, 2n, false],
+    ['a string against a JavaScript number, by its digits', '12', 12, true],
+    ['a string against a number with other digits', '12', 13, false],
+    ['a /regex/ against an absent field', '/undefined/', undefined, false],
+    ['a string against an object with no label', 'Yes', { type: 'TEXT' }, false],
+    ['a string against an object labelled by its title, when it has no text', 'Sizes', { title: 'Sizes', url: 'https://x.example' }, true],
+    ['an empty list against null', [], null, true],
+    ['an empty list against a string', [], 'x', false],
+    ['an empty object against a string', {}, 'text', false],
+    ['an empty object against null', {}, null, false],
+    ['an empty object against a list', {}, [], false],
+    ['false against false', false, false, true],
+    ['false against an absent field', false, undefined, false],
+  ])('%s: %s', (_name, expected, received, result) => {
+    expect(matches(expected, received)).toBe(result);
+  });
+
+  it('names the path of a difference inside lists and objects', () => {
+    expect(
+      matchAnswer({ messageListPicker: { sections: [{ items: [{ title: 'L' }] }] } } as BotExpectation, {
+        messageListPicker: { sections: [{ items: [{ title: 'M' }] }] },
+      }),
+    ).toEqual([{ path: 'messageListPicker.sections[0].items[0].title', expected: 'L', received: 'M' }]);
+  });
+});

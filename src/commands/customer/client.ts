@@ -2,7 +2,8 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { InterruptedError, NetworkError } from '../../errors.js';
 import { parseJson, stringifyJson } from '../../payload/json.js';
-import { trimEndOf } from '../../text.js';
+import { trimEndOf } from '../../text/trim.js';
+import { formatDuration } from '../../text/duration.js';
 
 /**
  * A small client of the sandbox's own endpoints (docs/sandbox.md, "The customer's side"), on
@@ -49,7 +50,7 @@ export function requestJson(init: ClientInit, method: 'GET' | 'POST', path: stri
     }
     const req = send(url)(url, { method, headers, signal: init.signal });
     const timer = setTimeout(
-      () => req.destroy(Object.assign(new Error(`no answer within ${init.timeoutMs} ms`), { code: 'ETIMEDOUT' })),
+      () => req.destroy(Object.assign(new Error(`no answer within ${formatDuration(init.timeoutMs)}`), { code: 'ETIMEDOUT' })),
       init.timeoutMs,
     );
     req.on('error', (error: NodeJS.ErrnoException) => {
@@ -99,7 +100,7 @@ export function openEventStream(init: ClientInit, query: string, onEvent: (event
   const opened = new Promise<void>((resolve, reject) => {
     req = send(url)(url, { method: 'GET', headers: { Accept: 'text/event-stream' }, signal: init.signal });
     const timer = setTimeout(
-      () => req?.destroy(Object.assign(new Error(`no answer within ${init.timeoutMs} ms`), { code: 'ETIMEDOUT' })),
+      () => req?.destroy(Object.assign(new Error(`no answer within ${formatDuration(init.timeoutMs)}`), { code: 'ETIMEDOUT' })),
       init.timeoutMs,
     );
     req.on('error', (error: NodeJS.ErrnoException) => {

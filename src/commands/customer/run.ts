@@ -11,6 +11,7 @@ import type { GlobalOptions } from '../definition.js';
 import { openEventStream, requestJson, StreamRefused, type ClientInit, type SandboxAnswer } from './client.js';
 import { LAST, lastSession, rememberSession } from './last-session.js';
 import { describeRefusal, renderExchange } from './render.js';
+import { formatDuration } from '../../text/duration.js';
 
 /**
  * `core customer say` and `core customer press`: the customer's side of a sandbox conversation from
@@ -317,7 +318,7 @@ function noAnswerMessage(end: string, result: WaitResult, waitMs: number, noWebh
     case 'stream-ended':
       return 'the sandbox closed the event stream before the bot answered';
     default:
-      return `no answer from the bot within ${waitMs} ms${refusedNote}`;
+      return `no answer from the bot within ${formatDuration(waitMs)}${refusedNote}`;
   }
 }
 

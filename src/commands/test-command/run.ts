@@ -28,7 +28,7 @@ import {
   type RunReport,
 } from '../../testing/report.js';
 import { outcomeOf, runSuite, type ConversationSummary, type SuiteResult } from '../../testing/suite.js';
-import { trimEndOf } from '../../text.js';
+import { trimEndOf } from '../../text/trim.js';
 
 /**
  * `core test FILE...`: plays conversation files against a bot through a sandbox and reports the

@@ -1,0 +1,39 @@
+// Mutation testing (CONTRIBUTING.md, "Mutation testing"): `npm run mutate [module...]` runs Stryker on one
+// module at a time (scripts/mutate.mjs), against the unit tests that own it. The module is named by
+// MUTATE_MODULE; its source files and tests are in mutation/modules.mjs.
+import { modules } from './mutation/modules.mjs';
+
+const name = process.env.MUTATE_MODULE ?? '';
+const module = modules[name];
+if (!module) {
+  throw new Error(`MUTATE_MODULE must name a module of mutation/modules.mjs (${Object.keys(modules).join(', ')}), not "${name}"`);
+}
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  plugins: ['@stryker-mutator/vitest-runner'],
+  vitest: {
+    configFile: 'mutation/vitest.config.ts',
+    // Every test file of the module runs for every mutant; vitest's "related" guess is not needed.
+    related: false,
+  },
+  mutate: module.mutate,
+  testFiles: module.tests,
+  // The machine is shared: two test processes at most.
+  concurrency: 2,
+  // Incremental: a rerun tests again only the mutants whose code or tests changed since the last run.
+  incremental: true,
+  incrementalFile: `mutation/reports/${name}.incremental.json`,
+  reporters: ['clear-text', 'progress', 'json'],
+  jsonReporter: { fileName: `mutation/reports/${name}.json` },
+  clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
+  tempDirName: `.stryker-tmp/${name}`,
+  cleanTempDir: 'always',
+  // A mutant that loops for ever is stopped by this limit; a slow machine only makes it generous.
+  timeoutMS: 5_000,
+  // Every mutant reached by a test runs against the whole set on purpose (mutation/vitest-setup.ts).
+  warnings: { slow: false },
+  thresholds: { high: 90, low: 80, break: null },
+  ignorePatterns: ['dist', 'coverage', '.bench', 'mutation/reports', 'docs', 'bench'],
+};

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { exactPattern, literal, looksLikePattern, PATTERN_FLAGS, patternProblem, toPattern } from '../../src/testing/pattern.js';
+
+/** docs/testing-bots.md, "Matching": which strings are patterns, which patterns are refused and why. */
+describe('which strings are written as patterns', () => {
+  it.each<[string, string, boolean]>([
+    ['slashes around text', '/shipped/', true],
+    ['one character between the slashes', '/a/', true],
+    ['with flags', '/shipped/ims', true],
+    ['with a slash inside', '/a/b/', true],
+    ['over several lines', '/first\nsecond/', true],
+    ['nothing between the slashes', '//', false],
+    ['text before the first slash', 'x/a/', false],
+    ['text after the flags', '/a/i x', false],
+    ['an upper-case flag', '/a/I', false],
+    ['a digit after the slash', '/a/1', false],
+    ['no closing slash', '/a', false],
+    ['plain text', 'Hello', false],
+  ])('%s: %j', (_name, text, expected) => {
+    expect(looksLikePattern(text)).toBe(expected);
+    expect(toPattern(text).kind).toBe(expected ? 'regex' : 'exact');
+  });
+
+  it('compiles a pattern with its flags, and keeps its text as written', () => {
+    const pattern = toPattern('/^a.b$/si');
+    expect(pattern).toEqual({ kind: 'regex', regex: /^a.b$/is, source: '/^a.b$/si' });
+    expect(toPattern('plain')).toEqual({ kind: 'exact', text: 'plain' });
+  });
+});
+
+describe('patterns refused, each with its reason', () => {
+  it.each<[string, string, string | undefined]>([
+    ['plain text', 'Hello', undefined],
+    ['a valid pattern with every flag', `/a/${PATTERN_FLAGS.replace('v', '')}`, undefined],
+    ['the v flag', '/[a]/v', undefined],
+    [
+      'one flag that is not allowed',
+      '/a/g',
+      '"/a/g" is written as a /regular expression/ but ends with the flag g; the flags are i, m, s, u, v. To match this text exactly, write "/^\\\\/a\\\\/g$/"',
+    ],
+    [
+      'two flags that are not allowed',
+      '/a/gy',
+      '"/a/gy" is written as a /regular expression/ but ends with the flags gy; the flags are i, m, s, u, v.',
+    ],
+    ['a repeated flag', '/a/ii', '"/a/ii": a flag is repeated'],
+    ['an invalid expression', '/(a/', '"/(a/" is not a valid regular expression: Invalid regular expression: /(a/: Unterminated group'],
+  ])('%s', (_name, text, problem) => {
+    if (problem === undefined) expect(patternProblem(text)).toBeUndefined();
+    else expect(patternProblem(text)).toContain(problem);
+  });
+
+  it('allows exactly the flags i, m, s, u and v', () => {
+    expect([...PATTERN_FLAGS].sort()).toEqual(['i', 'm', 's', 'u', 'v']);
+  });
+});
+
+describe('text written to match itself', () => {
+  it.each<[string, string]>([
+    ['plain text, as it is', 'Hello'],
+    ['text that looks like a pattern, escaped', '/a.b/'],
+    ['every special character', '/^$.*+?()[]{}|\\/x/'],
+  ])('%s', (_name, text) => {
+    const written = literal(text);
+    if (!looksLikePattern(text)) expect(written).toBe(text);
+    else {
+      expect(written).toBe(exactPattern(text));
+      const pattern = toPattern(written);
+      expect(pattern.kind).toBe('regex');
+      if (pattern.kind === 'regex') {
+        expect(pattern.regex.test(text)).toBe(true);
+        expect(pattern.regex.test(`${text}x`)).toBe(false);
+        expect(pattern.regex.test(text.replace('.', 'x'))).toBe(false);
+      }
+    }
+  });
+
+  it('escapes every character a regular expression gives a meaning to', () => {
+    expect(exactPattern('\\^$.*+?()[]{}|/')).toBe('/^\\\\\\^\\$\\.\\*\\+\\?\\(\\)\\[\\]\\{\\}\\|\\/$/');
+  });
+});
