@@ -26,6 +26,10 @@ import { WebhookSender } from './webhook.js';
  * stateful and inspectable. Where the API does not show a behaviour (statuses for bad
  * credentials or invalid input, the strict-duplicate status, tenant errors) the choice made here
  * is the sandbox's own and is listed in docs/sandbox.md.
+ *
+ * startSandbox checks the options, builds the state, the webhook sender and the routing table
+ * (routes.ts: the API's side in api.ts, the sandbox's own endpoints beside it), starts the HTTP
+ * server (listen.ts), and returns the handle.
  */
 
 export type { DuplicateMode, SandboxOptions, FaultOptions } from './options.js';
