@@ -1,6 +1,6 @@
 /**
  * The API's operations (docs/api.md, "Endpoints"), one descriptor each. The sender
- * (src/send/session.ts), the sandbox's router (src/sandbox/server.ts) and the OpenAPI generator
+ * (src/send/session.ts), the sandbox's API routes (src/sandbox/api.ts) and the OpenAPI generator
  * (scripts/docs/openapi.ts) read them from here instead of keeping lists of their own.
  *
  * A pure module: no imports, so any part of the program can read it without loading anything.

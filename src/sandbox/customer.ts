@@ -41,208 +41,235 @@ function unknownFields(body: Record<string, unknown>, allowed: readonly string[]
     .map((key) => ({ path: key, message: `unknown field; this request takes ${allowed.join(', ')}` }));
 }
 
-export function customerHandlers(deps: CustomerDeps) {
+const withThread =
+  (state: SandboxState, run: (ex: Exchange, thread: Thread) => Answer | Promise<Answer>): Handler =>
+  (ex) => {
+    const sessionId = ex.params[0] ?? '';
+    const thread = state.thread(sessionId);
+    if (thread === undefined) return unknownSession(sessionId);
+    return run(ex, thread);
+  };
+
+interface StartFields {
+  tenant: unknown;
+  channel: Channel | undefined;
+  clientId: unknown;
+  coreClientId: unknown;
+}
+
+/** The fields of a conversation to start, and every problem with them. */
+function startFields(body: Record<string, unknown>, defaultTenant: string): { fields: StartFields; problems: Problem[] } {
+  const problems = unknownFields(body, ['tenant', 'channel', 'clientId', 'coreClientId']);
+  const tenant = body.tenant ?? defaultTenant;
+  if (typeof tenant !== 'string' || tenant === '')
+    problems.push({ path: 'tenant', message: 'must be the name of a tenant the sandbox serves' });
+  const channelText = body.channel ?? 'WEB';
+  const channel = typeof channelText === 'string' ? (channelText.toUpperCase() as Channel) : undefined;
+  if (channel === undefined || !CHANNELS.includes(channel)) {
+    problems.push({ path: 'channel', message: `${JSON.stringify(channelText)} is not a channel: use WEB, IM or EMAIL` });
+  }
+  const clientId = body.clientId;
+  if (clientId !== undefined && (typeof clientId !== 'string' || clientId === '')) {
+    problems.push({ path: 'clientId', message: 'must be a non-empty string (the external client ID of an authorized client)' });
+  }
+  const coreClientId = body.coreClientId;
+  if (coreClientId !== undefined && (typeof coreClientId !== 'bigint' || coreClientId < 0n || coreClientId > LONG_MAX)) {
+    problems.push({ path: 'coreClientId', message: 'must be an integer from 0 to 9223372036854775807' });
+  }
+  return { fields: { tenant, channel, clientId, coreClientId }, problems };
+}
+
+/** POST /_sandbox/conversations */
+async function start(deps: CustomerDeps, ex: Exchange): Promise<Answer> {
   const { state } = deps;
-
-  const withThread =
-    (run: (ex: Exchange, thread: Thread) => Answer | Promise<Answer>): Handler =>
-    (ex) => {
-      const sessionId = ex.params[0] ?? '';
-      const thread = state.thread(sessionId);
-      if (thread === undefined) return unknownSession(sessionId);
-      return run(ex, thread);
-    };
-
-  /** POST /_sandbox/conversations */
-  const start: Handler = async (ex) => {
-    const read = await readJsonObject(ex);
-    if (!read.ok) return read.answer;
-    const body = read.value;
-    const problems = unknownFields(body, ['tenant', 'channel', 'clientId', 'coreClientId']);
-    const tenant = body.tenant ?? deps.defaultTenant;
-    if (typeof tenant !== 'string' || tenant === '')
-      problems.push({ path: 'tenant', message: 'must be the name of a tenant the sandbox serves' });
-    const channelText = body.channel ?? 'WEB';
-    const channel = typeof channelText === 'string' ? (channelText.toUpperCase() as Channel) : undefined;
-    if (channel === undefined || !CHANNELS.includes(channel)) {
-      problems.push({ path: 'channel', message: `${JSON.stringify(channelText)} is not a channel: use WEB, IM or EMAIL` });
-    }
-    const clientId = body.clientId;
-    if (clientId !== undefined && (typeof clientId !== 'string' || clientId === '')) {
-      problems.push({ path: 'clientId', message: 'must be a non-empty string (the external client ID of an authorized client)' });
-    }
-    const coreClientId = body.coreClientId;
-    if (coreClientId !== undefined && (typeof coreClientId !== 'bigint' || coreClientId < 0n || coreClientId > LONG_MAX)) {
-      problems.push({ path: 'coreClientId', message: 'must be an integer from 0 to 9223372036854775807' });
-    }
-    if (problems.length > 0) return invalid(problems);
-    if (!state.hasTenant(tenant as string)) return unknownTenant(state, tenant as string);
-    const started = state.startConversation(tenant as string, {
-      channel: channel as Channel,
-      coreClientId: coreClientId as bigint | undefined,
-      clientId: clientId as string | undefined,
-    });
-    if (!started.ok) return { status: started.status, error: started.message, what: `refused: ${started.message}` };
-    const { thread } = started;
-    return {
-      status: 201,
+  const read = await readJsonObject(ex);
+  if (!read.ok) return read.answer;
+  const { fields, problems } = startFields(read.value, deps.defaultTenant);
+  const { tenant, channel, clientId, coreClientId } = fields;
+  if (problems.length > 0) return invalid(problems);
+  if (!state.hasTenant(tenant as string)) return unknownTenant(state, tenant as string);
+  const started = state.startConversation(tenant as string, {
+    channel: channel as Channel,
+    coreClientId: coreClientId as bigint | undefined,
+    clientId: clientId as string | undefined,
+  });
+  if (!started.ok) return { status: started.status, error: started.message, what: `refused: ${started.message}` };
+  const { thread } = started;
+  return {
+    status: 201,
+    tenant: thread.tenant,
+    json: {
       tenant: thread.tenant,
-      json: {
-        tenant: thread.tenant,
-        sessionId: thread.sessionId,
-        coreClientId: thread.client.coreClientId,
-        clientId: thread.client.clientId,
-        channel: thread.channel,
-      },
-      what: `conversation ${thread.sessionId} started (${thread.channel}, coreClientId ${thread.client.coreClientId})`,
-    };
+      sessionId: thread.sessionId,
+      coreClientId: thread.client.coreClientId,
+      clientId: thread.client.clientId,
+      channel: thread.channel,
+    },
+    what: `conversation ${thread.sessionId} started (${thread.channel}, coreClientId ${thread.client.coreClientId})`,
   };
+}
 
-  /** POST /_sandbox/conversations/{sessionId}/messages */
-  const message = withThread(async (ex, thread) => {
-    const read = await readJsonObject(ex);
-    if (!read.ok) return read.answer;
-    const body = read.value;
-    const problems = unknownFields(body, ['text', 'press', 'pick']);
-    const given = (['text', 'press', 'pick'] as const).filter((key) => body[key] !== undefined);
-    if (given.length !== 1) {
-      problems.push({ path: '', message: `send one of text, press or pick${given.length > 1 ? `, not ${given.join(' and ')}` : ''}` });
-    }
-    for (const key of given) {
-      if (typeof body[key] !== 'string' || body[key] === '') problems.push({ path: key, message: 'must be a non-empty string' });
-    }
-    if (typeof body.text === 'string' && body.text.length > maxCustomerText) {
-      problems.push({ path: 'text', message: `${body.text.length} characters, limit ${maxCustomerText} (a sandbox limit)` });
-    }
-    if (problems.length > 0) return invalid(problems);
+/** Every problem with the body of a customer message: one of text, press or pick, a non-empty string. */
+function messageProblems(body: Record<string, unknown>): Problem[] {
+  const problems = unknownFields(body, ['text', 'press', 'pick']);
+  const given = (['text', 'press', 'pick'] as const).filter((key) => body[key] !== undefined);
+  if (given.length !== 1) {
+    problems.push({ path: '', message: `send one of text, press or pick${given.length > 1 ? `, not ${given.join(' and ')}` : ''}` });
+  }
+  for (const key of given) {
+    if (typeof body[key] !== 'string' || body[key] === '') problems.push({ path: key, message: 'must be a non-empty string' });
+  }
+  if (typeof body.text === 'string' && body.text.length > maxCustomerText) {
+    problems.push({ path: 'text', message: `${body.text.length} characters, limit ${maxCustomerText} (a sandbox limit)` });
+  }
+  return problems;
+}
 
-    let text: string;
-    let quickReply: Record<string, unknown> | null = null;
-    let listItem: { identifier: string; title: string } | null = null;
-    if (typeof body.text === 'string') text = body.text;
-    else {
-      const chosen = choose(thread, body.press as string | undefined, body.pick as string | undefined);
-      if (!chosen.ok) return { status: 400, error: chosen.message, what: `refused: ${chosen.message}`, tenant: thread.tenant };
-      ({ text, quickReply, listItem } = chosen);
-    }
-    const { event, delivery } = state.customerMessage(thread, { text, quickReply, listItem });
-    if (delivery && deps.sender) deps.sender.deliver(delivery);
-    return {
-      status: 201,
+/** POST /_sandbox/conversations/{sessionId}/messages */
+async function message(deps: CustomerDeps, ex: Exchange, thread: Thread): Promise<Answer> {
+  const read = await readJsonObject(ex);
+  if (!read.ok) return read.answer;
+  const body = read.value;
+  const problems = messageProblems(body);
+  if (problems.length > 0) return invalid(problems);
+
+  let text: string;
+  let quickReply: Record<string, unknown> | null = null;
+  let listItem: { identifier: string; title: string } | null = null;
+  if (typeof body.text === 'string') text = body.text;
+  else {
+    const chosen = choose(thread, body.press as string | undefined, body.pick as string | undefined);
+    if (!chosen.ok) return { status: 400, error: chosen.message, what: `refused: ${chosen.message}`, tenant: thread.tenant };
+    ({ text, quickReply, listItem } = chosen);
+  }
+  const { event, delivery } = deps.state.customerMessage(thread, { text, quickReply, listItem });
+  if (delivery && deps.sender) deps.sender.deliver(delivery);
+  return {
+    status: 201,
+    tenant: thread.tenant,
+    json: {
       tenant: thread.tenant,
-      json: {
-        tenant: thread.tenant,
-        sessionId: thread.sessionId,
-        seq: event.seq,
-        questionId: event.questionId,
-        questionIndex: event.questionIndex,
-        type: event.questionType,
-        deliveryId: event.deliveryId,
-        noWebhook: event.noWebhook,
-      },
-      what:
-        `question ${event.questionIndex} (questionId ${event.questionId}, ${event.questionType}) in ${thread.sessionId}` +
-        (event.deliveryId ? `: webhook ${event.deliveryId}` : `: no webhook, ${event.noWebhook}`),
-    };
-  });
-
-  /** GET /_sandbox/conversations */
-  const list: Handler = (ex) => {
-    const tenant = ex.query.get('tenant') ?? undefined;
-    if (tenant !== undefined && !state.hasTenant(tenant)) return unknownTenant(state, tenant);
-    const paged = readPaging(ex.query);
-    if (!paged.ok) return paged.answer;
-    const result = state.conversationPage(tenant, paged.after, paged.limit);
-    return {
-      status: 200,
-      json: { conversations: result.items, next: result.next },
-      what: `listed ${count(result.items.length, 'conversation')}`,
-    };
+      sessionId: thread.sessionId,
+      seq: event.seq,
+      questionId: event.questionId,
+      questionIndex: event.questionIndex,
+      type: event.questionType,
+      deliveryId: event.deliveryId,
+      noWebhook: event.noWebhook,
+    },
+    what:
+      `question ${event.questionIndex} (questionId ${event.questionId}, ${event.questionType}) in ${thread.sessionId}` +
+      (event.deliveryId ? `: webhook ${event.deliveryId}` : `: no webhook, ${event.noWebhook}`),
   };
+}
 
-  /** GET /_sandbox/conversations/{sessionId} */
-  const show = withThread((ex, thread) => {
-    const paged = readPaging(ex.query);
-    if (!paged.ok) return paged.answer;
-    const result = state.threadEventPage(thread, paged.after, paged.limit);
+/** GET /_sandbox/conversations */
+function list(state: SandboxState, ex: Exchange): Answer {
+  const tenant = ex.query.get('tenant') ?? undefined;
+  if (tenant !== undefined && !state.hasTenant(tenant)) return unknownTenant(state, tenant);
+  const paged = readPaging(ex.query);
+  if (!paged.ok) return paged.answer;
+  const result = state.conversationPage(tenant, paged.after, paged.limit);
+  return {
+    status: 200,
+    json: { conversations: result.items, next: result.next },
+    what: `listed ${count(result.items.length, 'conversation')}`,
+  };
+}
+
+/** GET /_sandbox/conversations/{sessionId} */
+function show(state: SandboxState, ex: Exchange, thread: Thread): Answer {
+  const paged = readPaging(ex.query);
+  if (!paged.ok) return paged.answer;
+  const result = state.threadEventPage(thread, paged.after, paged.limit);
+  return {
+    status: 200,
+    tenant: thread.tenant,
+    json: { conversation: state.view(thread), events: result.items, next: result.next },
+    what: `conversation ${thread.sessionId}: ${count(result.items.length, 'event')}`,
+  };
+}
+
+/** POST /_sandbox/conversations/{sessionId}/release */
+async function release(state: SandboxState, ex: Exchange, thread: Thread): Promise<Answer> {
+  const read = await readJsonObject(ex);
+  if (!read.ok) return read.answer;
+  const released = state.release(thread);
+  return {
+    status: 200,
+    tenant: thread.tenant,
+    json: { released: released !== null, conversation: state.view(thread) },
+    what: released ? `conversation ${thread.sessionId} given back to the bot` : `conversation ${thread.sessionId} was already with the bot`,
+  };
+}
+
+/**
+ * GET /_sandbox/conversations/{sessionId}/test: the conversation as a `core test` file that passes
+ * again against the same bot (src/testing/record.ts), as a YAML download: the page's "save as test".
+ */
+async function test(state: SandboxState, thread: Thread): Promise<Answer> {
+  const { recordConversation, recordedYaml } = await import('../testing/record.js');
+  const recorded = recordConversation(
+    { sessionId: thread.sessionId, channel: thread.channel, clientId: thread.client.clientId },
+    state.events({ sessionId: thread.sessionId }),
+  );
+  const text = await recordedYaml(
+    recorded,
+    `Saved from the sandbox conversation ${thread.sessionId} (tenant ${thread.tenant}) on ${new Date().toISOString()}`,
+  );
+  return {
+    status: 200,
+    tenant: thread.tenant,
+    raw: { contentType: 'application/yaml; charset=utf-8', text },
+    headers: { 'Content-Disposition': `attachment; filename="${recorded.filename}"` },
+    what: `conversation ${thread.sessionId} saved as a test (${recorded.filename})`,
+  };
+}
+
+/** POST /_sandbox/deliveries/{deliveryId}/redeliver */
+async function redeliver(deps: CustomerDeps, ex: Exchange): Promise<Answer> {
+  const read = await readJsonObject(ex);
+  if (!read.ok) return read.answer;
+  const deliveryId = ex.params[0] ?? '';
+  const delivery = deps.state.delivery(deliveryId);
+  if (delivery === undefined || deps.sender === null) {
     return {
-      status: 200,
-      tenant: thread.tenant,
-      json: { conversation: state.view(thread), events: result.items, next: result.next },
-      what: `conversation ${thread.sessionId}: ${count(result.items.length, 'event')}`,
+      status: 404,
+      error: `no delivery '${deliveryId}' (it may be older than the events the sandbox keeps, or the sandbox was reset)`,
+      what: 'unknown delivery',
     };
-  });
-
-  /** POST /_sandbox/conversations/{sessionId}/release */
-  const release = withThread(async (ex, thread) => {
-    const read = await readJsonObject(ex);
-    if (!read.ok) return read.answer;
-    const released = state.release(thread);
+  }
+  if (delivery.inFlight) {
     return {
-      status: 200,
-      tenant: thread.tenant,
-      json: { released: released !== null, conversation: state.view(thread) },
-      what: released
-        ? `conversation ${thread.sessionId} given back to the bot`
-        : `conversation ${thread.sessionId} was already with the bot`,
-    };
-  });
-
-  /**
-   * GET /_sandbox/conversations/{sessionId}/test: the conversation as a `core test` file that passes
-   * again against the same bot (src/testing/record.ts), as a YAML download: the page's "save as test".
-   */
-  const test = withThread(async (_ex, thread) => {
-    const { recordConversation, recordedYaml } = await import('../testing/record.js');
-    const recorded = recordConversation(
-      { sessionId: thread.sessionId, channel: thread.channel, clientId: thread.client.clientId },
-      state.events({ sessionId: thread.sessionId }),
-    );
-    const text = await recordedYaml(
-      recorded,
-      `Saved from the sandbox conversation ${thread.sessionId} (tenant ${thread.tenant}) on ${new Date().toISOString()}`,
-    );
-    return {
-      status: 200,
-      tenant: thread.tenant,
-      raw: { contentType: 'application/yaml; charset=utf-8', text },
-      headers: { 'Content-Disposition': `attachment; filename="${recorded.filename}"` },
-      what: `conversation ${thread.sessionId} saved as a test (${recorded.filename})`,
-    };
-  });
-
-  /** POST /_sandbox/deliveries/{deliveryId}/redeliver */
-  const redeliver: Handler = async (ex) => {
-    const read = await readJsonObject(ex);
-    if (!read.ok) return read.answer;
-    const deliveryId = ex.params[0] ?? '';
-    const delivery = state.delivery(deliveryId);
-    if (delivery === undefined || deps.sender === null) {
-      return {
-        status: 404,
-        error: `no delivery '${deliveryId}' (it may be older than the events the sandbox keeps, or the sandbox was reset)`,
-        what: 'unknown delivery',
-      };
-    }
-    if (delivery.inFlight) {
-      return {
-        status: 409,
-        tenant: delivery.tenant,
-        error: `delivery '${deliveryId}' is still being attempted: redeliver it once its last attempt is recorded`,
-        what: 'delivery in flight',
-      };
-    }
-    delivery.redeliveries += 1;
-    deps.sender.deliver(delivery);
-    return {
-      status: 202,
+      status: 409,
       tenant: delivery.tenant,
-      json: { deliveryId, redelivery: delivery.redeliveries },
-      what: `redelivery ${delivery.redeliveries} of ${deliveryId}`,
+      error: `delivery '${deliveryId}' is still being attempted: redeliver it once its last attempt is recorded`,
+      what: 'delivery in flight',
     };
+  }
+  delivery.redeliveries += 1;
+  deps.sender.deliver(delivery);
+  return {
+    status: 202,
+    tenant: delivery.tenant,
+    json: { deliveryId, redelivery: delivery.redeliveries },
+    what: `redelivery ${delivery.redeliveries} of ${deliveryId}`,
   };
+}
 
-  return { start, message, list, show, release, test, redeliver };
+export function customerHandlers(
+  deps: CustomerDeps,
+): Record<'start' | 'message' | 'list' | 'show' | 'release' | 'test' | 'redeliver', Handler> {
+  const { state } = deps;
+  return {
+    start: (ex) => start(deps, ex),
+    message: withThread(state, (ex, thread) => message(deps, ex, thread)),
+    list: (ex) => list(state, ex),
+    show: withThread(state, (ex, thread) => show(state, ex, thread)),
+    release: withThread(state, (ex, thread) => release(state, ex, thread)),
+    test: withThread(state, (_ex, thread) => test(state, thread)),
+    redeliver: (ex) => redeliver(deps, ex),
+  };
 }
 
 type Chosen =

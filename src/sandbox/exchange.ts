@@ -5,7 +5,7 @@ import { formatProblems, readBody } from './http.js';
 
 /**
  * One request and what it is answered with, shared by the sandbox's routes: the API's operations
- * (server.ts), the customer's side (customer.ts) and the event stream (stream.ts).
+ * (api.ts), the customer's side (customer.ts) and the event stream (stream.ts).
  */
 
 /** What one request is answered with, decided before anything is written. */

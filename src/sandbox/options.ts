@@ -1,7 +1,7 @@
 import { checkToken } from '../config/token.js';
 import type { Problem } from '../errors.js';
 import type { Limits } from '../payload/index.js';
-import { allowHostProblem } from './http.js';
+import { allowHostProblem } from './host.js';
 import { webhookSecretProblem } from './signature.js';
 
 /**
@@ -155,14 +155,23 @@ const isIntegerIn = (value: number, bound: { min: number; max: number }) =>
 // A tenant name and a token travel in HTTP headers, so they must be visible ASCII without spaces.
 const headerToken = /^[\x21-\x7e]+$/;
 
+type Add = (path: string, message: string) => void;
+
 /**
  * Every problem with the scalar options, each with the option's name as its path. The seed
  * reasons are checked separately by `prepareReasons` (src/sandbox/seed.ts), with their schema.
  */
 export function sandboxOptionProblems(options: SandboxOptions): Problem[] {
   const problems: Problem[] = [];
-  const add = (path: string, message: string) => problems.push({ path, message });
+  const add: Add = (path, message) => problems.push({ path, message });
+  addressProblems(options, add);
+  countProblems(options, add);
+  connectionProblems(options, add);
+  return problems;
+}
 
+/** The address, the tenants, the tokens and the duplicate mode. */
+function addressProblems(options: SandboxOptions, add: Add): void {
   if (options.host !== undefined && options.host.trim() === '') add('host', 'must not be empty');
   if (options.port !== undefined && !isIntegerIn(options.port, sandboxBounds.port)) {
     add('port', `${String(options.port)} is not a port: use a whole number from 0 to 65535 (0 picks a free port)`);
@@ -188,6 +197,10 @@ export function sandboxOptionProblems(options: SandboxOptions): Problem[] {
   if (options.duplicates !== undefined && !duplicateModes.includes(options.duplicates)) {
     add('duplicates', `'${String(options.duplicates)}' is not a mode: use strict or soft`);
   }
+}
+
+/** The counts, sizes and time limits, each within its bound of sandboxBounds. */
+function countProblems(options: SandboxOptions, add: Add): void {
   if (options.maxActiveReasons !== undefined && !isIntegerIn(options.maxActiveReasons, sandboxBounds.maxActiveReasons)) {
     add('maxActiveReasons', `${String(options.maxActiveReasons)} is not a count: use a whole number of 0 or more`);
   }
@@ -212,6 +225,10 @@ export function sandboxOptionProblems(options: SandboxOptions): Problem[] {
     const value = options[key];
     if (value !== undefined && !isIntegerIn(value, sandboxBounds[key])) add(key, `${String(value)} is not ${what}`);
   }
+}
+
+/** The bot's URL and secret, the time limits of a request, the names of --allow-host, injected failures. */
+function connectionProblems(options: SandboxOptions, add: Add): void {
   if (options.botUrl !== undefined) {
     const problem = botUrlProblem(options.botUrl);
     if (problem !== undefined) add('botUrl', problem);
@@ -237,7 +254,6 @@ export function sandboxOptionProblems(options: SandboxOptions): Problem[] {
       add('fail.rate', `${String(rate)} is not a rate: use a share from 0 to 1, such as 0.25`);
     }
   }
-  return problems;
 }
 
 /** Why a bot URL cannot be used: it must be an absolute http or https URL without credentials. */

@@ -1,7 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Problem } from '../errors.js';
-import { isRecord, parseJson, stringifyJson } from '../payload/json.js';
+import { parseJson, stringifyJson } from '../payload/json.js';
 import { invalid, readJsonObject, type Answer, type Exchange, type Handler } from './exchange.js';
+import { Faults } from './faults.js';
 import { maxCustomerText, type Delivery, type SandboxState } from './state.js';
 import { secretKey, signature } from './signature.js';
 import type { AttemptResult, WebhookSender } from './webhook.js';
@@ -19,7 +20,7 @@ import type { AttemptResult, WebhookSender } from './webhook.js';
  *   `{"deliveryId", "craft": "replay"}` sends a kept delivery again (same webhook-id and body, a new
  *   timestamp and signature). The attempt is not retried, it is recorded as every attempt is, and
  *   the answer says how the bot answered it.
- * - `POST /_sandbox/probes/faults` `{"sessionId", "status"?}` arms a fault: the next
+ * - `POST /_sandbox/probes/faults` `{"sessionId", "status"?}` arms a fault (faults.ts): the next
  *   POST /api/v1/chatbot that names the thread (its sessionId, one of its questions or its client)
  *   is answered `status` (default 503, with Retry-After: 1) instead of being handled.
  *   `GET /_sandbox/probes/faults/{faultId}` says whether it fired, and the answerId of the request it
@@ -46,9 +47,6 @@ export const SKEW_SECONDS = 600;
 export const UNKNOWN_FIELD = 'futureField';
 export const UNKNOWN_HEADER = 'X-Core-Future-Header';
 
-/** Faults kept at once; the oldest are forgotten first. */
-const MAX_FAULTS = 1000;
-
 export interface ProbeDeps {
   state: SandboxState;
   /** null without --bot-url. */
@@ -56,18 +54,6 @@ export interface ProbeDeps {
   /** The secret the sandbox signs with (`whsec_...`). */
   secret: string;
   url: string | null;
-}
-
-interface Fault {
-  faultId: string;
-  tenant: string;
-  sessionId: string;
-  status: number;
-  armedAt: string;
-  triggered: boolean;
-  triggeredAt: string | null;
-  answerId: string | null;
-  requestId: string | null;
 }
 
 /** The exact request of one crafted attempt. */
@@ -141,221 +127,156 @@ const noBot: Answer = {
   what: 'refused: no bot connected',
 };
 
-export function probeHandlers(deps: ProbeDeps) {
-  const { state } = deps;
-  const key = secretKey(deps.secret);
-  const faults = new Map<string, Fault>();
-  /** The armed faults by sessionId, oldest first. */
-  const armed = new Map<string, Fault[]>();
+/** What the probes need: the state, the sender, and the secret's key. */
+interface Prober {
+  state: SandboxState;
+  sender: WebhookSender;
+  key: Buffer;
+  url: string | null;
+}
 
-  /** Sends one crafted attempt and records it as the delivery's attempt. */
-  const attempt = async (sender: WebhookSender, craft: Craft, delivery: Delivery): Promise<AttemptResult> => {
-    const request = craftRequest(craft, delivery, key, Math.floor(Date.now() / 1000), sender.baseHeaders(delivery.tenant));
-    const result = await sender.probe(request.headers, request.body);
-    const delivered = result.status !== null && result.status >= 200 && result.status < 300;
-    state.webhookAttempt(delivery, {
-      attempt: 1,
-      redelivery: delivery.redeliveries,
-      url: deps.url ?? '',
-      status: result.status,
-      error: result.error,
-      latencyMs: result.latencyMs,
-      body: result.body,
-      bodyTruncated: result.bodyTruncated,
-      outcome: delivered ? 'delivered' : 'failed',
-      retryInMs: null,
-      retryAfter: false,
-    });
-    return result;
-  };
-
-  const attemptJson = (result: AttemptResult) => ({
+/** Sends one crafted attempt and records it as the delivery's attempt. */
+async function sendCrafted(prober: Prober, craft: Craft, delivery: Delivery): Promise<AttemptResult> {
+  const { sender } = prober;
+  const request = craftRequest(craft, delivery, prober.key, Math.floor(Date.now() / 1000), sender.baseHeaders(delivery.tenant));
+  const result = await sender.probe(request.headers, request.body);
+  const delivered = result.status !== null && result.status >= 200 && result.status < 300;
+  prober.state.webhookAttempt(delivery, {
+    attempt: 1,
+    redelivery: delivery.redeliveries,
+    url: prober.url ?? '',
     status: result.status,
     error: result.error,
     latencyMs: result.latencyMs,
     body: result.body,
+    bodyTruncated: result.bodyTruncated,
+    outcome: delivered ? 'delivered' : 'failed',
+    retryInMs: null,
+    retryAfter: false,
   });
-
-  /** POST /_sandbox/probes */
-  const probe: Handler = async (ex) => {
-    const read = await readJsonObject(ex);
-    if (!read.ok) return read.answer;
-    const body = read.value;
-    const problems: Problem[] = [];
-    const craft = body.craft;
-    if (typeof craft !== 'string' || !(CRAFTS as readonly string[]).includes(craft)) {
-      problems.push({ path: 'craft', message: `${JSON.stringify(craft) ?? 'absent'}: use one of ${CRAFTS.join(', ')}` });
-    }
-    const replay = craft === 'replay';
-    const allowed = replay ? ['craft', 'deliveryId'] : ['craft', 'sessionId', 'text'];
-    for (const field of Object.keys(body)) {
-      if (!allowed.includes(field)) problems.push({ path: field, message: `unknown field; this probe takes ${allowed.join(', ')}` });
-    }
-    const named = replay ? 'deliveryId' : 'sessionId';
-    if (typeof body[named] !== 'string' || body[named] === '') problems.push({ path: named, message: 'must be a non-empty string' });
-    const text = body.text ?? `A question sent by core check-bot (${String(craft)}).`;
-    if (!replay && (typeof text !== 'string' || text === '' || text.length > maxCustomerText)) {
-      problems.push({ path: 'text', message: `must be a non-empty string of at most ${maxCustomerText} characters` });
-    }
-    if (problems.length > 0) return invalid(problems);
-    const sender = deps.sender;
-    if (sender === null) return noBot;
-
-    if (replay) {
-      const delivery = state.delivery(body.deliveryId as string);
-      if (delivery === undefined) {
-        return {
-          status: 404,
-          error: `no delivery '${String(body.deliveryId)}' (it may be older than the events the sandbox keeps, or the sandbox was reset)`,
-          what: 'unknown delivery',
-        };
-      }
-      if (delivery.inFlight) {
-        return {
-          status: 409,
-          tenant: delivery.tenant,
-          error: `delivery '${delivery.deliveryId}' is still being attempted`,
-          what: 'delivery in flight',
-        };
-      }
-      delivery.redeliveries += 1;
-      const result = await attempt(sender, 'replay', delivery);
-      return {
-        status: 200,
-        tenant: delivery.tenant,
-        json: {
-          craft,
-          sessionId: delivery.sessionId,
-          questionId: delivery.questionId,
-          deliveryId: delivery.deliveryId,
-          attempt: attemptJson(result),
-        },
-        what: `probe replay of ${delivery.deliveryId}: the bot answered ${result.status ?? result.error}`,
-      };
-    }
-
-    const thread = state.thread(body.sessionId as string);
-    if (thread === undefined) {
-      return { status: 404, error: `no conversation with sessionId '${String(body.sessionId)}'`, what: 'unknown conversation' };
-    }
-    const { event, delivery } = state.customerMessage(thread, { text: text as string, quickReply: null, listItem: null });
-    if (delivery === null) {
-      return {
-        status: 409,
-        tenant: thread.tenant,
-        error: `no delivery was made: ${event.noWebhook ?? 'no bot'}`,
-        what: 'refused: no delivery',
-      };
-    }
-    const result = await attempt(sender, craft as Craft, delivery);
-    return {
-      status: 200,
-      tenant: thread.tenant,
-      json: {
-        craft,
-        sessionId: thread.sessionId,
-        questionId: event.questionId,
-        questionIndex: event.questionIndex,
-        deliveryId: delivery.deliveryId,
-        attempt: attemptJson(result),
-      },
-      what: `probe ${String(craft)} in ${thread.sessionId}: the bot answered ${result.status ?? result.error}`,
-    };
-  };
-
-  /** POST /_sandbox/probes/faults */
-  const arm: Handler = async (ex) => {
-    const read = await readJsonObject(ex);
-    if (!read.ok) return read.answer;
-    const body = read.value;
-    const problems: Problem[] = [];
-    for (const field of Object.keys(body)) {
-      if (field !== 'sessionId' && field !== 'status')
-        problems.push({ path: field, message: 'unknown field; this request takes sessionId, status' });
-    }
-    if (typeof body.sessionId !== 'string' || body.sessionId === '')
-      problems.push({ path: 'sessionId', message: 'must be a non-empty string' });
-    const status = body.status ?? 503n;
-    if (typeof status !== 'bigint' || !(status === 429n || (status >= 500n && status <= 599n))) {
-      problems.push({ path: 'status', message: 'must be 429 or a status from 500 to 599 (what a retry is for)' });
-    }
-    if (problems.length > 0) return invalid(problems);
-    const thread = state.thread(body.sessionId as string);
-    if (thread === undefined) {
-      return { status: 404, error: `no conversation with sessionId '${String(body.sessionId)}'`, what: 'unknown conversation' };
-    }
-    const fault: Fault = {
-      faultId: `fault_${randomUUID()}`,
-      tenant: thread.tenant,
-      sessionId: thread.sessionId,
-      status: Number(status),
-      armedAt: new Date().toISOString(),
-      triggered: false,
-      triggeredAt: null,
-      answerId: null,
-      requestId: null,
-    };
-    faults.set(fault.faultId, fault);
-    armed.set(fault.sessionId, [...(armed.get(fault.sessionId) ?? []), fault]);
-    while (faults.size > MAX_FAULTS) {
-      const oldest = faults.values().next().value as Fault;
-      faults.delete(oldest.faultId);
-      disarm(oldest);
-    }
-    return {
-      status: 201,
-      tenant: thread.tenant,
-      json: view(fault),
-      what: `fault ${fault.faultId} armed: the next answer in ${fault.sessionId} gets ${fault.status}`,
-    };
-  };
-
-  /** GET /_sandbox/probes/faults/{faultId} */
-  const showFault: Handler = (ex) => {
-    const fault = faults.get(ex.params[0] ?? '');
-    if (fault === undefined) return { status: 404, error: `no fault '${ex.params[0] ?? ''}'`, what: 'unknown fault' };
-    return { status: 200, tenant: fault.tenant, json: view(fault), what: `fault ${fault.faultId}: ${fault.triggered ? 'fired' : 'armed'}` };
-  };
-
-  const disarm = (fault: Fault) => {
-    const left = (armed.get(fault.sessionId) ?? []).filter((other) => other !== fault);
-    if (left.length === 0) armed.delete(fault.sessionId);
-    else armed.set(fault.sessionId, left);
-  };
-
-  /**
-   * The answer to a bot answer (POST /api/v1/chatbot) that meets an armed fault of the thread its
-   * body names, or undefined. The fault fires once: it records the request and is disarmed.
-   */
-  const intercept = (ex: Exchange, tenant: string, body: unknown): Answer | undefined => {
-    if (armed.size === 0) return undefined;
-    const sessionId = state.sessionOf(tenant, body);
-    const fault = sessionId === null ? undefined : armed.get(sessionId)?.[0];
-    if (fault === undefined || fault.tenant !== tenant) return undefined;
-    disarm(fault);
-    fault.triggered = true;
-    fault.triggeredAt = new Date().toISOString();
-    const answerId = isRecord(body) ? body.answerId : undefined;
-    fault.answerId = typeof answerId === 'string' ? answerId : null;
-    fault.requestId = ex.requestId;
-    return {
-      status: fault.status,
-      error: `injected fault: this answer is refused once with ${fault.status} (${fault.faultId}, armed through POST /_sandbox/probes/faults); send it again with the same answerId`,
-      headers: { 'Retry-After': '1' },
-      what: `injected fault ${fault.status} (${fault.faultId})`,
-    };
-  };
-
-  return { probe, arm, showFault, intercept };
+  return result;
 }
 
-const view = (fault: Fault) => ({
-  faultId: fault.faultId,
-  sessionId: fault.sessionId,
-  status: fault.status,
-  armedAt: fault.armedAt,
-  triggered: fault.triggered,
-  triggeredAt: fault.triggeredAt,
-  answerId: fault.answerId,
-  requestId: fault.requestId,
+const attemptJson = (result: AttemptResult) => ({
+  status: result.status,
+  error: result.error,
+  latencyMs: result.latencyMs,
+  body: result.body,
 });
+
+/** Every problem with the body of POST /_sandbox/probes. */
+function probeProblems(body: Record<string, unknown>): Problem[] {
+  const problems: Problem[] = [];
+  const craft = body.craft;
+  if (typeof craft !== 'string' || !(CRAFTS as readonly string[]).includes(craft)) {
+    problems.push({ path: 'craft', message: `${JSON.stringify(craft) ?? 'absent'}: use one of ${CRAFTS.join(', ')}` });
+  }
+  const replay = craft === 'replay';
+  const allowed = replay ? ['craft', 'deliveryId'] : ['craft', 'sessionId', 'text'];
+  for (const field of Object.keys(body)) {
+    if (!allowed.includes(field)) problems.push({ path: field, message: `unknown field; this probe takes ${allowed.join(', ')}` });
+  }
+  const named = replay ? 'deliveryId' : 'sessionId';
+  if (typeof body[named] !== 'string' || body[named] === '') problems.push({ path: named, message: 'must be a non-empty string' });
+  const text = probeText(body);
+  if (!replay && (typeof text !== 'string' || text === '' || text.length > maxCustomerText)) {
+    problems.push({ path: 'text', message: `must be a non-empty string of at most ${maxCustomerText} characters` });
+  }
+  return problems;
+}
+
+const probeText = (body: Record<string, unknown>) => body.text ?? `A question sent by core check-bot (${String(body.craft)}).`;
+
+/** `{"deliveryId", "craft": "replay"}`: a kept delivery sent again. */
+async function replayProbe(prober: Prober, deliveryId: string): Promise<Answer> {
+  const delivery = prober.state.delivery(deliveryId);
+  if (delivery === undefined) {
+    return {
+      status: 404,
+      error: `no delivery '${deliveryId}' (it may be older than the events the sandbox keeps, or the sandbox was reset)`,
+      what: 'unknown delivery',
+    };
+  }
+  if (delivery.inFlight) {
+    return {
+      status: 409,
+      tenant: delivery.tenant,
+      error: `delivery '${delivery.deliveryId}' is still being attempted`,
+      what: 'delivery in flight',
+    };
+  }
+  delivery.redeliveries += 1;
+  const result = await sendCrafted(prober, 'replay', delivery);
+  return {
+    status: 200,
+    tenant: delivery.tenant,
+    json: {
+      craft: 'replay',
+      sessionId: delivery.sessionId,
+      questionId: delivery.questionId,
+      deliveryId: delivery.deliveryId,
+      attempt: attemptJson(result),
+    },
+    what: `probe replay of ${delivery.deliveryId}: the bot answered ${result.status ?? result.error}`,
+  };
+}
+
+/** `{"sessionId", "craft", "text"?}`: a customer question in the thread, its webhook sent once as `craft` says. */
+async function craftedProbe(prober: Prober, craft: Craft, sessionId: string, text: string): Promise<Answer> {
+  const thread = prober.state.thread(sessionId);
+  if (thread === undefined) {
+    return { status: 404, error: `no conversation with sessionId '${sessionId}'`, what: 'unknown conversation' };
+  }
+  const { event, delivery } = prober.state.customerMessage(thread, { text, quickReply: null, listItem: null });
+  if (delivery === null) {
+    return {
+      status: 409,
+      tenant: thread.tenant,
+      error: `no delivery was made: ${event.noWebhook ?? 'no bot'}`,
+      what: 'refused: no delivery',
+    };
+  }
+  const result = await sendCrafted(prober, craft, delivery);
+  return {
+    status: 200,
+    tenant: thread.tenant,
+    json: {
+      craft,
+      sessionId: thread.sessionId,
+      questionId: event.questionId,
+      questionIndex: event.questionIndex,
+      deliveryId: delivery.deliveryId,
+      attempt: attemptJson(result),
+    },
+    what: `probe ${craft} in ${thread.sessionId}: the bot answered ${result.status ?? result.error}`,
+  };
+}
+
+/** POST /_sandbox/probes */
+async function probe(deps: ProbeDeps, key: Buffer, ex: Exchange): Promise<Answer> {
+  const read = await readJsonObject(ex);
+  if (!read.ok) return read.answer;
+  const body = read.value;
+  const problems = probeProblems(body);
+  if (problems.length > 0) return invalid(problems);
+  if (deps.sender === null) return noBot;
+  const prober: Prober = { state: deps.state, sender: deps.sender, key, url: deps.url };
+  if (body.craft === 'replay') return replayProbe(prober, body.deliveryId as string);
+  return craftedProbe(prober, body.craft as Craft, body.sessionId as string, probeText(body) as string);
+}
+
+export function probeHandlers(deps: ProbeDeps): {
+  probe: Handler;
+  arm: Handler;
+  showFault: Handler;
+  intercept: (ex: Exchange, tenant: string, body: unknown) => Answer | undefined;
+} {
+  const key = secretKey(deps.secret);
+  const faults = new Faults(deps.state);
+  return {
+    probe: (ex) => probe(deps, key, ex),
+    arm: (ex) => faults.arm(ex),
+    showFault: (ex) => faults.show(ex),
+    intercept: (ex, tenant, body) => faults.intercept(ex, tenant, body),
+  };
+}

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { stringifyJson } from '../payload/json.js';
 import { page, type SandboxEvent } from './events.js';
 import type { Answer, Exchange, Handler } from './exchange.js';
-import type { SandboxState } from './state.js';
+import type { SandboxState, Thread } from './state.js';
 
 /**
  * GET /_sandbox/events: the event log as Server-Sent Events (docs/sandbox.md, "Events"). Each event
@@ -93,54 +93,114 @@ export function untiedRefusalFor(event: SandboxEvent, tenant: string): boolean {
   return event.tenant === tenant || event.tenant === '' || scope === 'sandbox';
 }
 
+interface StreamRequest {
+  tenant: string | undefined;
+  sessionId: string | undefined;
+  thread: Thread | undefined;
+  /** The stream starts after this seq. */
+  after: number;
+  /** Whether the stream carries an event. */
+  wanted: (event: SandboxEvent) => boolean;
+}
+
+/** What a stream carries and where it starts, from ?tenant=, ?session=, ?after= and Last-Event-ID; or the answer refusing it. */
+function streamRequest(state: SandboxState, open: Set<ServerResponse>, ex: Exchange): StreamRequest | { answer: Answer } {
+  const tenant = ex.query.get('tenant') ?? undefined;
+  const sessionId = ex.query.get('session') ?? undefined;
+  if (tenant !== undefined && !state.hasTenant(tenant)) {
+    return { answer: { status: 404, error: `no tenant '${tenant}' (tenants: ${state.tenantNames.join(', ')})`, what: 'unknown tenant' } };
+  }
+  const thread = sessionId === undefined ? undefined : state.thread(sessionId);
+  if (sessionId !== undefined && thread === undefined) {
+    return { answer: { status: 404, error: `no conversation with sessionId '${sessionId}'`, what: 'unknown conversation' } };
+  }
+  const afterText = ex.query.get('after');
+  const lastEventId = ex.req.headers['last-event-id'];
+  const starts = [afterText, Array.isArray(lastEventId) ? lastEventId[0] : lastEventId].filter(
+    (v): v is string => v !== undefined && v !== null,
+  );
+  for (const text of starts) {
+    if (!/^\d{1,15}$/.test(text))
+      return { answer: { status: 400, error: `'${text}' is not a seq: use a whole number of 0 or more`, what: 'invalid: after' } };
+  }
+  if (open.size >= streamLimits.maxStreams) {
+    return {
+      answer: {
+        status: 503,
+        error: `${open.size} event streams are open, the most the sandbox serves`,
+        headers: { 'Retry-After': '1' },
+        what: 'too many streams',
+      },
+    };
+  }
+  const after = starts.length > 0 ? Math.max(...starts.map(Number)) : state.lastSeq;
+  const wanted = (event: SandboxEvent) =>
+    (tenant === undefined || event.tenant === tenant) &&
+    (sessionId === undefined ||
+      event.sessionId === sessionId ||
+      // Not one from before the conversation started: it cannot have been caused by it.
+      (thread !== undefined && event.seq > thread.startedSeq && untiedRefusalFor(event, thread.tenant)));
+  return { tenant, sessionId, thread, after, wanted };
+}
+
+interface Replay {
+  state: SandboxState;
+  request: StreamRequest;
+  open: Set<ServerResponse>;
+  total: number;
+  log: (line: string) => void;
+}
+
+/**
+ * The kept events after `sent`, waiting for the socket to drain as needed. Returns the seq of the
+ * last event sent, or undefined when the stream ended meanwhile.
+ */
+async function replay(res: ServerResponse, from: number, deps: Replay): Promise<number | undefined> {
+  const { state, open, total, log } = deps;
+  const { tenant, sessionId, wanted } = deps.request;
+  let sent = from;
+  // A page at a time, each read in one go: the log may change between pages, never during one.
+  for (;;) {
+    if (res.destroyed) return undefined;
+    // A conversation's replay reads the whole log, not only the thread's: the refusals tied to no
+    // conversation are not in the thread's.
+    const source = state.events({ tenant: sessionId !== undefined ? undefined : tenant, after: sent });
+    const batch = page(source, sent, 500, wanted);
+    let full = false;
+    for (const event of batch.items) {
+      if (res.destroyed) return undefined;
+      sent = event.seq;
+      full = !res.write(frame(event));
+      // A page of 500 events of 1 MB bodies would be 500 MB: wait for the client at every full buffer.
+      if (full && overShare(res, open.size, total, log)) return undefined;
+      if (full) await drained(res);
+    }
+    if (batch.next === null) return sent;
+  }
+}
+
+/** The response headers of an event stream, and its first comment line. */
+function openResponse(ex: Exchange, after: number): void {
+  ex.res.writeHead(200, {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache',
+    Connection: 'keep-alive',
+    'X-Request-Id': ex.requestId,
+    'X-Accel-Buffering': 'no',
+  });
+  ex.res.write(`: core sandbox events after seq ${after}\n\n`);
+}
+
 export function eventStream(deps: StreamDeps): Handler {
   const { state, open } = deps;
   const total = deps.maxTotalBufferedBytes ?? streamLimits.maxTotalBufferedBytes;
   const log = deps.log ?? (() => {});
   return async (ex: Exchange): Promise<Answer> => {
-    const tenant = ex.query.get('tenant') ?? undefined;
-    const sessionId = ex.query.get('session') ?? undefined;
-    if (tenant !== undefined && !state.hasTenant(tenant)) {
-      return { status: 404, error: `no tenant '${tenant}' (tenants: ${state.tenantNames.join(', ')})`, what: 'unknown tenant' };
-    }
-    const thread = sessionId === undefined ? undefined : state.thread(sessionId);
-    if (sessionId !== undefined && thread === undefined) {
-      return { status: 404, error: `no conversation with sessionId '${sessionId}'`, what: 'unknown conversation' };
-    }
-    const afterText = ex.query.get('after');
-    const lastEventId = ex.req.headers['last-event-id'];
-    const starts = [afterText, Array.isArray(lastEventId) ? lastEventId[0] : lastEventId].filter(
-      (v): v is string => v !== undefined && v !== null,
-    );
-    for (const text of starts) {
-      if (!/^\d{1,15}$/.test(text))
-        return { status: 400, error: `'${text}' is not a seq: use a whole number of 0 or more`, what: 'invalid: after' };
-    }
-    if (open.size >= streamLimits.maxStreams) {
-      return {
-        status: 503,
-        error: `${open.size} event streams are open, the most the sandbox serves`,
-        headers: { 'Retry-After': '1' },
-        what: 'too many streams',
-      };
-    }
-    const after = starts.length > 0 ? Math.max(...starts.map(Number)) : state.lastSeq;
-    const wanted = (event: SandboxEvent) =>
-      (tenant === undefined || event.tenant === tenant) &&
-      (sessionId === undefined ||
-        event.sessionId === sessionId ||
-        // Not one from before the conversation started: it cannot have been caused by it.
-        (thread !== undefined && event.seq > thread.startedSeq && untiedRefusalFor(event, thread.tenant)));
-
+    const request = streamRequest(state, open, ex);
+    if ('answer' in request) return request.answer;
+    const { tenant, sessionId, thread, after, wanted } = request;
     const { res } = ex;
-    res.writeHead(200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache',
-      Connection: 'keep-alive',
-      'X-Request-Id': ex.requestId,
-      'X-Accel-Buffering': 'no',
-    });
-    res.write(`: core sandbox events after seq ${after}\n\n`);
+    openResponse(ex, after);
     open.add(res);
 
     let live = false;
@@ -167,27 +227,12 @@ export function eventStream(deps: StreamDeps): Handler {
       open.delete(res);
     });
 
-    // The kept events after `after`, waiting for the socket to drain as needed; events that happen
-    // meanwhile are held, then sent after the replay, each once.
+    // The kept events after `after` first; events that happen meanwhile are held, then sent after
+    // the replay, each once.
     void (async () => {
-      // A page at a time, each read in one go: the log may change between pages, never during one.
-      for (;;) {
-        if (res.destroyed) return;
-        // A conversation's replay reads the whole log, not only the thread's: the refusals tied to no
-        // conversation are not in the thread's.
-        const source = state.events({ tenant: sessionId !== undefined ? undefined : tenant, after: sent });
-        const batch = page(source, sent, 500, wanted);
-        let full = false;
-        for (const event of batch.items) {
-          if (res.destroyed) return;
-          sent = event.seq;
-          full = !res.write(frame(event));
-          // A page of 500 events of 1 MB bodies would be 500 MB: wait for the client at every full buffer.
-          if (full && overShare(res, open.size, total, log)) return;
-          if (full) await drained(res);
-        }
-        if (batch.next === null) break;
-      }
+      const last = await replay(res, sent, { state, request, open, total, log });
+      if (last === undefined) return;
+      sent = last;
       for (const event of held) write(event);
       held.length = 0;
       live = true;

@@ -249,36 +249,18 @@ export class WebhookSender {
       req.on('response', (res: IncomingMessage) => {
         latencyMs = elapsed();
         const status = res.statusCode ?? 0;
-        const chunks: Buffer[] = [];
-        let kept = 0;
-        let truncated = false;
-        const done = () => {
-          const body = Buffer.concat(chunks).toString('utf8');
-          let error: string | null = null;
-          if (status >= 300 && status < 400) {
-            const location = res.headers.location;
-            error = `redirect${location ? ` to ${location}` : ''} not followed`;
-          }
-          finish({ status, error, body, bodyTruncated: truncated, retryAfterMs: this.retryAfter(res.headers['retry-after']) });
-        };
-        res.on('data', (chunk: Buffer) => {
-          if (settled) return;
-          const room = KEPT_BODY_BYTES - kept;
-          if (chunk.length > room) {
-            chunks.push(chunk.subarray(0, room));
-            kept += room;
-            truncated = true;
-            done();
-            // Read no more: the rest of a large answer is never taken off the socket.
-            res.destroy();
-            return;
-          }
-          chunks.push(chunk);
-          kept += chunk.length;
-        });
-        res.on('end', done);
-        res.on('error', () => done());
-        res.on('aborted', () => done());
+        readKept(
+          res,
+          () => settled,
+          (body, truncated) => {
+            let error: string | null = null;
+            if (status >= 300 && status < 400) {
+              const location = res.headers.location;
+              error = `redirect${location ? ` to ${location}` : ''} not followed`;
+            }
+            finish({ status, error, body, bodyTruncated: truncated, retryAfterMs: this.retryAfter(res.headers['retry-after']) });
+          },
+        );
       });
       req.end(body);
     });
@@ -297,4 +279,34 @@ export class WebhookSender {
     }
     return Math.min(ms, this.config.maxRetryAfterMs);
   }
+}
+
+/**
+ * Reads at most KEPT_BODY_BYTES of an answer and calls `done` with them (whether more was cut off)
+ * when the answer ends, fails, or passes the limit: then the rest of a large answer is never taken
+ * off the socket. `done` may be called more than once; chunks that come once `settled` are ignored.
+ */
+function readKept(res: IncomingMessage, settled: () => boolean, done: (body: string, truncated: boolean) => void): void {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let truncated = false;
+  const end = () => done(Buffer.concat(chunks).toString('utf8'), truncated);
+  res.on('data', (chunk: Buffer) => {
+    if (settled()) return;
+    const room = KEPT_BODY_BYTES - kept;
+    if (chunk.length > room) {
+      chunks.push(chunk.subarray(0, room));
+      kept += room;
+      truncated = true;
+      end();
+      // Read no more: the rest of a large answer is never taken off the socket.
+      res.destroy();
+      return;
+    }
+    chunks.push(chunk);
+    kept += chunk.length;
+  });
+  res.on('end', end);
+  res.on('error', () => end());
+  res.on('aborted', () => end());
 }

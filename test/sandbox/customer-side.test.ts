@@ -250,6 +250,23 @@ describe('GET /_sandbox/events', () => {
     expect(new Set(stream.received.map((r) => r.id)).size).toBe(3);
   });
 
+  // The replay reads the log 500 events a page: one page exactly, and one event past it.
+  it.each([500, 501])('replays %i kept events across its pages in order, then goes on live, each event once', async (kept) => {
+    const sb = await sandbox();
+    const asked = await askedQuestion(sb);
+    for (let next = 2; next < kept; next += 25) {
+      const batch = Array.from({ length: Math.min(25, kept - next) }, (_, i) => customerSays(sb, asked.sessionId, `more ${next + i}`));
+      await Promise.all(batch);
+    }
+    expect(sb.events()).toHaveLength(kept);
+    const stream = await openStream(sb, '?after=0');
+    await stream.until(kept);
+    await customerSays(sb, asked.sessionId, 'live');
+    await stream.until(kept + 1);
+    expect(stream.received.map((r) => Number(r.id))).toEqual(Array.from({ length: kept + 1 }, (_, i) => i + 1));
+    expect(stream.received.at(-1)?.event.text).toBe('live');
+  });
+
   it('starts after the Last-Event-ID a reconnecting client sends', async () => {
     const sb = await sandbox();
     const asked = await askedQuestion(sb);
