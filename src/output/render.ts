@@ -1,6 +1,6 @@
 import type { Context } from '../context.js';
 import { stringifyJson } from '../payload/json.js';
-import { statusText, type RequestResult } from './result.js';
+import { htmlSummary, statusText, type RequestResult } from './result.js';
 import { makeStyle, type Style } from './style.js';
 import { printable } from './terminal.js';
 
@@ -53,7 +53,11 @@ export function renderHuman(result: RequestResult, style: Style): string {
     const body = result.error as Record<string, unknown>;
     const keys = ['message', 'timestamp', 'method', 'uri'].filter((k) => body[k] !== undefined);
     for (const key of Object.keys(body)) if (!keys.includes(key)) keys.push(key);
-    for (const key of keys) lines.push(field(key, display(body[key]), style));
+    for (const key of keys) {
+      // An HTML page (a proxy's 502 page) is said in one line, not printed raw.
+      const value = key === 'message' && typeof body[key] === 'string' ? (htmlSummary(body[key]) ?? body[key]) : body[key];
+      lines.push(field(key, display(value), style));
+    }
   }
   return `${lines.join('\n')}\n`;
 }

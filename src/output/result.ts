@@ -88,15 +88,14 @@ export function htmlSummary(text: string, contentType?: string | string[]): stri
 }
 
 /**
- * Reads the service's error body: the Error record when it is JSON, a one-line summary when it is an
- * HTML page, else the raw text cut to 2 KB.
+ * Reads the service's error body: the Error record when it is JSON, else the raw text cut to 2 KB
+ * (the JSON result carries it as the contract says; the human view says an HTML page in one line:
+ * src/output/render.ts).
  */
 export function errorBodyOf(
   response: Pick<HttpResponse, 'body' | 'truncated' | 'incomplete'> & { headers?: HttpResponse['headers'] },
 ): RequestResult['error'] {
   const text = response.body;
-  const html = htmlSummary(text, response.headers?.['content-type']);
-  if (html !== undefined) return { message: html };
   if (response.incomplete !== undefined) {
     const head = cutText(text, RAW_BODY_LIMIT).replace(/… \[cut\]$/, '');
     return { message: `${head}… [cut: ${response.incomplete}]` };

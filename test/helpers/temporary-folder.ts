@@ -9,8 +9,12 @@ import { join } from 'node:path';
  * CORE_TEST_KEEP_TMP=1 keeps the folder to look into after a failure.
  */
 export default function setup(): () => void {
+  // Every vitest project runs the global setup: the first makes the folder, the others use it (a
+  // folder in a folder in a folder made socket paths too long for Chromium).
+  if (process.env.CORE_TEST_TMPDIR !== undefined) return () => {};
   const folder = mkdtempSync(join(tmpdir(), 'core-tests-'));
   process.env.TMPDIR = folder;
+  process.env.CORE_TEST_TMPDIR = folder;
   return () => {
     if (process.env.CORE_TEST_KEEP_TMP === '1') {
       console.log(`kept the tests' temporary folder: ${folder}`);

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { errorBodyOf, htmlSummary } from '../../src/output/result.js';
 
 /**
- * An error body that is an HTML page is said in one line (src/output/result.ts), in the human view
- * and in --json alike; any other body is kept as it was.
+ * An error body that is an HTML page is said in one line in the human view (src/output/render.ts,
+ * with htmlSummary of src/output/result.ts); the JSON result keeps the raw body cut to 2 KB, as the
+ * contract says of a body that is not JSON.
  */
 
 describe('an HTML error body', () => {
@@ -43,9 +44,9 @@ describe('an HTML error body', () => {
     expect(htmlSummary(body, type)).toBe(expected);
   });
 
-  it('replaces the body in the result, and leaves a JSON Error body as it is', () => {
+  it('keeps the raw page in the result, and a JSON Error body as it is', () => {
     const page = { body: '<html><title>502 Bad Gateway</title></html>', truncated: false, headers: { 'content-type': 'text/html' } };
-    expect(errorBodyOf(page)).toEqual({ message: 'an HTML page from the server: 502 Bad Gateway' });
+    expect(errorBodyOf(page)).toEqual({ message: '<html><title>502 Bad Gateway</title></html>' });
     expect(errorBodyOf({ body: '{"message":"no such question"}', truncated: false })).toEqual({ message: 'no such question' });
   });
 });
