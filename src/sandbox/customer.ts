@@ -53,11 +53,8 @@ export function customerHandlers(deps: CustomerDeps) {
       return run(ex, thread);
     };
 
-  /** POST /_sandbox/conversations */
-  const start: Handler = async (ex) => {
-    const read = await readJsonObject(ex);
-    if (!read.ok) return read.answer;
-    const body = read.value;
+  /** POST /_sandbox/conversations, once its body is read. */
+  const startWith = (body: Record<string, unknown>): Answer => {
     const problems = unknownFields(body, ['tenant', 'channel', 'clientId', 'coreClientId']);
     const tenant = body.tenant ?? deps.defaultTenant;
     if (typeof tenant !== 'string' || tenant === '')
@@ -98,11 +95,8 @@ export function customerHandlers(deps: CustomerDeps) {
     };
   };
 
-  /** POST /_sandbox/conversations/{sessionId}/messages */
-  const message = withThread(async (ex, thread) => {
-    const read = await readJsonObject(ex);
-    if (!read.ok) return read.answer;
-    const body = read.value;
+  /** POST /_sandbox/conversations/{sessionId}/messages, once its body is read. */
+  const messageWith = (thread: Thread, body: Record<string, unknown>): Answer => {
     const problems = unknownFields(body, ['text', 'press', 'pick']);
     const given = (['text', 'press', 'pick'] as const).filter((key) => body[key] !== undefined);
     if (given.length !== 1) {
@@ -144,6 +138,18 @@ export function customerHandlers(deps: CustomerDeps) {
         `question ${event.questionIndex} (questionId ${event.questionId}, ${event.questionType}) in ${thread.sessionId}` +
         (event.deliveryId ? `: webhook ${event.deliveryId}` : `: no webhook, ${event.noWebhook}`),
     };
+  };
+
+  /** POST /_sandbox/conversations */
+  const start: Handler = async (ex) => {
+    const read = await readJsonObject(ex);
+    return read.ok ? startWith(read.value) : read.answer;
+  };
+
+  /** POST /_sandbox/conversations/{sessionId}/messages */
+  const message = withThread(async (ex, thread) => {
+    const read = await readJsonObject(ex);
+    return read.ok ? messageWith(thread, read.value) : read.answer;
   });
 
   /** GET /_sandbox/conversations */
@@ -242,7 +248,26 @@ export function customerHandlers(deps: CustomerDeps) {
     };
   };
 
-  return { start, message, list, show, release, test, redeliver };
+  /**
+   * The same two requests for a client in this process (`core test` with the sandbox it starts): the
+   * body as parsed JSON, the answer as the route gives it, without HTTP. Only the transport differs:
+   * every rule, record and webhook is the route's own.
+   */
+  const direct: DirectCustomer = {
+    start: (body) => startWith(body),
+    message: (sessionId, body) => {
+      const thread = state.thread(sessionId);
+      return thread === undefined ? unknownSession(sessionId) : messageWith(thread, body);
+    },
+  };
+
+  return { start, message, list, show, release, test, redeliver, direct };
+}
+
+/** Starting a conversation and writing in it, from this process: see `customerHandlers`. */
+export interface DirectCustomer {
+  start(body: Record<string, unknown>): Answer;
+  message(sessionId: string, body: Record<string, unknown>): Answer;
 }
 
 type Chosen =

@@ -8,7 +8,7 @@ import { operations, type Credential, type OperationId } from '../operations.js'
 import { validateGreeting, validateReason, validateReply } from '../payload/index.js';
 import { parseJson, stringifyJson } from '../payload/json.js';
 import { version } from '../version.js';
-import { customerHandlers } from './customer.js';
+import { customerHandlers, type DirectCustomer } from './customer.js';
 import type { SandboxEvent } from './events.js';
 import { count, invalid, readJsonObject, readPaging, type Answer, type Exchange, type Handler } from './exchange.js';
 import {
@@ -101,6 +101,15 @@ type Role = Credential;
 type OperationHandler = (ex: Exchange, tenant: string, body: unknown) => Answer;
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  // The public handle is the same as before: the direct customer is for this process's own client.
+  const { customer: _direct, ...handle } = await startLocalSandbox(options);
+  return handle;
+}
+
+/** A sandbox for a client in this same process: the handle, and the customer's side without HTTP (`core test`). */
+export type LocalSandbox = Sandbox & { readonly customer: DirectCustomer };
+
+export async function startLocalSandbox(options: SandboxOptions = {}): Promise<LocalSandbox> {
   const optionProblems = sandboxOptionProblems(options);
   const maxActiveReasons = options.maxActiveReasons ?? sandboxDefaults.maxActiveReasons;
   const seed = prepareReasons(options.reasons ?? defaultReasons, maxActiveReasons);
@@ -729,6 +738,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     sizes: (tenant) => state.sizesOf(tenant),
     reasons: (tenant) => state.reasons(tenant),
     reset: (tenant) => state.reset(tenant),
+    customer: customer.direct,
     close: () => {
       closed ??= new Promise<void>((resolve, reject) => {
         closing.abort();
