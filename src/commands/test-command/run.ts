@@ -74,6 +74,9 @@ export async function runTest(options: TestOptions, ctx: Context): Promise<numbe
   const conversations = planned.flatMap((file) => file.conversations);
 
   const { url, botUrl, sandbox } = await connect(options, ctx);
+  // A run of many conversations keeps little alive (the summaries, the runs in flight, the sandbox's
+  // bounded log) and drops much: the heap of a batch (src/heap.ts), once the code the runs need is loaded.
+  ctx.tuneHeapForBatch();
   const startedAt = new Date();
   const started = performance.now();
   const deferred: ConversationSummary[] = [];
