@@ -9,7 +9,11 @@
 //   (2) memory: peak RSS of `core test` over many conversations and over `--repeat` of one (goal
 //       <= 150 MB, flat in N);
 //   (3) measurement truth: the p50 latency `core test` reports for the instant bot at concurrency 32
-//       (goal < 50 ms) and for a bot that sleeps 200 ms (goal 200-230 ms).
+//       (goal < 50 ms) and for a bot that sleeps 200 ms (goal 200-230 ms);
+//   (4) the sandbox under load: `core sandbox` as a process of its own, driven over HTTP by
+//       `core test --sandbox URL --concurrency 32`, with the page's event stream open and read
+//       (goal: the exchange rate of (1), >= 0.5x the reference), and its peak RSS after as many
+//       customer messages again through --repeat (--quick 5,000; else 100,000).
 //
 // The wall time of a `core test` run includes its start-up and its sandbox's; nothing is subtracted.
 // Peak RSS is VmHWM of /proc/<pid>/status (Linux), read until the process ends.
@@ -39,6 +43,7 @@ const option = (name, fallback) => {
 const COUNT = option('--count', quick ? 300 : 1000);
 const MEMORY_CONVERSATIONS = quick ? 1000 : 5000;
 const REPEAT = quick ? 5000 : 100_000;
+const SANDBOX_MESSAGES = quick ? 5000 : 100_000;
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 const KEY = Buffer.alloc(32, 7);
 const dir = mkdtempSync(join(tmpdir(), 'core-bench-exchange-'));
@@ -185,26 +190,14 @@ function conversationsFile(n) {
   return file;
 }
 
-async function coreTest(file, extra, sleepMs = 0) {
+async function coreTest(file, extra, sleepMs = 0, sandboxUrl = undefined) {
   const port = await freePort();
-  const bot = await startBot(`http://127.0.0.1:${port}`, sleepMs);
+  const bot = sandboxUrl === undefined ? await startBot(`http://127.0.0.1:${port}`, sleepMs) : undefined;
   const report = join(dir, 'report.json');
   rmSync(report, { force: true });
-  const result = await run([
-    bin,
-    'test',
-    file,
-    '--bot-url',
-    bot.url,
-    '--port',
-    String(port),
-    '--reporter',
-    'json',
-    '--output',
-    report,
-    ...extra,
-  ]);
-  await bot.stop();
+  const where = bot ? ['--bot-url', bot.url, '--port', String(port)] : ['--sandbox', sandboxUrl];
+  const result = await run([bin, 'test', file, ...where, '--reporter', 'json', '--output', report, ...extra]);
+  await bot?.stop();
   if (result.code !== 0) {
     console.error(`core test exited ${result.code}:\n${result.stderr.slice(-2000)}`);
     process.exitCode = 1;
@@ -237,12 +230,15 @@ const line = (what, value, goal, pass) =>
 // (1) throughput
 const file = conversationsFile(COUNT);
 const ref32 = await reference(32, COUNT);
+// The floor's own gain from 1 lane to 32 bounds what any client can gain on this machine.
+const ref1 = await reference(1, COUNT);
 const core32 = await coreTest(file, ['--concurrency', '32']);
 const core1 = await coreTest(file, ['--concurrency', '1']);
 const rate32 = COUNT / core32.seconds;
 const rate1 = COUNT / core1.seconds;
 console.log(`(1) ${COUNT} one-exchange conversations`);
 line('bare node:http reference, 32 lanes', `${ref32.toFixed(0)} exchanges/s`, '', null);
+line('bare node:http reference, 1 lane', `${ref1.toFixed(0)} exchanges/s (32 lanes / 1: ${(ref32 / ref1).toFixed(2)}x)`, '', null);
 line('core test --concurrency 32', `${rate32.toFixed(0)} conversations/s (${core32.seconds.toFixed(2)} s)`, '', null);
 line('core test --concurrency 1', `${rate1.toFixed(0)} conversations/s (${core1.seconds.toFixed(2)} s)`, '', null);
 line('core test at 32 / reference', `${(rate32 / ref32).toFixed(2)}x`, '>= 0.5x', rate32 / ref32 >= 0.5);
@@ -281,6 +277,56 @@ if (hasRepeat) {
   );
 } else {
   console.log('   --repeat: not in this build; (2) over --repeat and (3) skipped');
+}
+
+// (4) core sandbox, its page's stream open
+{
+  console.log("(4) core sandbox (its own process) driven over HTTP by core test --sandbox, the page's event stream open");
+  const port = await freePort();
+  const bot = await startBot(`http://127.0.0.1:${port}`);
+  let sandboxPid = 0;
+  let ready;
+  const listening = new Promise((ok) => (ready = ok));
+  const sandboxRun = run([bin, 'sandbox', '--port', String(port), '--bot-url', bot.url], {
+    onSpawn: (child) => {
+      sandboxPid = child.pid;
+      child.stdout.once('data', () => ready());
+    },
+  });
+  await listening;
+  const base = `http://127.0.0.1:${port}`;
+  // The page's stream: every event of the sandbox, read as it comes.
+  let streamed = 0;
+  const page = request(`${base}/_sandbox/events`, { headers: { Accept: 'text/event-stream' } });
+  page.on('response', (res) => res.on('data', (chunk) => (streamed += chunk.length)));
+  page.on('error', () => {});
+  page.end();
+  const withPage = await coreTest(file, ['--concurrency', '32'], 0, base);
+  const rate = COUNT / withPage.seconds;
+  line(
+    'core test --sandbox, --concurrency 32, page open',
+    `${rate.toFixed(0)} conversations/s (${withPage.seconds.toFixed(2)} s)`,
+    '',
+    null,
+  );
+  line('that / reference', `${(rate / ref32).toFixed(2)}x`, '>= 0.5x', rate / ref32 >= 0.5);
+  const many = await coreTest(conversationsFile(1), ['--concurrency', '32', '--repeat', String(SANDBOX_MESSAGES)], 0, base);
+  let sandboxKb = 0;
+  try {
+    sandboxKb = Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${sandboxPid}/status`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    // Not Linux.
+  }
+  line(
+    `core sandbox after ${SANDBOX_MESSAGES + COUNT} customer messages`,
+    `peak RSS ${(sandboxKb / 1024).toFixed(0)} MB (${many.seconds.toFixed(1)} s; the page's stream read ${(streamed / 1e6).toFixed(0)} MB)`,
+    '',
+    null,
+  );
+  page.destroy();
+  process.kill(sandboxPid, 'SIGTERM');
+  await sandboxRun;
+  await bot.stop();
 }
 
 rmSync(dir, { recursive: true, force: true });

@@ -42,6 +42,19 @@ export function isRefusal(event: { type: string; status?: unknown }): boolean {
   );
 }
 
+/**
+ * A refusal tied to no conversation that a stream of one conversation of `tenant` also carries: one
+ * of the same tenant, or a sandbox-wide one (a request naming no tenant, or one the sandbox does not
+ * serve). A refusal is an api.request, a bot answer or a greeting with a status of 400 or more.
+ */
+export function untiedRefusalFor(
+  event: { sessionId?: string | null; type: string; status?: unknown; tenant?: unknown; scope?: unknown },
+  tenant: string,
+): boolean {
+  if (event.sessionId != null || !isRefusal(event)) return false;
+  return event.tenant === tenant || event.tenant === '' || event.scope === 'sandbox';
+}
+
 /** The fields of the events the wait reads (docs/sandbox.md, "Events"). */
 export interface StreamEvent {
   seq: bigint | number;

@@ -2,7 +2,7 @@ import { choose } from '../customer/choose.js';
 import { AnswerWait, type StreamEvent, type WaitEnd } from '../customer/wait.js';
 import { parseJson, stringifyJson } from '../payload/json.js';
 import type { ConversationView, SandboxEvent } from '../sandbox/server.js';
-import { untiedRefusalFor } from '../sandbox/stream.js';
+import { untiedRefusalFor } from '../customer/wait.js';
 
 /**
  * The customer's side of a sandbox conversation from code: what `core customer say` and `press` do,

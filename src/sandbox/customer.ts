@@ -81,10 +81,15 @@ function startFields(body: Record<string, unknown>, defaultTenant: string): { fi
 
 /** POST /_sandbox/conversations */
 async function start(deps: CustomerDeps, ex: Exchange): Promise<Answer> {
-  const { state } = deps;
   const read = await readJsonObject(ex);
   if (!read.ok) return read.answer;
-  const { fields, problems } = startFields(read.value, deps.defaultTenant);
+  return startWith(deps, read.value);
+}
+
+/** POST /_sandbox/conversations, once its body is read. */
+function startWith(deps: CustomerDeps, body: Record<string, unknown>): Answer {
+  const { state } = deps;
+  const { fields, problems } = startFields(body, deps.defaultTenant);
   const { tenant, channel, clientId, coreClientId } = fields;
   if (problems.length > 0) return invalid(problems);
   if (!state.hasTenant(tenant as string)) return unknownTenant(state, tenant as string);
@@ -129,7 +134,11 @@ function messageProblems(body: Record<string, unknown>): Problem[] {
 async function message(deps: CustomerDeps, ex: Exchange, thread: Thread): Promise<Answer> {
   const read = await readJsonObject(ex);
   if (!read.ok) return read.answer;
-  const body = read.value;
+  return messageWith(deps, thread, read.value);
+}
+
+/** POST /_sandbox/conversations/{sessionId}/messages, once its body is read. */
+function messageWith(deps: CustomerDeps, thread: Thread, body: Record<string, unknown>): Answer {
   const problems = messageProblems(body);
   if (problems.length > 0) return invalid(problems);
 
@@ -328,4 +337,25 @@ function offers(last: LastBotMessage, thread: Thread): string {
   if (buttons.length > 0) parts.push(`buttons ${buttons.join(', ')}`);
   if (items.length > 0) parts.push(`list items ${items.join(', ')}${last.listShown ? '' : ` (not shown on a ${thread.channel} thread)`}`);
   return parts.length > 0 ? `it offers ${parts.join(' and ')}` : 'it offers no buttons and no list';
+}
+
+/** Starting a conversation and writing in it, from this process: see `directCustomer`. */
+export interface DirectCustomer {
+  start(body: Record<string, unknown>): Answer;
+  message(sessionId: string, body: Record<string, unknown>): Answer;
+}
+
+/**
+ * The same two requests for a client in this process (`core test` with the sandbox it starts): the
+ * body as parsed JSON, the answer as the route gives it, without HTTP. Only the transport differs:
+ * every rule, record and webhook is the route's own.
+ */
+export function directCustomer(deps: CustomerDeps): DirectCustomer {
+  return {
+    start: (body) => startWith(deps, body),
+    message: (sessionId, body) => {
+      const thread = deps.state.thread(sessionId);
+      return thread === undefined ? unknownSession(sessionId) : messageWith(deps, thread, body);
+    },
+  };
 }

@@ -5,7 +5,7 @@ import { loadSafeHtmlRenderer } from '../markdown/safe-html.js';
 import type { Reason } from '../payload/index.js';
 import { version } from '../version.js';
 import { apiRoutes } from './api.js';
-import { customerHandlers } from './customer.js';
+import { customerHandlers, directCustomer, type DirectCustomer } from './customer.js';
 import type { SandboxEvent } from './events.js';
 import { allowedHosts } from './host.js';
 import { baseUrl, formatProblems } from './http.js';
@@ -163,6 +163,15 @@ async function routesOf(parts: Parts, bot: { timeoutMs: number; retries: number 
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  // The public handle: the direct customer is for a client in this same process only.
+  const { customer: _direct, ...sandbox } = await startLocalSandbox(options);
+  return sandbox;
+}
+
+/** A sandbox for a client in this same process: the handle, and the customer's side without HTTP (`core test`). */
+export type LocalSandbox = Sandbox & { readonly customer: DirectCustomer };
+
+export async function startLocalSandbox(options: SandboxOptions = {}): Promise<LocalSandbox> {
   const seedReasons = checkedSeed(options);
   const host = options.host ?? sandboxDefaults.host;
   const botUrl = options.botUrl ?? null;
@@ -203,7 +212,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const address = server.address() as AddressInfo;
   hostRule.hosts = allowedHosts(address.address, host, address.port, isLoopbackHost, options.allowHosts ?? []);
   hostRule.checkEveryPath = isLoopbackHost(address.address);
-  return handle(parts, server, address, closing);
+  const customer = directCustomer({ state, sender, defaultTenant: tenants[0] ?? 'sandbox' });
+  return { ...handle(parts, server, address, closing), customer };
 }
 
 /** The handle startSandbox returns: the address, the state's views, and close(). */

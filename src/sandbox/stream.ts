@@ -1,3 +1,4 @@
+import { untiedRefusalFor } from '../customer/wait.js';
 import type { ServerResponse } from 'node:http';
 import { stringifyJson } from '../payload/json.js';
 import { page, type SandboxEvent } from './events.js';
@@ -79,19 +80,6 @@ const frame = (event: SandboxEvent): Buffer => {
   if (last?.event !== event) last = { event, bytes: Buffer.from(`id: ${event.seq}\ndata: ${stringifyJson(event)}\n\n`) };
   return last.bytes;
 };
-
-/**
- * A refusal tied to no conversation that a stream of one conversation of `tenant` also carries: one
- * of the same tenant, or a sandbox-wide one (a request naming no tenant, or one the sandbox does not
- * serve). A refusal is an api.request, a bot answer or a greeting with a status of 400 or more.
- */
-export function untiedRefusalFor(event: SandboxEvent, tenant: string): boolean {
-  if (event.sessionId !== null) return false;
-  if (event.type !== 'api.request' && event.type !== 'bot.answer' && event.type !== 'greeting') return false;
-  if (event.status < 400) return false;
-  const scope = (event as { scope?: unknown }).scope;
-  return event.tenant === tenant || event.tenant === '' || scope === 'sandbox';
-}
 
 interface StreamRequest {
   tenant: string | undefined;

@@ -17,6 +17,7 @@ import {
 } from './schema.js';
 import { parseDuration } from '../config/duration.js';
 import { checkReferences } from './references.js';
+import { readFast } from './fast-yaml.js';
 import { substitute } from './substitute.js';
 
 /**
@@ -153,19 +154,23 @@ async function loadOne(file: string, cwd: string): Promise<Loaded> {
   }
   if (text.trim() === '') return problem('is empty');
 
-  const YAML = cjs(await import('yaml'), 'parseDocument');
-  const lines = new YAML.LineCounter();
-  // The document gives every value's place in the file; JSON is YAML too, so both get lines.
-  const doc = YAML.parseDocument(text, { intAsBigInt: true, uniqueKeys: true, lineCounter: lines, prettyErrors: false });
   const isJson = extname(file).toLowerCase() === '.json';
+  // A YAML file is read fast, keeping only the lines of its collections (src/testing/fast-yaml.ts);
+  // the `yaml` library's document, which gives every value's place, is parsed only when that reader
+  // declines the file, for JSON (which is YAML too, so both get lines), and for the lines of problems.
+  const fast = isJson ? undefined : await readFast(text);
+  let document: Awaited<ReturnType<typeof parseDocument>> | undefined;
+  const exact = async () => (document ??= await parseDocument(text));
   let value: unknown;
-  if (isJson) {
+  if (fast !== undefined) value = fast.value;
+  else if (isJson) {
     try {
       value = parseJson(text);
     } catch (error) {
       return problem(`not valid JSON: ${(error as Error).message}`);
     }
   } else {
+    const { doc, lines } = await exact();
     if (doc.errors.length > 0) {
       const first = doc.errors[0]!;
       return problem(`not valid YAML: ${first.message.split('\n')[0]}`, lines.linePos(first.pos[0]).line);
@@ -176,7 +181,9 @@ async function loadOne(file: string, cwd: string): Promise<Loaded> {
       return problem('not a usable YAML file: its aliases expand too far (more than 100 copies)');
     }
   }
-  const lineOf = (path: Path): number => {
+  // The line of a problem's path: the document's, whatever the reader.
+  const problemLine = async (path: Path): Promise<number> => {
+    const { doc, lines } = await exact();
     for (let end = path.length; end >= 0; end -= 1) {
       const node =
         doc.errors.length === 0 ? (doc.getIn(path.slice(0, end), true) as { range?: [number, number, number] } | undefined) : undefined;
@@ -184,40 +191,43 @@ async function loadOne(file: string, cwd: string): Promise<Loaded> {
     }
     return 1;
   };
+  // The line of a conversation or a step (a mapping): the fast reader's when it read the file.
+  const lineOf = async (path: Path): Promise<number> => fast?.lineOf(path) ?? (await problemLine(path));
 
   if (!isRecord(value)) return problem('must hold a mapping: name, channel and steps (see docs/testing-bots.md)', 1);
   const checked = validateTestFile(withoutEditorKeys(value));
   if (!checked.ok) {
-    return {
-      problems: checked.problems.map((p) => ({
-        path: `${file}:${lineOf(pathSegments(p.path))}${p.path === '' ? '' : ` ${p.path}`}`,
-        message: p.message,
-      })),
-    };
+    const problems: Problem[] = [];
+    for (const p of checked.problems) {
+      problems.push({ path: `${file}:${await problemLine(pathSegments(p.path))}${p.path === '' ? '' : ` ${p.path}`}`, message: p.message });
+    }
+    return { problems };
   }
   const test = checked.value;
   const stem = basename(file).replace(/\.(ya?ml|json)$/i, '');
-  const located = (path: Path, message: string): Problem => ({
-    path: `${file}:${lineOf(path)}${path.length === 0 ? '' : ` ${formatPath(path)}`}`,
+  const located = async (path: Path, message: string): Promise<Problem> => ({
+    path: `${file}:${await problemLine(path)}${path.length === 0 ? '' : ` ${formatPath(path)}`}`,
     message,
   });
   type Source = { base: Path; named: boolean; conversation: Omit<TestConversation, 'name'> & { name?: string | undefined } };
   const sources: Source[] = test.conversations
     ? test.conversations.map((conversation, index) => ({ base: ['conversations', index], conversation, named: true }))
     : [{ base: [], conversation: { name: test.name, steps: test.steps!, examples: test.examples }, named: test.name !== undefined }];
-  const problems = sources.flatMap(({ base, conversation, named }) =>
-    checkReferences(conversation, named ? [...base, 'name'] : undefined).map((p) => located([...base, ...p.path], p.message)),
+  const referenceProblems = sources.flatMap(({ base, conversation, named }) =>
+    checkReferences(conversation, named ? [...base, 'name'] : undefined).map((p) => ({ path: [...base, ...p.path], message: p.message })),
   );
-  if (problems.length > 0) return { problems };
+  if (referenceProblems.length > 0) return { problems: await Promise.all(referenceProblems.map((p) => located(p.path, p.message))) };
 
   const conversations: PlannedConversation[] = [];
   for (const { base, conversation } of sources) {
+    const steps: PlannedStep[] = [];
+    for (const [i, step] of conversation.steps.entries()) steps.push(planStep(step, i, await lineOf([...base, 'steps', i])));
     const shared = {
       file,
-      line: lineOf(base),
+      line: await lineOf(base),
       channel: conversation.channel ?? test.channel ?? 'WEB',
       client: conversation.client ?? test.client,
-      steps: conversation.steps.map((step, i) => planStep(step, i, lineOf([...base, 'steps', i]))),
+      steps,
     };
     const name = conversation.name ?? test.name ?? stem;
     const rows = conversation.examples;
@@ -237,6 +247,14 @@ async function loadOne(file: string, cwd: string): Promise<Loaded> {
     });
   }
   return { file, name: test.conversations ? (test.name ?? stem) : stem, conversations };
+}
+
+/** The `yaml` library's document of a file, with the line of every offset. */
+async function parseDocument(text: string) {
+  const YAML = cjs(await import('yaml'), 'parseDocument');
+  const lines = new YAML.LineCounter();
+  const doc = YAML.parseDocument(text, { intAsBigInt: true, uniqueKeys: true, lineCounter: lines, prettyErrors: false });
+  return { doc, lines };
 }
 
 function planStep(step: Step, index: number, line: number): PlannedStep {

@@ -82,11 +82,12 @@ export interface RunResult {
   botSpoke: boolean;
 }
 
-type Event = Record<string, unknown> & { seq: bigint; type: string };
+/** Numbers are bigints when read from the event stream, numbers when taken from a sandbox in this process. */
+type Event = Record<string, unknown> & { seq: bigint | number; type: string };
 
 interface Asked {
-  seq: bigint;
-  questionIndex: bigint;
+  seq: bigint | number;
+  questionIndex: bigint | number;
   deliveryId: string | null;
   noWebhook: string | null;
 }
@@ -142,18 +143,19 @@ export async function runConversation(plan: PlannedConversation, init: RunnerIni
   const body: Record<string, unknown> = { channel: plan.channel };
   if (plan.client?.clientId !== undefined) body.clientId = plan.client.clientId;
   if (plan.client?.coreClientId !== undefined) body.coreClientId = plan.client.coreClientId;
-  const opened = await sandbox.request('POST', '/_sandbox/conversations', body);
+  const opened = await sandbox.startConversation(body);
   if (opened.status !== 201 || !has(opened.json, 'sessionId')) {
     return finish({ stepIndex: null, line: plan.line, message: `the sandbox did not start the conversation: ${said(opened)}` });
   }
-  const sessionId = String((opened.json as { sessionId: unknown }).sessionId);
+  const conversation = opened.json as { sessionId: unknown; tenant?: unknown };
+  const sessionId = String(conversation.sessionId);
   result.sessionId = sessionId;
   count(result.coverage, plan.channel);
 
-  const events = new ConversationEvents(sandbox.signal);
+  const events = new ConversationEvents();
   // From now on: the conversation has had nothing but its start, and its first message is sent once the stream is
   // open. Not from seq 0, which would replay to every new conversation the refusals of its tenant tied to none.
-  const stream = sandbox.events(`?session=${encodeURIComponent(sessionId)}`, (raw) => {
+  const stream = sandbox.follow(sessionId, String(conversation.tenant ?? ''), (raw) => {
     const event = raw as Event;
     events.add(event);
     if (event.type === 'webhook.attempt') noteAttempt(result.reach, event);
@@ -231,8 +233,6 @@ export class ConversationEvents {
   private readonly asked = new Map<string, number>();
   ended = false;
 
-  constructor(private readonly signal: AbortSignal) {}
-
   add(event: Event): void {
     if (event.type === 'customer.message') this.asked.set(String(event.questionIndex), Date.parse(String(event.time)));
     this.list.push(event);
@@ -250,7 +250,7 @@ export class ConversationEvents {
    * refusal tied to no conversation (sessionId null: the request named nothing the sandbox could tie)
    * counts only for a step waiting on an answer to the question at `waitingAfter` that it followed.
    */
-  take(waitingAfter?: bigint): Next | undefined {
+  take(waitingAfter?: bigint | number): Next | undefined {
     while (this.cursor < this.list.length) {
       const event = this.list[this.cursor++]!;
       if (event.type === 'bot.answer' && event.delivered === true) return { kind: 'answer', event };
@@ -280,8 +280,8 @@ export class ConversationEvents {
   }
 
   /**
-   * Waits until `check` gives a value (it is asked now and after every event), the time runs out, the
-   * stream ends, or Ctrl-C.
+   * Waits until `check` gives a value (it is asked now and after every event), the time runs out, or
+   * the stream ends (Ctrl-C ends every stream: the client listens to it once, for all of them).
    */
   until<T>(check: () => T | undefined, timeoutMs: number): Promise<T | 'timeout' | 'ended'> {
     return new Promise((resolve) => {
@@ -289,7 +289,6 @@ export class ConversationEvents {
       const done = (value: T | 'timeout' | 'ended') => {
         clearTimeout(timer);
         this.listeners.delete(listener);
-        this.signal.removeEventListener('abort', onAbort);
         resolve(value);
       };
       const listener = () => {
@@ -297,9 +296,7 @@ export class ConversationEvents {
         if (value !== undefined) done(value);
         else if (this.ended) done('ended');
       };
-      const onAbort = () => done('ended');
       this.listeners.add(listener);
-      this.signal.addEventListener('abort', onAbort, { once: true });
       timer = setTimeout(() => done('timeout'), timeoutMs);
       listener();
     });
@@ -454,12 +451,11 @@ async function send(
   step: PlannedStep,
   values: ReadonlyMap<string, string>,
 ): Promise<{ asked: Asked; action?: 'press' | 'pick' } | { failure: Failure }> {
-  const path = `/_sandbox/conversations/${encodeURIComponent(sessionId)}`;
   let message: Record<string, string>;
   let action: 'press' | 'pick' | undefined;
   if (step.kind === 'customer') message = { text: substitute(step.text, values, 'send') };
   else if (step.kind === 'press') {
-    const shown = await sandbox.request('GET', `${path}?limit=0`);
+    const shown = await sandbox.showConversation(sessionId);
     if (shown.status !== 200 || !has(shown.json, 'conversation')) {
       return { failure: { message: `the sandbox did not show the conversation: ${said(shown)}` } };
     }
@@ -467,10 +463,10 @@ async function send(
     message = sandbox.choose(conversation.lastBotMessage, substitute(step.label, values, 'send'));
     action = 'pick' in message ? 'pick' : 'press';
   } else throw new TypeError(`not a customer step: ${step.kind}`);
-  const sent = await sandbox.request('POST', `${path}/messages`, message);
+  const sent = await sandbox.sendMessage(sessionId, message);
   if (sent.status !== 201 || !has(sent.json, 'seq'))
     return { failure: { message: `the sandbox refused the ${step.kind === 'press' ? 'press' : 'message'}: ${said(sent)}` } };
-  const json = sent.json as { seq: bigint; questionIndex: bigint; deliveryId: string | null; noWebhook: string | null };
+  const json = sent.json as Asked;
   const asked = { seq: json.seq, questionIndex: json.questionIndex, deliveryId: json.deliveryId, noWebhook: json.noWebhook };
   return action === undefined ? { asked } : { asked, action };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openEventStream } from '../../src/commands/customer/client.js';
-import { untiedRefusalFor } from '../../src/sandbox/stream.js';
+import { untiedRefusalFor } from '../../src/customer/wait.js';
 import type { SandboxEvent } from '../../src/sandbox/events.js';
 import { happens } from '../helpers/wait.js';
 import { call, replyBody, sandbox, type TestSandbox } from '../sandbox/helpers.js';

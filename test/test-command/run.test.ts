@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { runInProcess } from '../helpers/run.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { startRecordingServer } from '../helpers/recording-server.js';
+import { baseEnv, runInProcess } from '../helpers/run.js';
 import { platform, reply, testFolder, type Message } from './platform.js';
 import type { TestSandbox } from '../sandbox/helpers.js';
 
@@ -268,6 +269,25 @@ steps:
       signal: abort.signal,
     });
     stop();
+    expect(result.code).toBe(130);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('error: interrupted');
+  });
+
+  it('stops on Ctrl-C with the sandbox it started (--bot-url), exit 130, with no report', async () => {
+    const abort = new AbortController();
+    // The bot acknowledges the webhook and never answers: the run is waiting for it when Ctrl-C comes.
+    const bot = await startRecordingServer(() => {
+      abort.abort();
+      return { status: 200 };
+    });
+    onTestFinished(() => bot.close());
+    const folder = testFolder({ 'a.yaml': 'steps:\n  - customer: Hi\n  - bot: {}\n' });
+    const result = await runInProcess(['test', 'a.yaml', '--bot-url', `${bot.url}/webhook`, '--reporter', 'json', '--timeout', '60s'], {
+      env: baseEnv(),
+      cwd: folder,
+      signal: abort.signal,
+    });
     expect(result.code).toBe(130);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('error: interrupted');

@@ -29,10 +29,11 @@ function scriptedSandbox(script: Script) {
   const sandbox: SandboxClient = {
     signal: new AbortController().signal,
     choose: (_, label) => ({ press: label }),
-    async request(method, path, body) {
-      if (path === '/_sandbox/conversations') return { status: 201, json: { sessionId: `s-${++conversations}` }, text: '' };
-      const sessionId = /conversations\/([^/]+)\/messages/.exec(path)![1]!;
-      const text = (body as { text: string }).text;
+    async startConversation() {
+      return { status: 201, json: { sessionId: `s-${++conversations}`, tenant: 'sandbox' }, text: '' };
+    },
+    async sendMessage(sessionId, message) {
+      const text = message.text!;
       const questionIndex = 1n;
       const asked = record({ type: 'customer.message', sessionId, questionIndex, text, time: new Date(T0).toISOString() });
       // The bot's doings arrive later, as they would over the network.
@@ -43,8 +44,10 @@ function scriptedSandbox(script: Script) {
       });
       return { status: 201, json: { seq: asked.seq, questionIndex, deliveryId: null, noWebhook: null }, text: '' };
     },
-    events(query, onEvent) {
-      const session = /session=([^&]+)/.exec(query)![1]!;
+    async showConversation() {
+      return { status: 404, json: undefined, text: '' };
+    },
+    follow(session, _tenant, onEvent) {
       listeners.set(session, onEvent);
       return { opened: Promise.resolve(), ended: new Promise(() => {}), close: () => listeners.delete(session) };
     },
@@ -128,11 +131,11 @@ describe('a bot step and the refusals of the sandbox', () => {
 
   it('passes over an untied refusal that came before the question it waits on', async () => {
     const { sandbox, record } = scriptedSandbox(() => [answer(3)]);
-    const send = sandbox.request;
-    sandbox.request = (method, path, body) => {
+    const send = sandbox.sendMessage;
+    sandbox.sendMessage = (sessionId, message) => {
       // Recorded with the conversation's stream open, before the customer's message.
-      if (path.endsWith('/messages')) record({ ...refused(null, 401n, 'unknown token'), time: new Date(T0).toISOString() });
-      return send(method, path, body);
+      record({ ...refused(null, 401n, 'unknown token'), time: new Date(T0).toISOString() });
+      return send(sessionId, message);
     };
     const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
     expect(message(run)).toBeUndefined();

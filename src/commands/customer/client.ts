@@ -1,4 +1,4 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type Agent, type ClientRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { InterruptedError, NetworkError } from '../../errors.js';
 import { parseJson, stringifyJson } from '../../payload/json.js';
@@ -22,6 +22,30 @@ export interface ClientInit {
   baseUrl: string;
   timeoutMs: number;
   signal: AbortSignal;
+  /** The connections to use (keep-alive, sockets for the concurrency); Node's global agent by default. */
+  agent?: Agent;
+  /**
+   * Given, the requests in flight are kept here instead of each listening to the signal: whoever
+   * owns the set destroys them on Ctrl-C, with one listener for all (a load of requests at once
+   * would otherwise add a listener each to one signal).
+   */
+  inFlight?: Set<ClientRequest>;
+}
+
+/** The options of one request: the agent, and the signal unless the caller tracks the requests itself. */
+function requestOptions(init: ClientInit, method: string, headers: Record<string, string>) {
+  return {
+    method,
+    headers,
+    ...(init.inFlight === undefined ? { signal: init.signal } : {}),
+    ...(init.agent === undefined ? {} : { agent: init.agent }),
+  };
+}
+
+function track(init: ClientInit, req: ClientRequest): void {
+  if (init.inFlight === undefined) return;
+  init.inFlight.add(req);
+  req.once('close', () => init.inFlight?.delete(req));
 }
 
 const send = (url: URL) => (url.protocol === 'https:' ? httpsRequest : httpRequest);
@@ -48,7 +72,8 @@ export function requestJson(init: ClientInit, method: 'GET' | 'POST', path: stri
       headers['Content-Type'] = 'application/json';
       headers['Content-Length'] = String(payload.length);
     }
-    const req = send(url)(url, { method, headers, signal: init.signal });
+    const req = send(url)(url, requestOptions(init, method, headers));
+    track(init, req);
     const timer = setTimeout(
       () => req.destroy(Object.assign(new Error(`no answer within ${formatDuration(init.timeoutMs)}`), { code: 'ETIMEDOUT' })),
       init.timeoutMs,
@@ -98,7 +123,8 @@ export function openEventStream(init: ClientInit, query: string, onEvent: (event
   let endStream!: () => void;
   const ended = new Promise<void>((resolve) => (endStream = resolve));
   const opened = new Promise<void>((resolve, reject) => {
-    req = send(url)(url, { method: 'GET', headers: { Accept: 'text/event-stream' }, signal: init.signal });
+    req = send(url)(url, requestOptions(init, 'GET', { Accept: 'text/event-stream' }));
+    track(init, req);
     const timer = setTimeout(
       () => req?.destroy(Object.assign(new Error(`no answer within ${formatDuration(init.timeoutMs)}`), { code: 'ETIMEDOUT' })),
       init.timeoutMs,

@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -8,11 +7,10 @@ import { baseUrlProblem } from '../../config/schema.js';
 import { ExitCode, InterruptedError, NetworkError, UsageError } from '../../errors.js';
 import { makeStyle } from '../../output/style.js';
 import { writeOutputFile } from '../../output/file.js';
-import type { Sandbox } from '../../sandbox/server.js';
-import { openEventStream, requestJson, type ClientInit } from '../customer/client.js';
-import { choose, type LastMessage } from '../../customer/choose.js';
+import type { LocalSandbox } from '../../sandbox/server.js';
+import { requestJson } from '../customer/client.js';
+import { httpClient, inProcessClient, type TestClient } from './clients.js';
 import { listFiles, loadTests } from '../../testing/load.js';
-import type { SandboxClient } from '../../testing/platform.js';
 import {
   buildReport,
   conversationLine,
@@ -64,7 +62,7 @@ interface ReportTarget {
 
 export const DEFAULT_TIMEOUT = '10s';
 export const DEFAULT_CONCURRENCY = 4;
-/** The most conversations at once: each holds an event stream, and a sandbox serves 256. */
+/** The most conversations at once. */
 export const MAX_CONCURRENCY = 64;
 /** The most runs of each conversation (--repeat). */
 export const MAX_REPEAT = 100_000;
@@ -78,40 +76,55 @@ export async function runTest(options: TestOptions, ctx: Context): Promise<numbe
   const conversations = planned.flatMap((file) => file.conversations);
 
   const { url, botUrl, sandbox } = await connect(options, ctx);
+  // A run of many conversations keeps little alive (the summaries, the runs in flight, the sandbox's
+  // bounded log) and drops much: the heap of a batch (src/heap.ts), once the code the runs need is loaded.
+  ctx.tuneHeapForBatch();
   const startedAt = new Date();
   const started = performance.now();
   const deferred: ConversationSummary[] = [];
   const humanOnStdout = targets.some((target) => target.reporter === 'human' && target.file === undefined);
   const write = humanOnStdout ? (text: string) => ctx.out(text) : (text: string) => ctx.err(text);
+  // Conversations end many at a time under load: their lines are written together, once per turn of
+  // the event loop (a write each was an eighth of the run's time at 1,000 conversations).
+  let pending = '';
+  let flushing: NodeJS.Immediate | undefined;
+  const flush = () => {
+    clearImmediate(flushing);
+    flushing = undefined;
+    if (pending !== '') write(pending);
+    pending = '';
+  };
+  const writeLine = (text: string) => {
+    pending += text;
+    if (pending.length >= 16_384) flush();
+    else flushing ??= setImmediate(flush);
+  };
   const style = makeStyle(humanOnStdout ? ctx.color.stdout : ctx.color.stderr);
   let suite: SuiteResult;
+  // The customer's side: directly on the sandbox started here, over HTTP to one at --sandbox.
+  const client: TestClient = sandbox
+    ? inProcessClient(sandbox, ctx.signal)
+    : httpClient(url, REQUEST_TIMEOUT_MS, ctx.signal, checked.concurrency);
   try {
     ctx.err(
       `core test: ${count(conversations.length, 'conversation')} in ${count(planned.length, 'file')}` +
         `${checked.repeat > 1 ? `, ${count(checked.repeat, 'run')} each` : ''}, ` +
         `the bot at ${botUrl ?? "the sandbox's --bot-url"}, through the sandbox at ${url}\n`,
     );
-    // Every run in flight listens to Ctrl-C (its requests, its stream, its wait): not a leak.
-    setMaxListeners(16 + 4 * checked.concurrency, ctx.signal);
-    const client: ClientInit = { baseUrl: url, timeoutMs: REQUEST_TIMEOUT_MS, signal: ctx.signal };
-    const platform: SandboxClient = {
-      request: (method, path, body) => requestJson(client, method, path, body),
-      events: (query, onEvent) => openEventStream(client, query, onEvent),
-      choose: (last, label) => choose(last as LastMessage | null, label),
-      signal: ctx.signal,
-    };
     suite = await runSuite(conversations, {
-      runner: { sandbox: platform, stepTimeoutMs: checked.timeoutMs },
+      runner: { sandbox: client, stepTimeoutMs: checked.timeoutMs },
       concurrency: checked.concurrency,
       repeat: checked.repeat,
       onConversation: (summary) => {
         // A conversation that never reached the bot is shown at the end: if none did, the run says so
         // once instead of failing each one.
         if (neverReached(summary)) deferred.push(summary);
-        else write(conversationLine(summary, style));
+        else writeLine(conversationLine(summary, style));
       },
     });
   } finally {
+    flush();
+    client.close();
     await sandbox?.close();
   }
   if (ctx.signal.aborted) throw new InterruptedError('interrupted: the run was stopped before every conversation ended, no report written');
@@ -251,7 +264,7 @@ async function outputPath(output: string, cwd: string, option: string): Promise<
 export async function connect(
   options: Pick<TestOptions, 'sandbox' | 'botUrl' | 'port'>,
   ctx: Context,
-): Promise<{ url: string; botUrl: string | null; sandbox?: Sandbox }> {
+): Promise<{ url: string; botUrl: string | null; sandbox?: LocalSandbox }> {
   if (options.sandbox !== undefined) {
     const url = trimEndOf(options.sandbox, '/');
     const info = await requestJson({ baseUrl: url, timeoutMs: REQUEST_TIMEOUT_MS, signal: ctx.signal }, 'GET', '/_sandbox/info');
@@ -268,14 +281,14 @@ export async function connect(
     }
     return { url, botUrl: typeof bot.url === 'string' ? bot.url : null };
   }
-  const [{ parseSandboxFlags }, { startSandbox, SandboxOptionsError }, { listenError }] = await Promise.all([
+  const [{ parseSandboxFlags }, { startLocalSandbox, SandboxOptionsError }, { listenError }] = await Promise.all([
     import('../sandbox/options.js'),
     import('../../sandbox/server.js'),
     import('../sandbox/run.js'),
   ]);
   const sandboxOptions = await parseSandboxFlags({ botUrl: options.botUrl, port: options.port }, ctx.cwd, ctx.env);
   try {
-    const sandbox = await startSandbox(sandboxOptions);
+    const sandbox = await startLocalSandbox(sandboxOptions);
     return { url: sandbox.url, botUrl: sandbox.botUrl, sandbox };
   } catch (error) {
     if (error instanceof SandboxOptionsError) throw new UsageError(error.message, { hint: 'see core test --help', cause: error });
