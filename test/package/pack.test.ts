@@ -542,7 +542,7 @@ export { url, delivered, index, owner, reasons, reset, failure };
 });
 
 describe("the installed core sandbox's output", () => {
-  it('prints export lines that a POSIX shell sources into the variables core reads', async () => {
+  it('prints only lines a POSIX shell sources, and core customer goes on with --session last', async () => {
     const child = spawn(join(prefix, 'bin', 'core'), ['sandbox', '--port', '0'], {
       cwd: work,
       env: { PATH: process.env.PATH, HOME: work } as NodeJS.ProcessEnv,
@@ -565,11 +565,24 @@ describe("the installed core sandbox's output", () => {
         'CORE_TOKEN',
         'CORE_WEBHOOK_SECRET',
       ]);
-      const sourced = spawnSync('sh', ['-c', `${exports.join('\n')}\nprintf '%s %s %s' "$CORE_BASE_URL" "$CORE_TENANT" "$CORE_TOKEN"`], {
+      // The whole of stdout, not only its export lines: every line is one a shell can source.
+      const file = join(work, 'sandbox.out');
+      writeFileSync(file, stdout);
+      const sourced = spawnSync('sh', ['-c', `. "${file}"\nprintf '%s %s %s' "$CORE_BASE_URL" "$CORE_TENANT" "$CORE_TOKEN"`], {
         encoding: 'utf8',
       });
+      expect(sourced.stderr).toBe('');
       expect(sourced.status).toBe(0);
       expect(sourced.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+ sandbox sandbox-token$/);
+
+      // `say` starts a conversation and remembers it per base URL; `press --session last` goes on in it.
+      // No bot is connected, so neither gets an answer: what is checked is the conversation they name.
+      const env = { CORE_BASE_URL: sourced.stdout.split(' ')[0]!, XDG_STATE_HOME: join(work, 'state') };
+      const said = core(['customer', 'say', 'Hello', '--json', '--wait', '1s'], env);
+      const sessionId = (JSON.parse(said.stdout) as { sessionId?: string }).sessionId;
+      expect(sessionId).toMatch(/^s-/);
+      const pressed = core(['customer', 'press', 'Yes', '--session', 'last', '--json', '--wait', '1s'], env);
+      expect((JSON.parse(pressed.stdout) as { sessionId?: string }).sessionId).toBe(sessionId);
     } finally {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
