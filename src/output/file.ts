@@ -1,5 +1,6 @@
 import { constants, lstatSync, openSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 
 /**
@@ -75,4 +76,20 @@ export async function writeOutputFile(full: string, text: string, shown: string,
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The full path of an output file a command names (`--output`, `--reporter NAME=FILE`), checked before
+ * anything runs, so a run is not lost for want of its folder: the folder must exist, and the path must
+ * not be a folder.
+ */
+export async function outputFilePath(output: string, cwd: string, option: string): Promise<string> {
+  const full = resolve(cwd, output);
+  const folder = await stat(dirname(full)).catch(() => undefined);
+  if (!folder?.isDirectory())
+    throw new UsageError(`${option}: the folder of ${output} does not exist`, {
+      hint: 'create it first, or name a file in an existing folder',
+    });
+  if ((await stat(full).catch(() => undefined))?.isDirectory()) throw new UsageError(`${option}: ${output} is a folder; name a file`);
+  return full;
 }

@@ -1,11 +1,10 @@
 import { setMaxListeners } from 'node:events';
-import { stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { parseDuration, formatDuration } from '../../config/duration.js';
-import { baseUrlProblem, suggest } from '../../config/schema.js';
+import { suggest } from '../../config/schema.js';
 import { ExitCode, InterruptedError, NetworkError, UsageError } from '../../errors.js';
-import { writeOutputFile } from '../../output/file.js';
+import { outputFilePath, writeOutputFile } from '../../output/file.js';
+import { checkSandboxTarget } from '../sandbox/target.js';
 import { makeStyle } from '../../output/style.js';
 import type { Sandbox } from '../../sandbox/server.js';
 import { runBattery, type SandboxPort } from '../../testing/check-bot/battery.js';
@@ -42,7 +41,7 @@ const REQUEST_MARGIN_MS = 30_000;
 
 export async function runCheckBot(options: CheckBotOptions, ctx: Context): Promise<number> {
   const checked = checkOptions(options);
-  const output = options.output === undefined ? undefined : await outputPath(options.output, ctx.cwd);
+  const output = options.output === undefined ? undefined : await outputFilePath(options.output, ctx.cwd, '--output');
   const { url, botUrl, webhookTimeoutMs, sandbox } = await connect(options, ctx);
   const context: ReportContext = { sandboxUrl: url, botUrl, sandboxKept: sandbox === undefined };
   const humanOnStdout = options.reporter === 'human' && output === undefined;
@@ -105,22 +104,7 @@ interface Checked {
 }
 
 function checkOptions(options: CheckBotOptions): Checked {
-  if (options.sandbox !== undefined && (options.botUrl !== undefined || options.port !== undefined)) {
-    throw new UsageError(
-      `--sandbox uses a running sandbox; --${options.botUrl !== undefined ? 'bot-url' : 'port'} is for the one core check-bot starts`,
-      { hint: 'give --sandbox URL alone, or --bot-url URL (and --port N) without it' },
-    );
-  }
-  if (options.sandbox === undefined && options.botUrl === undefined) {
-    throw new UsageError('core check-bot needs a bot: --bot-url URL, or --sandbox URL of a running core sandbox that delivers to one', {
-      hint: 'core check-bot --bot-url http://127.0.0.1:3000/webhook',
-    });
-  }
-  if (options.sandbox !== undefined) {
-    const problem = baseUrlProblem(options.sandbox);
-    if (problem !== undefined)
-      throw new UsageError(`--sandbox: ${problem}`, { hint: 'the base URL core sandbox prints, such as http://127.0.0.1:8080' });
-  }
+  checkSandboxTarget(options, 'core check-bot', 'core check-bot --bot-url http://127.0.0.1:3000/webhook');
   let timeoutMs: number;
   try {
     timeoutMs = parseDuration(options.timeout ?? DEFAULT_TIMEOUT);
@@ -156,18 +140,6 @@ export function selectChecks(words: readonly string[]): CheckId[] {
   }
   if (chosen.size === 0) throw new UsageError('--only: name at least one check', { hint: `the checks: ${CHECK_IDS.join(', ')}` });
   return CHECK_IDS.filter((id) => chosen.has(id));
-}
-
-/** The report file's full path; its folder must exist, so a run is not lost for want of it. */
-async function outputPath(output: string, cwd: string): Promise<string> {
-  const full = resolve(cwd, output);
-  const folder = await stat(dirname(full)).catch(() => undefined);
-  if (!folder?.isDirectory())
-    throw new UsageError(`--output: the folder of ${output} does not exist`, {
-      hint: 'create it first, or name a file in an existing folder',
-    });
-  if ((await stat(full).catch(() => undefined))?.isDirectory()) throw new UsageError(`--output: ${output} is a folder; name a file`);
-  return full;
 }
 
 interface Connected {

@@ -1,12 +1,10 @@
-import { stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Context } from '../../context.js';
 import { parseDuration } from '../../config/duration.js';
-import { baseUrlProblem } from '../../config/schema.js';
 import { ExitCode, InterruptedError, NetworkError, UsageError } from '../../errors.js';
 import { makeStyle } from '../../output/style.js';
-import { writeOutputFile } from '../../output/file.js';
+import { outputFilePath, writeOutputFile } from '../../output/file.js';
+import { checkSandboxTarget } from '../sandbox/target.js';
 import type { LocalSandbox } from '../../sandbox/server.js';
 import { requestJson } from '../customer/client.js';
 import { httpClient, inProcessClient, type TestClient } from './clients.js';
@@ -192,7 +190,7 @@ async function reportTargets(options: TestOptions, cwd: string): Promise<ReportT
   for (const target of targets) {
     if (target.file === undefined) continue;
     const shown = target.file;
-    target.file = await outputPath(shown, cwd, target.given ?? '--output');
+    target.file = await outputFilePath(shown, cwd, target.given ?? '--output');
     const before = seen.get(target.file);
     if (before !== undefined)
       throw new UsageError(`--reporter: ${before} and ${target.reporter} both write ${shown}; give each its own file`);
@@ -202,24 +200,7 @@ async function reportTargets(options: TestOptions, cwd: string): Promise<ReportT
 }
 
 function checkOptions(options: TestOptions): { timeoutMs: number; concurrency: number; repeat: number } {
-  if (options.sandbox !== undefined && (options.botUrl !== undefined || options.port !== undefined)) {
-    throw new UsageError(
-      `--sandbox uses a running sandbox; --${options.botUrl !== undefined ? 'bot-url' : 'port'} is for the one core test starts`,
-      {
-        hint: 'give --sandbox URL alone, or --bot-url URL (and --port N) without it',
-      },
-    );
-  }
-  if (options.sandbox === undefined && options.botUrl === undefined) {
-    throw new UsageError('core test needs a bot: --bot-url URL, or --sandbox URL of a running core sandbox that delivers to one', {
-      hint: 'core test tests/*.yaml --bot-url http://127.0.0.1:3000/webhook',
-    });
-  }
-  if (options.sandbox !== undefined) {
-    const problem = baseUrlProblem(options.sandbox);
-    if (problem !== undefined)
-      throw new UsageError(`--sandbox: ${problem}`, { hint: 'the base URL core sandbox prints, such as http://127.0.0.1:8080' });
-  }
+  checkSandboxTarget(options, 'core test', 'core test tests/*.yaml --bot-url http://127.0.0.1:3000/webhook');
   let timeoutMs: number;
   try {
     timeoutMs = parseDuration(options.timeout ?? DEFAULT_TIMEOUT);
@@ -243,18 +224,6 @@ function checkOptions(options: TestOptions): { timeoutMs: number; concurrency: n
     }
   }
   return { timeoutMs, concurrency, repeat };
-}
-
-/** A report file's full path; its folder must exist, so a run is not lost for want of it. */
-async function outputPath(output: string, cwd: string, option: string): Promise<string> {
-  const full = resolve(cwd, output);
-  const folder = await stat(dirname(full)).catch(() => undefined);
-  if (!folder?.isDirectory())
-    throw new UsageError(`${option}: the folder of ${output} does not exist`, {
-      hint: 'create it first, or name a file in an existing folder',
-    });
-  if ((await stat(full).catch(() => undefined))?.isDirectory()) throw new UsageError(`${option}: ${output} is a folder; name a file`);
-  return full;
 }
 
 /**
