@@ -4,13 +4,15 @@
 //   (a) peak RSS of `core sandbox` over 100,000 customer messages of 4,000 characters in one
 //       tenant (--messages N), 8 conversations writing at once, no bot connected;
 //   (b) peak RSS over 200 bot answers of 1 MB (a `text` of 1,000,000 characters) in each of 3
-//       tenants (--answers N), sent one tenant after another, addressed by client.
+//       tenants (--answers N, --tenants N), sent one tenant after another, addressed by client.
+//
+// `--only a` or `--only b` runs one of them.
 //
 // Each runs in a fresh sandbox process; the process must stay up (a crash fails the run). RSS is
 // VmHWM (peak) and VmRSS (at the end) from /proc/<pid>/status (Linux). Installs nothing.
 // SANDBOX_NODE_ARGS (space-separated) are given to the sandbox's node, such as
 // `--max-old-space-size=240` to show that what is kept fits in a heap of that size.
-// Run `npm run build` first, then `node bench/sandbox-memory.mjs [--messages N] [--answers N]`.
+// Run `npm run build` first, then `node bench/sandbox-memory.mjs [--messages N] [--answers N] [--tenants N] [--only a|b]`.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -29,7 +31,8 @@ const option = (name, fallback) => {
 };
 const MESSAGES = option('--messages', 100_000);
 const ANSWERS = option('--answers', 200);
-const TENANTS = ['one', 'two', 'three'];
+const TENANTS = Array.from({ length: option('--tenants', 3) }, (_, i) => `tenant${i + 1}`);
+const ONLY = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 const agent = new Agent({ keepAlive: true, maxSockets: 16 });
 
 function call(base, method, path, body, headers = {}) {
@@ -145,6 +148,6 @@ async function answers() {
 }
 
 console.log(`node ${process.version}`);
-console.log(await messages());
-console.log(await answers());
+if (ONLY !== 'b') console.log(await messages());
+if (ONLY !== 'a') console.log(await answers());
 agent.destroy();

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import zlib, { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { startRecordingServer } from '../helpers/recording-server.js';
-import { baseEnv, binPath, runBuilt } from '../helpers/run.js';
+import { baseEnv, binPath, runBuilt, startBuilt } from '../helpers/run.js';
 
 /**
  * The compile cache of src/compile-cache.ts, through the built binary. A cache is only an
@@ -291,6 +291,28 @@ describe('the compile cache and a batch, which changes V8 heap settings for its 
       expect(server.requests).toHaveLength(2 + 2 + 1 + 2 + 1);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('the compile cache and the sandbox, which changes a V8 heap setting for its own process (src/heap.ts)', () => {
+  it('is written so that later runs use it as it is: no run after the first two rewrites a file, sandbox or single request', async () => {
+    const { env, folder } = setup();
+    const sandbox = async () => {
+      const run = startBuilt(['sandbox', '--port', '0'], { env });
+      await run.printed('stderr', /stop with Ctrl-C/);
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(0);
+    };
+    // The first of each path writes the file with the code of both.
+    await sandbox();
+    await expectPlainRun(await runBuilt(args, { env }));
+    const written = snapshot(folder);
+    expect(written.size).toBeGreaterThan(0);
+    for (const path of ['sandbox', 'single', 'sandbox', 'single']) {
+      if (path === 'sandbox') await sandbox();
+      else await expectPlainRun(await runBuilt(args, { env }));
+      expect(snapshot(folder)).toEqual(written);
     }
   });
 });
