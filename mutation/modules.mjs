@@ -28,6 +28,16 @@ export const modules = {
       'test/reason/progress.test.ts',
     ],
   },
+  rules: {
+    // The sandbox's rules: side-effect-free functions, each file deciding one rule.
+    mutate: ['src/sandbox/rules/**/*.ts'],
+    tests: ['test/sandbox/rules/*.test.ts'],
+  },
+  load: {
+    // The test-file loader of core test.
+    mutate: ['src/testing/load.ts'],
+    tests: ['test/testing/load*.test.ts', 'test/testing/examples.test.ts', 'test/testing/substitute.test.ts'],
+  },
   match: {
     mutate: ['src/testing/match.ts', 'src/testing/pattern.ts'],
     tests: ['test/testing/match.test.ts', 'test/testing/pattern.test.ts'],

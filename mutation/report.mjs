@@ -2,7 +2,7 @@
 
 /**
  * The mutants that survived or that no test reached, each with the text it replaced and the line it
- * is on, which is how mutation/equivalents.json names them (line numbers move; the line's text
+ * is on, which is how mutation/equivalents/<module>.json names them (line numbers move; the line's text
  * rarely does).
  */
 export function survivorsOf(report) {
@@ -35,7 +35,7 @@ function textOf(lines, start, end) {
   ].join('\n');
 }
 
-/** Whether mutation/equivalents.json lists the mutant: same file, mutator, replacement and line text. */
+/** Whether mutation/equivalents/<module>.json lists the mutant: same file, mutator, replacement and line text. */
 export function isEquivalent(mutant, equivalents) {
   return equivalents.some(
     (entry) =>

@@ -3,7 +3,7 @@
 // tests that own it (mutation/modules.mjs), incremental (only the mutants whose code or tests changed
 // since the last run are tested again; `--force` tests them all). Without a name, every module.
 //
-// After each module, the surviving mutants are compared with mutation/equivalents.json (the mutants
+// After each module, the surviving mutants are compared with mutation/equivalents/<module>.json (the mutants
 // that no test can kill, each with its reason): the run fails when a survivor is not listed there, and
 // prints each module's score as Stryker counts it and with the listed equivalents left out.
 import { spawnSync } from 'node:child_process';
@@ -23,7 +23,6 @@ if (unknown.length > 0) {
   console.error(`mutate: no module named ${unknown.join(', ')}; the modules are ${Object.keys(modules).join(', ')}`);
   process.exit(2);
 }
-const equivalents = JSON.parse(readFileSync(join(root, 'mutation', 'equivalents.json'), 'utf8'));
 const stryker = join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
 
 let failed = false;
@@ -51,6 +50,7 @@ for (const name of names.length > 0 ? names : Object.keys(modules)) {
   writeFileSync(hashFile, testsHash);
   const report = JSON.parse(readFileSync(reportFile, 'utf8'));
   const survivors = survivorsOf(report);
+  const equivalents = equivalentsOf(name);
   const unexplained = survivors.filter((mutant) => !isEquivalent(mutant, equivalents));
   const { raw, corrected } = scoreOf(report, survivors.length - unexplained.length);
   lines.push(
@@ -61,6 +61,12 @@ for (const name of names.length > 0 ? names : Object.keys(modules)) {
   }
   if (unexplained.length > 0) failed = true;
 }
+/** The mutants of a module that no test can kill, each with its reason: mutation/equivalents/<module>.json. */
+function equivalentsOf(name) {
+  const file = join(root, 'mutation', 'equivalents', `${name}.json`);
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : [];
+}
+
 /** The files a glob of mutation/modules.mjs names: a path, or `folder/*.test.ts` (a `*` in the last part only). */
 function filesOf(glob) {
   const folder = dirname(glob);
