@@ -7,6 +7,11 @@
 //   (a) core reason update -f 1000.ndjson        (default concurrency 4, kept-alive connections)
 //   (g) got alone, the same 1,000 PUTs           (bench/got-alone.mjs: the same got build, the same
 //                                                 concurrency, nothing checked, printed or recorded)
+//   (s) got's stream API alone                   (bench/got-alone.mjs --stream: one got instance with
+//                                                 the shared options normalised once, a stream per
+//                                                 request: the floor of a client built on got)
+//   (h) node:http alone                          (bench/http-alone.mjs: an Agent with keepAlive,
+//                                                 http.request per line, nothing else)
 //   (b) a sequential bash loop of curl -X PUT    (the same 1,000 requests, one process each)
 //   (r) core reason update -f 200.ndjson against a service that allows N requests a second
 //       (a token bucket of N, answering 429 with Retry-After), at --concurrency 1, 4, 16 and 64:
@@ -17,11 +22,13 @@
 // (a), (g) and (b) talk to `core sandbox` in a child process, seeded with the reasons they update,
 // then to a minimal loopback server in this process (bare node:http answering 200 `{}`), so that the
 // clients' own cost is compared without the sandbox's; each against the same loop of curl to the
-// same server. (a) and (g) are run --rounds times, interleaved, and their medians compared. (r) and (c) talk to
+// same server. (a), (g), (s) and (h) are run --rounds times, interleaved, and their medians compared,
+// with each client's CPU time (user + system, from /usr/bin/time -v): on a machine shared with other
+// work the wall times move with the load, the CPU a client spends per request much less. (r) and (c) talk to
 // servers in a child process: (c) to a minimal node:http server that answers 200 (the sandbox counts
 // its whole store on every update, so with 100,000 reasons it, not the client, would set the pace).
 //
-// Options: --small N (default 1000), --large N (default 100000), --concurrency N (default 4),
+// Options: --small N[,N...] (default 1000; each size gets its throughput rows), --large N (default 100000), --concurrency N (default 4),
 // --rounds N (default 5), --rate N (default 20 requests a second), --items N (default 200),
 // --bin PATH (another build of bin.js), --before PATH (an older build, measured in the same run
 // for every row of core, with after/before ratios), --only a,r,c (some parts only).
@@ -49,7 +56,9 @@ for (const file of [bin, beforeBin]) {
     process.exit(1);
   }
 }
-const SMALL = option('--small', 1000);
+// --small 1000,10000: the throughput rows at each size (the first also runs the curl loop).
+const SIZES = text('--small', '1000').split(',').map(Number);
+const SMALL = Math.max(...SIZES);
 const LARGE = option('--large', 100_000);
 const CONCURRENCY = option('--concurrency', 4);
 const ROUNDS = option('--rounds', 5);
@@ -195,9 +204,12 @@ async function measure(command, commandArgs, childEnv) {
     const match = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
     peakKb = match ? Number(match[1]) : null;
     const exit = /Exit status: (\d+)/.exec(stderr);
-    return { ms, code: exit ? Number(exit[1]) : code, peakKb, stderr };
+    const user = /User time \(seconds\): ([\d.]+)/.exec(stderr);
+    const system = /System time \(seconds\): ([\d.]+)/.exec(stderr);
+    const cpuMs = user && system ? (Number(user[1]) + Number(system[1])) * 1000 : null;
+    return { ms, code: exit ? Number(exit[1]) : code, peakKb, cpuMs, stderr };
   }
-  return { ms, code, peakKb: peakKb || null, stderr };
+  return { ms, code, peakKb: peakKb || null, cpuMs: null, stderr };
 }
 
 const coreEnv = (url) => ({ ...env, CORE_BASE_URL: url, CORE_TENANT: 'sandbox', CORE_TOKEN: 'sandbox-token' });
@@ -245,79 +257,124 @@ async function startLoopback() {
 }
 
 /**
- * (a), (g) and (b) against one server: core and got alone --rounds times, interleaved (medians
- * compared), then the curl loop once, all sending the same SMALL updates to the same server.
+ * (a), (g), (s) and (h) against one server, for each size: core, got alone, got's stream API alone and
+ * node:http alone --rounds times, interleaved (medians compared); then, for the first size only, the
+ * curl loop once, all sending the same updates to the same server.
  */
 async function throughput(server) {
-  const times = new Map([...builds.map((b) => [b.label, []]), ['got', []]]);
-  for (let round = 1; round <= ROUNDS; round += 1) {
-    console.error(`bench: (a) and (g) against ${server.name}, round ${round} of ${ROUNDS}`);
-    for (const build of builds) {
-      const run = failed(await measure(process.execPath, update(build.bin, smallFile), coreEnv(server.url)), `core (${build.label})`);
-      times.get(build.label).push(run.ms);
-    }
-    const got = failed(
-      await measure(
-        process.execPath,
-        [join(root, 'bench', 'got-alone.mjs'), '--url', server.url, '--file', smallFile, '--concurrency', String(CONCURRENCY)],
+  for (const size of SIZES) {
+    const file = fileOf(size);
+    const clients = [
+      ...builds.map((b) => ({
+        label: `(a) core reason update${builds.length > 1 ? `, ${b.label}` : ''}`,
+        key: b.label,
+        args: update(b.bin, file),
+        env: coreEnv(server.url),
+      })),
+      {
+        label: '(g) got alone',
+        key: 'got',
+        args: [join(root, 'bench', 'got-alone.mjs'), '--url', server.url, '--file', file, '--concurrency', String(CONCURRENCY)],
         env,
-      ),
-      'got alone',
-    );
-    times.get('got').push(got.ms);
-  }
-  let loop = null;
-  const haveCurl = spawnSync('curl', ['--version'], { stdio: 'ignore' }).status === 0;
-  const haveBash = spawnSync('bash', ['-c', 'true'], { stdio: 'ignore' }).status === 0;
-  if (haveCurl && haveBash) {
-    console.error(`bench: (b) sequential curl loop over the same ${SMALL} reasons against ${server.name}`);
-    const script = [
-      'set -u',
-      'failed=0',
-      'while IFS= read -r line; do',
-      `  status=$(printf '%s' "$line" | curl -s -o /dev/null -w '%{http_code}' -X PUT "$URL/api/v1/inactivity/reasons" \\`,
-      `    -H 'Content-Type: application/json' -H 'X-Tenant-Name: sandbox' -H 'Authorization: Bearer sandbox-token' -d @-)`,
-      '  [ "$status" = 200 ] || failed=$((failed + 1))',
-      `done < "$FILE"`,
-      '[ "$failed" = 0 ] || { echo "$failed requests failed" >&2; exit 1; }',
-    ].join('\n');
-    loop = failed(await measure('bash', ['-c', script], { ...env, URL: server.url, FILE: smallFile }), 'the curl loop');
-  } else {
-    console.error('bench: (b) skipped: bash or curl is not installed');
-  }
-  const got = median(times.get('got'));
-  console.log(
-    `(a) throughput: ${n(SMALL)} reasons, concurrency ${CONCURRENCY}, against ${server.name}; median of ${ROUNDS} interleaved rounds`,
-  );
-  const rows = builds.map((b) => {
-    const t = median(times.get(b.label));
-    return [
-      `(a) core reason update${builds.length > 1 ? `, ${b.label}` : ''}`,
-      seconds(t),
-      spread(times.get(b.label)),
-      rate(SMALL, t),
-      `${((got / t) * 100).toFixed(0)}%`,
-      loop ? `${(loop.ms / t).toFixed(1)}x` : '-',
+      },
+      {
+        label: "(s) got's stream API alone",
+        key: 'stream',
+        args: [join(root, 'bench', 'got-alone.mjs'), '--stream', '--url', server.url, '--file', file, '--concurrency', String(CONCURRENCY)],
+        env,
+      },
+      {
+        label: '(h) node:http alone',
+        key: 'http',
+        args: [join(root, 'bench', 'http-alone.mjs'), '--url', server.url, '--file', file, '--concurrency', String(CONCURRENCY)],
+        env,
+      },
     ];
-  });
-  rows.push([
-    '(g) got alone',
-    seconds(got),
-    spread(times.get('got')),
-    rate(SMALL, got),
-    '100%',
-    loop ? `${(loop.ms / got).toFixed(1)}x` : '-',
-  ]);
-  if (loop)
-    rows.push(['(b) sequential curl loop', seconds(loop.ms), '-', rate(SMALL, loop.ms), `${((got / loop.ms) * 100).toFixed(0)}%`, '1.0x']);
-  table(['run', 'median', 'range', 'rate', 'throughput vs got alone', 'faster than the curl loop'], rows);
+    const times = new Map(clients.map((c) => [c.key, []]));
+    const cpus = new Map(clients.map((c) => [c.key, []]));
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      console.error(`bench: (a), (g), (s), (h): ${n(size)} reasons against ${server.name}, round ${round} of ${ROUNDS}`);
+      for (const client of clients) {
+        const run = failed(await measure(process.execPath, client.args, client.env), client.label);
+        times.get(client.key).push(run.ms);
+        if (run.cpuMs !== null) cpus.get(client.key).push(run.cpuMs);
+      }
+    }
+    let loop = null;
+    if (size === SIZES[0]) loop = await curlLoop(server, file, size);
+    const got = median(times.get('got'));
+    const http = median(times.get('http'));
+    console.log(
+      `(a) throughput: ${n(size)} reasons, concurrency ${CONCURRENCY}, against ${server.name}; median of ${ROUNDS} interleaved rounds`,
+    );
+    const rows = clients.map((client) => {
+      const t = median(times.get(client.key));
+      const cpu = cpus.get(client.key).length > 0 ? median(cpus.get(client.key)) : null;
+      return [
+        client.label,
+        seconds(t),
+        spread(times.get(client.key)),
+        rate(size, t),
+        `${(got / t).toFixed(2)}x`,
+        `${(http / t).toFixed(2)}x`,
+        cpu === null ? '-' : `${seconds(cpu)} (${Math.round((cpu * 1000) / size)} µs each)`,
+        loop ? `${(loop.ms / t).toFixed(1)}x` : '-',
+      ];
+    });
+    if (loop)
+      rows.push([
+        '(b) sequential curl loop',
+        seconds(loop.ms),
+        '-',
+        rate(size, loop.ms),
+        `${(got / loop.ms).toFixed(2)}x`,
+        `${(http / loop.ms).toFixed(2)}x`,
+        '-',
+        '1.0x',
+      ]);
+    table(
+      [
+        'run',
+        'median',
+        'range',
+        'rate',
+        'vs got alone (goal >= 1.0x)',
+        'vs node:http alone (goal >= 0.4x)',
+        'CPU time (user + sys)',
+        'vs the curl loop',
+      ],
+      rows,
+    );
+  }
 }
 
-const smallFile = join(work, `${SMALL}.ndjson`);
+/** (b): a sequential bash loop of curl, one process per request; null when bash or curl is missing. */
+async function curlLoop(server, file, size) {
+  const haveCurl = spawnSync('curl', ['--version'], { stdio: 'ignore' }).status === 0;
+  const haveBash = spawnSync('bash', ['-c', 'true'], { stdio: 'ignore' }).status === 0;
+  if (!haveCurl || !haveBash) {
+    console.error('bench: (b) skipped: bash or curl is not installed');
+    return null;
+  }
+  console.error(`bench: (b) sequential curl loop over the same ${n(size)} reasons against ${server.name}`);
+  const script = [
+    'set -u',
+    'failed=0',
+    'while IFS= read -r line; do',
+    `  status=$(printf '%s' "$line" | curl -s -o /dev/null -w '%{http_code}' -X PUT "$URL/api/v1/inactivity/reasons" \\`,
+    `    -H 'Content-Type: application/json' -H 'X-Tenant-Name: sandbox' -H 'Authorization: Bearer sandbox-token' -d @-)`,
+    '  [ "$status" = 200 ] || failed=$((failed + 1))',
+    `done < "$FILE"`,
+    '[ "$failed" = 0 ] || { echo "$failed requests failed" >&2; exit 1; }',
+  ].join('\n');
+  return failed(await measure('bash', ['-c', script], { ...env, URL: server.url, FILE: file }), 'the curl loop');
+}
+
+const fileOf = (size) => join(work, `${size}.ndjson`);
 const smallSeed = join(work, `seed-${SMALL}.json`);
 try {
   console.error(`bench: writing inputs in ${work}`);
-  await writeNdjson(smallFile, SMALL);
+  for (const size of SIZES) await writeNdjson(fileOf(size), size);
   await writeSeed(smallSeed, SMALL);
 
   if (ONLY.has('a')) {

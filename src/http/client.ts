@@ -148,7 +148,7 @@ function sleep(ms: number, signals: readonly AbortSignal[]): Promise<boolean> {
  * waits included; loading the HTTP library is not part of it.
  */
 export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
-  const client = await clientFor(request.agent);
+  const client = await clientFor(request);
   const throttle = request.throttle ?? new Throttle(1);
   // Waiting for the next attempt ends on either signal. Not AbortSignal.any: on Node 20 each call
   // leaves a WeakRef on both signals for the rest of the run, one per request of a batch.
@@ -237,6 +237,8 @@ function paceOf(status: number | null): AttemptOutcome {
 }
 
 type GotStream = (url: string, options: Record<string, unknown>) => import('node:stream').Duplex & NodeJS.EventEmitter;
+/** Starts one attempt of a request: got's stream, given only what differs from one request to the next. */
+type Client = (request: HttpRequest) => ReturnType<GotStream>;
 
 /**
  * Loads got now rather than at the first request: a batch does so before it changes V8's heap
@@ -247,18 +249,25 @@ export async function loadHttpLibrary(): Promise<void> {
 }
 
 /**
- * got with the options every request of a session shares, merged once (got.extend) rather than for
- * every request: per request, only the method, headers and body are given. Kept per set of agents,
- * so a batch makes one for all its requests.
+ * got with the options every request of a session shares, merged and normalised once (got.extend)
+ * rather than for every request: got copies and merges its options for each request it makes, and
+ * the fewer given per request, the less it does (docs/performance.md, "Batches").
+ *
+ * The requests of a session share their method and headers (src/send/request.ts builds them once,
+ * frozen): for those, one instance holds the method and headers too, and each request gives only its
+ * URL and body. Any other request (headers of its own) gives its method and headers each time, to an
+ * instance kept per set of agents.
  */
 const clients = new WeakMap<object, GotStream>();
 let direct: GotStream | undefined;
+const sessions = new WeakMap<Readonly<Record<string, string>>, { agent: HttpRequest['agent']; method: string; client: Client }>();
 
-async function clientFor(agent: HttpRequest['agent']): Promise<GotStream> {
-  const cached = agent === undefined ? direct : clients.get(agent);
-  if (cached !== undefined) return cached;
+async function clientFor(request: HttpRequest): Promise<Client> {
+  const { agent, headers, method } = request;
+  const shared = Object.isFrozen(headers) ? sessions.get(headers) : undefined;
+  if (shared !== undefined && shared.agent === agent && shared.method === method) return shared.client;
   const { got } = await import('got');
-  const extended = got.extend({
+  const options = {
     // The attempt keeps its own deadline and abort listener (attemptOnce), which also cover a
     // request still waiting for its socket; got's own would only duplicate them.
     retry: { limit: 0 },
@@ -266,11 +275,27 @@ async function clientFor(agent: HttpRequest['agent']): Promise<GotStream> {
     followRedirect: false,
     decompress: true,
     ...(agent ? { agent } : {}),
-  });
-  const stream: GotStream = (url, options) => extended.stream(url, options) as ReturnType<GotStream>;
-  if (agent === undefined) direct = stream;
-  else clients.set(agent, stream);
-  return stream;
+  };
+  if (Object.isFrozen(headers)) {
+    const session = got.extend({ ...options, method, headers });
+    // got refuses a body on a GET, even an empty one; any other method is given its body, empty or
+    // not, since got's stream would otherwise wait for one to be written into it.
+    const client: Client =
+      method === 'GET'
+        ? (r) => session.stream(r.url) as ReturnType<GotStream>
+        : (r) => session.stream(r.url, { body: r.body }) as ReturnType<GotStream>;
+    sessions.set(headers, { agent, method, client });
+    return client;
+  }
+  let stream = agent === undefined ? direct : clients.get(agent);
+  if (stream === undefined) {
+    const extended = got.extend(options);
+    stream = (url, opts) => extended.stream(url, opts) as ReturnType<GotStream>;
+    if (agent === undefined) direct = stream;
+    else clients.set(agent, stream);
+  }
+  const general = stream;
+  return (r) => general(r.url, { method: r.method, headers: r.headers, ...(r.method === 'GET' ? {} : { body: r.body }) });
 }
 
 /**
@@ -279,18 +304,12 @@ async function clientFor(agent: HttpRequest['agent']): Promise<GotStream> {
  * proxy that accepts the connection and never answers CONNECT) emits nothing at all, so the attempt
  * keeps its own deadline and abort listener, and settles the promise itself.
  */
-async function attemptOnce(request: HttpRequest, client: GotStream): Promise<HttpResponse> {
+async function attemptOnce(request: HttpRequest, client: Client): Promise<HttpResponse> {
   const maxBody = request.maxBodyBytes ?? 64 * 1024;
   const started = performance.now();
   return new Promise<HttpResponse>((resolve, reject) => {
     if (request.signal?.aborted) return reject(abortError());
-    const stream = client(request.url, {
-      method: request.method,
-      headers: request.headers,
-      // got refuses a body on a GET, even an empty one; any other method is given its body, empty or
-      // not, since got's stream would otherwise wait for one to be written into it.
-      ...(request.method === 'GET' ? {} : { body: request.body }),
-    });
+    const stream = client(request);
     const chunks: Buffer[] = [];
     let kept = 0;
     let truncated = false;

@@ -124,6 +124,9 @@ async function serveOne(ex: Exchange, route: (ex: Exchange) => Answer | Promise<
   });
 }
 
+/** How long an idle kept-alive connection stays open (docs/sandbox.md, "Bounds"). */
+export const KEEP_ALIVE_MS = 65_000;
+
 /** The HTTP server, not yet listening: each request routed by `route` and answered. */
 export function sandboxServer(limits: ServerLimits, route: (ex: Exchange) => Answer | Promise<Answer>, answering: Answering): Server {
   // A client has headersTimeoutMs to send its headers and requestTimeoutMs for the whole request
@@ -138,6 +141,10 @@ export function sandboxServer(limits: ServerLimits, route: (ex: Exchange) => Ans
   const server = createServer(serverOptions, (req, res) => {
     void serveOne(exchangeOf(req, res), route, answering);
   });
+  // An idle kept-alive connection stays open 65 s rather than Node's 5 s: longer than the clients'
+  // own idle limits (fetch's 4 s), so a client does not reuse a connection the sandbox has just
+  // closed ("other side closed" on a busy machine). Idle ones make room at the connection cap.
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   capConnections(server, limits.maxConnections, answering.log);
   return server;
 }

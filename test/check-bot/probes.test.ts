@@ -106,13 +106,16 @@ describe('POST /_sandbox/probes sends one crafted delivery of a new question', (
     expect(bot.requests).toHaveLength(1);
   });
 
-  const crafts: [string, (request: RecordedRequest, original: Buffer) => void][] = [
+  // `sent`: the seconds (Date.now, whole) between which the probe made the delivery.
+  const crafts: [string, (request: RecordedRequest, original: Buffer, sent: { from: number; to: number }) => void][] = [
     [
       'signed',
-      (request) => {
+      (request, _original, sent) => {
         const [id, ts] = [header(request, 'webhook-id')!, header(request, 'webhook-timestamp')!];
         expect(header(request, 'webhook-signature')).toBe(`v1,${sign(id, ts, request.body)}`);
-        expect(Math.abs(Number(ts) - nowSeconds())).toBeLessThanOrEqual(60);
+        // Signed now: within the probe's call.
+        expect(Number(ts)).toBeGreaterThanOrEqual(sent.from);
+        expect(Number(ts)).toBeLessThanOrEqual(sent.to);
       },
     ],
     [
@@ -152,18 +155,19 @@ describe('POST /_sandbox/probes sends one crafted delivery of a new question', (
         expect(entries[1]).toBe(`v1,${sign(id, ts, request.body)}`);
       },
     ],
-    ...(['stale', 'future'] as const).map((craft): [string, (request: RecordedRequest) => void] => [
-      craft,
-      (request) => {
-        const [id, ts] = [header(request, 'webhook-id')!, header(request, 'webhook-timestamp')!];
-        const skew = Number(ts) - nowSeconds();
-        // Ten minutes off, give or take the seconds this test takes.
-        if (craft === 'stale') expect(skew).toBeLessThanOrEqual(-600 + 60);
-        else expect(skew).toBeGreaterThanOrEqual(600 - 60);
-        expect(Math.abs(skew)).toBeLessThanOrEqual(600);
-        expect(header(request, 'webhook-signature')).toBe(`v1,${sign(id, ts, request.body)}`);
-      },
-    ]),
+    ...(['stale', 'future'] as const).map(
+      (craft): [string, (request: RecordedRequest, original: Buffer, sent: { from: number; to: number }) => void] => [
+        craft,
+        (request, _original, sent) => {
+          const [id, ts] = [header(request, 'webhook-id')!, header(request, 'webhook-timestamp')!];
+          // Exactly ten minutes off the moment it was signed, which lies within the probe's call.
+          const skew = craft === 'stale' ? -600 : 600;
+          expect(Number(ts)).toBeGreaterThanOrEqual(sent.from + skew);
+          expect(Number(ts)).toBeLessThanOrEqual(sent.to + skew);
+          expect(header(request, 'webhook-signature')).toBe(`v1,${sign(id, ts, request.body)}`);
+        },
+      ],
+    ),
     [
       'unknown-fields',
       (request, original) => {
@@ -182,13 +186,15 @@ describe('POST /_sandbox/probes sends one crafted delivery of a new question', (
   it.each(crafts)('craft %s', async (craft, check) => {
     const { bot, sb } = await platform();
     const { sessionId } = await startConversation(sb);
+    const from = nowSeconds();
     const result = await probe(sb, { sessionId, craft });
+    const to = nowSeconds();
     expect(result.status).toBe(200);
     // The delivery as the sandbox keeps it: its redelivery sends these bytes.
     const { deliveryId } = result.json as ProbeAnswer;
     await call(sb, `/_sandbox/deliveries/${deliveryId}/redeliver`, { body: {}, token: null, tenant: null });
     await bot.received(2);
-    check(bot.requests[0]!, bot.requests[1]!.body);
+    check(bot.requests[0]!, bot.requests[1]!.body, { from, to });
   });
 
   it('replays a kept delivery: the same webhook-id and body, a new timestamp and a valid signature', async () => {

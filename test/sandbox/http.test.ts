@@ -82,6 +82,15 @@ describe('every answer of the sandbox', () => {
     expect(sb.logs[1]).toContain(` ${ids[1]} `);
   });
 
+  it('keeps an idle connection open 65 s, longer than clients keep theirs, and says so (Keep-Alive: timeout=65)', async () => {
+    // fetch drops an idle connection after 4 s; with Node's own 5 s a busy machine let it reuse one
+    // the sandbox had just closed ("other side closed").
+    const sb = await sandbox();
+    const result = await call(sb, paths.messages);
+    expect(result.status).toBe(200);
+    expect(result.headers.get('keep-alive')).toBe('timeout=65');
+  });
+
   it('answers an API success with 200 and no body', async () => {
     const sb = await sandbox();
     const result = await sendReply(sb, replyBody());
