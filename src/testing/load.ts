@@ -214,7 +214,7 @@ async function loadOne(file: string, cwd: string): Promise<Loaded> {
     ? test.conversations.map((conversation, index) => ({ base: ['conversations', index], conversation, named: true }))
     : [{ base: [], conversation: { name: test.name, steps: test.steps!, examples: test.examples }, named: test.name !== undefined }];
   const referenceProblems = sources.flatMap(({ base, conversation, named }) =>
-    checkReferences(conversation, named ? [...base, 'name'] : undefined).map((p) => ({ path: [...base, ...p.path], message: p.message })),
+    checkReferences(conversation, named ? ['name'] : undefined).map((p) => ({ path: [...base, ...p.path], message: p.message })),
   );
   if (referenceProblems.length > 0) return { problems: await Promise.all(referenceProblems.map((p) => located(p.path, p.message))) };
 
