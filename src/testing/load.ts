@@ -113,13 +113,16 @@ function shown(full: string, cwd: string): string {
 export async function loadTests(files: readonly string[], cwd: string): Promise<PlannedFile[]> {
   const planned: PlannedFile[] = [];
   const problems: Problem[] = [];
+  // The files with problems, counted as files: a file's name may hold a colon, as a problem's path does.
+  let bad = 0;
   for (const file of files) {
     const result = await loadOne(file, cwd);
-    if ('problems' in result) problems.push(...result.problems);
-    else planned.push(result);
+    if ('problems' in result) {
+      problems.push(...result.problems);
+      bad += 1;
+    } else planned.push(result);
   }
   if (problems.length > 0) {
-    const bad = new Set(problems.map((problem) => problem.path.split(':')[0])).size;
     throw new PayloadError(
       `${bad === 1 ? 'a test file is' : `${bad} test files are`} not valid (${problems.length === 1 ? 'a problem' : `${problems.length} problems`})`,
       problems,

@@ -195,6 +195,15 @@ describe('a file of one conversation', () => {
     ]);
   });
 
+  it('keeps every digit of an identifier in a file read by the library that resolves aliases', async () => {
+    const file = await loadOne(
+      'big-id.yaml',
+      'client: {coreClientId: 9007199254740993}\nsteps:\n  - customer: &hi Hi\n  - customer: *hi\n',
+    );
+    expect(file.conversations[0]!.client).toEqual({ coreClientId: 9007199254740993n });
+    expect(file.conversations[0]!.steps.map((step) => step.kind === 'customer' && step.text)).toEqual(['Hi', 'Hi']);
+  });
+
   it('reads a .json file as JSON, with the lines of its steps', async () => {
     const json =
       '{\n  "channel": "IM",\n  "client": {"coreClientId": 42},\n  "steps": [\n    {"customer": "Hi"},\n    {"bot": {"text": "Hello"}, "within": "3s"}\n  ]\n}\n';
@@ -433,6 +442,14 @@ describe('the problems of a file, each at its line and path', () => {
     expect(await problemsOf('a.yaml', text)).toEqual(problems);
   });
 
+  it.each([
+    [1, 3],
+    [10, 12],
+  ])('places a problem of steps[%i] at line %i', async (index, line) => {
+    const text = `steps:\n${'  - customer: Hi\n'.repeat(index)}  - customer: ""\n`;
+    expect(await problemsOf('a.yaml', text)).toEqual([`a.yaml:${line} steps[${index}].customer: must not be empty`]);
+  });
+
   it('places the problems of a JSON file the document cannot place (a key given twice) at line 1', async () => {
     const json = '{\n  "name": "x",\n  "name": "x",\n  "steps": [\n    {"bot": {}}\n  ]\n}\n';
     expect(await problemsOf('a.json', json)).toEqual([
@@ -482,6 +499,18 @@ describe('every problem of every file at once', () => {
       { 'a.yaml': 'steps:\n  - customer: ""\n  - press: ""\n', 'b.yaml': '', 'ok.yaml': fine },
       '2 test files are not valid (3 problems)',
       ['a.yaml:2 steps[0].customer: must not be empty', 'a.yaml:3 steps[1].press: must not be empty', 'b.yaml: is empty'],
+    ],
+    [
+      'two files whose names start alike',
+      { 'one.yaml': '', 'other.yaml': '' },
+      '2 test files are not valid (2 problems)',
+      ['one.yaml: is empty', 'other.yaml: is empty'],
+    ],
+    [
+      'two files whose names hold a colon',
+      { 'x:1.yaml': '', 'x:2.yaml': '' },
+      '2 test files are not valid (2 problems)',
+      ['x:1.yaml: is empty', 'x:2.yaml: is empty'],
     ],
   ])('counts %s, with a hint', async (_, files, message, problems) => {
     const error = await rejection(loadTests(Object.keys(files).sort(), folder(files)));
