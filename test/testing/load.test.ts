@@ -299,11 +299,13 @@ describe('examples', () => {
       'name: echo ${word}\nexamples:\n  - {word: alpha, n: 12}\n  - {word: beta, n: 1.5}\n  - {word: gamma, n: true}\nsteps:\n  - customer: ${word} ${n}\n',
     );
     expect(file.conversations.map((c) => [c.index, c.name, c.row, [...c.values], c.line, c.steps])).toEqual(
-      [
-        ['echo alpha', ['alpha', '12']],
-        ['echo beta', ['beta', '1.5']],
-        ['echo gamma', ['gamma', 'true']],
-      ].map(([name, [word, n]], row) => [
+      (
+        [
+          ['echo alpha', 'alpha', '12'],
+          ['echo beta', 'beta', '1.5'],
+          ['echo gamma', 'gamma', 'true'],
+        ] as const
+      ).map(([name, word, n], row) => [
         row,
         name,
         row,
