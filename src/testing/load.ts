@@ -113,13 +113,16 @@ function shown(full: string, cwd: string): string {
 export async function loadTests(files: readonly string[], cwd: string): Promise<PlannedFile[]> {
   const planned: PlannedFile[] = [];
   const problems: Problem[] = [];
+  // The files with problems, counted as files: a file's name may hold a colon, as a problem's path does.
+  let bad = 0;
   for (const file of files) {
     const result = await loadOne(file, cwd);
-    if ('problems' in result) problems.push(...result.problems);
-    else planned.push(result);
+    if ('problems' in result) {
+      problems.push(...result.problems);
+      bad += 1;
+    } else planned.push(result);
   }
   if (problems.length > 0) {
-    const bad = new Set(problems.map((problem) => problem.path.split(':')[0])).size;
     throw new PayloadError(
       `${bad === 1 ? 'a test file is' : `${bad} test files are`} not valid (${problems.length === 1 ? 'a problem' : `${problems.length} problems`})`,
       problems,
@@ -214,7 +217,7 @@ async function loadOne(file: string, cwd: string): Promise<Loaded> {
     ? test.conversations.map((conversation, index) => ({ base: ['conversations', index], conversation, named: true }))
     : [{ base: [], conversation: { name: test.name, steps: test.steps!, examples: test.examples }, named: test.name !== undefined }];
   const referenceProblems = sources.flatMap(({ base, conversation, named }) =>
-    checkReferences(conversation, named ? [...base, 'name'] : undefined).map((p) => ({ path: [...base, ...p.path], message: p.message })),
+    checkReferences(conversation, named ? ['name'] : undefined).map((p) => ({ path: [...base, ...p.path], message: p.message })),
   );
   if (referenceProblems.length > 0) return { problems: await Promise.all(referenceProblems.map((p) => located(p.path, p.message))) };
 

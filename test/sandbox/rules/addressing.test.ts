@@ -66,6 +66,12 @@ describe('the question an answer names', () => {
       null,
     ],
     [
+      'a thread that has no questions yet',
+      { sessionId: 's-empty', questionIndex: 1n },
+      "thread 's-empty' has no question with questionIndex 1 (it has no questions yet)",
+      's-empty',
+    ],
+    [
       'questionIndex 0, below the first',
       { sessionId: 's-first', questionIndex: 0n },
       "thread 's-first' has no question with questionIndex 0 (it has questions 1 to 3)",
@@ -78,7 +84,8 @@ describe('the question an answer names', () => {
       's-first',
     ],
   ])('is a 404 "unknown question" for %s', (_, address, error, sessionId) => {
-    const { w } = twoThreads();
+    const { w, bob } = twoThreads();
+    w.thread(bob, { sessionId: 's-empty' });
     const named = namedQuestion(w.view, address, MAX_EVENTS);
     expect(named).toEqual({ ok: false, refusal: { status: 404, notDelivered: 'unknown question', error, sessionId, question: undefined } });
   });
@@ -186,6 +193,7 @@ describe('what an answer says about its address', () => {
     [{ sessionId: 's-1', questionIndex: 2n }, ['sessionId s-1 with questionIndex 2']],
     [{ questionId: 7n, sessionId: 's-1', questionIndex: 2n }, ['questionId 7', 'sessionId s-1 with questionIndex 2']],
     [{ sessionId: 's-1' }, []],
+    [{ questionIndex: 2n }, []],
   ])('labels the question of %o as %o', (address, labels) => {
     expect(questionLabels(address)).toEqual(labels);
   });

@@ -94,6 +94,19 @@ describe('what a delivered answer hands over', () => {
     });
   });
 
+  it.each([
+    ['absent', {}],
+    ['null', { userIds: null, skillIds: null, unitIds: null }],
+  ])('names no target when the answer gives none (%s)', (_, targets) => {
+    const w = world();
+    const thread = w.thread(w.client(1n));
+    expect(handoverOf({ code: 'SWITCH_TO_HUMAN', ...targets }, thread, w.ask(thread))?.targets).toEqual({
+      userIds: [],
+      skillIds: [],
+      unitIds: [],
+    });
+  });
+
   it('SWITCH_TO_HUMAN addressed by client hands over the thread with no question', () => {
     const w = world();
     const thread = w.thread(w.client(1n));

@@ -71,6 +71,21 @@ describe('the rules of a bot answer, in order', () => {
     const { w } = tenant();
     const decided = decideReply(w.view, { coreClientId: 9n, messageListPicker: {} } as never, strict);
     expect(decided.warnings.map((p) => p.path)).toEqual(['messageListPicker']);
+    expect(decided.warnings[0]?.message).toContain('this thread is WEB,');
+  });
+
+  it('warns about nothing the channel of an IM thread shows', () => {
+    const { w } = tenant();
+    const im = w.thread(w.client(1004n), { sessionId: 's-im', channel: 'IM' });
+    const question = w.ask(im);
+    const decided = decideReply(w.view, { questionId: question.questionId, messageListPicker: {} } as never, strict);
+    expect(decided).toMatchObject({ kind: 'deliver', thread: im, warnings: [] });
+  });
+
+  it('has no warning when the question named is refused, whatever else the answer names', () => {
+    const { w } = tenant();
+    const decided = decideReply(w.view, { questionId: 1n, coreClientId: 1003n, messageListPicker: {} } as never, strict);
+    expect(decided).toMatchObject({ kind: 'refused', refusal: { status: 404 }, warnings: [] });
   });
 
   it('keeps the mismatch warning in a chatbot rule 2 refusal', () => {

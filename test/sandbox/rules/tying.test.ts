@@ -25,6 +25,7 @@ describe('the identifiers a refused request named', () => {
       { questionId: 1.5, questionIndex: 'two', sessionId: 5n, coreClientId: true, clientId: ['a'] },
       noIdentifiers,
     ],
+    ['digits inside an array', { questionId: ['5001'], questionIndex: [2n], coreClientId: ['1001'] }, noIdentifiers],
     ['empty strings', { sessionId: '', clientId: '', questionId: '' }, noIdentifiers],
     [
       'a string of 19 digits, and one of 20',
