@@ -28,7 +28,7 @@
 // servers in a child process: (c) to a minimal node:http server that answers 200 (the sandbox counts
 // its whole store on every update, so with 100,000 reasons it, not the client, would set the pace).
 //
-// Options: --small N[,N...] (default 1000; each size gets its throughput rows), --large N (default 100000), --concurrency N (default 4),
+// Options: --quick, --small N[,N...] (default 1000,10000; each size gets its throughput rows), --large N (default 100000), --concurrency N (default 4),
 // --rounds N (default 5), --rate N (default 20 requests a second), --items N (default 200),
 // --bin PATH (another build of bin.js), --before PATH (an older build, measured in the same run
 // for every row of core, with after/before ratios), --only a,r,c (some parts only).
@@ -57,11 +57,15 @@ for (const file of [bin, beforeBin]) {
   }
 }
 // --small 1000,10000: the throughput rows at each size (the first also runs the curl loop).
-const SIZES = text('--small', '1000').split(',').map(Number);
+// --quick: 1,000 only, 3 rounds, a 10,000-line memory run.
+const QUICK = args.includes('--quick');
+const SIZES = text('--small', QUICK ? '1000' : '1000,10000')
+  .split(',')
+  .map(Number);
 const SMALL = Math.max(...SIZES);
-const LARGE = option('--large', 100_000);
+const LARGE = option('--large', QUICK ? 10_000 : 100_000);
 const CONCURRENCY = option('--concurrency', 4);
-const ROUNDS = option('--rounds', 5);
+const ROUNDS = option('--rounds', QUICK ? 3 : 5);
 const RATE = option('--rate', 20);
 const ITEMS = option('--items', 200);
 const ONLY = new Set(text('--only', 'a,r,c').split(','));
