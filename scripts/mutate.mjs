@@ -16,7 +16,14 @@ import { isEquivalent, scoreOf, survivorsOf } from '../mutation/report.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // Options (`--force`: test every mutant again, not only those whose code or tests changed) go to Stryker.
-const names = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+// A name that is no module but begins some (`payload` for `payload-json`, `payload-reply`, ...) names them all.
+const names = process.argv
+  .slice(2)
+  .filter((arg) => !arg.startsWith('--'))
+  .flatMap((name) => {
+    const parts = Object.keys(modules).filter((key) => key.startsWith(`${name}-`));
+    return name in modules || parts.length === 0 ? [name] : parts;
+  });
 const options = process.argv.slice(2).filter((arg) => arg.startsWith('--'));
 const unknown = names.filter((name) => !(name in modules));
 if (unknown.length > 0) {
