@@ -15,16 +15,18 @@ import { modules } from '../mutation/modules.mjs';
 import { isEquivalent, scoreOf, survivorsOf } from '../mutation/report.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-// Options (`--force`: test every mutant again, not only those whose code or tests changed) go to Stryker.
+// Options (`--force`: test every mutant again, not only those whose code or tests changed) go to Stryker,
+// with their values (`--concurrency 1`: a number is an option's value, never a module's name).
 // A name that is no module but begins some (`payload` for `payload-json`, `payload-reply`, ...) names them all.
+const isOption = (arg) => arg.startsWith('--') || /^\d+$/.test(arg);
 const names = process.argv
   .slice(2)
-  .filter((arg) => !arg.startsWith('--'))
+  .filter((arg) => !isOption(arg))
   .flatMap((name) => {
     const parts = Object.keys(modules).filter((key) => key.startsWith(`${name}-`));
     return name in modules || parts.length === 0 ? [name] : parts;
   });
-const options = process.argv.slice(2).filter((arg) => arg.startsWith('--'));
+const options = process.argv.slice(2).filter(isOption);
 const unknown = names.filter((name) => !(name in modules));
 if (unknown.length > 0) {
   console.error(`mutate: no module named ${unknown.join(', ')}; the modules are ${Object.keys(modules).join(', ')}`);
