@@ -3,7 +3,9 @@
 // reached it (mutation/vitest-setup.ts says why). Tests that start a child process cannot kill a
 // mutant of src/ (they run dist/), so they are not listed.
 /** The test files that reach src/payload/ through its validators (all but json.ts's own two). */
-const PAYLOAD_TESTS = ['bounds', 'greeting', 'long', 'reason', 'reply', 'shared', 'validate'].map((name) => `test/payload/${name}.test.ts`);
+const PAYLOAD_TESTS = ['bounds', 'greeting', 'load', 'long', 'reason', 'reply', 'shared', 'validate'].map(
+  (name) => `test/payload/${name}.test.ts`,
+);
 
 export const modules = {
   mask: {
