@@ -6,19 +6,22 @@
 const PAYLOAD_TESTS = ['bounds', 'greeting', 'load', 'long', 'reason', 'reply', 'shared', 'validate'].map(
   (name) => `test/payload/${name}.test.ts`,
 );
-/** Each source file of src/payload/ but json.ts, and the test files written for its rules alone, beside PAYLOAD_TESTS. */
+/**
+ * Each source file of src/payload/ but json.ts, and the test files written for its rules alone,
+ * beside PAYLOAD_TESTS (descriptions.test.ts: the words of the JSON Schema, for the files that write them).
+ */
 const PAYLOAD_FILES = {
-  checks: ['test/payload/checks.test.ts'],
+  checks: ['test/payload/checks.test.ts', 'test/payload/descriptions.test.ts'],
   messages: [],
   validate: [],
-  common: [],
-  long: [],
-  attachment: [],
-  'list-picker': [],
-  'quick-reply': [],
-  reply: [],
-  greeting: [],
-  reason: [],
+  common: ['test/payload/descriptions.test.ts'],
+  long: ['test/payload/descriptions.test.ts'],
+  attachment: ['test/payload/descriptions.test.ts'],
+  'list-picker': ['test/payload/descriptions.test.ts'],
+  'quick-reply': ['test/payload/descriptions.test.ts'],
+  reply: ['test/payload/descriptions.test.ts'],
+  greeting: ['test/payload/descriptions.test.ts'],
+  reason: ['test/payload/descriptions.test.ts'],
 };
 
 export const modules = {
