@@ -12,7 +12,7 @@ const PAYLOAD_TESTS = ['bounds', 'greeting', 'load', 'long', 'reason', 'reply', 
  */
 const PAYLOAD_FILES = {
   checks: ['test/payload/checks.test.ts', 'test/payload/descriptions.test.ts'],
-  messages: [],
+  messages: ['test/payload/messages.test.ts'],
   validate: [],
   common: ['test/payload/descriptions.test.ts'],
   long: ['test/payload/descriptions.test.ts'],
