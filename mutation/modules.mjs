@@ -13,7 +13,7 @@ const PAYLOAD_TESTS = ['bounds', 'greeting', 'load', 'long', 'reason', 'reply', 
 const PAYLOAD_FILES = {
   checks: ['test/payload/checks.test.ts', 'test/payload/descriptions.test.ts'],
   messages: ['test/payload/messages.test.ts'],
-  validate: [],
+  validate: ['test/payload/schema-walk.test.ts'],
   common: ['test/payload/descriptions.test.ts'],
   long: ['test/payload/descriptions.test.ts'],
   attachment: ['test/payload/descriptions.test.ts'],
