@@ -14,7 +14,7 @@ const PAYLOAD_FILES = {
   checks: ['test/payload/checks.test.ts', 'test/payload/descriptions.test.ts'],
   messages: ['test/payload/messages.test.ts'],
   validate: ['test/payload/schema-walk.test.ts'],
-  common: ['test/payload/descriptions.test.ts'],
+  common: ['test/payload/common.test.ts', 'test/payload/descriptions.test.ts'],
   long: ['test/payload/descriptions.test.ts'],
   attachment: ['test/payload/descriptions.test.ts'],
   'list-picker': ['test/payload/descriptions.test.ts'],
