@@ -16,7 +16,7 @@ const PAYLOAD_FILES = {
   validate: ['test/payload/schema-walk.test.ts'],
   common: ['test/payload/common.test.ts', 'test/payload/descriptions.test.ts'],
   long: ['test/payload/descriptions.test.ts', 'test/payload/long-messages.test.ts'],
-  attachment: ['test/payload/descriptions.test.ts'],
+  attachment: ['test/payload/attachment.test.ts', 'test/payload/descriptions.test.ts'],
   'list-picker': ['test/payload/descriptions.test.ts'],
   'quick-reply': ['test/payload/descriptions.test.ts'],
   reply: ['test/payload/descriptions.test.ts'],
