@@ -17,7 +17,7 @@ const PAYLOAD_FILES = {
   common: ['test/payload/common.test.ts', 'test/payload/descriptions.test.ts'],
   long: ['test/payload/descriptions.test.ts', 'test/payload/long-messages.test.ts'],
   attachment: ['test/payload/attachment.test.ts', 'test/payload/descriptions.test.ts'],
-  'list-picker': ['test/payload/descriptions.test.ts'],
+  'list-picker': ['test/payload/descriptions.test.ts', 'test/payload/list-picker.test.ts'],
   'quick-reply': ['test/payload/descriptions.test.ts'],
   reply: ['test/payload/descriptions.test.ts'],
   greeting: ['test/payload/descriptions.test.ts'],
