@@ -18,7 +18,7 @@ const PAYLOAD_FILES = {
   long: ['test/payload/descriptions.test.ts', 'test/payload/long-messages.test.ts'],
   attachment: ['test/payload/attachment.test.ts', 'test/payload/descriptions.test.ts'],
   'list-picker': ['test/payload/descriptions.test.ts', 'test/payload/list-picker.test.ts'],
-  'quick-reply': ['test/payload/descriptions.test.ts'],
+  'quick-reply': ['test/payload/descriptions.test.ts', 'test/payload/quick-reply.test.ts'],
   reply: ['test/payload/descriptions.test.ts'],
   greeting: ['test/payload/descriptions.test.ts'],
   reason: ['test/payload/descriptions.test.ts'],
