@@ -19,7 +19,7 @@ const PAYLOAD_FILES = {
   attachment: ['test/payload/attachment.test.ts', 'test/payload/descriptions.test.ts'],
   'list-picker': ['test/payload/descriptions.test.ts', 'test/payload/list-picker.test.ts'],
   'quick-reply': ['test/payload/descriptions.test.ts', 'test/payload/quick-reply.test.ts'],
-  reply: ['test/payload/descriptions.test.ts'],
+  reply: ['test/payload/descriptions.test.ts', 'test/payload/reply-options.test.ts'],
   greeting: ['test/payload/descriptions.test.ts'],
   reason: ['test/payload/descriptions.test.ts'],
 };
