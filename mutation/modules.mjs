@@ -20,7 +20,7 @@ const PAYLOAD_FILES = {
   'list-picker': ['test/payload/descriptions.test.ts', 'test/payload/list-picker.test.ts'],
   'quick-reply': ['test/payload/descriptions.test.ts', 'test/payload/quick-reply.test.ts'],
   reply: ['test/payload/descriptions.test.ts', 'test/payload/reply-options.test.ts'],
-  greeting: ['test/payload/descriptions.test.ts'],
+  greeting: ['test/payload/descriptions.test.ts', 'test/payload/greeting-options.test.ts'],
   reason: ['test/payload/descriptions.test.ts'],
 };
 
