@@ -21,7 +21,7 @@ const PAYLOAD_FILES = {
   'quick-reply': ['test/payload/descriptions.test.ts', 'test/payload/quick-reply.test.ts'],
   reply: ['test/payload/descriptions.test.ts', 'test/payload/reply-options.test.ts'],
   greeting: ['test/payload/descriptions.test.ts', 'test/payload/greeting-options.test.ts'],
-  reason: ['test/payload/descriptions.test.ts'],
+  reason: ['test/payload/descriptions.test.ts', 'test/payload/reason-locales.test.ts'],
 };
 
 export const modules = {
