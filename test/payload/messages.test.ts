@@ -51,6 +51,8 @@ describe('comparePaths orders segment by segment, indexes as numbers and before 
     [['a', 'b'], ['a'], 1],
     [['a', 1], ['a', 1], 0],
     [[], [], 0],
+    [['5'], [10], 1],
+    [[10], ['5'], -1],
   ];
   it.each(cases)('%j against %j: %s', (a, b, sign) => {
     expect(Math.sign(comparePaths(a, b))).toBe(sign);
