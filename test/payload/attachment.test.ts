@@ -34,7 +34,7 @@ describe('the warning about an image that may not display', () => {
 
 describe('the JSON Schema', () => {
   it('gives the url the uri format', () => {
-    const schema = z.toJSONSchema(attachmentSchema) as { properties: { url: Record<string, unknown> } };
+    const schema = z.toJSONSchema(attachmentSchema) as unknown as { properties: { url: Record<string, unknown> } };
     expect(schema.properties.url).toMatchObject({ type: 'string', format: 'uri', minLength: 1, maxLength: 4000 });
   });
 });
