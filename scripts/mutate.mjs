@@ -17,14 +17,19 @@ import { isEquivalent, scoreOf, survivorsOf } from '../mutation/report.mjs';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // Options (`--force`: test every mutant again, not only those whose code or tests changed) go to Stryker.
 // An option's value may follow it (`--concurrency 1`) or be joined to it (`--concurrency=1`).
+// A name that is no module but begins some (`payload` for `payload-json`, `payload-reply`, ...) names them all.
 const VALUED = new Set(['--concurrency', '--timeoutMS', '--logLevel', '--reporters']);
-const names = [];
+const given = [];
 const options = [];
 for (let args = process.argv.slice(2), i = 0; i < args.length; i += 1) {
-  if (!args[i].startsWith('--')) names.push(args[i]);
+  if (!args[i].startsWith('--')) given.push(args[i]);
   else if (VALUED.has(args[i]) && args[i + 1] !== undefined) options.push(args[i], args[(i += 1)]);
   else options.push(args[i]);
 }
+const names = given.flatMap((name) => {
+  const parts = Object.keys(modules).filter((key) => key.startsWith(`${name}-`));
+  return name in modules || parts.length === 0 ? [name] : parts;
+});
 const unknown = names.filter((name) => !(name in modules));
 if (unknown.length > 0) {
   console.error(`mutate: no module named ${unknown.join(', ')}; the modules are ${Object.keys(modules).join(', ')}`);
