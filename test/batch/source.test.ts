@@ -260,13 +260,14 @@ describe('openSource: the format of a file', () => {
     expect((error as PayloadError).hint).toBe('write one reason a line (NDJSON): it is read as a stream, at any size');
   });
 
-  it('reads a JSON array of exactly 64 MB', async () => {
+  it('reads a JSON array or YAML file of exactly 64 MB', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'core-source-'));
     const path = join(folder, 'reasons.json');
-    const start = '[{"code":"A"}';
-    writeFileSync(path, `${start}${' '.repeat(MAX_DOCUMENT_BYTES - start.length - 1)}]`);
-    const source = await openSource('reasons.json', contextIn(folder).ctx);
-    expect((await readAll(source)).map((item) => item.value)).toEqual([{ code: 'A' }]);
+    // Read (not refused for its size), then refused for a byte that is not UTF-8, early enough to be quick.
+    writeFileSync(path, Buffer.from([0x5b, 0xff]));
+    truncateSync(path, MAX_DOCUMENT_BYTES);
+    const error = await refusalOf(openSource('reasons.json', contextIn(folder).ctx));
+    expect(error.message).toBe('reasons.json is not valid UTF-8 text');
   });
 
   it('refuses a file that is not UTF-8', async () => {
