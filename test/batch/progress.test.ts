@@ -58,6 +58,18 @@ describe('startProgress: where a bar is drawn', () => {
     expect(stderr()).toContain('\u001b[');
   });
 
+  it('hides the cursor while it is drawn, is 30 characters wide, and clears itself away when stopped', async () => {
+    const { ctx, stderr } = terminal({ term: 'xterm' });
+    const progress = await startProgress(ctx, 4);
+    progress.tick(false);
+    progress.stop();
+    const drawn = stderr();
+    expect(drawn.startsWith('\u001b[?25l')).toBe(true);
+    expect(drawn).toContain('\u001b[?25h');
+    expect(drawn.endsWith('\u001b[0J')).toBe(true);
+    expect(/ ([█░]+) 25% \| 1\/4 done \| 0 failed \| /.exec(drawn)?.[1]).toHaveLength(30);
+  });
+
   it('counts only failed items as failed', async () => {
     const { ctx, stderr } = terminal({ term: 'xterm' });
     const progress = await startProgress(ctx, 5);

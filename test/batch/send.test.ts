@@ -353,6 +353,38 @@ describe('sendBatch: Ctrl-C', () => {
     expect(tally).toEqual({ total: 4, succeeded: 2, resumed: 0, failed: 0, skipped: 2, exitCode: 0, interrupted: true });
   });
 
+  it('does not wait for a free place to skip an item read after the Ctrl-C', async () => {
+    const controller = new AbortController();
+    // Each item is read a turn of the event loop after the one before.
+    const slowSource: BatchSource = {
+      name: 'reasons.ndjson',
+      kind: 'ndjson',
+      async *items() {
+        for (const [index, code] of ['A', 'B'].entries()) {
+          await nextTurn();
+          yield { position: { kind: 'line', line: index + 1 }, value: { code } };
+        }
+      },
+      close: async () => {},
+    };
+    const events: string[] = [];
+    await run([], {
+      source: slowSource,
+      signal: controller.signal,
+      // A's request is in flight when the Ctrl-C comes, and is answered two turns later, after B is read.
+      send: async (value, code) => {
+        events.push(`send ${value.code}`);
+        await nextTurn();
+        controller.abort();
+        await nextTurn();
+        await nextTurn();
+        return { ...BASE, ok: true, status: 200, ...(code !== undefined ? { code } : {}) };
+      },
+      onResult: (result) => events.push(outcomeOf(result)),
+    });
+    expect(events).toEqual(['send A', 'B skipped', 'A 200']);
+  });
+
   it('sends nothing when the signal was aborted before the batch', async () => {
     const controller = new AbortController();
     controller.abort();

@@ -183,6 +183,12 @@ describe('openSource: the format of a file', () => {
     expect(await shapeOf(name, content)).toEqual({ name, kind, items });
   });
 
+  it('reads a file of one broken line that starts like an object as one document, and refuses it', async () => {
+    const error = await refusalOf(openFile('reasons.txt', '{"code":\n'));
+    expect(error).toBeInstanceOf(PayloadError);
+    expect(error.message).toMatch(/^reasons\.txt is neither valid JSON nor valid YAML: /);
+  });
+
   it('reports a line of NDJSON that is not JSON as an item that did not parse, with its text', async () => {
     const source = await openFile('reasons.ndjson', `{"code":"A"}\n{"code":\n`);
     const items = await readAll(source);
@@ -311,6 +317,13 @@ describe('openSource: a path that is not a file of reasons', () => {
     const folder = mkdtempSync(join(tmpdir(), 'core-source-'));
     writeFileSync(join(folder, 'reasons.json'), '[1]');
     expect(await readAll(await openSource(join(folder, 'reasons.json'), contextIn('/').ctx))).toHaveLength(1);
+  });
+
+  it.runIf(process.platform === 'linux')('says which file could not be read, and why', async () => {
+    // A file by stat that cannot be read from its start.
+    const error = await refusalOf(openSource('/proc/self/mem', contextIn('/').ctx));
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toBe('cannot read /proc/self/mem (EIO)');
   });
 
   it('copies a file that is not a regular one (a device) before reading it', async () => {
