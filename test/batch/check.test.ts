@@ -316,6 +316,21 @@ describe('checkBatch: a key twice', () => {
     expect(summary.problems).toEqual([{ path, message: `"A" also appears ${where}; each code may appear once in a batch` }]);
   });
 
+  it.each<[string, BatchSource, string]>([
+    [
+      'NDJSON lines',
+      lines({ code: 'B' }, { code: 'A' }, { code: 'C' }, { code: 'A' }),
+      '"A" also appears on line 2; each code may appear once in a batch',
+    ],
+    [
+      'array items',
+      indexed({ code: 'B' }, { code: 'A' }, { code: 'C' }, { code: 'A' }),
+      '"A" also appears at [1]; each code may appear once in a batch',
+    ],
+  ])('names where the first item with the code is, past the first place: %s', async (_name, source, message) => {
+    expect((await run(source)).problems.map((problem) => problem.message)).toEqual([message]);
+  });
+
   it('names the first of three items with one code in each later one', async () => {
     const summary = await run(lines({ code: 'A' }, { code: 'A' }, { code: 'A' }));
     expect(summary.problems.map((problem) => problem.message)).toEqual([
