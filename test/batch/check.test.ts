@@ -111,6 +111,13 @@ describe('checkItem: one item on its own', () => {
     });
   });
 
+  it('runs the rules when not told the item is known, even with accepted', () => {
+    const log: string[] = [];
+    const spec: ItemSpec<Item> = { ...specOf(log), accepted: (payload) => payload as Item };
+    expect(checkItem({ position, value: { code: 'A', problems: ['bad'] } }, spec).ok).toBe(false);
+    expect(log).toContain('validate');
+  });
+
   it.each<[string, boolean, boolean, boolean]>([
     ['known, with accepted: the rules are not run again', true, true, false],
     ['known, without accepted: the rules run', true, false, true],
@@ -194,6 +201,15 @@ describe('checkBatch: the first pass over a batch', () => {
     expect(summary.first).toEqual({ code: 'A' });
     expect(summary.problems).toEqual([{ path: 'line 2: p', message: 'bad' }]);
     expect(summary.problemCount).toBe(1);
+  });
+
+  it('runs the rules on every item of the first pass, even when the spec can skip them', async () => {
+    const spec: ItemSpec<Item> = { ...specOf(), accepted: (payload) => payload as Item };
+    const summary = await checkBatch(lines({ code: 'A', problems: ['bad'] }), spec, {
+      signal: new AbortController().signal,
+      keyName: 'code',
+    });
+    expect(summary.invalid).toBe(1);
   });
 
   it('keeps no first payload when the first item is refused, even if a later one passes', async () => {

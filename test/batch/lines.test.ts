@@ -80,6 +80,7 @@ describe('readLines: the longest line', () => {
       const error = await refusalOf(fileOf(content), 10);
       expect(error.message).toBe(`input: line ${expected} is longer than 10 bytes; one reason is far smaller`);
       expect(error.hint).toBe('write one reason a line (NDJSON), or a JSON array of reasons');
+      expect(error.problems).toEqual([]);
     } else {
       expect(await linesOf(fileOf(content), 10)).toEqual(expected);
     }
@@ -143,6 +144,7 @@ describe('readLines: bytes that are not UTF-8', () => {
     const error = await refusalOf(fileOf(content));
     expect(error.message).toBe(`input is not valid UTF-8 text (the bad bytes are on line ${line})`);
     expect(error.hint).toBe('save the file as UTF-8');
+    expect(error.problems).toEqual([]);
   });
 
   it('drops the byte-order mark at the start of the file, even written twice, and keeps one elsewhere', async () => {
@@ -150,6 +152,11 @@ describe('readLines: bytes that are not UTF-8', () => {
       [1, 'a'],
       [2, '\uFEFFb\uFEFF'],
     ]);
+  });
+
+  it('keeps a byte-order mark that starts the second chunk, in the middle of a line', async () => {
+    const text = `${'a'.repeat(CHUNK - 3)}\uFEFFb`;
+    expect(await linesOf(fileOf(`${text}\n`))).toEqual([[1, text]]);
   });
 
   it('reads a file that is a byte-order mark alone as empty', async () => {

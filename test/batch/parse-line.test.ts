@@ -27,6 +27,8 @@ describe('parseLine: a key written twice is refused as the lossless reader refus
     ['in an object inside an array', '[{"a":"x","a":"y"}]'],
     ['in an object inside an object', '{"o":{"a":"x","a":"y"}}'],
     ['beside an array of objects', '{"l":[{"b":"x"},{"c":"y"}],"a":"x","a":"y"}'],
+    ['with integers for values', '{"a":1,"a":2}'],
+    ['beside an integer in an array', '[1,{"a":"x","a":"y"}]'],
   ])('%s', (_name, text) => {
     const lossless = outcome(parseJson, text);
     expect(lossless).toHaveProperty('error');
@@ -40,6 +42,8 @@ describe('parseLine: values read as the lossless reader reads them', () => {
     ['an integer in an array', '[1,{"a":"b"}]'],
     ['an integer in a nested object', '{"o":{"n":12}}'],
     ['an integer after objects', '[{"a":"b"},{"c":"d"},7]'],
+    ['an integer after an object', '[{"a":"x"},1]'],
+    ['an integer beside an object', '{"a":1,"b":{"c":"d"}}'],
     ['null and booleans', '{"a":null,"b":[true,false,null]}'],
     ['a colon inside a string value', '{"a":":","b":"c:"}'],
     ['an empty object and array', '{"a":{},"b":[]}'],

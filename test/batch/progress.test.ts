@@ -70,6 +70,13 @@ describe('startProgress: where a bar is drawn', () => {
     expect(/ ([█░]+) 25% \| 1\/4 done \| 0 failed \| /.exec(drawn)?.[1]).toHaveLength(30);
   });
 
+  it('starts at nothing done, nothing failed and no rate', async () => {
+    const { ctx, stderr } = terminal({ term: 'xterm' });
+    const progress = await startProgress(ctx, 3);
+    progress.stop();
+    expect(stderr()).toContain('0% | 0/3 done | 0 failed | 0/s |');
+  });
+
   it('counts only failed items as failed', async () => {
     const { ctx, stderr } = terminal({ term: 'xterm' });
     const progress = await startProgress(ctx, 5);

@@ -15,6 +15,9 @@ import type { RequestResult } from '../../src/output/result.js';
 /** An item of these tests: its code, and how the service answers it (a status; 200 when not said). */
 type Item = { code: string; status?: number; problems?: string[]; throws?: unknown };
 
+/** What reading the input again throws when it changed since the check. */
+const CHANGED = new Error('the file changed');
+
 const BASE = { method: 'PUT', url: 'http://127.0.0.1/api/v1/inactivity/reasons', requestId: null, durationMs: null, error: null };
 
 function lineSource(values: Item[], options: { failAfter?: number; kept?: boolean } = {}): BatchSource {
@@ -23,7 +26,7 @@ function lineSource(values: Item[], options: { failAfter?: number; kept?: boolea
     kind: 'ndjson',
     async *items() {
       for (const [index, value] of values.entries()) {
-        if (index === options.failAfter) throw new Error('the file changed');
+        if (index === options.failAfter) throw CHANGED;
         const item: BatchItem = { position: { kind: 'line', line: index + 1 }, value };
         if (options.kept) item.kept = true;
         else item.text = JSON.stringify(value);
@@ -304,6 +307,33 @@ describe('sendBatch: --fail-fast', () => {
     expect(told).toEqual([1]);
     expect(events).toEqual(['send A', 'send B', 'A 500', 'B 503', 'C skipped']);
     expect(tally).toEqual({ total: 3, succeeded: 0, resumed: 0, failed: 2, skipped: 1, exitCode: 5, interrupted: false });
+  });
+
+  it.each<[string, Item]>([
+    ['a failed request', { code: 'B', status: 500 }],
+    ['an item that no longer passes', { code: 'B', problems: ['bad'] }],
+  ])('stops at %s without anyone to tell', async (_name, failing) => {
+    const { events } = await run([{ code: 'A' }, failing, { code: 'C' }], { failFast: true });
+    expect(events.at(-1)).toBe('C skipped');
+  });
+
+  it('stops the wait of an item for its turn at the first failure', async () => {
+    const signals: AbortSignal[] = [];
+    const { events } = await run([{ code: 'A', status: 500 }, { code: 'B' }], {
+      concurrency: 2,
+      failFast: true,
+      admit: (signal) => {
+        signals.push(signal);
+        if (signals.length === 1) return Promise.resolve(null);
+        // B's turn would come two turns of the event loop later; the failure of A comes first.
+        return new Promise<Slot | null>((resolve) => {
+          signal.addEventListener('abort', () => resolve(null), { once: true });
+          setImmediate(() => setImmediate(() => resolve({ release: () => {} })));
+        });
+      },
+    });
+    expect(events).toEqual(['send A', 'A 500', 'B skipped']);
+    expect(signals[1]?.aborted).toBe(true);
   });
 
   it('without --fail-fast, sends every item whatever fails', async () => {
@@ -615,7 +645,7 @@ describe('sendBatch: a failure inside the program', () => {
       concurrency: 2,
       onResult: (result) => seen.push(result.code!),
     });
-    await expect(promise).rejects.toThrow('the file changed');
+    await expect(promise).rejects.toBe(CHANGED);
     expect(seen.sort()).toEqual(['A', 'B']);
   });
 });

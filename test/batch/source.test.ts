@@ -158,6 +158,17 @@ describe('openSource: the format of a file', () => {
     ],
     ['a YAML object', 'reasons.yml', 'code: A\n', 'single', [['', { code: 'A' }]]],
     ['YAML in a file of another name', 'reasons.txt', 'code: A\n', 'single', [['', { code: 'A' }]]],
+    ['YAML in a file whose name only holds .ndjson', 'reasons.ndjson.yaml', 'code: A\n', 'single', [['', { code: 'A' }]]],
+    [
+      'YAML in a file whose name only holds .json',
+      'reasons.json.txt',
+      '- code: A\n- x\n',
+      'array',
+      [
+        ['[0]', { code: 'A' }],
+        ['[1]', 'x'],
+      ],
+    ],
     ['YAML whose second line is a JSON object', 'reasons.txt', 'a:\n  {"b": "c"}\n', 'single', [['', { a: { b: 'c' } }]]],
     [
       'a broken first line before an object: NDJSON',
@@ -226,6 +237,11 @@ describe('openSource: the format of a file', () => {
     expect(error.message).toMatch(/^reasons\.json is not valid JSON: /);
   });
 
+  it('closes a file source with a promise', async () => {
+    const source = await openFile('reasons.json', '[1]');
+    await expect(source.close()).resolves.toBeUndefined();
+  });
+
   it('reads a document source again from memory, the same each time', async () => {
     const source = await openFile('reasons.json', '[{"code":"A"}]');
     const first = await readAll(source);
@@ -245,6 +261,7 @@ describe('openSource: the format of a file', () => {
     expect(error).toBeInstanceOf(PayloadError);
     expect(error.message).toBe(`${name} is empty: it holds no reasons`);
     expect((error as PayloadError).hint).toBe('write one reason (a JSON object), a JSON array of reasons, or one reason a line (NDJSON)');
+    expect((error as PayloadError).problems).toEqual([]);
   });
 
   it('refuses an empty array', async () => {
@@ -252,6 +269,7 @@ describe('openSource: the format of a file', () => {
     expect(error).toBeInstanceOf(PayloadError);
     expect(error.message).toBe('reasons.json holds an empty array: no reasons');
     expect((error as PayloadError).hint).toBe('nothing to update; put at least one reason in it');
+    expect((error as PayloadError).problems).toEqual([]);
   });
 
   it('refuses a JSON array or YAML file over 64 MB before reading it, and points to NDJSON', async () => {
@@ -264,6 +282,7 @@ describe('openSource: the format of a file', () => {
     expect(error).toBeInstanceOf(PayloadError);
     expect(error.message).toBe('reasons.json is 64.0 MB (67,108,865 bytes); a JSON array or YAML file is read whole, up to 64.0 MB');
     expect((error as PayloadError).hint).toBe('write one reason a line (NDJSON): it is read as a stream, at any size');
+    expect((error as PayloadError).problems).toEqual([]);
   });
 
   it('reads a JSON array or YAML file of exactly 64 MB', async () => {
