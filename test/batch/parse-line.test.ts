@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseLine } from '../../src/batch/source.js';
+import { countKeys, keysInText, parseLine } from '../../src/batch/source.js';
 import { parseJson } from '../../src/payload/json.js';
 
 /**
@@ -49,5 +49,47 @@ describe('parseLine: values read as the lossless reader reads them', () => {
     ['an empty object and array', '{"a":{},"b":[]}'],
   ])('%s', (_name, text) => {
     expect(outcome(parseLine, text)).toStrictEqual(outcome(parseJson, text));
+  });
+});
+
+describe('countKeys: the keys of every object in a parsed value', () => {
+  it.each<[string, unknown, number]>([
+    ['a string', 'x', 0],
+    ['null', null, 0],
+    ['a boolean', true, 0],
+    ['an empty object', {}, 0],
+    ['an empty array', [], 0],
+    ['an object of two keys', { a: 'x', b: null }, 2],
+    ['objects inside objects', { a: { b: { c: 'x' } } }, 3],
+    ['objects in an array', [{ a: 'x' }, 'y', { b: 'x', c: [] }], 3],
+    ['an array in an object', { a: [{ b: 'x' }, { c: 'y' }] }, 3],
+    ['a number', 1, -1],
+    ['a number in an array', ['x', 1], -1],
+    ['a number after an object in an array', [{ a: 'x' }, 1], -1],
+    ['a number in an object', { a: 1 }, -1],
+    ['a number beside an object', { a: 1, b: { c: 'd' } }, -1],
+    ['a number deep inside', { a: [{ b: { c: [2] } }], d: 'x' }, -1],
+  ])('%s: %d', (_name, value, expected) => {
+    expect(countKeys(value)).toBe(expected);
+  });
+});
+
+describe('keysInText: the keys written in JSON text without a backslash', () => {
+  it.each<[string, string, number]>([
+    ['no string', '[true,null]', 0],
+    ['a lone string', '"a"', 0],
+    ['strings that are values', '["a","b"]', 0],
+    ['one key', '{"a":"b"}', 1],
+    ['a key after a string value', '{"a":"b","c":"d"}', 2],
+    ['a colon inside a string value', '{"a":":","b":"c:"}', 2],
+    ['a key with a space before its colon', '{"a" :"b"}', 1],
+    ['a key with a tab before its colon', '{"a"\t:"b"}', 1],
+    ['a key with a line feed before its colon', '{"a"\n:"b"}', 1],
+    ['a key with a carriage return before its colon', '{"a"\r:"b"}', 1],
+    ['a value followed by white space and a comma', '{"a":"b" ,"c":"d"}', 2],
+    ['a string at the very end', '["a"', 0],
+    ['nested keys', '{"a":{"b":{"c":"d"}}}', 3],
+  ])('%s: %d', (_name, text, expected) => {
+    expect(keysInText(text)).toBe(expected);
   });
 });
