@@ -171,6 +171,26 @@ describe('openSource: the format of a file', () => {
     ],
     ['YAML whose second line is a JSON object', 'reasons.txt', 'a:\n  {"b": "c"}\n', 'single', [['', { a: { b: 'c' } }]]],
     [
+      'NDJSON lines indented',
+      'reasons.txt',
+      `  ${A}\n\t${B}\n`,
+      'ndjson',
+      [
+        ['line 1', { code: 'A' }],
+        ['line 2', { code: 'B' }],
+      ],
+    ],
+    [
+      'NDJSON after a line of white space only',
+      'reasons.txt',
+      ` \t\n${A}\n${B}\n`,
+      'ndjson',
+      [
+        ['line 2', { code: 'A' }],
+        ['line 3', { code: 'B' }],
+      ],
+    ],
+    [
       'a broken first line before an object: NDJSON',
       'reasons.txt',
       `{"code":\n${B}\n`,
