@@ -52,15 +52,11 @@ export const modules = {
   batch: {
     // report.ts writes the report file: its mode and refusals are tested end to end. The runs of
     // test/reason/batch.test.ts (a whole batch in-process, ~10 s) would make each mutant cost as
-    // much; the rules they check are pinned by unit tests of test/batch/.
+    // much; the rules they check are pinned by unit tests of test/batch/. So is the progress bar
+    // (test/batch/progress.test.ts), whose whole-command test (test/reason/progress.test.ts, a
+    // server and a run of main) cost each mutant seconds.
     mutate: ['src/batch/**/*.ts', '!src/batch/report.ts'],
-    tests: [
-      'test/batch/*.test.ts',
-      'test/reason/lines.test.ts',
-      'test/reason/second-pass.test.ts',
-      'test/reason/parse-line.test.ts',
-      'test/reason/progress.test.ts',
-    ],
+    tests: ['test/batch/*.test.ts', 'test/reason/lines.test.ts', 'test/reason/second-pass.test.ts', 'test/reason/parse-line.test.ts'],
   },
   rules: {
     // The sandbox's rules: side-effect-free functions, each file deciding one rule.

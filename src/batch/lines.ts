@@ -105,14 +105,16 @@ export async function* readLines(file: FileRef, name: string, maxLineBytes = MAX
       }
       pending = pending.slice(start);
       // A line's length in UTF-16 units never exceeds its size in UTF-8 bytes, so no line within the
-      // limit is refused; and memory stays bounded whatever the file holds.
-      if (pending.length > maxLineBytes) throw tooLong(number + 1);
+      // limit is refused (one more unit: the \r of a \r\n end cut by the chunk's end); and memory
+      // stays bounded whatever the file holds.
+      if (pending.length > maxLineBytes + 1) throw tooLong(number + 1);
     }
     pending += decode();
     if (pending !== '') {
       number += 1;
-      if (pending.length > maxLineBytes) throw tooLong(number);
-      yield { number, text: pending.endsWith('\r') ? pending.slice(0, -1) : pending };
+      const line = pending.endsWith('\r') ? pending.slice(0, -1) : pending;
+      if (line.length > maxLineBytes) throw tooLong(number);
+      yield { number, text: line };
     }
   } finally {
     close();

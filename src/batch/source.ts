@@ -359,8 +359,8 @@ export function parseLine(text: string): unknown {
   return keys >= 0 && keys === keysInText(text) ? value : parseJson(text);
 }
 
-/** The keys of every object in a parsed value, or -1 when it holds a number. */
-function countKeys(value: unknown): number {
+/** The keys of every object in a parsed value, or -1 when it holds a number. Exported for its tests. */
+export function countKeys(value: unknown): number {
   if (typeof value === 'number') return -1;
   if (typeof value !== 'object' || value === null) return 0;
   let count = 0;
@@ -383,9 +383,9 @@ function countKeys(value: unknown): number {
 /**
  * The keys written in JSON text that has no backslash and parses: its quotes pair up in order (no
  * string holds an escaped one), and a string is a key when the first character after it that is not
- * white space is a colon.
+ * white space is a colon. Exported for its tests.
  */
-function keysInText(text: string): number {
+export function keysInText(text: string): number {
   let count = 0;
   for (let open = text.indexOf('"'); open !== -1;) {
     const close = text.indexOf('"', open + 1);
