@@ -51,7 +51,7 @@ export const PROCESS_TESTS = [
   'test/package/**/*.test.ts',
   'test/page/**/*.test.ts',
   'test/prompts/{composer-tmux,no-terminal}.test.ts',
-  'test/reason/{built,heap,quiet-resume,stopping}.test.ts',
+  'test/reason/{built,fifo-source,heap,quiet-resume,stopping}.test.ts',
   'test/reply/answer-id.test.ts',
 ];
 
