@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSource, type BatchSource } from '../../src/batch/source.js';
+import { InterruptedError } from '../../src/errors.js';
 import { createContext } from '../../src/context.js';
 import { memoryStreams } from '../helpers/streams.js';
 
@@ -42,5 +43,21 @@ describe('-f with a named pipe', () => {
     } finally {
       await source.close();
     }
+  });
+
+  it('stops at a Ctrl-C while no one has opened the pipe to write: nothing is sent', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'core-fifo-'));
+    folders.push(folder);
+    const fifo = join(folder, 'reasons.ndjson');
+    execFileSync('mkfifo', [fifo]);
+    const controller = new AbortController();
+    const opening = openSource(fifo, createContext({ streams: memoryStreams().streams, env: {}, cwd: folder, signal: controller.signal }));
+    setImmediate(() => controller.abort());
+    const error = await opening.then(
+      () => new Error('opened'),
+      (reason: unknown) => reason as Error,
+    );
+    expect(error).toBeInstanceOf(InterruptedError);
+    expect(error.message).toBe(`cancelled while reading ${fifo}; nothing sent`);
   });
 });
