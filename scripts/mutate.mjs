@@ -18,7 +18,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // Options (`--force`: test every mutant again, not only those whose code or tests changed) go to Stryker.
 // An option's value may follow it (`--concurrency 1`) or be joined to it (`--concurrency=1`).
 // A name that is no module but begins some (`payload` for `payload-json`, `payload-reply`, ...) names them all.
-const VALUED = new Set(['--concurrency', '--timeoutMS', '--logLevel', '--reporters']);
+const VALUED = new Set(['--concurrency', '--timeoutMS', '--logLevel', '--reporters', '--mutate']);
 const given = [];
 const options = [];
 for (let args = process.argv.slice(2), i = 0; i < args.length; i += 1) {
