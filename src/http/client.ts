@@ -251,23 +251,22 @@ export async function loadHttpLibrary(): Promise<void> {
 /**
  * got with the options every request of a session shares, merged and normalised once (got.extend)
  * rather than for every request: got copies and merges its options for each request it makes, and
- * the fewer given per request, the less it does (docs/performance.md, "Batches").
+ * the fewer given per request, the less it does (docs/performance.md, "Batches, fourth round").
  *
  * The requests of a session share their method and headers (src/send/request.ts builds them once,
- * frozen): for those, one instance holds the method and headers too, and each request gives only its
- * URL and body. Any other request (headers of its own) gives its method and headers each time, to an
- * instance kept per set of agents.
+ * frozen): one instance holds them with the rest, and each request gives only its URL and body. It
+ * is kept with the headers object, so a batch makes one for all its requests; headers that are not
+ * frozen could change after the instance was made, so they get an instance of their own each time.
  */
-const clients = new WeakMap<object, GotStream>();
-let direct: GotStream | undefined;
 const sessions = new WeakMap<Readonly<Record<string, string>>, { agent: HttpRequest['agent']; method: string; client: Client }>();
 
 async function clientFor(request: HttpRequest): Promise<Client> {
-  const { agent, headers, method } = request;
-  const shared = Object.isFrozen(headers) ? sessions.get(headers) : undefined;
+  const { agent, method } = request;
+  const headers = Object.isFrozen(request.headers) ? request.headers : Object.freeze({ ...request.headers });
+  const shared = sessions.get(headers);
   if (shared !== undefined && shared.agent === agent && shared.method === method) return shared.client;
   const { got } = await import('got');
-  const options = {
+  const session = got.extend({
     // The attempt keeps its own deadline and abort listener (attemptOnce), which also cover a
     // request still waiting for its socket; got's own would only duplicate them.
     retry: { limit: 0 },
@@ -275,27 +274,17 @@ async function clientFor(request: HttpRequest): Promise<Client> {
     followRedirect: false,
     decompress: true,
     ...(agent ? { agent } : {}),
-  };
-  if (Object.isFrozen(headers)) {
-    const session = got.extend({ ...options, method, headers });
-    // got refuses a body on a GET, even an empty one; any other method is given its body, empty or
-    // not, since got's stream would otherwise wait for one to be written into it.
-    const client: Client =
-      method === 'GET'
-        ? (r) => session.stream(r.url) as ReturnType<GotStream>
-        : (r) => session.stream(r.url, { body: r.body }) as ReturnType<GotStream>;
-    sessions.set(headers, { agent, method, client });
-    return client;
-  }
-  let stream = agent === undefined ? direct : clients.get(agent);
-  if (stream === undefined) {
-    const extended = got.extend(options);
-    stream = (url, opts) => extended.stream(url, opts) as ReturnType<GotStream>;
-    if (agent === undefined) direct = stream;
-    else clients.set(agent, stream);
-  }
-  const general = stream;
-  return (r) => general(r.url, { method: r.method, headers: r.headers, ...(r.method === 'GET' ? {} : { body: r.body }) });
+    method,
+    headers,
+  });
+  // got refuses a body on a GET, even an empty one; any other method is given its body, empty or
+  // not, since got's stream would otherwise wait for one to be written into it.
+  const client: Client =
+    method === 'GET'
+      ? (r) => session.stream(r.url) as ReturnType<GotStream>
+      : (r) => session.stream(r.url, { body: r.body }) as ReturnType<GotStream>;
+  sessions.set(headers, { agent, method, client });
+  return client;
 }
 
 /**
