@@ -37,11 +37,11 @@ describe('engineReadable: which texts the engine may read', () => {
 
 describe('parseJson: a repeated key is refused whatever surrounds it', () => {
   it.each([
-    ['a tab before the colon', '{"a"\t: 1, "a"\t: 2}'],
-    ['a carriage return before the colon', '{"a"\r: 1, "a"\r: 2}'],
-    ['a nested object between the two', '{"x": {"y": 1}, "x": 2}'],
-  ])('refuses a key repeated with another value, %s', (_, text) => {
-    expect(() => parseJson(text)).toThrow(/Duplicate key 'a'|Duplicate key 'x'/);
+    ['a tab before the colon', '{"a"\t: 1, "a"\t: 2}', "Duplicate key 'a'"],
+    ['a carriage return before the colon', '{"a"\r: 1, "a"\r: 2}', "Duplicate key 'a'"],
+    ['a nested object between the two', '{"x": {"y": 1}, "x": 2}', "Duplicate key 'x'"],
+  ])('refuses a key repeated with another value, %s', (_, text, message) => {
+    expect(() => parseJson(text)).toThrow(message);
   });
 
   it.each([['"a": 1'], ['["a": 1]'], ['{"a": 1}}"b": 2']])('explains %s (a key outside any object) as the lossless reader does', (text) => {
