@@ -47,7 +47,7 @@ export const modules = {
   ),
   'payload-json': {
     mutate: ['src/payload/json.ts', 'src/payload/index.ts'],
-    tests: [...PAYLOAD_TESTS, 'test/payload/json.test.ts', 'test/payload/flat-strings.test.ts'],
+    tests: [...PAYLOAD_TESTS, 'test/payload/json.test.ts', 'test/payload/json-readable.test.ts', 'test/payload/flat-strings.test.ts'],
   },
   batch: {
     // report.ts writes the report file: its mode and refusals are tested end to end. The runs of
