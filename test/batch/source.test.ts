@@ -430,6 +430,23 @@ describe('openSource: standard input (-f -)', () => {
     expect((error as UsageError).hint).toBe('set TMPDIR to a folder you can write to');
   });
 
+  it('removes the folder it made when the copy cannot be opened in it', async () => {
+    // A folder whose path is so long that a new folder fits in it but a file in that one does not
+    // (Linux: 4,096 bytes a path): making the folder works, opening the copy fails (ENAMETOOLONG).
+    let folder = mkdtempSync(join(tmpdir(), 'core-spool-'));
+    const target = 4072;
+    while (folder.length < target) folder = join(folder, 'd'.repeat(Math.min(200, target - folder.length - 1)));
+    mkdirSync(folder, { recursive: true });
+    expect(folder.length).toBe(target);
+    process.env.TMPDIR = folder;
+    const { ctx, stdin } = contextIn('/');
+    stdin.end('{"code":"A"}\n');
+    const error = await refusalOf(openSource('-', ctx));
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toBe(`cannot copy standard input to a temporary file in ${folder} (ENAMETOOLONG)`);
+    expect(readdirSync(folder)).toEqual([]);
+  });
+
   it('reports a failure of standard input itself', async () => {
     process.env.TMPDIR = mkdtempSync(join(tmpdir(), 'core-spool-'));
     const { ctx, stdin } = contextIn('/');
