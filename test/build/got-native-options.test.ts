@@ -39,7 +39,11 @@ const patched = ((await import(pathToFileURL(patchedCopy()).href)) as { Options:
 const agent = new Agent({ keepAlive: true });
 const lookup = () => {};
 const cases: Array<[string, string, Record<string, unknown>]> = [
-  ['a PUT over http with an agent and headers', 'http://127.0.0.1:8080/api/v1/inactivity/reasons', { method: 'PUT', agent: { http: agent }, headers: { 'x-tenant-name': 'acme' }, body: '{}' }],
+  [
+    'a PUT over http with an agent and headers',
+    'http://127.0.0.1:8080/api/v1/inactivity/reasons',
+    { method: 'PUT', agent: { http: agent }, headers: { 'x-tenant-name': 'acme' }, body: '{}' },
+  ],
   ['a GET with nothing set', 'http://example.test/x', {}],
   [
     'https with every TLS option core can set',
@@ -58,9 +62,21 @@ const cases: Array<[string, string, Record<string, unknown>]> = [
     },
   ],
   ['https over HTTP/2 (an agent object of its own)', 'https://example.test/api', { http2: true }],
-  ['a Unix domain socket (the socket path, the request path, an empty host)', 'http://unix:/tmp/core.sock:/api/v1/x', { enableUnixSockets: true }],
-  ['cache options set', 'http://example.test/x', { cacheOptions: { shared: false, cacheHeuristic: 0.2, immutableMinTimeToLive: 5, ignoreCargoCult: true } }],
-  ['a DNS lookup, an address family and a local address', 'http://example.test/x', { dnsLookup: lookup, dnsLookupIpVersion: 4, localAddress: '127.0.0.1' }],
+  [
+    'a Unix domain socket (the socket path, the request path, an empty host)',
+    'http://unix:/tmp/core.sock:/api/v1/x',
+    { enableUnixSockets: true },
+  ],
+  [
+    'cache options set',
+    'http://example.test/x',
+    { cacheOptions: { shared: false, cacheHeuristic: 0.2, immutableMinTimeToLive: 5, ignoreCargoCult: true } },
+  ],
+  [
+    'a DNS lookup, an address family and a local address',
+    'http://example.test/x',
+    { dnsLookup: lookup, dnsLookupIpVersion: 4, localAddress: '127.0.0.1' },
+  ],
 ];
 
 describe("the build's rewrite of got's options for node:http (createNativeRequestOptions)", () => {
@@ -72,7 +88,10 @@ describe("the build's rewrite of got's options for node:http (createNativeReques
   });
 
   it('holds the Unix socket path and the cache options among them (the two sources it copies in)', () => {
-    const after = new patched('http://unix:/tmp/core.sock:/api', { enableUnixSockets: true, cacheOptions: { shared: false } }).createNativeRequestOptions();
+    const after = new patched('http://unix:/tmp/core.sock:/api', {
+      enableUnixSockets: true,
+      cacheOptions: { shared: false },
+    }).createNativeRequestOptions();
     expect(after).toMatchObject({ socketPath: '/tmp/core.sock', path: '/api', host: '', shared: false });
   });
 
@@ -100,16 +119,35 @@ describe("the build's rewrite of got's options for node:http (createNativeReques
     };
     const symbol = Symbol('kept');
     const hidden = Object.defineProperty({ visible: 'cache' }, 'hidden', { value: 'not enumerable', enumerable: false });
-    const made = new O({ host: 'cache', socketPath: 'cache', only: 'cache', ...hidden, [symbol]: 1 }, { host: 'unix', socketPath: 'unix', path: 'unix' }).f();
-    const spread = { ...{ host: 'cache', socketPath: 'cache', only: 'cache', ...hidden, [symbol]: 1 }, ...{ host: 'unix', socketPath: 'unix', path: 'unix' }, path: 'from the literal', h2session: 'h2' };
+    const made = new O(
+      { host: 'cache', socketPath: 'cache', only: 'cache', ...hidden, [symbol]: 1 },
+      { host: 'unix', socketPath: 'unix', path: 'unix' },
+    ).f();
+    const spread = {
+      ...{ host: 'cache', socketPath: 'cache', only: 'cache', ...hidden, [symbol]: 1 },
+      ...{ host: 'unix', socketPath: 'unix', path: 'unix' },
+      path: 'from the literal',
+      h2session: 'h2',
+    };
     expect(made).toStrictEqual(spread);
-    expect(made).toEqual({ host: 'unix', socketPath: 'unix', path: 'from the literal', only: 'cache', visible: 'cache', h2session: 'h2', [symbol]: 1 });
+    expect(made).toEqual({
+      host: 'unix',
+      socketPath: 'unix',
+      path: 'from the literal',
+      only: 'cache',
+      visible: 'cache',
+      h2session: 'h2',
+      [symbol]: 1,
+    });
     expect(new O(undefined, null).f()).toStrictEqual({ path: 'from the literal', h2session: 'h2' });
   });
 
   it.each([
     ['the head is gone (an upgrade rewrote the literal)', original.replace('...this._unixOptions,', '...this._socketOptions,')],
-    ['the tail is gone', original.replace('h2session: internals.h2session,\n        };', 'h2session: internals.h2session,\n            extra: 1,\n        };')],
+    [
+      'the tail is gone',
+      original.replace('h2session: internals.h2session,\n        };', 'h2session: internals.h2session,\n            extra: 1,\n        };'),
+    ],
     ['the literal appears twice', `${original}\n${nativeOptionsHead}\n${nativeOptionsTail}`],
   ])('fails the build, naming the file, when %s', (_what, upgraded) => {
     expect(upgraded).not.toBe(original);
