@@ -5,11 +5,15 @@
 // built binary: run `npm run build` first, then `node bench/batch.mjs`.
 //
 //   (a) core reason update -f 1000.ndjson        (default concurrency 4, kept-alive connections)
-//   (g) got alone, the same 1,000 PUTs           (bench/got-alone.mjs: the same got build, the same
+//   (g) got alone, the same 1,000 PUTs           (bench/got-alone.mjs: got as a script would load it,
+//                                                 the package as installed in node_modules, the same
 //                                                 concurrency, nothing checked, printed or recorded)
-//   (s) got's stream API alone                   (bench/got-alone.mjs --stream: one got instance with
-//                                                 the shared options normalised once, a stream per
-//                                                 request: the floor of a client built on got)
+//   (g') got alone, core's build of got          (the same, loading dist/vendor/got.cjs, which the
+//                                                 build rewrites where Node 20 is slow: tsup.config.ts,
+//                                                 gotNativeOptions)
+//   (s) got's stream API alone                   (bench/got-alone.mjs --stream on core's build: one got
+//                                                 instance with the shared options normalised once, a
+//                                                 stream per request: the floor of a client built on got)
 //   (h) node:http alone                          (bench/http-alone.mjs: an Agent with keepAlive,
 //                                                 http.request per line, nothing else)
 //   (b) a sequential bash loop of curl -X PUT    (the same 1,000 requests, one process each)
@@ -22,7 +26,7 @@
 // (a), (g) and (b) talk to `core sandbox` in a child process, seeded with the reasons they update,
 // then to a minimal loopback server in this process (bare node:http answering 200 `{}`), so that the
 // clients' own cost is compared without the sandbox's; each against the same loop of curl to the
-// same server. (a), (g), (s) and (h) are run --rounds times, interleaved, and their medians compared,
+// same server. (a), (g), (g'), (s) and (h) are run --rounds times, interleaved, and their medians compared,
 // with each client's CPU time (user + system, from /usr/bin/time -v): on a machine shared with other
 // work the wall times move with the load, the CPU a client spends per request much less. (r) and (c) talk to
 // servers in a child process: (c) to a minimal node:http server that answers 200 (the sandbox counts
@@ -69,6 +73,8 @@ const ROUNDS = option('--rounds', QUICK ? 3 : 5);
 const RATE = option('--rate', 20);
 const ITEMS = option('--items', 200);
 const ONLY = new Set(text('--only', 'a,r,c').split(','));
+// got as installed, for (g): what a script using got would load.
+const installedGot = join(root, 'node_modules', 'got', 'dist', 'source', 'index.js');
 const builds = [{ label: 'after', bin }, ...(beforeBin ? [{ label: 'before', bin: beforeBin }] : [])];
 
 const work = mkdtempSync(join(tmpdir(), 'core-bench-batch-'));
@@ -261,7 +267,7 @@ async function startLoopback() {
 }
 
 /**
- * (a), (g), (s) and (h) against one server, for each size: core, got alone, got's stream API alone and
+ * (a), (g), (g'), (s) and (h) against one server, for each size: core, got alone (installed and built), got's stream API alone and
  * node:http alone --rounds times, interleaved (medians compared); then, for the first size only, the
  * curl loop once, all sending the same updates to the same server.
  */
@@ -276,8 +282,14 @@ async function throughput(server) {
         env: coreEnv(server.url),
       })),
       {
-        label: '(g) got alone',
+        label: '(g) got alone (the package as installed)',
         key: 'got',
+        args: [join(root, 'bench', 'got-alone.mjs'), '--got', installedGot, '--url', server.url, '--file', file, '--concurrency', String(CONCURRENCY)],
+        env,
+      },
+      {
+        label: "(g') got alone, core's build of got",
+        key: 'got-build',
         args: [join(root, 'bench', 'got-alone.mjs'), '--url', server.url, '--file', file, '--concurrency', String(CONCURRENCY)],
         env,
       },
@@ -297,7 +309,7 @@ async function throughput(server) {
     const times = new Map(clients.map((c) => [c.key, []]));
     const cpus = new Map(clients.map((c) => [c.key, []]));
     for (let round = 1; round <= ROUNDS; round += 1) {
-      console.error(`bench: (a), (g), (s), (h): ${n(size)} reasons against ${server.name}, round ${round} of ${ROUNDS}`);
+      console.error(`bench: (a), (g), (g'), (s), (h): ${n(size)} reasons against ${server.name}, round ${round} of ${ROUNDS}`);
       for (const client of clients) {
         const run = failed(await measure(process.execPath, client.args, client.env), client.label);
         times.get(client.key).push(run.ms);

@@ -2,8 +2,9 @@
 // The baseline of bench/batch.mjs: got alone sending the same updates as `core reason update -f`,
 // written as a script would: each NDJSON line PUT as it is, `concurrency` requests in flight over
 // kept-alive connections, got's own retry on 429/5xx, nothing checked, nothing printed but a count.
-// It loads the same got build as core (dist/vendor/got.cjs), so the comparison is of what each does
-// around got, not of two builds of it.
+// By default it loads core's build of got (dist/vendor/got.cjs), so the comparison is of what each
+// does around got; `--got node_modules/got/dist/source/index.js` loads the package as installed, as a
+// script would (bench/batch.mjs runs both: the build rewrites a part of got that is slow on Node 20).
 //
 // With --stream it uses got the leanest way it offers instead: one instance extended once with every
 // option the requests share (got.extend, so they are normalised once), and its stream API per request
