@@ -284,7 +284,17 @@ async function throughput(server) {
       {
         label: '(g) got alone (the package as installed)',
         key: 'got',
-        args: [join(root, 'bench', 'got-alone.mjs'), '--got', installedGot, '--url', server.url, '--file', file, '--concurrency', String(CONCURRENCY)],
+        args: [
+          join(root, 'bench', 'got-alone.mjs'),
+          '--got',
+          installedGot,
+          '--url',
+          server.url,
+          '--file',
+          file,
+          '--concurrency',
+          String(CONCURRENCY),
+        ],
         env,
       },
       {

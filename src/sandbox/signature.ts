@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { randomText } from './random.js';
 
 /**
  * Webhook signing as Standard Webhooks 1.0 describes it: the secret is `whsec_` followed by the
@@ -47,5 +48,5 @@ export function signature(key: Buffer, id: string, timestamp: number, body: Buff
 
 /** A delivery id in the form Standard Webhooks shows (`msg_` and a unique part). */
 export function newDeliveryId(): string {
-  return `msg_${randomBytes(15).toString('base64url')}`;
+  return `msg_${randomText(15, 'base64url')}`;
 }

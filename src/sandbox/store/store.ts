@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import type { Reason } from '../../payload/index.js';
 import { flatten } from '../../payload/json.js';
 import { mergeBySeq, SeqQueue, type Channel, type NewEvent, type SandboxEvent } from '../events.js';
 import { EventLog } from '../log.js';
 import type { Client, Thread } from '../model.js';
 import { retainedBytes } from './bytes.js';
+import { randomText } from '../random.js';
 import { forgetClient, forgetWith, freshTenant, type TenantStore } from './tenant.js';
 
 export interface StoreConfig {
@@ -128,7 +128,7 @@ export class Store {
 
   newThread(tenant: TenantStore, client: Client, channel: Channel, by: 'customer' | 'reply' | 'greeting'): Thread {
     let sessionId: string;
-    do sessionId = `s-${randomBytes(6).toString('hex')}`;
+    do sessionId = `s-${randomText(6, 'hex')}`;
     while (this.sessions.has(sessionId));
     const next = this.log.lastSeq + 1;
     const thread: Thread = {
@@ -163,7 +163,7 @@ export class Store {
 
   newDeliveryId(tenant: TenantStore): string {
     let id: string;
-    do id = `msg_${randomBytes(12).toString('hex')}`;
+    do id = `msg_${randomText(12, 'hex')}`;
     while (tenant.deliveries.has(id));
     return id;
   }
