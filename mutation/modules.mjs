@@ -82,4 +82,8 @@ export const modules = {
     mutate: ['src/testing/match.ts', 'src/testing/pattern.ts'],
     tests: ['test/testing/match.test.ts', 'test/testing/pattern.test.ts'],
   },
+  random: {
+    mutate: ['src/sandbox/random.ts'],
+    tests: ['test/sandbox/random.test.ts'],
+  },
 };

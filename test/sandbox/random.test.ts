@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { randomText } from '../../src/sandbox/random.js';
+import { POOL_BYTES, randomText, randomTextFrom } from '../../src/sandbox/random.js';
 
 describe('random identifiers drawn from a pool of random bytes', () => {
   it.each([
@@ -32,5 +32,43 @@ describe('random identifiers drawn from a pool of random bytes', () => {
     // 8,192 bytes over 256 values: each value ~32 times; a zeroed or repeated pool would give a handful of values.
     expect(counts.size).toBeGreaterThan(240);
     expect(Math.max(...counts.values())).toBeLessThan(100);
+  });
+});
+
+describe('the pool behind the random identifiers', () => {
+  /** A source that counts its draws and fills each with one byte value (1, 2, 3 ...). */
+  function countingSource() {
+    let draws = 0;
+    return {
+      draws: () => draws,
+      fill: (pool: Buffer) => {
+        draws += 1;
+        pool.fill(draws);
+      },
+    };
+  }
+
+  it('draws nothing until the first id is asked for', () => {
+    const source = countingSource();
+    randomTextFrom(source.fill);
+    expect(source.draws()).toBe(0);
+  });
+
+  it('serves 4,096 bytes from one draw, sixteen ids of 256 bytes, and draws again for the seventeenth', () => {
+    const source = countingSource();
+    const text = randomTextFrom(source.fill);
+    for (let i = 0; i < 16; i += 1) expect(text(256, 'hex')).toBe('01'.repeat(256));
+    expect(source.draws()).toBe(1);
+    expect(text(256, 'hex')).toBe('02'.repeat(256));
+    expect(source.draws()).toBe(2);
+  });
+
+  it('draws again for an id that does not fit in what is left, rather than split it', () => {
+    const source = countingSource();
+    const text = randomTextFrom(source.fill);
+    expect(text(POOL_BYTES - 5, 'hex')).toHaveLength((POOL_BYTES - 5) * 2);
+    expect(text(5, 'hex')).toBe('0101010101');
+    expect(text(6, 'hex')).toBe('020202020202');
+    expect(source.draws()).toBe(2);
   });
 });
