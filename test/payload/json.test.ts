@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { stringify as losslessStringify } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
-import { parseJson, stringifyJson } from '../../src/payload/json.js';
+import { parseJson, stringifyJson, stringifyWithBigints } from '../../src/payload/json.js';
 
 /**
  * stringifyJson lets the engine's JSON.stringify write whatever holds no bigint: that must be the
@@ -61,5 +61,37 @@ describe('JSON written with every digit of a long (src/payload/json.ts)', () => 
   it('refuses a value with no JSON form', () => {
     expect(() => stringifyJson(undefined)).toThrow('value cannot be written as JSON');
     expect(() => stringifyJson(() => 1)).toThrow('value cannot be written as JSON');
+  });
+});
+
+describe('JSON written straight by the lossless writer, for values that hold a long by construction', () => {
+  it('writes any value, long or not, as stringifyJson does without indent', () => {
+    fc.assert(
+      fc.property(value, (input) => {
+        const expected = losslessStringify(input);
+        if (expected === undefined) expect(() => stringifyWithBigints(input)).toThrow(TypeError);
+        else {
+          expect(stringifyWithBigints(input)).toBe(expected);
+          expect(stringifyWithBigints(input)).toBe(stringifyJson(input));
+        }
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it.each([
+    [
+      'an event with its identifiers',
+      { seq: 7, questionId: 9007199254740993n, clientId: null, text: 'hi' },
+      '{"seq":7,"questionId":9007199254740993,"clientId":null,"text":"hi"}',
+    ],
+    ['an object whose fields are all undefined', { a: undefined }, '{}'],
+  ])('writes %s', (_name, input, text) => {
+    expect(stringifyWithBigints(input)).toBe(text);
+  });
+
+  it('refuses a value with no JSON form', () => {
+    expect(() => stringifyWithBigints(undefined)).toThrow('value cannot be written as JSON');
+    expect(() => stringifyWithBigints(Symbol('x'))).toThrow(TypeError);
   });
 });
