@@ -127,31 +127,50 @@ function flattenStrings(root: unknown): void {
  * Serialises a value, writing bigints as JSON numbers with every digit. The engine's JSON.stringify
  * writes every other value as the lossless writer does and is several times faster (a batch writes
  * a body and a result per item), so it goes first; it refuses a bigint, and a value holding one is
- * then written by the lossless writer.
+ * then written by the lossless writer. A value seen to hold a bigint (`holdsBigint`) goes to the
+ * lossless writer at once: the engine would refuse it only after walking part of it and building
+ * the error, 4.7 µs against 1.6 µs for a sandbox event on Node 20, whose identifiers are bigints
+ * (with the event stream's frames, each webhook and each answer, a fifth of a busy sandbox's CPU:
+ * docs/performance.md, "Driving a bot").
  */
 export function stringifyJson(value: unknown, indent?: number): string {
   let out: string | undefined;
-  try {
-    out = JSON.stringify(value, undefined, indent);
-  } catch {
-    out = stringify(value, undefined, indent);
+  if (holdsBigint(value)) out = stringify(value, undefined, indent);
+  else {
+    try {
+      out = JSON.stringify(value, undefined, indent);
+    } catch {
+      out = stringify(value, undefined, indent);
+    }
   }
   if (out === undefined) throw new TypeError('value cannot be written as JSON');
   return out;
 }
 
+/** The most objects and arrays `holdsBigint` looks into before it gives up. */
+export const BIGINT_LOOKUP_OBJECTS = 256;
+
 /**
- * Serialises a value that holds a bigint by construction, compact: the lossless writer at once. The
- * sandbox's events and webhooks carry their identifiers as bigints, so the engine's attempt in
- * `stringifyJson` always fails for them, after walking part of the value and building the error:
- * 4.7 µs against 1.6 µs for an event on Node 20, and with the event stream's frames and each webhook
- * a tenth of a busy sandbox's CPU (docs/performance.md, "Driving a bot"). Written compactly both
- * writers give the same text for a value without a bigint too.
+ * Whether a bigint is among the values of `root`, its arrays' items and its objects' own enumerable
+ * properties, looking into at most BIGINT_LOOKUP_OBJECTS objects (false past that, so a large value
+ * costs a bounded look and then the engine's attempt). A hint only: a bigint it misses (one a
+ * `toJSON` returns, say) still makes the engine refuse the value, and the lossless writer write it.
  */
-export function stringifyWithBigints(value: unknown): string {
-  const out = stringify(value);
-  if (out === undefined) throw new TypeError('value cannot be written as JSON');
-  return out;
+export function holdsBigint(root: unknown): boolean {
+  if (typeof root === 'bigint') return true;
+  if (typeof root !== 'object' || root === null) return false;
+  const pending: object[] = [root];
+  let looked = 0;
+  while (pending.length > 0) {
+    if (looked === BIGINT_LOOKUP_OBJECTS) return false;
+    looked += 1;
+    const value = pending.pop()!;
+    for (const item of Array.isArray(value) ? value : Object.values(value)) {
+      if (typeof item === 'bigint') return true;
+      if (typeof item === 'object' && item !== null) pending.push(item as object);
+    }
+  }
+  return false;
 }
 
 /** True for a JSON object: not an array, not null. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { stringify as losslessStringify } from 'lossless-json';
-import { describe, expect, it } from 'vitest';
-import { parseJson, stringifyJson, stringifyWithBigints } from '../../src/payload/json.js';
+import { describe, expect, it, vi } from 'vitest';
+import { BIGINT_LOOKUP_OBJECTS, holdsBigint, parseJson, stringifyJson } from '../../src/payload/json.js';
 
 /**
  * stringifyJson lets the engine's JSON.stringify write whatever holds no bigint: that must be the
@@ -64,34 +64,68 @@ describe('JSON written with every digit of a long (src/payload/json.ts)', () => 
   });
 });
 
-describe('JSON written straight by the lossless writer, for values that hold a long by construction', () => {
-  it('writes any value, long or not, as stringifyJson does without indent', () => {
-    fc.assert(
-      fc.property(value, (input) => {
-        const expected = losslessStringify(input);
-        if (expected === undefined) expect(() => stringifyWithBigints(input)).toThrow(TypeError);
-        else {
-          expect(stringifyWithBigints(input)).toBe(expected);
-          expect(stringifyWithBigints(input)).toBe(stringifyJson(input));
-        }
-      }),
-      { numRuns: 1500 },
+describe('a value holding a long goes to the lossless writer without the engine trying first', () => {
+  it.each([
+    ['a long at the top', 12n, true],
+    ['a long in an object', { seq: 7, questionId: 12n }, true],
+    ['a long deep in arrays and objects', { a: [1, { b: [[2n]] }] }, true],
+    ['no long', { a: [1, { b: [[2]] }], c: 'x', d: null }, false],
+    ['a string, a number, null, undefined', 'x', false],
+    ['null', null, false],
+    ['a long behind a toJSON (not looked into)', { toJSON: () => 1n }, false],
+  ])('tells whether it sees a long: %s', (_name, input, held) => {
+    expect(holdsBigint(input)).toBe(held);
+  });
+
+  /** Nested arrays `depth` deep around a long: each level one more array to look into. */
+  const nested = (depth: number): unknown => {
+    let value: unknown = 5n;
+    for (let i = 0; i < depth; i += 1) value = [value];
+    return value;
+  };
+
+  it(`looks into at most ${BIGINT_LOOKUP_OBJECTS} objects and arrays: a long at that depth is seen, one deeper is not`, () => {
+    expect(holdsBigint(nested(BIGINT_LOOKUP_OBJECTS))).toBe(true);
+    expect(holdsBigint(nested(BIGINT_LOOKUP_OBJECTS + 1))).toBe(false);
+    expect(stringifyJson(nested(BIGINT_LOOKUP_OBJECTS + 1))).toBe(
+      `${'['.repeat(BIGINT_LOOKUP_OBJECTS + 1)}5${']'.repeat(BIGINT_LOOKUP_OBJECTS + 1)}`,
     );
   });
 
   it.each([
+    ['a value holding a long it sees', { questionId: 12n }, 0, '{"questionId":12}'],
+    ['a value holding none', { questionId: 12 }, 1, '{"questionId":12}'],
+    ['a long it does not look for (behind toJSON)', { a: { toJSON: () => 3n } }, 1, '{"a":3}'],
     [
-      'an event with its identifiers',
-      { seq: 7, questionId: 9007199254740993n, clientId: null, text: 'hi' },
-      '{"seq":7,"questionId":9007199254740993,"clientId":null,"text":"hi"}',
+      'a long deeper than it looks',
+      nested(BIGINT_LOOKUP_OBJECTS + 1),
+      1,
+      `${'['.repeat(BIGINT_LOOKUP_OBJECTS + 1)}5${']'.repeat(BIGINT_LOOKUP_OBJECTS + 1)}`,
     ],
-    ['an object whose fields are all undefined', { a: undefined }, '{}'],
-  ])('writes %s', (_name, input, text) => {
-    expect(stringifyWithBigints(input)).toBe(text);
+  ])('asks the engine %#: %s', (_name, input, engineCalls, text) => {
+    const engine = vi.spyOn(JSON, 'stringify');
+    try {
+      expect(stringifyJson(input)).toBe(text);
+      // The lossless writer calls it too, for each string and key: only calls given the whole value count.
+      expect(engine.mock.calls.filter(([argument]) => argument === input)).toHaveLength(engineCalls);
+    } finally {
+      engine.mockRestore();
+    }
   });
 
-  it('refuses a value with no JSON form', () => {
-    expect(() => stringifyWithBigints(undefined)).toThrow('value cannot be written as JSON');
-    expect(() => stringifyWithBigints(Symbol('x'))).toThrow(TypeError);
+  it('writes any value as it did before the look (a property over values with and without longs)', () => {
+    fc.assert(
+      fc.property(value, (input) => {
+        let expected: string | undefined;
+        try {
+          expected = JSON.stringify(input);
+        } catch {
+          expected = losslessStringify(input);
+        }
+        if (expected === undefined) expect(() => stringifyJson(input)).toThrow(TypeError);
+        else expect(stringifyJson(input)).toBe(expected);
+      }),
+      { numRuns: 1500 },
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { stringifyWithBigints } from '../../payload/json.js';
+import { stringifyJson } from '../../payload/json.js';
 import type { CustomerMessageEvent } from '../events.js';
 import type { Delivery, Thread } from '../model.js';
 
@@ -30,7 +30,7 @@ export function newDelivery(thread: Thread, event: CustomerMessageEvent, deliver
     tenant: thread.tenant,
     sessionId: thread.sessionId,
     questionId: event.questionId,
-    body: Buffer.from(stringifyWithBigints(body), 'utf8'),
+    body: Buffer.from(stringifyJson(body), 'utf8'),
     seq: event.seq,
     redeliveries: 0,
     inFlight: false,
