@@ -130,8 +130,8 @@ function flattenStrings(root: unknown): void {
  * then written by the lossless writer. A value seen to hold a bigint (`holdsBigint`) goes to the
  * lossless writer at once: the engine would refuse it only after walking part of it and building
  * the error, 4.7 µs against 1.6 µs for a sandbox event on Node 20, whose identifiers are bigints
- * (with the event stream's frames, each webhook and each answer, a fifth of a busy sandbox's CPU:
- * docs/performance.md, "Driving a bot").
+ * (with the event stream's frames, each webhook and each answer, 14% of a busy sandbox's CPU profile:
+ * docs/performance.md, "Driving a bot, fifth round").
  */
 export function stringifyJson(value: unknown, indent?: number): string {
   let out: string | undefined;

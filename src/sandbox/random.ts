@@ -3,9 +3,10 @@ import { randomFillSync } from 'node:crypto';
 /**
  * Random identifiers for the sandbox's records (session ids, delivery ids): bytes from the system's
  * cryptographic source, as `randomBytes` gives them, but drawn 4 KB at a time and handed out in
- * slices, each byte once. `randomBytes(n)` asks the source for every id; at a few ids an exchange
- * that was ~13 µs each on Node 20, 5% of an exchange's CPU under load (docs/performance.md, "Driving
- * a bot", fifth round). Node's own `randomUUID` is buffered the same way.
+ * slices, each byte once. `randomBytes(n)` asks the source for every id: a few ids an exchange, which
+ * a CPU profile of a loaded sandbox put at ~13 µs each on Node 20 (whole runs could not tell the
+ * difference: docs/performance.md, "Driving a bot, fifth round"). Node's own `randomUUID` is buffered
+ * the same way.
  */
 export const POOL_BYTES = 4096;
 
