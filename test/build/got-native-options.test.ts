@@ -1,8 +1,8 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { nativeOptionsHead, nativeOptionsTail, spreadNativeOptionsLast } from '../../tsup.config.js';
 import { repoRoot } from '../helpers/run.js';
 
@@ -23,10 +23,22 @@ type OptionsClass = new (url: string, options?: Record<string, unknown>) => { cr
  * A copy of got's source folder with options.js rewritten by the build's function. It lives under the
  * project's node_modules so that got's own imports (@sindresorhus/is, http2-wrapper...) resolve.
  */
-function patchedCopy(): string {
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A folder of its own under node_modules/.cache, removed once the file's tests are done. */
+function scratch(): string {
   const cache = join(repoRoot, 'node_modules', '.cache');
   mkdirSync(cache, { recursive: true });
-  const folder = join(mkdtempSync(join(cache, 'core-got-')), 'source');
+  const dir = mkdtempSync(join(cache, 'core-got-'));
+  made.push(dir);
+  return dir;
+}
+
+function patchedCopy(): string {
+  const folder = join(scratch(), 'source');
   cpSync(source, folder, { recursive: true });
   writeFileSync(join(folder, '..', 'package.json'), '{ "type": "module" }\n');
   writeFileSync(join(folder, 'core', 'options.js'), spreadNativeOptionsLast(original, 'options.js'));
@@ -112,7 +124,7 @@ describe("the build's rewrite of got's options for node:http (createNativeReques
       '}',
     ].join('\n');
     const code = spreadNativeOptionsLast(mini, 'mini.js');
-    const dir = mkdtempSync(join(repoRoot, 'node_modules', '.cache', 'core-got-'));
+    const dir = scratch();
     writeFileSync(join(dir, 'mini.mjs'), code);
     const { O } = (await import(pathToFileURL(join(dir, 'mini.mjs')).href)) as {
       O: new (c: unknown, u: unknown) => { f(): Record<PropertyKey, unknown> };
