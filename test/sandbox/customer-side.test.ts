@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/payload/json.js';
 import {
@@ -296,6 +297,45 @@ describe('GET /_sandbox/events', () => {
     const sb = await sandbox();
     const result = await call(sb, `/_sandbox/events${query}`, { token: null, tenant: null });
     expect(result.status).toBe(status);
+  });
+
+  it("writes the events of one turn of the event loop to a stream in one write, in order, and a later turn's in another", async () => {
+    const tenants = ['t1', 't2', 't3', 't4', 't5'];
+    const sb = await sandbox({ tenants });
+    const stream = await openStream(sb);
+    // One event first, so that the stream is live (past its replay) before the writes are counted.
+    sb.reset('t1');
+    await stream.until(1);
+    // The sandbox runs in this process: every socket write is counted (the client only reads meanwhile).
+    const proto = Socket.prototype as unknown as { _write: (...args: unknown[]) => void; _writev: (...args: unknown[]) => void };
+    const original = { write: proto._write, writev: proto._writev };
+    const writes: string[] = [];
+    proto._write = function (this: Socket, ...args: unknown[]) {
+      writes.push('write');
+      return original.write.apply(this, args);
+    };
+    proto._writev = function (this: Socket, ...args: unknown[]) {
+      writes.push('writev');
+      return original.writev.apply(this, args);
+    };
+    try {
+      // Five events, each in a callback of its own in one turn of the loop, as the requests of many
+      // exchanges are handled in one turn under load (node:http already joins the writes of one callback).
+      for (const tenant of tenants) setImmediate(() => sb.reset(tenant));
+      await stream.until(6);
+      expect(writes).toHaveLength(1);
+      sb.reset('t3');
+      await stream.until(7);
+      expect(writes).toHaveLength(2);
+    } finally {
+      proto._write = original.write;
+      proto._writev = original.writev;
+    }
+    expect(stream.received.map((r) => [r.event.type, r.event.tenant])).toEqual([
+      ['sandbox.reset', 't1'],
+      ...tenants.map((tenant) => ['sandbox.reset', tenant]),
+      ['sandbox.reset', 't3'],
+    ]);
   });
 
   it('ends open streams when the sandbox closes', async () => {
