@@ -194,21 +194,23 @@ export function eventStream(deps: StreamDeps): Handler {
     let live = false;
     let sent = after;
     const held: SandboxEvent[] = [];
-    // The events of one turn of the event loop go out in one write: the stream is corked at the first
-    // and uncorked once the turn's I/O is handled. node:http joins the writes of one callback; under
-    // load a turn runs the callbacks of many exchanges, and a write each was a system call each
-    // (docs/performance.md, "Driving a bot, fifth round").
+    // The events of one turn of the event loop go out in one write: the connection is corked at the
+    // first and uncorked once the turn's I/O is handled. node:http joins the writes of one callback;
+    // under load a turn runs the callbacks of many exchanges, and a write each was a system call each
+    // (docs/performance.md, "Driving a bot, fifth round"). The socket, not the response: Node 22 and
+    // later cork a response by holding its chunks, then write each to the socket on its own.
+    const socket = res.socket;
     let corked = false;
     const uncork = () => {
       corked = false;
-      if (!res.destroyed) res.uncork();
+      socket?.uncork();
     };
     const write = (event: SandboxEvent) => {
       if (res.destroyed || event.seq <= sent) return;
       sent = event.seq;
-      if (!corked) {
+      if (!corked && socket) {
         corked = true;
-        res.cork();
+        socket.cork();
         setImmediate(uncork);
       }
       res.write(frame(event));
