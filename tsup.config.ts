@@ -86,21 +86,29 @@ export function deferListFormat(source: string, file: string): string {
 
 const isDistribution = /[\\/]@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/;
 
-export const lazyListFormat: Plugin = {
-  name: 'lazy-list-format',
-  setup(build) {
-    let patched = false;
-    build.onLoad({ filter: isDistribution }, async (args) => {
-      const contents = deferListFormat(await readFile(args.path, 'utf8'), args.path);
-      patched = true;
-      return { contents, loader: 'js' };
-    });
-    build.onEnd((result) => {
-      if (result.errors.length > 0 || !JSON.stringify(build.initialOptions.entryPoints ?? '').includes('vendor/got')) return;
-      if (!patched) throw new Error('got no longer loads @sindresorhus/is/distribution/index.js: review lazyListFormat in tsup.config.ts');
-    });
-  },
-};
+/**
+ * A plugin that rewrites one file of got's build (the vendor/got bundle) with `rewrite` as it loads, and
+ * fails the build when got no longer loads that file, so that an upgrade cannot silently undo it.
+ */
+function gotFileRewrite(name: string, filter: RegExp, file: string, rewrite: (source: string, path: string) => string): Plugin {
+  return {
+    name,
+    setup(build) {
+      let patched = false;
+      build.onLoad({ filter }, async (args) => {
+        const contents = rewrite(await readFile(args.path, 'utf8'), args.path);
+        patched = true;
+        return { contents, loader: 'js' };
+      });
+      build.onEnd((result) => {
+        if (result.errors.length > 0 || !JSON.stringify(build.initialOptions.entryPoints ?? '').includes('vendor/got')) return;
+        if (!patched) throw new Error(`got no longer loads ${file}: review the ${name} plugin in tsup.config.ts`);
+      });
+    },
+  };
+}
+
+export const lazyListFormat = gotFileRewrite('lazy-list-format', isDistribution, '@sindresorhus/is/distribution/index.js', deferListFormat);
 
 /**
  * got builds the options of every request it sends to node:http (`Options#createNativeRequestOptions`)
@@ -153,21 +161,7 @@ export function spreadNativeOptionsLast(source: string, file: string): string {
 
 const isGotOptions = /[\\/]got[\\/]dist[\\/]source[\\/]core[\\/]options\.js$/;
 
-export const gotNativeOptions: Plugin = {
-  name: 'got-native-options',
-  setup(build) {
-    let patched = false;
-    build.onLoad({ filter: isGotOptions }, async (args) => {
-      const contents = spreadNativeOptionsLast(await readFile(args.path, 'utf8'), args.path);
-      patched = true;
-      return { contents, loader: 'js' };
-    });
-    build.onEnd((result) => {
-      if (result.errors.length > 0 || !JSON.stringify(build.initialOptions.entryPoints ?? '').includes('vendor/got')) return;
-      if (!patched) throw new Error('got no longer loads dist/source/core/options.js: review gotNativeOptions in tsup.config.ts');
-    });
-  },
-};
+export const gotNativeOptions = gotFileRewrite('got-native-options', isGotOptions, 'dist/source/core/options.js', spreadNativeOptionsLast);
 
 /**
  * Node built-ins that only some paths use (the sandbox's server, token commands, batch reading).

@@ -132,6 +132,26 @@ async function startBot(api, sleepMs = 0) {
   };
 }
 
+/** A JSON POST over `agent` with bare node:http: resolves with the status and the body's text. */
+function postJson(agent, url, body) {
+  return new Promise((ok, fail) => {
+    const req = request(url, {
+      method: 'POST',
+      agent,
+      headers: { 'Content-Type': 'application/json', 'Content-Length': body.length },
+    });
+    req.on('error', fail);
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => ok({ status: res.statusCode, text }));
+      res.on('error', fail);
+    });
+    req.end(body);
+  });
+}
+
 /** The bare reference: a platform of node:http (customer endpoint, signed webhook, answer endpoint). */
 async function reference(lanes, total) {
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
@@ -187,21 +207,7 @@ async function reference(lanes, total) {
   const lane = async () => {
     while (next < total) {
       next += 1;
-      const body = Buffer.from('{"text":"hi"}');
-      const text = await new Promise((ok, fail) => {
-        const req = request(`${base}/messages`, {
-          method: 'POST',
-          agent,
-          headers: { 'Content-Type': 'application/json', 'Content-Length': body.length },
-        });
-        req.on('error', fail);
-        req.on('response', (r) => {
-          let t = '';
-          r.on('data', (c) => (t += c));
-          r.on('end', () => ok(t));
-        });
-        req.end(body);
-      });
+      const { text } = await postJson(agent, `${base}/messages`, Buffer.from('{"text":"hi"}'));
       const id = String(JSON.parse(text).questionId);
       // The answer can arrive before the 201 has been read.
       if (answeredEarly.delete(id)) continue;
@@ -495,23 +501,7 @@ async function until(done, ms) {
  */
 async function driveSandbox(base, lanes, total, threadPerLane) {
   const agent = new Agent({ keepAlive: true, maxSockets: lanes });
-  const post = (path, body) =>
-    new Promise((ok, fail) => {
-      const req = request(`${base}${path}`, {
-        method: 'POST',
-        agent,
-        headers: { 'Content-Type': 'application/json', 'Content-Length': body.length },
-      });
-      req.on('error', fail);
-      req.on('response', (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (text += c));
-        res.on('end', () => ok({ status: res.statusCode, text }));
-        res.on('error', fail);
-      });
-      req.end(body);
-    });
+  const post = (path, body) => postJson(agent, `${base}${path}`, body);
 
   // questionId -> the lane waiting for its answer; the outcomes that came before their lane asked
   // (the answer can be recorded before the 201 of the message has been read). An outcome is null for
