@@ -6,7 +6,7 @@ import type { PlannedConversation, PlannedStep } from './load.js';
 import { matchAnswer, type FieldDiff } from './match.js';
 import { toPattern } from './pattern.js';
 import type { SandboxAnswer, SandboxClient } from './platform.js';
-import { CHECKED_FIELDS } from './schema.js';
+import { ADDRESSING_FIELDS, CHECKED_FIELDS } from './schema.js';
 import { substitute, substituteAll } from './substitute.js';
 import { formatDuration } from '../text/duration.js';
 
@@ -359,7 +359,7 @@ async function expectAnswer(
       failure: {
         message: `the bot sent an answer no step expects: it answers question ${index}, and the customer's latest message is question ${asked.questionIndex}`,
         expected,
-        received: visible(answer.body),
+        received: visible(answer.body, expected),
       },
     };
   }
@@ -369,7 +369,7 @@ async function expectAnswer(
     const failure = {
       message: `the answer differs in ${diff.map((d) => d.path || '(the answer)').join(', ')}`,
       expected,
-      received: visible(answer.body),
+      received: visible(answer.body, expected),
       diff,
     };
     return latencyMs === undefined ? { failure } : { failure, latencyMs };
@@ -378,7 +378,7 @@ async function expectAnswer(
     return {
       failure: {
         message: `too late: answered in ${formatLatency(latencyMs)}, within ${formatLatency(step.withinMs)} expected`,
-        received: visible(answer.body),
+        received: visible(answer.body, expected),
       },
       latencyMs,
     };
@@ -394,7 +394,7 @@ async function expectAnswer(
           typeof text === 'string'
             ? `capture ${name}: ${pattern} does not match the answer's text ${JSON.stringify(text)}`
             : `capture ${name}: the answer has no text to match ${pattern} with`,
-        received: visible(answer.body),
+        received: visible(answer.body, expected),
       };
       return latencyMs === undefined ? { failure } : { failure, latencyMs };
     }
@@ -472,12 +472,16 @@ async function send(
 }
 
 /**
- * What a report shows of an answer: the fields a step can check, as the customer gets them. The
- * addressing fields and the answerId differ from run to run and would only hide the difference.
+ * What a report shows of an answer: its fields as the customer gets them, and those of the other
+ * fields that the step checks. The addressing fields and the answerId differ from run to run and
+ * would only hide the difference where the step does not name them.
  */
-export function visible(body: unknown): unknown {
+export function visible(body: unknown, expected?: unknown): unknown {
   if (!isRecord(body)) return body;
-  return Object.fromEntries(CHECKED_FIELDS.filter((field) => body[field] !== undefined).map((field) => [field, body[field]]));
+  const named = isRecord(expected) ? ADDRESSING_FIELDS.filter((field) => field in expected) : [];
+  return Object.fromEntries(
+    [...CHECKED_FIELDS, ...named].filter((field) => body[field] !== undefined).map((field) => [field, body[field]]),
+  );
 }
 
 function attemptSummary(attempt: Event): string {

@@ -21,8 +21,9 @@ export const TEST_CHANNELS = ['WEB', 'IM', 'EMAIL'] as const;
 export type TestChannel = (typeof TEST_CHANNELS)[number];
 
 /**
- * The fields of the bot answer a `bot:` step may check: what the customer gets. The addressing
- * fields, answerId, receivedAt and the like differ from run to run, so they are not among them.
+ * The fields of the bot answer that show what the customer gets: a report shows them of an answer
+ * that differs, and a conversation saved as a test checks them. A `bot:` step may check these and
+ * ADDRESSING_FIELDS too.
  */
 export const CHECKED_FIELDS = [
   'text',
@@ -36,6 +37,22 @@ export const CHECKED_FIELDS = [
   'skillIds',
   'unitIds',
   'settings',
+] as const;
+/**
+ * The rest of the bot answer's fields (docs/api.md): a step may check them too, as any field of the
+ * answer, but they are not shown or saved unless a step names them, since most differ from run to
+ * run (an answerId, a sessionId) and would only hide the difference.
+ */
+export const ADDRESSING_FIELDS = [
+  'answerId',
+  'clientId',
+  'coreClientId',
+  'sessionId',
+  'questionId',
+  'questionIndex',
+  'receivedAt',
+  'action',
+  'segmentationInfo',
 ] as const;
 export type CheckedField = (typeof CHECKED_FIELDS)[number];
 
@@ -88,6 +105,18 @@ const idList = (what: string) =>
       .check(z.describe(`${what}, in the order the answer lists them.`)),
     `${what}: identifiers (or patterns), in order.`,
     'a list of identifiers',
+  );
+
+/** A number field (an identifier, an index): the number, exactly, or a pattern of its digits. */
+const identifier = (description: string) =>
+  orAbsent(
+    z
+      .union([longSchema, pattern('The number as a pattern of its digits, such as /^12/.')], {
+        error: (issue) => `expected a whole number or a pattern (/.../), got ${describeValue(issue.input)}`,
+      })
+      .check(z.describe(`${description} The number, or a pattern of its digits.`)),
+    description,
+    'a whole number or a pattern',
   );
 
 const labelled = (what: string, label: string) =>
@@ -160,6 +189,19 @@ export const botExpectationSchema = z
       "The answer's settings.",
       'an object',
     ),
+    answerId: orAbsent(pattern("The answer's answerId: exact, or /regex/."), "The answer's answerId.", 'a string'),
+    clientId: orAbsent(pattern("The answer's clientId: exact, or /regex/."), "The answer's clientId.", 'a string'),
+    coreClientId: identifier("The answer's coreClientId."),
+    sessionId: orAbsent(pattern("The answer's sessionId: exact, or /regex/."), "The answer's sessionId.", 'a string'),
+    questionId: identifier("The answer's questionId."),
+    questionIndex: identifier("The answer's questionIndex."),
+    receivedAt: orAbsent(pattern("The answer's receivedAt: exact, or /regex/."), "The answer's receivedAt.", 'a string'),
+    action: orAbsent(pattern("The answer's action, such as INIT_CHAT: exact, or /regex/."), "The answer's action.", 'a string'),
+    segmentationInfo: orAbsent(
+      anyObject("The entries of the answer's segmentationInfo to check, such as {personal_manager: anna}."),
+      "The answer's segmentationInfo.",
+      'an object',
+    ),
     userIds: idList('The agent IDs the answer hands the thread to'),
     skillIds: idList('The skill IDs the answer hands the thread to'),
     unitIds: idList('The department IDs the answer hands the thread to'),
@@ -167,7 +209,7 @@ export const botExpectationSchema = z
   .check(
     nestedRule(),
     z.describe(
-      `The next bot answer, and the fields of it to check (${CHECKED_FIELDS.join(', ')}); fields not named are not checked, ` +
+      `The next bot answer, and the fields of it to check (${[...CHECKED_FIELDS, ...ADDRESSING_FIELDS].join(', ')}); fields not named are not checked, ` +
         `and {} accepts any answer. ${MATCHING}`,
     ),
   );

@@ -76,6 +76,53 @@ steps:
     expect(result.stdout).toMatch(/^0 passed, 1 failed/m);
   });
 
+  it('checks any field of the bot answer, the addressing and segmentationInfo too, and shows the ones a failing step names', async () => {
+    const routed = (message: Message, sb: TestSandbox) =>
+      reply(sb, message, {
+        sessionId: message.sessionId,
+        questionIndex: message.questionIndex,
+        answerId: `a-${message.questionId}`,
+        action: 'INIT_CHAT',
+        segmentationInfo: { personal_manager: 'anna' },
+      });
+    const passing = await run(
+      {
+        'fields.yaml': `name: every field
+steps:
+  - customer: Hi
+  - bot:
+      answerId: /^a-\\d+$/
+      questionId: /^\\d+$/
+      questionIndex: 1
+      sessionId: /^s-/
+      action: INIT_CHAT
+      segmentationInfo: {personal_manager: anna}
+      clientId: null
+      receivedAt: null
+`,
+      },
+      routed,
+    );
+    expect(passing.stdout).toMatch(/^1 passed, 0 failed/m);
+    expect(passing.code).toBe(0);
+
+    const failing = await run(
+      {
+        'fields.yaml': `name: the wrong manager
+steps:
+  - customer: Hi
+  - bot: {segmentationInfo: {personal_manager: bob}, questionIndex: 2}
+`,
+      },
+      routed,
+    );
+    expect(failing.code).toBe(3);
+    expect(failing.stdout).toContain('  the answer differs in questionIndex, segmentationInfo.personal_manager\n');
+    expect(failing.stdout).toContain(
+      '  the answer: {"text":"You said: Hi","code":"SUCCESS","questionIndex":1,"segmentationInfo":{"personal_manager":"anna"}}',
+    );
+  });
+
   it('takes several answers in a row as several bot steps', async () => {
     const two = async (message: Message, sb: TestSandbox) => {
       await reply(sb, message, { text: 'One moment.' });

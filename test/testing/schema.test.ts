@@ -24,6 +24,25 @@ describe('the test file schema', () => {
       file([{ customer: 'Hi' }, { bot: 'none' }, { customer: 'Hi' }, { bot: 'none', within: '500ms' }, { bot: 'none', within: 1500n }]),
     ],
     ['any answer', file([{ customer: 'Hi' }, { bot: {} }])],
+    [
+      'the other fields of the answer: addressing, answerId, receivedAt, action, segmentationInfo',
+      file([
+        { customer: 'Hi' },
+        {
+          bot: {
+            answerId: '/^a-/',
+            clientId: 'alice',
+            coreClientId: 9223372036854775807n,
+            sessionId: '/^s-/',
+            questionId: '/^\\d+$/',
+            questionIndex: 1n,
+            receivedAt: null,
+            action: 'INIT_CHAT',
+            segmentationInfo: { personal_manager: 'anna' },
+          },
+        },
+      ]),
+    ],
     ['null for an absent field', file([{ customer: 'Hi' }, { bot: { quickReplies: null, formattedText: null } }])],
     [
       'nested fields of the answer',
@@ -104,9 +123,9 @@ describe('the test file schema', () => {
       [{ path: 'steps[1].bot.txt', message: 'unknown field; did you mean "text"?' }],
     ],
     [
-      'a per-run field',
-      file([{ customer: 'Hi' }, { bot: { answerId: 'a-1' } }]),
-      [{ path: 'steps[1].bot.answerId', message: 'unknown field' }],
+      'a number field given as text that is no pattern',
+      file([{ customer: 'Hi' }, { bot: { questionIndex: true } }]),
+      [{ path: 'steps[1].bot.questionIndex', message: 'expected a whole number or a pattern (/.../), got true' }],
     ],
     [
       'a nested field the answer cannot have',
