@@ -275,6 +275,24 @@ describe('core customer say', () => {
     expect(result.code).toBe(6);
     expect(result.stderr).toContain('no answer from the sandbox at');
   });
+
+  it.each([
+    { name: 'say', argv: ['say', 'Hi'], session: {} },
+    { name: 'say --session', argv: ['say', 'Hi', '--session', 's-1'], session: { sessionId: 's-1' } },
+    { name: 'press', argv: ['press', 'Yes', '--session', 's-1'], session: { sessionId: 's-1' } },
+  ])('with --json, $name prints one document when nothing listens at the base URL, and exits 6', async ({ argv, session }) => {
+    const gone = await startRecordingServer();
+    await gone.close();
+    const result = await runInProcess(['customer', ...argv, '--json'], { env: baseEnv({ CORE_BASE_URL: gone.url }) });
+    expect(result.code).toBe(6);
+    expect(parseJson(result.stdout)).toEqual({
+      ok: false,
+      ...session,
+      status: null,
+      error: { code: 'ECONNREFUSED', message: expect.stringContaining('no answer from the sandbox at') },
+    });
+    expect(result.stdout.trim().split('\n')).toHaveLength(1);
+  });
 });
 
 describe("core customer say and press, when the sandbox refuses the bot's request", () => {

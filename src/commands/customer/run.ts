@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import { CoreError, ExitCode, InterruptedError, UsageError, exitCodeForStatus } from '../../errors.js';
+import { CoreError, ExitCode, InterruptedError, NetworkError, UsageError, exitCodeForStatus } from '../../errors.js';
 import { requireSettings } from '../../config/index.js';
 import { parseDuration } from '../../config/duration.js';
 import { choose, type LastMessage } from '../../customer/choose.js';
@@ -121,7 +121,18 @@ export async function runCustomerSay(options: CustomerSayOptions, ctx: Context):
     coreClientId = BigInt(options.coreClientId);
   }
   const { client, waitMs, tenant } = await prepare(options, ctx);
+  return reportingNoAnswer(options, ctx, () => say(options, ctx, client, waitMs, tenant, channel, coreClientId));
+}
 
+async function say(
+  options: CustomerSayOptions,
+  ctx: Context,
+  client: ClientInit,
+  waitMs: number,
+  tenant: string | undefined,
+  channel: string | undefined,
+  coreClientId: bigint | undefined,
+): Promise<number> {
   let conversation: Conversation;
   if (options.session !== undefined) conversation = { tenant: '', sessionId: await sessionOf(options.session, client, ctx) };
   else {
@@ -147,11 +158,36 @@ export async function runCustomerSay(options: CustomerSayOptions, ctx: Context):
 
 export async function runCustomerPress(options: CustomerPressOptions, ctx: Context): Promise<number> {
   const { client, waitMs } = await prepare(options, ctx);
+  return reportingNoAnswer(options, ctx, () => press(options, ctx, client, waitMs));
+}
+
+async function press(options: CustomerPressOptions, ctx: Context, client: ClientInit, waitMs: number): Promise<number> {
   const session = await sessionOf(options.session, client, ctx);
   const shown = await requestJson(client, 'GET', `/_sandbox/conversations/${encodeURIComponent(session)}?limit=0`);
   if (shown.status !== 200 || !has(shown.json, 'conversation')) refused(shown, `conversation ${session}`, { ...options, session }, ctx);
   const { conversation } = shown.json as { conversation: Conversation & { lastBotMessage: LastMessage | null } };
   return converse(client, conversation, choose(conversation.lastBotMessage, options.label), waitMs, options, ctx);
+}
+
+/**
+ * Runs `exchange`; with --json, a sandbox that gives no answer at all (refused connection, time-out)
+ * still leaves one document on stdout, as a send's does (docs/json-output.md): ok false, status null,
+ * and the error's code and message.
+ */
+async function reportingNoAnswer(
+  options: CommonOptions & { session?: string },
+  ctx: Context,
+  exchange: () => Promise<number>,
+): Promise<number> {
+  try {
+    return await exchange();
+  } catch (error) {
+    if (options.json && error instanceof NetworkError) {
+      const session = options.session !== undefined && options.session !== LAST ? { sessionId: options.session } : {};
+      ctx.out(`${stringifyJson({ ok: false, ...session, status: null, error: { code: error.code, message: error.message } })}\n`);
+    }
+    throw error;
+  }
 }
 
 /** The sessionId `--session` names: as given, or for `last` the one `say` last started against the base URL. */
