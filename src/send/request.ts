@@ -109,10 +109,22 @@ export function maskHeaders(headers: Record<string, string>, ctx: Context): Reco
   return masked;
 }
 
-/** The `--dry-run` view: the request line, masked headers and the pretty-printed body. */
-export function renderDryRun(request: PreparedRequest, ctx: Context, json: boolean): string | MaskedText {
+/**
+ * The `--dry-run` view: the request line, masked headers and the pretty-printed body. As JSON it is
+ * one document, which with `--curl` also holds the curl command (`curl`), so that `--json` keeps
+ * stdout to JSON documents alone.
+ */
+export function renderDryRun(request: PreparedRequest, ctx: Context, json: boolean, curl?: string): string | MaskedText {
   const headers = maskHeaders(request.headers, ctx);
-  if (json) return ctx.json({ dryRun: true, method: request.method, url: request.url, headers, body: request.payload ?? null });
+  if (json)
+    return ctx.json({
+      dryRun: true,
+      method: request.method,
+      url: request.url,
+      headers,
+      body: request.payload ?? null,
+      ...(curl !== undefined ? { curl } : {}),
+    });
   const lines = [`${request.method} ${request.url}`];
   for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
   lines.push('', request.payload === undefined ? '(no body)' : stringifyJson(request.payload, 2), '');

@@ -186,8 +186,11 @@ export async function openSession(
     showOnly,
     prepare,
     show(payload, opts = {}) {
-      if (!flags.curl) return renderDryRun(prepare(payload), ctx, opts.json ?? flags.json);
-      return renderCurl(prepare(payload), ctx, curlOptions);
+      const json = opts.json ?? flags.json;
+      const request = prepare(payload);
+      if (!flags.curl) return renderDryRun(request, ctx, json);
+      const curl = renderCurl(request, ctx, curlOptions);
+      return json ? renderDryRun(request, ctx, true, curl) : curl;
     },
     async send(payload, meta) {
       if (transport === undefined) throw new Error('a show-only session (--dry-run, --curl) sends nothing');

@@ -337,6 +337,30 @@ describe('core reason update -f: --dry-run and --curl', () => {
     expect(result.stdout).not.toContain('integrator-secret');
     expect(result.stdout).toContain('-X PUT http://127.0.0.1:9/api/v1/inactivity/reasons');
   });
+
+  it('--curl --json prints one JSON document a line, each request with its curl command', async () => {
+    const file = tempFile('two.ndjson', ndjson([reason('A1'), reason('A2')]));
+    const result = await runInProcess(['reason', 'update', '-f', file, '--curl', '--json'], {
+      env: envFor('http://127.0.0.1:9', { CORE_INTEGRATOR_TOKEN: 'integrator-secret' }),
+    });
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines.map((line) => JSON.parse(line) as { body: { code: string }; curl: string })).toEqual([
+      expect.objectContaining({
+        dryRun: true,
+        method: 'PUT',
+        body: expect.objectContaining({ code: 'A1' }),
+        curl: expect.stringMatching(/^curl /),
+      }),
+      expect.objectContaining({
+        dryRun: true,
+        method: 'PUT',
+        body: expect.objectContaining({ code: 'A2' }),
+        curl: expect.stringMatching(/^curl /),
+      }),
+    ]);
+    expect(result.stdout).not.toContain('integrator-secret');
+  });
 });
 
 describe('core reason update -f: --fail-fast, --report and concurrency', () => {

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseJson } from '../../src/payload/json.js';
 import { dryRunBody } from '../helpers/dry-run.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
 import { baseEnv, runInProcess } from '../helpers/run.js';
@@ -245,6 +246,19 @@ describe('core reply: secrets', () => {
     const result = await runInProcess(['reply', '-t', 'x', '--question-id', '1', '--curl'], { env: envFor('http://127.0.0.1:9') });
     expect(result.stdout).toContain('"Authorization: Bearer $CORE_TOKEN"');
     expect(result.stdout).toContain('--data-binary \'{"text":"x"');
+  });
+
+  it('with --curl --json prints one JSON document, the request with its curl command, and nothing else on stdout', async () => {
+    const result = await runInProcess(['reply', '-t', 'x', '--question-id', '1', '--curl', '--json'], {
+      env: envFor('http://127.0.0.1:9'),
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout.trimEnd().split('\n')).toHaveLength(1);
+    const document = parseJson(result.stdout) as Record<string, unknown>;
+    expect(document).toMatchObject({ dryRun: true, method: 'POST', url: 'http://127.0.0.1:9/api/v1/chatbot', body: { text: 'x' } });
+    expect(document.curl).toContain('-H "Authorization: Bearer $CORE_TOKEN"');
+    expect(document.curl).toContain('--data-binary \'{"text":"x"');
+    expect(result.stdout + result.stderr).not.toContain(TOKEN);
   });
 
   it('masks an Authorization header from the profile in --curl instead of naming $CORE_TOKEN', async () => {

@@ -259,7 +259,8 @@ async function show(
     const checked = checkItem(item, spec);
     if (!checked.ok) continue; // Only when the input changed since the check; nothing to show for it.
     if (spec.alreadyApplied?.(checked.key)) continue; // --resume: it would not be sent.
-    if (written > 0) ctx.out('\n');
+    // Curl commands are set apart by a blank line; JSON documents are one a line (NDJSON).
+    if (written > 0 && !options.json) ctx.out('\n');
     ctx.out(session.show(checked.value));
     written += 1;
   }
