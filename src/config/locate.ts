@@ -184,8 +184,16 @@ async function isFile(file: string): Promise<boolean> {
  * a parent folder or in /tmp would otherwise choose the service the token is sent to, and run its
  * token command. A symbolic link must be the user's (or root's) too, and so must its target. Not on
  * Windows, which has no such owners and modes.
+ *
+ * The same holds for every file such a file pulls in with `$import`, at any depth (docs/security.md,
+ * "Configuration: trusted files only"): `imported` then names the file that imports it and the file
+ * the search found, for the message and the fix.
  */
-export async function assertTrusted(file: string, input: Pick<LocateInput, 'uid'>): Promise<void> {
+export async function assertTrusted(
+  file: string,
+  input: Pick<LocateInput, 'uid'>,
+  imported?: { by: string; searched: string },
+): Promise<void> {
   const uid = input.uid ?? process.getuid?.();
   if (process.platform === 'win32' || uid === undefined) return;
   let link;
@@ -206,14 +214,49 @@ export async function assertTrusted(file: string, input: Pick<LocateInput, 'uid'
   if (writers.length > 0) reasons.push(`can be written by ${writers.join(' and ')}`);
   if (reasons.length === 0) return;
   const owned = !foreignLink && !foreign(target.uid);
+  const which = imported ? `${file}, imported by ${imported.by}` : file;
+  const rule = imported ? 'a config file found by the search, and every file it imports,' : 'a config file found by the search';
   throw new ConfigError(
-    `refusing the config file ${file}: it ${reasons.join(' and ')}; a config file found by the search must be yours and writable by you alone, as it chooses where the token goes and may run a command`,
+    `refusing the config file ${which}: it ${reasons.join(' and ')}; ${rule} must be yours and writable by you alone, as it chooses where the token goes and may run a command`,
     {
       hint: owned
         ? `if the file is yours, run: chmod go-w ${file}`
-        : `remove ${file} if you do not know it, or run core from another folder; a file you trust can be named with --config ${file} (or CORE_CONFIG)`,
+        : imported
+          ? `if you do not know ${file}, remove its $import from ${imported.by}; a config file you trust can be named with --config ${imported.searched} (or CORE_CONFIG), which loads what it imports unchecked`
+          : `remove ${file} if you do not know it, or run core from another folder; a file you trust can be named with --config ${file} (or CORE_CONFIG)`,
     },
   );
+}
+
+/**
+ * The loaders for a file the search found, each checking with assertTrusted the file it is about to
+ * parse: cosmiconfig hands every file of an `$import` to a loader, at any depth, once it has read
+ * it and before it merges anything or the settings use it. A loader learns only the file's path, so
+ * the `$import` of each file loaded is noted first, to name the importer in the message (a file that
+ * two files import is named with one of them). The searched file was checked before cosmiconfig read
+ * it; it is checked again on cosmiconfig's own read.
+ */
+function trustedLoaders(loaders: Record<string, Loader>, searched: string, input: LocateInput): Record<string, Loader> {
+  const importers = new Map<string, string>();
+  const checked =
+    (loader: Loader): Loader =>
+    async (filepath, content) => {
+      const by = importers.get(filepath);
+      await assertTrusted(filepath, input, filepath === searched ? undefined : { by: by ?? searched, searched });
+      const loaded = await loader(filepath, content);
+      for (const imported of importsOf(filepath, loaded)) importers.set(path.resolve(path.dirname(filepath), imported), filepath);
+      return loaded;
+    };
+  return Object.fromEntries(Object.entries(loaders).map(([extension, loader]) => [extension, checked(loader)]));
+}
+
+/** The paths a loaded file names in `$import`, where cosmiconfig looks (a package.json's "core" key). */
+function importsOf(file: string, loaded: unknown): string[] {
+  const config = path.basename(file, path.extname(file)) === 'package' ? (loaded as { core?: unknown } | null | undefined)?.core : loaded;
+  if (typeof config !== 'object' || config === null || !Object.hasOwn(config, '$import')) return [];
+  const imports = (config as { $import: unknown }).$import;
+  // cosmiconfig refuses anything but strings itself, after this loader returns.
+  return (Array.isArray(imports) ? imports : [imports]).filter((item): item is string => typeof item === 'string');
 }
 
 /** Failures to read a candidate that the search passes over, as cosmiconfig's does. */
@@ -283,7 +326,14 @@ async function viaCosmiconfig(file: string, mode: 'search' | 'named', input: Loc
   const { cosmiconfig } = (await import('cosmiconfig')).default;
   // A file found by the search may $import only YAML and JSON: JavaScript is loaded when named.
   const loaders = await configLoaders(input.env, input.signal, mode === 'named' && !input.noCode);
-  const explorer = cosmiconfig('core', { searchStrategy: 'none', cache: false, loaders, searchPlaces: [path.basename(file)] });
+  // What a file found by the search imports must be trusted as the file itself is; a named file is
+  // the user's choice, and so is what it imports (docs/configuration.md, "Trusted files only").
+  const explorer = cosmiconfig('core', {
+    searchStrategy: 'none',
+    cache: false,
+    loaders: mode === 'search' ? trustedLoaders(loaders, file, input) : loaders,
+    searchPlaces: [path.basename(file)],
+  });
   const result = mode === 'search' ? await explorer.search(path.dirname(file)) : await explorer.load(file);
   if (result === null) return null;
   return mode === 'search' && result.isEmpty === true ? null : { content: result.config };

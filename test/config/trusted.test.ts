@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, existsSync, lchownSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lchownSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSettings, locateConfig, resolveSettingsToken } from '../../src/config/index.js';
@@ -157,6 +157,151 @@ describe.skipIf(process.platform === 'win32')('a config file found by the search
       expect(reported(argv, run), argv.join(' ')).toContain(`chmod go-w ${file}`);
       expect(run.stderr, argv.join(' ')).not.toMatch(/\n\s+at /);
     }
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
+// A file found by the search may `$import` others (at any depth): each is held to the searched file's
+// rule, or a file planted beside a trusted one would choose the service and run its token command.
+describe.skipIf(process.platform === 'win32')('a file imported by a config file found by the search', () => {
+  /**
+   * The searched .corerc.yaml imports base.yaml, whose token command would leave a marker; `nested`
+   * puts one more file between them. Returns the files and the marker.
+   */
+  async function importing(box: Sandbox, options: { nested?: boolean; mode?: number } = {}) {
+    const marker = path.join(box.root, 'ran');
+    const base = await box.write(path.join(box.project, 'shared', 'base.yaml'), yamlWithCommand(marker), options.mode ?? 0o600);
+    const middle = options.nested ? await box.write(path.join(box.project, 'middle.yaml'), '$import: ./shared/base.yaml\n') : undefined;
+    const searched = await box.write(
+      path.join(box.project, '.corerc.yaml'),
+      `$import: ${options.nested ? './middle.yaml' : './shared/base.yaml'}\ndefaultProfile: planted\n`,
+    );
+    return { searched, base, importer: middle ?? searched, marker };
+  }
+
+  const rule =
+    'a config file found by the search, and every file it imports, must be yours and writable by you alone, as it chooses where the token goes and may run a command';
+
+  it.each([
+    ['its group may write it', { mode: 0o620 }, 'its group'],
+    ['others may write it', { mode: 0o602 }, 'other users'],
+    ['its group and others may write it', { mode: 0o666 }, 'its group and other users'],
+    ['it is imported by an imported file, and others may write it', { mode: 0o646, nested: true }, 'other users'],
+  ])(
+    'is refused with exit 2 when %s, naming it, its importer and the fix, and its token command never runs',
+    async (_name, options, writers) => {
+      const box = await sandbox();
+      const { base, importer, marker } = await importing(box, options);
+      const error = await refusal(loadSettings({ cwd: box.cwd, env: box.env, flags: {} }));
+      expect(error.exitCode).toBe(2);
+      expect(error.message).toBe(`refusing the config file ${base}, imported by ${importer}: it can be written by ${writers}; ${rule}`);
+      expect(error.hint).toBe(`if the file is yours, run: chmod go-w ${base}`);
+      // config check runs the token command of a file it may use.
+      expect((await core(box, ['config', 'check'])).stdout).toContain(`refusing the config file ${base}`);
+      expect(existsSync(marker)).toBe(false);
+    },
+  );
+
+  // Another user's file: only root can give a file away, and telling the search it runs as someone
+  // else would make the importing file foreign too.
+  it.skipIf(!runningAsRoot).each([
+    [
+      'it is owned by another user',
+      { nested: false },
+      (file: string) => chownSync(file, 65534, 65534),
+      'is owned by uid 65534, not by you (uid 0) or root',
+    ],
+    [
+      'it is imported by an imported file and owned by another user',
+      { nested: true },
+      (file: string) => chownSync(file, 65534, 65534),
+      'is owned by uid 65534, not by you (uid 0) or root',
+    ],
+    [
+      "it is a symbolic link of another user's, even to a file of the user's",
+      { nested: false },
+      (file: string) => {
+        const target = `${file}.target`;
+        writeFileSync(target, readFileSync(file));
+        chmodSync(target, 0o600);
+        rmSync(file);
+        symlinkSync(target, file);
+        lchownSync(file, 65534, 65534);
+      },
+      'is a symbolic link owned by uid 65534',
+    ],
+  ])('is refused with exit 2 when %s, and its token command never runs', async (_name, options, makeForeignFile, reason) => {
+    const box = await sandbox();
+    const { searched, base, importer, marker } = await importing(box, options);
+    makeForeignFile(base);
+    const error = await refusal(loadSettings({ cwd: box.cwd, env: box.env, flags: {} }));
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toBe(`refusing the config file ${base}, imported by ${importer}: it ${reason}; ${rule}`);
+    expect(error.hint).toBe(
+      `if you do not know ${base}, remove its $import from ${importer}; a config file you trust can be named with --config ${searched} (or CORE_CONFIG), which loads what it imports unchecked`,
+    );
+    expect((await core(box, ['config', 'check'])).stdout).toContain(`refusing the config file ${base}`);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it.each([
+    ['imported directly', { nested: false }],
+    ['imported by an imported file', { nested: true }],
+  ])("is used when it is the user's and writable by the user alone (%s)", async (_name, options) => {
+    const box = await sandbox();
+    const { searched, marker } = await importing(box, options);
+    const settings = await loadSettings({ cwd: box.cwd, env: box.env, flags: {} });
+    expect(settings.configFile).toBe(searched);
+    expect(settings.baseUrl?.value).toBe('https://attacker.example.com');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('is used when it is a symbolic link of the user to a file of the user', async () => {
+    const box = await sandbox();
+    const { base } = await importing(box);
+    const target = await box.write(path.join(box.root, 'elsewhere.yaml'), readFileSync(base, 'utf8'));
+    rmSync(base);
+    symlinkSync(target, base);
+    expect((await loadSettings({ cwd: box.cwd, env: box.env, flags: {} })).baseUrl?.value).toBe('https://attacker.example.com');
+  });
+
+  it('stops every command that reads the settings with exit 2, and none of them runs its command', async () => {
+    const box = await sandbox();
+    const { base, importer, marker } = await importing(box, { mode: 0o666 });
+    for (const argv of [
+      ['config', 'check'],
+      ['config', 'show'],
+      ['config', 'path'],
+      ['greet', '--core-client-id', '1', '-t', 'Hello'],
+    ]) {
+      const run = await core(box, argv);
+      expect(run.code, argv.join(' ')).toBe(2);
+      expect(reported(argv, run), argv.join(' ')).toContain(
+        `refusing the config file ${base}, imported by ${importer}: it can be written by`,
+      );
+      expect(reported(argv, run), argv.join(' ')).toContain(`chmod go-w ${base}`);
+      expect(run.stderr, argv.join(' ')).not.toMatch(/\n\s+at /);
+    }
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('leaves TAB completion with nothing to offer', async () => {
+    const box = await sandbox();
+    await importing(box, { mode: 0o666 });
+    expect(await core(box, ['completion', '__profiles'])).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('is not checked when the importing file is named with --config or CORE_CONFIG: naming a file trusts what it imports', async () => {
+    const box = await sandbox();
+    const { searched, marker } = await importing(box, { mode: 0o666 });
+    for (const named of [
+      { flags: { config: searched }, env: box.env },
+      { flags: {}, env: { ...box.env, CORE_CONFIG: searched } },
+    ]) {
+      const settings = await loadSettings({ cwd: box.cwd, ...named });
+      expect(settings.baseUrl?.value).toBe('https://attacker.example.com');
+    }
+    expect(await core(box, ['completion', '__profiles', '--config', searched])).toEqual({ code: 0, stdout: 'planted\n', stderr: '' });
     expect(existsSync(marker)).toBe(false);
   });
 });
