@@ -133,6 +133,8 @@ export class AnswerWait {
   /** The customer message was recorded: the wait starts now. */
   start(asked: AskedMessage): void {
     this.asked = asked;
+    // Ended already (the sandbox closed while the message was on its way): no timer to hold the process.
+    if (this.done) return;
     this.waitTimer = setTimeout(() => this.finish(this.outcome()), this.waitMs);
     if (asked.noWebhook !== null && asked.deliveryId === null && /agents/.test(asked.noWebhook)) {
       this.finish('with-agents');

@@ -17,7 +17,7 @@ type Channel = 'WEB' | 'IM' | 'EMAIL';
 /** What the customer needs of a running sandbox: a handle of `startSandbox` has all of it. */
 export interface CustomerSandbox {
   readonly url: string;
-  subscribe(listener: (event: SandboxEvent) => void): () => void;
+  subscribe(listener: (event: SandboxEvent) => void, onClose?: () => void): () => void;
   conversation(sessionId: string): ConversationView | undefined;
 }
 type BotAnswer = Extract<SandboxEvent, { type: 'bot.answer' }>;
@@ -150,9 +150,13 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
     const wait = new AnswerWait(waitMs);
     // Subscribed first, so no answer can come between the message and the wait.
     // The conversation's events, and the refusals tied to none that its event stream carries too.
-    const stop = sandbox.subscribe((event) => {
-      if (event.sessionId === sessionId || untiedRefusalFor(event, tenant)) wait.accept(event as unknown as StreamEvent);
-    });
+    // A sandbox that closes ends the wait (`stream-ended`), as a closed event stream ends core customer's.
+    const stop = sandbox.subscribe(
+      (event) => {
+        if (event.sessionId === sessionId || untiedRefusalFor(event, tenant)) wait.accept(event as unknown as StreamEvent);
+      },
+      () => wait.streamEnded(),
+    );
     try {
       const asked = await post(sandbox, path, message, 'the message');
       const question = {

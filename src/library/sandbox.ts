@@ -79,8 +79,11 @@ export interface Sandbox {
   messages(tenant?: string): MessageRecord[];
   /** The kept events after `after` (default 0), of one tenant or all, or of one thread. */
   events(filter?: { tenant?: string; sessionId?: string; after?: number }): SandboxEvent[];
-  /** Tells `listener` of every event as it is recorded; returns the function that stops it. */
-  subscribe(listener: (event: SandboxEvent) => void): () => void;
+  /**
+   * Tells `listener` of every event as it is recorded, and `onClose` once when the sandbox closes (at
+   * once when it already has); returns the function that stops both.
+   */
+  subscribe(listener: (event: SandboxEvent) => void, onClose?: () => void): () => void;
   /** The thread of a sessionId, as GET /_sandbox/conversations/{sessionId} shows it; undefined when not kept. */
   conversation(sessionId: string): ConversationView | undefined;
   /** How much one tenant holds: events, their bytes, clients, threads, questions, answerIds, deliveries. */

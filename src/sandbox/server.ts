@@ -52,8 +52,11 @@ export interface Sandbox {
   messages(tenant?: string): MessageRecord[];
   /** The kept events after `after` (default 0), of one tenant ("": the sandbox-wide ones), or all (those too), or of one thread. */
   events(filter?: { tenant?: string; sessionId?: string; after?: number }): SandboxEvent[];
-  /** Tells `listener` of every event as it is recorded; returns the function that stops it. */
-  subscribe(listener: (event: SandboxEvent) => void): () => void;
+  /**
+   * Tells `listener` of every event as it is recorded, and `onClose` once when the sandbox closes (at
+   * once when it already has); returns the function that stops both.
+   */
+  subscribe(listener: (event: SandboxEvent) => void, onClose?: () => void): () => void;
   /** The thread of a sessionId, as GET /_sandbox/conversations/{sessionId} shows it; undefined when not kept. */
   conversation(sessionId: string): ConversationView | undefined;
   /** How much one tenant holds ("" for the sandbox-wide log): events, their bytes, clients, threads, questions, answerIds, deliveries. */
@@ -220,6 +223,8 @@ export async function startLocalSandbox(options: SandboxOptions = {}): Promise<L
 function handle(parts: Parts, server: Server, address: AddressInfo, closing: AbortController): Sandbox {
   const { state, sender, streams } = parts;
   let closed: Promise<void> | undefined;
+  /** Told once when the sandbox closes: the customer helpers of src/library/customer.ts end their waits. */
+  const closeListeners = new Set<() => void>();
   return {
     url: baseUrl(address.address, address.port),
     host: address.address,
@@ -230,7 +235,19 @@ function handle(parts: Parts, server: Server, address: AddressInfo, closing: Abo
     webhookSecret: parts.webhookSecret,
     messages: (tenant) => state.messages(tenant),
     events: (filter = {}) => [...state.events(filter)],
-    subscribe: (listener) => state.subscribe(listener),
+    subscribe: (listener, onClose) => {
+      const stop = state.subscribe(listener);
+      if (onClose === undefined) return stop;
+      if (closed !== undefined) {
+        queueMicrotask(onClose);
+        return stop;
+      }
+      closeListeners.add(onClose);
+      return () => {
+        stop();
+        closeListeners.delete(onClose);
+      };
+    },
     conversation: (sessionId) => {
       const thread = state.thread(sessionId);
       return thread ? state.view(thread) : undefined;
@@ -246,6 +263,8 @@ function handle(parts: Parts, server: Server, address: AddressInfo, closing: Abo
         sender?.close();
         for (const stream of streams) stream.end();
         closed = closeServer(server);
+        for (const onClose of closeListeners) onClose();
+        closeListeners.clear();
       }
       return closed;
     },

@@ -197,6 +197,59 @@ describe('core-cli/sandbox without a bot', () => {
     await expect(refused).rejects.toMatchObject({ status, message: expect.stringMatching(message) });
   });
 
+  it('ends a wait in progress when the sandbox closes, as stream-ended, with what had come', async () => {
+    // A bot that acknowledges each webhook and never answers: only the close can end the wait.
+    const silent = createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end()));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const open = await startSandbox({ botUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/webhook` });
+      sandbox = open;
+      const conversation = await startConversation(open);
+      const delivered = new Promise<void>((resolve) => {
+        const stop = open.subscribe((event) => {
+          if (event.type === 'webhook.attempt' && event.sessionId === conversation.sessionId) {
+            stop();
+            resolve();
+          }
+        });
+      });
+      const exchange = conversation.say('Anyone there?', { waitMs: 600_000 });
+      await happens(delivered, 'the webhook to be delivered');
+      await open.close();
+      expect(await happens(exchange, 'the wait to end when the sandbox closed')).toMatchObject({
+        ok: false,
+        end: 'stream-ended',
+        delivery: 'delivered',
+        answers: [],
+      });
+    } finally {
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it('tells a subscriber that the sandbox closed, once, and at once when it already has', async () => {
+    const open = await startSandbox();
+    sandbox = open;
+    const told: string[] = [];
+    const stopped = open.subscribe(
+      () => {},
+      () => told.push('stopped before'),
+    );
+    stopped();
+    open.subscribe(
+      () => {},
+      () => told.push('open'),
+    );
+    await open.close();
+    await open.close();
+    open.subscribe(
+      () => {},
+      () => told.push('after'),
+    );
+    await Promise.resolve();
+    expect(told).toEqual(['open', 'after']);
+  });
+
   it('refuses a negative waitMs before sending anything', async () => {
     sandbox = await startSandbox();
     const conversation = await startConversation(sandbox);
