@@ -9,7 +9,9 @@ import type { Answer } from './exchange.js';
 /**
  * The Host values the sandbox answers (docs/sandbox.md, "The Host check"): its bound address with its
  * port, the host name it was started with (`--host localhost`), and, when it is bound to loopback or
- * to every address, the loopback names localhost, 127.0.0.1 and [::1] with its port. A page on
+ * to every address, the loopback names localhost, 127.0.0.1 and [::1] with its port; bound to every
+ * address, also each address of the machine's own interfaces (`addresses`) with its port: a browser
+ * sends an address as Host only when it was asked for that address, never through a DNS name. A page on
  * another site that reaches the port through a DNS name it controls (DNS rebinding) sends its own
  * name as Host, and is refused. Names given with `--allow-host` are accepted with any port or none
  * (a bot in a container reaches `host.docker.internal:PORT`, a tunnel sends its own name).
@@ -27,10 +29,12 @@ export function allowedHosts(
   port: number,
   loopback: (host: string) => boolean,
   extra: readonly string[] = [],
+  addresses: readonly string[] = [],
 ): AllowedHosts {
   const names = new Set<string>([bound.toLowerCase(), given.toLowerCase()]);
   const wildcard = bound === '0.0.0.0' || bound === '::';
   if (wildcard || loopback(bound)) for (const name of ['localhost', '127.0.0.1', '::1']) names.add(name);
+  if (wildcard) for (const address of addresses) names.add(address.toLowerCase().replace(/%.*$/, ''));
   const exact = new Set<string>();
   for (const name of names) {
     const host = bracketed(name);

@@ -1,5 +1,6 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import type { Problem } from '../errors.js';
 import { loadSafeHtmlRenderer } from '../markdown/safe-html.js';
 import type { Reason } from '../payload/index.js';
@@ -213,7 +214,7 @@ export async function startLocalSandbox(options: SandboxOptions = {}): Promise<L
   );
   await listen(server, host, options.port ?? sandboxDefaults.port, log);
   const address = server.address() as AddressInfo;
-  hostRule.hosts = allowedHosts(address.address, host, address.port, isLoopbackHost, options.allowHosts ?? []);
+  hostRule.hosts = allowedHosts(address.address, host, address.port, isLoopbackHost, options.allowHosts ?? [], interfaceAddresses());
   hostRule.checkEveryPath = isLoopbackHost(address.address);
   const customer = directCustomer({ state, sender, defaultTenant: tenants[0] ?? 'sandbox' });
   return { ...handle(parts, server, address, closing), customer };
@@ -269,4 +270,9 @@ function handle(parts: Parts, server: Server, address: AddressInfo, closing: Abo
       return closed;
     },
   };
+}
+
+/** The addresses of the machine's network interfaces (IPv6 ones without a zone): what a sandbox bound to every address is reached at. */
+function interfaceAddresses(): string[] {
+  return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((entry) => entry.address));
 }
