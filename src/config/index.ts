@@ -40,6 +40,9 @@ export {
   secretSpecSchema,
   validateConfig,
   baseUrlProblem,
+  headerValueProblem,
+  tenantProblem,
+  TENANT_HINT,
   type ConfigFile,
   type ProfileConfig,
 } from './schema.js';

@@ -5,7 +5,7 @@ import { parseDuration } from './duration.js';
 import { envValue, findConfig, SEARCH_PLACES_TEXT, USER_PLACES_TEXT } from './locate.js';
 import { noProxyFromEnv, parseProxyUrl, proxyFromEnv } from '../proxy-settings.js';
 import { isShownRequestHeader } from '../mask.js';
-import { baseUrlProblem, suggest, validateConfig, type ConfigFile, type ProfileConfig } from './schema.js';
+import { baseUrlProblem, suggest, TENANT_HINT, tenantProblem, validateConfig, type ConfigFile, type ProfileConfig } from './schema.js';
 import type { SecretSpec } from './secret.js';
 import { checkToken, TOKEN_HINT } from './token.js';
 import { operations } from '../operations.js';
@@ -229,13 +229,23 @@ function flagOrEnvUrl(input: LoadInput): Resolved<string> | null {
   return { value: fromEnv, source: 'env CORE_BASE_URL' };
 }
 
+/**
+ * --tenant, then CORE_TENANT, checked by the profile's rule (a value the X-Tenant-Name header can
+ * carry: src/config/schema.ts), so a tenant node:http would refuse is exit 2 naming its source,
+ * before anything is sent.
+ */
 function flagOrEnvTenant(input: LoadInput): Resolved<string> | null {
   if (input.flags.tenant !== undefined) {
     if (input.flags.tenant === '') throw new UsageError('--tenant needs a tenant name');
+    const problem = tenantProblem(input.flags.tenant);
+    if (problem) throw new UsageError(`--tenant: ${problem}`, { hint: TENANT_HINT });
     return { value: input.flags.tenant, source: 'flag --tenant' };
   }
   const fromEnv = envValue(input.env, 'CORE_TENANT');
-  return fromEnv === undefined ? null : { value: fromEnv, source: 'env CORE_TENANT' };
+  if (fromEnv === undefined) return null;
+  const problem = tenantProblem(fromEnv);
+  if (problem) throw new ConfigError(`CORE_TENANT: ${problem}`, { hint: TENANT_HINT });
+  return { value: fromEnv, source: 'env CORE_TENANT' };
 }
 
 /**

@@ -27,6 +27,47 @@ const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 
 const TOKEN_FORMS = 'a string, {env: NAME} or {command: "..."}';
 
+/**
+ * What an HTTP header value may hold, as node:http checks it before it sends a request: tab, 0x20 to
+ * 0x7E and 0x80 to 0xFF (RFC 9110's field-vchar, SP, HTAB and obs-text). A line break would end the
+ * header and could start another; node:http throws ERR_INVALID_CHAR for anything else, which would
+ * otherwise surface as a failed request (exit 6) after the settings were accepted. A regular
+ * expression rather than a refinement, so that the JSON Schema carries it to editors as a pattern.
+ */
+const HEADER_VALUE_CHARACTERS = '\\t\\u0020-\\u007e\\u0080-\\u00ff';
+const HEADER_VALUE = new RegExp(`^[${HEADER_VALUE_CHARACTERS}]*$`);
+const NOT_IN_HEADER_VALUE = new RegExp(`[^${HEADER_VALUE_CHARACTERS}]`, 'u');
+
+/** The words for a header value's rule, in messages and hints. */
+export const HEADER_VALUE_RULE = 'tab, printable ASCII and Latin-1 (U+0080 to U+00FF)';
+
+/**
+ * Why `value` cannot be sent as an HTTP header value, or undefined when it can: the first character
+ * outside the rule, by its code point. `quote: false` leaves out the character itself, for a value
+ * that may be a credential (a profile's header).
+ */
+export function headerValueProblem(value: string, { quote = true }: { quote?: boolean } = {}): string | undefined {
+  if (/[\r\n]/.test(value)) return 'holds a line break';
+  const found = NOT_IN_HEADER_VALUE.exec(value);
+  if (found === null) return undefined;
+  const point = found[0].codePointAt(0)!;
+  const code = `U+${point.toString(16).toUpperCase().padStart(4, '0')}`;
+  if (point < 0x20 || point === 0x7f) return `holds a control character (${code})`;
+  return quote ? `holds ${JSON.stringify(found[0])} (${code})` : `holds ${code}`;
+}
+
+/**
+ * Why a tenant cannot be used, or undefined when it can: it is sent as X-Tenant-Name (docs/api.md),
+ * so it follows the header value rule. The tenant is no secret, so the message quotes it.
+ */
+export function tenantProblem(value: string): string | undefined {
+  const problem = headerValueProblem(value);
+  return problem === undefined ? undefined : `${JSON.stringify(value)} ${problem}, which the X-Tenant-Name header cannot carry`;
+}
+
+/** The hint of every refused tenant. */
+export const TENANT_HINT = `the tenant is sent as the X-Tenant-Name header, which carries ${HEADER_VALUE_RULE} only, with no line break: use the tenant name the service gave you`;
+
 /** Why a base URL is unusable, or undefined when it is fine. Exported for the flag and env checks. */
 export function baseUrlProblem(value: string): string | undefined {
   let url: URL;
@@ -123,16 +164,22 @@ const headersSchema = z.record(
         `${String(issue.input)} is set by core itself (the tenant from tenant / --tenant / CORE_TENANT; the body is JSON), not by headers`,
     }),
   ),
-  z
-    .string({ error: 'a header value must be a string (quote numbers)' })
-    .check(z.refine((value) => !CONTROL.test(value), { error: 'a header value must not hold a line break or control character' })),
+  z.string({ error: 'a header value must be a string (quote numbers)' }).check(
+    z.regex(HEADER_VALUE, {
+      // Never the value itself: a header may carry a credential.
+      error: (issue) =>
+        `a header value must hold only ${HEADER_VALUE_RULE}: this one ${headerValueProblem(String(issue.input), { quote: false })}`,
+    }),
+  ),
   { error: 'must be a mapping of header names to values, such as {X-Extra: value}' },
 );
 
 export const profileSchema = z.strictObject(
   {
     baseUrl: z.optional(baseUrlSchema),
-    tenant: z.optional(nonEmpty('the tenant name (a string)')),
+    tenant: z.optional(
+      nonEmpty('the tenant name (a string)').check(z.regex(HEADER_VALUE, { error: (issue) => tenantProblem(String(issue.input)) })),
+    ),
     token: z.optional(secretSpecSchema),
     integratorToken: z.optional(secretSpecSchema),
     headers: z.optional(headersSchema),

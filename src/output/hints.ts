@@ -16,6 +16,17 @@ export interface HintContext {
   retries: number;
 }
 
+/** The operations `core schema` prints the rules of (src/operations.ts, PayloadKind). */
+const SCHEMAS = new Set(['reply', 'greet', 'reason']);
+
+/**
+ * The hint under a failed request, or undefined when there is none to give: a success, a request
+ * not sent (skipped, refused by validation), or no answer (the network error says what happened).
+ * Every HTTP status that is not a success gets one (the contract, "Everyday use": every HTTP
+ * failure ends with a hint of what to do next): the statuses below each have their own, any other
+ * 4xx the general one, and any status no branch knows (a 1xx, which is never the end of a request)
+ * the last.
+ */
 export function failureHint(result: RequestResult, context: HintContext): string | undefined {
   if (result.ok || result.skipped || result.validationErrors) return undefined;
   const status = result.status;
@@ -28,6 +39,14 @@ export function failureHint(result: RequestResult, context: HintContext): string
   // gap 5); a service that says so gets the same hint.
   const withAgents = typeof message === 'string' && /\bwith agents\b|\bpassed to agents\b/i.test(message);
   switch (status) {
+    case 400:
+    case 422:
+      // Bad Request and Unprocessable Content: the request arrived and was read; its content broke a rule.
+      return `the service refused what the request holds (HTTP ${status}): its message says which field; ${
+        SCHEMAS.has(context.operation)
+          ? `check the payload against the rules core schema ${context.operation} prints`
+          : 'check the body against the API (docs/api.md): core api does not check it'
+      }`;
     case 401:
       return `the service did not accept the ${reason ? 'integrator token (else the token)' : 'token'}: check it and where it came from with core config show, and that it has not expired`;
     case 403:
@@ -38,6 +57,16 @@ export function failureHint(result: RequestResult, context: HintContext): string
       return reason
         ? 'no inactivity reason has this code: the update changes existing reasons only; check the code and the tenant'
         : 'the service knows no such target: check the base URL (with any path prefix), the identifiers (questionId, sessionId with questionIndex) and the tenant';
+    case 405:
+    case 410:
+      // Method Not Allowed and Gone: the address or the method is not (or no longer) the service's.
+      return `the service refused this method or endpoint (HTTP ${status}): check the base URL (with any path prefix; core config show) and that this version of core (core --version) speaks the service's API`;
+    case 407:
+      // A proxy that takes plain http as absolute-URI requests answers for itself (an https tunnel's
+      // refusal is EPROXY, with no status).
+      return `a proxy asked for credentials (HTTP 407): give them in the proxy URL (http://user:password@proxy:3128) of the profile's proxy or HTTPS_PROXY / HTTP_PROXY; core config show says which proxy is used`;
+    case 408:
+      return `the service stopped waiting for the request (HTTP 408): a slow network or proxy; ${repeated}: try again`;
     case 409:
       return reason
         ? 'too many inactivity reasons would be active: make another inactive first (--inactive), or send this one with --inactive'
@@ -54,6 +83,8 @@ export function failureHint(result: RequestResult, context: HintContext): string
       if (result.retryAfterMs !== undefined && attempts === 1 && context.retryable)
         return `the service limits the rate of requests and asked to wait ${Math.ceil(result.retryAfterMs / 1000)} s (Retry-After), longer than core waits, so it was not repeated: try again after that${reason ? ', or lower --concurrency' : ''}`;
       return `the service limits the rate of requests; ${repeated}, waiting as Retry-After asked: try again later${reason ? ', or lower --concurrency' : ''}`;
+    case 431:
+      return "the request's headers are larger than the service takes (HTTP 431): check the profile's headers (core config show)";
     default:
       if (status >= 500 && result.retryAfterMs !== undefined && context.retryable) {
         // What stopped the send was the service's own request to wait, which retries do not count:
@@ -74,6 +105,8 @@ export function failureHint(result: RequestResult, context: HintContext): string
       }
       if (status >= 300 && status < 400)
         return 'set the base URL to the address the service points to (core config show says where it comes from)';
-      return undefined;
+      if (status >= 400 && status < 500)
+        return `the service refused the request (HTTP ${status}): its message may say why; check the base URL and the tenant (core config show), and that this version of core (core --version) speaks the service's API`;
+      return `the service answered HTTP ${status}, which core does not expect as the end of a request: check the base URL (core config show), and whether a proxy or gateway answered instead of the service`;
   }
 }

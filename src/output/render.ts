@@ -48,7 +48,7 @@ export function renderHuman(result: RequestResult, style: Style): string {
   } else if (result.attempts !== undefined && result.attempts > 1) {
     lines.push(field('attempts', String(result.attempts), style));
   }
-  if (result.answerId !== undefined) lines.push(field('answer id', result.answerId, style));
+  if (result.answerId !== undefined && result.answerId !== null) lines.push(field('answer id', result.answerId, style));
   if (result.status !== null && result.error) {
     const body = result.error as Record<string, unknown>;
     const keys = ['message', 'timestamp', 'method', 'uri'].filter((k) => body[k] !== undefined);

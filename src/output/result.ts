@@ -20,7 +20,8 @@ export interface RequestResult {
   url: string;
   requestId: string | null;
   durationMs: number | null;
-  answerId?: string;
+  /** Replies only: the answerId sent; null for a refused reply whose answerId is not a string. */
+  answerId?: string | null;
   /** For reason updates: the reason's code. */
   code?: string;
   error: ServiceErrorBody | { message: string } | { code: string; message: string } | null;

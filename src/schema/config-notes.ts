@@ -29,7 +29,7 @@ export const CONFIG_NOTES: Readonly<Record<string, string>> = {
     'Rules a JSON Schema cannot express: defaultProfile must name a profile of this file;',
     'baseUrl must be an absolute http or https URL without user name, password, query or fragment;',
     'timeout must be a duration from 1 ms to 2147483647 ms;',
-    'tokens and header values must not hold a line break or control character;',
+    'tokens must not hold a line break or control character;',
     'proxy must be an http or https URL.',
   ].join(' '),
   $schema: 'Ignored by core: the URL or path of this JSON Schema, for editors that read it from the file.',
@@ -39,7 +39,8 @@ export const CONFIG_NOTES: Readonly<Record<string, string>> = {
   'profiles.*': 'One profile. Every key is optional; flags and environment variables override each of them.',
   'profiles.*.baseUrl':
     "The service's {base_url}, such as https://chat.example.com: an absolute http or https URL without user name, password, query or fragment. Env CORE_BASE_URL, flag --base-url.",
-  'profiles.*.tenant': 'The tenant, sent as X-Tenant-Name on every request. Env CORE_TENANT, flag --tenant.',
+  'profiles.*.tenant':
+    'The tenant, sent as X-Tenant-Name on every request: tab, printable ASCII and Latin-1 (U+0080 to U+00FF) only, no line break. Env CORE_TENANT, flag --tenant.',
   ...tokenNotes(
     'token',
     `The bot's access token, sent as "Authorization: Bearer <token>" by core reply and core greet: ${TOKEN_FORMS}. Env CORE_TOKEN (there is no flag: flags leak into shell history).`,
@@ -50,7 +51,8 @@ export const CONFIG_NOTES: Readonly<Record<string, string>> = {
   ),
   'profiles.*.headers':
     "Extra request headers sent with every request, by name. A header named here replaces core's own: an Authorization header replaces the Bearer token (for a credential of another format).",
-  'profiles.*.headers.*': 'A header value: a string without line breaks or control characters (quote numbers).',
+  'profiles.*.headers.*':
+    'A header value: a string of tab, printable ASCII and Latin-1 (U+0080 to U+00FF) only, without line breaks or control characters (quote numbers).',
   'profiles.*.timeout':
     'Time limit of one attempt: milliseconds as a number, or a duration such as 500ms, 30s, 2m, 1m30s or 1.5s; from 1 ms to 2147483647 ms. Default 30s. Env CORE_TIMEOUT, flag --timeout.',
   'profiles.*.retries':

@@ -23,7 +23,7 @@ export function printWarnings(warnings: Problem[], ctx: Context): void {
 export function rejectPayload(
   problems: Problem[],
   ctx: Context,
-  input: { json: boolean; operation: Operation; settings: Settings | null; answerId?: string; hint?: string },
+  input: { json: boolean; operation: Operation; settings: Settings | null; answerId?: string | null; hint?: string },
 ): never {
   if (input.json) {
     const result: RequestResult = {

@@ -417,6 +417,7 @@ describe('core config init', () => {
     ['a bad profile name', { ...allFlags, profileName: '-x' }, /--profile-name/],
     ['a bad base URL', { ...allFlags, baseUrl: 'chat.example.com' }, /--base-url: "chat.example.com" is not an absolute URL/],
     ['a bad variable name', { ...allFlags, tokenEnv: 'MY-TOKEN' }, /--token-env: "MY-TOKEN" is not an environment variable name/],
+    ['a tenant a header cannot carry', { ...allFlags, tenant: 'acme€' }, /--tenant: "acme€" holds "€" \(U\+20AC\)/],
     ['both token flags', { ...allFlags, tokenCommand: 'pass show x' }, /give --token-env or --token-command, not both/],
   ])('rejects %s', async (_case, options, message) => {
     const box = await sandbox();

@@ -236,12 +236,74 @@ describe('core config check', () => {
     const run = await core(box, ['config', 'check']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^✓ config file/);
-    expect(run.stdout).toMatch(/✓ token +command "echo ran >> .*" \(ran, and printed a token\)/);
+    expect(run.stdout).toMatch(/✓ token +\{command: "echo ran >> .*"\} in .*\.corerc\.yaml \(ran, and printed a token\)/);
     expect(run.stdout).toContain('✓ integrator token  not set: the token is used (core reason update)');
     expect(run.stdout).toContain('Ready: a send could go out (nothing was sent).');
     expect(run.stdout).not.toContain('✗');
     expect(`${run.stdout}${run.stderr}`).not.toContain('tok-checked-5f1c');
     expect(await readFile(path.join(box.root, 'ran.log'), 'utf8')).toBe('ran\n');
+  });
+
+  // Each token source described as it is: the variable, or the form in the file and the file's path.
+  it.each<{ name: string; file: string | null; env: Record<string, string>; token: RegExp; integrator: RegExp }>([
+    {
+      name: 'CORE_TOKEN and CORE_INTEGRATOR_TOKEN with no config file',
+      file: null,
+      env: {
+        CORE_BASE_URL: 'https://chat.example.com',
+        CORE_TENANT: 't',
+        CORE_TOKEN: 'envtoken-LONG',
+        CORE_INTEGRATOR_TOKEN: 'envtoken-INTEGRATOR',
+      },
+      token: /^✓ token +environment variable CORE_TOKEN \(set\)  env CORE_TOKEN$/m,
+      integrator: /^✓ integrator token +environment variable CORE_INTEGRATOR_TOKEN \(set\)  env CORE_INTEGRATOR_TOKEN$/m,
+    },
+    {
+      name: 'CORE_TOKEN and CORE_INTEGRATOR_TOKEN over literals in the file',
+      file: '    token: file-literal-1\n    integratorToken: file-literal-2\n',
+      env: { CORE_TOKEN: 'envtoken-LONG', CORE_INTEGRATOR_TOKEN: 'envtoken-INTEGRATOR' },
+      token: /^✓ token +environment variable CORE_TOKEN \(set\)  env CORE_TOKEN$/m,
+      integrator: /^✓ integrator token +environment variable CORE_INTEGRATOR_TOKEN \(set\)  env CORE_INTEGRATOR_TOKEN$/m,
+    },
+    {
+      name: 'literals in the file',
+      file: '    token: file-literal-1\n    integratorToken: file-literal-2\n',
+      env: {},
+      token: /^✓ token +a literal in FILE  profile p in FILE$/m,
+      integrator: /^✓ integrator token +a literal in FILE  profile p in FILE$/m,
+    },
+    {
+      name: '{env: NAME} in the file',
+      file: '    token: {env: BOT_TOKEN}\n    integratorToken: {env: INTEGRATOR_TOKEN}\n',
+      env: { BOT_TOKEN: 'envtoken-BOT', INTEGRATOR_TOKEN: 'envtoken-INTEGRATOR' },
+      token: /^✓ token +\{env: BOT_TOKEN\} in FILE \(set\)  profile p in FILE$/m,
+      integrator: /^✓ integrator token +\{env: INTEGRATOR_TOKEN\} in FILE \(set\)  profile p in FILE$/m,
+    },
+    {
+      name: '{command} in the file',
+      file: '    token: {command: "echo $BOT_SECRET"}\n    integratorToken: {command: "echo $INTEGRATOR_SECRET"}\n',
+      env: { BOT_SECRET: 'cmdtoken-BOT', INTEGRATOR_SECRET: 'cmdtoken-INTEGRATOR' },
+      token: /^✓ token +\{command: "echo \$BOT_SECRET"\} in FILE \(ran, and printed a token\)  profile p in FILE$/m,
+      integrator: /^✓ integrator token +\{command: "echo \$INTEGRATOR_SECRET"\} in FILE \(ran, and printed a token\)  profile p in FILE$/m,
+    },
+  ])('describes where the token and the integrator token come from truly: $name', async (row) => {
+    const box = await sandbox(row.env);
+    const file =
+      row.file === null
+        ? null
+        : await box.write(
+            path.join(box.project, '.corerc.yaml'),
+            `profiles:\n  p:\n    baseUrl: https://chat.example.com\n    tenant: acme\n${row.file}`,
+          );
+    const run = await core(box, ['config', 'check']);
+    expect(run.code).toBe(0);
+    const withFile = (pattern: RegExp) =>
+      new RegExp(pattern.source.replaceAll('FILE', (file ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), 'm');
+    expect(run.stdout).toMatch(withFile(row.token));
+    expect(run.stdout).toMatch(withFile(row.integrator));
+    if (file === null) expect(run.stdout).not.toContain('config file (');
+    expect(run.stdout).not.toContain('in the config file');
+    expect(run.stdout).not.toMatch(/envtoken|cmdtoken|file-literal/);
   });
 
   it('names every problem at once and exits 2: no base URL, an unset variable, a failing token command', async () => {

@@ -192,7 +192,12 @@ describe('an invalid config file', () => {
     [
       'a header value with a line break',
       `profiles:\n  s:\n    headers: {Authorization: "Bearer ${SECRET}\\n"}\n`,
-      'profiles.s.headers.Authorization: a header value must not hold a line break',
+      'profiles.s.headers.Authorization: a header value must hold only tab, printable ASCII and Latin-1 (U+0080 to U+00FF): this one holds a line break',
+    ],
+    [
+      'a header value with a character above U+00FF',
+      `profiles:\n  s:\n    headers: {X-Api-Key: "${SECRET}€"}\n`,
+      'profiles.s.headers.X-Api-Key: a header value must hold only tab, printable ASCII and Latin-1 (U+0080 to U+00FF): this one holds U+20AC',
     ],
     [
       'broken YAML around a token',

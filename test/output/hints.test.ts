@@ -2,6 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { failureHint } from '../../src/output/hints.js';
+import type { RequestResult } from '../../src/output/result.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
 import { baseEnv, runInProcess } from '../helpers/run.js';
 
@@ -28,6 +30,11 @@ function profile(url: string): string {
 
 const body = (message: string) =>
   JSON.stringify({ timestamp: '2026-11-23T10:00:00.000Z', method: 'POST', uri: '/api/v1/chatbot', message });
+
+/** A failed request's result, as the session makes it, with only the status set. */
+function failure(status: number): RequestResult {
+  return { ok: false, status, method: 'POST', url: 'http://127.0.0.1:1/api/v1/chatbot', requestId: null, durationMs: 1, error: null };
+}
 
 const reply = ['reply', '--core-client-id', '42', '-t', 'Hi'];
 const greet = ['greet', '--core-client-id', '42', '-t', 'Hello'];
@@ -95,6 +102,80 @@ describe('the hint under an HTTP failure', () => {
     }
   });
 
+  it.each<[string, string[], number, RegExp]>([
+    [
+      'reply 400',
+      reply,
+      400,
+      /hint: the service refused what the request holds \(HTTP 400\): its message says which field; check the payload against the rules core schema reply prints/,
+    ],
+    ['greet 400', greet, 400, /hint: the service refused what the request holds \(HTTP 400\).*core schema greet prints/],
+    ['reason 400', reason, 400, /hint: the service refused what the request holds \(HTTP 400\).*core schema reason prints/],
+    ['reply 422', reply, 422, /hint: the service refused what the request holds \(HTTP 422\).*core schema reply prints/],
+    [
+      'reply 405',
+      reply,
+      405,
+      /hint: the service refused this method or endpoint \(HTTP 405\): check the base URL \(with any path prefix; core config show\) and that this version of core \(core --version\) speaks the service's API/,
+    ],
+    ['reason 410', reason, 410, /hint: the service refused this method or endpoint \(HTTP 410\): check the base URL/],
+    ['reply 407', reply, 407, /hint: a proxy asked for credentials \(HTTP 407\): give them in the proxy URL/],
+    [
+      'greet 408',
+      greet,
+      408,
+      /hint: the service stopped waiting for the request \(HTTP 408\): a slow network or proxy; it was not repeated: try again$/m,
+    ],
+    ['reply 431', reply, 431, /hint: the request's headers are larger than the service takes \(HTTP 431\): check the profile's headers/],
+    [
+      'reply 402, a 4xx with no hint of its own',
+      reply,
+      402,
+      /hint: the service refused the request \(HTTP 402\): its message may say why; check the base URL and the tenant \(core config show\), and that this version of core \(core --version\) speaks the service's API/,
+    ],
+    ['greet 418, a 4xx with no hint of its own', greet, 418, /hint: the service refused the request \(HTTP 418\)/],
+    ['reason 451, a 4xx with no hint of its own', reason, 451, /hint: the service refused the request \(HTTP 451\)/],
+  ])('%s ends with a hint too', async (_name, argv, status, hint) => {
+    server = await startRecordingServer([{ status, headers: { 'Content-Type': 'application/json' }, body: body('refused') }]);
+    for (const json of [false, true]) {
+      const result = await runInProcess(json ? [...argv, '--json'] : argv, { env: baseEnv(), cwd: profile(server.url) });
+      expect(result.code).toBe(4);
+      expect(result.stderr).toMatch(hint);
+      expect(result.stderr.match(/^hint: /gm)).toHaveLength(1);
+      if (json) expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, status });
+    }
+  });
+
+  it('names the API rather than core schema for a 400 to a path core has no schema for', () => {
+    expect(failureHint(failure(400), { operation: 'api', retryable: false, retries: 2 })).toMatch(
+      /^the service refused what the request holds \(HTTP 400\): its message says which field; check the body against the API \(docs\/api\.md\): core api does not check it$/,
+    );
+  });
+
+  // Every status a service can answer with, class by class: none that is a failure goes without a hint.
+  it.each<[string, number, number]>([
+    ['1xx, never a final answer, yet', 100, 199],
+    ['3xx', 300, 399],
+    ['4xx', 400, 499],
+    ['5xx', 500, 599],
+    ['600 and above, which node:http passes on', 600, 999],
+  ])('is given for every status of %s, for every operation', (_class, from, to) => {
+    for (const operation of ['reply', 'greet', 'reason', 'api']) {
+      for (let status = from; status <= to; status += 1) {
+        for (const retryable of [false, true]) {
+          const hint = failureHint(failure(status), { operation, retryable, retries: 2 });
+          expect(hint, `${operation} ${status}`).toMatch(/\S/);
+        }
+      }
+    }
+  });
+
+  it.each([100, 102, 199])('says what to check for the status %i, which core does not expect as a final answer', (status) => {
+    expect(failureHint(failure(status), { operation: 'reply', retryable: true, retries: 2 })).toBe(
+      `the service answered HTTP ${status}, which core does not expect as the end of a request: check the base URL (core config show), and whether a proxy or gateway answered instead of the service`,
+    );
+  });
+
   it('is not given for a success', async () => {
     server = await startRecordingServer([{ status: 200 }]);
     const result = await runInProcess(reply, { env: baseEnv(), cwd: profile(server.url) });
@@ -115,6 +196,24 @@ describe('the hint under an HTTP failure', () => {
     const result = await runInProcess(['reason', 'update', '-f', 'reasons.ndjson'], { env: baseEnv(), cwd: dir });
     expect(result.code).toBe(4);
     expect(result.stderr.match(/^hint \(404\): no inactivity reason has this code/gm)).toHaveLength(1);
+  });
+
+  it('is given for every failing status under the summary of a batch, those without a hint of their own too', async () => {
+    const statuses: Record<string, number> = { BAD: 400, GONE: 410, ODD: 418 };
+    server = await startRecordingServer((request) => {
+      const code = /"code":"(\w+)"/.exec(request.text)?.[1] ?? '';
+      return { status: statuses[code] ?? 200, headers: { 'Content-Type': 'application/json' }, body: body('refused') };
+    });
+    const dir = profile(server.url);
+    const lines = ['LUNCH', 'BAD', 'GONE', 'ODD'].map((code) => JSON.stringify({ code, reasons: [{ locale: 'en', name: code }] }));
+    writeFileSync(join(dir, 'reasons.ndjson'), lines.join('\n'));
+    const result = await runInProcess(['reason', 'update', '-f', 'reasons.ndjson'], { env: baseEnv(), cwd: dir });
+    expect(result.code).toBe(4);
+    expect(result.stderr.match(/^hint \(\d+\): .*$/gm)).toEqual([
+      expect.stringMatching(/^hint \(400\): the service refused what the request holds \(HTTP 400\).*core schema reason prints$/),
+      expect.stringMatching(/^hint \(410\): the service refused this method or endpoint \(HTTP 410\)/),
+      expect.stringMatching(/^hint \(418\): the service refused the request \(HTTP 418\)/),
+    ]);
   });
 
   const nginx502 =

@@ -61,6 +61,19 @@ describe('buildReply', () => {
     expect(built.answerIdGenerated).toBe(false);
   });
 
+  it.each<[string, unknown]>([
+    ['null', null],
+    ['a number', 5],
+    ['a long number', 9223372036854775807n],
+    ['an object', { id: 'a-1' }],
+    ['a list', ['a-1']],
+  ])("leaves a file's answerId that is %s to the schema, and makes no string of it", async (_case, answerId) => {
+    const built = await buildReply({ text: 'hi', answerId }, {}, env);
+    expect(built.payload.answerId).toBe(answerId);
+    expect(built.answerId).toBeNull();
+    expect(built.answerIdGenerated).toBe(false);
+  });
+
   it("lets flags override the file's fields and keeps the rest", async () => {
     const built = await buildReply(
       { text: 'old', coreClientId: 1n, quickReplies: [{ type: 'TEXT', text: 'a' }] },

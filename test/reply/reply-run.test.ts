@@ -217,6 +217,43 @@ describe('core reply: sending', () => {
   });
 });
 
+describe('core reply: an answerId in the file that is not a string', () => {
+  // docs/json-output.md: `answerId` is the answerId sent. One that is not a string is refused (exit 2,
+  // nothing sent), and the document says null rather than a string made from it.
+  it.each<[string, string]>([
+    ['null', 'null'],
+    ['a number', '5'],
+    ['a number past the exact range of a JavaScript number', '9223372036854775807'],
+    ['an object', '{"id": "a-1"}'],
+    ['a list', '["a-1"]'],
+    ['a boolean', 'true'],
+  ])('is %s: refused with answerId null in the document, nothing sent', async (_case, value) => {
+    server = await startRecordingServer();
+    const dir = mkdtempSync(join(tmpdir(), 'core-answer-id-'));
+    writeFileSync(join(dir, 'answer.json'), `{"coreClientId": 1, "text": "x", "answerId": ${value}}`);
+    for (const extra of [[], ['--dry-run']]) {
+      const result = await runInProcess(['reply', '-f', 'answer.json', '--json', ...extra], { env: envFor(server.url), cwd: dir });
+      expect(result.code).toBe(2);
+      const doc = JSON.parse(result.stdout) as Record<string, unknown>;
+      expect(doc).toMatchObject({ ok: false, status: null, answerId: null });
+      expect(doc.validationErrors).toEqual([expect.objectContaining({ path: 'answerId' })]);
+      expect(result.stderr).toMatch(/^ {2}answerId: /m);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.each<[string, string, Record<string, unknown>]>([
+    ['a string in the file is echoed as it is', '"from-file"', { ok: true, answerId: 'from-file' }],
+    ['an empty string in the file is refused and echoed as it is', '""', { ok: false, answerId: '' }],
+  ])('%s', async (_case, value, expected) => {
+    server = await startRecordingServer();
+    const dir = mkdtempSync(join(tmpdir(), 'core-answer-id-'));
+    writeFileSync(join(dir, 'answer.json'), `{"coreClientId": 1, "text": "x", "answerId": ${value}}`);
+    const result = await runInProcess(['reply', '-f', 'answer.json', '--json'], { env: envFor(server.url), cwd: dir });
+    expect(JSON.parse(result.stdout)).toMatchObject(expected);
+  });
+});
+
 describe('core reply: secrets', () => {
   // Each view shows the Authorization header (masked) and the service's answer quoting the token
   // (masked): the token is absent although the places that would hold it were printed.

@@ -1,4 +1,4 @@
-import { requireSettings, resolveSettingsToken, type Need, type Settings } from '../../config/index.js';
+import { requireSettings, resolveSettingsToken, type Need, type Resolved, type SecretSpec, type Settings } from '../../config/index.js';
 import type { Context } from '../../context.js';
 import { ConfigError, CoreError, type Problem } from '../../errors.js';
 import { headersCarryAuthorization } from '../../secrets.js';
@@ -16,7 +16,7 @@ export interface ConfigCheckOptions {
 export interface Check {
   name: string;
   ok: boolean;
-  /** What was found, never a secret: a path, a URL, "env CORE_TOKEN (set)", "command ran". */
+  /** What was found, never a secret: a path, a URL, "environment variable CORE_TOKEN (set)", `{env: NAME} in FILE (set)`. */
   detail: string;
   /** Where it came from: `flag --base-url`, `env CORE_TENANT`, `profile staging in /home/u/.corerc`. */
   source?: string;
@@ -156,21 +156,31 @@ async function token(settings: Settings, which: 'token' | 'integratorToken', ctx
   const name = which === 'token' ? 'token' : 'integrator token';
   const spec = settings[which];
   if (spec === null) return { name, ok: false, ...missing(settings, which) };
-  const how =
-    typeof spec.value === 'string'
-      ? 'a literal in the config file'
-      : 'env' in spec.value
-        ? `env ${spec.value.env}`
-        : `command ${JSON.stringify(spec.value.command)}`;
   try {
     const value = await resolveSettingsToken(settings, which, { env: ctx.env, cwd: ctx.cwd, signal: ctx.signal });
     ctx.addSecret(value);
-    const ran = typeof spec.value === 'object' && 'command' in spec.value ? ' (ran, and printed a token)' : ' (set)';
-    return { name, ok: true, detail: `${how}${ran}`, source: spec.source };
+    return { name, ok: true, detail: tokenOrigin(spec, which, settings.configFile), source: spec.source };
   } catch (error) {
     if (!(error instanceof CoreError)) throw error;
     return { name, ok: false, detail: error.message, source: spec.source, ...(error.hint ? { hint: error.hint } : {}) };
   }
+}
+
+/** The variables that hold a token itself (docs/configuration.md, "Precedence"). */
+const TOKEN_VARIABLES = { token: 'CORE_TOKEN', integratorToken: 'CORE_INTEGRATOR_TOKEN' } as const;
+
+/**
+ * Where a token that resolved came from, in words: the variable that holds it, or its form in the
+ * config file and the file's path. A token from CORE_TOKEN is a string as a literal of the file is,
+ * so its source tells them apart, not its form.
+ */
+function tokenOrigin(spec: Resolved<SecretSpec>, which: 'token' | 'integratorToken', file: string | null): string {
+  const variable = TOKEN_VARIABLES[which];
+  if (spec.source === `env ${variable}`) return `environment variable ${variable} (set)`;
+  const inFile = file === null ? '' : ` in ${file}`;
+  if (typeof spec.value === 'string') return `a literal${inFile}`;
+  if ('env' in spec.value) return `{env: ${spec.value.env}}${inFile} (set)`;
+  return `{command: ${JSON.stringify(spec.value.command)}}${inFile} (ran, and printed a token)`;
 }
 
 /** The human view: one line a check, ✓ or ✗, with the source dimmed and the hint under a failure. */

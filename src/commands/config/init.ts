@@ -3,6 +3,8 @@ import path from 'node:path';
 import {
   baseUrlProblem,
   locateConfig,
+  TENANT_HINT,
+  tenantProblem,
   USER_CONFIG_NAME,
   userConfigDir,
   userSearchPlaces,
@@ -135,6 +137,8 @@ function checkFlags(options: ConfigInitOptions): Answers {
     if (problem) throw new UsageError(`--base-url: ${problem}`);
   }
   if (tenant !== undefined && tenant.trim() === '') throw new UsageError('--tenant needs a tenant name');
+  const tenantIssue = tenant === undefined ? undefined : tenantProblem(tenant);
+  if (tenantIssue) throw new UsageError(`--tenant: ${tenantIssue}`, { hint: TENANT_HINT });
   if (tokenEnv !== undefined && tokenCommand !== undefined) {
     throw new UsageError('give --token-env or --token-command, not both');
   }
@@ -177,7 +181,7 @@ async function ask(given: Answers, prompter: Prompter, taken: string[]): Promise
     (
       await prompter.input({
         message: 'Tenant (sent as X-Tenant-Name)',
-        validate: (value) => value.trim() !== '' || 'the tenant name is needed',
+        validate: (value) => (value.trim() === '' ? 'the tenant name is needed' : (tenantProblem(value.trim()) ?? true)),
       })
     ).trim();
   const token = given.token ?? (await askToken(prompter, profileName));

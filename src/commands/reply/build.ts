@@ -38,7 +38,8 @@ export interface ReplyFields {
 
 export interface BuiltReply {
   payload: Record<string, unknown>;
-  answerId: string;
+  /** The payload's answerId, or null when it is not a string (which the schema refuses). */
+  answerId: string | null;
   answerIdGenerated: boolean;
   /** How the payload was completed, for --verbose. */
   notes: string[];
@@ -120,6 +121,14 @@ export async function buildReply(file: unknown, fields: ReplyFields, env: BuildE
     answerIdGenerated = true;
     notes.push(`answerId generated: ${String(payload.answerId)}`);
   }
-  const answerId = typeof payload.answerId === 'string' ? payload.answerId : String(payload.answerId);
-  return { payload, answerId, answerIdGenerated, notes };
+  return { payload, answerId: answerIdOf(payload), answerIdGenerated, notes };
+}
+
+/**
+ * The answerId a result shows (docs/json-output.md: the answerId sent): the payload's when it is a
+ * string, else null. A file's `null`, number or object is left to the schema, which refuses it; a
+ * string made of it ("null", "5") would show an answerId that was never given.
+ */
+export function answerIdOf(payload: Record<string, unknown>): string | null {
+  return typeof payload.answerId === 'string' ? payload.answerId : null;
 }

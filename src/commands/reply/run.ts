@@ -8,7 +8,7 @@ import { randomId } from '../../uuid.js';
 import { loadCommandSettings, requireTerminal } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
 import type { SendOptions } from '../send-options.js';
-import { buildReply, type ReplyFields } from './build.js';
+import { answerIdOf, buildReply, type ReplyFields } from './build.js';
 
 export interface ReplyOptions extends SendOptions {
   global: GlobalOptions;
@@ -54,6 +54,7 @@ export async function runReply(options: ReplyOptions, ctx: Context): Promise<num
     });
   }
   const validation = validateReply(built.payload, { limits, email: options.email });
+  const answerId = answerIdOf(built.payload);
   // The composer's preview has shown the warnings already.
   if (!options.interactive) printWarnings(validation.warnings, ctx);
   if (!validation.ok) {
@@ -61,7 +62,7 @@ export async function runReply(options: ReplyOptions, ctx: Context): Promise<num
       json: options.json,
       operation: operations.reply,
       settings,
-      answerId: built.answerId,
+      answerId,
       hint: 'fix the fields above, or compose the reply with prompts: core reply -i',
     });
   }
@@ -73,7 +74,8 @@ export async function runReply(options: ReplyOptions, ctx: Context): Promise<num
       flags: options,
       // Every reply carries an answerId, which the service delivers once (docs/api.md, chatbot rule 6).
       retryable: mayRetry(operations.reply, { answerId: built.payload.answerId }),
-      answerId: built.answerId,
+      // A valid reply's answerId is a string (the schema), so it is never null here.
+      ...(answerId !== null ? { answerId } : {}),
       notes: built.notes,
     },
     ctx,
