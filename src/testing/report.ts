@@ -2,6 +2,7 @@ import type { Style } from '../output/style.js';
 import { stringifyJson } from '../payload/json.js';
 import { looksLikePattern } from './pattern.js';
 import { tapDocument, type TapPoint } from './tap.js';
+import { unreachableJson, unreachableJunit, type Unreachable } from './unreachable.js';
 import { xmlAttr, xmlText } from './xml.js';
 import { coverageReport, type CoverageCounts } from './coverage.js';
 import type { PlannedFile } from './load.js';
@@ -36,8 +37,11 @@ export interface RunReport {
   repeat: number;
   /** What the suite exercised, with --coverage; null without it. */
   coverage: ReturnType<typeof coverageReport> | null;
-  /** Set when the bot could not be reached at all: no conversation could be played. */
-  unreachable: { url: string | null; message: string } | null;
+  /**
+   * Set when the bot could not be reached at all, or the sandbox at --sandbox: no conversation could be
+   * played. `url` is the one that could not be reached (the bot's null when the sandbox did not say it).
+   */
+  unreachable: (Unreachable & { url: string | null }) | null;
 }
 
 export function buildReport(
@@ -161,7 +165,7 @@ export function renderHuman(report: RunReport, style: Style): string {
 /**
  * JUnit XML as CI systems read it (Jenkins, GitLab, GitHub Actions reporters, Azure): <testsuites>
  * with the totals, a <testsuite> per file, a <testcase> per conversation (or examples row), and a
- * <failure> (a step failed) or an <error> (the bot could not be reached) with the message and the
+ * <failure> (a step failed) or an <error> (the bot or the sandbox could not be reached) with the message and the
  * details. With --repeat a conversation is still one testcase, failed when any run failed; its runs
  * are in its <properties> (runs, failedRuns, flaky, latency.p50/p95/max in ms) and, for consumers
  * that show only output, in its <system-out>. Beyond the common schema a testcase carries `file`
@@ -209,7 +213,7 @@ export function renderJunit(report: RunReport): string {
           '      </properties>',
         );
       }
-      if (report.unreachable) inner.push(`      <error message="${attr(report.unreachable.message)}" type="BotUnreachable"/>`);
+      if (report.unreachable) inner.push(`      ${unreachableJunit(report.unreachable)}`);
       else if (result.failure) {
         inner.push(
           `      <failure message="${attr(`${whereFailed(summary)}: ${result.failure.message}`)}" type="ConversationFailure">${text(failureDetails(summary))}</failure>`,
@@ -250,7 +254,7 @@ const attr = xmlAttr;
 /**
  * TAP version 14: a test point per conversation, the failure's details (and, with --repeat, the
  * runs) in a YAML diagnostic block written without anchors or aliases, and `Bail out!` when the bot
- * could not be reached.
+ * or the sandbox could not be reached.
  */
 export async function renderTap(report: RunReport): Promise<string> {
   const all = report.files.flatMap((file) => file.conversations);
@@ -304,7 +308,7 @@ export function renderJson(report: RunReport): string {
       flaky: report.flaky,
       runsEach: report.repeat,
     },
-    error: report.unreachable ? { code: 'EBOTUNREACHABLE', message: report.unreachable.message, botUrl: report.unreachable.url } : null,
+    error: report.unreachable ? unreachableJson(report.unreachable, report.unreachable.url) : null,
     files: report.files.map((file) => ({
       file: file.file,
       name: file.name,

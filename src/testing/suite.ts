@@ -1,6 +1,6 @@
 import { merge, type CoverageCounts } from './coverage.js';
 import type { PlannedConversation } from './load.js';
-import { runConversation, type RunnerInit, type RunResult } from './runner.js';
+import { runConversation, stepTitle, type RunnerInit, type RunResult } from './runner.js';
 
 /**
  * A suite of `core test`: every conversation played `repeat` times (each run a new thread and
@@ -61,7 +61,9 @@ export interface ConversationSummary {
   reach: { attempts: number; connected: boolean; errors: string[]; botSpoke: boolean };
 }
 
-export const outcomeOf = (summary: ConversationSummary): 'passed' | 'failed' => (summary.failedRuns > 0 ? 'failed' : 'passed');
+/** A conversation passed when no run of it failed, and it ran (one never played, `unplayed`, did not pass). */
+export const outcomeOf = (summary: ConversationSummary): 'passed' | 'failed' =>
+  summary.failedRuns > 0 || summary.runs === 0 ? 'failed' : 'passed';
 /** Some runs failed and some passed. */
 export const isFlaky = (summary: ConversationSummary): boolean => summary.failedRuns > 0 && summary.failedRuns < summary.runs;
 
@@ -92,6 +94,46 @@ export async function runSuite(plans: readonly PlannedConversation[], init: Suit
     if (left[position] === 0) init.onConversation?.(summary);
   });
   return { summaries: summaries.filter((s): s is ConversationSummary => s !== undefined), coverage };
+}
+
+/**
+ * A conversation that was never played, because nothing could be (the sandbox at --sandbox did not
+ * answer): no run, every step skipped, and `message` as the failure at its start.
+ */
+export function unplayed(plan: PlannedConversation, message: string): ConversationSummary {
+  return {
+    file: plan.file,
+    index: plan.index,
+    ordinal: plan.ordinal,
+    name: plan.name,
+    line: plan.line,
+    channel: plan.channel,
+    row: plan.row,
+    runs: 0,
+    failedRuns: 0,
+    shown: {
+      sessionId: null,
+      outcome: 'failed',
+      durationMs: 0,
+      steps: plan.steps.map((step) => ({
+        index: step.index,
+        line: step.line,
+        kind: step.kind,
+        title: stepTitle(step, plan.values),
+        outcome: 'skipped',
+        durationMs: 0,
+      })),
+      failure: { message, stepIndex: null, line: plan.line },
+      latenciesMs: [],
+      coverage: new Map(),
+      reach: { attempts: 0, connected: false, errors: [] },
+      botSpoke: false,
+    },
+    shownRun: 0,
+    latency: new Latencies(),
+    durationMs: 0,
+    reach: { attempts: 0, connected: false, errors: [], botSpoke: false },
+  };
 }
 
 /** A run folded into its conversation's summary; the run's details are kept only when reports show them. */

@@ -1,3 +1,8 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { Parser as TapParser } from 'tap-parser';
 import { describe, expect, it } from 'vitest';
 import { stringifyJson } from '../../src/payload/json.js';
 import { CHECK_IDS } from '../../src/testing/check-bot/ids.js';
@@ -344,6 +349,68 @@ describe('core check-bot against a bot that cannot be reached', () => {
     if (reporter === 'json') {
       expect(readReport(result.stdout).error).toMatchObject({ code: 'EBOTUNREACHABLE' });
     } else expect(result.stdout).toBe('');
+  });
+});
+
+describe('core check-bot --sandbox URL where nothing answers', () => {
+  const selected = ['answers', 'signature.missing', 'signature.tampered', 'signature.wrong-secret', 'signature.rotation'];
+
+  /** Each reporter's document read back with its parser, checked to say the sandbox could not be reached. */
+  const checks: Record<string, (document: string, message: string, sandboxUrl: string) => Promise<void>> = {
+    json: async (document, message, sandboxUrl) => {
+      const report = JSON.parse(document) as Report & { botUrl: unknown; sandboxUrl: unknown; tenant: unknown };
+      expect(report).toMatchObject({
+        ok: false,
+        botUrl: null,
+        sandboxUrl,
+        tenant: null,
+        summary: { checks: 5, passed: 0, failed: 5 },
+        error: { code: 'ESANDBOXUNREACHABLE', message, sandboxUrl },
+      });
+      expect(report.checks.map((c) => [c.id, c.status, c.message, c.sessionId])).toEqual(selected.map((id) => [id, 'fail', message, null]));
+    },
+    junit: async (document, message) => {
+      expect(XMLValidator.validate(document)).toBe(true);
+      const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', parseAttributeValue: false }).parse(document) as {
+        testsuites: Record<string, unknown> & { testsuite: Record<string, unknown> & { testcase: Record<string, unknown>[] } };
+      };
+      expect(doc.testsuites).toMatchObject({ name: 'core check-bot', tests: '5', failures: '0', errors: '5' });
+      expect(doc.testsuites.testsuite.testcase.map((c) => [c.name, c.error])).toEqual(
+        selected.map((id) => [id, { message, type: 'SandboxUnreachable' }]),
+      );
+    },
+    tap: async (document, message) => {
+      expect(document).toBe(`TAP version 14\nBail out! ${message}\n`);
+      const parser = new TapParser();
+      const done = new Promise<{ ok: boolean; bailout: string | boolean; count: number }>((resolve) => parser.on('complete', resolve));
+      parser.end(document);
+      expect(await done).toMatchObject({ ok: false, bailout: message, count: 0 });
+    },
+  };
+  const cases = Object.keys(checks).flatMap((reporter) => [
+    [reporter, 'stdout'],
+    [reporter, '--output FILE'],
+  ]);
+
+  it.each(cases)('writes the %s report to %s, every selected check an error of the sandbox; exit 6', async (reporter, where) => {
+    const sandboxUrl = `http://127.0.0.1:${await freePort()}`;
+    const file = join(mkdtempSync(join(tmpdir(), 'check-bot-')), 'report');
+    const args = ['check-bot', '--sandbox', sandboxUrl, '--only', 'answers,signature', '--reporter', reporter];
+    const result = await runInProcess(where === 'stdout' ? args : [...args, '--output', file]);
+    expect(result.code).toBe(6);
+    // The error and its hint on stderr, as before the report was written.
+    const message = /^error: (.*)$/m.exec(result.stderr)?.[1] ?? '';
+    expect(message).toMatch(new RegExp(`^no answer from the sandbox at ${sandboxUrl.replace(/\./g, '\\.')}: connect ECONNREFUSED`));
+    expect(result.stderr).toContain('hint: start it with core sandbox');
+    if (where !== 'stdout') expect(result.stdout).toBe('');
+    await checks[reporter]!(where === 'stdout' ? result.stdout : readFileSync(file, 'utf8'), message, sandboxUrl);
+  });
+
+  it('prints only the error with the human reporter', async () => {
+    const result = await runInProcess(['check-bot', '--sandbox', `http://127.0.0.1:${await freePort()}`]);
+    expect(result.code).toBe(6);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.match(/no answer from the sandbox/g)).toHaveLength(1);
   });
 });
 

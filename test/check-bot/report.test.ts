@@ -32,7 +32,12 @@ const context: ReportContext = { sandboxUrl: 'http://127.0.0.1:8080', botUrl: 'h
 const hostile = 'the bot answered 400: "<b>&nope</b>"\u0007 # not a comment';
 const mixed = report([result('answers', 'pass', 'answered'), result('signature.wrong-secret', 'fail', hostile)]);
 const unreachable = report([result('answers', 'fail', 'x')], {
+  kind: 'bot',
   message: 'the bot could not be reached: every delivery failed to connect (ECONNREFUSED)',
+});
+const sandboxGone = report([result('answers', 'fail', 'x')], {
+  kind: 'sandbox',
+  message: 'no answer from the sandbox at http://127.0.0.1:8080: connect ECONNREFUSED 127.0.0.1:8080',
 });
 
 describe('the table', () => {
@@ -81,6 +86,14 @@ describe('JUnit XML', () => {
       '<error message="the bot could not be reached: every delivery failed to connect (ECONNREFUSED)" type="BotUnreachable"/>',
     );
   });
+
+  it('makes every check an error of the sandbox when the sandbox could not be reached', () => {
+    const xml = renderCheckJunit(sandboxGone);
+    expect(xml).toContain('tests="1" failures="0" errors="1"');
+    expect(xml).toContain(
+      '<error message="no answer from the sandbox at http://127.0.0.1:8080: connect ECONNREFUSED 127.0.0.1:8080" type="SandboxUnreachable"/>',
+    );
+  });
 });
 
 describe('TAP 14', () => {
@@ -124,6 +137,14 @@ describe('JSON', () => {
     expect(JSON.parse(renderCheckJson(unreachable, context))).toMatchObject({
       ok: false,
       error: { code: 'EBOTUNREACHABLE', message: unreachable.unreachable!.message, botUrl: context.botUrl },
+    });
+  });
+
+  it('has the error, naming the sandbox, when the sandbox could not be reached', () => {
+    expect(JSON.parse(renderCheckJson(sandboxGone, context)).error).toEqual({
+      code: 'ESANDBOXUNREACHABLE',
+      message: sandboxGone.unreachable!.message,
+      sandboxUrl: context.sandboxUrl,
     });
   });
 });

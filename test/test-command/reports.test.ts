@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
@@ -234,6 +235,124 @@ describe('when the bot cannot be reached at all', () => {
     const folder = testFolder({ 'a.yaml': 'steps:\n  - customer: Hi\n  - bot: {}\n' });
     const result = await runInProcess(['test', 'a.yaml', '--sandbox', sb.url], { env, cwd: folder });
     expect(result.code).toBe(3);
+  });
+});
+
+/** Where a report goes: the arguments that send `reporter`'s report there, and the file it lands in (none: stdout). */
+const DESTINATIONS: [string, (reporter: string) => string[], string | undefined][] = [
+  ['stdout', (reporter) => ['--reporter', reporter], undefined],
+  ['--output FILE', (reporter) => ['--reporter', reporter, '--output', 'out/report'], 'out/report'],
+  ['--reporter NAME=FILE', (reporter) => ['--reporter', `${reporter}=out/report`], 'out/report'],
+];
+
+/** Each reporter's document read back with its parser, checked to say the sandbox could not be reached. */
+const SANDBOX_GONE_CHECKS: Record<string, (document: string, message: string, sandboxUrl: string) => Promise<void>> = {
+  json: async (document, message, sandboxUrl) => {
+    const json = parseJson(document) as Node;
+    expect(json).toMatchObject({
+      ok: false,
+      summary: { files: 2n, conversations: 3n, passed: 0n, failed: 3n },
+      error: { code: 'ESANDBOXUNREACHABLE', message, sandboxUrl },
+    });
+    const files = json.files as { file: string; name: string; conversations: Node[] }[];
+    expect(files.map((f) => [f.file, f.name, f.conversations.map((c) => [c.name, c.outcome, c.sessionId])])).toEqual([
+      ['a.yaml', 'a', [['greets', 'failed', null]]],
+      [
+        join('suite', 'b.yaml'),
+        'b',
+        [
+          ['echo alpha', 'failed', null],
+          ['echo beta', 'failed', null],
+        ],
+      ],
+    ]);
+    // Never played: no run, every step skipped, the error as the failure at its start.
+    expect(files[1]!.conversations[1]).toMatchObject({
+      row: 1n,
+      runs: 0n,
+      failedRuns: 0n,
+      latencyMs: null,
+      steps: [
+        { step: 1n, title: 'customer: beta', outcome: 'skipped' },
+        { step: 2n, title: 'bot', outcome: 'skipped' },
+      ],
+      failure: { step: null, line: 1n, message },
+    });
+  },
+  junit: async (document, message) => {
+    expect(XMLValidator.validate(document)).toBe(true);
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', parseAttributeValue: false }).parse(document) as Node;
+    const suites = doc.testsuites as Node;
+    expect(suites).toMatchObject({ name: 'core test', tests: '3', failures: '0', errors: '3' });
+    const files = asList(suites.testsuite);
+    expect(files.map((s) => [s.name, s.file, s.tests, s.failures, s.errors])).toEqual([
+      ['a', 'a.yaml', '1', '0', '1'],
+      ['b', join('suite', 'b.yaml'), '2', '0', '2'],
+    ]);
+    const cases = files.map((suite) => asList(suite.testcase).map((c) => [c.name, c.classname, c.error]));
+    const error = { message, type: 'SandboxUnreachable' };
+    expect(cases).toEqual([
+      [['greets', 'a', error]],
+      [
+        ['echo alpha', 'b', error],
+        ['echo beta', 'b', error],
+      ],
+    ]);
+  },
+  tap: async (document, message) => {
+    expect(document).toBe(`TAP version 14\nBail out! ${message}\n`);
+    const parser = new TapParser();
+    const done = new Promise<{ ok: boolean; bailout: string | boolean; count: number }>((resolve) => parser.on('complete', resolve));
+    parser.end(document);
+    expect(await done).toMatchObject({ ok: false, bailout: message, count: 0 });
+  },
+};
+
+describe('when the sandbox at --sandbox does not answer at all', () => {
+  const files = {
+    'a.yaml': 'name: greets\nsteps:\n  - customer: Hi\n  - bot: {}\n',
+    'suite/b.yaml': 'name: echo ${word}\nexamples: [{word: alpha}, {word: beta}]\nsteps:\n  - customer: ${word}\n  - bot: {}\n',
+  };
+  const cases = Object.keys(SANDBOX_GONE_CHECKS).flatMap((reporter) =>
+    DESTINATIONS.map(([where, args, file]) => [reporter, where, args, file] as const),
+  );
+
+  it.each(cases)(
+    'writes the %s report to %s, every planned conversation there, saying the sandbox could not be reached; exit 6',
+    async (reporter, _where, args, file) => {
+      const sandboxUrl = `http://127.0.0.1:${await closedPort()}`;
+      const folder = testFolder(files);
+      mkdirSync(join(folder, 'out'));
+      const result = await runInProcess(['test', 'a.yaml', 'suite', '--sandbox', sandboxUrl, ...args(reporter)], { cwd: folder });
+      expect(result.code).toBe(6);
+      // The error and its hint on stderr, as before the report was written.
+      const message = /^error: (.*)$/m.exec(result.stderr)?.[1] ?? '';
+      expect(message).toMatch(new RegExp(`^no answer from the sandbox at ${sandboxUrl.replace(/\./g, '\\.')}: connect ECONNREFUSED`));
+      expect(result.stderr).toContain('hint: start it with core sandbox');
+      const document = file === undefined ? result.stdout : readFileSync(join(folder, file), 'utf8');
+      if (file !== undefined) expect(result.stdout).toBe('');
+      await SANDBOX_GONE_CHECKS[reporter]!(document, message, sandboxUrl);
+    },
+  );
+
+  it('writes no report when the sandbox answers but is not one, or has no bot: exit 2', async () => {
+    const noBot = await sandbox();
+    const notSandbox = createHttpServer((_req, res) => res.writeHead(404).end());
+    await new Promise<void>((resolve) => notSandbox.listen(0, '127.0.0.1', resolve));
+    const elsewhere = `http://127.0.0.1:${(notSandbox.address() as { port: number }).port}`;
+    try {
+      for (const url of [noBot.url, elsewhere]) {
+        const folder = testFolder(files);
+        const result = await runInProcess(['test', 'a.yaml', '--sandbox', url, '--reporter', 'json', '--reporter', 'junit=report.xml'], {
+          cwd: folder,
+        });
+        expect(result.code).toBe(2);
+        expect(result.stdout).toBe('');
+        expect(existsSync(join(folder, 'report.xml'))).toBe(false);
+      }
+    } finally {
+      notSandbox.close();
+    }
   });
 });
 

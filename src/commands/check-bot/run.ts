@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { performance } from 'node:perf_hooks';
 import type { Context } from '../../context.js';
 import { parseDuration, formatDuration } from '../../config/duration.js';
 import { suggest } from '../../config/schema.js';
@@ -7,9 +8,10 @@ import { outputFilePath, writeOutputFile } from '../../output/file.js';
 import { checkSandboxTarget } from '../sandbox/target.js';
 import { makeStyle } from '../../output/style.js';
 import type { Sandbox } from '../../sandbox/server.js';
-import { runBattery, type SandboxPort } from '../../testing/check-bot/battery.js';
+import { runBattery, unplayedBattery, type BatteryReport, type SandboxPort } from '../../testing/check-bot/battery.js';
 import { CHECK_IDS, type CheckId, type CheckReporter } from '../../testing/check-bot/ids.js';
 import { renderCheckReport, summaryLine, type ReportContext } from '../../testing/check-bot/report.js';
+import { trimEndOf } from '../../text/trim.js';
 import { openEventStream, requestJson, StreamRefused, type ClientInit } from '../customer/client.js';
 
 /**
@@ -19,7 +21,8 @@ import { openEventStream, requestJson, StreamRefused, type ClientInit } from '..
  * (CORE_SANDBOX_WEBHOOK_SECRET).
  *
  * Exit codes (docs/exit-codes.md): 0 every check passed, 3 one failed, 6 the bot could not be
- * reached at all (or the sandbox at --sandbox), 2 bad usage.
+ * reached at all (or the sandbox at --sandbox), 2 bad usage. Either way the report is written, saying
+ * which could not be reached.
  */
 
 export interface CheckBotOptions {
@@ -42,9 +45,30 @@ const REQUEST_MARGIN_MS = 30_000;
 export async function runCheckBot(options: CheckBotOptions, ctx: Context): Promise<number> {
   const checked = checkOptions(options);
   const output = options.output === undefined ? undefined : await outputFilePath(options.output, ctx.cwd, '--output');
-  const { url, botUrl, webhookTimeoutMs, sandbox } = await connect(options, ctx);
-  const context: ReportContext = { sandboxUrl: url, botUrl, sandboxKept: sandbox === undefined };
   const humanOnStdout = options.reporter === 'human' && output === undefined;
+  /** The report to stdout or --output; the human one on stdout is only the error when nothing could be checked. */
+  const writeReport = async (report: BatteryReport, context: ReportContext) => {
+    if (humanOnStdout && report.unreachable) return;
+    const document = await renderCheckReport(report, options.reporter, context, makeStyle(humanOnStdout && ctx.color.stdout));
+    if (output !== undefined) await writeOutputFile(output, document, options.output ?? output, '--output');
+    else ctx.out(document);
+  };
+  const connecting = { at: new Date(), started: performance.now() };
+  const { url, botUrl, webhookTimeoutMs, sandbox } = await connect(options, ctx).catch(async (error: unknown) => {
+    // The sandbox at --sandbox gave no answer at all: the report says so, as it does for a bot that
+    // cannot be reached, each selected check in its place; then the error as it came.
+    if (options.sandbox !== undefined && error instanceof NetworkError) {
+      const report = unplayedBattery(
+        { timeoutMs: checked.timeoutMs, ...(checked.only ? { only: checked.only } : {}) },
+        { kind: 'sandbox', message: error.message },
+        connecting.at,
+        Math.round(performance.now() - connecting.started),
+      );
+      await writeReport(report, { sandboxUrl: trimEndOf(options.sandbox, '/'), botUrl: null, sandboxKept: true });
+    }
+    throw error;
+  });
+  const context: ReportContext = { sandboxUrl: url, botUrl, sandboxKept: sandbox === undefined };
   const style = makeStyle(humanOnStdout ? ctx.color.stdout : ctx.color.stderr);
   // Every check waits and asks at once, each listening to the stop signal: one signal of the run's
   // own, told of Ctrl-C, takes their listeners without Node's warning about a leak.
@@ -84,11 +108,7 @@ export async function runCheckBot(options: CheckBotOptions, ctx: Context): Promi
   }
   if (ctx.signal.aborted) throw new InterruptedError('interrupted: the checks were stopped before they ended, no report written');
 
-  if (!(humanOnStdout && report.unreachable)) {
-    const document = await renderCheckReport(report, options.reporter, context, makeStyle(humanOnStdout && ctx.color.stdout));
-    if (output !== undefined) await writeOutputFile(output, document, options.output ?? output, '--output');
-    else ctx.out(document);
-  }
+  await writeReport(report, context);
   if (report.unreachable) {
     throw new NetworkError(report.unreachable.message, 'EBOTUNREACHABLE', {
       hint: `start the bot before core check-bot, listening at ${botUrl ?? "the sandbox's --bot-url"}; its answers go to the sandbox's base URL (${url})`,
@@ -152,7 +172,7 @@ interface Connected {
 /** The sandbox to check through: the one at --sandbox (which must deliver to a bot), or a new one. */
 async function connect(options: CheckBotOptions, ctx: Context): Promise<Connected> {
   if (options.sandbox !== undefined) {
-    const url = options.sandbox.replace(/\/+$/, '');
+    const url = trimEndOf(options.sandbox, '/');
     const info = await requestJson({ baseUrl: url, timeoutMs: REQUEST_MARGIN_MS, signal: ctx.signal }, 'GET', '/_sandbox/info');
     const bot = (info.json as { bot?: { url?: unknown; timeoutMs?: unknown } | null } | undefined)?.bot;
     if (info.status !== 200 || bot === undefined) {

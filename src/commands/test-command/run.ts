@@ -23,7 +23,7 @@ import {
   type Reporter,
   type RunReport,
 } from '../../testing/report.js';
-import { outcomeOf, runSuite, type ConversationSummary, type SuiteResult } from '../../testing/suite.js';
+import { outcomeOf, runSuite, unplayed, type ConversationSummary, type SuiteResult } from '../../testing/suite.js';
 import { trimEndOf } from '../../text/trim.js';
 
 /**
@@ -33,7 +33,8 @@ import { trimEndOf } from '../../text/trim.js';
  * environment settings (CORE_SANDBOX_WEBHOOK_SECRET).
  *
  * Exit codes (docs/exit-codes.md): 0 every conversation passed, 3 one failed, 2 an invalid file or
- * usage (nothing ran), 6 the bot could not be reached at all (or the sandbox at --sandbox).
+ * usage (nothing ran), 6 the bot could not be reached at all (or the sandbox at --sandbox). Either
+ * way every report requested is written, saying which could not be reached.
  */
 
 export interface TestOptions {
@@ -73,7 +74,27 @@ export async function runTest(options: TestOptions, ctx: Context): Promise<numbe
   const planned = await loadTests(await listFiles(options.files, ctx.cwd), ctx.cwd);
   const conversations = planned.flatMap((file) => file.conversations);
 
-  const { url, botUrl, sandbox } = await connect(options, ctx);
+  const connecting = { at: new Date(), started: performance.now() };
+  const { url, botUrl, sandbox } = await connect(options, ctx).catch(async (error: unknown) => {
+    // The sandbox at --sandbox gave no answer at all: the reports say so, as they do for a bot that
+    // cannot be reached, each planned conversation in its place; then the error as it came.
+    if (options.sandbox !== undefined && error instanceof NetworkError) {
+      const message = error.message;
+      const report = buildReport(
+        planned,
+        conversations.map((conversation) => unplayed(conversation, message)),
+        {
+          startedAt: connecting.at.toISOString(),
+          durationMs: Math.round(performance.now() - connecting.started),
+          repeat: checked.repeat,
+          coverage: options.coverage === true ? new Map() : null,
+          unreachable: { kind: 'sandbox', url: trimEndOf(options.sandbox, '/'), message },
+        },
+      );
+      await writeReports(report, targets, ctx);
+    }
+    throw error;
+  });
   // A run of many conversations keeps little alive (the summaries, the runs in flight, the sandbox's
   // bounded log) and drops much: the heap of a batch (src/heap.ts), once the code the runs need is loaded.
   ctx.tuneHeapForBatch();
@@ -134,12 +155,7 @@ export async function runTest(options: TestOptions, ctx: Context): Promise<numbe
     coverage: options.coverage === true ? suite.coverage : null,
     unreachable: unreachable(suite.summaries, botUrl),
   });
-  for (const target of targets) {
-    if (target.reporter === 'human' && target.file === undefined) continue;
-    const document = await render(report, target.reporter);
-    if (target.file === undefined) ctx.out(document);
-    else await writeOutputFile(target.file, document, target.file, target.given ?? '--output');
-  }
+  await writeReports(report, targets, ctx);
   if (report.unreachable) {
     throw new NetworkError(report.unreachable.message, 'EBOTUNREACHABLE', {
       hint: `start the bot before core test, listening at ${botUrl ?? "the sandbox's --bot-url"}; its answers go to the sandbox's base URL (${url})`,
@@ -150,6 +166,16 @@ export async function runTest(options: TestOptions, ctx: Context): Promise<numbe
   if (failed.length > 0) write(`\n${failed.map((summary) => failureText(summary, style)).join('\n')}`);
   write(`\n${summaryLine(report, style)}${coverageText(report, style)}`);
   return report.failed > 0 ? ExitCode.testFailed : ExitCode.ok;
+}
+
+/** Writes each report but the human one on stdout, which the run prints as it goes. */
+async function writeReports(report: RunReport, targets: readonly ReportTarget[], ctx: Context): Promise<void> {
+  for (const target of targets) {
+    if (target.reporter === 'human' && target.file === undefined) continue;
+    const document = await render(report, target.reporter);
+    if (target.file === undefined) ctx.out(document);
+    else await writeOutputFile(target.file, document, target.file, target.given ?? '--output');
+  }
 }
 
 /**
@@ -275,6 +301,7 @@ function unreachable(summaries: readonly ConversationSummary[], botUrl: string |
   if (attempts === 0 || !summaries.every(neverReached)) return null;
   const errors = [...new Set(summaries.flatMap((summary) => summary.reach.errors))].join(', ') || 'no answer';
   return {
+    kind: 'bot',
     url: botUrl,
     message: `the bot could not be reached: every webhook delivery to ${botUrl ?? 'the bot'} failed to connect (${errors}), so no conversation could be played`,
   };

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { CHECKS, CHECK_IDS, refusal, type CheckId, type CheckKit, type Craft, type DeliveryAnswer, type FaultView } from './checks.js';
+import type { Unreachable } from '../unreachable.js';
 import { num, Observer, type SandboxEvent } from './observe.js';
 
 /**
@@ -44,14 +45,18 @@ export interface CheckResult {
 export interface BatteryReport {
   startedAt: string;
   durationMs: number;
-  tenant: string;
+  /** The tenant the checks used; null when the sandbox could not be reached to say it. */
+  tenant: string | null;
   duplicates: string | null;
   timeoutMs: number;
   checks: CheckResult[];
   passed: number;
   failed: number;
-  /** Set when the bot could not be reached at all: every delivery failed to connect and no request of the bot came. */
-  unreachable: { message: string } | null;
+  /**
+   * Set when the bot could not be reached at all (every delivery failed to connect and no request of the
+   * bot came), or the sandbox at --sandbox (no answer to its first request, so no check ran).
+   */
+  unreachable: Unreachable | null;
 }
 
 /** A request to the sandbox's own endpoints was not answered as expected: the check that made it fails with this. */
@@ -186,7 +191,42 @@ export async function runBattery(init: BatteryInit): Promise<BatteryReport> {
 function unreachable(attempts: readonly { status: number | null; error: string | null }[]): BatteryReport['unreachable'] {
   if (attempts.length === 0 || !attempts.every((attempt) => attempt.status === null && !/^timeout/.test(attempt.error ?? ''))) return null;
   const errors = [...new Set(attempts.map((attempt) => attempt.error ?? 'no answer'))].join(', ');
-  return { message: `the bot could not be reached: every delivery failed to connect (${errors})` };
+  return { kind: 'bot', message: `the bot could not be reached: every delivery failed to connect (${errors})` };
+}
+
+/**
+ * The report of a battery that could not run, because the sandbox at --sandbox gave no answer at all:
+ * each check selected, failed with that message, nothing sent and no conversation started.
+ */
+export function unplayedBattery(
+  init: Pick<BatteryInit, 'timeoutMs' | 'only'>,
+  unreachable: Unreachable,
+  startedAt: Date,
+  durationMs: number,
+): BatteryReport {
+  const checks = CHECKS.filter((check) => init.only === undefined || init.only.includes(check.id))
+    .map((check): CheckResult => ({
+      id: check.id,
+      status: 'fail',
+      message: unreachable.message,
+      fix: null,
+      sends: check.sends,
+      passes: check.passes,
+      sessionId: null,
+      durationMs: 0,
+    }))
+    .sort((a, b) => CHECK_IDS.indexOf(a.id) - CHECK_IDS.indexOf(b.id));
+  return {
+    startedAt: startedAt.toISOString(),
+    durationMs,
+    tenant: null,
+    duplicates: null,
+    timeoutMs: init.timeoutMs,
+    checks,
+    passed: 0,
+    failed: checks.length,
+    unreachable,
+  };
 }
 
 /** `; meanwhile the sandbox refused 2 requests of the bot that named no conversation: 401 invalid bearer token`. */

@@ -2,6 +2,7 @@ import { formatDuration } from '../../config/duration.js';
 import type { Style } from '../../output/style.js';
 import { stringifyJson } from '../../payload/json.js';
 import { tapDocument } from '../tap.js';
+import { unreachableJson, unreachableJunit } from '../unreachable.js';
 import { xmlAttr, xmlText } from '../xml.js';
 import type { BatteryReport, CheckResult } from './battery.js';
 import type { CheckReporter } from './ids.js';
@@ -70,14 +71,19 @@ export function renderCheckJson(report: BatteryReport, context: ReportContext): 
       durationMs: check.durationMs,
     })),
     summary: { checks: report.checks.length, passed: report.passed, failed: report.failed },
-    error: report.unreachable ? { code: 'EBOTUNREACHABLE', message: report.unreachable.message, botUrl: context.botUrl } : null,
+    error: report.unreachable
+      ? unreachableJson(report.unreachable, report.unreachable.kind === 'bot' ? context.botUrl : context.sandboxUrl)
+      : null,
   };
   return `${stringifyJson(document, 2)}\n`;
 }
 
 // ---- JUnit XML --------------------------------------------------------------------------------
 
-/** JUnit XML: one <testsuite> "core check-bot", a <testcase> per check, a <failure> with the message and the fix. */
+/**
+ * JUnit XML: one <testsuite> "core check-bot", a <testcase> per check, a <failure> with the message and
+ * the fix; every case an <error> when the bot or the sandbox could not be reached.
+ */
 export function renderCheckJunit(report: BatteryReport): string {
   const seconds = (ms: number) => (ms / 1000).toFixed(3);
   const total = report.checks.length;
@@ -92,7 +98,7 @@ export function renderCheckJunit(report: BatteryReport): string {
   for (const check of report.checks) {
     const open = `    <testcase name="${xmlAttr(check.id)}" classname="core check-bot" time="${seconds(check.durationMs)}"`;
     if (report.unreachable) {
-      out.push(`${open}>`, `      <error message="${xmlAttr(report.unreachable.message)}" type="BotUnreachable"/>`, '    </testcase>');
+      out.push(`${open}>`, `      ${unreachableJunit(report.unreachable)}`, '    </testcase>');
     } else if (check.status === 'fail') {
       out.push(
         `${open}>`,
@@ -112,7 +118,10 @@ function details(check: CheckResult): string {
 
 // ---- TAP 14 -----------------------------------------------------------------------------------
 
-/** TAP version 14: a test point per check, the message and the fix of a failure in a YAML block; `Bail out!` when the bot could not be reached. */
+/**
+ * TAP version 14: a test point per check, the message and the fix of a failure in a YAML block; `Bail out!`
+ * when the bot or the sandbox could not be reached.
+ */
 export function renderCheckTap(report: BatteryReport): Promise<string> {
   const points = report.checks.map((check) => ({
     ok: check.status === 'pass',
