@@ -18,19 +18,21 @@ export interface ReportWriter {
 /** Refuses a report path that is the input file itself: emptying it would lose the batch. */
 export function refuseReportOverInput(report: string, input: string | undefined, cwd: string): void {
   if (input === undefined || input === '-') return;
-  const same = (() => {
-    try {
-      const a = statSync(resolve(cwd, report));
-      const b = statSync(resolve(cwd, input));
-      return a.dev === b.dev && a.ino === b.ino;
-    } catch {
-      return resolve(cwd, report) === resolve(cwd, input);
-    }
-  })();
-  if (same) {
+  if (sameFile(report, input, cwd)) {
     throw new UsageError(`--report ${report} is the input file: writing the report would erase the reasons before they are sent`, {
       hint: 'give --report another path, such as applied.ndjson',
     });
+  }
+}
+
+/** Whether two paths name one file (a link to it included), or the same path when either is missing. */
+export function sameFile(a: string, b: string, cwd: string): boolean {
+  try {
+    const first = statSync(resolve(cwd, a));
+    const second = statSync(resolve(cwd, b));
+    return first.dev === second.dev && first.ino === second.ino;
+  } catch {
+    return resolve(cwd, a) === resolve(cwd, b);
   }
 }
 

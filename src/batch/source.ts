@@ -102,9 +102,10 @@ export function valueSource(value: unknown, name = 'the flags'): BatchSource {
 }
 
 /**
- * Opens `-f PATH` (or `-f -`). Standard input, and anything else that is not a regular file (a
- * pipe from `<(...)`), is first copied to a private temporary file so it can be read twice; the
- * copy has no name left once it is open (see `spooled`), and `close()` closes it.
+ * Opens `-f PATH` (or `-f -`). Standard input, anything else that is not a regular file (a pipe from
+ * `<(...)`), and a regular file larger than KEPT_NDJSON_BYTES, is first copied to a private
+ * temporary file so it can be read twice as it was; the copy has no name left once it is open (see
+ * `spooled`), and `close()` closes it. A smaller file is read once (the first pass keeps its items).
  */
 export async function openSource(path: string, ctx: Context): Promise<BatchSource> {
   if (path === '-') {
@@ -124,7 +125,10 @@ export async function openSource(path: string, ctx: Context): Promise<BatchSourc
   }
   if (info.isDirectory())
     throw new UsageError(`${path} is a folder, not a file of reasons`, { hint: 'give -f the path of a JSON, NDJSON or YAML file' });
-  if (!info.isFile()) {
+  // A file larger than what the first pass keeps in memory is read twice: it is copied first, so the
+  // second pass sends exactly what the first one checked even if the file changes meanwhile (an
+  // editor saving it, a script appending to it: lines sent twice or never, codes never checked).
+  if (!info.isFile() || info.size > KEPT_NDJSON_BYTES) {
     const { createReadStream } = await import('node:fs');
     return spooled(createReadStream(full), path, ctx);
   }

@@ -128,6 +128,28 @@ describe('core reason update --resume', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('leaves the report as it was when it is both --resume and --report and cannot be read; another --report is emptied', async () => {
+    server = await startRecordingServer([{ status: 200 }]);
+    const file = tempFile('two.ndjson', ndjson(['A', 'B'].map((code) => reason(code))));
+    const broken = '{"ok":true,"code":"A","status":200}\ngarbage line\n{"ok":true,"code":"B","status":200}\n';
+    const same = tempFile('same.ndjson', broken);
+    const result = await runInProcess(['reason', 'update', '-f', file, '--resume', same, '--report', same], { env: envFor(server.url) });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/is not a report of core reason update \(line 2/);
+    expect(readFileSync(same, 'utf8')).toBe(broken);
+
+    const other = tempFile('other.ndjson', '{"ok":true,"code":"Z","status":200}\n');
+    const elsewhere = await runInProcess(
+      ['reason', 'update', '-f', file, '--resume', tempFile('broken.ndjson', broken), '--report', other],
+      {
+        env: envFor(server.url),
+      },
+    );
+    expect(elsewhere.code).toBe(2);
+    expect(readFileSync(other, 'utf8')).toBe('');
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('after a batch cut short by SIGINT, a resumed run applies every reason exactly once (built binary)', async () => {
     const list = codes(30);
     const answers = gate();

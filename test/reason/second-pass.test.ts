@@ -163,7 +163,7 @@ async function readAll(source: BatchSource, stopAfter = Infinity): Promise<Batch
   return items;
 }
 
-describe('a small NDJSON file, read from the file once (src/batch/source.ts, KEPT_NDJSON_BYTES)', () => {
+describe('a small NDJSON file, read from the file once; a larger file, from a copy made at the start (src/batch/source.ts, KEPT_NDJSON_BYTES)', () => {
   const ctx = createContext({ streams: memoryStreams().streams, env: {}, cwd: '/' });
   /** Opens a file of `lines`, reads it once (or `stopAfter` items of it), rewrites it, reads again. */
   async function twice(lines: string[], stopAfter = Infinity) {
@@ -187,8 +187,22 @@ describe('a small NDJSON file, read from the file once (src/batch/source.ts, KEP
       expect(second.map((item) => item.value)).toEqual(first.map((item) => item.value));
       expect(second.every((item) => item.kept === true && item.text === undefined)).toBe(true);
     } else {
-      expect(second.map((item) => item.text)).toEqual([line('CHANGED')]);
+      // Read again, from the copy made at the start: the file as the first pass read it, not as changed since.
+      expect(second.map((item) => item.text)).toEqual(lines);
+      expect(second.some((item) => item.kept === true)).toBe(false);
     }
+  });
+
+  it('reads a JSON array larger than that from the copy made at the start too, not the file as changed since', async () => {
+    const items = linesOf(KEPT_NDJSON_BYTES + 1);
+    const path = tempFile('reasons.json', `[${items.join(',\n')}]\n`);
+    const source = await openSource(path, { ...ctx, cwd: dirname(path) });
+    const first = await readAll(source);
+    writeFileSync(path, `[${line('CHANGED')}]\n`);
+    const second = await readAll(source);
+    await source.close();
+    expect(first).toHaveLength(items.length);
+    expect(second.map((item) => item.value)).toEqual(first.map((item) => item.value));
   });
 
   it('keeps nothing from a pass that stopped before the end: the next reads the file', async () => {

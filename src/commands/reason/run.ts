@@ -3,7 +3,7 @@ import type { Settings } from '../../config/index.js';
 import type { Context } from '../../context.js';
 import { ExitCode, PayloadError, UsageError, type Problem } from '../../errors.js';
 import { checkBatch, checkItem, listedProblems, type CheckSummary, type ItemSpec } from '../../batch/check.js';
-import { openReport, refuseReportOverInput, type ReportWriter } from '../../batch/report.js';
+import { openReport, refuseReportOverInput, sameFile, type ReportWriter } from '../../batch/report.js';
 import { sendBatch, type LocalOutcome } from '../../batch/send.js';
 import { openSource, valueSource, type BatchSource, type Position } from '../../batch/source.js';
 import { startProgress } from '../../batch/progress.js';
@@ -48,7 +48,9 @@ export interface ReasonUpdateOptions extends SendOptions {
  */
 export async function runReasonUpdate(options: ReasonUpdateOptions, ctx: Context): Promise<number> {
   // --resume is read first: its report is often the very file this run reports to (docs/reasons.md,
-  // "Running a batch again"). A report that cannot be read stops the run after the new report is emptied.
+  // "Running a batch again"). A report that cannot be read stops the run after the new report is
+  // emptied, unless the two are one file: then it is left as it is, the only record of what an
+  // earlier run applied.
   let applied: Applied | undefined;
   let unreadable: unknown;
   if (options.resume !== undefined) {
@@ -62,6 +64,7 @@ export async function runReasonUpdate(options: ReasonUpdateOptions, ctx: Context
   // stops early (a missing file or token, an invalid input) must not leave the previous run's
   // outcomes in it, for a script or CI to read as this run's. Nothing is written with --dry-run or --curl.
   let report: ReportWriter | undefined;
+  if (unreadable !== undefined && options.report !== undefined && sameFile(options.report, options.resume!, ctx.cwd)) throw unreadable;
   if (!options.dryRun && !options.curl && options.report !== undefined) {
     refuseReportOverInput(options.report, options.file, ctx.cwd);
     report = openReport(options.report, ctx.cwd);
