@@ -76,6 +76,30 @@ describe('core api', () => {
   });
 
   it.each([
+    { path: '/api/v1/inactivity/../chatbot', sent: '/api/v1/chatbot', token: TOKEN },
+    { path: '/api/v1/%2e%2e/v1/inactivity/reasons', sent: '/api/v1/inactivity/reasons', token: INTEGRATOR },
+    { path: '/api/v1/chatbot/./../inactivity/x?y=1', sent: '/api/v1/inactivity/x?y=1', token: INTEGRATOR },
+    { path: '/api/v1/inactivityreport', sent: '/api/v1/inactivityreport', token: TOKEN },
+    { path: '/../../api/v1/chatbot', sent: '/api/v1/chatbot', token: TOKEN },
+  ])(
+    'resolves the dot segments of $path before it chooses the credential, and prints the URL it sends to',
+    async ({ path, sent, token }) => {
+      server = await startRecordingServer([{ status: 200 }]);
+      const result = await runInProcess(['api', 'GET', path, '--json'], { env: env(server.url) });
+      expect(result.code).toBe(0);
+      expect(server.requests.map((request) => [request.url, request.headers.authorization])).toEqual([[sent, `Bearer ${token}`]]);
+      expect(parseJson(result.stdout)).toMatchObject({ url: `${server.url}${sent}` });
+    },
+  );
+
+  it("keeps a path with dot segments below the base URL's own path", async () => {
+    server = await startRecordingServer([{ status: 200 }]);
+    const result = await runInProcess(['api', 'GET', '/../../outside'], { env: env(`${server.url}/prefix`) });
+    expect(result.code).toBe(0);
+    expect(server.requests.map((request) => request.url)).toEqual(['/prefix/outside']);
+  });
+
+  it.each([
     ['a GET', ['GET', '/api/v1/things'], [], 2],
     ['a DELETE', ['DELETE', '/api/v1/things/1'], [], 2],
     ['a POST', ['POST', '/api/v1/things'], ['-f', 'body'], 1],

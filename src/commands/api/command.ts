@@ -13,7 +13,8 @@ export const apiCommand: CommandFactory = (inv) => {
         'tenant and credential, the network rules (plain http, CA, proxy), --dry-run, --curl, -v and the masking of ' +
         'secrets work as everywhere, but the body is sent as given, with no payload rule checked.\n\n' +
         'PATH is below the base URL (a query string may follow); an absolute URL is refused, since the credential ' +
-        'would go to that host. The body comes from -f FILE (JSON or YAML; "-" for standard input). The credential ' +
+        'would go to that host; its dot segments are resolved first (/a/../b is /b, and it stays below the base ' +
+        'URL\'s own path), as the request goes. The body comes from -f FILE (JSON or YAML; "-" for standard input). The credential ' +
         'is the integrator token (else the token) below /api/v1/inactivity, the token elsewhere. A failed GET, PUT ' +
         'or DELETE is repeated as other requests are; a POST or PATCH only with --retry (or a reply carrying an ' +
         'answerId).\n\n' +

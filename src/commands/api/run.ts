@@ -89,7 +89,17 @@ function parsePath(text: string): string {
     throw new UsageError(`the path must start with /, got ${JSON.stringify(text)}`, { hint: `did you mean /${text}?` });
   if (/[\s\u0000-\u001f\u007f]/.test(text))
     throw new UsageError('the path holds spaces or control characters', { hint: 'percent-encode them (%20)' });
-  return text;
+  return normalizedPath(text);
+}
+
+/**
+ * The path as it is sent: its dot segments resolved (`/a/../b` is `/b`, `%2e%2e` too) as URL parsing
+ * resolves them, so that the credential is chosen, and the URL printed, for the path the request
+ * goes to, and the path stays below the base URL's own path. Its query is kept; a fragment is never sent.
+ */
+export function normalizedPath(text: string): string {
+  const url = new URL(text, 'http://base.invalid');
+  return `${url.pathname}${url.search}`;
 }
 
 /**
@@ -108,7 +118,7 @@ export function operationFor(method: ApiMethod, path: string): Operation {
     name: 'request',
     method,
     path,
-    credential: bare.startsWith('/api/v1/inactivity') ? 'integrator' : 'bot',
+    credential: bare === '/api/v1/inactivity' || bare.startsWith('/api/v1/inactivity/') ? 'integrator' : 'bot',
     retry: IDEMPOTENT.has(method) ? 'always' : 'opt-in',
     payload: null,
   };
