@@ -28,7 +28,10 @@ function longMessage(input: unknown): string {
   let got = describeValue(input);
   if (typeof input === 'string' && /^-?\d+$/.test(input.trim())) got += ' (a string: write the number without quotes)';
   else if (typeof input === 'number' && Number.isInteger(input) && !Number.isSafeInteger(input)) {
-    got += ' (a JavaScript number past 2^53, which has lost digits: read the JSON with parseJson)';
+    // A file's integer is read with every digit; a number past 2^53 here was written with an exponent or
+    // a fraction (9.2e18), which is read as a floating-point number that keeps 15 to 17 digits.
+    got +=
+      ' (a number written with an exponent or a fraction, such as 9.2e18, keeps only 15 to 17 digits: write the identifier in plain digits)';
   }
   return `expected ${RANGE}, got ${got}`;
 }

@@ -69,7 +69,7 @@ describe('a JavaScript number where a long belongs', () => {
     expectOnly(
       validateReply({ text: 'Hi', coreClientId: 2 ** 60 }),
       'coreClientId',
-      `${RANGE}, got 1152921504606847000 (a JavaScript number past 2^53, which has lost digits: read the JSON with parseJson)`,
+      `${RANGE}, got 1152921504606847000 (a number written with an exponent or a fraction, such as 9.2e18, keeps only 15 to 17 digits: write the identifier in plain digits)`,
     );
   });
 
