@@ -1,6 +1,7 @@
 import { openSync } from 'node:fs';
 import { WriteStream } from 'node:tty';
 import { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import type { InStream, OutStream } from '../io.js';
 
 /**
@@ -101,6 +102,13 @@ export interface PromptHost {
   err(text: string): void;
 }
 
+/** What each inquirer prompt is given besides its configuration. */
+interface PromptContext {
+  input: InStream;
+  output: OutStream;
+  signal: AbortSignal;
+}
+
 export function createPrompter(host: PromptHost): Prompter {
   // Where the prompts are drawn: standard error when it is the terminal; when it is not (`core
   // greet -i 2>log`), the terminal itself, /dev/tty, as git and ssh ask for a password, so that the
@@ -125,85 +133,108 @@ export function createPrompter(host: PromptHost): Prompter {
       { isTTY: target.isTTY, columns: target.columns },
     );
   };
-  const contextOf = () => ({ input: host.streams.stdin, output: output(), signal: host.signal });
+  // A prompt settles as soon as it has its answer, while the last of its drawing (the answer on its
+  // line, the cursor moved below it) may still wait in its stream, which hands the terminal one
+  // chunk at a time, each after the previous one's callback. Text written next (the preview) would
+  // land before that drawing, which then moves the cursor up by the height it last drew and erases
+  // the lines there: the preview. So a prompt's answer is handed on only once its stream has
+  // finished, when all it drew is on the screen.
+  const ask = async <T>(prompt: (context: PromptContext) => Promise<T>): Promise<T> => {
+    const drawn = output();
+    try {
+      return await prompt({ input: host.streams.stdin, output: drawn, signal: host.signal });
+    } finally {
+      // The prompt ends its stream as it settles; one that never began (it threw at once) has nothing
+      // to wait for, and a drawing that failed (the terminal gone) changes nothing about the answer.
+      if (drawn.writableEnded) await finished(drawn).catch(() => undefined);
+    }
+  };
   // inquirer colours with node:util styleText, decided for the whole process; --no-color and
   // NO_COLOR are honoured by handing every prompt a theme without colour.
   const theme = host.color.stderr ? {} : { theme: PLAIN_THEME as never };
   return {
     async input(config) {
       const { default: input } = await import('@inquirer/input');
-      return input(
-        {
-          message: config.message,
-          ...(config.default !== undefined ? { default: config.default } : {}),
-          ...(config.validate ? { validate: config.validate } : {}),
-          ...(config.transformer ? { transformer: config.transformer } : {}),
-          ...theme,
-        },
-        contextOf(),
+      return ask((context) =>
+        input(
+          {
+            message: config.message,
+            ...(config.default !== undefined ? { default: config.default } : {}),
+            ...(config.validate ? { validate: config.validate } : {}),
+            ...(config.transformer ? { transformer: config.transformer } : {}),
+            ...theme,
+          },
+          context,
+        ),
       );
     },
     async editor(config) {
       const { default: editor } = await import('@inquirer/editor');
-      return editor(
-        {
-          message: config.message,
-          ...(config.default !== undefined ? { default: config.default } : {}),
-          ...(config.validate ? { validate: config.validate } : {}),
-          postfix: config.postfix ?? '.txt',
-          ...theme,
-        },
-        contextOf(),
+      return ask((context) =>
+        editor(
+          {
+            message: config.message,
+            ...(config.default !== undefined ? { default: config.default } : {}),
+            ...(config.validate ? { validate: config.validate } : {}),
+            postfix: config.postfix ?? '.txt',
+            ...theme,
+          },
+          context,
+        ),
       );
     },
     async select<T>(config: SelectConfig<T>) {
       const { default: select } = await import('@inquirer/select');
-      return select<T>(
-        {
-          message: config.message,
-          choices: config.choices.map((c) => ({
-            value: c.value,
-            name: c.name,
-            ...(c.short !== undefined ? { short: c.short } : {}),
-            ...(c.description !== undefined ? { description: c.description } : {}),
-            ...(c.disabled ? { disabled: c.disabled } : {}),
-          })),
-          ...(config.default !== undefined ? { default: config.default } : {}),
-          ...theme,
-        },
-        contextOf(),
-      ) as Promise<T>;
+      return ask(
+        (context) =>
+          select<T>(
+            {
+              message: config.message,
+              choices: config.choices.map((c) => ({
+                value: c.value,
+                name: c.name,
+                ...(c.short !== undefined ? { short: c.short } : {}),
+                ...(c.description !== undefined ? { description: c.description } : {}),
+                ...(c.disabled ? { disabled: c.disabled } : {}),
+              })),
+              ...(config.default !== undefined ? { default: config.default } : {}),
+              ...theme,
+            },
+            context,
+          ) as Promise<T>,
+      );
     },
     async checkbox<T>(config: CheckboxConfig<T>) {
       const { default: checkbox } = await import('@inquirer/checkbox');
-      return checkbox<T>(
-        {
-          message: config.message,
-          choices: config.choices.map((c) => ({
-            value: c.value,
-            name: c.name,
-            checked: c.checked === true,
-            ...(c.short !== undefined ? { short: c.short } : {}),
-            ...(c.description !== undefined ? { description: c.description } : {}),
-            ...(c.disabled ? { disabled: c.disabled } : {}),
-          })),
-          ...theme,
-        },
-        contextOf(),
-      ) as Promise<T[]>;
+      return ask(
+        (context) =>
+          checkbox<T>(
+            {
+              message: config.message,
+              choices: config.choices.map((c) => ({
+                value: c.value,
+                name: c.name,
+                checked: c.checked === true,
+                ...(c.short !== undefined ? { short: c.short } : {}),
+                ...(c.description !== undefined ? { description: c.description } : {}),
+                ...(c.disabled ? { disabled: c.disabled } : {}),
+              })),
+              ...theme,
+            },
+            context,
+          ) as Promise<T[]>,
+      );
     },
     async confirm(config) {
       const { default: confirm } = await import('@inquirer/confirm');
-      return confirm(
-        { message: config.message, ...(config.default !== undefined ? { default: config.default } : {}), ...theme },
-        contextOf(),
+      return ask((context) =>
+        confirm({ message: config.message, ...(config.default !== undefined ? { default: config.default } : {}), ...theme }, context),
       );
     },
     async password(config) {
       const { default: password } = await import('@inquirer/password');
-      return password(
-        { message: config.message, mask: true, ...(config.validate ? { validate: config.validate } : {}), ...theme },
-        contextOf(),
+      return ask((context) =>
+        password({ message: config.message, mask: true, ...(config.validate ? { validate: config.validate } : {}), ...theme }, context),
       );
     },
     write(text) {
