@@ -32,7 +32,7 @@ export const UNIT_TESTS = [
   'test/prompts/{composer,editor-encodings,reason,width}.test.ts',
   'test/reason/{lay-fields,lines,parse-line,second-pass}.test.ts',
   'test/reply/build.test.ts',
-  'test/schema/{examples,openapi}.test.ts',
+  'test/schema/{agreement,examples,openapi}.test.ts',
   'test/sandbox/rules/**/*.test.ts',
   'test/sandbox/store/**/*.test.ts',
   'test/send/prepare.test.ts',

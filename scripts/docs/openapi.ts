@@ -1,6 +1,5 @@
 import { OPERATIONS, type Operation, type PayloadKind } from '../../src/operations.js';
 import { jsonSchemaOf, type JsonSchema } from '../../src/schema/json-schema.js';
-import { SCHEMA_KEY } from '../../src/send/fields.js';
 
 /**
  * An OpenAPI 3.1 description of the three operations of docs/api.md, for Postman, mock servers and
@@ -25,14 +24,13 @@ const BODY_COMPONENTS: Record<PayloadKind, string> = {
 };
 
 /**
- * A payload schema as a component: `$schema` and `$id` belong to a standalone document, not to one
- * embedded in another, and the `$schema` property editors may read from a payload file is not part of
- * the API's body.
+ * A payload schema as a component: the request body the API takes, not a payload file of core (no
+ * `$schema` property for editors, no `receivedAt: now`), and without `$schema` and `$id`, which belong
+ * to a standalone document, not to one embedded in another.
  */
 function component(kind: PayloadKind): JsonSchema {
-  const { $schema: _schema, $id: _id, ...rest } = jsonSchemaOf(kind);
-  const { [SCHEMA_KEY]: _editorKey, ...properties } = rest.properties as Record<string, unknown>;
-  return { ...rest, properties };
+  const { $schema: _schema, $id: _id, ...rest } = jsonSchemaOf(kind, 'body');
+  return rest;
 }
 
 const errorSchema: JsonSchema = {

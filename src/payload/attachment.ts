@@ -13,10 +13,7 @@ function exampleField(description: string) {
  */
 export const attachmentSchema = z
   .strictObject({
-    url: text('File URL: an absolute http or https URL, up to 4000 characters (UTF-16 code units).', 4000).check(
-      httpUrl(),
-      z.meta({ format: 'uri' }),
-    ),
+    url: text('File URL: an absolute http or https URL, up to 4000 characters (UTF-16 code units).', 4000).check(...httpUrl()),
     name: z.optional(
       text(
         'File name, up to 1000 characters. For an image to display, the name must include the file extension, or type must be given.',

@@ -137,19 +137,36 @@ export function text(description: string, max?: number, note?: string): z.ZodMin
   return z.string().check(...checks);
 }
 
-/** An absolute http or https URL. The service fetches or links it, so a relative path is useless. */
-export function httpUrl(): Check {
-  return rule((value, ctx) => {
-    if (typeof value !== 'string' || value === '') return;
-    if (!isHttpUrl(value)) {
-      report(ctx, [], `expected an absolute http or https URL, got ${JSON.stringify(value)}`, value);
-    }
-  }, whenString);
+/**
+ * An absolute http or https URL, as the text that is sent: the scheme and its two slashes as written
+ * (either case), no control character anywhere and no space at either end. The URL parser forgives
+ * all of these (it drops tabs and newlines, reads `http:example.com` and `\u0001https://...` as
+ * http URLs), but the service is sent the text, not what the parser made of it.
+ *
+ * This is the JSON Schema's `pattern` of the field too; the rest (that the text parses as a URL
+ * with a host) is the parser's to say, which a pattern cannot.
+ */
+export const HTTP_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://[^\\u0000-\\u001F\\u007F]*[^\\s\\u0000-\\u001F\\u007F]$';
+const HTTP_URL = new RegExp(HTTP_URL_PATTERN, 'u');
+
+/**
+ * The checks of an absolute http or https URL (see HTTP_URL_PATTERN), with their JSON Schema. The
+ * service fetches or links it, so a relative path is useless.
+ */
+export function httpUrl(): Check[] {
+  return [
+    rule((value, ctx) => {
+      if (typeof value !== 'string' || value === '') return;
+      if (!isHttpUrl(value)) {
+        report(ctx, [], `expected an absolute http or https URL, got ${JSON.stringify(value)}`, value);
+      }
+    }, whenString),
+    z.meta({ format: 'uri', pattern: HTTP_URL_PATTERN }),
+  ];
 }
 
 function isHttpUrl(value: string): boolean {
-  // The URL parser forgives surrounding spaces and control characters; the service may not.
-  if (value.trim() !== value) return false;
+  if (!HTTP_URL.test(value)) return false;
   try {
     const url = new URL(value);
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';

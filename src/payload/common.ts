@@ -43,16 +43,25 @@ export const codeSchema = z
   );
 export type Code = z.output<typeof codeSchema>;
 
-const RECEIVED_AT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{3})Z$/;
+const RECEIVED_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const EXAMPLE_TIME = '2026-01-31T09:30:00.000Z';
 
+/**
+ * A time in the form of RECEIVED_AT that can exist, as far as a pattern can tell: months 01 to 12,
+ * days up to 30 or 31 as the month has them and up to 29 in February, hours to 23, minutes and
+ * seconds to 59. It is the JSON Schema's `pattern` of receivedAt; the one thing it leaves to words
+ * is 29 February of a year that is not a leap year, which `isRealTime` checks besides.
+ */
+const REAL_TIME_PATTERN =
+  '^\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|[12]\\d))' +
+  'T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}Z$';
+const REAL_TIME = new RegExp(REAL_TIME_PATTERN, 'u');
+
 function isRealTime(value: string): boolean {
-  const match = RECEIVED_AT.exec(value);
-  if (!match) return false;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  if (!REAL_TIME.test(value)) return false;
+  const year = Number(value.slice(0, 4));
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
-  return days !== undefined && day >= 1 && day <= days && hour <= 23 && minute <= 59 && second <= 59;
+  return leap || !value.startsWith('-02-29', 4);
 }
 
 /**
@@ -73,7 +82,9 @@ export const receivedAtSchema = z.string().check(
     (payload) => typeof payload.value === 'string',
   ),
   z.meta({
-    description: `Time of receipt, UTC, format yyyy-MM-ddTHH:mm:ss.SSSZ (for example ${EXAMPLE_TIME}); the date must exist.`,
+    description: `Time of receipt, UTC, format yyyy-MM-ddTHH:mm:ss.SSSZ (for example ${EXAMPLE_TIME}); the date must exist, and 29 February only in a leap year, which the pattern does not check.`,
+    // Replaces the pattern of RECEIVED_AT, which checks the form alone.
+    pattern: REAL_TIME_PATTERN,
   }),
 );
 

@@ -29,9 +29,17 @@ const greetingRules = rule((value, ctx) => {
   }
 });
 
+/** greetingRules as JSON Schema: the key of one identifier or the other is there. */
+const greetingRulesJsonSchema = {
+  anyOf: [
+    { description: 'Addressed by coreClientId (greet rule 1).', required: ['coreClientId'] },
+    { description: 'Addressed by the deprecated clientId (greet rule 1).', required: ['clientId'] },
+  ],
+};
+
 const DESCRIPTION = [
   "Greeting: the request body of POST /api/v1/chatbot/greet, the bot's first proactive message to a client.",
-  'Rules a JSON Schema cannot express: clientId or coreClientId must be given (greet rule 1).',
+  'clientId or coreClientId must be given (greet rule 1).',
   'Warnings: clientId is deprecated; when both are given, clientId takes priority (greet rule 3);',
   'settings.blockInput works only with quick replies; a header mixing kinds of content.',
   LENGTH_NOTE,
@@ -53,7 +61,7 @@ function buildGreetingSchema(limits: Limits) {
       quickRepliesHeaderFooter: z.optional(quickRepliesHeaderFooterSchema),
       messageListPicker: z.optional(messageListPickerSchema),
     })
-    .check(greetingRules, z.describe(DESCRIPTION));
+    .check(greetingRules, z.meta({ description: DESCRIPTION, ...greetingRulesJsonSchema }));
 }
 
 export const greetingSchema = buildGreetingSchema({});

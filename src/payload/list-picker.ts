@@ -25,7 +25,11 @@ const itemSchema = z
 const sectionSchema = z
   .strictObject({
     title: z.optional(text('Section title shown to the user, up to 24 characters.', 24)),
-    items: z.array(itemSchema).check(nonEmptyArray(), z.meta({ description: 'Items of the section.', minItems: 1 })),
+    // No section can hold more than the whole list may (list rule 3, checked across sections on the list):
+    // the part of that rule a JSON Schema can say.
+    items: z
+      .array(itemSchema)
+      .check(nonEmptyArray(), z.meta({ description: 'Items of the section.', minItems: 1, maxItems: MAX_LIST_ITEMS })),
   })
   .check(z.describe('A section of the list.'));
 
@@ -60,12 +64,15 @@ export const messageListPickerSchema = z
     header: z.optional(headerSchema),
     footer: z.optional(footerSchema),
     title: text('Name of the button that opens the list, up to 20 characters.', 20),
-    sections: z
-      .array(sectionSchema)
-      .check(
-        nonEmptyArray(),
-        z.meta({ description: `Sections of the list; at most ${MAX_LIST_ITEMS} items in total across all sections.`, minItems: 1 }),
-      ),
+    sections: z.array(sectionSchema).check(
+      nonEmptyArray(),
+      // Every section holds an item, so there are no more sections than items (list rule 3, checked below).
+      z.meta({
+        description: `Sections of the list; at most ${MAX_LIST_ITEMS} items in total across all sections.`,
+        minItems: 1,
+        maxItems: MAX_LIST_ITEMS,
+      }),
+    ),
   })
   .check(
     rule((value, ctx) => {
@@ -99,7 +106,7 @@ export const messageListPickerSchema = z
       }
     }),
     z.describe(
-      `Interactive list; instant-messenger channel only. Rules a JSON Schema cannot express: at most ${MAX_LIST_ITEMS} items across all sections, and each item identifier unique across the whole message.`,
+      `Interactive list; instant-messenger channel only. Rules a JSON Schema cannot express: at most ${MAX_LIST_ITEMS} items across all sections (this schema bounds each section and the number of sections only), and each item identifier unique across the whole message.`,
     ),
   );
 export type MessageListPicker = z.output<typeof messageListPickerSchema>;

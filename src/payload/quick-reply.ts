@@ -128,22 +128,37 @@ const footerEntrySchema = z
  * entries, is an error; fewer kinds mixed is allowed by the API and only warned about (see
  * `headerFooterWarnings`).
  */
+const headerSchema = z.array(headerEntrySchema).check(
+  rule(
+    (value, ctx) => {
+      if (headerKinds(value).length === HEADER_KINDS.length) {
+        report(ctx, [], 'carries text, image, document and video at once; the header cannot send all four at the same time');
+      }
+    },
+    (payload) => Array.isArray(payload.value),
+  ),
+  z.meta({
+    description: 'Header entries. Text, image, document and video cannot all be sent at the same time.',
+    // The same rule as JSON Schema: not an entry of each kind, an entry being of a kind when it has one of its fields.
+    not: {
+      allOf: HEADER_KINDS.map(([, fields]) => ({
+        contains:
+          fields.length === 1
+            ? { type: 'object', required: fields }
+            : { type: 'object', anyOf: fields.map((field) => ({ required: [field] })) },
+      })),
+    },
+  }),
+);
+
 export const quickRepliesHeaderFooterSchema = z
   .strictObject({
-    header: z.optional(
-      z.array(headerEntrySchema).check(z.describe('Header entries. Text, image, document and video cannot all be sent at the same time.')),
-    ),
+    header: z.optional(headerSchema),
     footer: z.optional(z.array(footerEntrySchema).check(z.describe('Footer entries.'))),
   })
   .check(
-    rule((value, ctx) => {
-      const kinds = headerKinds((value as Record<string, unknown>).header);
-      if (kinds.length === HEADER_KINDS.length) {
-        report(ctx, ['header'], 'carries text, image, document and video at once; the header cannot send all four at the same time');
-      }
-    }),
     z.describe(
-      'Header and footer of the quick replies; instant-messenger channel only. Rule a JSON Schema cannot express: the header must not carry text, image, document and video all at once (a mix of fewer kinds is warned about).',
+      'Header and footer of the quick replies; instant-messenger channel only. The header must not carry text, image, document and video all at once (a mix of fewer kinds is warned about).',
     ),
   );
 export type QuickRepliesHeaderFooter = z.output<typeof quickRepliesHeaderFooterSchema>;

@@ -76,13 +76,45 @@ function replyRules(email: boolean) {
   });
 }
 
+/**
+ * replyRules as JSON Schema, rule for rule, for `core schema reply` and the OpenAPI document. A field
+ * counts as given when its key is there (`required`), as in `has`; whether its value is valid is the
+ * field's own schema's business, as it is replyRules'.
+ */
+function replyRulesJsonSchema(email: boolean) {
+  const onlyWithSwitchToHuman = {
+    description: 'Only with code SWITCH_TO_HUMAN (answer rule 3).',
+    required: ['code'],
+    properties: { code: { const: 'SWITCH_TO_HUMAN' } },
+  };
+  return {
+    allOf: [
+      { description: 'text, or formattedText (chatbot rule 3).', anyOf: [{ required: ['text'] }, { required: ['formattedText'] }] },
+      email
+        ? { description: `Addressed by sessionId and questionIndex: ${EMAIL_RULE}.`, required: ['sessionId', 'questionIndex'] }
+        : {
+            description: 'Addressed by coreClientId, questionId, sessionId with questionIndex, or clientId (addressing rule 1).',
+            anyOf: [
+              { required: ['coreClientId'] },
+              { required: ['questionId'] },
+              { required: ['sessionId', 'questionIndex'] },
+              { required: ['clientId'] },
+            ],
+          },
+    ],
+    // Addressing rule 2 (PAIR_RULE).
+    dependentRequired: { sessionId: ['questionIndex'], questionIndex: ['sessionId'] },
+    dependentSchemas: Object.fromEntries(ROUTING_FIELDS.map((field) => [field, onlyWithSwitchToHuman])),
+  };
+}
+
 const DESCRIPTION = [
   'Bot answer: the request body of POST /api/v1/chatbot.',
-  'Rules a JSON Schema cannot express:',
   'text is required unless formattedText is given (chatbot rule 3);',
   'the reply is addressed by at least one of coreClientId, questionId, sessionId with questionIndex, or clientId,',
-  'and sessionId and questionIndex go together; a question that came by email is answered by sessionId and questionIndex (chatbot rule 2);',
+  'and sessionId and questionIndex go together;',
   'userIds, skillIds and unitIds are allowed only with code SWITCH_TO_HUMAN.',
+  'Not in this schema, since it depends on the question rather than on the body: a question that came by email is answered by sessionId and questionIndex (chatbot rule 2; core reply --email).',
   'Warnings: clientId is deprecated; an action other than INIT_CHAT is not shown by the API;',
   'settings.blockInput has an effect only with quick replies (chatbot rule 4); an attachment needs a file extension in its name or a type to display as an image;',
   'a header mixing kinds of content.',
@@ -122,7 +154,7 @@ function buildReplySchema(limits: Limits, email: boolean) {
       quickRepliesHeaderFooter: z.optional(quickRepliesHeaderFooterSchema),
       messageListPicker: z.optional(messageListPickerSchema),
     })
-    .check(replyRules(email), z.describe(DESCRIPTION));
+    .check(replyRules(email), z.meta({ description: DESCRIPTION, ...replyRulesJsonSchema(email) }));
 }
 
 /** The bot answer with no profile limits and no email rule: what any reply must satisfy. */

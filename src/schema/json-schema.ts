@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { configSchema } from '../config/schema.js';
-import { greetingSchema, longJsonSchemaOverride, reasonSchema, replySchema } from '../payload/index.js';
-import { SCHEMA_KEY } from '../send/fields.js';
+import { greetingSchema, longJsonSchemaOverride, reasonSchema, receivedAtSchema, replySchema } from '../payload/index.js';
+import { receivedAtInFile, SCHEMA_KEY, SCHEMA_KEY_JSON_SCHEMA } from '../send/fields.js';
 import { testFileSchema } from '../testing/schema.js';
 import { CONFIG_NOTES } from './config-notes.js';
 import type { SchemaKind } from './kinds.js';
@@ -13,14 +13,23 @@ import type { SchemaKind } from './kinds.js';
  * the road"). Pure: no I/O, so `core schema`, the docs generator and the tests all call the same
  * function.
  *
- * A JSON Schema cannot say everything the zod schemas check (fields that depend on each other,
- * uniqueness across sections, lengths in UTF-16 units): those rules are written into the
- * `description` of the payload schemas in src/payload, and of the config file in config-notes.ts.
+ * The rules that tie fields together are written as JSON Schema beside their checks (`required`,
+ * `dependentRequired`, `dependentSchemas`, `not`... in the zod schemas' metadata). What a JSON Schema
+ * cannot say (uniqueness across sections or without case, a total across sections, lengths in
+ * UTF-16 units, 29 February of a year that is not a leap year) is written into the `description` of
+ * the payload schemas in src/payload, and of the config file in config-notes.ts.
  */
 
 export { SCHEMA_KINDS, isSchemaKind, type SchemaKind } from './kinds.js';
 
 export type JsonSchema = Record<string, unknown>;
+
+/**
+ * What a schema describes: `file`, a payload file of core (what `core schema` prints and editors
+ * read), which may also carry `$schema` and `receivedAt: now`; `body`, the request body the API
+ * takes (the OpenAPI document), which may not.
+ */
+export type SchemaForm = 'file' | 'body';
 
 /**
  * Where each schema is published: the npm package ships docs/schemas/, so the unversioned unpkg URL
@@ -50,19 +59,24 @@ const SOURCES: Record<SchemaKind, { schema: z.core.$ZodType; title: string }> = 
  * - Longs are bigints inside the program, which JSON Schema cannot represent: `longJsonSchemaOverride`
  *   writes them as non-negative int64 integers. Any other unrepresentable type throws, so that a
  *   change to the zod schemas cannot silently turn a field into "anything".
+ * - `form` (see SchemaForm): the file's additions are stated beside the code that handles them, in
+ *   src/send/fields.ts.
  */
-export function jsonSchemaOf(kind: SchemaKind): JsonSchema {
+export function jsonSchemaOf(kind: SchemaKind, form: SchemaForm = 'file'): JsonSchema {
   const source = SOURCES[kind];
   const generated = z.toJSONSchema(source.schema, {
     target: 'draft-2020-12',
     io: 'input',
     unrepresentable: (ctx) => (ctx.zodSchema._zod.def.type === 'bigint' ? {} : 'throw'),
-    override: longJsonSchemaOverride,
+    override: (ctx) => {
+      longJsonSchemaOverride(ctx);
+      if (form === 'file' && ctx.zodSchema === receivedAtSchema) receivedAtInFile(ctx.jsonSchema);
+    },
   }) as JsonSchema;
   const body = structuredClone(generated);
   delete body.$schema;
   if (kind === 'config') applyNotes(body, CONFIG_NOTES);
-  else allowEditorKey(body);
+  else if (form === 'file') allowEditorKey(body);
   const { description, ...rest } = body;
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -76,18 +90,12 @@ export function jsonSchemaOf(kind: SchemaKind): JsonSchema {
 /**
  * A payload file may name its JSON Schema with `$schema` for editors (docs/payloads.md, "Payload
  * files"); core drops the key before anything is checked or sent, so the schema editors read lets it.
- * The API's own description of the body (the OpenAPI document) leaves it out again.
+ * The API's own description of the body (the `body` form) leaves it out.
  */
 function allowEditorKey(schema: JsonSchema): void {
   const properties = schema.properties as Record<string, unknown> | undefined;
   if (properties === undefined) return;
-  schema.properties = {
-    [SCHEMA_KEY]: {
-      type: 'string',
-      description: 'Ignored by core and never sent: the URL or path of this JSON Schema, for editors that read it from the file.',
-    },
-    ...properties,
-  };
+  schema.properties = { [SCHEMA_KEY]: { ...SCHEMA_KEY_JSON_SCHEMA }, ...properties };
 }
 
 /**

@@ -31,9 +31,19 @@ export function payloadFromFile(file: unknown, what: string): Record<string, unk
 
 /**
  * The key an editor reads a file's JSON Schema from. A payload file may carry it (docs/payloads.md,
- * "Payload files"); it is not part of the API, so it is dropped and never sent.
+ * "Payload files"); it is not part of the API, so it is dropped, whatever its value, and never sent.
  */
 export const SCHEMA_KEY = '$schema';
+
+/**
+ * The key as the JSON Schema of a payload file states it (src/schema/json-schema.ts): any value, as
+ * `withoutEditorKeys` drops it unread. A value that is not a string names no schema to an editor,
+ * but refusing it would stop a send over a key core never reads.
+ */
+export const SCHEMA_KEY_JSON_SCHEMA = {
+  description:
+    'Ignored by core and never sent, whatever its value: the URL or path of this JSON Schema, for editors that read it from the file.',
+};
 
 /** Whether `value` holds a key that only editors read (see `withoutEditorKeys`). */
 export function hasEditorKeys(value: Record<string, unknown>): boolean {
@@ -88,9 +98,26 @@ export function timestamp(date: Date): string {
   return date.toISOString();
 }
 
+/** `now` in receivedAt, in any case and with spaces around (`\s` is what `trim` removes). */
+const NOW_PATTERN = '^\\s*[Nn][Oo][Ww]\\s*$';
+const NOW = new RegExp(NOW_PATTERN, 'u');
+
 /** `now` in receivedAt, from a flag or a file, becomes the current time in the API's format. */
 export function resolveNow(value: unknown, now: Date): unknown {
-  return typeof value === 'string' && value.trim().toLowerCase() === 'now' ? timestamp(now) : value;
+  return typeof value === 'string' && NOW.test(value) ? timestamp(now) : value;
+}
+
+/**
+ * receivedAt as the JSON Schema of a payload file states it (src/schema/json-schema.ts): a time as the
+ * API takes it (the payload schema's own JSON Schema), or `now`, which `resolveNow` turns into one.
+ */
+export function receivedAtInFile(json: Record<string, unknown>): void {
+  const pattern = json.pattern;
+  delete json.pattern;
+  json.anyOf = [
+    { pattern, description: 'A time as the API takes it, sent as written.' },
+    { pattern: NOW_PATTERN, description: 'now, in any case: core sends the current time in its place.' },
+  ];
 }
 
 /**

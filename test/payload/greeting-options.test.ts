@@ -34,7 +34,7 @@ describe('the JSON Schema of the greeting', () => {
   it('states what it is, its rule and its warnings', () => {
     const { description } = z.toJSONSchema(greetingSchema, { unrepresentable: 'any' }) as { description: string };
     expect(description).toContain(
-      "Greeting: the request body of POST /api/v1/chatbot/greet, the bot's first proactive message to a client. Rules a JSON Schema cannot express: clientId or coreClientId must be given (greet rule 1). Warnings: clientId is deprecated; when both are given, clientId takes priority (greet rule 3); settings.blockInput works only with quick replies; a header mixing kinds of content. Lengths are counted",
+      "Greeting: the request body of POST /api/v1/chatbot/greet, the bot's first proactive message to a client. clientId or coreClientId must be given (greet rule 1). Warnings: clientId is deprecated; when both are given, clientId takes priority (greet rule 3); settings.blockInput works only with quick replies; a header mixing kinds of content. Lengths are counted",
     );
   });
 });

@@ -27,10 +27,14 @@ describe('the JSON Schema of the bot answer', () => {
   const description = () => (z.toJSONSchema(replySchema, { unrepresentable: 'any' }) as { description: string }).description;
 
   it.each([
-    ['what it is', 'Bot answer: the request body of POST /api/v1/chatbot. Rules a JSON Schema cannot express: text is required'],
+    ['what it is', 'Bot answer: the request body of POST /api/v1/chatbot. text is required'],
     [
       'the addressing rule',
-      'the reply is addressed by at least one of coreClientId, questionId, sessionId with questionIndex, or clientId, and sessionId and questionIndex go together; a question that came by email is answered by sessionId and questionIndex (chatbot rule 2);',
+      'the reply is addressed by at least one of coreClientId, questionId, sessionId with questionIndex, or clientId, and sessionId and questionIndex go together;',
+    ],
+    [
+      'the email rule, which depends on the question rather than on the body',
+      'Not in this schema, since it depends on the question rather than on the body: a question that came by email is answered by sessionId and questionIndex (chatbot rule 2; core reply --email).',
     ],
     [
       'the warnings',

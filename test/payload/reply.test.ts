@@ -286,6 +286,11 @@ describe('attachments', () => {
     ['a word', 'file'],
     ['surrounding spaces', ' https://example.com/a.pdf'],
     ['no host', 'https://'],
+    // The URL parser forgives these, but the text is what the service is sent.
+    ['without the slashes after its scheme', 'http:example.com/a.pdf'],
+    ['broken by a tab', 'ht\ttp://example.com/a.pdf'],
+    ['broken by a newline', 'https://exam\nple.com/a.pdf'],
+    ['after a control character', '\u0001https://example.com/a.pdf'],
   ])('fail a url that is %s', (_, url) => {
     expectOnly(
       validateReply(attach({ url, name: 'a.pdf' })),

@@ -41,7 +41,8 @@ describe('jsonSchemaOf', () => {
     expect(undescribed).toEqual([]);
   });
 
-  // Each rule a JSON Schema cannot express, and where its description states it.
+  // Each rule the descriptions state in words, and where: the rules a JSON Schema cannot express, and
+  // those that tie fields together, which the schemas also express (test/schema/agreement.test.ts).
   it.each([
     ['reply', '', /text is required unless formattedText is given/],
     ['reply', '', /addressed by at least one of coreClientId, questionId, sessionId with questionIndex, or clientId/],
@@ -71,6 +72,16 @@ describe('jsonSchemaOf', () => {
     const schema = jsonSchemaOf(kind as SchemaKind) as Node;
     const node = property === '' ? schema : schema.properties![property]!;
     expect(node.description).toMatch(rule);
+  });
+
+  it.each([
+    ['reply', ''],
+    ['reply', 'quickRepliesHeaderFooter'],
+    ['greet', ''],
+  ] as const)('does not call a rule the %s schema (%s) expresses one a JSON Schema cannot express', (kind, property) => {
+    const schema = jsonSchemaOf(kind) as Node;
+    const node = property === '' ? schema : schema.properties![property]!;
+    expect(node.description).not.toMatch(/cannot express/);
   });
 
   it('writes longs as non-negative int64 integers, and sets of them with uniqueItems', () => {

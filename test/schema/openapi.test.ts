@@ -106,15 +106,26 @@ describe('docs/openapi.json', () => {
     expect(doc.components.securitySchemes.integratorAuth.description).toMatch(/does not show the credential's format/);
   });
 
-  it("builds the body components from the JSON Schemas, without their standalone $schema and $id, nor the editors' $schema key", () => {
+  it('builds the body components from the JSON Schemas of the API body, without their standalone $schema and $id', () => {
     for (const [kind, component] of [
       ['reply', 'BotAnswer'],
       ['greet', 'Greeting'],
       ['reason', 'InactivityReason'],
     ] as const) {
-      const { $schema: _schema, $id: _id, ...expected } = jsonSchemaOf(kind);
-      const { $schema: _editorKey, ...properties } = expected.properties as Record<string, unknown>;
-      expect(doc.components.schemas[component]).toEqual({ ...expected, properties });
+      const { $schema: _schema, $id: _id, ...expected } = jsonSchemaOf(kind, 'body');
+      expect(doc.components.schemas[component]).toEqual(expected);
+    }
+  });
+
+  it("leaves out what only a payload file of core may hold: the editors' $schema key and receivedAt now", () => {
+    for (const component of ['BotAnswer', 'Greeting', 'InactivityReason']) {
+      expect(Object.keys(doc.components.schemas[component].properties)).not.toContain('$schema');
+    }
+    for (const component of ['BotAnswer', 'Greeting']) {
+      const receivedAt = doc.components.schemas[component].properties.receivedAt;
+      expect(receivedAt.anyOf).toBeUndefined();
+      expect(new RegExp(receivedAt.pattern, 'u').test('now')).toBe(false);
+      expect(new RegExp(receivedAt.pattern, 'u').test('2026-01-31T09:30:00.000Z')).toBe(true);
     }
   });
 

@@ -9,9 +9,10 @@ export const schemaCommand: CommandFactory = (inv) => {
     .description(
       'Print the JSON Schema (draft 2020-12) of a request body, reply, greet or reason, of the config file, or of a ' +
         'conversation test file of core test, ' +
-        'generated from the very rules core checks before sending. The rules a JSON Schema cannot express ' +
-        '(fields that go together, uniqueness across a list, lengths counted in UTF-16 units) are written in its ' +
-        'descriptions.\n\n' +
+        'generated from the very rules core checks before sending, fields that go together included. The rules ' +
+        'a JSON Schema cannot express (uniqueness across a list, a total across the sections of a list, lengths ' +
+        'counted in UTF-16 units) are written in its descriptions. A payload schema describes a payload file, ' +
+        'which may also carry $schema and receivedAt "now".\n\n' +
         'The same schemas ship in the package under docs/schemas/; docs/recipes.md shows how to point an editor ' +
         'at them.',
     )
