@@ -401,7 +401,9 @@ describe('core check-bot --sandbox URL where nothing answers', () => {
     // The error and its hint on stderr, as before the report was written.
     const message = /^error: (.*)$/m.exec(result.stderr)?.[1] ?? '';
     expect(message).toMatch(new RegExp(`^no answer from the sandbox at ${sandboxUrl.replace(/\./g, '\\.')}: connect ECONNREFUSED`));
-    expect(result.stderr).toContain('hint: start it with core sandbox');
+    expect(result.stderr).toContain(
+      'hint: start one with core sandbox --bot-url URL and give core check-bot the base URL it prints with --sandbox, or let core check-bot start one: --bot-url URL',
+    );
     if (where !== 'stdout') expect(result.stdout).toBe('');
     await checks[reporter]!(where === 'stdout' ? result.stdout : readFileSync(file, 'utf8'), message, sandboxUrl);
   });

@@ -328,7 +328,9 @@ describe('when the sandbox at --sandbox does not answer at all', () => {
       // The error and its hint on stderr, as before the report was written.
       const message = /^error: (.*)$/m.exec(result.stderr)?.[1] ?? '';
       expect(message).toMatch(new RegExp(`^no answer from the sandbox at ${sandboxUrl.replace(/\./g, '\\.')}: connect ECONNREFUSED`));
-      expect(result.stderr).toContain('hint: start it with core sandbox');
+      expect(result.stderr).toContain(
+        'hint: start one with core sandbox --bot-url URL and give core test the base URL it prints with --sandbox, or let core test start one: --bot-url URL',
+      );
       const document = file === undefined ? result.stdout : readFileSync(join(folder, file), 'utf8');
       if (file !== undefined) expect(result.stdout).toBe('');
       await SANDBOX_GONE_CHECKS[reporter]!(document, message, sandboxUrl);

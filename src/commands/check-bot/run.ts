@@ -5,7 +5,7 @@ import { parseDuration, formatDuration } from '../../config/duration.js';
 import { suggest } from '../../config/schema.js';
 import { ExitCode, InterruptedError, NetworkError, UsageError } from '../../errors.js';
 import { outputFilePath, writeOutputFile } from '../../output/file.js';
-import { checkSandboxTarget } from '../sandbox/target.js';
+import { checkSandboxTarget, sandboxInfo } from '../sandbox/target.js';
 import { makeStyle } from '../../output/style.js';
 import type { Sandbox } from '../../sandbox/server.js';
 import { runBattery, unplayedBattery, type BatteryReport, type SandboxPort } from '../../testing/check-bot/battery.js';
@@ -173,7 +173,7 @@ interface Connected {
 async function connect(options: CheckBotOptions, ctx: Context): Promise<Connected> {
   if (options.sandbox !== undefined) {
     const url = trimEndOf(options.sandbox, '/');
-    const info = await requestJson({ baseUrl: url, timeoutMs: REQUEST_MARGIN_MS, signal: ctx.signal }, 'GET', '/_sandbox/info');
+    const info = await sandboxInfo(url, REQUEST_MARGIN_MS, ctx.signal, 'core check-bot');
     const bot = (info.json as { bot?: { url?: unknown; timeoutMs?: unknown } | null } | undefined)?.bot;
     if (info.status !== 200 || bot === undefined) {
       throw new UsageError(`--sandbox: ${url} did not answer as a core sandbox (GET /_sandbox/info answered ${info.status})`, {

@@ -1,5 +1,6 @@
 import { baseUrlProblem } from '../../config/schema.js';
-import { UsageError } from '../../errors.js';
+import { NetworkError, UsageError } from '../../errors.js';
+import { requestJson, type SandboxAnswer } from '../customer/client.js';
 
 /** The options of a command that drives a bot through a sandbox: `core test` and `core check-bot`. */
 export interface SandboxTarget {
@@ -28,5 +29,22 @@ export function checkSandboxTarget(options: SandboxTarget, command: string, exam
     const problem = baseUrlProblem(options.sandbox);
     if (problem !== undefined)
       throw new UsageError(`--sandbox: ${problem}`, { hint: 'the base URL core sandbox prints, such as http://127.0.0.1:8080' });
+  }
+}
+
+/**
+ * GET /_sandbox/info of the sandbox at `--sandbox URL`. When it gives no answer at all, the error
+ * says how to give this command a sandbox (the customer client's own hint speaks of CORE_BASE_URL,
+ * which `core test` and `core check-bot` do not read).
+ */
+export async function sandboxInfo(url: string, timeoutMs: number, signal: AbortSignal, command: string): Promise<SandboxAnswer> {
+  try {
+    return await requestJson({ baseUrl: url, timeoutMs, signal }, 'GET', '/_sandbox/info');
+  } catch (error) {
+    if (!(error instanceof NetworkError)) throw error;
+    throw new NetworkError(error.message, error.code, {
+      hint: `start one with core sandbox --bot-url URL and give ${command} the base URL it prints with --sandbox, or let ${command} start one: --bot-url URL`,
+      cause: error,
+    });
   }
 }

@@ -4,9 +4,8 @@ import { parseDuration } from '../../config/duration.js';
 import { ExitCode, InterruptedError, NetworkError, UsageError } from '../../errors.js';
 import { makeStyle } from '../../output/style.js';
 import { outputFilePath, writeOutputFile } from '../../output/file.js';
-import { checkSandboxTarget } from '../sandbox/target.js';
+import { checkSandboxTarget, sandboxInfo } from '../sandbox/target.js';
 import type { LocalSandbox } from '../../sandbox/server.js';
-import { requestJson } from '../customer/client.js';
 import { httpClient, inProcessClient, type TestClient } from './clients.js';
 import { listFiles, loadTests } from '../../testing/load.js';
 import {
@@ -262,7 +261,7 @@ export async function connect(
 ): Promise<{ url: string; botUrl: string | null; sandbox?: LocalSandbox }> {
   if (options.sandbox !== undefined) {
     const url = trimEndOf(options.sandbox, '/');
-    const info = await requestJson({ baseUrl: url, timeoutMs: REQUEST_TIMEOUT_MS, signal: ctx.signal }, 'GET', '/_sandbox/info');
+    const info = await sandboxInfo(url, REQUEST_TIMEOUT_MS, ctx.signal, 'core test');
     const bot = (info.json as { bot?: { url?: unknown } | null } | undefined)?.bot;
     if (info.status !== 200 || bot === undefined) {
       throw new UsageError(`--sandbox: ${url} did not answer as a core sandbox (GET /_sandbox/info answered ${info.status})`, {
