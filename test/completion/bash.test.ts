@@ -112,12 +112,40 @@ describe('the bash completion script', () => {
     expect(sorted(replies)).toEqual(expected);
   });
 
-  it('completes file names where an option takes a path', () => {
-    const { replies } = complete(['core', 'reply', '-f', 'docs/examples/rep'], { cwd: repoRoot });
-    expect(sorted(replies)).toEqual(['docs/examples/reply-handover.yaml', 'docs/examples/reply.json']);
-    expect(sorted(complete(['core', 'reason', 'update', '--report', 'docs/examples/reasons.'], { cwd: repoRoot }).replies)).toEqual([
-      'docs/examples/reasons.ndjson',
-    ]);
+  const replyFiles = ['docs/examples/reply-handover.yaml', 'docs/examples/reply.json'];
+  it.each([
+    ['after -f', ['core', 'reply', '-f', 'docs/examples/rep'], replyFiles],
+    ['after --report', ['core', 'reason', 'update', '--report', 'docs/examples/reasons.'], ['docs/examples/reasons.ndjson']],
+    ['after --resume', ['core', 'reason', 'update', '--resume', 'docs/examples/reasons.'], ['docs/examples/reasons.ndjson']],
+    ['after --resume=', ['core', 'reason', 'update', '--resume', '=', 'docs/examples/reasons.'], ['docs/examples/reasons.ndjson']],
+    ['after --text-file', ['core', 'greet', '--text-file', 'docs/examples/rep'], replyFiles],
+    ['after --save', ['core', 'greet', '--save', 'docs/examples/rep'], replyFiles],
+    ['after --ca-file', ['core', 'api', 'GET', '/x', '--ca-file', 'docs/examples/rep'], replyFiles],
+    ['after --reasons of core sandbox', ['core', 'sandbox', '--reasons', 'docs/examples/reasons.'], ['docs/examples/reasons.ndjson']],
+    ['after --output of core check-bot', ['core', 'check-bot', '--output', 'docs/examples/rep'], replyFiles],
+    ['as the files of core test', ['core', 'test', 'docs/examples/rep'], replyFiles],
+    ['as the second file of core test', ['core', 'test', 'a.yaml', 'docs/examples/rep'], replyFiles],
+    ['after a --reporter NAME= of core test', ['core', 'test', '--reporter', 'junit', '=', 'docs/examples/rep'], replyFiles],
+    ['after --reporter=NAME=', ['core', 'test', '--reporter', '=', 'tap', '=', 'docs/examples/rep'], replyFiles],
+    [
+      'as a file of core test after --reporter NAME=FILE',
+      ['core', 'test', '--reporter', 'junit', '=', 'out.xml', 'docs/examples/rep'],
+      replyFiles,
+    ],
+    ['in one --output=FILE word', ['core', 'test', '--output=docs/examples/rep'], replyFiles.map((file) => `--output=${file}`)],
+    ['in one NAME=FILE word', ['core', 'test', '--reporter', 'junit=docs/examples/rep'], replyFiles.map((file) => `junit=${file}`)],
+  ])('completes file names %s', (_, words, expected) => {
+    const { replies, stderr } = complete(words, { cwd: repoRoot });
+    expect(stderr).toBe('');
+    expect(sorted(replies)).toEqual(expected);
+  });
+
+  it.each([
+    ['the reporters of core test, before any =', ['core', 'test', '--reporter', 'j'], ['json', 'junit']],
+    ['nothing but the reporters after --reporter', ['core', 'test', '--reporter', ''], ['human', 'json', 'junit', 'tap']],
+    ['nothing for the URL path of core api', ['core', 'api', 'GET', 'docs/examples/rep'], []],
+  ])('completes %s', (_, words, expected) => {
+    expect(sorted(complete(words, { cwd: repoRoot }).replies)).toEqual(expected);
   });
 
   describe('profile names', () => {
@@ -137,12 +165,20 @@ describe('the bash completion script', () => {
       ['after -p', ['core', '-p', ''], ['prod', 'staging']],
       ['after --profile on a command, by prefix', ['core', 'reply', '--profile', 'p'], ['prod']],
       ['in --profile=', ['core', 'greet', '--profile=s'], ['--profile=staging']],
+      ['as the argument of config use', ['core', 'config', 'use', ''], ['prod', 'staging']],
+      ['as the argument of config use, by prefix', ['core', 'config', 'use', 'st'], ['staging']],
+      ['not after the argument of config use', ['core', 'config', 'use', 'prod', ''], []],
     ])('come from the config file found from the current folder, %s', (_, words, expected) => {
       expect(sorted(complete(words, { cwd: project }).replies)).toEqual(expected);
     });
 
-    it('come from the file named by --config when it was typed', () => {
-      expect(complete(['core', '--config', other, 'reply', '-p', ''], { cwd: project }).replies).toEqual(['eu-west']);
+    it.each([
+      ['--config FILE', ['core', '--config', 'OTHER', 'reply', '-p', '']],
+      ['--config=FILE', ['core', '--config', '=', 'OTHER', 'reply', '-p', '']],
+      ['--config FILE, for config use', ['core', '--config', 'OTHER', 'config', 'use', '']],
+    ])('come from the file named by %s when it was typed', (_, words) => {
+      const typed = words.map((word) => (word === 'OTHER' ? other : word));
+      expect(complete(typed, { cwd: project }).replies).toEqual(['eu-west']);
     });
 
     it('are all offered even when CORE_PROFILE names a profile that does not exist', () => {

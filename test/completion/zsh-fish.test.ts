@@ -18,6 +18,8 @@ import { coreOnPath } from './helpers.js';
 let dir: string;
 let shimDir: string;
 let project: string;
+/** A config file outside the project, for --config. */
+let other: string;
 
 beforeAll(() => {
   ensureBuilt();
@@ -26,6 +28,10 @@ beforeAll(() => {
   project = join(dir, 'project');
   mkdirSync(project);
   writeFileSync(join(project, '.corerc.yaml'), 'profiles:\n  staging: {tenant: acme}\n  prod: {tenant: acme}\n');
+  writeFileSync(join(project, 'conversation.yaml'), 'steps: []\n');
+  mkdirSync(join(project, 'reports'));
+  other = join(dir, 'other.yaml');
+  writeFileSync(other, 'profiles:\n  eu-west: {tenant: acme}\n');
 });
 
 function env(): NodeJS.ProcessEnv {
@@ -94,8 +100,23 @@ withTool('fish').describe('fish, asked for completions with complete -C', () => 
     ['core -p prod gr', ['greet']],
     ['core -p ', ['prod', 'staging']],
     ['core reply --profile s', ['staging']],
+    ['core config use ', ['prod', 'staging']],
+    ['core config use prod ', []],
+    ['core --config=OTHER greet --profile ', ['eu-west']],
+    ['core --config OTHER greet --profile ', ['eu-west']],
+    ['core --config=OTHER config use ', ['eu-west']],
+    ['core test ', ['conversation.yaml', 'reports/']],
+    ['core test conversation.yaml r', ['reports/']],
+    ['core reason update --resume r', ['reports/']],
+    ['core reason update --resume=r', ['--resume=reports/']],
+    ['core greet --save c', ['conversation.yaml']],
+    ['core test --reporter junit=r', ['junit=reports/']],
+    ['core test --reporter=junit=r', ['--reporter=junit=reports/']],
+    ['core test --reporter j', ['json', 'junit']],
+    ['core test --timeout ', []],
+    ['core api GET r', []],
   ])('completes %j', (line, expected) => {
-    expect(complete(line)).toEqual(expected);
+    expect(complete(line.replace('OTHER', other))).toEqual(expected);
   });
 });
 
@@ -123,7 +144,8 @@ withTool('zsh').describe('zsh, with the completion system replaced by stubs that
   });
 
   function complete(words: string[]): string[] {
-    const result = spawnSync('zsh', ['-f', driver, file, ...words], { cwd: project, env: env(), encoding: 'utf8' });
+    const typed = words.map((word) => word.replace('OTHER', other));
+    const result = spawnSync('zsh', ['-f', driver, file, ...typed], { cwd: project, env: env(), encoding: 'utf8' });
     expect(result.stderr).toBe('');
     return result.stdout.split('\n').filter(Boolean).sort();
   }
@@ -146,6 +168,23 @@ withTool('zsh').describe('zsh, with the completion system replaced by stubs that
       ['soft', 'strict'],
     ],
     [['core', 'reply', '-f', ''], ['<files>']],
+    [['core', 'reason', 'update', '--resume', ''], ['<files>']],
+    [['core', 'reason', 'update', '--resume=r'], ['<files>']],
+    [['core', 'greet', '--save', ''], ['<files>']],
+    [['core', 'test', ''], ['<files>']],
+    [['core', 'test', 'a.yaml', ''], ['<files>']],
+    [['core', 'test', '--reporter', 'junit='], ['<files>']],
+    [
+      ['core', 'test', '--reporter', ''],
+      ['human', 'json', 'junit', 'tap'],
+    ],
+    [['core', 'check-bot', '--output', ''], ['<files>']],
+    [['core', 'api', 'GET', ''], []],
+    [
+      ['core', 'config', 'use', ''],
+      ['prod', 'staging'],
+    ],
+    [['core', '--config=OTHER', 'config', 'use', ''], ['eu-west']],
     [
       ['core', '-p', ''],
       ['prod', 'staging'],
@@ -172,9 +211,57 @@ describe('the command tree the scripts are made from', () => {
     expect(option('sandbox', '--duplicates').value).toEqual({ kind: 'words', words: ['strict', 'soft'] });
     expect(option('reply', '--file').value).toEqual({ kind: 'file' });
     expect(option('reason update', '--report').value).toEqual({ kind: 'file' });
+    expect(option('reason update', '--resume').value).toEqual({ kind: 'file' });
+    expect(option('test', '--reporter').value).toEqual({ kind: 'words', words: ['human', 'junit', 'tap', 'json'], thenFile: true });
+    expect(option('check-bot', '--reporter').value).toEqual({ kind: 'words', words: ['human', 'junit', 'tap', 'json'] });
     expect(option('', '--profile').value).toEqual({ kind: 'profile' });
     expect(option('reply', '--text').value).toEqual({ kind: 'text' });
     expect(option('reply', '--email').value).toBeUndefined();
+  });
+
+  it('takes the arguments of core test as files, and the one of config use as a profile name', async () => {
+    const { root } = await commandTree();
+    const argument = (path: string) => flatten(root).find((command) => command.path.join(' ') === path)!.arguments[0]!;
+    expect(argument('test')).toMatchObject({ name: 'file', variadic: true, value: { kind: 'file' } });
+    expect(argument('config use')).toMatchObject({ name: 'name', variadic: false, value: { kind: 'profile' } });
+    // The PATH of core api is below the base URL, not a file.
+    expect(flatten(root).find((command) => command.path.join(' ') === 'api')!.arguments[1]!.value).toEqual({ kind: 'text' });
+  });
+
+  it('completes files for exactly the options and arguments that take a path', async () => {
+    const { root } = await commandTree();
+    const paths = flatten(root).flatMap((command) => [
+      ...command.options
+        .filter((option) => option.value?.kind === 'file')
+        .map((option) => ['core', ...command.path, option.flags].join(' ')),
+      ...command.arguments
+        .filter((argument) => argument.value.kind === 'file')
+        .map((argument) => ['core', ...command.path, `<${argument.name}>`].join(' ')),
+    ]);
+    // A new option that takes a path belongs here; its value named file, path or report makes it one.
+    expect(paths.sort()).toEqual(
+      [
+        'core --config <file>',
+        'core reply --text-file <path>',
+        'core reply --markdown-file <path>',
+        'core reply -f, --file <path>',
+        'core reply --ca-file <file>',
+        'core greet --text-file <path>',
+        'core greet --save <file>',
+        'core greet -f, --file <path>',
+        'core greet --ca-file <file>',
+        'core reason update -f, --file <path>',
+        'core reason update --ca-file <file>',
+        'core reason update --report <file>',
+        'core reason update --resume <report>',
+        'core api -f, --file <path>',
+        'core api --ca-file <file>',
+        'core sandbox --reasons <file>',
+        'core test <file>',
+        'core test --output <file>',
+        'core check-bot --output <file>',
+      ].sort(),
+    );
   });
 
   it('leaves out hidden commands', async () => {

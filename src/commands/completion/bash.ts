@@ -1,4 +1,4 @@
-import { argumentWords, shQuote, tables, type ValueEntry } from './shell.js';
+import { shQuote, tables, type ArgumentEntry, type ValueEntry } from './shell.js';
 import { acceptedOptions, namesOf, type CommandSpec, type ValueKind } from './tree.js';
 
 /**
@@ -7,7 +7,7 @@ import { acceptedOptions, namesOf, type CommandSpec, type ValueKind } from './tr
  * (and is, in the tests). bash splits `--code=S` into `--code`, `=`, `S`; the walk handles both forms.
  */
 export function bashScript(root: CommandSpec, version: string): string {
-  const { commands, values } = tables(root);
+  const { commands, values, arguments: args } = tables(root);
   const caseLine = (key: string, body: string) => `    ${shQuote(key)}) ${body} ;;`;
 
   const subcommandCases = commands
@@ -18,12 +18,12 @@ export function bashScript(root: CommandSpec, version: string): string {
     caseLine(command.path.join(' '), `echo ${shQuote(acceptedOptions(command).flatMap(namesOf).join(' '))}`),
   );
 
-  const argumentCases = commands.flatMap((command) =>
-    command.arguments
-      .map((_, index) => ({ index, words: argumentWords(command, index) }))
-      .filter(({ words }) => words.length > 0)
-      .map(({ index, words }) => caseLine(`${command.path.join(' ')}:${index}`, `echo ${shQuote(words.join(' '))}`)),
-  );
+  // A variadic argument takes its position and every later one: `'test:'*`, after the positions
+  // before it, since case takes the first pattern that matches.
+  const argumentCases = args.map((entry: ArgumentEntry) => {
+    const pattern = entry.variadic ? `${shQuote(`${entry.path}:`)}*` : shQuote(`${entry.path}:${entry.index}`);
+    return `    ${pattern}) ${valueBody(entry.value)} ;;`;
+  });
 
   const valueCases = groupValues(values).map(({ keys, value }) => {
     const pattern = keys.map(shQuote).join('|');
@@ -52,15 +52,21 @@ ${optionCases.join('\n')}
   esac
 }
 
-# The values of a command's positional arguments, by path and position.
-_core_arguments() {
+# Whether a command takes a positional argument at a position (status 0), and how to complete it,
+# as _core_value says.
+_core_argument() {
+  _core_kind=text
+  _core_words=''
   case "$1:$2" in
 ${argumentCases.join('\n')}
+    *) return 1 ;;
   esac
+  return 0
 }
 
 # Whether an option takes a value (status 0) and how to complete it: sets _core_kind to words
-# (the list in _core_words), file, profile or text.
+# (the list in _core_words), words-file (one of _core_words, or one of them, = and a file), file,
+# profile or text.
 _core_value() {
   _core_kind=text
   _core_words=''
@@ -68,6 +74,42 @@ _core_value() {
 ${valueCases.join('\n')}
     *) return 1 ;;
   esac
+  return 0
+}
+
+# Completes the value typed so far ($1) as _core_kind says, each candidate after the prefix $2 (the
+# --code= of a --code=S word); $3 is the config file typed with --config, if any.
+_core_complete_value() {
+  case "$_core_kind" in
+    words) COMPREPLY=( $(compgen -P "$2" -W "$_core_words" -- "$1") ) ;;
+    words-file)
+      if [[ "$1" == *=* ]]; then
+        _core_kind=file
+        _core_complete_value "\${1#*=}" "$2\${1%%=*}=" "$3"
+      else
+        COMPREPLY=( $(compgen -P "$2" -W "$_core_words" -- "$1") )
+      fi
+      ;;
+    file) _core_files "$1" "$2" ;;
+    profile) COMPREPLY=( $(compgen -P "$2" -W "$(_core_profiles "$3")" -- "$1") ) ;;
+  esac
+}
+
+# File names that start with $1, each after the prefix $2.
+_core_files() {
+  local IFS=$'\\n' file
+  if [[ -z "$2" ]]; then
+    compopt -o filenames 2>/dev/null
+    COMPREPLY=( $(compgen -f -- "$1") )
+    return 0
+  fi
+  # Behind a prefix bash cannot tell a folder from a file, so the / is added here.
+  COMPREPLY=()
+  for file in $(compgen -f -- "$1"); do
+    [[ -d "$file" ]] && file="$file/"
+    COMPREPLY+=( "$2$file" )
+  done
+  [[ \${#COMPREPLY[@]} -eq 1 && "\${COMPREPLY[0]}" == */ ]] && compopt -o nospace 2>/dev/null
   return 0
 }
 
@@ -82,7 +124,7 @@ _core_profiles() {
 
 _core_completion() {
   local cur="\${COMP_WORDS[COMP_CWORD]}"
-  local path='' word pending='' config='' npos=0 i=1 at
+  local path='' word pending='' named='' config='' npos=0 i=1 at
   local IFS=$' \\t\\n'
   COMPREPLY=()
   while (( i < COMP_CWORD )); do
@@ -99,6 +141,15 @@ _core_completion() {
             break
           fi
           [[ "$word" == --config ]] && config="\${COMP_WORDS[at]}"
+          # NAME=FILE, which bash splits into NAME, = and FILE: the file is part of the value.
+          if [[ "$_core_kind" == words-file && "\${COMP_WORDS[at+1]}" == '=' ]]; then
+            if (( at + 2 >= COMP_CWORD )); then
+              pending="$word"
+              named=1
+              break
+            fi
+            at=$(( at + 2 ))
+          fi
           i=$at
         fi
         ;;
@@ -115,16 +166,12 @@ _core_completion() {
 
   if [[ -n "$pending" ]]; then
     [[ "$cur" == '=' ]] && cur=''
-    _core_value "$path" "$pending"
-    case "$_core_kind" in
-      words) COMPREPLY=( $(compgen -W "$_core_words" -- "$cur") ) ;;
-      file)
-        compopt -o filenames 2>/dev/null
-        local IFS=$'\\n'
-        COMPREPLY=( $(compgen -f -- "$cur") )
-        ;;
-      profile) COMPREPLY=( $(compgen -W "$(_core_profiles "$config")" -- "$cur") ) ;;
-    esac
+    if [[ -n "$named" ]]; then
+      _core_kind=file
+    else
+      _core_value "$path" "$pending"
+    fi
+    _core_complete_value "$cur" '' "$config"
     return 0
   fi
 
@@ -132,10 +179,7 @@ _core_completion() {
   if [[ "$cur" == --*=* ]]; then
     local option="\${cur%%=*}"
     if _core_value "$path" "$option"; then
-      case "$_core_kind" in
-        words) COMPREPLY=( $(compgen -P "$option=" -W "$_core_words" -- "\${cur#*=}") ) ;;
-        profile) COMPREPLY=( $(compgen -P "$option=" -W "$(_core_profiles "$config")" -- "\${cur#*=}") ) ;;
-      esac
+      _core_complete_value "\${cur#*=}" "$option=" "$config"
     fi
     return 0
   fi
@@ -145,10 +189,12 @@ _core_completion() {
     return 0
   fi
 
-  local candidates
-  if (( npos == 0 )); then candidates="$(_core_subcommands "$path")"; fi
-  candidates="$candidates $(_core_arguments "$path" "$npos")"
-  COMPREPLY=( $(compgen -W "$candidates" -- "$cur") )
+  if _core_argument "$path" "$npos"; then
+    _core_complete_value "$cur" '' "$config"
+  fi
+  if (( npos == 0 )); then
+    COMPREPLY+=( $(compgen -W "$(_core_subcommands "$path")" -- "$cur") )
+  fi
   return 0
 }
 
@@ -171,7 +217,7 @@ function groupValues(values: ValueEntry[]): { keys: string[]; value: ValueKind }
 function valueBody(value: ValueKind): string {
   switch (value.kind) {
     case 'words':
-      return `_core_kind=words; _core_words=${shQuote(value.words.join(' '))}`;
+      return `_core_kind=${value.thenFile ? 'words-file' : 'words'}; _core_words=${shQuote(value.words.join(' '))}`;
     case 'file':
       return '_core_kind=file';
     case 'profile':

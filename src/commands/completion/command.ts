@@ -10,7 +10,9 @@ export const completionCommand: CommandFactory = (inv) => {
     .description(
       "Print a script that completes core's commands, options and their values in bash, zsh or fish: " +
         'subcommands, every option, the values of options that take a fixed set (such as --code), files ' +
-        'where an option takes a path, and profile names from your config file.\n\n' +
+        'where an option or argument takes a path (core test FILE..., --resume, the FILE of --reporter NAME=FILE), ' +
+        'and profile names (-p, core config use) from your config file, or from the one --config names on the ' +
+        'line.\n\n' +
         'The script is made from the commands of this version of core: generate it again after an upgrade.',
     )
     .addArgument(new Argument('<shell>', 'the shell to complete in').choices(SHELLS))

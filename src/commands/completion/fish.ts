@@ -1,5 +1,5 @@
-import { argumentWords, oneLine, tables } from './shell.js';
-import { acceptedOptions, type CommandSpec, type OptionSpec } from './tree.js';
+import { oneLine, tables, type ArgumentEntry } from './shell.js';
+import { acceptedOptions, type CommandSpec, type OptionSpec, type ValueKind } from './tree.js';
 
 /** A string in fish's single quotes, where only `\` and `'` are escaped. */
 export function fishQuote(text: string): string {
@@ -12,7 +12,7 @@ export function fishQuote(text: string): string {
  * (`complete --force-files`).
  */
 export function fishScript(root: CommandSpec, version: string): string {
-  const { commands, values } = tables(root);
+  const { commands, values, arguments: args } = tables(root);
   const at = (command: CommandSpec) => fishQuote(`__core_at ${JSON.stringify(command.path.join(' '))}`);
   const caseKey = (path: string, word: string) => fishQuote(`${path}:${word}`);
 
@@ -26,10 +26,9 @@ export function fishScript(root: CommandSpec, version: string): string {
     for (const sub of command.subcommands) {
       lines.push(`complete -c core -n ${at(command)} -a ${fishQuote(sub.name)} -d ${fishQuote(oneLine(sub.summary))}`);
     }
-    const words = argumentWords(command, 0);
-    if (words.length > 0) {
-      const argument = command.arguments[0]!;
-      lines.push(`complete -c core -n ${at(command)} -a ${fishQuote(words.join(' '))} -d ${fishQuote(oneLine(argument.description))}`);
+    for (const entry of args.filter((candidate) => candidate.path === command.path.join(' '))) {
+      const line = argumentLine(entry, command.arguments[entry.index]!.description);
+      if (line !== undefined) lines.push(line);
     }
     for (const option of acceptedOptions(command)) lines.push(optionLine(at(command), option));
   }
@@ -60,8 +59,9 @@ function __core_takes_value --argument-names path option
     return 1
 end
 
-# The path of the command typed so far: its subcommand words, such as "reason update".
-function __core_path
+# Where the words typed so far lead: the number of positional arguments among them, then the path
+# of the command, its subcommand words (such as "reason update"), one a line.
+function __core_walk
     set -l tokens (commandline -opc)
     set -e tokens[1]
     set -l path ''
@@ -90,25 +90,63 @@ function __core_path
                 end
         end
     end
-    echo $path
+    printf '%s\n' $npos "$path"
 end
 
 function __core_at --argument-names expected
-    set -l path (__core_path)
-    test "$path" = "$expected"
+    set -l walk (__core_walk)
+    test "$walk[2]" = "$expected"
 end
 
-# Profile names, from the config file in use (--config when it was typed): core prints them.
+# At the command at a path, completing its positional argument at an index (0-based); with
+# "variadic", at that index or a later one.
+function __core_at_argument --argument-names expected index variadic
+    set -l walk (__core_walk)
+    test "$walk[2]" = "$expected"; or return 1
+    if test "$variadic" = variadic
+        test $walk[1] -ge $index
+    else
+        test $walk[1] -eq $index
+    end
+end
+
+# Profile names, from the config file in use (the last --config FILE or --config=FILE typed, as
+# core reads it): core prints them.
 function __core_profiles
     set -l tokens (commandline -opc)
     set -l config
-    if set -l index (contains --index -- --config $tokens)
-        set config --config $tokens[(math $index + 1)]
+    set -l next 0
+    for token in $tokens
+        if test $next -eq 1
+            set config --config $token
+            set next 0
+            continue
+        end
+        switch $token
+            case --config
+                set next 1
+            case '--config=*'
+                set config --config (string replace -- '--config=' '' $token)
+        end
     end
     $tokens[1] $config completion __profiles 2>/dev/null
 end
 
-# Files only where an option takes a path.
+# The words given; once the value has a =, the word before it, = and the files that fit the rest
+# (core test --reporter junit=report.xml).
+function __core_words_then_file
+    set -l value (string replace -r -- '^--[^=]*=' '' (commandline -ct))
+    if string match -q -- '*=*' $value
+        set -l parts (string split -m 1 -- = $value)
+        for candidate in (__fish_complete_path $parts[2])
+            printf '%s=%s\n' $parts[1] $candidate
+        end
+    else
+        printf '%s\n' $argv
+    end
+end
+
+# Files only where an option or an argument takes a path.
 complete -c core -f
 ${lines.join('\n')}
 `;
@@ -122,7 +160,10 @@ function optionLine(condition: string, option: OptionSpec): string {
   if (value !== undefined) {
     switch (value.kind) {
       case 'words':
-        parts.push('-x -a', fishQuote(value.words.join(' ')));
+        parts.push(
+          '-x -a',
+          fishQuote(value.thenFile ? `(__core_words_then_file ${value.words.map(fishQuote).join(' ')})` : value.words.join(' ')),
+        );
         break;
       case 'file':
         parts.push('-r -F');
@@ -137,4 +178,24 @@ function optionLine(condition: string, option: OptionSpec): string {
   }
   parts.push('-d', fishQuote(oneLine(option.description)));
   return parts.join(' ');
+}
+
+/** The completion of a positional argument, guarded by its command and position; none for free text. */
+function argumentLine(entry: ArgumentEntry, description: string): string | undefined {
+  const condition = fishQuote(`__core_at_argument ${JSON.stringify(entry.path)} ${entry.index}${entry.variadic ? ' variadic' : ''}`);
+  const what = argumentValue(entry.value);
+  return what === undefined ? undefined : `complete -c core -n ${condition} ${what} -d ${fishQuote(oneLine(description))}`;
+}
+
+function argumentValue(value: ValueKind): string | undefined {
+  switch (value.kind) {
+    case 'words':
+      return `-a ${fishQuote(value.words.join(' '))}`;
+    case 'file':
+      return '-F';
+    case 'profile':
+      return `-a ${fishQuote('(__core_profiles)')}`;
+    case 'text':
+      return undefined;
+  }
 }

@@ -15,22 +15,38 @@ export interface ValueEntry {
   value: ValueKind;
 }
 
+/** A positional argument of a command, by its position (0-based). */
+export interface ArgumentEntry {
+  /** `test` or `config use`. */
+  path: string;
+  index: number;
+  /** It takes this position and every one after it (`core test <file...>`). */
+  variadic: boolean;
+  value: ValueKind;
+}
+
 export interface Tables {
   commands: CommandSpec[];
   /** Every option that takes a value, under each name it is typed by, at each command that accepts it. */
   values: ValueEntry[];
+  /** Every positional argument of every command, in order. */
+  arguments: ArgumentEntry[];
 }
 
 export function tables(root: CommandSpec): Tables {
   const commands = flatten(root);
   const values: ValueEntry[] = [];
+  const args: ArgumentEntry[] = [];
   for (const command of commands) {
+    command.arguments.forEach((argument, index) =>
+      args.push({ path: command.path.join(' '), index, variadic: argument.variadic, value: argument.value }),
+    );
     for (const option of acceptedOptions(command)) {
       if (option.value === undefined) continue;
       for (const name of namesOf(option)) values.push({ path: command.path.join(' '), option: name, value: option.value });
     }
   }
-  return { commands, values };
+  return { commands, values, arguments: args };
 }
 
 /** A word in single quotes for bash and zsh: `it's` becomes `'it'\''s'`. */
@@ -43,10 +59,4 @@ export function oneLine(text: string, max = 100): string {
   // eslint-disable-next-line no-control-regex
   const line = (text.split('\n')[0] ?? '').replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
   return line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`;
-}
-
-/** The words a positional argument offers at `index` (0-based), or none. */
-export function argumentWords(command: CommandSpec, index: number): readonly string[] {
-  const argument = command.arguments[index];
-  return argument?.value.kind === 'words' ? argument.value.words : [];
 }

@@ -11,7 +11,11 @@ import { CHECK_IDS } from '../../testing/check-bot/ids.js';
 
 /** How the value of an option or argument is completed. */
 export type ValueKind =
-  | { kind: 'words'; words: readonly string[] }
+  /**
+   * One of a fixed set of words. With `thenFile`, a word may also be followed by `=` and a path, as
+   * in `core test --reporter junit=report.xml`: after the `=` the shell completes files.
+   */
+  | { kind: 'words'; words: readonly string[]; thenFile?: true }
   /** A path: the shell's own file completion. */
   | { kind: 'file' }
   /** A profile name, read from the config file at completion time (`core completion __profiles`). */
@@ -39,6 +43,8 @@ export interface ArgumentSpec {
   name: string;
   description: string;
   required: boolean;
+  /** Takes every remaining word (`<file...>`): the last argument. */
+  variadic: boolean;
   value: ValueKind;
 }
 
@@ -61,19 +67,32 @@ export interface CommandSpec {
 }
 
 /**
- * Values that commander does not know as choices but the program does, by command path and option.
- * Each list comes from where the program checks the value, so a new code or mode shows up here.
+ * Values that commander does not know as choices but the program does, by command path and option
+ * (`reply --code`) or argument (`config use <name>`). Each list comes from where the program checks
+ * the value, so a new code or mode shows up here.
  * (No option takes a quick-reply type today: --quick-reply and --contact-reply each fix one.)
  */
-const KNOWN_VALUES: Readonly<Record<string, readonly string[]>> = {
-  'reply --code': CODES,
-  'reply --action': KNOWN_ACTIONS,
-  'sandbox --duplicates': duplicateModes,
-  'check-bot --only': CHECK_IDS,
+const KNOWN_VALUES: Readonly<Record<string, ValueKind>> = {
+  'reply --code': { kind: 'words', words: CODES },
+  'reply --action': { kind: 'words', words: KNOWN_ACTIONS },
+  'sandbox --duplicates': { kind: 'words', words: duplicateModes },
+  'check-bot --only': { kind: 'words', words: CHECK_IDS },
+  // `core config use NAME` takes the name of a profile of the config file in use.
+  'config use <name>': { kind: 'profile' },
 };
 
-/** Options whose value is a path, by the name the definition gives the value. */
-const FILE_VALUE_NAMES = new Set(['file', 'path']);
+/** Options whose value is one of their choices, or a choice, `=` and a path: `--reporter junit=report.xml`. */
+const CHOICE_THEN_FILE = new Set(['test --reporter']);
+
+/**
+ * Options whose value is a path, by the name the definition gives the value: `--save <file>`,
+ * `--text-file <path>`, `--resume <report>` (the report file of an earlier run). A test lists every
+ * option and argument that completes files, so that a new one is a decision, not an accident.
+ */
+const FILE_VALUE_NAMES = new Set(['file', 'path', 'report']);
+
+/** Arguments that are paths, by name: `core test <file...>`. (The `<path>` of `core api` is a URL's.) */
+const FILE_ARGUMENT_NAMES = new Set(['file']);
 
 export function describeTree(root: Command): CommandSpec {
   const rootOptions = root.createHelp().visibleOptions(root);
@@ -100,7 +119,7 @@ function describeCommand(cmd: Command, path: string[], globals: OptionSpec[], pa
     usage: ['core', ...path, cmd.usage()].filter((part) => part !== '').join(' '),
     options: help.visibleOptions(cmd).map((option) => describeOption(path, option)),
     globalOptions: path.length === 0 ? [] : globals,
-    arguments: cmd.registeredArguments.map((argument) => describeArgument(argument, isHelpCommand ? siblings : undefined)),
+    arguments: cmd.registeredArguments.map((argument) => describeArgument(path, argument, isHelpCommand ? siblings : undefined)),
     subcommands,
     command: cmd,
   };
@@ -126,22 +145,36 @@ function describeOption(path: string[], option: Option): OptionSpec {
 }
 
 function valueKind(path: string[], option: Option, valueName: string | undefined): ValueKind {
-  const known = KNOWN_VALUES[[...path, option.long ?? option.short].join(' ')];
-  if (known) return { kind: 'words', words: known };
-  if (option.argChoices) return { kind: 'words', words: option.argChoices };
+  const key = [...path, option.long ?? option.short].join(' ');
+  const known = KNOWN_VALUES[key];
+  if (known) return known;
+  if (option.argChoices) {
+    return CHOICE_THEN_FILE.has(key)
+      ? { kind: 'words', words: option.argChoices, thenFile: true }
+      : { kind: 'words', words: option.argChoices };
+  }
   if (option.long === '--profile') return { kind: 'profile' };
   if (valueName !== undefined && FILE_VALUE_NAMES.has(valueName)) return { kind: 'file' };
   return { kind: 'text' };
 }
 
-function describeArgument(argument: Argument, words: readonly string[] | undefined): ArgumentSpec {
-  const choices = words ?? argument.argChoices;
+function describeArgument(path: string[], argument: Argument, words: readonly string[] | undefined): ArgumentSpec {
   return {
     name: argument.name(),
     description: argument.description,
     required: argument.required,
-    value: choices ? { kind: 'words', words: choices } : { kind: 'text' },
+    variadic: argument.variadic,
+    value: argumentKind(path, argument, words),
   };
+}
+
+function argumentKind(path: string[], argument: Argument, words: readonly string[] | undefined): ValueKind {
+  const choices = words ?? argument.argChoices;
+  if (choices) return { kind: 'words', words: choices };
+  const known = KNOWN_VALUES[[...path, `<${argument.name()}>`].join(' ')];
+  if (known) return known;
+  if (FILE_ARGUMENT_NAMES.has(argument.name())) return { kind: 'file' };
+  return { kind: 'text' };
 }
 
 /**

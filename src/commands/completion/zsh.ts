@@ -1,4 +1,4 @@
-import { argumentWords, oneLine, shQuote, tables } from './shell.js';
+import { oneLine, shQuote, tables } from './shell.js';
 import { acceptedOptions, namesOf, type CommandSpec, type ValueKind } from './tree.js';
 
 /**
@@ -7,7 +7,7 @@ import { acceptedOptions, namesOf, type CommandSpec, type ValueKind } from './tr
  * and sourced (`source <(core completion zsh)` after compinit).
  */
 export function zshScript(root: CommandSpec, version: string): string {
-  const { commands, values } = tables(root);
+  const { commands, values, arguments: args } = tables(root);
   const described = (name: string, description: string) => shQuote(`${name.replace(/:/g, '\\:')}:${oneLine(description)}`);
 
   const subcommandCases = commands
@@ -22,12 +22,12 @@ export function zshScript(root: CommandSpec, version: string): string {
     return `    ${shQuote(command.path.join(' '))}) reply=(${entries.join(' ')}) ;;`;
   });
 
-  const argumentCases = commands.flatMap((command) =>
-    command.arguments
-      .map((_, index) => ({ index, words: argumentWords(command, index) }))
-      .filter(({ words }) => words.length > 0)
-      .map(({ index, words }) => `    ${shQuote(`${command.path.join(' ')}:${index}`)}) reply=(${words.map(shQuote).join(' ')}) ;;`),
-  );
+  // A variadic argument takes its position and every later one: `'test:'*`, after the positions
+  // before it, since case takes the first pattern that matches.
+  const argumentCases = args.map((entry) => {
+    const pattern = entry.variadic ? `${shQuote(`${entry.path}:`)}*` : shQuote(`${entry.path}:${entry.index}`);
+    return `    ${pattern}) ${valueBody(entry.value)} ;;`;
+  });
 
   const valueCases = values.map((entry) => `    ${shQuote(`${entry.path}:${entry.option}`)}) ${valueBody(entry.value)} ;;`);
 
@@ -56,16 +56,21 @@ ${optionCases.join('\n')}
   esac
 }
 
-# The values of a command's positional arguments, by path and position.
-__core_arguments() {
-  reply=()
+# Whether a command takes a positional argument at a position (status 0), and how to complete it,
+# as __core_value says.
+__core_argument() {
+  __core_kind=text
+  __core_words=()
   case "$1:$2" in
 ${argumentCases.join('\n')}
+    *) return 1 ;;
   esac
+  return 0
 }
 
 # Whether an option takes a value (status 0) and how to complete it: __core_kind is words (the list
-# in __core_words), file, profile or text.
+# in __core_words), words-file (one of __core_words, or one of them, = and a file), file, profile or
+# text.
 __core_value() {
   __core_kind=text
   __core_words=()
@@ -76,10 +81,20 @@ ${valueCases.join('\n')}
   return 0
 }
 
+# Completes a value as __core_kind says: $1 is the config file typed with --config, if any; $2 the
+# value typed so far.
 __core_complete_value() {
   local -a config_args profiles
   case "$__core_kind" in
     words) compadd -a __core_words ;;
+    words-file)
+      if [[ "$2" == *=* ]]; then
+        compset -P 1 '*='
+        _files
+      else
+        compadd -a __core_words
+      fi
+      ;;
     file) _files ;;
     profile)
       [[ -n "$1" ]] && config_args=(--config "$1")
@@ -123,14 +138,15 @@ _core() {
 
   if [[ -n "$pending" ]]; then
     __core_value "$cmdpath" "$pending"
-    __core_complete_value "$config"
+    __core_complete_value "$config" "$cur"
     return
   fi
 
+  # --option=value in one word: the option goes, up to its first =.
   if [[ "$cur" == --*=* ]]; then
     if __core_value "$cmdpath" "\${cur%%=*}"; then
-      compset -P '*='
-      __core_complete_value "$config"
+      compset -P 1 '*='
+      __core_complete_value "$config" "\${cur#*=}"
     fi
     return
   fi
@@ -147,8 +163,9 @@ _core() {
     candidates=("\${reply[@]}")
     (( \${#candidates} )) && _describe -t commands 'command' candidates
   fi
-  __core_arguments "$cmdpath" "$npos"
-  (( \${#reply} )) && compadd -a reply
+  if __core_argument "$cmdpath" "$npos" && [[ "$__core_kind" != text ]]; then
+    __core_complete_value "$config" "$cur"
+  fi
   return 0
 }
 
@@ -163,7 +180,7 @@ fi
 function valueBody(value: ValueKind): string {
   switch (value.kind) {
     case 'words':
-      return `__core_kind=words; __core_words=(${value.words.map(shQuote).join(' ')})`;
+      return `__core_kind=${value.thenFile ? 'words-file' : 'words'}; __core_words=(${value.words.map(shQuote).join(' ')})`;
     case 'file':
       return '__core_kind=file';
     case 'profile':
