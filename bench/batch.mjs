@@ -18,8 +18,9 @@
 //                                                 http.request per line, nothing else)
 //   (b) a sequential bash loop of curl -X PUT    (the same 1,000 requests, one process each)
 //   (r) core reason update -f 200.ndjson against a service that allows N requests a second
-//       (a token bucket of N, answering 429 with Retry-After), at --concurrency 1, 4, 16 and 64:
-//       failures (there must be none) and the time against items / N
+//       (a token bucket of N, answering 429 with Retry-After, then the same answering 429 without
+//       it), at --concurrency 1, 4, 16 and 64: failures (there must be none) and the time against
+//       items / N
 //   (c) core reason update -f 100000.ndjson      (peak RSS: memory must not grow with the file,
 //       compared with the same run on 10,000 reasons)
 //
@@ -151,14 +152,16 @@ const startSandbox = (seed, binary) =>
 /**
  * A minimal server (200 to everything, with an X-Request-Id), or with `rate` a service that allows
  * `rate` requests a second: a token bucket holding at most `rate` tokens, refilled continuously,
- * answering 429 with Retry-After (whole seconds until the next token, at least 1) when it is empty.
- * It counts what it answered and prints the counts on SIGTERM.
+ * answering 429 with Retry-After (whole seconds until the next token, at least 1) when it is empty,
+ * or with no Retry-After at all when `retryAfter` is false. It counts what it answered and prints
+ * the counts on SIGTERM.
  */
-function startServer(rate) {
+function startServer(rate, retryAfter = true) {
   const source = `
     const http = require('node:http');
     const { randomUUID } = require('node:crypto');
     const rate = ${rate ?? 0};
+    const retryAfter = ${retryAfter};
     let tokens = rate, last = performance.now(), ok = 0, limited = 0;
     const take = () => {
       if (rate === 0) return 0;
@@ -173,7 +176,7 @@ function startServer(rate) {
       req.on('end', () => {
         const wait = take();
         res.setHeader('X-Request-Id', randomUUID());
-        if (wait > 0) { limited += 1; res.statusCode = 429; res.setHeader('Retry-After', String(wait)); res.setHeader('Content-Type', 'application/json'); res.end('{"message":"rate limited"}'); return; }
+        if (wait > 0) { limited += 1; res.statusCode = 429; if (retryAfter) res.setHeader('Retry-After', String(wait)); res.setHeader('Content-Type', 'application/json'); res.end('{"message":"rate limited"}'); return; }
         ok += 1;
         res.end();
       });
@@ -427,22 +430,27 @@ try {
     await writeNdjson(itemsFile, ITEMS);
     const ideal = (ITEMS / RATE) * 1000;
     const rows = [];
-    for (const build of builds) {
-      for (const concurrency of [1, 4, 16, 64]) {
-        console.error(`bench: (r) ${build.label}, ${ITEMS} reasons at --concurrency ${concurrency} against ${RATE} requests a second`);
-        const server = await startServer(RATE);
-        const run = await measure(process.execPath, update(build.bin, itemsFile, concurrency), coreEnv(server.url));
-        const counts = JSON.parse((await server.stop()) || '{}');
-        const summary = /(\d[\d,]*) succeeded, (\d[\d,]*) failed/.exec(run.stderr);
-        if (summary === null) console.error(`bench: (r) ${build.label} exited ${run.code}: ${run.stderr.slice(-500)}`);
-        rows.push([
-          `(r) ${builds.length === 1 ? '' : `${build.label}, `}--concurrency ${concurrency}`,
-          String(run.code),
-          summary ? summary[2] : '?',
-          String(counts.limited ?? '?'),
-          seconds(run.ms),
-          `${(run.ms / ideal).toFixed(2)}x`,
-        ]);
+    for (const retryAfter of [true, false]) {
+      for (const build of builds) {
+        for (const concurrency of [1, 4, 16, 64]) {
+          const kind = retryAfter ? 'Retry-After' : 'no Retry-After';
+          console.error(
+            `bench: (r) ${build.label}, ${ITEMS} reasons at --concurrency ${concurrency} against ${RATE} requests a second, 429 with ${kind}`,
+          );
+          const server = await startServer(RATE, retryAfter);
+          const run = await measure(process.execPath, update(build.bin, itemsFile, concurrency), coreEnv(server.url));
+          const counts = JSON.parse((await server.stop()) || '{}');
+          const summary = /(\d[\d,]*) succeeded, (\d[\d,]*) failed/.exec(run.stderr);
+          if (summary === null) console.error(`bench: (r) ${build.label} exited ${run.code}: ${run.stderr.slice(-500)}`);
+          rows.push([
+            `(r) ${kind}, ${builds.length === 1 ? '' : `${build.label}, `}--concurrency ${concurrency}`,
+            String(run.code),
+            summary ? summary[2] : '?',
+            String(counts.limited ?? '?'),
+            seconds(run.ms),
+            `${(run.ms / ideal).toFixed(2)}x`,
+          ]);
+        }
       }
     }
     console.log(

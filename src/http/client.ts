@@ -33,6 +33,8 @@ export interface HttpRequest {
   proxy?: string;
   /** The private CA file trusted besides the system's (--ca-file, caFile), for messages. */
   caFile?: string;
+  /** The backoff before a repeat, by its step (1, 2, ...): backoffMs unless given (tests shorten it). */
+  backoff?: (step: number) => number;
   /** Told before each repeat, for --verbose and progress output. */
   onRetry?: (info: RetryInfo) => void;
   /** Told when an answer that could be repeated is not, because its Retry-After asks for too long a wait. */
@@ -51,6 +53,10 @@ export interface RetryInfo {
   reason: string;
   /** A wait the service asked for with Retry-After on a 429 or 503: it uses none of the retries. */
   asked: boolean;
+  /** A 429 without Retry-After: the whole run waits, with backoff (docs/security.md, "Rate limits"). */
+  paced: boolean;
+  /** Whether this repeat uses one of the retries. */
+  counted: boolean;
   /** The retries used, this one included (waits asked for are not retries). */
   retry: number;
 }
@@ -97,6 +103,13 @@ export const MAX_RETRY_AFTER_MS = 60_000;
  * for ever.
  */
 export const MAX_ASKED_WAITS = 10;
+/**
+ * How many times in a row one request is repeated after a 429 without Retry-After, however the run
+ * progresses. While other requests of the run get through, such a repeat uses none of the retries
+ * (docs/security.md, "Rate limits"); a service that lets the rest of a batch through but keeps
+ * refusing one request must not hold it, and pause the run, for ever.
+ */
+export const MAX_PACED_WAITS = 20;
 const BASE_BACKOFF_MS = 300;
 const MAX_BACKOFF_MS = 8_000;
 
@@ -150,16 +163,27 @@ function sleep(ms: number, signals: readonly AbortSignal[]): Promise<boolean> {
 export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
   const client = await clientFor(request);
   const throttle = request.throttle ?? new Throttle(1);
+  const backoff = request.backoff ?? backoffMs;
   // Waiting for the next attempt ends on either signal. Not AbortSignal.any: on Node 20 each call
   // leaves a WeakRef on both signals for the rest of the run, one per request of a batch.
   const stopWaiting = [request.signal, request.retrySignal].filter((s): s is AbortSignal => s !== undefined);
   const started = performance.now();
   let slot = request.slot ?? (await throttle.acquire(request.signal));
   if (slot === null) throw toNetworkError(abortError(), request);
+  // Its repeats go before the attempts of requests that started after it (src/http/throttle.ts).
+  const rank = slot.ticket;
   let attempt = 0;
   let retried = 0;
   let asked = 0;
   let progress = throttle.progress;
+  // For a 429 without Retry-After: how many this request met in a row; its own step of the backoff,
+  // one more for each after which nothing of the run was answered (each of those takes a retry, so
+  // it stays at most retries + 1), back to 1 when something was; and the run's progress this
+  // request last knew of (`seen`): at its first attempt, as it was when the run was last refused a
+  // request, after that, as it was at this request's previous answer.
+  let pacedInRow = 0;
+  let step = 0;
+  let seen = throttle.progressAtRefusal;
   for (;;) {
     attempt += 1;
     let outcome: HttpResponse | NetworkError;
@@ -168,26 +192,54 @@ export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
     } catch (error) {
       outcome = toNetworkError(error, request);
     }
-    const status = outcome instanceof NetworkError ? null : outcome.status;
-    slot.release(paceOf(status));
-    // A wait the service asks for with Retry-After uses none of the retries, so even --retries 0
-    // waits it out (up to MAX_ASKED_WAITS times); any other repeat takes one of the retries.
+    slot.release(paceOf(outcome));
+    // Whether some request of the run was answered since this request last looked: the service is
+    // letting requests through, so a 429 then is pacing, not refusing.
+    const progressed = throttle.progress > seen;
+    seen = throttle.progress;
+    // A wait the service asks for with Retry-After uses none of the retries, so even `retries: 0`
+    // waits it out (up to MAX_ASKED_WAITS times), nor does a 429 without it while the run gets
+    // through (below); any other repeat takes one of the retries.
     const canRepeat = request.retryable && !request.signal?.aborted && !request.retrySignal?.aborted;
     let delay: number | null = null;
     let reason = '';
     let waitAsked = false;
+    let paced = false;
+    let counted = false;
     if (outcome instanceof NetworkError) {
       outcome.attempts = attempt;
       if (canRepeat && retried < request.retries && RETRYABLE_CODES.has(outcome.code)) {
         retried += 1;
-        delay = backoffMs(retried);
+        counted = true;
+        delay = backoff(retried);
         reason = outcome.code;
       }
     } else if (isRetryableStatus(outcome.status)) {
       reason = `HTTP ${outcome.status}`;
       const retryAfter = parseRetryAfter(outcome.headers['retry-after']);
       const rateLimit = retryAfter !== null && (outcome.status === 429 || outcome.status === 503);
-      if (rateLimit && retryAfter > MAX_RETRY_AFTER_MS) {
+      if (outcome.status === 429 && retryAfter === null) {
+        // The service asks the run to slow down without saying for how long: the whole run pauses
+        // for a backoff, at the longer of this request's step (a lone request: 300 ms, 600 ms,
+        // 1.2 s ...) and the run's (the pace of the service as the run has learnt it, throttle.ts).
+        // While other requests are answered, the service is pacing, not refusing, and the repeat
+        // uses none of the retries (up to MAX_PACED_WAITS in a row); otherwise it takes one, so a
+        // lone request against a service that refuses everything gives up after its retries.
+        pacedInRow += 1;
+        step = progressed ? 1 : step + 1;
+        const wait = backoff(Math.max(step, throttle.step));
+        throttle.pause(wait);
+        if (!canRepeat || (!progressed && retried >= request.retries)) {
+          // Out of retries: the answer stands, as after any other failure.
+        } else if (pacedInRow > MAX_PACED_WAITS) {
+          request.onNoRetry?.(`not repeated: the service answered 429 ${pacedInRow} times in a row, with no Retry-After`);
+        } else {
+          if (!progressed) retried += 1;
+          counted = !progressed;
+          paced = true;
+          delay = Math.max(wait, Math.round(throttle.pausedFor));
+        }
+      } else if (rateLimit && retryAfter > MAX_RETRY_AFTER_MS) {
         if (canRepeat) {
           request.onNoRetry?.(
             `not repeated: the service asked to wait ${Math.round(retryAfter / 1000)} s (Retry-After), more than the ${MAX_RETRY_AFTER_MS / 1000} s core waits`,
@@ -212,28 +264,34 @@ export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
         }
       } else if (canRepeat && retried < request.retries) {
         retried += 1;
-        delay = backoffMs(retried);
+        counted = true;
+        delay = backoff(retried);
       }
+    }
+    if (!paced) {
+      pacedInRow = 0;
+      step = 0;
     }
     const last = (): HttpResponse => {
       if (outcome instanceof NetworkError) throw outcome;
       return { ...outcome, attempts: attempt, durationMs: Math.round(performance.now() - started) };
     };
     if (delay === null) return last();
-    request.onRetry?.({ attempt: attempt + 1, delayMs: delay, reason, asked: waitAsked, retry: retried });
-    // A wait the service asked for is the run's pause, which taking the next slot waits out; a
-    // backoff is this request's own.
-    if (!waitAsked && !(await sleep(delay, stopWaiting))) return last();
-    const next = await throttle.acquire(stopWaiting);
+    request.onRetry?.({ attempt: attempt + 1, delayMs: delay, reason, asked: waitAsked, paced, counted, retry: retried });
+    // A wait the service asked for, and the backoff after a 429 without Retry-After, are the run's
+    // pause, which taking the next slot waits out; any other backoff is this request's own.
+    if (!waitAsked && !paced && !(await sleep(delay, stopWaiting))) return last();
+    const next = await throttle.acquire(stopWaiting, rank);
     if (next === null) return last();
     slot = next;
   }
 }
 
 /** How an attempt counts for the pace of the run. */
-function paceOf(status: number | null): AttemptOutcome {
-  if (status === 429) return 'rate-limited';
-  return status !== null && status < 500 ? 'answered' : 'other';
+function paceOf(outcome: HttpResponse | NetworkError): AttemptOutcome {
+  if (outcome instanceof NetworkError) return 'other';
+  if (outcome.status === 429) return parseRetryAfter(outcome.headers['retry-after']) === null ? 'slow-down' : 'rate-limited';
+  return outcome.status < 500 ? 'answered' : 'other';
 }
 
 type GotStream = (url: string, options: Record<string, unknown>) => import('node:stream').Duplex & NodeJS.EventEmitter;

@@ -79,10 +79,19 @@ export function failureHint(result: RequestResult, context: HintContext): string
       return 'the request is larger than the service takes: shorten the texts, or send fewer quick replies, attachments or list items';
     case 415:
       return 'the service did not take the body as JSON: core sends Content-Type: application/json, so check that no proxy or header in the profile changes it';
-    case 429:
+    case 429: {
       if (result.retryAfterMs !== undefined && attempts === 1 && context.retryable)
         return `the service limits the rate of requests and asked to wait ${Math.ceil(result.retryAfterMs / 1000)} s (Retry-After), longer than core waits, so it was not repeated: try again after that${reason ? ', or lower --concurrency' : ''}`;
-      return `the service limits the rate of requests; ${repeated}, waiting as Retry-After asked: try again later${reason ? ', or lower --concurrency' : ''}`;
+      // How it waited between attempts: as the last answer's Retry-After asked or, with none, with a
+      // backoff of the whole run (docs/security.md, "Rate limits").
+      const waited =
+        attempts === 1
+          ? ''
+          : result.retryAfterMs !== undefined
+            ? ', waiting as Retry-After asked'
+            : ', waiting longer each time, as the service sent no Retry-After';
+      return `the service limits the rate of requests; ${repeated}${waited}: try again later${reason ? ', or lower --concurrency' : ''}`;
+    }
     case 431:
       return "the request's headers are larger than the service takes (HTTP 431): check the profile's headers (core config show)";
     default:

@@ -246,17 +246,22 @@ async function exchange(
       throttle,
       ...(meta.slot ? { slot: meta.slot } : {}),
       onRetry: (info) => {
-        if (flags.verbose)
-          ctx.err(
-            `* ${info.reason}: attempt ${info.attempt} in ${info.delayMs} ms${info.asked ? ' (Retry-After; not counted as a retry)' : ''}\n`,
-          );
-        else if (meta.announceRetries) {
+        if (flags.verbose) {
+          const why = info.asked
+            ? ' (Retry-After; not counted as a retry)'
+            : info.paced
+              ? ` (no Retry-After: the whole run waits${info.counted ? '' : '; not counted as a retry, as other requests get through'})`
+              : '';
+          ctx.err(`* ${info.reason}: attempt ${info.attempt} in ${info.delayMs} ms${why}\n`);
+        } else if (meta.announceRetries) {
           const wait = info.delayMs >= 1000 ? `${(info.delayMs / 1000).toFixed(1)} s` : `${info.delayMs} ms`;
           ctx.err(
             info.asked
               ? `${info.reason}: trying again in ${wait}, as Retry-After asks (attempt ${info.attempt}; such waits are not counted as retries)\n`
-              : // The last attempt the retries allow, counting the waits asked for so far.
-                `${info.reason}: trying again in ${wait} (attempt ${info.attempt} of ${info.attempt - info.retry + settings.retries.value})\n`,
+              : !info.counted
+                ? `${info.reason}: trying again in ${wait}, as other requests get through (attempt ${info.attempt}; not counted as a retry)\n`
+                : // The last attempt the retries allow, counting the waits not counted as retries so far.
+                  `${info.reason}: trying again in ${wait} (attempt ${info.attempt} of ${info.attempt - info.retry + settings.retries.value})\n`,
           );
         }
       },

@@ -328,7 +328,7 @@ describe('sendBatch: --fail-fast', () => {
         // B's turn would come two turns of the event loop later; the failure of A comes first.
         return new Promise<Slot | null>((resolve) => {
           signal.addEventListener('abort', () => resolve(null), { once: true });
-          setImmediate(() => setImmediate(() => resolve({ release: () => {} })));
+          setImmediate(() => setImmediate(() => resolve({ ticket: 1, release: () => {} })));
         });
       },
     });
@@ -483,7 +483,7 @@ describe("sendBatch: the run's pace (admit)", () => {
     return (): Slot => {
       n += 1;
       const name = `slot${n}`;
-      return { release: (outcome) => log.push(`${name} ${outcome}`) };
+      return { ticket: n - 1, release: (outcome) => log.push(`${name} ${outcome}`) };
     };
   }
 
@@ -535,7 +535,7 @@ describe("sendBatch: the run's pace (admit)", () => {
       signal: controller.signal,
       admit: async () => {
         controller.abort();
-        return { release: (outcome) => log.push(`released ${outcome}`) };
+        return { ticket: 0, release: (outcome) => log.push(`released ${outcome}`) };
       },
     });
     expect(sent).toEqual([]);

@@ -11,6 +11,9 @@ import { startRecordingServer, type RecordedRequest, type RecordingServer } from
  * take its tokens whatever their pace, so the (burst + 1)th is refused with a 429 however slowly
  * the client sends. A bucket refilled from the start let a client on a busy machine, sending fewer
  * than `perSecond` requests a second, never meet the limit the tests are about.
+ *
+ * With `retryAfter: false` the 429 says nothing of when to come back, as a service may do (docs/api.md
+ * does not show its rate limits).
  */
 export interface RateLimitedServer extends RecordingServer {
   /** How many times each body was answered 200, by the `code` of its JSON (every reason once, or not). */
@@ -19,7 +22,16 @@ export interface RateLimitedServer extends RecordingServer {
   limited(): number;
 }
 
-export async function startRateLimitedServer(perSecond: number, burst = perSecond): Promise<RateLimitedServer> {
+export interface RateLimitOptions {
+  /** Whether a 429 carries Retry-After (true unless given). */
+  retryAfter?: boolean;
+}
+
+export async function startRateLimitedServer(
+  perSecond: number,
+  burst = perSecond,
+  { retryAfter = true }: RateLimitOptions = {},
+): Promise<RateLimitedServer> {
   let tokens = burst;
   let last = performance.now();
   let refilling = false;
@@ -34,7 +46,7 @@ export async function startRateLimitedServer(perSecond: number, burst = perSecon
       const seconds = (1 - tokens) / perSecond;
       return {
         status: 429,
-        headers: { 'Retry-After': seconds.toFixed(3), 'Content-Type': 'application/json' },
+        headers: { ...(retryAfter ? { 'Retry-After': seconds.toFixed(3) } : {}), 'Content-Type': 'application/json' },
         body: '{"message":"slow down"}',
       };
     }

@@ -20,9 +20,9 @@ const throttleOf = (max: number) => new Throttle(max, () => Date.now());
 const settle = () => vi.advanceTimersByTimeAsync(0);
 
 /** Asks for a slot and records when it is granted. */
-function ask(throttle: Throttle, signal?: AbortSignal | AbortSignal[]) {
+function ask(throttle: Throttle, signal?: AbortSignal | AbortSignal[], rank?: number) {
   const asked = { slot: undefined as Slot | null | undefined };
-  void throttle.acquire(signal).then((slot) => (asked.slot = slot));
+  void throttle.acquire(signal, rank).then((slot) => (asked.slot = slot));
   return asked;
 }
 
@@ -48,6 +48,41 @@ describe('Throttle: slots', () => {
     held!.release('answered');
     await settle();
     expect(order).toEqual(['a', 'b', 'c']);
+  });
+
+  it('grants the repeats of a request before every first attempt, the oldest request first', async () => {
+    const throttle = throttleOf(1);
+    const held = await throttle.acquire();
+    const order: string[] = [];
+    for (const [name, rank] of [
+      ['first attempt a', undefined],
+      ['repeat of request 5', 5],
+      ['first attempt b', undefined],
+      ['repeat of request 2', 2],
+      ['another repeat of request 5', 5],
+    ] as const) {
+      void throttle.acquire(undefined, rank).then((slot) => (order.push(name), slot!.release('answered')));
+    }
+    held!.release('answered');
+    await settle();
+    expect(order).toEqual([
+      'repeat of request 2',
+      'repeat of request 5',
+      'another repeat of request 5',
+      'first attempt a',
+      'first attempt b',
+    ]);
+  });
+
+  it('numbers its slots in the order it gives them', async () => {
+    const throttle = throttleOf(2);
+    const tickets: number[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const slot = await throttle.acquire();
+      tickets.push(slot!.ticket);
+      slot!.release('answered');
+    }
+    expect(tickets).toEqual([0, 1, 2]);
   });
 
   it('counts only the first release of a slot', async () => {
@@ -185,6 +220,84 @@ describe('Throttle: the window after a 429', () => {
     const throttle = throttleOf(2);
     for (const outcome of ['answered', 'rate-limited', 'other', 'answered'] as const) (await throttle.acquire())!.release(outcome);
     expect(throttle.progress).toBe(2);
+  });
+
+  it('remembers how far the run had got when it was last refused, also for a 429 that does not cut the window', async () => {
+    const throttle = throttleOf(4);
+    expect(throttle.progressAtRefusal).toBe(0);
+    const seen: number[] = [];
+    const burst = await take(throttle, 4);
+    await vi.advanceTimersByTimeAsync(10);
+    for (const [slot, outcome] of [
+      [burst[0], 'answered'],
+      [burst[1], 'rate-limited'],
+      [burst[2], 'answered'],
+      // Started before the cut: it does not halve the window again, but it is a refusal all the same.
+      [burst[3], 'rate-limited'],
+    ] as const) {
+      slot!.release(outcome);
+      seen.push(throttle.progressAtRefusal);
+    }
+    expect(seen).toEqual([0, 1, 1, 2]);
+    expect(throttle.window).toBe(2);
+  });
+
+  describe('the step of the pause after a 429 without Retry-After', () => {
+    /** One attempt, started after every earlier answer (a burst of its own), ending as told. */
+    const attempt = async (throttle: Throttle, outcome: 'answered' | 'slow-down') => {
+      await vi.advanceTimersByTimeAsync(10);
+      (await throttle.acquire())!.release(outcome);
+      return throttle.step;
+    };
+
+    it('is 1 at the first, and stays 1 while the service has let nothing through after a pause', async () => {
+      const throttle = throttleOf(4);
+      expect(throttle.step).toBe(0);
+      const steps = [];
+      for (let i = 0; i < 4; i += 1) steps.push(await attempt(throttle, 'slow-down'));
+      expect(steps).toEqual([1, 1, 1, 1]);
+    });
+
+    it('grows by one after a pause that let nothing through, at most one above the longest that let one through, and does not come back down', async () => {
+      const throttle = throttleOf(4);
+      const steps = [];
+      for (const outcome of [
+        'answered',
+        'slow-down', // 1: something got through before it
+        'slow-down', // 2: the pause of step 1 let nothing through
+        'slow-down', // still 2: nothing got through after a pause longer than step 1
+        'answered',
+        'slow-down', // 2: the pause of step 2 let one through
+        'slow-down', // 3
+        'answered',
+        'answered',
+        'answered',
+        'slow-down', // 3: three got through, and it stays
+      ] as const) {
+        const step = await attempt(throttle, outcome);
+        if (outcome === 'slow-down') steps.push(step);
+      }
+      expect(steps).toEqual([1, 2, 2, 2, 3, 3]);
+    });
+
+    it('grows once for the 429s of one burst', async () => {
+      const throttle = throttleOf(8);
+      await attempt(throttle, 'answered');
+      await attempt(throttle, 'slow-down');
+      await vi.advanceTimersByTimeAsync(10);
+      const burst = await take(throttle, 4);
+      for (const slot of burst) slot!.release('slow-down');
+      expect(throttle.step).toBe(2);
+    });
+
+    it('is not moved by a 429 with Retry-After', async () => {
+      const throttle = throttleOf(4);
+      await attempt(throttle, 'answered');
+      await vi.advanceTimersByTimeAsync(10);
+      (await throttle.acquire())!.release('rate-limited');
+      expect(throttle.step).toBe(0);
+      expect(throttle.progressAtRefusal).toBe(1);
+    });
   });
 
   it('lets no more than the window start while more are waiting', async () => {

@@ -259,6 +259,13 @@ describe('the hint under an HTTP failure', () => {
       /waiting as Retry-After asked/,
     ],
     [
+      'a 429 without Retry-After, repeated, does not claim a Retry-After',
+      reply,
+      { status: 429, body: body('slow down') },
+      /hint: the service limits the rate of requests; it was sent 2 times, waiting longer each time, as the service sent no Retry-After: try again later/,
+      /waiting as Retry-After asked/,
+    ],
+    [
       'a 503 asking for a wait longer than core waits does not say to raise retries',
       reply,
       { status: 503, headers: { 'Retry-After': '120' }, body: body('maintenance') },

@@ -2,13 +2,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startRateLimitedServer } from '../helpers/rate-limited-server.js';
 import { gate, startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
 import { runInProcess } from '../helpers/run.js';
-import { codeOf, envFor, jsonLines, ndjson, readJsonLines, reason, tempFile } from './helpers.js';
+import { codeOf, envFor, errorAnswer, jsonLines, ndjson, readJsonLines, reason, tempFile } from './helpers.js';
 
 /**
  * A batch against a service that limits its rate (docs/security.md, "Rate limits"): a 429 or 503
  * with Retry-After pauses the whole batch, such waits use none of the retries, and a 429 halves the
- * requests in flight. Nothing here is timed: the server's own record of when requests arrived is
- * compared with the Retry-After it sent.
+ * requests in flight; a 429 without Retry-After pauses the whole batch with backoff, and uses no
+ * retry while other requests get through. Nothing here is timed: the server's own record of when
+ * requests arrived is compared with the Retry-After it sent.
  */
 
 let server: RecordingServer | undefined;
@@ -19,6 +20,8 @@ afterEach(async () => {
 
 const codes = (n: number) => Array.from({ length: n }, (_, i) => `R${String(i + 1).padStart(3, '0')}`);
 const batchOf = (n: number) => tempFile('batch.ndjson', ndjson(codes(n).map((code) => reason(code))));
+/** The profile key `retries` (there is no flag for it): a config file of one profile, named with --config. */
+const retries = (n: number) => ['--config', tempFile('core.yaml', `profiles:\n  limited:\n    retries: ${n}\n`)];
 
 describe('the rate-limited server of these tests', () => {
   it('refuses the request after its burst with a 429, however slowly they come', async () => {
@@ -57,16 +60,76 @@ describe('core reason update -f against a service that allows N requests a secon
     ).toEqual(list);
   });
 
-  it('succeeds with --retries 0: the waits the service asks for use none of the retries', async () => {
+  it('succeeds with retries: 0: the waits the service asks for use none of the retries', async () => {
     const limited = await startRateLimitedServer(200, 10);
     server = limited;
-    const result = await runInProcess(['reason', 'update', '-f', batchOf(40), '--concurrency', '8'], {
-      env: envFor(limited.url, { CORE_RETRIES: '0' }),
+    const result = await runInProcess([...retries(0), 'reason', 'update', '-f', batchOf(40), '--concurrency', '8'], {
+      env: envFor(limited.url),
     });
     expect(result.stderr).toContain('40 succeeded, 0 failed, 0 skipped');
     expect(result.code).toBe(0);
     expect(limited.limited()).toBeGreaterThan(0);
     expect([...limited.applied.values()].every((count) => count === 1)).toBe(true);
+  });
+});
+
+describe('core reason update -f against a service that allows N requests a second and answers 429 without Retry-After', () => {
+  // The service says to slow down but not for how long: the whole batch pauses with backoff, and
+  // while other reasons get through, a reason's 429 uses none of its retries. A small bucket that
+  // refills slowly, so that a reason meets a full bucket more than `retries` times if the rest of
+  // the batch keeps sending meanwhile.
+  it.each([
+    { concurrency: 1, perSecond: 10, items: 20 },
+    { concurrency: 4, perSecond: 10, items: 20 },
+    { concurrency: 16, perSecond: 10, items: 20 },
+    { concurrency: 64, perSecond: 10, items: 20 },
+    { concurrency: 64, perSecond: 5, items: 15 },
+  ])(
+    'ends with no failure at --concurrency $concurrency against $perSecond a second, every reason applied once',
+    async ({ concurrency, perSecond, items }) => {
+      const limited = await startRateLimitedServer(perSecond, 5, { retryAfter: false });
+      server = limited;
+      const list = codes(items);
+      const result = await runInProcess(['reason', 'update', '-f', batchOf(items), '--json', '--concurrency', String(concurrency)], {
+        env: envFor(limited.url),
+      });
+      expect(result.stderr).toContain(`${items} succeeded, 0 failed, 0 skipped`);
+      expect(result.code).toBe(0);
+      expect(limited.limited()).toBeGreaterThan(0);
+      expect([...limited.applied.keys()].sort()).toEqual(list);
+      expect([...limited.applied.values()].every((count) => count === 1)).toBe(true);
+    },
+  );
+
+  it.each([1, 8])(
+    'succeeds with retries: 0 at --concurrency %i while the batch gets through: a 429 then uses none of the retries',
+    async (concurrency) => {
+      const limited = await startRateLimitedServer(10, 5, { retryAfter: false });
+      server = limited;
+      const result = await runInProcess([...retries(0), 'reason', 'update', '-f', batchOf(20), '--concurrency', String(concurrency)], {
+        env: envFor(limited.url),
+      });
+      expect(result.stderr).toContain('20 succeeded, 0 failed, 0 skipped');
+      expect(result.code).toBe(0);
+      expect(limited.limited()).toBeGreaterThan(0);
+    },
+  );
+
+  it('gives up after the retries when the service refuses every reason, and the hint does not claim a Retry-After', async () => {
+    server = await startRecordingServer(() => errorAnswer(429, 'slow down'));
+    const report = tempFile('report.ndjson', '');
+    const result = await runInProcess([...retries(1), 'reason', 'update', '-f', batchOf(3), '--concurrency', '3', '--report', report], {
+      env: envFor(server.url),
+    });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('0 succeeded, 3 failed, 0 skipped');
+    // Nothing got through, so every 429 took one of the retries: two attempts a reason.
+    expect(server.requests).toHaveLength(6);
+    expect(readJsonLines(report).map((line) => line.attempts)).toEqual([2, 2, 2]);
+    expect(result.stderr).toContain(
+      'hint (429): the service limits the rate of requests; it was sent 2 times, waiting longer each time, as the service sent no Retry-After',
+    );
+    expect(result.stderr).not.toContain('waiting as Retry-After asked');
   });
 });
 
