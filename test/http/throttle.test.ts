@@ -290,6 +290,26 @@ describe('Throttle: the window after a 429', () => {
       expect(throttle.step).toBe(2);
     });
 
+    it.each([0, 5])(
+      'grows once for the 429s of one burst when an answer comes between them (%d ms after the burst started), and counts that answer at the next 429',
+      async (gap) => {
+        const throttle = throttleOf(8);
+        await attempt(throttle, 'answered');
+        await attempt(throttle, 'slow-down'); // 1, and the longest step that let one through is 1
+        await vi.advanceTimersByTimeAsync(10);
+        const [first, second, third] = await take(throttle, 3);
+        await vi.advanceTimersByTimeAsync(gap);
+        first!.release('slow-down'); // 2: the pause of step 1 let nothing through
+        second!.release('answered');
+        third!.release('slow-down'); // the same burst, sent before that adjustment: no news
+        expect(throttle.step).toBe(2);
+        // One got through since the adjustment to 2, so 2 is the longest that let one through: it stays.
+        expect(await attempt(throttle, 'slow-down')).toBe(2);
+        // Nothing since: one above it.
+        expect(await attempt(throttle, 'slow-down')).toBe(3);
+      },
+    );
+
     it('is not moved by a 429 with Retry-After', async () => {
       const throttle = throttleOf(4);
       await attempt(throttle, 'answered');
