@@ -57,12 +57,16 @@ const CODES = new Set<string>(['SUCCESS', 'UNCLEAR_QUESTION', 'SWITCH_TO_HUMAN']
 
 /** What a `bot.answer` event of the sandbox exercised: its code and features when delivered, the platform's outcome otherwise. */
 export function countAnswer(counts: CoverageCounts, event: Record<string, unknown>): void {
-  if (event.questionAlreadyAnswered === true) count(counts, 'secondAnswer');
+  // An answerId used before is dropped under chatbot rule 6, before rule 7 is ever asked.
   if (event.notDelivered === 'duplicate answerId') {
     count(counts, 'duplicateAnswerId');
     return;
   }
-  if (Number(event.status) >= 400) count(counts, 'refusal');
+  const status = Number(event.status);
+  // A second answer to one question as rule 7 treats it: delivered (the soft mode) or refused with
+  // 409 (the strict mode, or a thread with agents); an answer refused as invalid (400) never got there.
+  if (event.questionAlreadyAnswered === true && (status < 400 || status === 409)) count(counts, 'secondAnswer');
+  if (status >= 400) count(counts, 'refusal');
   if (event.delivered !== true || !isRecord(event.body)) return;
   const body = event.body;
   if (typeof body.code === 'string' && CODES.has(body.code)) count(counts, body.code as CoverageName);

@@ -47,6 +47,26 @@ describe('coverage of one answer', () => {
       delivered({ text: 'Hi', code: 'SUCCESS' }, { status: 409n, delivered: false, notDelivered: 'thread with agents' }),
       { refusal: 1 },
     ],
+    [
+      'a second answer that repeats the first answerId: dropped under rule 6, no second answer',
+      delivered({ text: 'Again' }, { delivered: false, notDelivered: 'duplicate answerId', questionAlreadyAnswered: true }),
+      { duplicateAnswerId: 1 },
+    ],
+    [
+      'a second answer refused by the strict mode (409)',
+      delivered({ text: 'Again' }, { status: 409n, delivered: false, notDelivered: 'second answer', questionAlreadyAnswered: true }),
+      { secondAnswer: 1, refusal: 1 },
+    ],
+    [
+      'an invalid answer to a question already answered (400): a refusal, no second answer',
+      delivered({ text: 'x'.repeat(5000) }, { status: 400n, delivered: false, notDelivered: 'invalid', questionAlreadyAnswered: true }),
+      { refusal: 1 },
+    ],
+    [
+      'an answer to a question already answered, delivered as 200 (the soft mode)',
+      delivered({ text: 'Again' }, { status: 200n, questionAlreadyAnswered: true }),
+      { secondAnswer: 1 },
+    ],
   ])('%s', (_, event, expected) => {
     expect(counted(event)).toEqual(expected);
   });
