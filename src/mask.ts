@@ -48,6 +48,11 @@ export interface Mask {
   add(value: string): boolean;
   /** Masks every registered value, in each of its forms, in `text`. */
   redact(text: string): string;
+  /**
+   * Masks `text` as `redact` does, and also its end when that is the start of a registered value:
+   * for a text that was cut short (a body read up to a limit), where a secret may stand cut in two.
+   */
+  redactCutEnd(text: string): string;
   /** A copy of a JSON value with every key and string masked; other values as they are. */
   redactValue<T>(value: T): T;
   /**
@@ -124,6 +129,12 @@ export function createMask(): Mask {
       return true;
     },
     redact,
+    redactCutEnd(text) {
+      const masked = redact(text);
+      if (secrets.size === 0) return masked;
+      const start = cutSecretStart(masked, forms);
+      return start === undefined ? masked : `${masked.slice(0, start)}${MASK}`;
+    },
     redactValue: <T>(value: T): T => (secrets.size === 0 ? value : (maskValue(value, redact) as T)),
     mayHold: (text) => secrets.size > 0 && mayHold(text, forms),
   };
@@ -133,6 +144,31 @@ export function createMask(): Mask {
     if (!compiled.any.test(text)) return text;
     return maskRanges(text, compiled.each);
   }
+}
+
+/**
+ * The shortest start of a secret masked at the end of a text cut short: a cut that leaves one or two
+ * of its characters tells nothing of it, and masking every text that happens to end in a secret's
+ * first character would mark one cut in six as holding a secret.
+ */
+export const MIN_CUT_START = 3;
+
+/**
+ * Where the start of one of `forms` begins at the end of `text` (as it is, not escaped), of at least
+ * `MIN_CUT_START` characters and shorter than the whole form: the longest such start wins.
+ */
+function cutSecretStart(text: string, forms: string[]): number | undefined {
+  let found: number | undefined;
+  for (const form of forms) {
+    for (let length = Math.min(form.length - 1, text.length); length >= MIN_CUT_START; length -= 1) {
+      if (text.endsWith(form.slice(0, length))) {
+        const start = text.length - length;
+        if (found === undefined || start < found) found = start;
+        break;
+      }
+    }
+  }
+  return found;
 }
 
 /**

@@ -53,7 +53,7 @@ export function registerHeaderSecrets(headers: Record<string, string>, ctx: Cont
  * show a payload that quotes one. A token read from `{env: NAME}` is checked as a send would check
  * it: exit 2 when it is unusable.
  */
-export function registerKnownSecrets(settings: Pick<Settings, 'token' | 'integratorToken' | 'headers'>, ctx: Context): void {
+export function registerKnownSecrets(settings: Pick<Settings, 'token' | 'integratorToken' | 'headers' | 'profile'>, ctx: Context): void {
   for (const [key, resolved] of [
     ['token', settings.token],
     ['integratorToken', settings.integratorToken],
@@ -65,7 +65,12 @@ export function registerKnownSecrets(settings: Pick<Settings, 'token' | 'integra
       if (!value) continue;
       const checked = checkToken(value);
       if ('problem' in checked) {
-        throw new ConfigError(`${key}: the value of environment variable ${spec.env} ${checked.problem}`, { hint: TOKEN_HINT });
+        // Worded as a send that resolves the token words it (src/config/secret.ts).
+        const fromProfile = settings.profile !== null && resolved!.source.startsWith('profile ');
+        const what = `${key}${fromProfile ? ` of profile "${settings.profile!.value}"` : ''}`;
+        throw new ConfigError(`${what}: the value of environment variable ${spec.env} ${checked.problem}; nothing was sent`, {
+          hint: TOKEN_HINT,
+        });
       }
       ctx.addSecret(checked.token);
     }

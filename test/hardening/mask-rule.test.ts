@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { checkToken } from '../../src/config/token.js';
 import { compile, createMask, mayHold, MIN_MASKED_LENGTH } from '../../src/mask.js';
 import { stringifyJson } from '../../src/payload/index.js';
+import { cutText } from '../../src/output/result.js';
 
 /**
  * The masking rule itself (src/mask.ts, src/config/token.ts; docs/security.md, "The masking rule"):
@@ -141,5 +142,29 @@ describe('the quick test before masking (mayHold)', () => {
     other.add('key-that-is-long');
     expect(other.mayHold(candidate)).toBe(expected);
     expect(other.redact(candidate) === candidate).toBe(!expected || candidate.includes('\\') || candidate.includes('%'));
+  });
+});
+
+describe('a text cut short', () => {
+  const mask = createMask();
+  mask.add('Sekr3tTok_abc123XYZ');
+
+  it.each<[string, string, string]>([
+    ['ends with the first 18 characters of the secret', 'xx Sekr3tTok_abc123XY', 'xx ********'],
+    ['ends with its first 3 characters: the shortest start masked', 'xx Sek', 'xx ********'],
+    ['ends with its first 2 characters: left', 'xx Se', 'xx Se'],
+    ['ends with the start of its lower-case form', 'xx sekr3ttok', 'xx ********'],
+    ['holds the whole secret, then more', 'xx Sekr3tTok_abc123XYZ yy', 'xx ******** yy'],
+  ])('%s', (_name, text, masked) => {
+    expect(mask.redactCutEnd(text)).toBe(masked);
+  });
+
+  it.each<[number, string]>([
+    [5, 'ab… [cut]'],
+    [3, 'ab… [cut]'],
+    [2, 'ab… [cut]'],
+    [10, 'ab********… [cut]'],
+  ])('cut at %s bytes, never splits a mask: %s', (limit, cut) => {
+    expect(cutText('ab********cd', limit)).toBe(cut);
   });
 });
