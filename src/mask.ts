@@ -30,6 +30,47 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 /** A value made only of these could be part of a number: 1e9, -2.5, 9223372036854775807. */
 const NUMBER_ONLY = /^[0-9.+\-eE]+$/;
 
+/**
+ * The keys and labels core prints that are long enough to be masked (docs/json-output.md): a result's
+ * keys (checked against `RequestResult` in src/output/result.ts, so that a new key cannot be missed),
+ * the service's error record's, and the words of the human views and of `config show`. A secret
+ * equal to one of them would mask it wherever it is printed, so none is masked by value: a token
+ * equal to one is refused (src/config/token.ts), a header value masked by field only.
+ */
+export const PRINTED_KEYS = [
+  'ok',
+  'status',
+  'method',
+  'url',
+  'requestId',
+  'durationMs',
+  'answerId',
+  'code',
+  'error',
+  'validationErrors',
+  'attempts',
+  'retryAfterMs',
+  'warning',
+  'skipped',
+  'resumed',
+  'body',
+  'timestamp',
+  'uri',
+  'message',
+  'dryRun',
+  'headers',
+  'token',
+  'integratorToken',
+  'integrator',
+  'baseUrl',
+  'tenant',
+  'profile',
+  'duration',
+  'request id',
+] as const;
+
+const PRINTED = new Set(PRINTED_KEYS.map((key) => key.toLowerCase()));
+
 /** Why `value` cannot be masked by value without masking ordinary text too, or undefined when it can. */
 export function maskProblem(value: string): string | undefined {
   const text = value.trim();
@@ -37,6 +78,7 @@ export function maskProblem(value: string): string | undefined {
   if (CONTROL.test(text)) return 'holds a line break or control character';
   if (text.length < MIN_MASKED_LENGTH) return `is shorter than ${MIN_MASKED_LENGTH} characters`;
   if (NUMBER_ONLY.test(text)) return 'is a number';
+  if (PRINTED.has(text.toLowerCase())) return 'is a key or label that core prints';
   return undefined;
 }
 

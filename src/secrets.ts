@@ -29,8 +29,8 @@ export function headersCarryAuthorization(headers: Record<string, string>): bool
 
 /**
  * Registers the value of every masked profile header as a secret: the whole value and each of its
- * words (`Integrator 6f1c…` registers `6f1c…`), so that no output can print them, not an error body
- * that echoes them, nor a debug trace. A value or word too short to be told apart from ordinary text
+ * words that are not letters only (`Integrator 6f1c…` registers `6f1c…`, not `Integrator`), so that
+ * no output can print them, not an error body that echoes them, nor a debug trace. A value or word too short to be told apart from ordinary text
  * is left to the masking by field (src/mask.ts).
  */
 export function registerHeaderSecrets(headers: Record<string, string>, ctx: Context): void {
@@ -39,6 +39,9 @@ export function registerHeaderSecrets(headers: Record<string, string>, ctx: Cont
     ctx.addSecret(value);
     for (const word of value.split(/[\s,;]+/)) {
       const bare = word.replace(/^["']|["']$/g, '');
+      // A word of letters only (`Integrator`, `Bearer`) may be an ordinary word of the output: the
+      // whole value covers it.
+      if (/^[A-Za-z]+$/.test(bare)) continue;
       ctx.addSecret(bare);
       // key=value pairs (Digest, signatures): the value alone too.
       const equals = bare.indexOf('=');

@@ -1,5 +1,6 @@
 import type { Problem } from '../errors.js';
 import { parseRetryAfter, type HttpResponse } from '../http/client.js';
+import type { PRINTED_KEYS } from '../mask.js';
 
 /**
  * The result of one request as data (docs/json-output.md). The human view and `--json`
@@ -48,6 +49,10 @@ export interface RequestResult {
    */
   body?: unknown;
 }
+
+/** Every key of a result is on the list of keys no secret may equal (src/mask.ts): a new key must be added there. */
+type UnlistedKey = Exclude<keyof RequestResult, (typeof PRINTED_KEYS)[number]>;
+export const RESULT_KEYS_LISTED: UnlistedKey extends never ? true : UnlistedKey = true;
 
 /** The most of a non-JSON error body that is shown (the 2 KB of docs/json-output.md). */
 export const RAW_BODY_LIMIT = 2048;

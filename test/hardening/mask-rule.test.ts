@@ -23,6 +23,9 @@ describe('which tokens core accepts', () => {
     ['a Latin-1 letter', 'abcd-1234é', 'holds a character outside printable ASCII'],
     ['a number', '1234567890', 'is a number'],
     ['a number with an exponent', '1.5e+100', 'is a number'],
+    ['a key of the JSON result', 'answerId', 'is a key or label that core prints'],
+    ['a key of the JSON result, in another case', 'DURATIONMS', 'is a key or label that core prints'],
+    ['a word of config show', 'integratorToken', 'is a key or label that core prints'],
     ['" and \\ and JSON punctuation', '"}],{:\\x', null],
     ['every printable ASCII character but space', '!"#$%&\'()*+,-./0-9:;<=>?@A-Z[\\]^_`a-z{|}~', null],
   ])('%s', (_name, raw, problem) => {

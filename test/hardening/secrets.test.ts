@@ -379,3 +379,39 @@ describe('every secret is registered before anything is printed', () => {
     await echoUnused.close();
   });
 });
+
+describe('a secret never masks what core prints beside it', () => {
+  it.each<[string, string]>([
+    ['answerId', 'answerId'],
+    ['durationMs', 'durationMs'],
+  ])('a token equal to the key %s is refused: exit 2, nothing sent', async (_name, token) => {
+    const server = await startRecordingServer(echo(200));
+    const env = baseEnv({ CORE_TOKEN: token, CORE_BASE_URL: server.url, CORE_TENANT: 'acme' });
+    const run = await runInProcess([...reply, '--json'], { env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('CORE_TOKEN is a key or label that core prints');
+    expect(server.requests).toHaveLength(0);
+    await server.close();
+  });
+
+  it('a header value of several words masks its distinctive words, never an ordinary one (config show)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'core-words-'));
+    const profile = {
+      baseUrl: 'http://127.0.0.1:1',
+      tenant: 'acme',
+      integratorToken: { env: 'INT' },
+      headers: { 'X-Api-Key': 'Integrator Wordy_Secret_777' },
+    };
+    writeFileSync(join(dir, 'core.json'), JSON.stringify({ profiles: { p: profile } }), { mode: 0o600 });
+    for (const argv of [
+      ['config', 'show'],
+      ['config', 'show', '--json'],
+    ]) {
+      const run = await runInProcess([...argv, '--config', 'core.json'], { env: baseEnv(), cwd: dir });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/integratorToken/);
+      expect(run.stdout + run.stderr).not.toContain('********Token');
+      expect(run.stdout + run.stderr).not.toContain('Wordy_Secret_777');
+    }
+  });
+});
