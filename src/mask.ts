@@ -133,10 +133,11 @@ export function secretForms(value: string): string[] {
     value.toLowerCase(),
     ...base64,
     ...base64.map((text) => text.replace(/\+/g, '-').replace(/\//g, '_')),
-    hex,
-    hex.toUpperCase(),
   ];
-  return [...new Set(candidates)].filter((form) => maskProblem(form) === undefined);
+  // A hex form is left out only when made of digits alone: `5e5e5e5e5e5e5e5e` (of `^^^^^^^^`) reads as
+  // a number to the rule for values, but no number core prints is written so.
+  const hexForms = /^[0-9]+$/.test(hex) ? [] : [hex, hex.toUpperCase()];
+  return [...new Set([...candidates.filter((form) => maskProblem(form) === undefined), ...hexForms])];
 }
 
 /**

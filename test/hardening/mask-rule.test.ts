@@ -171,3 +171,18 @@ describe('a text cut short', () => {
     expect(cutText('ab********cd', limit)).toBe(cut);
   });
 });
+
+describe('hex forms', () => {
+  it.each<[string, string, boolean]>([
+    ['^^^^^^^^: hex 5e5e5e5e5e5e5e5e, digits and e', '^^^^^^^^', true],
+    ['^^^^^^^^: its hex in upper case', '^^^^^^^^', true],
+    ['12345678-ab: hex with letters', '12345678-ab', true],
+    ['@@@@@@@@: hex 4040404040404040, digits only, left out', '@@@@@@@@', false],
+  ])('%s: masked %s', (name, secret, masked) => {
+    const mask = createMask();
+    mask.add(secret);
+    const hex = Buffer.from(secret).toString('hex');
+    const form = name.includes('upper case') ? hex.toUpperCase() : hex;
+    expect(mask.redact(`a ${form} b`)).toBe(masked ? 'a ******** b' : `a ${form} b`);
+  });
+});
