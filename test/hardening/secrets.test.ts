@@ -415,3 +415,17 @@ describe('a secret never masks what core prints beside it', () => {
     }
   });
 });
+
+describe('a base URL with a password that does not parse', () => {
+  it.each<[string, Record<string, string>, string[]]>([
+    ['CORE_BASE_URL', { CORE_BASE_URL: 'http://u:Passw0rdXyz@127.0.0.1:99999' }, []],
+    ['--base-url', {}, ['--base-url', 'https://admin:Passw0rdXyz@chat.example.com:70000']],
+  ])('%s: the error masks its user name and password', async (_name, vars, flags) => {
+    const env = baseEnv({ CORE_TOKEN: TOKEN, CORE_TENANT: 'acme', ...vars });
+    const run = await runInProcess([...reply, ...flags], { env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/"https?:\/\/\*{8}@[^"]+" is not an absolute URL/);
+    expect(run.stderr).not.toContain('Passw0rdXyz');
+    expect(run.stderr).not.toMatch(/u:|admin/);
+  });
+});
