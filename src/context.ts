@@ -65,6 +65,8 @@ export interface Context {
   addSecret(value: string): boolean;
   /** Masks every registered secret in a string. */
   redact(text: string): string;
+  /** Masks as `redact` does, and the end of a text cut short when it is the start of a secret. */
+  redactCutEnd(text: string): string;
   /** A copy of a JSON value with every registered secret masked in its keys and strings. */
   redactValue<T>(value: T): T;
   /**
@@ -148,6 +150,7 @@ export function createContext(init: ContextInit): Context {
     },
     addSecret: (value) => mask.add(value),
     redact,
+    redactCutEnd: (text) => mask.redactCutEnd(text),
     redactValue: (value) => mask.redactValue(value),
     settings(flags) {
       settings ??= import('./config/index.js').then(({ loadSettings }) =>

@@ -30,6 +30,47 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 /** A value made only of these could be part of a number: 1e9, -2.5, 9223372036854775807. */
 const NUMBER_ONLY = /^[0-9.+\-eE]+$/;
 
+/**
+ * The keys and labels core prints that are long enough to be masked (docs/json-output.md): a result's
+ * keys (checked against `RequestResult` in src/output/result.ts, so that a new key cannot be missed),
+ * the service's error record's, and the words of the human views and of `config show`. A secret
+ * equal to one of them would mask it wherever it is printed, so none is masked by value: a token
+ * equal to one is refused (src/config/token.ts), a header value masked by field only.
+ */
+export const PRINTED_KEYS = [
+  'ok',
+  'status',
+  'method',
+  'url',
+  'requestId',
+  'durationMs',
+  'answerId',
+  'code',
+  'error',
+  'validationErrors',
+  'attempts',
+  'retryAfterMs',
+  'warning',
+  'skipped',
+  'resumed',
+  'body',
+  'timestamp',
+  'uri',
+  'message',
+  'dryRun',
+  'headers',
+  'token',
+  'integratorToken',
+  'integrator',
+  'baseUrl',
+  'tenant',
+  'profile',
+  'duration',
+  'request id',
+] as const;
+
+const PRINTED = new Set(PRINTED_KEYS.map((key) => key.toLowerCase()));
+
 /** Why `value` cannot be masked by value without masking ordinary text too, or undefined when it can. */
 export function maskProblem(value: string): string | undefined {
   const text = value.trim();
@@ -37,6 +78,7 @@ export function maskProblem(value: string): string | undefined {
   if (CONTROL.test(text)) return 'holds a line break or control character';
   if (text.length < MIN_MASKED_LENGTH) return `is shorter than ${MIN_MASKED_LENGTH} characters`;
   if (NUMBER_ONLY.test(text)) return 'is a number';
+  if (PRINTED.has(text.toLowerCase())) return 'is a key or label that core prints';
   return undefined;
 }
 
@@ -48,6 +90,11 @@ export interface Mask {
   add(value: string): boolean;
   /** Masks every registered value, in each of its forms, in `text`. */
   redact(text: string): string;
+  /**
+   * Masks `text` as `redact` does, and also its end when that is the start of a registered value:
+   * for a text that was cut short (a body read up to a limit), where a secret may stand cut in two.
+   */
+  redactCutEnd(text: string): string;
   /** A copy of a JSON value with every key and string masked; other values as they are. */
   redactValue<T>(value: T): T;
   /**
@@ -86,10 +133,11 @@ export function secretForms(value: string): string[] {
     value.toLowerCase(),
     ...base64,
     ...base64.map((text) => text.replace(/\+/g, '-').replace(/\//g, '_')),
-    hex,
-    hex.toUpperCase(),
   ];
-  return [...new Set(candidates)].filter((form) => maskProblem(form) === undefined);
+  // A hex form is left out only when made of digits alone: `5e5e5e5e5e5e5e5e` (of `^^^^^^^^`) reads as
+  // a number to the rule for values, but no number core prints is written so.
+  const hexForms = /^[0-9]+$/.test(hex) ? [] : [hex, hex.toUpperCase()];
+  return [...new Set([...candidates.filter((form) => maskProblem(form) === undefined), ...hexForms])];
 }
 
 /**
@@ -124,6 +172,12 @@ export function createMask(): Mask {
       return true;
     },
     redact,
+    redactCutEnd(text) {
+      const masked = redact(text);
+      if (secrets.size === 0) return masked;
+      const start = cutSecretStart(masked, forms);
+      return start === undefined ? masked : `${masked.slice(0, start)}${MASK}`;
+    },
     redactValue: <T>(value: T): T => (secrets.size === 0 ? value : (maskValue(value, redact) as T)),
     mayHold: (text) => secrets.size > 0 && mayHold(text, forms),
   };
@@ -133,6 +187,31 @@ export function createMask(): Mask {
     if (!compiled.any.test(text)) return text;
     return maskRanges(text, compiled.each);
   }
+}
+
+/**
+ * The shortest start of a secret masked at the end of a text cut short: a cut that leaves one or two
+ * of its characters tells nothing of it, and masking every text that happens to end in a secret's
+ * first character would mark one cut in six as holding a secret.
+ */
+export const MIN_CUT_START = 3;
+
+/**
+ * Where the start of one of `forms` begins at the end of `text` (as it is, not escaped), of at least
+ * `MIN_CUT_START` characters and shorter than the whole form: the longest such start wins.
+ */
+function cutSecretStart(text: string, forms: string[]): number | undefined {
+  let found: number | undefined;
+  for (const form of forms) {
+    for (let length = Math.min(form.length - 1, text.length); length >= MIN_CUT_START; length -= 1) {
+      if (text.endsWith(form.slice(0, length))) {
+        const start = text.length - length;
+        if (found === undefined || start < found) found = start;
+        break;
+      }
+    }
+  }
+  return found;
 }
 
 /**

@@ -29,8 +29,8 @@ export function headersCarryAuthorization(headers: Record<string, string>): bool
 
 /**
  * Registers the value of every masked profile header as a secret: the whole value and each of its
- * words (`Integrator 6f1c…` registers `6f1c…`), so that no output can print them, not an error body
- * that echoes them, nor a debug trace. A value or word too short to be told apart from ordinary text
+ * words that are not letters only (`Integrator 6f1c…` registers `6f1c…`, not `Integrator`), so that
+ * no output can print them, not an error body that echoes them, nor a debug trace. A value or word too short to be told apart from ordinary text
  * is left to the masking by field (src/mask.ts).
  */
 export function registerHeaderSecrets(headers: Record<string, string>, ctx: Context): void {
@@ -39,6 +39,9 @@ export function registerHeaderSecrets(headers: Record<string, string>, ctx: Cont
     ctx.addSecret(value);
     for (const word of value.split(/[\s,;]+/)) {
       const bare = word.replace(/^["']|["']$/g, '');
+      // A word of letters only (`Integrator`, `Bearer`) may be an ordinary word of the output: the
+      // whole value covers it.
+      if (/^[A-Za-z]+$/.test(bare)) continue;
       ctx.addSecret(bare);
       // key=value pairs (Digest, signatures): the value alone too.
       const equals = bare.indexOf('=');
@@ -53,7 +56,7 @@ export function registerHeaderSecrets(headers: Record<string, string>, ctx: Cont
  * show a payload that quotes one. A token read from `{env: NAME}` is checked as a send would check
  * it: exit 2 when it is unusable.
  */
-export function registerKnownSecrets(settings: Pick<Settings, 'token' | 'integratorToken' | 'headers'>, ctx: Context): void {
+export function registerKnownSecrets(settings: Pick<Settings, 'token' | 'integratorToken' | 'headers' | 'profile'>, ctx: Context): void {
   for (const [key, resolved] of [
     ['token', settings.token],
     ['integratorToken', settings.integratorToken],
@@ -65,7 +68,12 @@ export function registerKnownSecrets(settings: Pick<Settings, 'token' | 'integra
       if (!value) continue;
       const checked = checkToken(value);
       if ('problem' in checked) {
-        throw new ConfigError(`${key}: the value of environment variable ${spec.env} ${checked.problem}`, { hint: TOKEN_HINT });
+        // Worded as a send that resolves the token words it (src/config/secret.ts).
+        const fromProfile = settings.profile !== null && resolved!.source.startsWith('profile ');
+        const what = `${key}${fromProfile ? ` of profile "${settings.profile!.value}"` : ''}`;
+        throw new ConfigError(`${what}: the value of environment variable ${spec.env} ${checked.problem}; nothing was sent`, {
+          hint: TOKEN_HINT,
+        });
       }
       ctx.addSecret(checked.token);
     }

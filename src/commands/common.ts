@@ -1,6 +1,7 @@
 import type { Settings } from '../config/index.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { registerKnownSecrets } from '../secrets.js';
 import type { GlobalOptions } from './definition.js';
 
 /** The effective settings for a command: global flags, --timeout, --ca-file, environment, profile. */
@@ -16,6 +17,21 @@ export function loadCommandSettings(
     timeout: options.timeout,
     caFile: options.caFile,
   });
+}
+
+/**
+ * The settings of a command that sends, with every secret known without running a command
+ * registered at once (src/secrets.ts): the tokens from the environment or a literal, and the
+ * profile's header values. So no message printed before the send (a payload rule broken, a warning
+ * quoting a field) can show one; a token command runs only for the send.
+ */
+export async function loadSendSettings(
+  options: { global: GlobalOptions; timeout?: string; caFile?: string },
+  ctx: Context,
+): Promise<Settings> {
+  const settings = await loadCommandSettings(options, ctx);
+  registerKnownSecrets(settings, ctx);
+  return settings;
 }
 
 /**

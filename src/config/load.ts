@@ -4,7 +4,7 @@ import { ConfigError, UsageError, type Problem } from '../errors.js';
 import { parseDuration } from './duration.js';
 import { envValue, findConfig, SEARCH_PLACES_TEXT, USER_PLACES_TEXT } from './locate.js';
 import { noProxyFromEnv, parseProxyUrl, proxyFromEnv } from '../proxy-settings.js';
-import { isShownRequestHeader } from '../mask.js';
+import { isShownRequestHeader, PRINTED_KEYS } from '../mask.js';
 import { baseUrlProblem, suggest, TENANT_HINT, tenantProblem, validateConfig, type ConfigFile, type ProfileConfig } from './schema.js';
 import type { SecretSpec } from './secret.js';
 import { checkToken, TOKEN_HINT } from './token.js';
@@ -271,10 +271,17 @@ function literalChecked(resolved: Resolved<SecretSpec> | null, key: string, prin
 
 /**
  * What core prints beside a token, which the token must not be part of: masking it would hide
- * them. The base URL, the tenant, the API's paths and core's own header values.
+ * them. The base URL, the tenant, the API's paths, core's own header values and the keys and labels
+ * it prints (src/mask.ts).
  */
 export function printedBeside(baseUrl: string | null, tenant: string | null): string[] {
-  const printed = [...Object.values(operations).map((operation) => operation.path), 'application/json', 'core-cli'];
+  const printed = [
+    ...Object.values(operations).map((operation) => operation.path),
+    'application/json',
+    'core-cli',
+    // A token inside a key would mask part of it (`validationError` in `validationErrors`).
+    ...PRINTED_KEYS,
+  ];
   if (baseUrl !== null) printed.push(baseUrl);
   if (tenant !== null) printed.push(tenant);
   return printed;

@@ -3,7 +3,7 @@ import type { Problem } from '../errors.js';
 import { parseProxyUrl } from '../proxy-settings.js';
 import { parseDuration } from './duration.js';
 import { isRecord } from '../payload/json.js';
-import { MIN_MASKED_LENGTH } from '../mask.js';
+import { MASK, MIN_MASKED_LENGTH } from '../mask.js';
 import { checkToken } from './token.js';
 import { suggest } from '../text/suggest.js';
 
@@ -68,13 +68,24 @@ export function tenantProblem(value: string): string | undefined {
 /** The hint of every refused tenant. */
 export const TENANT_HINT = `the tenant is sent as the X-Tenant-Name header, which carries ${HEADER_VALUE_RULE} only, with no line break: use the tenant name the service gave you`;
 
+/**
+ * A URL that did not parse, quoted with whatever stands before its last `@` masked: a user name and
+ * password there are secrets (docs/security.md, "Secrets"), and the parser did not find them to say.
+ */
+function withoutUserinfo(value: string): string {
+  const at = value.lastIndexOf('@');
+  if (at === -1) return value;
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(value)?.[0] ?? '';
+  return `${scheme}${MASK}${value.slice(at)}`;
+}
+
 /** Why a base URL is unusable, or undefined when it is fine. Exported for the flag and env checks. */
 export function baseUrlProblem(value: string): string | undefined {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    return `${JSON.stringify(value)} is not an absolute URL (such as https://chat.example.com)`;
+    return `${JSON.stringify(withoutUserinfo(value))} is not an absolute URL (such as https://chat.example.com)`;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return `must be an http or https URL, not ${url.protocol.slice(0, -1)}`;

@@ -470,17 +470,25 @@ export function toNetworkError(error: unknown, request: Pick<HttpRequest, 'url' 
     // The certificate is trusted but names other hosts: no CA file can fix that.
     message = `TLS failure talking to ${host}: its certificate is for other host names (${(err.message ?? code).trim()}); use a host name the certificate names in the base URL`;
   } else if (/CERT|SSL|TLS|EPROTO|SIGNATURE/.test(code)) {
-    const hint = !/CERT|SIGNATURE|ISSUER/.test(code)
-      ? ''
-      : request.caFile !== undefined
-        ? `; the certificate is not signed by the CA of ${request.caFile} nor by one the system trusts`
-        : '; if the service uses a private CA, give its certificate with --ca-file FILE';
+    // Only an unknown issuer means the CA given (or none) did not sign it: an expired certificate of
+    // that CA is another failure, which no CA file fixes.
+    const hint = /^CERT_HAS_EXPIRED$|^CERT_NOT_YET_VALID$/.test(code)
+      ? "; the certificate is outside its dates of validity: the service must renew it (or this machine's clock is wrong)"
+      : !UNKNOWN_ISSUER.test(code)
+        ? ''
+        : request.caFile !== undefined
+          ? `; the certificate is not signed by the CA of ${request.caFile} nor by one the system trusts`
+          : '; if the service uses a private CA, give its certificate with --ca-file FILE';
     message = `TLS failure talking to ${host}: ${(err.message ?? code).trim()}${hint}`;
   } else {
     message = `request to ${host} failed: ${(err.message ?? code).trim()}`;
   }
   return new NetworkError(message, code, { cause: error });
 }
+
+/** The TLS errors that mean the certificate's issuer is not trusted: those a CA file may fix. */
+const UNKNOWN_ISSUER =
+  /^(?:UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_UNTRUSTED|CERT_SIGNATURE_FAILURE|CERT_CHAIN_TOO_LONG|INVALID_CA)$/;
 
 function safeHost(url: string): string {
   try {

@@ -1,5 +1,6 @@
 import type { Problem } from '../errors.js';
 import { parseRetryAfter, type HttpResponse } from '../http/client.js';
+import type { PRINTED_KEYS } from '../mask.js';
 
 /**
  * The result of one request as data (docs/json-output.md). The human view and `--json`
@@ -49,6 +50,10 @@ export interface RequestResult {
   body?: unknown;
 }
 
+/** Every key of a result is on the list of keys no secret may equal (src/mask.ts): a new key must be added there. */
+type UnlistedKey = Exclude<keyof RequestResult, (typeof PRINTED_KEYS)[number]>;
+export const RESULT_KEYS_LISTED: UnlistedKey extends never ? true : UnlistedKey = true;
+
 /** The most of a non-JSON error body that is shown (the 2 KB of docs/json-output.md). */
 export const RAW_BODY_LIMIT = 2048;
 
@@ -88,17 +93,28 @@ export function htmlSummary(text: string, contentType?: string | string[]): stri
   return `an HTML page from the server: ${cut}`;
 }
 
+/** How a body is masked before it is cut (src/mask.ts): the context's. */
+export interface BodyMasking {
+  redact(text: string): string;
+  redactCutEnd(text: string): string;
+}
+
+const NO_MASKING: BodyMasking = { redact: (text) => text, redactCutEnd: (text) => text };
+
 /**
  * Reads the service's error body: the Error record when it is JSON, else the raw text cut to 2 KB
  * (the JSON result carries it as the contract says; the human view says an HTML page in one line:
- * src/output/render.ts).
+ * src/output/render.ts). Raw text is masked whole before it is cut (docs/security.md, "The masking
+ * rule"), so a secret across the cut is masked, not printed up to the cut; a body that arrived cut
+ * short also has its end masked when that is the start of a secret.
  */
 export function errorBodyOf(
   response: Pick<HttpResponse, 'body' | 'truncated' | 'incomplete'> & { headers?: HttpResponse['headers'] },
+  masking: BodyMasking = NO_MASKING,
 ): RequestResult['error'] {
   const text = response.body;
   if (response.incomplete !== undefined) {
-    const head = cutText(text, RAW_BODY_LIMIT).replace(/… \[cut\]$/, '');
+    const head = cutText(masking.redactCutEnd(text), RAW_BODY_LIMIT).replace(/… \[cut\]$/, '');
     return { message: `${head}… [cut: ${response.incomplete}]` };
   }
   try {
@@ -107,7 +123,8 @@ export function errorBodyOf(
   } catch {
     // Not JSON: shown raw below.
   }
-  return { message: cutText(text, RAW_BODY_LIMIT, response.truncated) };
+  const masked = response.truncated ? masking.redactCutEnd(text) : masking.redact(text);
+  return { message: cutText(masked, RAW_BODY_LIMIT, response.truncated) };
 }
 
 /** The warning of a success whose body did not arrive whole: what happened, and that it was delivered. */
@@ -115,15 +132,22 @@ export function cutBodyWarning(incomplete: string): string {
   return `the body of the answer was cut short (${incomplete}); its status came first, so the request was delivered: do not send it again`;
 }
 
-/** Cuts text to at most `limit` bytes of UTF-8 without splitting a character, marking the cut. */
+/**
+ * Cuts text to at most `limit` bytes of UTF-8 without splitting a character or a mask (`********`:
+ * the cut goes before it), marking the cut.
+ */
 export function cutText(text: string, limit: number, alreadyCut = false): string {
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= limit && !alreadyCut) return text;
   let end = Math.min(limit, bytes.length);
   // Step back over UTF-8 continuation bytes so no character is split.
   while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end -= 1;
+  // Step back to the start of a mask the cut would split (a run of asterisks: its first one).
+  if (end < bytes.length && bytes[end] === ASTERISK) while (end > 0 && bytes[end - 1] === ASTERISK) end -= 1;
   return `${bytes.subarray(0, end).toString('utf8')}… [cut]`;
 }
+
+const ASTERISK = 0x2a;
 
 /**
  * A redirect is not followed: following it would carry the token to another address. The message
@@ -140,6 +164,7 @@ function redirectError(response: Pick<HttpResponse, 'headers'>): { message: stri
 export function resultFromResponse(
   request: { method: string; url: string; answerId?: string; code?: string },
   response: HttpResponse,
+  masking: BodyMasking = NO_MASKING,
 ): RequestResult {
   const ok = response.status >= 200 && response.status < 300;
   return {
@@ -151,7 +176,7 @@ export function resultFromResponse(
     durationMs: response.durationMs,
     ...(request.code !== undefined ? { code: request.code } : {}),
     ...(request.answerId !== undefined ? { answerId: request.answerId } : {}),
-    error: ok ? null : response.status >= 300 && response.status < 400 ? redirectError(response) : errorBodyOf(response),
+    error: ok ? null : response.status >= 300 && response.status < 400 ? redirectError(response) : errorBodyOf(response, masking),
     ...(ok && response.incomplete !== undefined ? { warning: cutBodyWarning(response.incomplete) } : {}),
     ...(response.attempts > 1 ? { attempts: response.attempts } : {}),
     ...retryAfterOf(response),

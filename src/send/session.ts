@@ -8,7 +8,7 @@ import { Throttle, type Slot } from '../http/throttle.js';
 import type { Operation } from '../operations.js';
 import { resultFromResponse, type RequestResult } from '../output/result.js';
 import { parseJson } from '../payload/json.js';
-import { headersCarryAuthorization, registerHeaderSecrets, registerKnownSecrets } from '../secrets.js';
+import { headersCarryAuthorization, registerKnownSecrets } from '../secrets.js';
 import {
   prepareRequest,
   renderCurl,
@@ -154,7 +154,9 @@ export async function openSession(
     };
   } else {
     requireSettings(settings, byHeader ? ['baseUrl', 'tenant'] : ['baseUrl', 'tenant', need]);
-    registerHeaderSecrets(settings.headers.value, ctx);
+    // Both tokens, not only the one the operation takes: a service may echo either. A token command
+    // runs only for the token the request carries; the other's value is not in the request to echo.
+    registerKnownSecrets(settings, ctx);
     // The network rules come before the token: a refused send never runs a token command.
     const { prepareTransport } = await import('./transport.js');
     transport = await prepareTransport(settings.baseUrl!.value, settings, flags, ctx, options.pool);
@@ -287,12 +289,12 @@ async function exchange(
     };
   }
   if (flags.verbose) ctx.err(renderVerboseResponse(response, ctx));
-  const result = resultFromResponse(identity, response);
-  return meta.keepBody ? { ...result, body: responseBody(response) } : result;
+  const result = resultFromResponse(identity, response, ctx);
+  return meta.keepBody ? { ...result, body: responseBody(response, ctx) } : result;
 }
 
 /** A response body as data: JSON read losslessly when it parses, else the text (marked when cut). */
-function responseBody(response: HttpResponse): unknown {
+function responseBody(response: HttpResponse, ctx: Context): unknown {
   if (response.body === '') return null;
   if (!response.truncated) {
     try {
@@ -301,5 +303,6 @@ function responseBody(response: HttpResponse): unknown {
       // Not JSON: the text.
     }
   }
-  return response.truncated ? `${response.body}… [cut at ${KEPT_BODY_BYTES} bytes]` : response.body;
+  // A secret the cut split in two would pass the masking of what is printed: its start is masked here.
+  return response.truncated ? `${ctx.redactCutEnd(response.body)}… [cut at ${KEPT_BODY_BYTES} bytes]` : response.body;
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { checkToken } from '../../src/config/token.js';
 import { compile, createMask, mayHold, MIN_MASKED_LENGTH } from '../../src/mask.js';
 import { stringifyJson } from '../../src/payload/index.js';
+import { cutText } from '../../src/output/result.js';
 
 /**
  * The masking rule itself (src/mask.ts, src/config/token.ts; docs/security.md, "The masking rule"):
@@ -22,6 +23,9 @@ describe('which tokens core accepts', () => {
     ['a Latin-1 letter', 'abcd-1234é', 'holds a character outside printable ASCII'],
     ['a number', '1234567890', 'is a number'],
     ['a number with an exponent', '1.5e+100', 'is a number'],
+    ['a key of the JSON result', 'answerId', 'is a key or label that core prints'],
+    ['a key of the JSON result, in another case', 'DURATIONMS', 'is a key or label that core prints'],
+    ['a word of config show', 'integratorToken', 'is a key or label that core prints'],
     ['" and \\ and JSON punctuation', '"}],{:\\x', null],
     ['every printable ASCII character but space', '!"#$%&\'()*+,-./0-9:;<=>?@A-Z[\\]^_`a-z{|}~', null],
   ])('%s', (_name, raw, problem) => {
@@ -141,5 +145,44 @@ describe('the quick test before masking (mayHold)', () => {
     other.add('key-that-is-long');
     expect(other.mayHold(candidate)).toBe(expected);
     expect(other.redact(candidate) === candidate).toBe(!expected || candidate.includes('\\') || candidate.includes('%'));
+  });
+});
+
+describe('a text cut short', () => {
+  const mask = createMask();
+  mask.add('Sekr3tTok_abc123XYZ');
+
+  it.each<[string, string, string]>([
+    ['ends with the first 18 characters of the secret', 'xx Sekr3tTok_abc123XY', 'xx ********'],
+    ['ends with its first 3 characters: the shortest start masked', 'xx Sek', 'xx ********'],
+    ['ends with its first 2 characters: left', 'xx Se', 'xx Se'],
+    ['ends with the start of its lower-case form', 'xx sekr3ttok', 'xx ********'],
+    ['holds the whole secret, then more', 'xx Sekr3tTok_abc123XYZ yy', 'xx ******** yy'],
+  ])('%s', (_name, text, masked) => {
+    expect(mask.redactCutEnd(text)).toBe(masked);
+  });
+
+  it.each<[number, string]>([
+    [5, 'ab… [cut]'],
+    [3, 'ab… [cut]'],
+    [2, 'ab… [cut]'],
+    [10, 'ab********… [cut]'],
+  ])('cut at %s bytes, never splits a mask: %s', (limit, cut) => {
+    expect(cutText('ab********cd', limit)).toBe(cut);
+  });
+});
+
+describe('hex forms', () => {
+  it.each<[string, string, boolean]>([
+    ['^^^^^^^^: hex 5e5e5e5e5e5e5e5e, digits and e', '^^^^^^^^', true],
+    ['^^^^^^^^: its hex in upper case', '^^^^^^^^', true],
+    ['12345678-ab: hex with letters', '12345678-ab', true],
+    ['@@@@@@@@: hex 4040404040404040, digits only, left out', '@@@@@@@@', false],
+  ])('%s: masked %s', (name, secret, masked) => {
+    const mask = createMask();
+    mask.add(secret);
+    const hex = Buffer.from(secret).toString('hex');
+    const form = name.includes('upper case') ? hex.toUpperCase() : hex;
+    expect(mask.redact(`a ${form} b`)).toBe(masked ? 'a ******** b' : `a ${form} b`);
   });
 });

@@ -275,3 +275,157 @@ describe.runIf(posix)('a failing token command, through a sending command', () =
     await server.close();
   });
 });
+
+describe('a non-JSON error body cut to 2 KB with a token across the cut', () => {
+  // 2,030 bytes before the token: the 2 KB cut falls inside it, after 18 of its characters.
+  const body = `${'x'.repeat(2030)}${TOKEN}${'y'.repeat(100)}`;
+  let server: RecordingServer;
+  let dir: string;
+  beforeAll(async () => {
+    server = await startRecordingServer(() => ({ status: 400, headers: { 'Content-Type': 'text/plain' }, body }));
+    dir = mkdtempSync(join(tmpdir(), 'core-cut-'));
+    writeFileSync(join(dir, 'reasons.ndjson'), JSON.stringify({ code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }] }));
+  });
+  afterAll(() => server.close());
+
+  it.each<[string, string[]]>([
+    ['reply', reply],
+    ['reply --json', [...reply, '--json']],
+    ['greet --verbose', [...greet, '--verbose']],
+    ['api POST', ['api', 'POST', '/api/v1/chatbot']],
+    ['reason update -f --report', ['reason', 'update', '-f', 'reasons.ndjson', '--report', 'rep.ndjson']],
+  ])('%s prints the body masked, no part of the token', async (_name, argv) => {
+    const env = baseEnv({ CORE_TOKEN: TOKEN, CORE_INTEGRATOR_TOKEN: INTEGRATOR, CORE_BASE_URL: server.url, CORE_TENANT: 'acme' });
+    const run = await runInProcess(argv, { env, cwd: dir });
+    const report = existsSync(join(dir, 'rep.ndjson')) ? readFileSync(join(dir, 'rep.ndjson'), 'utf8') : '';
+    const printed = run.stdout + run.stderr + report;
+    expect(printed).toContain('xxx********');
+    // Not the token, and not its first 8 characters either.
+    expect(printed).not.toContain(TOKEN.slice(0, 8));
+  });
+});
+
+describe('every secret is registered before anything is printed', () => {
+  let server: RecordingServer;
+  let dir: string;
+  beforeAll(async () => {
+    server = await startRecordingServer(echo(401));
+    dir = mkdtempSync(join(tmpdir(), 'core-early-'));
+    writeFileSync(join(dir, 'reasons.ndjson'), JSON.stringify({ code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }] }));
+  });
+  afterAll(() => server.close());
+
+  /** A config file with the token and the integrator token from `source`, and an API key header. */
+  function setup(source: 'env' | 'literal'): { env: Record<string, string | undefined>; config: string } {
+    const profile: Record<string, unknown> = { baseUrl: server.url, tenant: 'acme', headers: { 'X-Api-Key': HEADER_KEY }, retries: 0 };
+    const env = baseEnv();
+    if (source === 'env') Object.assign(env, { CORE_TOKEN: TOKEN, CORE_INTEGRATOR_TOKEN: INTEGRATOR });
+    else Object.assign(profile, { token: TOKEN, integratorToken: INTEGRATOR });
+    const config = join(dir, `core-${source}.json`);
+    writeFileSync(config, JSON.stringify({ profiles: { p: profile } }), { mode: 0o600 });
+    return { env, config };
+  }
+
+  const cases: Array<[string, (secret: string) => string[], RegExp]> = [
+    ['reply: a field that fails its rule', (s) => [...reply, '--received-at', s], /got "\*{8}"/],
+    ['reply --json: a field that fails its rule', (s) => [...reply, '--received-at', s, '--json'], /got \\"\*{8}\\"/],
+    ['reply: an address that is not a number', (s) => ['reply', '--core-client-id', s, '-t', 'hi'], /\*{8}/],
+    [
+      'reply --dry-run: a warning quoting an attachment',
+      (s) => [...reply, '--attachment', `https://files.example/${s}`, '--dry-run'],
+      /warning:.*\*{8}/,
+    ],
+    ['greet: a field that fails its rule', (s) => ['greet', '--core-client-id', s, '-t', 'hello'], /\*{8}/],
+  ];
+  const secrets: Array<[string, string]> = [
+    ['the token', TOKEN],
+    ['the integrator token', INTEGRATOR],
+    ['a header value', HEADER_KEY],
+  ];
+  for (const source of ['env', 'literal'] as const) {
+    describe(`with the tokens from ${source === 'env' ? 'the environment' : 'literals in the config file'}`, () => {
+      it.each(cases.flatMap(([name, argv, shows]) => secrets.map(([what, secret]) => [`${name} (${what})`, argv(secret), shows] as const)))(
+        '%s',
+        async (_name, argv, shows) => {
+          const { env, config } = setup(source);
+          const run = await runInProcess([...argv, '--config', config], { env, cwd: dir });
+          expect(run.stdout + run.stderr).toMatch(shows);
+          for (const secret of ALL_SECRETS) expect(run.stdout + run.stderr).not.toContain(secret);
+        },
+      );
+    });
+  }
+
+  it.each<[string, string[], string]>([
+    ['reply: the integrator token echoed back', reply, INTEGRATOR],
+    ['greet: the integrator token echoed back', greet, INTEGRATOR],
+    ['reason update: the token echoed back', reason, TOKEN],
+    ['reason update -f --report: the token echoed back', reasonFile, TOKEN],
+  ])('%s, though the command does not use it, is masked', async (_name, argv, unused) => {
+    const echoUnused = await startRecordingServer(() => ({
+      status: 401,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ message: `try ${unused} instead` }),
+    }));
+    for (const source of ['env', 'literal'] as const) {
+      const { env, config } = setup(source);
+      writeFileSync(config, readFileSync(config, 'utf8').replace(server.url, echoUnused.url));
+      writeFileSync(join(dir, 'report.ndjson'), '');
+      const run = await runInProcess([...argv, '--config', config], { env, cwd: dir });
+      const written = readFileSync(join(dir, 'report.ndjson'), 'utf8');
+      expect(run.stdout + run.stderr).toContain('try ******** instead');
+      for (const secret of ALL_SECRETS) expect(run.stdout + run.stderr + written).not.toContain(secret);
+    }
+    await echoUnused.close();
+  });
+});
+
+describe('a secret never masks what core prints beside it', () => {
+  it.each<[string, string]>([
+    ['answerId', 'answerId'],
+    ['durationMs', 'durationMs'],
+  ])('a token equal to the key %s is refused: exit 2, nothing sent', async (_name, token) => {
+    const server = await startRecordingServer(echo(200));
+    const env = baseEnv({ CORE_TOKEN: token, CORE_BASE_URL: server.url, CORE_TENANT: 'acme' });
+    const run = await runInProcess([...reply, '--json'], { env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('CORE_TOKEN is a key or label that core prints');
+    expect(server.requests).toHaveLength(0);
+    await server.close();
+  });
+
+  it('a header value of several words masks its distinctive words, never an ordinary one (config show)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'core-words-'));
+    const profile = {
+      baseUrl: 'http://127.0.0.1:1',
+      tenant: 'acme',
+      integratorToken: { env: 'INT' },
+      headers: { 'X-Api-Key': 'Integrator Wordy_Secret_777' },
+    };
+    writeFileSync(join(dir, 'core.json'), JSON.stringify({ profiles: { p: profile } }), { mode: 0o600 });
+    for (const argv of [
+      ['config', 'show'],
+      ['config', 'show', '--json'],
+    ]) {
+      const run = await runInProcess([...argv, '--config', 'core.json'], { env: baseEnv(), cwd: dir });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/integratorToken/);
+      expect(run.stdout + run.stderr).not.toContain('********Token');
+      expect(run.stdout + run.stderr).not.toContain('Wordy_Secret_777');
+    }
+  });
+});
+
+describe('a base URL with a password that does not parse', () => {
+  it.each<[string, Record<string, string>, string[]]>([
+    ['CORE_BASE_URL', { CORE_BASE_URL: 'http://u:Passw0rdXyz@127.0.0.1:99999' }, []],
+    ['--base-url', {}, ['--base-url', 'https://admin:Passw0rdXyz@chat.example.com:70000']],
+  ])('%s: the error masks its user name and password', async (_name, vars, flags) => {
+    const env = baseEnv({ CORE_TOKEN: TOKEN, CORE_TENANT: 'acme', ...vars });
+    const run = await runInProcess([...reply, ...flags], { env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/"https?:\/\/\*{8}@[^"]+" is not an absolute URL/);
+    expect(run.stderr).not.toContain('Passw0rdXyz');
+    expect(run.stderr).not.toMatch(/u:|admin/);
+  });
+});

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,6 +67,41 @@ withTool('openssl').describe('TLS with a private CA', () => {
     expect(run.stderr).toContain('TLS failure');
     expect(run.stderr).toContain(`the certificate is not signed by the CA of ${pki.otherCaFile} nor by one the system trusts`);
     expect(run.stderr).not.toContain('give its certificate with --ca-file');
+  });
+
+  it('says an expired certificate of the CA given is expired, not that the CA did not sign it: exit 6', async () => {
+    // Signed by the trusted CA, valid until yesterday.
+    execFileSync(
+      'openssl',
+      [
+        'x509',
+        '-req',
+        '-in',
+        'server.csr',
+        '-CA',
+        'core-test-ca.pem',
+        '-CAkey',
+        'core-test-ca.key',
+        '-out',
+        'expired.pem',
+        '-days',
+        '-1',
+        '-extfile',
+        'server.ext',
+      ],
+      { cwd: pki.dir, stdio: 'ignore' },
+    );
+    const expired = await startRecordingServer(undefined, { tls: { ...pki, cert: readFileSync(join(pki.dir, 'expired.pem'), 'utf8') } });
+    try {
+      const run = await runInProcess([...reply, '--ca-file', pki.caFile], { env: env({ CORE_BASE_URL: expired.url }) });
+      expect(run.code).toBe(6);
+      expect(run.stderr).toContain('CERT_HAS_EXPIRED');
+      expect(run.stderr).toContain('outside its dates of validity');
+      expect(run.stderr).not.toContain('is not signed by the CA');
+      expect(expired.requests).toHaveLength(0);
+    } finally {
+      await expired.close();
+    }
   });
 
   it('says a certificate for other host names is for other names, not to give a CA file (one was given): exit 6', async () => {

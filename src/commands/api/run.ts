@@ -7,7 +7,7 @@ import { finishSend } from '../../send/deliver.js';
 import { withoutEditorKeys } from '../../send/fields.js';
 import { readPayloadFile } from '../../send/input.js';
 import { openSession } from '../../send/session.js';
-import { loadCommandSettings } from '../common.js';
+import { loadSendSettings } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
 import type { SendOptions } from '../send-options.js';
 import { API_METHODS, type ApiMethod } from './methods.js';
@@ -38,7 +38,7 @@ export async function runApi(options: ApiOptions, ctx: Context): Promise<number>
   if (method === 'GET' && options.file !== undefined) {
     throw new UsageError('a GET request carries no body, so -f does not go with it', { hint: 'send the body with POST, PUT or PATCH' });
   }
-  const settings = await loadCommandSettings(options, ctx);
+  const settings = await loadSendSettings(options, ctx);
   const loaded = options.file === undefined ? undefined : (await readPayloadFile(options.file, ctx)).value;
   const payload = isRecord(loaded) ? withoutEditorKeys(loaded) : loaded;
   const operation = operationFor(method, path);

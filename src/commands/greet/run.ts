@@ -4,7 +4,7 @@ import { mayRetry, operations } from '../../operations.js';
 import { validateGreeting } from '../../payload/greeting.js';
 import { printWarnings, rejectPayload, sendOne } from '../../send/deliver.js';
 import { readPayloadFile, readTextFile, refuseTwoStdinReaders } from '../../send/input.js';
-import { loadCommandSettings, requireTerminal } from '../common.js';
+import { loadSendSettings, requireTerminal } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
 import type { SendOptions } from '../send-options.js';
 import { buildGreeting, type GreetFields } from './build.js';
@@ -29,7 +29,7 @@ export async function runGreet(options: GreetOptions, ctx: Context): Promise<num
   // and nobody composes a greeting only to hear that the flags clash.
   if (options.interactive) requireTerminal(ctx, 'core greet', '-t/--text with --core-client-id, or -f FILE');
   if (options.dryRun && options.curl) throw new UsageError('--dry-run and --curl cannot be used together');
-  const settings = await loadCommandSettings(options, ctx);
+  const settings = await loadSendSettings(options, ctx);
 
   refuseTwoStdinReaders([
     ['-f', options.file],

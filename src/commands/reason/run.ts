@@ -17,7 +17,7 @@ import { printWarnings } from '../../send/deliver.js';
 import { isRecord } from '../../send/fields.js';
 import { joinUrl, maskHeaders } from '../../send/request.js';
 import { openSession, type Session } from '../../send/session.js';
-import { loadCommandSettings, requireTerminal } from '../common.js';
+import { loadSendSettings, requireTerminal } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
 import type { SendOptions } from '../send-options.js';
 import { appliedIn, type Applied } from '../../batch/resume.js';
@@ -106,7 +106,7 @@ async function updateFromOptions(
   // Flag syntax first, so a typo stops the command before a large file is read.
   for (const name of options.fields.names ?? []) parseName(name);
 
-  const settings = await loadCommandSettings(options, ctx);
+  const settings = await loadSendSettings(options, ctx);
   // -i: the prompts read the file (one reason), lay the flags over it and ask for the rest; the
   // reason they return is what is sent, as a batch of one.
   const composed = options.interactive ? await (await import('./interactive.js')).composeReasonInteractively(options, ctx) : undefined;

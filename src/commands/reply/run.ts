@@ -5,7 +5,7 @@ import { validateReply } from '../../payload/reply.js';
 import { printWarnings, rejectPayload, sendOne } from '../../send/deliver.js';
 import { readPayloadFile, readTextFile, refuseTwoStdinReaders } from '../../send/input.js';
 import { randomId } from '../../uuid.js';
-import { loadCommandSettings, requireTerminal } from '../common.js';
+import { loadSendSettings, requireTerminal } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
 import type { SendOptions } from '../send-options.js';
 import { answerIdOf, buildReply, type ReplyFields } from './build.js';
@@ -26,7 +26,7 @@ export async function runReply(options: ReplyOptions, ctx: Context): Promise<num
   // reply only to hear that the flags clash (as core greet does).
   if (options.interactive) requireTerminal(ctx, 'core reply', '-t/--text with --core-client-id (or another address), or -f FILE');
   if (options.dryRun && options.curl) throw new UsageError('--dry-run and --curl cannot be used together');
-  const settings = await loadCommandSettings(options, ctx);
+  const settings = await loadSendSettings(options, ctx);
 
   refuseTwoStdinReaders([
     ['-f', options.file],
