@@ -162,6 +162,20 @@ describe('a text cut short', () => {
     expect(mask.redactCutEnd(text)).toBe(masked);
   });
 
+  it.each([
+    ['the later-registered secret', ['abcZZZZZ-one', 'abcabc12-two']],
+    ['the earlier-registered secret', ['abcabc12-two', 'abcZZZZZ-one']],
+  ])('masks from the longest start at the end when two secrets begin there, %s being the longer', (_name, secrets) => {
+    const two = createMask();
+    for (const secret of secrets) two.add(secret);
+    // "abcabc" starts abcabc12-two; its last "abc" starts abcZZZZZ-one: the longer start is masked.
+    expect(two.redactCutEnd('xx abcabc')).toBe('xx ********');
+  });
+
+  it('masks nothing at the end of a text when no secret is registered', () => {
+    expect(createMask().redactCutEnd('xx Sek')).toBe('xx Sek');
+  });
+
   it.each<[number, string]>([
     [5, 'ab… [cut]'],
     [3, 'ab… [cut]'],

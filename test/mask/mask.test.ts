@@ -96,6 +96,13 @@ describe('the forms of a token masked in text', () => {
 
   it('leaves out a hex form made only of digits: masking it would mask numbers', () => {
     expect(secretForms('1234567a')).not.toContain('3132333435363761');
+    // Its bytes' hex, 2121212121212121, is digits alone: no hex form at all.
+    expect(secretForms('!!!!!!!!')).toEqual(['!!!!!!!!', 'ISEhISEhIS', 'EhISEhISEh', 'hISEhISEhI']);
+    // A form that reads as a number is left out: the base64 of {m=xM;xO4 is e209eE07eE80.
+    expect(secretForms('{m=xM;xO4')).not.toContain('e209eE07eE80');
+    const numeric = createMask();
+    numeric.add('{m=xM;xO4');
+    expect(numeric.redact('1e209eE07eE80 is a number')).toBe('1e209eE07eE80 is a number');
     expect(maskOf('1234567a').redact('id 3132333435363761')).toBe('id 3132333435363761');
   });
 
