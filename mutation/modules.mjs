@@ -11,7 +11,8 @@ const PAYLOAD_TESTS = ['bounds', 'greeting', 'load', 'long', 'reason', 'reply', 
  * beside PAYLOAD_TESTS (descriptions.test.ts: the words of the JSON Schema, for the files that write them).
  */
 const PAYLOAD_FILES = {
-  checks: ['test/payload/checks.test.ts', 'test/payload/descriptions.test.ts'],
+  // agreement.test.ts: the JSON Schema expressions written beside the checks (a pattern, a format).
+  checks: ['test/payload/checks.test.ts', 'test/payload/descriptions.test.ts', 'test/schema/agreement.test.ts'],
   messages: ['test/payload/messages.test.ts'],
   validate: ['test/payload/schema-walk.test.ts'],
   common: ['test/payload/common.test.ts', 'test/payload/descriptions.test.ts'],

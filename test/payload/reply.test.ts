@@ -291,6 +291,9 @@ describe('attachments', () => {
     ['broken by a tab', 'ht\ttp://example.com/a.pdf'],
     ['broken by a newline', 'https://exam\nple.com/a.pdf'],
     ['after a control character', '\u0001https://example.com/a.pdf'],
+    // Written as an http URL, but the parser refuses it: a space in the host, a bracket never closed.
+    ['with a space in its host', 'https://exa mple.com/a.pdf'],
+    ['with an IPv6 host never closed', 'https://[::1/a.pdf'],
   ])('fail a url that is %s', (_, url) => {
     expectOnly(
       validateReply(attach({ url, name: 'a.pdf' })),

@@ -251,3 +251,10 @@ describe('core schema and the checks core runs before sending', () => {
     expect(schemaAccepts(kind, payload, 'body')).toBe(false);
   });
 });
+
+describe('the JSON Schema of an attachment url', () => {
+  it('is format uri, for editors that check it, beside the http(s) pattern', () => {
+    const reply = jsonSchemaOf('reply') as { properties: { attachments: { items: { properties: { url: unknown } } } } };
+    expect(reply.properties.attachments.items.properties.url).toMatchObject({ format: 'uri', pattern: expect.stringMatching(/^\^\[Hh\]/) });
+  });
+});
