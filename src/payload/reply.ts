@@ -81,7 +81,7 @@ function replyRules(email: boolean) {
  * counts as given when its key is there (`required`), as in `has`; whether its value is valid is the
  * field's own schema's business, as it is replyRules'.
  */
-function replyRulesJsonSchema(email: boolean) {
+function replyRulesJsonSchema() {
   const onlyWithSwitchToHuman = {
     description: 'Only with code SWITCH_TO_HUMAN (answer rule 3).',
     required: ['code'],
@@ -90,17 +90,16 @@ function replyRulesJsonSchema(email: boolean) {
   return {
     allOf: [
       { description: 'text, or formattedText (chatbot rule 3).', anyOf: [{ required: ['text'] }, { required: ['formattedText'] }] },
-      email
-        ? { description: `Addressed by sessionId and questionIndex: ${EMAIL_RULE}.`, required: ['sessionId', 'questionIndex'] }
-        : {
-            description: 'Addressed by coreClientId, questionId, sessionId with questionIndex, or clientId (addressing rule 1).',
-            anyOf: [
-              { required: ['coreClientId'] },
-              { required: ['questionId'] },
-              { required: ['sessionId', 'questionIndex'] },
-              { required: ['clientId'] },
-            ],
-          },
+      // The email rule (chatbot rule 2) depends on the question, not on the body: it stays in words.
+      {
+        description: 'Addressed by coreClientId, questionId, sessionId with questionIndex, or clientId (addressing rule 1).',
+        anyOf: [
+          { required: ['coreClientId'] },
+          { required: ['questionId'] },
+          { required: ['sessionId', 'questionIndex'] },
+          { required: ['clientId'] },
+        ],
+      },
     ],
     // Addressing rule 2 (PAIR_RULE).
     dependentRequired: { sessionId: ['questionIndex'], questionIndex: ['sessionId'] },
@@ -154,7 +153,7 @@ function buildReplySchema(limits: Limits, email: boolean) {
       quickRepliesHeaderFooter: z.optional(quickRepliesHeaderFooterSchema),
       messageListPicker: z.optional(messageListPickerSchema),
     })
-    .check(replyRules(email), z.meta({ description: DESCRIPTION, ...replyRulesJsonSchema(email) }));
+    .check(replyRules(email), z.meta({ description: DESCRIPTION, ...replyRulesJsonSchema() }));
 }
 
 /** The bot answer with no profile limits and no email rule: what any reply must satisfy. */

@@ -82,6 +82,7 @@ const ACCEPTED: Record<Kind, Case[]> = {
     ['receivedAt now', reply({ receivedAt: 'now' })],
     ['receivedAt NOW with spaces around', reply({ receivedAt: ' NOW ' })],
     ['a header with three kinds of content', reply(header([{ text: 'Hi' }, { imageUrl: 'i' }, { documentUrl: 'd' }]))],
+    ['a header with every kind but a document', reply(header([{ text: 'Hi' }, { imageUrl: 'i' }, { videoUrl: 'v' }]))],
     ['a $schema URL', reply({ $schema: 'https://unpkg.com/core-cli/docs/schemas/reply.schema.json' })],
     ['a $schema that is not a string (core drops it unread)', reply({ $schema: 5 })],
   ],
@@ -256,5 +257,21 @@ describe('the JSON Schema of an attachment url', () => {
   it('is format uri, for editors that check it, beside the http(s) pattern', () => {
     const reply = jsonSchemaOf('reply') as { properties: { attachments: { items: { properties: { url: unknown } } } } };
     expect(reply.properties.attachments.items.properties.url).toMatchObject({ format: 'uri', pattern: expect.stringMatching(/^\^\[Hh\]/) });
+  });
+});
+
+describe('the JSON Schema of a reply', () => {
+  it('describes each rule it states across fields, in words', () => {
+    const reply = jsonSchemaOf('reply') as {
+      allOf: { description: string }[];
+      dependentSchemas: Record<string, { description: string }>;
+    };
+    expect(reply.allOf.map((rule) => rule.description)).toEqual([
+      'text, or formattedText (chatbot rule 3).',
+      'Addressed by coreClientId, questionId, sessionId with questionIndex, or clientId (addressing rule 1).',
+    ]);
+    expect(Object.values(reply.dependentSchemas).map((rule) => rule.description)).toEqual(
+      Array(3).fill('Only with code SWITCH_TO_HUMAN (answer rule 3).'),
+    );
   });
 });
