@@ -96,11 +96,8 @@ export async function runSuite(plans: readonly PlannedConversation[], init: Suit
   return { summaries: summaries.filter((s): s is ConversationSummary => s !== undefined), coverage };
 }
 
-/**
- * A conversation that was never played, because nothing could be (the sandbox at --sandbox did not
- * answer): no run, every step skipped, and `message` as the failure at its start.
- */
-export function unplayed(plan: PlannedConversation, message: string): ConversationSummary {
+/** What names a conversation in the reports: its file, its places, its name, line, channel and examples row. */
+function placeOf(plan: PlannedConversation): Pick<ConversationSummary, 'file' | 'index' | 'ordinal' | 'name' | 'line' | 'channel' | 'row'> {
   return {
     file: plan.file,
     index: plan.index,
@@ -109,6 +106,15 @@ export function unplayed(plan: PlannedConversation, message: string): Conversati
     line: plan.line,
     channel: plan.channel,
     row: plan.row,
+  };
+}
+
+/**
+ * A conversation that was never played, because nothing could be (the sandbox at --sandbox did not
+ * answer): no run, every step skipped, and `message` as the failure at its start.
+ */
+export function unplayed(plan: PlannedConversation, message: string): ConversationSummary {
+  return {
     runs: 0,
     failedRuns: 0,
     shown: {
@@ -133,19 +139,14 @@ export function unplayed(plan: PlannedConversation, message: string): Conversati
     latency: new Latencies(),
     durationMs: 0,
     reach: { attempts: 0, connected: false, errors: [], botSpoke: false },
+    // Last: on Node 20 a literal that starts with a spread pays for each property after it.
+    ...placeOf(plan),
   };
 }
 
 /** A run folded into its conversation's summary; the run's details are kept only when reports show them. */
 function fold(summary: ConversationSummary | undefined, plan: PlannedConversation, run: RunResult): ConversationSummary {
   const out: ConversationSummary = summary ?? {
-    file: plan.file,
-    index: plan.index,
-    ordinal: plan.ordinal,
-    name: plan.name,
-    line: plan.line,
-    channel: plan.channel,
-    row: plan.row,
     runs: 0,
     failedRuns: 0,
     shown: run,
@@ -153,6 +154,7 @@ function fold(summary: ConversationSummary | undefined, plan: PlannedConversatio
     latency: new Latencies(),
     durationMs: 0,
     reach: { attempts: 0, connected: false, errors: [], botSpoke: false },
+    ...placeOf(plan),
   };
   out.runs += 1;
   out.durationMs += run.durationMs;
