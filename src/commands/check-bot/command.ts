@@ -14,7 +14,8 @@ export const checkBotCommand: CommandFactory = (inv) => {
         'answer a replay anew; it retries a refused answer with the same answerId; it addresses EMAIL answers by ' +
         'sessionId and questionIndex; it ignores fields it does not know. core check-bot starts a sandbox on --port ' +
         '(default a free port) that delivers to --bot-url, with the sandbox defaults (tenant sandbox, token ' +
-        'sandbox-token) and CORE_SANDBOX_WEBHOOK_SECRET; or it uses the running sandbox at --sandbox. The checks run ' +
+        'sandbox-token) and the webhook secret of CORE_SANDBOX_WEBHOOK_SECRET, else the one kept for you, as core sandbox ' +
+        'signs with; or it uses the running sandbox at --sandbox. The checks run ' +
         'at once, each in its own conversation; those that expect no answer wait --timeout for none, so a run takes ' +
         'about --timeout. docs/check-bot.md explains each check and how to pass it in Node and in Python.',
     )

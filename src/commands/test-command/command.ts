@@ -13,7 +13,7 @@ export const testCommand: CommandFactory = (inv) => {
       'Play each conversation of the test files (YAML or JSON; a folder gives its .yaml, .yml and .json files) against ' +
         'your bot, as a customer, through a sandbox: core test starts one on --port (default a free port) that delivers ' +
         'MESSAGE webhooks to --bot-url, with the sandbox defaults (tenant sandbox, token sandbox-token) and ' +
-        'CORE_SANDBOX_WEBHOOK_SECRET; or it uses the running sandbox at --sandbox. Each conversation has its own thread ' +
+        'the webhook secret of CORE_SANDBOX_WEBHOOK_SECRET, else the one kept for you, as core sandbox signs with; or it uses the running sandbox at --sandbox. Each conversation has its own thread ' +
         'and client, and they run at once (--concurrency). A step waits up to --timeout for what it expects.\n\n' +
         'Steps: customer: TEXT; press: LABEL (a button or list item of the last answer); bot: {text: ..., quickReplies: ' +
         '[...], code: ..., ...} checks the next answer (strings exact or /regex/flags, lists in order, objects by the ' +
