@@ -13,7 +13,7 @@ import { call, messages, paths, replyBody, sandbox } from './helpers.js';
 const folder = () => mkdtempSync(join(tmpdir(), 'core-sandbox-'));
 
 /** Runs `core ...` in this process with in-memory streams; returns once the sandbox has printed its start lines. */
-async function startCli(argv: string[], environment: Record<string, string | undefined> = { HOME: folder() }) {
+async function startCli(argv: string[], environment: Record<string, string | undefined> = {}) {
   let started!: () => void;
   const startLines = new Promise<void>((resolve) => (started = resolve));
   const stderrWaits: { pattern: RegExp; resolve: () => void }[] = [];
@@ -28,7 +28,8 @@ async function startCli(argv: string[], environment: Record<string, string | und
   });
   io.streams.stdin.end();
   const controller = new AbortController();
-  const exit = main({ argv, streams: io.streams, env: environment, cwd: folder(), signal: controller.signal });
+  // A home of its own, unless the test names one: the sandbox keeps its webhook secret there.
+  const exit = main({ argv, streams: io.streams, env: { HOME: folder(), ...environment }, cwd: folder(), signal: controller.signal });
   // The start lines, or the end of a command that never printed them.
   await Promise.race([startLines, exit]);
   const out = io.stdout();
