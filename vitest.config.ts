@@ -23,6 +23,7 @@ export const UNIT_TESTS = [
   'test/config/{duration,loaders,reading,require,schema}.test.ts',
   'test/customer/wait.test.ts',
   'test/docs/generated.test.ts',
+  'test/docs/install-recipes.test.ts',
   'test/hardening/{mask-rule,proxy-rules}.test.ts',
   'test/http/throttle.test.ts',
   'test/markdown/**/*.test.ts',

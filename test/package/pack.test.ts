@@ -2,9 +2,12 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pageFiles } from '../../src/sandbox/page.js';
+import { CHECK_IDS } from '../../src/testing/check-bot/ids.js';
+import { freePort, startProcess, stopProcesses } from '../helpers/processes.js';
 import { binPath, ensureBuilt, repoRoot } from '../helpers/run.js';
+import { withTool } from '../helpers/tools.js';
 import { happens } from '../helpers/wait.js';
 
 /**
@@ -98,7 +101,16 @@ describe('the npm package', () => {
     const paths = packed.files.map((file) => file.path);
     expect(paths).toContain('dist/bin.js');
     for (const name of Object.keys(pageFiles)) expect(paths).toContain(`dist/page/${name}`);
-    for (const path of ['dist/sandbox.mjs', 'dist/sandbox.d.mts', '.corerc.example', 'docs/sandbox.md', 'docs/examples/bot/bot.mjs']) {
+    for (const path of [
+      'dist/sandbox.mjs',
+      'dist/sandbox.d.mts',
+      '.corerc.example',
+      'docs/sandbox.md',
+      'docs/examples/bot/bot.mjs',
+      'docs/examples/bot/bot.py',
+      'docs/examples/bot/bot.ts',
+      'docs/sandbox-page.png',
+    ]) {
       expect(paths).toContain(path);
     }
     expect(paths).toContain('README.md');
@@ -114,7 +126,7 @@ describe('the npm package', () => {
         !/^docs\/schemas\/\w+\.schema\.json$/.test(path) &&
         !/^docs\/[\w-]+\.md$/.test(path) &&
         !/^docs\/commands\/[\w-]+\.md$/.test(path) &&
-        !/^docs\/examples\/[\w./-]+\.(json|yaml|ndjson|md|mjs)$/.test(path) &&
+        !/^docs\/examples\/[\w./-]+\.(json|yaml|ndjson|md|mjs|py|ts)$/.test(path) &&
         ![
           'README.md',
           'CHANGELOG.md',
@@ -124,12 +136,13 @@ describe('the npm package', () => {
           '.corerc.example',
           'docs/man/core.1',
           'docs/openapi.json',
+          'docs/sandbox-page.png',
         ].includes(path),
     );
     expect(unexpected).toEqual([]);
-    expect(
-      paths.filter((path) => path.endsWith('.map') || path.startsWith('src/') || path.startsWith('test/') || path.endsWith('.png')),
-    ).toEqual([]);
+    expect(paths.filter((path) => path.endsWith('.map') || path.startsWith('src/') || path.startsWith('test/'))).toEqual([]);
+    // The one picture: the page's, which the README and docs/sandbox.md show.
+    expect(paths.filter((path) => path.endsWith('.png'))).toEqual(['docs/sandbox-page.png']);
   });
 
   it('names its repository, home page and bug tracker, so the README\'s links and the "report it" hint lead somewhere', () => {
@@ -153,8 +166,9 @@ describe('the npm package', () => {
 
   it('is a tarball of reasonable size', () => {
     expect(statSync(tarball).size).toBe(packed.size);
-    // Everything core uses is in it; a jump far past this means something unintended was bundled or shipped.
-    expect(packed.size).toBeLessThan(1_000_000);
+    // Everything core uses is in it, and the page's screenshot (330 KB of PNG, which does not compress);
+    // a jump far past this means something unintended was bundled or shipped.
+    expect(packed.size).toBeLessThan(1_400_000);
     console.info(
       `npm pack: ${packed.filename}, ${packed.size} bytes packed, ${packed.unpackedSize} bytes unpacked, ${packed.files.length} files`,
     );
@@ -329,14 +343,14 @@ describe('what help, hints, the man page and the README name', () => {
     const named = new Map<string, string>();
     for (const bundle of bundles) for (const path of namedPaths(readFileSync(join(dist, bundle), 'utf8'))) named.set(path, bundle);
     // The hints that name guides are there to be found: the walk does find what it checks.
-    expect([...named.keys()]).toEqual(expect.arrayContaining(['docs/sandbox.md', 'docs/configuration.md', 'docs/examples/bot/bot.mjs']));
+    expect([...named.keys()]).toEqual(expect.arrayContaining(['docs/sandbox.md', 'docs/configuration.md', 'docs/examples/bot/']));
     expect([...named].filter(([path]) => !shipped(path)).map(([path, bundle]) => `${bundle}: ${path}`)).toEqual([]);
   });
 
   it('ships every path that the installed man page names', () => {
     const page = manText(readFileSync(join(prefix, 'share', 'man', 'man1', 'core.1'), 'utf8'));
     const paths = namedPaths(page);
-    expect(paths).toEqual(expect.arrayContaining(['docs/examples/bot/bot.mjs', 'docs/testing-bots.md', 'SECURITY.md']));
+    expect(paths).toEqual(expect.arrayContaining(['docs/examples/bot/', 'docs/testing-bots.md', 'SECURITY.md']));
     expect(paths.filter((path) => !shipped(path))).toEqual([]);
   });
 
@@ -588,6 +602,99 @@ describe("the installed core sandbox's output", () => {
       child.kill('SIGTERM');
       await exited;
     }
+  });
+});
+
+describe('the example bots, as the installed core prints them', () => {
+  afterEach(() => stopProcesses());
+
+  /** A folder of the user's, where they write the bot core prints. */
+  const folder = () => mkdtempSync(join(work, 'example-bot-'));
+
+  /**
+   * Starts the bot (`command` in `cwd`) as its first lines say, pointed at the sandbox that the
+   * installed `core check-bot` then starts on a port of its own, and grades it: every check passes.
+   */
+  async function grade(command: string, args: string[], cwd: string) {
+    const [sandboxPort, botPort] = [await freePort(), await freePort()];
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const bot = startProcess(
+      command,
+      args,
+      {
+        PATH: process.env.PATH,
+        HOME: work,
+        CORE_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
+        CORE_TENANT: 'sandbox',
+        CORE_TOKEN: 'sandbox-token',
+        CORE_WEBHOOK_SECRET: secret,
+        PORT: String(botPort),
+      },
+      /bot listening on/,
+    );
+    await bot.started;
+    const result = spawnSync(
+      join(prefix, 'bin', 'core'),
+      [
+        'check-bot',
+        '--port',
+        String(sandboxPort),
+        '--bot-url',
+        `http://127.0.0.1:${botPort}/webhook`,
+        '--timeout',
+        '3s',
+        '--reporter',
+        'json',
+      ],
+      { cwd, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: work, CORE_SANDBOX_WEBHOOK_SECRET: secret } as NodeJS.ProcessEnv },
+    );
+    const report = JSON.parse(result.stdout) as { checks: { id: string; status: string; message: string }[] };
+    expect(report.checks.filter((check) => check.status !== 'pass')).toEqual([]);
+    expect(report.checks.map((check) => check.id)).toEqual(CHECK_IDS);
+    expect(result.status).toBe(0);
+  }
+
+  /** `core example bot ARGS > FILE` in `cwd`: what the bot's file holds is what core printed. */
+  function print(args: string[], cwd: string, file: string) {
+    const printed = core(['example', 'bot', ...args]);
+    expect(printed.stderr).toBe('');
+    expect(printed.status).toBe(0);
+    writeFileSync(join(cwd, file), printed.stdout);
+    return printed.stdout;
+  }
+
+  it('core example bot > bot.mjs && node bot.mjs passes every check', async () => {
+    const cwd = folder();
+    print([], cwd, 'bot.mjs');
+    await grade(process.execPath, [join(cwd, 'bot.mjs')], cwd);
+  });
+
+  withTool('python3').it('core example bot --lang python > bot.py && python3 bot.py passes every check', async () => {
+    const cwd = folder();
+    print(['--lang', 'python'], cwd, 'bot.py');
+    await grade('python3', [join(cwd, 'bot.py')], cwd);
+  });
+
+  it('core example bot --lang typescript > bot.ts compiles with tsc --strict as its first lines say, and passes every check', async () => {
+    const cwd = folder();
+    const source = print(['--lang', 'typescript'], cwd, 'bot.ts');
+    // The command its first lines give, with the compiler and @types/node a project would install.
+    const command = /npx tsc (.+) bot\.ts/.exec(source)?.[1];
+    expect(command).toBe('--strict --module nodenext --target es2022 --types node');
+    const tsc = spawnSync(
+      process.execPath,
+      [
+        join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'),
+        ...command!.split(' '),
+        '--typeRoots',
+        join(repoRoot, 'node_modules', '@types'),
+        'bot.ts',
+      ],
+      { cwd, encoding: 'utf8' },
+    );
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.status).toBe(0);
+    await grade(process.execPath, [join(cwd, 'bot.js')], cwd);
   });
 });
 

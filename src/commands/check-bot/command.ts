@@ -39,7 +39,8 @@ reached at all (or the sandbox at --sandbox could not be); 2 for bad usage.
 Examples:
   $ export CORE_SANDBOX_WEBHOOK_SECRET=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
   $ export CORE_BASE_URL=http://127.0.0.1:8080 CORE_TENANT=sandbox CORE_TOKEN=sandbox-token
-  $ CORE_WEBHOOK_SECRET=$CORE_SANDBOX_WEBHOOK_SECRET node docs/examples/bot/bot.mjs &   # the bot, answering to port 8080
+  $ core example bot > bot.mjs
+  $ CORE_WEBHOOK_SECRET=$CORE_SANDBOX_WEBHOOK_SECRET node bot.mjs &   # the bot, answering to port 8080
   $ core check-bot --port 8080 --bot-url http://127.0.0.1:3000/webhook
   $ core check-bot --port 8080 --bot-url http://127.0.0.1:3000/webhook --only signature replay
   $ core check-bot --sandbox http://127.0.0.1:8080 --reporter junit --output check-bot.xml

@@ -59,7 +59,8 @@ at all (every webhook failed to connect), or the sandbox at --sandbox could not 
 Examples:
   $ export CORE_SANDBOX_WEBHOOK_SECRET=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
   $ export CORE_BASE_URL=http://127.0.0.1:8080 CORE_TENANT=sandbox CORE_TOKEN=sandbox-token
-  $ CORE_WEBHOOK_SECRET=$CORE_SANDBOX_WEBHOOK_SECRET node docs/examples/bot/bot.mjs &   # the bot, answering to port 8080
+  $ core example bot > bot.mjs
+  $ CORE_WEBHOOK_SECRET=$CORE_SANDBOX_WEBHOOK_SECRET node bot.mjs &   # the bot, answering to port 8080
   $ core test tests/*.yaml --port 8080 --bot-url http://127.0.0.1:3000/webhook
   $ core test tests/ --port 8080 --bot-url http://127.0.0.1:3000/webhook --reporter junit --output report.xml
   $ core test tests/ --bot-url http://127.0.0.1:3000/webhook --reporter junit=report.xml --reporter json=report.json
