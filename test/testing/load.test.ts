@@ -285,6 +285,18 @@ describe('a file of several conversations', () => {
     ]);
   });
 
+  it.each([
+    ['yaml', 'shop.yaml', text.replace('channel: IM', 'channel: im').replace('channel: EMAIL', 'channel: Email')],
+    [
+      'JSON',
+      'shop.json',
+      '{"channel": "iM", "conversations": [{"name": "a", "steps": [{"customer": "Hi"}]}, {"name": "b", "channel": "email", "steps": [{"customer": "Hi"}]}]}',
+    ],
+  ])('plans the channels a %s file names in any case by their names', async (_, name, content) => {
+    const file = await loadOne(name, content);
+    expect(file.conversations.map((conversation) => conversation.channel)).toEqual(['IM', 'EMAIL']);
+  });
+
   it('names the suite after the file when the file gives no name', async () => {
     const file = await loadOne('shop.yaml', text.replace('name: the shop\n', ''));
     expect(file.name).toBe('shop');
