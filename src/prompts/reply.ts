@@ -1,5 +1,5 @@
 import { CODES, CODES_HANDLED_FIRST } from '../payload/codes.js';
-import { attachmentFromUrl, idFromFlag, isRecord } from '../send/fields.js';
+import { attachmentFromUrl, idFromFlag, isRecord } from '../input/fields.js';
 import { askField } from './ask.js';
 import { compose, type ComposeEnv, type Draft, type Part } from './composer.js';
 import type { ComposeGreetingOptions } from './greeting.js';

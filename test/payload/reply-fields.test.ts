@@ -124,7 +124,7 @@ describe('the lists derived from the model', () => {
     expect(shapeOf(botExpectationSchema)).toEqual([...CHECKED_FIELDS, ...ADDRESSING_FIELDS]);
   });
 
-  it("counts code's values and the features in coverage's fixed order (docs/testing-bots.md, \"Coverage\")", () => {
+  it('counts code\'s values and the features in coverage\'s fixed order (docs/testing-bots.md, "Coverage")', () => {
     expect(COUNTED_VALUES).toEqual([['code', ['SUCCESS', 'UNCLEAR_QUESTION', 'SWITCH_TO_HUMAN']]]);
     expect(COVERAGE_NAMES).toEqual([
       'WEB',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { PayloadError, UsageError } from '../../src/errors.js';
-import { MAX_PAYLOAD_BYTES } from '../../src/send/input.js';
+import { MAX_PAYLOAD_BYTES } from '../../src/input/files.js';
 import { listFiles, loadTests, type PlannedFile } from '../../src/testing/load.js';
 
 /**

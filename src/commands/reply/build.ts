@@ -11,7 +11,7 @@ import {
   payloadFromFile,
   setField,
   type QuickReplyFlag,
-} from '../../send/fields.js';
+} from '../../input/fields.js';
 
 /** The payload fields `core reply` takes from flags (docs/commands/reply.md); the routing fields' flags are repeatable. */
 export interface ReplyFields extends Partial<Record<(typeof ROUTING_FIELDS)[number], string[]>> {
