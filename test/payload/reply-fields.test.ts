@@ -14,9 +14,12 @@ import {
   SHOWN_FIELDS,
   type FieldRole,
 } from '../../src/payload/reply-fields.js';
-import { REPLY_ORDER } from '../../src/prompts/reply.js';
-import { COVERAGE_NAMES } from '../../src/testing/coverage.js';
-import { ADDRESSING_FIELDS, botExpectationSchema, CHECKED_FIELDS } from '../../src/testing/schema.js';
+
+// The modules that read the model are loaded in the tests, not here: a model that breaks one of them
+// then fails the tests that need it, rather than the loading of this whole file.
+const prompts = () => import('../../src/prompts/reply.js');
+const testing = () => import('../../src/testing/schema.js');
+const coverage = () => import('../../src/testing/coverage.js');
 
 /**
  * The bot answer's model (src/payload/reply-fields.ts) is the one list of its fields: the reply
@@ -57,7 +60,8 @@ describe("the bot answer's model", () => {
     expect(places(features)).toEqual(features.map((_, i) => i + 1));
   });
 
-  it("is in the order of docs/api.md's table, which the composer writes a payload in", () => {
+  it("is in the order of docs/api.md's table, which the composer writes a payload in", async () => {
+    const { REPLY_ORDER } = await prompts();
     expect(REPLY_ORDER).toEqual([
       'text',
       'formattedText',
@@ -86,11 +90,15 @@ describe("the bot answer's model", () => {
 
 describe('the lists derived from the model', () => {
   it.each([
-    ['the addressing fields (addressing rule 1)', ADDRESS_FIELDS, ['clientId', 'coreClientId', 'sessionId', 'questionId', 'questionIndex']],
-    ['the routing fields (answer rule 3: only with SWITCH_TO_HUMAN)', ROUTING_FIELDS, ['userIds', 'skillIds', 'unitIds']],
+    [
+      'the addressing fields (addressing rule 1)',
+      () => ADDRESS_FIELDS,
+      ['clientId', 'coreClientId', 'sessionId', 'questionId', 'questionIndex'],
+    ],
+    ['the routing fields (answer rule 3: only with SWITCH_TO_HUMAN)', () => ROUTING_FIELDS, ['userIds', 'skillIds', 'unitIds']],
     [
       'the fields a report shows and a saved test checks, in their places',
-      CHECKED_FIELDS,
+      async () => (await testing()).CHECKED_FIELDS,
       [
         'text',
         'formattedText',
@@ -107,25 +115,39 @@ describe('the lists derived from the model', () => {
     ],
     [
       'the fields checked only when a step names them',
-      ADDRESSING_FIELDS,
+      async () => (await testing()).ADDRESSING_FIELDS,
       ['answerId', 'clientId', 'coreClientId', 'sessionId', 'questionId', 'questionIndex', 'receivedAt', 'action', 'segmentationInfo'],
     ],
-  ])('%s', (_, list, expected) => {
-    expect(list).toEqual(expected);
+  ])('%s', async (_, list, expected) => {
+    expect(await list()).toEqual(expected);
   });
 
-  it('splits the fields into those shown and the others, each field once', () => {
+  it('splits the fields into those shown and the others, each field once', async () => {
+    const { ADDRESSING_FIELDS, CHECKED_FIELDS } = await testing();
     expect([...SHOWN_FIELDS, ...OTHER_FIELDS].sort()).toEqual([...REPLY_FIELD_NAMES].sort());
     expect(CHECKED_FIELDS).toBe(SHOWN_FIELDS);
     expect(ADDRESSING_FIELDS).toBe(OTHER_FIELDS);
   });
 
-  it('lets a `bot:` step check every field of the answer, shown fields first', () => {
+  it('lets a `bot:` step check every field of the answer, shown fields first', async () => {
+    const { ADDRESSING_FIELDS, botExpectationSchema, CHECKED_FIELDS } = await testing();
     expect(shapeOf(botExpectationSchema)).toEqual([...CHECKED_FIELDS, ...ADDRESSING_FIELDS]);
   });
 
-  it('counts code\'s values and the features in coverage\'s fixed order (docs/testing-bots.md, "Coverage")', () => {
+  it('counts code\'s values and the features in coverage\'s fixed order (docs/testing-bots.md, "Coverage")', async () => {
+    const { COVERAGE_NAMES } = await coverage();
     expect(COUNTED_VALUES).toEqual([['code', ['SUCCESS', 'UNCLEAR_QUESTION', 'SWITCH_TO_HUMAN']]]);
+    expect(COUNTED_FEATURES).toEqual([
+      ['formattedText', ['formattedText']],
+      ['quickReplies', ['quickReplies']],
+      ['quickRepliesHeaderFooter', ['quickRepliesHeaderFooter']],
+      ['messageListPicker', ['messageListPicker']],
+      ['attachments', ['attachments']],
+      ['settings', ['settings.blockInput', 'settings.masked']],
+      ['userIds', ['userIds']],
+      ['skillIds', ['skillIds']],
+      ['unitIds', ['unitIds']],
+    ]);
     expect(COVERAGE_NAMES).toEqual([
       'WEB',
       'IM',
