@@ -557,7 +557,8 @@ const seen: SandboxEvent[] = [];
 const stop: () => void = sandbox.subscribe((event) => {
   if (event.type === 'bot.answer') seen.push(event);
 });
-const conversation = await startConversation(sandbox, { tenant: 'acme', channel: 'EMAIL', coreClientId: 1n });
+const conversation = await startConversation(sandbox, { tenant: 'acme', channel: 'email', coreClientId: 1n });
+const channel: 'WEB' | 'IM' | 'EMAIL' = conversation.channel;
 const exchange: CustomerExchange = await conversation.say('Hi', { waitMs: 100 });
 const delivered: boolean | undefined = exchange.answers[0]?.delivered;
 const index: bigint = exchange.question.questionIndex;
@@ -575,7 +576,7 @@ const by: AddressedBy[] | undefined = answer?.addressedBy;
 const settled: CustomerExchange = await conversation.say('Hi', { waitMs: 100, settleMs: 1000 });
 stop();
 await sandbox.close();
-export { url, delivered, index, owner, reasons, reset, failure, body, button, question, code, by, settled };
+export { url, delivered, index, owner, reasons, reset, failure, channel, body, button, question, code, by, settled };
 `;
     /** The same from a CommonJS module of a TypeScript project: `require` finds the declarations of dist/sandbox.cjs. */
     const typedCommonJs = `import { startConversation, startSandbox, type ExchangeAnswer } from 'core-cli/sandbox';
