@@ -458,7 +458,8 @@ console.log(JSON.stringify({ refused, said: { ok: said.ok, texts: said.texts }, 
   it('is required from CommonJS, as a jest suite without ES modules loads it: the sandbox, its page, the customer, settleMs, the typed answer', () => {
     // What jest gives a test file, reduced to what runs here: describe, it, the hooks, expect by hand.
     const result = runScript(
-      'consumer.test.cjs',
+      // Not named *.test.cjs: the project's vitest run, below, would take it for one of its own.
+      'consumer-suite.cjs',
       `const assert = require('node:assert/strict');
 const { createServer } = require('node:http');
 const { startConversation, startSandbox, SandboxOptionsError } = require('core-cli/sandbox');
