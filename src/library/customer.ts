@@ -3,7 +3,8 @@ import { AnswerWait, type StreamEvent, type WaitEnd } from '../customer/wait.js'
 import type { Channel, ChannelName } from '../payload/channels.js';
 import { parseJson, stringifyJson } from '../payload/json.js';
 import type { ConversationView, SandboxEvent } from '../sandbox/server.js';
-import { untiedRefusalFor } from '../customer/wait.js';
+import { SETTLE_MS, untiedRefusalFor } from '../customer/wait.js';
+import type { AddressedBy, ReplyBody } from './reply-body.js';
 
 /**
  * The customer's side of a sandbox conversation from code: what `core customer say` and `press` do,
@@ -19,7 +20,14 @@ export interface CustomerSandbox {
   subscribe(listener: (event: SandboxEvent) => void, onClose?: () => void): () => void;
   conversation(sessionId: string): ConversationView | undefined;
 }
-type BotAnswer = Extract<SandboxEvent, { type: 'bot.answer' }>;
+type BotAnswerEvent = Extract<SandboxEvent, { type: 'bot.answer' }>;
+
+/**
+ * A bot answer as an exchange gives it: the `bot.answer` event, its `body` typed as the reply it is
+ * (only answers the API's schema accepts become bot answers), and `addressedBy` as the ways it was
+ * addressed.
+ */
+export type ExchangeAnswer = Omit<BotAnswerEvent, 'body' | 'addressedBy'> & { body: ReplyBody; addressedBy: AddressedBy[] };
 type Handover = Extract<SandboxEvent, { type: 'handover' }>;
 type WebhookAttempt = Extract<SandboxEvent, { type: 'webhook.attempt' }>;
 
@@ -38,6 +46,13 @@ export interface ConversationStart {
 export interface WaitOptions {
   /** How long to wait for the bot's answers, in milliseconds. Default 10000, as `core customer --wait`. */
   waitMs?: number;
+  /**
+   * How long a quiet spell after an answer (or a refusal) ends the wait, in milliseconds: each answer
+   * restarts it, so answers sent one after another are all taken. Default 300, as `core customer`.
+   * Longer for a bot that pauses between its answers; 0 to end at the first answer once the webhook
+   * is delivered.
+   */
+  settleMs?: number;
 }
 
 /**
@@ -64,7 +79,7 @@ export interface CustomerExchange {
     noWebhook: string | null;
   };
   /** Every bot answer to the conversation after the message, delivered or not (`delivered`, `notDelivered` say). */
-  answers: BotAnswer[];
+  answers: ExchangeAnswer[];
   /** The `text` of each delivered answer, in order: what the customer reads. */
   texts: string[];
   handovers: Handover[];
@@ -145,8 +160,10 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
 
   const send = async (message: Record<string, string>, options: WaitOptions): Promise<CustomerExchange> => {
     const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
+    const settleMs = options.settleMs ?? SETTLE_MS;
     if (!Number.isFinite(waitMs) || waitMs < 0) throw new RangeError(`waitMs: ${waitMs} is not a number of milliseconds from 0`);
-    const wait = new AnswerWait(waitMs);
+    if (!Number.isFinite(settleMs) || settleMs < 0) throw new RangeError(`settleMs: ${settleMs} is not a number of milliseconds from 0`);
+    const wait = new AnswerWait(waitMs, settleMs);
     // Subscribed first, so no answer can come between the message and the wait.
     // The conversation's events, and the refusals tied to none that its event stream carries too.
     // A sandbox that closes ends the wait (`stream-ended`), as a closed event stream ends core customer's.
@@ -169,7 +186,7 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
       wait.start({ seq: BigInt(question.seq), deliveryId: question.deliveryId, noWebhook: question.noWebhook });
       const end = await wait.ended;
       const result = wait.result(end);
-      const answers = result.answers as unknown as BotAnswer[];
+      const answers = result.answers as unknown as ExchangeAnswer[];
       return {
         ok: end === 'answered',
         end,
@@ -177,7 +194,7 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
         sessionId,
         question,
         answers,
-        texts: answers.filter((answer) => answer.delivered).map((answer) => String((answer.body as { text?: unknown }).text ?? '')),
+        texts: answers.filter((answer) => answer.delivered).map((answer) => answer.body.text ?? ''),
         handovers: result.handovers as unknown as Handover[],
         attempts: result.attempts as unknown as WebhookAttempt[],
         delivery: result.delivery,

@@ -87,6 +87,8 @@ interface MessageFields {
   warnings: Problem[];
   /** The request body exactly as received, identifiers as bigint. */
   body: unknown;
+  /** The request's User-Agent (its first 200 characters): who sent it, where the sender says; null without one. */
+  userAgent: string | null;
 }
 
 export interface BotAnswerEvent extends EventBase, MessageFields {
@@ -181,6 +183,8 @@ export interface ApiRequestEvent extends EventBase {
   /** The Error body's message; null for a success. */
   error: string | null;
   named: NamedIdentifiers;
+  /** The request's User-Agent (its first 200 characters): who sent it, where the sender says; null without one. */
+  userAgent: string | null;
 }
 
 export interface ReasonUpdatedEvent extends EventBase {

@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import { CoreError, ExitCode, InterruptedError, NetworkError, UsageError, exitCodeForStatus } from '../../errors.js';
+import { ConfigError, CoreError, ExitCode, InterruptedError, NetworkError, UsageError, exitCodeForStatus } from '../../errors.js';
 import { requireSettings } from '../../config/index.js';
 import { parseDuration } from '../../config/duration.js';
 import { choose, type LastMessage } from '../../customer/choose.js';
@@ -193,6 +193,11 @@ async function sessionOf(session: string, client: ClientInit, ctx: Context): Pro
   return session === LAST ? lastSession(ctx.env, client.baseUrl) : session;
 }
 
+/** What `core customer` says when it has no base URL: the sandbox gives one. */
+export const NO_SANDBOX_HINT =
+  'start a sandbox in another shell with core sandbox (or core sandbox --bot-url URL of your bot) and run the export lines it prints, ' +
+  'which set CORE_BASE_URL; or pass --base-url with the address of a running one';
+
 async function prepare(options: CommonOptions, ctx: Context): Promise<{ client: ClientInit; waitMs: number; tenant: string | undefined }> {
   let waitMs: number;
   try {
@@ -201,7 +206,13 @@ async function prepare(options: CommonOptions, ctx: Context): Promise<{ client: 
     throw new UsageError(`--wait: ${(error as Error).message}`, { hint: 'such as --wait 30s or --wait 2500ms' });
   }
   const settings = await loadCommandSettings(options, ctx);
-  requireSettings(settings, ['baseUrl']);
+  try {
+    requireSettings(settings, ['baseUrl']);
+  } catch (error) {
+    // The base URL `core customer` needs is a sandbox's, which no config file holds: say how to get one.
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ConfigError(error.message, { problems: error.problems, hint: NO_SANDBOX_HINT, cause: error });
+  }
   return {
     client: { baseUrl: settings.baseUrl!.value, timeoutMs: settings.timeoutMs.value, signal: ctx.signal },
     waitMs,
