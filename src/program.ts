@@ -69,8 +69,8 @@ export function expandHelp(argv: readonly string[]): string[] {
 }
 
 /**
- * Lines main answers itself: `core help <topic>` (a topic is no command: commander would take it for
- * an unknown one), `core` with no command (a short usage, exit 0, as gh does), and
+ * Lines main answers itself: `core help <topic>` (commander would take a topic for an unknown
+ * command, or for the command of the same name), `core` with no command (a short usage, exit 0, as gh does), and
  * `core --version --json` (commander prints its version before it reads --json). Root options may
  * stand anywhere on these lines.
  */
@@ -78,7 +78,9 @@ export function directInvocation(argv: readonly string[]): Direct | undefined {
   const at = firstWord(argv);
   if (at >= 0 && argv[at] === 'help') {
     const named = firstWord(argv, at + 1);
-    if (named < 0 || !isTopic(argv[named]!) || Object.hasOwn(commands, argv[named]!)) return undefined;
+    // `config` is a topic and a command: `core help config` is the topic, which points to
+    // `core config --help` (and `core help config show` is the subcommand's help).
+    if (named < 0 || !isTopic(argv[named]!)) return undefined;
     // Anything else on the line but root options: commander says what is wrong with it.
     return firstWord(argv, named + 1) < 0 && !argv.some((word) => word === '--help' || word === '-h')
       ? { kind: 'topic', name: argv[named] as TopicName }

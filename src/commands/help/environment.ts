@@ -35,6 +35,10 @@ export const ENVIRONMENT: readonly VariableGroup[] = [
         names: ['CORE_SANDBOX_WEBHOOK_SECRET'],
         what: 'the whsec_... secret the sandbox (core sandbox, and the one core test and core check-bot start) signs webhooks with',
       },
+      {
+        names: ['CORE_WEBHOOK_SECRET'],
+        what: "the secret your bot verifies webhooks with, as core sandbox prints it: core doctor checks that it is the sandbox's",
+      },
     ],
   },
   {

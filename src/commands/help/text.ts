@@ -110,7 +110,7 @@ function configText(): string {
       '  staging:',
       '    baseUrl: https://chat.example.com      # the service',
       '    tenant: acme                           # sent as X-Tenant-Name',
-      '    token: {env: CORE_STAGING_TOKEN}       # a string, {env: NAME} or {command: "pass show core/staging"}',
+      '    token: {env: CORE_STAGING_TOKEN}       # a string, {env: NAME} or {command: "pass show core"}',
       '    integratorToken: {command: "..."}      # for core reason update; the token when absent',
       '    headers: {X-Extra: value}              # extra request headers',
       '    timeout: 30s                           # one attempt\'s time limit',
@@ -136,7 +136,7 @@ function configText(): string {
       ['core config path', 'the file in use'],
       ['core schema config', "the file's JSON Schema, for editors"],
     ])}`,
-    paragraph('Every key in detail: docs/configuration.md.'),
+    paragraph("Every key in detail: docs/configuration.md. The options of core config itself: core config --help."),
   ].join('\n\n');
 }
 
