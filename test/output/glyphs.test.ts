@@ -20,7 +20,7 @@ describe('decideUnicode', () => {
     [{ LC_CTYPE: 'C', LANG: 'en_US.UTF-8' }, false, 'LC_CTYPE wins over LANG'],
     [{ LC_ALL: 'en_US.UTF-8', LC_CTYPE: 'C' }, true, 'LC_ALL wins over LC_CTYPE'],
     [{ LC_ALL: '', LANG: 'C' }, false, 'an empty LC_ALL counts as unset'],
-  ] as const)('%j: %s (%s)', (env, expected) => {
+  ] as const)('%j: %s (%s)', (env, expected, _why) => {
     expect(decideUnicode(env)).toBe(expected);
   });
 });
