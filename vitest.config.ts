@@ -29,7 +29,7 @@ export const UNIT_TESTS = [
   'test/http/throttle.test.ts',
   'test/markdown/**/*.test.ts',
   'test/mask/**/*.test.ts',
-  'test/output/{count,glyphs,hold}.test.ts',
+  'test/output/{count,env-file,glyphs,hold}.test.ts',
   'test/payload/**/*.test.ts',
   'test/prompts/{composer,editor-encodings,reason,width}.test.ts',
   'test/reason/{lay-fields,lines,parse-line,second-pass}.test.ts',
