@@ -90,7 +90,8 @@ export function directInvocation(argv: readonly string[]): Direct | undefined {
   const flags = argv.filter((word, index) => !(index > 0 && ROOT_VALUE_OPTIONS.has(argv[index - 1]!)) && !ROOT_VALUE_OPTIONS.has(word));
   const rest = flags.filter((word) => word !== '--no-color');
   if (rest.length === 0) return { kind: 'usage' };
-  if (rest.length === 2 && rest.includes('--json') && (rest.includes('--version') || rest.includes('-V'))) return { kind: 'version', json: true };
+  if (rest.length === 2 && rest.includes('--json') && (rest.includes('--version') || rest.includes('-V')))
+    return { kind: 'version', json: true };
   return undefined;
 }
 

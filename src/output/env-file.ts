@@ -30,7 +30,9 @@ export async function envFileTarget(full: string, shown: string, option = '--env
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw cannot(shown, option, error);
     const folder = await stat(path.dirname(full)).catch(() => undefined);
     if (!folder?.isDirectory()) {
-      throw new UsageError(`${option}: the folder of ${shown} does not exist`, { hint: 'create it first, or name a file in an existing folder' });
+      throw new UsageError(`${option}: the folder of ${shown} does not exist`, {
+        hint: 'create it first, or name a file in an existing folder',
+      });
     }
     return full;
   }
@@ -48,12 +50,17 @@ export async function envFileTarget(full: string, shown: string, option = '--env
   }
   if (!info.isFile()) {
     const what = info.isFIFO() ? 'a FIFO' : info.isDirectory() ? 'a folder' : info.isSocket() ? 'a socket' : 'not a regular file';
-    throw new UsageError(`${option} ${shown} is ${what}: core writes its lines only into a regular file`, { hint: `give ${option} a file` });
+    throw new UsageError(`${option} ${shown} is ${what}: core writes its lines only into a regular file`, {
+      hint: `give ${option} a file`,
+    });
   }
   if (uid !== undefined && info.uid !== uid) {
-    throw new UsageError(`${option} ${shown} is owned by uid ${info.uid}, not by you (uid ${uid}): core does not write another user's file`, {
-      hint: `give ${option} a file of your own`,
-    });
+    throw new UsageError(
+      `${option} ${shown} is owned by uid ${info.uid}, not by you (uid ${uid}): core does not write another user's file`,
+      {
+        hint: `give ${option} a file of your own`,
+      },
+    );
   }
   return full;
 }
@@ -82,7 +89,13 @@ export function withLines(text: string, lines: readonly EnvLine[], managed: read
 }
 
 /** Writes `lines` into the env file at `full` (checked with envFileTarget), mode 0600. */
-export async function writeEnvFile(full: string, shown: string, lines: readonly EnvLine[], managed: readonly string[], option = '--env-file'): Promise<void> {
+export async function writeEnvFile(
+  full: string,
+  shown: string,
+  lines: readonly EnvLine[],
+  managed: readonly string[],
+  option = '--env-file',
+): Promise<void> {
   const target = await envFileTarget(full, shown, option);
   let before = '';
   try {
@@ -93,7 +106,9 @@ export async function writeEnvFile(full: string, shown: string, lines: readonly 
       const info = await handle.stat();
       const uid = process.getuid?.();
       if (!info.isFile() || (uid !== undefined && info.uid !== uid)) {
-        throw new UsageError(`${option} ${shown} changed while core read it: it is no longer a file of yours`, { hint: 'run the command again' });
+        throw new UsageError(`${option} ${shown} changed while core read it: it is no longer a file of yours`, {
+          hint: 'run the command again',
+        });
       }
       before = await handle.readFile('utf8');
     } finally {
@@ -102,15 +117,18 @@ export async function writeEnvFile(full: string, shown: string, lines: readonly 
   } catch (error) {
     if (error instanceof UsageError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP') throw new UsageError(`${option} ${shown} became a symbolic link: core does not write through it`, { hint: 'run the command again' });
+    if (code === 'ELOOP')
+      throw new UsageError(`${option} ${shown} became a symbolic link: core does not write through it`, { hint: 'run the command again' });
     if (code !== 'ENOENT') throw cannot(shown, option, error);
   }
   const aside = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(aside, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), OUTPUT_FILE_MODE).catch(
-    (error: unknown) => {
-      throw cannot(shown, option, error);
-    },
-  );
+  const handle = await open(
+    aside,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
+    OUTPUT_FILE_MODE,
+  ).catch((error: unknown) => {
+    throw cannot(shown, option, error);
+  });
   try {
     await handle.writeFile(withLines(before, lines, managed), 'utf8');
     await handle.sync();

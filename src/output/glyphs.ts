@@ -25,7 +25,14 @@ export interface Glyphs {
   /** Between the parts of a list of keys: ` • `. */
   readonly bullet: string;
   /** A box's corners and sides. */
-  readonly box: { readonly topLeft: string; readonly topRight: string; readonly bottomLeft: string; readonly bottomRight: string; readonly horizontal: string; readonly vertical: string };
+  readonly box: {
+    readonly topLeft: string;
+    readonly topRight: string;
+    readonly bottomLeft: string;
+    readonly bottomRight: string;
+    readonly horizontal: string;
+    readonly vertical: string;
+  };
   /** The marks of a message's parts in a preview. */
   readonly image: string;
   readonly video: string;
@@ -118,11 +125,5 @@ export function glyphsFor(env: Env): Glyphs {
  */
 export function plainText(text: string, glyphs: Glyphs): string {
   if (glyphs.unicode || !/[^\x00-\x7f]/.test(text)) return text;
-  return text
-    .replace(/…/g, '...')
-    .replace(/[‘’]/g, "'")
-    .replace(/[“”]/g, '"')
-    .replace(/[–—]/g, '-')
-    .replace(/·/g, '-')
-    .replace(/→/g, '->');
+  return text.replace(/…/g, '...').replace(/[‘’]/g, "'").replace(/[“”]/g, '"').replace(/[–—]/g, '-').replace(/·/g, '-').replace(/→/g, '->');
 }

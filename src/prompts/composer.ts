@@ -105,7 +105,11 @@ export function renderCheck(check: DraftCheck, io: Io): string {
   const lines: string[] = [];
   const problems = check.problems ?? [];
   if (problems.length > 0) {
-    lines.push(style.red(`${style.glyphs.fail} ${problems.length === 1 ? '1 problem' : `${problems.length} problems`}; choose "Edit a part" to fix:`));
+    lines.push(
+      style.red(
+        `${style.glyphs.fail} ${problems.length === 1 ? '1 problem' : `${problems.length} problems`}; choose "Edit a part" to fix:`,
+      ),
+    );
     for (const p of problems) lines.push(`  ${p.path ? `${p.path}: ` : ''}${p.message}`);
   }
   for (const w of check.warnings) lines.push(style.yellow(`! ${w.path ? `${w.path}: ` : ''}${w.message}`));

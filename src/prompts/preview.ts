@@ -138,8 +138,10 @@ function headerLines(value: unknown, inner: number, style: Style): { text: strin
   const g = style.glyphs;
   for (const entry of value) {
     if (!isRecord(entry)) continue;
-    if (entry.imageUrl !== undefined) lines.push({ text: cut(`${g.image} image ${str(entry.imageUrl)}`, inner, g.ellipsis), paint: style.magenta });
-    if (entry.videoUrl !== undefined) lines.push({ text: cut(`${g.video} video ${str(entry.videoUrl)}`, inner, g.ellipsis), paint: style.magenta });
+    if (entry.imageUrl !== undefined)
+      lines.push({ text: cut(`${g.image} image ${str(entry.imageUrl)}`, inner, g.ellipsis), paint: style.magenta });
+    if (entry.videoUrl !== undefined)
+      lines.push({ text: cut(`${g.video} video ${str(entry.videoUrl)}`, inner, g.ellipsis), paint: style.magenta });
     if (entry.documentUrl !== undefined || entry.documentName !== undefined) {
       lines.push({
         text: cut(`${g.document} ${str(entry.documentName) ?? 'document'} ${str(entry.documentUrl) ?? ''}`.trim(), inner, g.ellipsis),

@@ -158,7 +158,11 @@ export function createPrompter(host: PromptHost): Prompter {
   // NO_COLOR are honoured by handing every prompt a theme without colour, and a locale that is not
   // UTF-8 by one with ASCII figures (inquirer's own choice of figures does not read the locale).
   const glyphs = host.glyphs ?? UNICODE_GLYPHS;
-  const chosen = glyphs.unicode ? (host.color.stderr ? undefined : PLAIN_THEME) : asciiTheme(host.color.stderr ? undefined : PLAIN_THEME, glyphs);
+  const chosen = glyphs.unicode
+    ? host.color.stderr
+      ? undefined
+      : PLAIN_THEME
+    : asciiTheme(host.color.stderr ? undefined : PLAIN_THEME, glyphs);
   const theme = chosen === undefined ? {} : { theme: chosen as never };
   return {
     async input(config) {
@@ -284,7 +288,13 @@ function asciiTheme(base: typeof PLAIN_THEME | undefined, glyphs: Glyphs): objec
     ...base,
     prefix: { idle: '?', done: glyphs.answered },
     spinner: { frames: ['-', '\\', '|', '/'] },
-    icon: { cursor: '>', checked: glyphs.checked, unchecked: glyphs.unchecked, disabledChecked: glyphs.disabledChecked, disabledUnchecked: '-' },
+    icon: {
+      cursor: '>',
+      checked: glyphs.checked,
+      unchecked: glyphs.unchecked,
+      disabledChecked: glyphs.disabledChecked,
+      disabledUnchecked: '-',
+    },
     style: {
       ...base?.style,
       keysHelpTip: (keys: [string, string][]) => keys.map(([key, action]) => `${ASCII_KEYS[key] ?? key} ${action}`).join(glyphs.bullet),

@@ -56,7 +56,10 @@ function hashtable(root: Node, name: string): Map<string, string[]> {
   for (const entry of assignment!.descendantsOfType('hash_entry')) {
     const key = entry!.child(0)!.descendantsOfType('verbatim_string_characters')[0];
     const strings = entry!.child(entry!.childCount - 1)!.descendantsOfType('verbatim_string_characters');
-    entries.set(key ? unquote(key) : '', strings.map((node) => unquote(node!)));
+    entries.set(
+      key ? unquote(key) : '',
+      strings.map((node) => unquote(node!)),
+    );
   }
   return entries;
 }
@@ -78,7 +81,11 @@ describe('core completion powershell', () => {
 
   it('finds the errors a broken script has, so the parse above can fail', async () => {
     const text = await script();
-    const broken = [text.replace(/\n}\n$/, '\n'), text.replace("$__coreValues = @{", "$__coreValues = @{ 'x' = @('a', "), text.replace('foreach ($word in $words) {', 'foreach ($word in $words {')];
+    const broken = [
+      text.replace(/\n}\n$/, '\n'),
+      text.replace('$__coreValues = @{', "$__coreValues = @{ 'x' = @('a', "),
+      text.replace('foreach ($word in $words) {', 'foreach ($word in $words {'),
+    ];
     for (const variant of broken) {
       expect(variant).not.toBe(text);
       expect(errors(parser.parse(variant)!.rootNode).length).toBeGreaterThan(0);
@@ -105,7 +112,8 @@ describe('core completion powershell', () => {
       expect(typed, `options of '${path}'`).toEqual(acceptedOptions(command).flatMap(namesOf));
     }
     expect([...values.keys()].sort()).toEqual(table.values.map((entry) => `${entry.path}:${entry.option}`).sort());
-    for (const entry of table.values) expect(values.get(`${entry.path}:${entry.option}`), `${entry.path} ${entry.option}`).toEqual(expectedKind(entry.value));
+    for (const entry of table.values)
+      expect(values.get(`${entry.path}:${entry.option}`), `${entry.path} ${entry.option}`).toEqual(expectedKind(entry.value));
     for (const entry of table.arguments) {
       expect(args.get(`${entry.path}:${entry.index}`), `${entry.path} argument ${entry.index}`).toEqual([
         entry.variadic ? 'variadic' : 'one',

@@ -50,7 +50,13 @@ describe('core doctor against a sandbox', () => {
   });
 
   const env = (extra: Record<string, string | undefined> = {}) =>
-    baseEnv({ CORE_BASE_URL: sandbox.url, CORE_TENANT: 'sandbox', CORE_TOKEN: 'sandbox-token', CORE_WEBHOOK_SECRET: sandbox.webhookSecret, ...extra });
+    baseEnv({
+      CORE_BASE_URL: sandbox.url,
+      CORE_TENANT: 'sandbox',
+      CORE_TOKEN: 'sandbox-token',
+      CORE_WEBHOOK_SECRET: sandbox.webhookSecret,
+      ...extra,
+    });
 
   it('passes every check with the lines the sandbox printed and a bot that listens: exit 0', async () => {
     const [human, json] = await both([], env());
@@ -85,10 +91,14 @@ describe('core doctor against a sandbox', () => {
     const lonely = await startSandbox({ botUrl: 'http://127.0.0.1:9/webhook', log: () => {} });
     const quiet = await startSandbox({ log: () => {} });
     try {
-      const down = await runBuilt(['doctor', '--json', '--base-url', lonely.url], { env: env({ CORE_WEBHOOK_SECRET: lonely.webhookSecret }) });
+      const down = await runBuilt(['doctor', '--json', '--base-url', lonely.url], {
+        env: env({ CORE_WEBHOOK_SECRET: lonely.webhookSecret }),
+      });
       expect(down.code).toBe(1);
       expect(check(down, 'sandbox.bot')).toMatchObject({ status: 'fail', message: expect.stringContaining('127.0.0.1:9') });
-      const none = await runBuilt(['doctor', '--json', '--base-url', quiet.url], { env: env({ CORE_WEBHOOK_SECRET: quiet.webhookSecret }) });
+      const none = await runBuilt(['doctor', '--json', '--base-url', quiet.url], {
+        env: env({ CORE_WEBHOOK_SECRET: quiet.webhookSecret }),
+      });
       expect(none.code).toBe(0);
       expect(check(none, 'sandbox.bot')).toMatchObject({ status: 'skip', message: expect.stringContaining('no bot connected') });
     } finally {
@@ -159,7 +169,10 @@ withTool('openssl').describe('core doctor and TLS with the configured CA', () =>
   it('passes with --ca-file naming the CA that did', async () => {
     const env = baseEnv({ CORE_BASE_URL: server.url, CORE_TENANT: 'acme', CORE_TOKEN: TOKEN, NODE_EXTRA_CA_CERTS: undefined });
     const run = await runBuilt(['doctor', '--json', '--ca-file', pki.caFile], { env });
-    expect(check(run, 'network.connection')).toMatchObject({ status: 'pass', message: expect.stringContaining('TLS certificate verified') });
+    expect(check(run, 'network.connection')).toMatchObject({
+      status: 'pass',
+      message: expect.stringContaining('TLS certificate verified'),
+    });
     expect(run.code).toBe(0);
   });
 });
@@ -212,12 +225,18 @@ describe('core doctor and the settings', () => {
       ['pass', join(project, '.corerc.js')],
       ['pass', join(home, '.corerc.json')],
     ]);
-    expect(files[0]).toMatchObject({ message: expect.stringContaining('can be written by'), fix: `if the file is yours, run: chmod go-w ${file}` });
+    expect(files[0]).toMatchObject({
+      message: expect.stringContaining('can be written by'),
+      fix: `if the file is yours, run: chmod go-w ${file}`,
+    });
     expect(files[1]!.message).toContain('not loaded');
 
     chmodSync(file, 0o600);
     const fixed = await runBuilt(['doctor', '--json'], { env, cwd: project, unprivileged: true });
-    expect(report(fixed).checks.find((candidate) => candidate.id === 'config.file')).toMatchObject({ status: 'pass', message: `${file}: in use; yours and writable by you alone` });
+    expect(report(fixed).checks.find((candidate) => candidate.id === 'config.file')).toMatchObject({
+      status: 'pass',
+      message: `${file}: in use; yours and writable by you alone`,
+    });
   });
 
   it('fails a cache folder others may write, which core passes over, with the chmod that fixes it', async () => {

@@ -36,16 +36,34 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'core-ascii-'));
   const botPort = await freePort();
   const env = baseEnv({ LC_ALL: 'C' });
-  const sandbox = startProcess(process.execPath, [binPath, 'sandbox', '--port', '0', '--bot-url', `http://127.0.0.1:${botPort}/webhook`], env, /CORE_WEBHOOK_SECRET=\S+\n/);
+  const sandbox = startProcess(
+    process.execPath,
+    [binPath, 'sandbox', '--port', '0', '--bot-url', `http://127.0.0.1:${botPort}/webhook`],
+    env,
+    /CORE_WEBHOOK_SECRET=\S+\n/,
+  );
   const lines = await sandbox.started;
   sandboxOutput = () => lines;
   const exported = Object.fromEntries([...lines.matchAll(/^export (\w+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
   userEnv = { ...env, ...exported };
-  const bot = startProcess(process.execPath, [join(repoRoot, 'docs', 'examples', 'bot', 'bot.mjs')], { ...userEnv, PORT: String(botPort) }, /bot listening on/);
+  const bot = startProcess(
+    process.execPath,
+    [join(repoRoot, 'docs', 'examples', 'bot', 'bot.mjs')],
+    { ...userEnv, PORT: String(botPort) },
+    /bot listening on/,
+  );
   await bot.started;
   writeFileSync(join(dir, 'passes.yaml'), 'name: echoes\nsteps:\n  - customer: Where is my order?\n  - bot:\n      text: /You said/\n');
-  writeFileSync(join(dir, 'fails.yaml'), 'name: expects another text\nsteps:\n  - customer: Hello\n  - bot:\n      text: Something else entirely\n');
-  writeFileSync(join(dir, 'reasons.ndjson'), '{"code":"LUNCH","reasons":[{"locale":"en","name":"Lunch"}]}\n{"code":"NOPE","reasons":[{"locale":"en","name":"Nope"}]}\n{"code":"X","reasons":[{"locale":"english","name":"' + 'n'.repeat(80) + '"}]}\n');
+  writeFileSync(
+    join(dir, 'fails.yaml'),
+    'name: expects another text\nsteps:\n  - customer: Hello\n  - bot:\n      text: Something else entirely\n',
+  );
+  writeFileSync(
+    join(dir, 'reasons.ndjson'),
+    '{"code":"LUNCH","reasons":[{"locale":"en","name":"Lunch"}]}\n{"code":"NOPE","reasons":[{"locale":"en","name":"Nope"}]}\n{"code":"X","reasons":[{"locale":"english","name":"' +
+      'n'.repeat(80) +
+      '"}]}\n',
+  );
   writeFileSync(join(dir, '.corerc.yaml'), 'profiles:\n  local:\n    tenant: sandbox\n    token: {env: CORE_TOKEN}\n');
 }, 120_000);
 
@@ -75,7 +93,9 @@ describe.each([
   });
 
   it("core test's and core check-bot's reports", async () => {
-    const tested = await runBuilt(['test', join(dir, 'passes.yaml'), join(dir, 'fails.yaml'), '--sandbox', userEnv.CORE_BASE_URL!], { env: env() });
+    const tested = await runBuilt(['test', join(dir, 'passes.yaml'), join(dir, 'fails.yaml'), '--sandbox', userEnv.CORE_BASE_URL!], {
+      env: env(),
+    });
     expect(tested.code).toBe(3);
     expect(tested.stdout).toMatch(/^ok echoes /m);
     expect(tested.stdout).toMatch(/^x expects another text /m);
@@ -94,14 +114,26 @@ describe.each([
     expectAsciiRun(invalid, 'core reply (invalid)');
     const batch = await runBuilt(['reason', 'update', '-f', join(dir, 'reasons.ndjson')], { env: env() });
     expectAsciiRun(batch, 'core reason update -f');
-    const valid = await runBuilt(['reason', 'update', '-f', '-'], { env: env(), stdin: '{"code":"LUNCH","reasons":[{"locale":"en","name":"Lunch"}]}\n{"code":"NOPE","reasons":[{"locale":"en","name":"Nope"}]}\n' });
+    const valid = await runBuilt(['reason', 'update', '-f', '-'], {
+      env: env(),
+      stdin: '{"code":"LUNCH","reasons":[{"locale":"en","name":"Lunch"}]}\n{"code":"NOPE","reasons":[{"locale":"en","name":"Nope"}]}\n',
+    });
     expect(valid.stdout).toMatch(/^ok 200 /m);
     expect(`${valid.stdout}${valid.stderr}`).toMatch(/^x 404 /m);
     expectAsciiRun(valid, 'core reason update -f (sent)');
   });
 
   it('core config show, core config check, core doctor and the help', async () => {
-    for (const argv of [['config', 'show'], ['config', 'check'], ['doctor'], ['help'], ['--help'], ['sandbox', '--help'], ['help', 'environment'], []]) {
+    for (const argv of [
+      ['config', 'show'],
+      ['config', 'check'],
+      ['doctor'],
+      ['help'],
+      ['--help'],
+      ['sandbox', '--help'],
+      ['help', 'environment'],
+      [],
+    ]) {
       const run = await runBuilt(argv, { env: env(), cwd: dir });
       expectAsciiRun(run, `core ${argv.join(' ')}`);
     }

@@ -40,7 +40,7 @@ function run(args: string[], cwd: string): RunResult {
 const exports = (stdout: string) => [...stdout.matchAll(/^export (\w+=\S+)$/gm)].map((m) => m[1]!);
 
 describe('core sandbox --env-file', () => {
-  it("writes the export lines as NAME=value, 0600, and updates them in place on the next start, other lines kept", async () => {
+  it('writes the export lines as NAME=value, 0600, and updates them in place on the next start, other lines kept', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'core-env-'));
     const file = join(dir, '.env');
     const first = await runSandbox(['--env-file', file]);
@@ -54,10 +54,19 @@ describe('core sandbox --env-file', () => {
     const names = exports(second.stdout);
     expect(names).toContain('CORE_TOKEN=another-token-123');
     expect(now).toBe(
-      ["# my bot's settings", 'PORT=3000', ...names.filter((line) => !line.startsWith('CORE_INTEGRATOR_TOKEN=')), 'DEBUG=bot', ...names.filter((line) => line.startsWith('CORE_INTEGRATOR_TOKEN='))].join('\n') + '\n',
+      [
+        "# my bot's settings",
+        'PORT=3000',
+        ...names.filter((line) => !line.startsWith('CORE_INTEGRATOR_TOKEN=')),
+        'DEBUG=bot',
+        ...names.filter((line) => line.startsWith('CORE_INTEGRATOR_TOKEN=')),
+      ].join('\n') + '\n',
     );
     // A shell reads it as the sandbox's own lines.
-    const sourced = execFileSync('sh', ['-c', 'set -a; . ./.env; printf %s "$CORE_TOKEN $CORE_WEBHOOK_SECRET"'], { cwd: dir, encoding: 'utf8' });
+    const sourced = execFileSync('sh', ['-c', 'set -a; . ./.env; printf %s "$CORE_TOKEN $CORE_WEBHOOK_SECRET"'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
     expect(sourced).toBe(`another-token-123 ${/CORE_WEBHOOK_SECRET=(\S+)/.exec(second.stdout)![1]}`);
   });
 
@@ -84,7 +93,9 @@ describe('core sandbox --env-file', () => {
     chownSync(join(dir, 'theirs.env'), 4242, 4242);
     const theirs = run(['sandbox', '--port', '0', '--env-file', 'theirs.env'], dir);
     expect(theirs.code).toBe(2);
-    expect(theirs.stderr).toContain("--env-file theirs.env is owned by uid 4242, not by you (uid 0): core does not write another user's file");
+    expect(theirs.stderr).toContain(
+      "--env-file theirs.env is owned by uid 4242, not by you (uid 0): core does not write another user's file",
+    );
     expect(readFileSync(victim, 'utf8')).toBe('untouched\n');
     expect(readFileSync(join(dir, 'theirs.env'), 'utf8')).toBe('THEIRS=1\n');
     expect(existsSync(join(dir, '.env'))).toBe(false);

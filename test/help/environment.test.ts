@@ -60,7 +60,9 @@ describe('core help environment', () => {
       // What a bundled library reads is documented, but no source of core's names it.
       return variable.readBy !== 'the editor prompt';
     });
-    const missing = [...read.keys()].filter((name) => !documented.includes(name)).map((name) => `${name} (read in ${read.get(name)!.join(', ')})`);
+    const missing = [...read.keys()]
+      .filter((name) => !documented.includes(name))
+      .map((name) => `${name} (read in ${read.get(name)!.join(', ')})`);
     const stale = documented.filter((name) => !read.has(name));
     expect(missing, 'read by the code, not in src/commands/help/environment.ts').toEqual([]);
     expect(stale, 'documented, not read by the code').toEqual([]);

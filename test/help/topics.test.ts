@@ -64,21 +64,28 @@ describe('core help <topic>', () => {
 describe('core version', () => {
   const expected = { version: expect.stringMatching(/^\d+\.\d+\.\d+/), node: process.versions.node, platform: process.platform };
 
-  it.each([[['version', '--json']], [['--version', '--json']], [['--json', '--version']], [['-V', '--json']], [['--no-color', '--version', '--json']]])(
-    'core %j prints {"version","node","platform"}',
-    async (argv) => {
-      const run = await runInProcess([...argv]);
-      expect(run.code).toBe(0);
-      expect(run.stderr).toBe('');
-      const document = JSON.parse(run.stdout) as Record<string, unknown>;
-      expect(document).toEqual(expected);
-      expect(Object.keys(document)).toEqual(['version', 'node', 'platform']);
-    },
-  );
+  it.each([
+    [['version', '--json']],
+    [['--version', '--json']],
+    [['--json', '--version']],
+    [['-V', '--json']],
+    [['--no-color', '--version', '--json']],
+  ])('core %j prints {"version","node","platform"}', async (argv) => {
+    const run = await runInProcess([...argv]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    const document = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(document).toEqual(expected);
+    expect(Object.keys(document)).toEqual(['version', 'node', 'platform']);
+  });
 
   it('core version prints one line for people; core --version the version alone', async () => {
     const human = await runInProcess(['version']);
-    expect(human.stdout).toMatch(new RegExp(`^core \\d+\\.\\d+\\.\\d+\\S* \\(Node\\.js ${process.versions.node.replace(/\./g, '\\.')}, ${process.platform}-${process.arch}\\)\\n$`));
+    expect(human.stdout).toMatch(
+      new RegExp(
+        `^core \\d+\\.\\d+\\.\\d+\\S* \\(Node\\.js ${process.versions.node.replace(/\./g, '\\.')}, ${process.platform}-${process.arch}\\)\\n$`,
+      ),
+    );
     const bare = await runInProcess(['--version']);
     expect(bare.stdout).toMatch(/^\d+\.\d+\.\d+\S*\n$/);
   });

@@ -20,14 +20,18 @@ const lines = [
 
 describe('withLines', () => {
   it.each([
-    ['an empty file: the lines alone', '', 'CORE_BASE_URL=http://127.0.0.1:8080\nCORE_TOKEN=sandbox-token\nCORE_WEBHOOK_SECRET=whsec_abc=\n'],
+    [
+      'an empty file: the lines alone',
+      '',
+      'CORE_BASE_URL=http://127.0.0.1:8080\nCORE_TOKEN=sandbox-token\nCORE_WEBHOOK_SECRET=whsec_abc=\n',
+    ],
     [
       "other lines kept, core's replaced where they stand, new ones at the end",
       '# my bot\nPORT=3000\nCORE_TOKEN=old\nDEBUG=1\n',
       '# my bot\nPORT=3000\nCORE_TOKEN=sandbox-token\nDEBUG=1\nCORE_BASE_URL=http://127.0.0.1:8080\nCORE_WEBHOOK_SECRET=whsec_abc=\n',
     ],
     [
-      'export lines and spaces before = are core\'s lines too; a repeat is dropped',
+      "export lines and spaces before = are core's lines too; a repeat is dropped",
       'export CORE_BASE_URL=http://old\nCORE_BASE_URL =http://older\nKEEP=yes\n',
       'CORE_BASE_URL=http://127.0.0.1:8080\nKEEP=yes\nCORE_TOKEN=sandbox-token\nCORE_WEBHOOK_SECRET=whsec_abc=\n',
     ],
@@ -37,11 +41,15 @@ describe('withLines', () => {
       'A=1\nCORE_BASE_URL=http://127.0.0.1:8080\nCORE_TOKEN=sandbox-token\nCORE_WEBHOOK_SECRET=whsec_abc=\n',
     ],
     [
-      'names that only start alike, and commented lines, are not core\'s',
+      "names that only start alike, and commented lines, are not core's",
       'CORE_TOKENS=x\n# CORE_TOKEN=y\nMY_CORE_TOKEN=z',
       'CORE_TOKENS=x\n# CORE_TOKEN=y\nMY_CORE_TOKEN=z\nCORE_BASE_URL=http://127.0.0.1:8080\nCORE_TOKEN=sandbox-token\nCORE_WEBHOOK_SECRET=whsec_abc=\n',
     ],
-    ['CRLF lines are read', 'A=1\r\nCORE_TOKEN=old\r\n', 'A=1\nCORE_TOKEN=sandbox-token\nCORE_BASE_URL=http://127.0.0.1:8080\nCORE_WEBHOOK_SECRET=whsec_abc=\n'],
+    [
+      'CRLF lines are read',
+      'A=1\r\nCORE_TOKEN=old\r\n',
+      'A=1\nCORE_TOKEN=sandbox-token\nCORE_BASE_URL=http://127.0.0.1:8080\nCORE_WEBHOOK_SECRET=whsec_abc=\n',
+    ],
   ])('%s', (_what, before, after) => {
     expect(withLines(before, lines, MANAGED)).toBe(after);
     // Written again, nothing moves.
@@ -76,13 +84,16 @@ describe('writeEnvFile', () => {
   it.each([
     ['a folder', (file: string) => mkdirSync(file), /is a folder/],
     ['in a folder that does not exist', (_file: string) => {}, /the folder of .* does not exist/],
-  ])('refuses %s with exit 2, before anything is written (a FIFO and the files of others: test/e2e/sandbox-env-file.test.ts)', async (what, make, message) => {
-    const folder = dir();
-    const file = what.startsWith('in a folder') ? join(folder, 'missing', '.env') : join(folder, '.env');
-    make(file);
-    const refused = await envFileTarget(file, file).catch((error: unknown) => error);
-    expect(refused).toBeInstanceOf(UsageError);
-    expect((refused as UsageError).message).toMatch(message);
-    expect((refused as UsageError).exitCode).toBe(2);
-  });
+  ])(
+    'refuses %s with exit 2, before anything is written (a FIFO and the files of others: test/e2e/sandbox-env-file.test.ts)',
+    async (what, make, message) => {
+      const folder = dir();
+      const file = what.startsWith('in a folder') ? join(folder, 'missing', '.env') : join(folder, '.env');
+      make(file);
+      const refused = await envFileTarget(file, file).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(UsageError);
+      expect((refused as UsageError).message).toMatch(message);
+      expect((refused as UsageError).exitCode).toBe(2);
+    },
+  );
 });

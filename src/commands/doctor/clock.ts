@@ -36,12 +36,15 @@ export function clockCheck(probe: Probe): DoctorCheck {
   const skew = skewMs(probe);
   if (skew === undefined) return { ...base, status: 'skip', message: 'not compared: the service sent no Date header' };
   const size = Math.abs(skew);
-  const words = size < 1500 ? 'agrees with this machine\'s (within a second)' : `is ${formatDuration(Math.round(size / 1000) * 1000)} ${skew > 0 ? 'ahead of' : 'behind'} this machine's`;
+  const words =
+    size < 1500
+      ? "agrees with this machine's (within a second)"
+      : `is ${formatDuration(Math.round(size / 1000) * 1000)} ${skew > 0 ? 'ahead of' : 'behind'} this machine's`;
   if (size <= MAX_SKEW_MS) return { ...base, status: 'pass', message: `the service's clock ${words}` };
   return {
     ...base,
     status: 'fail',
     message: `the service's clock ${words}: webhook timestamps more than ${formatDuration(MAX_SKEW_MS)} off are refused, so a bot on this machine takes every delivery for stale or forged`,
-    fix: 'set the clock of this machine (or of the service) right, with NTP: timedatectl set-ntp true, or your system\'s time settings',
+    fix: "set the clock of this machine (or of the service) right, with NTP: timedatectl set-ntp true, or your system's time settings",
   };
 }

@@ -18,7 +18,7 @@ export const doctorCommand: CommandFactory = (inv) =>
     .option('--json', 'print one JSON object: ok, each check (id, name, status, message, source, fix), summary')
     .option('--base-url <url>', "the service's base URL (env CORE_BASE_URL)")
     .option('--tenant <name>', 'the tenant, sent as X-Tenant-Name (env CORE_TENANT)')
-    .option('--timeout <duration>', 'time limit of each request, such as 10s (default: the profile\'s, else 30s)')
+    .option('--timeout <duration>', "time limit of each request, such as 10s (default: the profile's, else 30s)")
     .option('--ca-file <file>', "trust the CA certificates in this PEM file too, on top of the system's (profile key caFile)")
     .option('--allow-http', 'allow plain http to a host other than this machine, as a send with --allow-http would')
     .addHelpText(

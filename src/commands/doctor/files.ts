@@ -33,8 +33,20 @@ export async function configFiles(global: GlobalOptions, ctx: Context): Promise<
     const exists = await isFile(file);
     return [
       exists
-        ? { path: file, inUse: true, namedBy: named.by, note: `in use, named by ${named.by} (read as you named it, without the search's ownership check)` }
-        : { path: file, inUse: true, namedBy: named.by, note: '', problem: `named by ${named.by}, but there is no such file`, fix: `create it (core config init), or fix ${named.by.replace(/^(flag|env) /, '')}` },
+        ? {
+            path: file,
+            inUse: true,
+            namedBy: named.by,
+            note: `in use, named by ${named.by} (read as you named it, without the search's ownership check)`,
+          }
+        : {
+            path: file,
+            inUse: true,
+            namedBy: named.by,
+            note: '',
+            problem: `named by ${named.by}, but there is no such file`,
+            fix: `create it (core config init), or fix ${named.by.replace(/^(flag|env) /, '')}`,
+          },
     ];
   }
   const folders = searchFolders(ctx.cwd, ctx.env);
@@ -47,7 +59,11 @@ export async function configFiles(global: GlobalOptions, ctx: Context): Promise<
       if (!(await isFile(file))) continue;
       if (place === 'package.json' && !(await hasCoreKey(file))) continue;
       if (isJavaScriptConfig(file)) {
-        found.push({ path: file, inUse: false, note: `not loaded: the search reads only YAML and JSON, as JavaScript runs code; to use it: --config ${file}` });
+        found.push({
+          path: file,
+          inUse: false,
+          note: `not loaded: the search reads only YAML and JSON, as JavaScript runs code; to use it: --config ${file}`,
+        });
         continue;
       }
       const inUse = first === undefined;
@@ -66,7 +82,11 @@ export async function configFiles(global: GlobalOptions, ctx: Context): Promise<
     }
   }
   if (found.length === 0) {
-    found.push({ path: 'none found', inUse: false, note: `the environment alone (searched ${folders.length} folders: ${ctx.cwd} up to the home folder, then ${folders.at(-1)})` });
+    found.push({
+      path: 'none found',
+      inUse: false,
+      note: `the environment alone (searched ${folders.length} folders: ${ctx.cwd} up to the home folder, then ${folders.at(-1)})`,
+    });
   }
   return found;
 }

@@ -1,6 +1,6 @@
 import { access, constants, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { cacheFolder } from '../../compile-cache.js';
+import { cacheFolder } from '../../cache-folder.js';
 import type { Env } from '../../io.js';
 import { userStateDir } from '../customer/last-session.js';
 import type { DoctorCheck } from './report.js';
@@ -26,25 +26,44 @@ async function folderCheck(id: string, name: string, folder: string, what: strin
   const uid = process.getuid?.();
   const info = await stat(folder).catch((error: NodeJS.ErrnoException) => error);
   if (!(info instanceof Error)) {
-    if (!info.isDirectory()) return fail(id, name, `${folder} is not a folder`, `remove it, so that core can make the folder there (${what})`);
+    if (!info.isDirectory())
+      return fail(id, name, `${folder} is not a folder`, `remove it, so that core can make the folder there (${what})`);
     if (uid !== undefined && info.uid !== uid && uid !== 0)
-      return fail(id, name, `${folder} is owned by uid ${info.uid}, not by you (uid ${uid})`, `remove it, or set the XDG variable to a folder of yours`);
+      return fail(
+        id,
+        name,
+        `${folder} is owned by uid ${info.uid}, not by you (uid ${uid})`,
+        `remove it, or set the XDG variable to a folder of yours`,
+      );
     if ((info.mode & 0o022) !== 0)
       return fail(id, name, `${folder} can be written by others: core does not use it (${what})`, `chmod go-w ${folder}`);
     if (!(await writable(folder))) return fail(id, name, `${folder} is not writable by you`, `chmod u+w ${folder}`);
     return { id, name, status: 'pass', message: `${folder}: yours and writable (${what})` };
   }
-  if (info.code !== 'ENOENT') return fail(id, name, `${folder} cannot be read (${info.code ?? info.message})`, `check the permissions of ${folder}`);
+  if (info.code !== 'ENOENT')
+    return fail(id, name, `${folder} cannot be read (${info.code ?? info.message})`, `check the permissions of ${folder}`);
   // Not made yet: core makes it, and the folders above it, on first use.
   let parent = path.dirname(folder);
   for (;;) {
     const above = await stat(parent).catch(() => undefined);
     if (above !== undefined) {
-      if (above.isDirectory() && (await writable(parent))) return { id, name, status: 'pass', message: `${folder}: not made yet; ${parent} is writable, so core makes it on first use (${what})` };
-      return fail(id, name, `${folder} does not exist, and ${parent} is not a folder you may write`, `create ${folder} (mkdir -p -m 700), or set the XDG variable to a folder of yours`);
+      if (above.isDirectory() && (await writable(parent)))
+        return {
+          id,
+          name,
+          status: 'pass',
+          message: `${folder}: not made yet; ${parent} is writable, so core makes it on first use (${what})`,
+        };
+      return fail(
+        id,
+        name,
+        `${folder} does not exist, and ${parent} is not a folder you may write`,
+        `create ${folder} (mkdir -p -m 700), or set the XDG variable to a folder of yours`,
+      );
     }
     const next = path.dirname(parent);
-    if (next === parent) return fail(id, name, `${folder}: no folder above it exists`, 'set HOME, or the XDG variable, to a folder of yours');
+    if (next === parent)
+      return fail(id, name, `${folder}: no folder above it exists`, 'set HOME, or the XDG variable, to a folder of yours');
     parent = next;
   }
 }

@@ -42,7 +42,16 @@ export async function networkChecks(settings: Settings, options: DoctorOptions, 
   } catch (error) {
     if (!(error instanceof CoreError)) throw error;
     return {
-      checks: [...checks, { id: 'network.connection', name: 'connection', status: 'fail', message: error.message, ...(error.hint ? { fix: error.hint } : {}) }],
+      checks: [
+        ...checks,
+        {
+          id: 'network.connection',
+          name: 'connection',
+          status: 'fail',
+          message: error.message,
+          ...(error.hint ? { fix: error.hint } : {}),
+        },
+      ],
       probe: null,
       sandbox: [],
     };
@@ -65,7 +74,9 @@ export async function networkChecks(settings: Settings, options: DoctorOptions, 
       });
     const via = transport.proxy === null ? 'directly' : `through the proxy ${transport.proxy}`;
     const trust =
-      url.protocol === 'https:' ? `; TLS certificate verified${transport.caFile === null ? '' : ` (trusting ${transport.caFile} too)`}` : '';
+      url.protocol === 'https:'
+        ? `; TLS certificate verified${transport.caFile === null ? '' : ` (trusting ${transport.caFile} too)`}`
+        : '';
     const sentAt = Date.now();
     let answer: HttpResponse;
     try {
@@ -102,7 +113,8 @@ async function dnsCheck(url: URL, settings: Settings): Promise<DoctorCheck> {
   const target = decision.kind === 'proxy' ? decision.url : url;
   const host = target.hostname.replace(/^\[|\]$/g, '');
   const whose = decision.kind === 'proxy' ? 'the proxy ' : '';
-  if (isIP(host) !== 0) return { id: 'network.dns', name: 'name resolution', status: 'pass', message: `${whose}${host} is an address: nothing to resolve` };
+  if (isIP(host) !== 0)
+    return { id: 'network.dns', name: 'name resolution', status: 'pass', message: `${whose}${host} is an address: nothing to resolve` };
   try {
     const addresses = await lookup(host, { all: true });
     return {
@@ -128,8 +140,10 @@ async function dnsCheck(url: URL, settings: Settings): Promise<DoctorCheck> {
 
 /** A fix for a failure to reach the service that carries no hint of its own. */
 function fixFor(code: string, settings: Settings): string {
-  if (code === 'ECONNREFUSED') return `check the base URL's port (${settings.baseUrl!.source}); for a sandbox, is core sandbox still running?`;
-  if (code === 'ETIMEDOUT') return 'check the network between here and the service, and the proxy (HTTPS_PROXY, NO_PROXY); --timeout waits longer';
+  if (code === 'ECONNREFUSED')
+    return `check the base URL's port (${settings.baseUrl!.source}); for a sandbox, is core sandbox still running?`;
+  if (code === 'ETIMEDOUT')
+    return 'check the network between here and the service, and the proxy (HTTPS_PROXY, NO_PROXY); --timeout waits longer';
   if (/CERT|SSL|TLS|SIGNATURE/.test(code))
     return "give the CA that signed the service's certificate with --ca-file FILE (or the profile's caFile)";
   if (code === 'EPROXY') return 'check the proxy (its URL and credentials), or list the host in NO_PROXY';
@@ -180,7 +194,13 @@ function secretCheck(secret: unknown, ctx: Context): DoctorCheck {
     };
   }
   ctx.addSecret(here);
-  if (here === secret) return { ...base, status: 'pass', message: 'CORE_WEBHOOK_SECRET in this shell is the sandbox\'s (neither shown)', source: 'env CORE_WEBHOOK_SECRET' };
+  if (here === secret)
+    return {
+      ...base,
+      status: 'pass',
+      message: "CORE_WEBHOOK_SECRET in this shell is the sandbox's (neither shown)",
+      source: 'env CORE_WEBHOOK_SECRET',
+    };
   return {
     ...base,
     status: 'fail',
@@ -193,7 +213,11 @@ function secretCheck(secret: unknown, ctx: Context): DoctorCheck {
 async function botCheck(bot: SandboxInfo['bot']): Promise<DoctorCheck> {
   const base = { id: 'sandbox.bot', name: 'bot' };
   if (bot === null || bot === undefined || typeof bot.url !== 'string') {
-    return { ...base, status: 'skip', message: 'no bot connected: customer messages are recorded, no webhook goes out (core sandbox --bot-url URL)' };
+    return {
+      ...base,
+      status: 'skip',
+      message: 'no bot connected: customer messages are recorded, no webhook goes out (core sandbox --bot-url URL)',
+    };
   }
   let url: URL;
   try {

@@ -33,7 +33,13 @@ export async function collectDoctor(options: DoctorOptions, ctx: Context): Promi
 
   // The settings as a send resolves them: `core config check`'s checks (the tokens resolved and
   // registered as secrets), its config file line left out (listed above, each file).
-  const checkOptions = { global: options.global, json: false, allowHttp: options.allowHttp, timeout: options.timeout, caFile: options.caFile };
+  const checkOptions = {
+    global: options.global,
+    json: false,
+    allowHttp: options.allowHttp,
+    timeout: options.timeout,
+    caFile: options.caFile,
+  };
   const settingChecks = await collectChecks(checkOptions, ctx);
   for (const check of settingChecks.checks) {
     if (check.name === 'config file') continue;
@@ -106,7 +112,12 @@ export function nodeCheck(version: string): DoctorCheck {
 function fileCheck(file: FoundFile): DoctorCheck {
   const base = { id: 'config.file', name: 'config file' };
   if (file.problem !== undefined)
-    return { ...base, status: file.inUse ? 'fail' : 'pass', message: `${file.path}: ${file.problem}`, ...(file.fix ? { fix: file.fix } : {}) };
+    return {
+      ...base,
+      status: file.inUse ? 'fail' : 'pass',
+      message: `${file.path}: ${file.problem}`,
+      ...(file.fix ? { fix: file.fix } : {}),
+    };
   return { ...base, status: 'pass', message: `${file.path}: ${file.note}`, ...(file.namedBy ? { source: file.namedBy } : {}) };
 }
 

@@ -57,17 +57,23 @@ export const ENVIRONMENT: readonly VariableGroup[] = [
   {
     title: 'Network',
     variables: [
-      { names: ['https_proxy', 'HTTPS_PROXY'], what: 'the proxy for an https base URL (a profile\'s proxy wins)' },
-      { names: ['http_proxy', 'HTTP_PROXY'], what: 'the proxy for an http base URL; HTTP_PROXY is ignored when REQUEST_METHOD is set (CGI)' },
+      { names: ['https_proxy', 'HTTPS_PROXY'], what: "the proxy for an https base URL (a profile's proxy wins)" },
+      {
+        names: ['http_proxy', 'HTTP_PROXY'],
+        what: 'the proxy for an http base URL; HTTP_PROXY is ignored when REQUEST_METHOD is set (CGI)',
+      },
       { names: ['no_proxy', 'NO_PROXY'], what: 'hosts reached directly, comma-separated (.example.com, *, 10.0.0.0/8)' },
-      { names: ['REQUEST_METHOD'], what: 'set under CGI, where HTTP_PROXY comes from a request\'s Proxy header: then it is not read' },
-      { names: ['NODE_EXTRA_CA_CERTS'], what: 'a PEM file of CA certificates trusted on top of the system\'s (as Node reads it)' },
+      { names: ['REQUEST_METHOD'], what: "set under CGI, where HTTP_PROXY comes from a request's Proxy header: then it is not read" },
+      { names: ['NODE_EXTRA_CA_CERTS'], what: "a PEM file of CA certificates trusted on top of the system's (as Node reads it)" },
     ],
   },
   {
     title: 'Folders',
     variables: [
-      { names: ['HOME', 'USERPROFILE'], what: 'the home folder: the config search stops there; ~/.config, ~/.cache and ~/.local/state are in it' },
+      {
+        names: ['HOME', 'USERPROFILE'],
+        what: 'the home folder: the config search stops there; ~/.config, ~/.cache and ~/.local/state are in it',
+      },
       { names: ['XDG_CONFIG_HOME'], what: 'the user config folder is $XDG_CONFIG_HOME/core (else ~/.config/core)' },
       { names: ['XDG_CACHE_HOME'], what: 'the compile cache is in $XDG_CACHE_HOME/core (else ~/.cache/core)' },
       { names: ['XDG_STATE_HOME'], what: 'core customer --session last is kept in $XDG_STATE_HOME/core (else ~/.local/state/core)' },
@@ -78,7 +84,7 @@ export const ENVIRONMENT: readonly VariableGroup[] = [
   {
     title: 'Programs',
     variables: [
-      { names: ['BROWSER'], what: 'the browser core sandbox --open starts (else the system\'s opener)' },
+      { names: ['BROWSER'], what: "the browser core sandbox --open starts (else the system's opener)" },
       { names: ['VISUAL', 'EDITOR'], what: 'the editor the composer (-i) opens for a long text', readBy: 'the editor prompt' },
     ],
   },

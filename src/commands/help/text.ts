@@ -101,7 +101,7 @@ function configText(): string {
         '--config FILE (or CORE_CONFIG) names one file and skips the search; only a file named so may be JavaScript.',
     ),
     paragraph(
-      'A file found by the search must be yours (or root\'s) and writable by you alone, or it is refused: it chooses ' +
+      "A file found by the search must be yours (or root's) and writable by you alone, or it is refused: it chooses " +
         'where your token goes and may run a token command.',
     ),
     [
@@ -113,11 +113,11 @@ function configText(): string {
       '    token: {env: CORE_STAGING_TOKEN}       # a string, {env: NAME} or {command: "pass show core"}',
       '    integratorToken: {command: "..."}      # for core reason update; the token when absent',
       '    headers: {X-Extra: value}              # extra request headers',
-      '    timeout: 30s                           # one attempt\'s time limit',
+      "    timeout: 30s                           # one attempt's time limit",
       '    retries: 2                             # 0 to 10',
       '    limits: {maxQuickReplies: 10, maxQuickReplyLength: 40}',
       '    proxy: http://proxy.example.com:3128   # else https_proxy / HTTPS_PROXY',
-      '    caFile: ca.pem                         # CA certificates trusted on top of the system\'s',
+      "    caFile: ca.pem                         # CA certificates trusted on top of the system's",
     ]
       .map((line) => `  ${line}`)
       .join('\n'),
@@ -136,16 +136,21 @@ function configText(): string {
       ['core config path', 'the file in use'],
       ['core schema config', "the file's JSON Schema, for editors"],
     ])}`,
-    paragraph("Every key in detail: docs/configuration.md. The options of core config itself: core config --help."),
+    paragraph('Every key in detail: docs/configuration.md. The options of core config itself: core config --help.'),
   ].join('\n\n');
 }
 
 function formatsText(): string {
   return [
-    paragraph('The files core reads and writes, and what it prints for programs. Every file core writes is created readable by you alone (0600), and never through a symbolic link of another user.'),
+    paragraph(
+      'The files core reads and writes, and what it prints for programs. Every file core writes is created readable by you alone (0600), and never through a symbolic link of another user.',
+    ),
     `Reads:\n${table([
       ['config files', 'YAML or JSON (core help config); JavaScript only when named with --config'],
-      ['-f FILE, -f -', 'a payload in JSON or YAML (reply, greet, reason update, api); reason update also reads a JSON array or NDJSON, one reason a line, as a stream'],
+      [
+        '-f FILE, -f -',
+        'a payload in JSON or YAML (reply, greet, reason update, api); reason update also reads a JSON array or NDJSON, one reason a line, as a stream',
+      ],
       ['--text-file, --markdown-file', 'text as is, UTF-8 (- reads standard input)'],
       ['core test FILE...', 'conversation files in YAML or JSON (core schema test), or folders of them'],
       ['--resume REPORT', 'the NDJSON report of an earlier core reason update'],
@@ -167,7 +172,9 @@ function formatsText(): string {
       ['core schema KIND', 'a JSON Schema (draft 2020-12)'],
       ['core completion SHELL', 'a bash, zsh, fish or PowerShell script'],
     ])}`,
-    paragraph('Identifiers typed long are exact JSON numbers up to 9223372036854775807. Details: docs/json-output.md and docs/payloads.md.'),
+    paragraph(
+      'Identifiers typed long are exact JSON numbers up to 9223372036854775807. Details: docs/json-output.md and docs/payloads.md.',
+    ),
   ].join('\n\n');
 }
 

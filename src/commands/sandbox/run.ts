@@ -13,7 +13,11 @@ import type { SandboxRunOptions } from './options.js';
  *
  * The sandbox's tokens are fixed, documented test values, not secrets, so they are printed as is.
  */
-export async function runSandbox(runOptions: SandboxRunOptions & { envFile?: string }, ctx: Context, random?: () => number): Promise<number> {
+export async function runSandbox(
+  runOptions: SandboxRunOptions & { envFile?: string },
+  ctx: Context,
+  random?: () => number,
+): Promise<number> {
   const { open, envFile, ...options } = runOptions;
   // --env-file: refused before the sandbox starts when core would not write there (src/output/env-file.ts).
   const envFileAt = envFile === undefined ? undefined : await checkEnvFile(envFile, ctx);
