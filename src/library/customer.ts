@@ -1,5 +1,6 @@
 import { choose } from '../customer/choose.js';
 import { AnswerWait, type StreamEvent, type WaitEnd } from '../customer/wait.js';
+import type { Channel, ChannelName } from '../payload/channels.js';
 import { parseJson, stringifyJson } from '../payload/json.js';
 import type { ConversationView, SandboxEvent } from '../sandbox/server.js';
 import { untiedRefusalFor } from '../customer/wait.js';
@@ -11,8 +12,6 @@ import { untiedRefusalFor } from '../customer/wait.js';
  * from the sandbox's events through `sandbox.subscribe`, opened before each message is sent so none
  * can slip by. When the wait ends is the rule of `core customer` (src/customer/wait.ts).
  */
-
-type Channel = 'WEB' | 'IM' | 'EMAIL';
 
 /** What the customer needs of a running sandbox: a handle of `startSandbox` has all of it. */
 export interface CustomerSandbox {
@@ -28,8 +27,8 @@ type WebhookAttempt = Extract<SandboxEvent, { type: 'webhook.attempt' }>;
 export interface ConversationStart {
   /** Default: the sandbox's first tenant. */
   tenant?: string;
-  /** Default 'WEB'. */
-  channel?: Channel;
+  /** 'WEB' (the default), 'IM' or 'EMAIL', in any case ('im' is 'IM'). */
+  channel?: ChannelName;
   /** The external client ID of an authorized client. */
   clientId?: string;
   /** The internal client ID (a long); a new one by default. */

@@ -19,6 +19,7 @@ import {
 } from '../sandbox/server.js';
 
 export { SandboxOptionsError } from '../sandbox/server.js';
+export type { Channel, ChannelName } from '../payload/channels.js';
 export type { ConversationView, DuplicateMode, FaultOptions, MessageRecord, SandboxEvent, SandboxOptions } from '../sandbox/server.js';
 export {
   startConversation,

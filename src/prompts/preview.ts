@@ -1,6 +1,6 @@
 import stringWidth from 'string-width';
 import type { Style } from '../output/style.js';
-import { isRecord } from '../send/fields.js';
+import { isRecord } from '../input/fields.js';
 
 /**
  * A terminal picture of a message as the customer would see it: the bubble (header, attachments,

@@ -223,8 +223,25 @@ describe('core customer say', () => {
   });
 
   it.each([
+    ['im', 'IM'],
+    ['IM', 'IM'],
+    ['Im', 'IM'],
+    ['web', 'WEB'],
+    ['eMaIl', 'EMAIL'],
+  ])('takes --channel %s in any case, as the channel %s', async (name, channel) => {
+    const { env, sb } = await platform(echo);
+    const result = await runInProcess(['customer', 'say', 'Hi', '--channel', name, '--json'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`(${channel}, coreClientId`);
+    const { sessionId } = parseJson(result.stdout) as { sessionId: string };
+    expect(sb.conversation(sessionId)?.channel).toBe(channel);
+  });
+
+  it.each([
     { argv: ['--session', 's-1', '--channel', 'im'], message: '--channel starts a new conversation, and --session continues one' },
-    { argv: ['--channel', 'sms'], message: "option '--channel <channel>' argument 'sms' is invalid" },
+    { argv: ['--channel', 'sms'], message: '--channel: "sms" is not a channel: use WEB, IM or EMAIL (in any case)' },
+    { argv: ['--channel', 'ım'], message: '--channel: "ım" is not a channel: use WEB, IM or EMAIL (in any case)' },
+    { argv: ['--channel', ''], message: '--channel: "" is not a channel: use WEB, IM or EMAIL (in any case)' },
     { argv: ['--wait', 'soon'], message: '--wait: invalid duration "soon"' },
     { argv: ['--core-client-id', '9223372036854775808'], message: "--core-client-id: '9223372036854775808' is not an identifier" },
     { argv: ['--session', 's-1', '--client-id', 'x'], message: '--client-id and --core-client-id name the client of a new conversation' },

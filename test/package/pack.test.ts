@@ -453,7 +453,8 @@ const seen: SandboxEvent[] = [];
 const stop: () => void = sandbox.subscribe((event) => {
   if (event.type === 'bot.answer') seen.push(event);
 });
-const conversation = await startConversation(sandbox, { tenant: 'acme', channel: 'EMAIL', coreClientId: 1n });
+const conversation = await startConversation(sandbox, { tenant: 'acme', channel: 'email', coreClientId: 1n });
+const channel: 'WEB' | 'IM' | 'EMAIL' = conversation.channel;
 const exchange: CustomerExchange = await conversation.say('Hi', { waitMs: 100 });
 const delivered: boolean | undefined = exchange.answers[0]?.delivered;
 const index: bigint = exchange.question.questionIndex;
@@ -463,7 +464,7 @@ const reset: string[] = sandbox.reset();
 const failure: number | undefined = new SandboxCustomerError(404, 'x', 'y').status;
 stop();
 await sandbox.close();
-export { url, delivered, index, owner, reasons, reset, failure };
+export { url, delivered, index, owner, reasons, reset, failure, channel };
 `;
     const refusals: Array<[string, string, RegExp]> = [
       [

@@ -5,6 +5,7 @@ import { parseDuration } from '../../config/duration.js';
 import { choose, type LastMessage } from '../../customer/choose.js';
 import { AnswerWait, type StreamEvent, type WaitResult } from '../../customer/wait.js';
 import { htmlSummary } from '../../output/result.js';
+import { channelNamed, notAChannel, type Channel } from '../../payload/channels.js';
 import { stringifyJson } from '../../payload/json.js';
 import { loadCommandSettings } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
@@ -25,7 +26,6 @@ import { formatDuration } from '../../text/duration.js';
  */
 
 export const DEFAULT_WAIT = '10s';
-export const CHANNEL_CHOICES = ['web', 'im', 'email'] as const;
 
 interface CommonOptions {
   global: GlobalOptions;
@@ -109,10 +109,8 @@ export async function runCustomerSay(options: CustomerSayOptions, ctx: Context):
     throw new UsageError('--client-id and --core-client-id name the client of a new conversation: leave them out with --session');
   }
   if (options.text.trim() === '') throw new UsageError('the message is empty: say something, such as core customer say "Hi"');
-  const channel = options.channel?.toUpperCase();
-  if (options.channel !== undefined && !CHANNEL_CHOICES.includes(options.channel.toLowerCase() as (typeof CHANNEL_CHOICES)[number])) {
-    throw new UsageError(`--channel: '${options.channel}' is not a channel: use web, im or email`);
-  }
+  const channel = options.channel === undefined ? undefined : channelNamed(options.channel);
+  if (options.channel !== undefined && channel === undefined) throw new UsageError(`--channel: ${notAChannel(options.channel)}`);
   let coreClientId: bigint | undefined;
   if (options.coreClientId !== undefined) {
     if (!/^\d{1,19}$/.test(options.coreClientId) || BigInt(options.coreClientId) > 9_223_372_036_854_775_807n) {
@@ -130,7 +128,7 @@ async function say(
   client: ClientInit,
   waitMs: number,
   tenant: string | undefined,
-  channel: string | undefined,
+  channel: Channel | undefined,
   coreClientId: bigint | undefined,
 ): Promise<number> {
   let conversation: Conversation;
