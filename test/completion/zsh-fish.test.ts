@@ -261,6 +261,7 @@ describe('the command tree the scripts are made from', () => {
         'core test --output <file>',
         'core check-bot --output <file>',
         'core doctor --ca-file <file>',
+        'core sandbox --env-file <file>',
       ].sort(),
     );
   });
