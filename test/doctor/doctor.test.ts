@@ -125,7 +125,13 @@ describe("core doctor and the service's clock", () => {
   // The Date header counts whole seconds and the answer takes its time: the skew read is within a
   // second or so of the one set, so the words allow a second either way.
   it.each([
-    ['10 minutes ahead', 10 * 60_000, 1, 'fail', /is (?:9m59s|10m|10m\ds) ahead of this machine's: webhook timestamps more than 5m off are refused/],
+    [
+      '10 minutes ahead',
+      10 * 60_000,
+      1,
+      'fail',
+      /is (?:9m59s|10m|10m\ds) ahead of this machine's: webhook timestamps more than 5m off are refused/,
+    ],
     ['10 minutes behind', -10 * 60_000, 1, 'fail', /is (?:9m59s|10m|10m\ds) behind this machine's/],
     ['4 minutes 50 seconds ahead, inside the 5 minutes', 4 * 60_000 + 50_000, 0, 'pass', /is 4m[45]\ds ahead of this machine's$/],
     ['in step', 0, 0, 'pass', /agrees with this machine's/],
