@@ -49,7 +49,7 @@ export async function runCheckBot(options: CheckBotOptions, ctx: Context): Promi
   /** The report to stdout or --output; the human one on stdout is only the error when nothing could be checked. */
   const writeReport = async (report: BatteryReport, context: ReportContext) => {
     if (humanOnStdout && report.unreachable) return;
-    const document = await renderCheckReport(report, options.reporter, context, makeStyle(humanOnStdout && ctx.color.stdout));
+    const document = await renderCheckReport(report, options.reporter, context, makeStyle(humanOnStdout && ctx.color.stdout, ctx.glyphs));
     if (output !== undefined) await writeOutputFile(output, document, options.output ?? output, '--output');
     else ctx.out(document);
   };
@@ -69,7 +69,7 @@ export async function runCheckBot(options: CheckBotOptions, ctx: Context): Promi
     throw error;
   });
   const context: ReportContext = { sandboxUrl: url, botUrl, sandboxKept: sandbox === undefined };
-  const style = makeStyle(humanOnStdout ? ctx.color.stdout : ctx.color.stderr);
+  const style = makeStyle(humanOnStdout ? ctx.color.stdout : ctx.color.stderr, ctx.glyphs);
   // Every check waits and asks at once, each listening to the stop signal: one signal of the run's
   // own, told of Ctrl-C, takes their listeners without Node's warning about a leak.
   const stop = new AbortController();

@@ -297,7 +297,7 @@ async function converse(
     if (options.json) ctx.out(`${stringifyJson(document)}\n`);
     else {
       const columns = (ctx.streams.stdout as { columns?: number }).columns ?? 80;
-      const { out, err } = await renderExchange(result, { columns, color: ctx.color });
+      const { out, err } = await renderExchange(result, { columns, color: ctx.color, glyphs: ctx.glyphs });
       if (out !== '') ctx.out(out);
       if (err !== '') ctx.err(err);
     }
