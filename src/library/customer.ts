@@ -1,8 +1,8 @@
 import { choose } from '../customer/choose.js';
-import { AnswerWait, type StreamEvent, type WaitEnd } from '../customer/wait.js';
+import { AnswerWait, untiedRefusalFor, type WaitEnd } from '../customer/wait.js';
 import { parseJson, stringifyJson } from '../payload/json.js';
+import type { BotAnswerEvent, HandoverEvent, WebhookAttemptEvent } from '../sandbox/events.js';
 import type { ConversationView, SandboxEvent } from '../sandbox/server.js';
-import { untiedRefusalFor } from '../customer/wait.js';
 
 /**
  * The customer's side of a sandbox conversation from code: what `core customer say` and `press` do,
@@ -20,9 +20,6 @@ export interface CustomerSandbox {
   subscribe(listener: (event: SandboxEvent) => void, onClose?: () => void): () => void;
   conversation(sessionId: string): ConversationView | undefined;
 }
-type BotAnswer = Extract<SandboxEvent, { type: 'bot.answer' }>;
-type Handover = Extract<SandboxEvent, { type: 'handover' }>;
-type WebhookAttempt = Extract<SandboxEvent, { type: 'webhook.attempt' }>;
 
 /** How a conversation starts: as POST /_sandbox/conversations takes it. */
 export interface ConversationStart {
@@ -65,12 +62,12 @@ export interface CustomerExchange {
     noWebhook: string | null;
   };
   /** Every bot answer to the conversation after the message, delivered or not (`delivered`, `notDelivered` say). */
-  answers: BotAnswer[];
+  answers: BotAnswerEvent[];
   /** The `text` of each delivered answer, in order: what the customer reads. */
   texts: string[];
-  handovers: Handover[];
+  handovers: HandoverEvent[];
   /** The MESSAGE webhook's attempts; empty when none was sent. */
-  attempts: WebhookAttempt[];
+  attempts: WebhookAttemptEvent[];
   /** delivered or failed; pending when the wait ended during the attempts; null when no webhook was sent. */
   delivery: 'delivered' | 'failed' | 'pending' | null;
   /**
@@ -153,7 +150,7 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
     // A sandbox that closes ends the wait (`stream-ended`), as a closed event stream ends core customer's.
     const stop = sandbox.subscribe(
       (event) => {
-        if (event.sessionId === sessionId || untiedRefusalFor(event, tenant)) wait.accept(event as unknown as StreamEvent);
+        if (event.sessionId === sessionId || untiedRefusalFor(event, tenant)) wait.accept(event);
       },
       () => wait.streamEnded(),
     );
@@ -170,7 +167,7 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
       wait.start({ seq: BigInt(question.seq), deliveryId: question.deliveryId, noWebhook: question.noWebhook });
       const end = await wait.ended;
       const result = wait.result(end);
-      const answers = result.answers as unknown as BotAnswer[];
+      const { answers, handovers, attempts, delivery, refused } = result;
       return {
         ok: end === 'answered',
         end,
@@ -179,10 +176,10 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
         question,
         answers,
         texts: answers.filter((answer) => answer.delivered).map((answer) => String((answer.body as { text?: unknown }).text ?? '')),
-        handovers: result.handovers as unknown as Handover[],
-        attempts: result.attempts as unknown as WebhookAttempt[],
-        delivery: result.delivery,
-        refused: result.refused as unknown as SandboxEvent[],
+        handovers,
+        attempts,
+        delivery,
+        refused,
       };
     } finally {
       stop();

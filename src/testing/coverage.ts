@@ -1,4 +1,5 @@
 import { isRecord } from '../payload/json.js';
+import type { BotAnswerEvent } from '../sandbox/events.js';
 
 /**
  * `core test --coverage` (docs/testing-bots.md, "Coverage"): what of the platform a suite exercised,
@@ -56,7 +57,7 @@ const FEATURES = [
 const CODES = new Set<string>(['SUCCESS', 'UNCLEAR_QUESTION', 'SWITCH_TO_HUMAN']);
 
 /** What a `bot.answer` event of the sandbox exercised: its code and features when delivered, the platform's outcome otherwise. */
-export function countAnswer(counts: CoverageCounts, event: Record<string, unknown>): void {
+export function countAnswer(counts: CoverageCounts, event: BotAnswerEvent): void {
   // An answerId used before is dropped under chatbot rule 6, before rule 7 is ever asked.
   if (event.notDelivered === 'duplicate answerId') {
     count(counts, 'duplicateAnswerId');
