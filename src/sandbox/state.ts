@@ -58,7 +58,8 @@ export interface SandboxStateConfig {
 }
 
 export class SandboxState {
-  private readonly store: Store;
+  /** What the state keeps (src/sandbox/store/): read it freely; it changes only by the events recorded here. */
+  readonly store: Store;
 
   constructor(private readonly config: SandboxStateConfig) {
     this.store = new Store(config);

@@ -4,6 +4,7 @@ import type { Delivery, KeptTenant, RandomIds, Thread } from '../model.js';
 import { randomText } from '../random.js';
 import { mergeBySeq } from '../seq.js';
 import { applyEvent, newModel, type ModelConfig, type SandboxModel } from './apply.js';
+import { digestOf, type ModelDigest } from './digest.js';
 import type { TenantState } from './tenant.js';
 
 export type StoreConfig = ModelConfig;
@@ -95,6 +96,19 @@ export class Store {
       this.log.publish(event);
     }
     return recorded;
+  }
+
+  /**
+   * Applies events recorded before (a log read back, in seq order): the model becomes what it was,
+   * and the seq and the counted ids go on from where they stopped. No listener hears of them.
+   */
+  replay(events: Iterable<SandboxEvent>): void {
+    for (const event of events) applyEvent(this.model, event);
+  }
+
+  /** The whole model as plain data (src/sandbox/store/digest.ts): equal digests, equal states. */
+  digest(): ModelDigest {
+    return digestOf(this.model);
   }
 
   /** One event of a request. */
