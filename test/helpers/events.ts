@@ -135,7 +135,7 @@ const defaults: { [T in EventType]: (seq: number) => EventOf<T> } = {
 };
 
 function base(seq: number) {
-  return { seq, tenant: 'sandbox', time: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, seq)).toISOString() };
+  return { seq, tenant: 'sandbox', time: new Date(Date.UTC(2026, 0, 1) + (seq % 86_400_000)).toISOString() };
 }
 
 /** An event of `type`: the defaults above, with `fields` laid over them. */
