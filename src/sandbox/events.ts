@@ -255,6 +255,12 @@ export type JsonRead<T, Int> = T extends bigint
 /** An event as the page reads it from the event stream and the listings (src/sandbox/page/json.js). */
 export type PageEvent = SandboxEvent extends infer E ? (E extends SandboxEvent ? JsonRead<E, number | bigint> : never) : never;
 
+/** The page's event of one type (the page's JSDoc names them: `import('../events.js').PageEventOf<'handover'>`). */
+export type PageEventOf<T extends EventType> = Extract<PageEvent, { type: T }>;
+
+/** The events that may be refusals of the bot's requests (`isRefusal`): its API requests, answers and greetings. */
+export type RequestEventType = 'api.request' | 'bot.answer' | 'greeting';
+
 /**
  * A refusal tied to no conversation that a stream of one conversation of `tenant` also carries
  * (docs/sandbox.md, "Events"): one of the same tenant, or a sandbox-wide one (a request naming no

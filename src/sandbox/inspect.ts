@@ -18,6 +18,16 @@ export interface InspectDeps {
   bot: { url: string; timeoutMs: number; retries: number; sender: WebhookSender } | null;
 }
 
+/** What GET /_sandbox/info answers (the page reads it, src/sandbox/page/api.js). */
+export interface SandboxInfo {
+  version: string;
+  tenants: string[];
+  duplicates: DuplicateMode;
+  maxEvents: number;
+  lastSeq: number;
+  bot: { url: string; timeoutMs: number; retries: number; inFlight: number; queued: number } | null;
+}
+
 export const unknownTenant = (state: SandboxState, tenant: string): Answer => ({
   status: 404,
   error: `no tenant '${tenant}' (tenants: ${state.tenantNames.join(', ')})`,
@@ -78,7 +88,7 @@ export function inspectHandlers(deps: InspectDeps): Record<'messages' | 'reasons
         maxEvents: deps.maxEvents,
         lastSeq: state.lastSeq,
         bot: bot === null ? null : { url: bot.url, timeoutMs: bot.timeoutMs, retries: bot.retries, ...bot.sender.load },
-      },
+      } satisfies SandboxInfo,
       what: 'info',
     })),
   };

@@ -1,5 +1,5 @@
 import type { Reason } from '../payload/index.js';
-import type { Channel, Owner, QuestionType, SandboxEvent } from './events.js';
+import type { Channel, JsonRead, Owner, QuestionType, SandboxEvent } from './events.js';
 import type { ReadonlySeqQueue } from './seq.js';
 
 /**
@@ -112,6 +112,12 @@ export interface ConversationView {
   lastSeq: number;
   lastBotMessage: LastBotMessage | null;
 }
+
+/** A conversation's summary as the page reads it (src/sandbox/page/json.js: identifiers number or BigInt). */
+export type PageConversation = JsonRead<ConversationView, number | bigint>;
+
+/** A reason record as the page reads it. */
+export type PageReasonRecord = JsonRead<ReasonRecord, number | bigint>;
 
 /**
  * What a rule may read of one tenant: the store's maps, read-only. The store's tenant record has
