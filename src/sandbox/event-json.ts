@@ -215,7 +215,8 @@ function readField(kind: Kind, value: unknown): unknown {
     case 'strings':
       return Array.isArray(value) && value.every((item) => typeof item === 'string') ? value : undefined;
     case 'problems':
-      return Array.isArray(value) && value.every((item) => isObject(item) && typeof item.path === 'string' && typeof item.message === 'string')
+      return Array.isArray(value) &&
+        value.every((item) => isObject(item) && typeof item.path === 'string' && typeof item.message === 'string')
         ? value
         : undefined;
     case 'object':

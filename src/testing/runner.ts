@@ -273,9 +273,7 @@ export class ConversationEvents {
   /** Whether the webhook of a message has finished: delivered, failed for good, or none sent. */
   delivery(asked: Asked): { done: boolean; failed: WebhookAttemptEvent | undefined; attempts: number } {
     if (asked.deliveryId === null) return { done: true, failed: undefined, attempts: 0 };
-    const attempts = this.list.filter(
-      (e): e is WebhookAttemptEvent => e.type === 'webhook.attempt' && e.deliveryId === asked.deliveryId,
-    );
+    const attempts = this.list.filter((e): e is WebhookAttemptEvent => e.type === 'webhook.attempt' && e.deliveryId === asked.deliveryId);
     const last = attempts.at(-1);
     const done = last !== undefined && (last.outcome === 'delivered' || last.outcome === 'failed');
     return { done, failed: last?.outcome === 'failed' ? last : undefined, attempts: attempts.length };

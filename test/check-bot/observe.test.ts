@@ -50,7 +50,9 @@ describe('answerTo: what the bot did about a question', () => {
 
   it('leaves out what `ignore` says', () => {
     const injected = apiRequest({ status: 503, error: 'injected fault: ...' });
-    expect(answerTo(Q, { ignore: (e) => e.type === 'api.request' && String(e.error).startsWith('injected fault') })(injected)).toBeUndefined();
+    expect(
+      answerTo(Q, { ignore: (e) => e.type === 'api.request' && String(e.error).startsWith('injected fault') })(injected),
+    ).toBeUndefined();
   });
 
   const named = { questionId: Q, questionIndex: null, sessionId: null, coreClientId: null, clientId: null };
@@ -59,11 +61,7 @@ describe('answerTo: what the bot did about a question', () => {
   it.each([
     ['a request refused and tied to a conversation (401)', request({}), true],
     ['a request refused in a tenant, tied to none (415)', request({ sessionId: null, scope: 'tenant', status: 415 }), true],
-    [
-      'a request refused sandbox-wide (403, unknown tenant)',
-      request({ sessionId: null, scope: 'sandbox', tenant: '', status: 403 }),
-      true,
-    ],
+    ['a request refused sandbox-wide (403, unknown tenant)', request({ sessionId: null, scope: 'sandbox', tenant: '', status: 403 }), true],
     ['a request at the limit: 400', request({ status: 400 }), true],
     ['a request below it: 399', request({ status: 399 }), false],
     ['a request that went through', request({ status: 200, error: null }), false],

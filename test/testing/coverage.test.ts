@@ -49,12 +49,18 @@ describe('coverage of one answer', () => {
     ],
     [
       'a second answer refused by the strict mode (409)',
-      delivered({ text: 'Again' }, { status: 409, delivered: false, notDelivered: 'question already answered (strict mode)', questionAlreadyAnswered: true }),
+      delivered(
+        { text: 'Again' },
+        { status: 409, delivered: false, notDelivered: 'question already answered (strict mode)', questionAlreadyAnswered: true },
+      ),
       { secondAnswer: 1, refusal: 1 },
     ],
     [
       'an invalid answer to a question already answered (400): a refusal, no second answer',
-      delivered({ text: 'x'.repeat(5000) }, { status: 400, delivered: false, notDelivered: 'the answer names two different questions', questionAlreadyAnswered: true }),
+      delivered(
+        { text: 'x'.repeat(5000) },
+        { status: 400, delivered: false, notDelivered: 'the answer names two different questions', questionAlreadyAnswered: true },
+      ),
       { refusal: 1 },
     ],
     [

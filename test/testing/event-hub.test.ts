@@ -27,7 +27,8 @@ function hub() {
   return { events, follow, send: (event: PlatformEvent) => send(event), controller, opened: () => opened };
 }
 
-const refusal = (fields: Partial<EventOf<'api.request'>>): PlatformEvent => anEvent('api.request', { status: 404, sessionId: null, ...fields });
+const refusal = (fields: Partial<EventOf<'api.request'>>): PlatformEvent =>
+  anEvent('api.request', { status: 404, sessionId: null, ...fields });
 
 describe('EventHub', () => {
   it('opens one subscription for every conversation and hands each event to its own', () => {

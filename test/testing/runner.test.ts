@@ -121,7 +121,8 @@ describe('a bot step and the refusals of the sandbox', () => {
     let waiting = 0;
     const { sandbox, record } = scriptedSandbox(() => {
       // Once both conversations have asked, one refusal tied to neither.
-      if ((waiting += 1) === 2) setImmediate(() => record({ ...refused(null, 404, 'no question 99'), time: new Date(T0).toISOString() } as Event));
+      if ((waiting += 1) === 2)
+        setImmediate(() => record({ ...refused(null, 404, 'no question 99'), time: new Date(T0).toISOString() } as Event));
       return [];
     });
     const runs = await Promise.all(

@@ -288,5 +288,6 @@ function forgetThread(model: SandboxModel, tenant: TenantState, thread: ThreadSt
 
 function forgetClient(tenant: TenantState, client: ClientState): void {
   if (tenant.clients.get(client.coreClientId) === client) tenant.clients.delete(client.coreClientId);
-  if (client.clientId !== null && tenant.clientsByExternalId.get(client.clientId) === client) tenant.clientsByExternalId.delete(client.clientId);
+  if (client.clientId !== null && tenant.clientsByExternalId.get(client.clientId) === client)
+    tenant.clientsByExternalId.delete(client.clientId);
 }

@@ -129,7 +129,8 @@ export class Observer {
  * webhook of the question that failed for good or could not connect.
  */
 export function answerTo(questionId: bigint, options: { undelivered?: boolean; ignore?: (event: SandboxEvent) => boolean } = {}) {
-  const failedToConnect = (event: SandboxEvent & { type: 'webhook.attempt' }) => event.status === null && !/^timeout/.test(event.error ?? '');
+  const failedToConnect = (event: SandboxEvent & { type: 'webhook.attempt' }) =>
+    event.status === null && !/^timeout/.test(event.error ?? '');
   return (event: SandboxEvent): Seen | undefined => {
     if (options.ignore?.(event)) return undefined;
     if (event.type === 'bot.answer') {

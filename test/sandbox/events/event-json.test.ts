@@ -16,7 +16,11 @@ describe('an event written as JSON and read back', () => {
   });
 
   it('keeps identifiers past 2^53 exact, and gives numbers back as numbers', () => {
-    const event = anEvent('customer.message', { seq: 9_007_199_254_740_991, coreClientId: 9223372036854775807n, questionId: 9007199254740993n });
+    const event = anEvent('customer.message', {
+      seq: 9_007_199_254_740_991,
+      coreClientId: 9223372036854775807n,
+      questionId: 9007199254740993n,
+    });
     const text = eventJson(event);
     expect(text).toContain('"coreClientId":9223372036854775807');
     const read = parseEvent(text);
@@ -55,9 +59,17 @@ describe('a value that is not an event', () => {
     ['with a null where none may be', { ...reset(), tenant: null }, 'tenant: null: must be a string'],
     ['with a value not among those of the field', { ...answer(), notDelivered: 'lost' }, 'notDelivered: "lost": must be one of'],
     ['with an identifier that is not an integer', { ...answer(), coreClientId: 1.5 }, 'coreClientId: 1.5: must be an integer or null'],
-    ['with warnings that are not problems', { ...answer(), warnings: [{ path: 'a' }] }, 'warnings: [{"path":"a"}]: must be an array of {path, message}'],
+    [
+      'with warnings that are not problems',
+      { ...answer(), warnings: [{ path: 'a' }] },
+      'warnings: [{"path":"a"}]: must be an array of {path, message}',
+    ],
     ['without the body', (({ body: _b, ...rest }) => rest)(answer()), 'body: absent: must be any value'],
-    ['with a long wrong value, cut', { ...answer(), addressedBy: 'x'.repeat(100) }, `addressedBy: "${'x'.repeat(59)}...: must be an array of strings`],
+    [
+      'with a long wrong value, cut',
+      { ...answer(), addressedBy: 'x'.repeat(100) },
+      `addressedBy: "${'x'.repeat(59)}...: must be an array of strings`,
+    ],
   ])('is refused when %s', (_, value, message) => {
     expect(() => readEvent(value)).toThrow(EventReadError);
     expect(() => readEvent(value)).toThrow(message);

@@ -61,7 +61,15 @@ describe('applyEvent, event by event: the state before, the event, what it chang
         clients: [{ coreClientId: 1001n, clientId: 'alice', lastSeq: seq, latest: 's-9' }],
         clientsByExternalId: [['alice', 1001n]],
         threads: [
-          expect.objectContaining({ sessionId: 's-9', channel: 'EMAIL', client: 1001n, owner: 'bot', nextIndex: 1n, startedSeq: seq, log: [seq] }),
+          expect.objectContaining({
+            sessionId: 's-9',
+            channel: 'EMAIL',
+            client: 1001n,
+            owner: 'bot',
+            nextIndex: 1n,
+            startedSeq: seq,
+            log: [seq],
+          }),
         ],
       }),
     ],
@@ -87,7 +95,15 @@ describe('applyEvent, event by event: the state before, the event, what it chang
     [
       'customer.message with a webhook: the question, the next index and questionId, the delivery in flight',
       [started],
-      { type: 'customer.message', sessionId: 's-1', questionId: 5001n, questionIndex: 1n, text: 'Hi', deliveryId: 'msg_1', noWebhook: null },
+      {
+        type: 'customer.message',
+        sessionId: 's-1',
+        questionId: 5001n,
+        questionIndex: 1n,
+        text: 'Hi',
+        deliveryId: 'msg_1',
+        noWebhook: null,
+      },
       (seq) => ({
         nextQuestionId: 5002n,
         clients: [{ coreClientId: 1001n, clientId: null, lastSeq: seq, latest: 's-1' }],
@@ -136,7 +152,10 @@ describe('applyEvent, event by event: the state before, the event, what it chang
       'bot.answer refused: nothing claimed, only the thread kept alive',
       world(),
       { type: 'bot.answer', sessionId: 's-1', questionId: 5001n, answerId: 'a-1', delivered: false, status: 409 },
-      (seq) => ({ clients: [expect.objectContaining({ lastSeq: seq })], threads: [expect.objectContaining({ lastSeq: seq, lastBotMessage: null })] }),
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ lastSeq: seq, lastBotMessage: null })],
+      }),
     ],
     [
       'greeting: what the customer can press, no answerId claimed',
@@ -144,7 +163,9 @@ describe('applyEvent, event by event: the state before, the event, what it chang
       { type: 'greeting', sessionId: 's-1', body: { coreClientId: 1001n, text: 'Hi', quickReplies: [{ type: 'TEXT', text: 'Go' }] } },
       (seq) => ({
         clients: [expect.objectContaining({ lastSeq: seq })],
-        threads: [expect.objectContaining({ lastBotMessage: expect.objectContaining({ seq, quickReplies: [{ type: 'TEXT', text: 'Go' }] }) })],
+        threads: [
+          expect.objectContaining({ lastBotMessage: expect.objectContaining({ seq, quickReplies: [{ type: 'TEXT', text: 'Go' }] }) }),
+        ],
       }),
     ],
     [
@@ -222,7 +243,10 @@ describe('applyEvent, event by event: the state before, the event, what it chang
       'api.request tied to a conversation: its thread kept alive',
       world(),
       { type: 'api.request', sessionId: 's-1', scope: 'conversation' },
-      (seq) => ({ clients: [expect.objectContaining({ lastSeq: seq })], threads: [expect.objectContaining({ lastSeq: seq, log: [1, 2, seq] })] }),
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ lastSeq: seq, log: [1, 2, seq] })],
+      }),
     ],
     [
       'reason.updated switching a reason on: the reason as stored, one more active',
@@ -249,7 +273,13 @@ describe('applyEvent, event by event: the state before, the event, what it chang
       'reason.updated switching a reason off: one fewer active',
       world(),
       { type: 'reason.updated', code: 'LUNCH', reason: { ...LUNCH, active: false } },
-      () => ({ activeCount: 0, reasons: [['LUNCH', expect.objectContaining({ reason: { ...LUNCH, active: false } })], ['MEETING', expect.anything()]] }),
+      () => ({
+        activeCount: 0,
+        reasons: [
+          ['LUNCH', expect.objectContaining({ reason: { ...LUNCH, active: false } })],
+          ['MEETING', expect.anything()],
+        ],
+      }),
     ],
     [
       'sandbox.reset: the tenant as it started, the counters too',
@@ -299,7 +329,12 @@ describe('applyEvent, event by event: the state before, the event, what it chang
   });
 
   it.each<[string, PartialEvent[], PartialEvent, RegExp]>([
-    ['an event of a seq not after the last', world(), { ...started, sessionId: 's-2', seq: 1 }, /comes after seq 2: events are applied in seq order/],
+    [
+      'an event of a seq not after the last',
+      world(),
+      { ...started, sessionId: 's-2', seq: 1 },
+      /comes after seq 2: events are applied in seq order/,
+    ],
     ['an event of a tenant not served', [], { ...started, tenant: 'elsewhere' }, /tenant 'elsewhere' is not served/],
     ['a thread started twice', world(), started, /thread 's-1' exists already/],
     ['a customer message in a thread the tenant does not keep', [], asked, /no thread 's-1' in tenant 'sandbox'/],
@@ -331,7 +366,11 @@ describe('the ids the log carries go on where they stopped', () => {
 
 describe('the bounds of a tenant, applied as each event is', () => {
   it('keeps maxEvents events, not one more, and forgets with the oldest what no kept event mentions', () => {
-    const events: PartialEvent[] = [started, { ...asked, deliveryId: null }, { type: 'conversation.started', sessionId: 's-2', coreClientId: 1002n }];
+    const events: PartialEvent[] = [
+      started,
+      { ...asked, deliveryId: null },
+      { type: 'conversation.started', sessionId: 's-2', coreClientId: 1002n },
+    ];
     const atBound = modelWith(events, { maxEvents: 3 });
     expect(tenantOf(atBound).log).toHaveLength(3);
     expect(tenantOf(atBound).threads.map((thread) => thread.sessionId)).toEqual(['s-1', 's-2']);
@@ -340,7 +379,9 @@ describe('the bounds of a tenant, applied as each event is', () => {
     expect(tenant.log.map((event) => event.seq)).toEqual([2, 3, 4]);
     // The thread s-1 is still mentioned by its question; the seq that started it is gone from its log.
     expect(tenant.threads.find((thread) => thread.sessionId === 's-1')?.log).toEqual([2]);
-    const gone = modelWith([...events, { type: 'api.request', sessionId: 's-2' }, { type: 'api.request', sessionId: 's-2' }], { maxEvents: 3 });
+    const gone = modelWith([...events, { type: 'api.request', sessionId: 's-2' }, { type: 'api.request', sessionId: 's-2' }], {
+      maxEvents: 3,
+    });
     expect(tenantOf(gone).threads.map((thread) => thread.sessionId)).toEqual(['s-2']);
     expect(tenantOf(gone).questions).toEqual([]);
     expect(tenantOf(gone).clients.map((client) => client.coreClientId)).toEqual([1002n]);

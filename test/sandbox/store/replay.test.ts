@@ -55,7 +55,11 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     pick: small,
   }),
   fc.record({ kind: fc.constant('say' as const), thread: small, text: fc.string({ minLength: 1, maxLength: 40 }) }),
-  fc.record({ kind: fc.constant('say' as const), thread: small, text: fc.constantFrom('Hello', 'Größe?', '\u{1F600} ok', 'x'.repeat(300)) }),
+  fc.record({
+    kind: fc.constant('say' as const),
+    thread: small,
+    text: fc.constantFrom('Hello', 'Größe?', '\u{1F600} ok', 'x'.repeat(300)),
+  }),
   fc.record({ kind: fc.constant('press' as const), thread: small, choice: small, pick: fc.boolean() }),
   fc.record({
     kind: fc.constant('reply' as const),
@@ -75,9 +79,19 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     code: fc.option(fc.constantFrom('SUCCESS' as const, 'SWITCH_TO_HUMAN' as const, 'UNCLEAR_QUESTION' as const), { nil: null }),
     extras: fc.constantFrom('none' as const, 'buttons' as const, 'list' as const, 'markdown' as const),
   }),
-  fc.record({ kind: fc.constant('greet' as const), tenant, thread: small, by: fc.constantFrom('coreClientId' as const, 'clientId' as const, 'new' as const) }),
+  fc.record({
+    kind: fc.constant('greet' as const),
+    tenant,
+    thread: small,
+    by: fc.constantFrom('coreClientId' as const, 'clientId' as const, 'new' as const),
+  }),
   fc.record({ kind: fc.constant('release' as const), thread: small }),
-  fc.record({ kind: fc.constant('reason' as const), tenant, code: fc.constantFrom('LUNCH', 'MEETING', 'TRAINING', 'NOPE'), active: fc.boolean() }),
+  fc.record({
+    kind: fc.constant('reason' as const),
+    tenant,
+    code: fc.constantFrom('LUNCH', 'MEETING', 'TRAINING', 'NOPE'),
+    active: fc.boolean(),
+  }),
   fc.record({
     kind: fc.constant('refused' as const),
     tenant: fc.option(tenant, { nil: null }),
@@ -104,7 +118,11 @@ const settings = fc.record({
 const at = <T>(items: readonly T[], index: number): T | undefined => (items.length === 0 ? undefined : items[index % items.length]);
 
 let requests = 0;
-const meta = (body: unknown, warnings = [] as { path: string; message: string }[]) => ({ requestId: `req-${(requests += 1)}`, body, warnings });
+const meta = (body: unknown, warnings = [] as { path: string; message: string }[]) => ({
+  requestId: `req-${(requests += 1)}`,
+  body,
+  warnings,
+});
 
 /** Runs one request against the state; a request the sandbox refuses records what it records, and nothing else. */
 function run(state: SandboxState, op: Op): void {
@@ -164,13 +182,31 @@ function run(state: SandboxState, op: Op): void {
       if (op.code === 'SWITCH_TO_HUMAN') body.userIds = [1n, 2n];
       if (op.extras === 'markdown') body.formattedText = '**Hi** there';
       else body.text = 'Hi';
-      if (op.extras === 'buttons') body.quickReplies = [{ type: 'TEXT', text: 'Yes' }, { type: 'TEXT', text: 'No', shown_text: 'Nope' }];
+      if (op.extras === 'buttons')
+        body.quickReplies = [
+          { type: 'TEXT', text: 'Yes' },
+          { type: 'TEXT', text: 'No', shown_text: 'Nope' },
+        ];
       if (op.extras === 'list') {
-        body.messageListPicker = { title: 'Pick', sections: [{ title: 'S', items: [{ identifier: 'i1', title: 'One' }, { identifier: 'i2', title: 'Two' }] }] };
+        body.messageListPicker = {
+          title: 'Pick',
+          sections: [
+            {
+              title: 'S',
+              items: [
+                { identifier: 'i1', title: 'One' },
+                { identifier: 'i2', title: 'Two' },
+              ],
+            },
+          ],
+        };
       }
       const checked = validateReply(body);
       if (!checked.ok) throw new Error(`the test made an invalid reply: ${JSON.stringify(checked.problems)}`);
-      state.reply(name, checked.value, { ...meta(body, checked.warnings), formattedHtml: op.extras === 'markdown' ? '<p><strong>Hi</strong> there</p>' : null });
+      state.reply(name, checked.value, {
+        ...meta(body, checked.warnings),
+        formattedHtml: op.extras === 'markdown' ? '<p><strong>Hi</strong> there</p>' : null,
+      });
       return;
     }
     case 'greet': {
@@ -251,7 +287,12 @@ function playAndReplay(config: SandboxStateConfig, ops: Op[]) {
   return { state, recorded, replayed };
 }
 
-const configOf = (extra: { maxEvents: number; maxEventBytes: number; duplicates: 'strict' | 'soft'; botConnected: boolean }): SandboxStateConfig => ({
+const configOf = (extra: {
+  maxEvents: number;
+  maxEventBytes: number;
+  duplicates: 'strict' | 'soft';
+  botConnected: boolean;
+}): SandboxStateConfig => ({
   tenants: TENANTS,
   seedReasons: seed.reasons,
   maxActiveReasons: 3,
