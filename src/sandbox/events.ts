@@ -12,7 +12,7 @@ export { isRefusal };
  * (docs/sandbox.md, "Events"), since the API shows none (docs/api.md, gap 5 and gap 8).
  *
  * This is the one type of an event. Its JSON form (one object, identifiers exact) is written and read
- * by src/sandbox/event-json.ts; the page reads the same JSON as `PageEvent` (below), checked against
+ * by src/sandbox/event-json.ts; the page reads the same JSON as `PageEvent`, checked against
  * these types through JSDoc (tsconfig.page.json).
  */
 
