@@ -167,6 +167,18 @@ describe('the events of a bot answer', () => {
     });
   });
 
+  it.each([
+    ["by a kept client's latest thread", { coreClientId: 1001n }, 's-1', 1001n],
+    ['by a kept client with no thread kept', { coreClientId: 9n }, null, 9n],
+    ['by a client the tenant does not keep', { coreClientId: 8n }, null, null],
+  ])('a repeated answerId addressed %s: the thread and client it names, none made', (_, address, sessionId, coreClientId) => {
+    const { w } = tenant();
+    w.client(9n);
+    const outcome = replyOutcome(w.view, { ...address, answerId: 'seen' }, meta, soft, ids);
+    expect(outcome.events).toHaveLength(1);
+    expect(outcome.events[0]).toMatchObject({ sessionId, coreClientId, delivered: false, notDelivered: 'duplicate answerId' });
+  });
+
   it('delivered to its question: the bot.answer, its Markdown as HTML written flat', () => {
     const { w } = tenant();
     const outcome = replyOutcome(w.view, { questionId: 5001n, answerId: 'new' }, { ...meta, formattedHtml: '<p>Hi</p>' }, soft, ids);
