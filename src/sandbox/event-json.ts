@@ -84,6 +84,7 @@ const message = {
   coreClientId: 'bigint?',
   warnings: 'problems',
   body: 'any',
+  userAgent: 'string?',
 } as const;
 
 const FIELDS: { readonly [T in EventType]: FieldsOf<T> } = {
@@ -160,6 +161,7 @@ const FIELDS: { readonly [T in EventType]: FieldsOf<T> } = {
     requestId: 'string',
     error: 'string?',
     named: 'object',
+    userAgent: 'string?',
   },
   'reason.updated': { ...base, sessionId: 'string?', requestId: 'string', code: 'string', reason: 'any' },
   'sandbox.reset': { ...base, sessionId: 'string?' },

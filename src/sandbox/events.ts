@@ -1,6 +1,8 @@
 import type { Problem } from '../errors.js';
+import type { Channel } from '../payload/channels.js';
 import { isRefusal } from './page/refusal.js';
 
+export { CHANNELS, type Channel } from '../payload/channels.js';
 export { isRefusal };
 
 /**
@@ -16,8 +18,6 @@ export { isRefusal };
  * these types through JSDoc (tsconfig.page.json).
  */
 
-export type Channel = 'WEB' | 'IM' | 'EMAIL';
-export const CHANNELS: readonly Channel[] = ['WEB', 'IM', 'EMAIL'];
 export type QuestionType = 'TEXT' | 'EMAIL';
 export type Owner = 'bot' | 'agents';
 
@@ -94,6 +94,8 @@ interface MessageFields {
   warnings: Problem[];
   /** The request body exactly as received, identifiers as bigint. */
   body: unknown;
+  /** The request's User-Agent (its first 200 characters): who sent it, where the sender says; null without one. */
+  userAgent: string | null;
 }
 
 export interface BotAnswerEvent extends EventBase, MessageFields {
@@ -201,6 +203,8 @@ export interface ApiRequestEvent extends EventBase {
   /** The Error body's message; null for a success. */
   error: string | null;
   named: NamedIdentifiers;
+  /** The request's User-Agent (its first 200 characters): who sent it, where the sender says; null without one. */
+  userAgent: string | null;
 }
 
 export interface ReasonUpdatedEvent extends EventBase {

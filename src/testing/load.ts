@@ -4,8 +4,9 @@ import { PayloadError, UsageError, type Problem } from '../errors.js';
 import { cjs } from '../interop.js';
 import { isRecord, parseJson } from '../payload/json.js';
 import { formatPath, type Path } from '../payload/messages.js';
-import { decode, formatBytes, MAX_PAYLOAD_BYTES } from '../send/input.js';
-import { withoutEditorKeys } from '../send/fields.js';
+import { formatBytes } from '../input/bytes.js';
+import { decode, MAX_PAYLOAD_BYTES } from '../input/files.js';
+import { withoutEditorKeys } from '../input/fields.js';
 import {
   DEFAULT_WITHIN_MS,
   validateTestFile,

@@ -52,6 +52,7 @@ const defaults: { [T in EventType]: (seq: number) => EventOf<T> } = {
     questionIndex: 1n,
     warnings: [],
     body: { questionId: 5001n, text: 'Hi' },
+    userAgent: 'my-bot/1.0',
     formattedHtml: null,
   }),
   greeting: (seq) => ({
@@ -70,6 +71,7 @@ const defaults: { [T in EventType]: (seq: number) => EventOf<T> } = {
     coreClientId: 1001n,
     warnings: [],
     body: { coreClientId: 1001n, text: 'Welcome' },
+    userAgent: null,
   }),
   handover: (seq) => ({
     ...base(seq),
@@ -122,6 +124,7 @@ const defaults: { [T in EventType]: (seq: number) => EventOf<T> } = {
     requestId: 'req-1',
     error: 'invalid bearer token',
     named: { questionId: null, questionIndex: null, sessionId: null, coreClientId: null, clientId: null },
+    userAgent: 'curl/8.5.0',
   }),
   'reason.updated': (seq) => ({
     ...base(seq),

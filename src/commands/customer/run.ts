@@ -1,11 +1,12 @@
 import type { Context } from '../../context.js';
-import { CoreError, ExitCode, InterruptedError, NetworkError, UsageError, exitCodeForStatus } from '../../errors.js';
+import { ConfigError, CoreError, ExitCode, InterruptedError, NetworkError, UsageError, exitCodeForStatus } from '../../errors.js';
 import { requireSettings } from '../../config/index.js';
 import { parseDuration } from '../../config/duration.js';
 import { choose, type LastMessage } from '../../customer/choose.js';
 import { AnswerWait, type WaitResult } from '../../customer/wait.js';
 import type { SandboxEvent } from '../../sandbox/events.js';
 import { htmlSummary } from '../../output/result.js';
+import { channelNamed, notAChannel, type Channel } from '../../payload/channels.js';
 import { stringifyJson } from '../../payload/json.js';
 import { loadCommandSettings } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
@@ -26,7 +27,6 @@ import { formatDuration } from '../../text/duration.js';
  */
 
 export const DEFAULT_WAIT = '10s';
-export const CHANNEL_CHOICES = ['web', 'im', 'email'] as const;
 
 interface CommonOptions {
   global: GlobalOptions;
@@ -110,10 +110,8 @@ export async function runCustomerSay(options: CustomerSayOptions, ctx: Context):
     throw new UsageError('--client-id and --core-client-id name the client of a new conversation: leave them out with --session');
   }
   if (options.text.trim() === '') throw new UsageError('the message is empty: say something, such as core customer say "Hi"');
-  const channel = options.channel?.toUpperCase();
-  if (options.channel !== undefined && !CHANNEL_CHOICES.includes(options.channel.toLowerCase() as (typeof CHANNEL_CHOICES)[number])) {
-    throw new UsageError(`--channel: '${options.channel}' is not a channel: use web, im or email`);
-  }
+  const channel = options.channel === undefined ? undefined : channelNamed(options.channel);
+  if (options.channel !== undefined && channel === undefined) throw new UsageError(`--channel: ${notAChannel(options.channel)}`);
   let coreClientId: bigint | undefined;
   if (options.coreClientId !== undefined) {
     if (!/^\d{1,19}$/.test(options.coreClientId) || BigInt(options.coreClientId) > 9_223_372_036_854_775_807n) {
@@ -131,7 +129,7 @@ async function say(
   client: ClientInit,
   waitMs: number,
   tenant: string | undefined,
-  channel: string | undefined,
+  channel: Channel | undefined,
   coreClientId: bigint | undefined,
 ): Promise<number> {
   let conversation: Conversation;
@@ -196,6 +194,11 @@ async function sessionOf(session: string, client: ClientInit, ctx: Context): Pro
   return session === LAST ? lastSession(ctx.env, client.baseUrl) : session;
 }
 
+/** What `core customer` says when it has no base URL: the sandbox gives one. */
+export const NO_SANDBOX_HINT =
+  'start a sandbox in another shell with core sandbox (or core sandbox --bot-url URL of your bot) and run the export lines it prints, ' +
+  'which set CORE_BASE_URL; or pass --base-url with the address of a running one';
+
 async function prepare(options: CommonOptions, ctx: Context): Promise<{ client: ClientInit; waitMs: number; tenant: string | undefined }> {
   let waitMs: number;
   try {
@@ -204,7 +207,13 @@ async function prepare(options: CommonOptions, ctx: Context): Promise<{ client: 
     throw new UsageError(`--wait: ${(error as Error).message}`, { hint: 'such as --wait 30s or --wait 2500ms' });
   }
   const settings = await loadCommandSettings(options, ctx);
-  requireSettings(settings, ['baseUrl']);
+  try {
+    requireSettings(settings, ['baseUrl']);
+  } catch (error) {
+    // The base URL `core customer` needs is a sandbox's, which no config file holds: say how to get one.
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ConfigError(error.message, { problems: error.problems, hint: NO_SANDBOX_HINT, cause: error });
+  }
   return {
     client: { baseUrl: settings.baseUrl!.value, timeoutMs: settings.timeoutMs.value, signal: ctx.signal },
     waitMs,

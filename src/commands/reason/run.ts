@@ -14,7 +14,7 @@ import { failureHint } from '../../output/hints.js';
 import { makeStyle } from '../../output/style.js';
 import { validateReason } from '../../payload/reason.js';
 import { printWarnings } from '../../send/deliver.js';
-import { isRecord } from '../../send/fields.js';
+import { isRecord } from '../../input/fields.js';
 import { joinUrl, maskHeaders } from '../../send/request.js';
 import { openSession, type Session } from '../../send/session.js';
 import { loadSendSettings, requireTerminal } from '../common.js';

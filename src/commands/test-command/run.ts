@@ -275,12 +275,20 @@ export async function connect(
     }
     return { url, botUrl: typeof bot.url === 'string' ? bot.url : null };
   }
-  const [{ parseSandboxFlags }, { startLocalSandbox, SandboxOptionsError }, { listenError }] = await Promise.all([
-    import('../sandbox/options.js'),
-    import('../../sandbox/server.js'),
-    import('../sandbox/run.js'),
-  ]);
-  const sandboxOptions = await parseSandboxFlags({ botUrl: options.botUrl, port: options.port }, ctx.cwd, ctx.env);
+  const [{ parseSandboxFlags }, { withSigningSecret, unkeptWarning }, { startLocalSandbox, SandboxOptionsError }, { listenError }] =
+    await Promise.all([
+      import('../sandbox/options.js'),
+      import('../sandbox/secret.js'),
+      import('../../sandbox/server.js'),
+      import('../sandbox/run.js'),
+    ]);
+  // The secret named by CORE_SANDBOX_WEBHOOK_SECRET, else the one kept for the user, as core sandbox signs with.
+  const { options: sandboxOptions, secret } = await withSigningSecret(
+    await parseSandboxFlags({ botUrl: options.botUrl, port: options.port }, ctx.cwd, ctx.env),
+    ctx.env,
+  );
+  const unkept = unkeptWarning(secret);
+  if (unkept !== undefined) ctx.warn(unkept);
   try {
     const sandbox = await startLocalSandbox(sandboxOptions);
     return { url: sandbox.url, botUrl: sandbox.botUrl, sandbox };

@@ -462,7 +462,22 @@ function requestOf(event) {
 }
 
 /**
- * One refused request tied to no conversation, for the strip at the top: status, request, message, where.
+ * Who sent a request, from the User-Agent the sandbox kept with its event: core's own commands are
+ * named as such (a `core reply` typed in a shell is not the bot), anything else by what it says it
+ * is; '' when the request had none.
+ *
+ * @param {RequestEvent} event
+ */
+export function requester(event) {
+  const agent = text(event.userAgent);
+  if (agent === '') return '';
+  const core = /^core-cli\/(\S+)/.exec(agent);
+  if (core) return `sent by core ${core[1]} (a core command, such as core reply)`;
+  return `sent by ${agent.length > 80 ? `${agent.slice(0, 79)}\u2026` : agent}`;
+}
+
+/**
+ * One refused request tied to no conversation, for the strip at the top: status, request, message, where, who sent it.
  *
  * @param {RequestEvent} event
  * @param {boolean} showTenant
@@ -471,6 +486,7 @@ export function refusalItem(event, showTenant) {
   const sandboxWide = event.tenant === '' || (event.type === 'api.request' && event.scope === 'sandbox');
   const where = sandboxWide ? 'sandbox-wide' : showTenant ? `tenant ${text(event.tenant)}` : '';
   const message = text(event.error) || (event.type === 'api.request' ? '' : text(event.notDelivered));
+  const sender = requester(event);
   return h(
     'li',
     { className: 'refusal', dataset: { seq: String(event.seq) } },
@@ -478,6 +494,7 @@ export function refusalItem(event, showTenant) {
     ` ${requestOf(event)}`,
     message ? ` \u00b7 ${message}` : '',
     where ? ` \u00b7 ${where}` : '',
+    sender ? [' \u00b7 ', h('span', { className: 'refusal-requester' }, sender)] : '',
     h('span', { className: 'muted' }, ` \u00b7 ${text(event.time).slice(11, 23)}`),
   );
 }

@@ -44,13 +44,13 @@ export function greetingEvents(view: TenantView, greeting: Greeting, meta: Reque
     events.push(started);
     into = started;
   } else into = thread;
-  const { requestId, body } = meta;
+  const { requestId, body, userAgent } = meta;
   const event: EventFields<'greeting'> = {
     type: 'greeting',
     kind: 'greeting',
     ...{ sessionId: into.sessionId, requestId, status: 200, error: null, answerId: null, addressedBy: address.addressedBy },
     ...{ delivered: true, notDelivered: null, questionAlreadyAnswered: false, coreClientId: client.coreClientId },
-    ...{ warnings: [...meta.warnings, ...channelWarnings(greeting, into.channel)], body },
+    ...{ warnings: [...meta.warnings, ...channelWarnings(greeting, into.channel)], body, userAgent },
   };
   events.push(event);
   return events;

@@ -65,6 +65,8 @@ export interface RequestMeta {
   warnings: Problem[];
   /** A reply's formattedText as safe HTML, for the page (BotAnswerEvent.formattedHtml). */
   formattedHtml?: string | null;
+  /** The request's User-Agent, as userAgentOf (src/sandbox/exchange.ts) keeps it. */
+  userAgent: string | null;
 }
 
 /**
@@ -102,6 +104,7 @@ export function replyOutcome(view: TenantView, reply: ReplyFields, meta: Request
     addressedBy: replyAddressing(reply),
     warnings: [...meta.warnings, ...decision.warnings],
     body: meta.body,
+    userAgent: meta.userAgent,
     formattedHtml: meta.formattedHtml == null ? null : flatten(meta.formattedHtml),
   };
   if (decision.kind === 'refused') {

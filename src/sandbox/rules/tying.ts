@@ -71,6 +71,8 @@ export interface RefusedRequest {
   requestId: string;
   error: string | null;
   body: unknown;
+  /** The request's User-Agent, as userAgentOf (src/sandbox/exchange.ts) keeps it. */
+  userAgent: string | null;
 }
 
 /**
@@ -82,6 +84,6 @@ export function refusedRequest(view: TenantView, request: RefusedRequest): Event
   const named = namedIdentifiers(request.body);
   const sessionId = view.name === '' ? null : tiedSession(view, named);
   const scope = sessionId !== null ? 'conversation' : view.name === '' ? 'sandbox' : 'tenant';
-  const { method, path, status, requestId, error } = request;
-  return { type: 'api.request', sessionId, scope, method, path, status, requestId, error, named };
+  const { method, path, status, requestId, error, userAgent } = request;
+  return { type: 'api.request', sessionId, scope, method, path, status, requestId, error, named, userAgent };
 }

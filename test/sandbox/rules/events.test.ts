@@ -26,7 +26,7 @@ function greetingOf(body: unknown): Greeting {
   if (!checked.ok) throw new Error(`not a greeting: ${JSON.stringify(checked.problems)}`);
   return checked.value;
 }
-const meta = { requestId: 'req-1', body: { raw: true }, warnings: [{ path: 'clientId', message: 'deprecated' }] };
+const meta = { requestId: 'req-1', body: { raw: true }, warnings: [{ path: 'clientId', message: 'deprecated' }], userAgent: 'my-bot/1.0' };
 
 describe('a new conversation', () => {
   it.each([
@@ -114,6 +114,7 @@ describe('the events of a bot answer', () => {
     kind: 'reply',
     requestId: 'req-1',
     body: { raw: true },
+    userAgent: 'my-bot/1.0',
     formattedHtml: null,
     ...fields,
   });
@@ -285,6 +286,7 @@ describe('the events of a greeting', () => {
         coreClientId: 5n,
         warnings: [meta.warnings[0], expect.objectContaining({ path: 'messageListPicker' })],
         body: meta.body,
+        userAgent: 'my-bot/1.0',
       },
     ]);
   });
@@ -339,7 +341,14 @@ describe('a reason update', () => {
 });
 
 describe('a refused API request', () => {
-  const request = { method: 'POST', path: '/api/v1/chatbot', status: 401, requestId: 'req-2', error: 'invalid bearer token' };
+  const request = {
+    method: 'POST',
+    path: '/api/v1/chatbot',
+    status: 401,
+    requestId: 'req-2',
+    error: 'invalid bearer token',
+    userAgent: null,
+  };
   const named = (fields: Record<string, unknown>) => ({
     questionId: null,
     questionIndex: null,

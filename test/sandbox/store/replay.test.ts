@@ -122,6 +122,7 @@ const meta = (body: unknown, warnings = [] as { path: string; message: string }[
   requestId: `req-${(requests += 1)}`,
   body,
   warnings,
+  userAgent: requests % 2 === 0 ? null : 'my-bot/1.0',
 });
 
 /** Runs one request against the state; a request the sandbox refuses records what it records, and nothing else. */
@@ -244,6 +245,7 @@ function run(state: SandboxState, op: Op): void {
         requestId: `req-${(requests += 1)}`,
         error: 'refused',
         body: thread ? { sessionId: thread.sessionId } : 'not an object',
+        userAgent: 'curl/8.5.0',
       });
       return;
     }
