@@ -36,6 +36,7 @@ export const UNIT_TESTS = [
   'test/reason/{lay-fields,lines,parse-line,second-pass}.test.ts',
   'test/reply/build.test.ts',
   'test/schema/{agreement,examples,openapi}.test.ts',
+  'test/sandbox/events/**/*.test.ts',
   'test/sandbox/kept-secret.test.ts',
   'test/sandbox/rules/**/*.test.ts',
   'test/sandbox/store/**/*.test.ts',

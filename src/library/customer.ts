@@ -1,9 +1,9 @@
 import { choose } from '../customer/choose.js';
-import { AnswerWait, type StreamEvent, type WaitEnd } from '../customer/wait.js';
+import { AnswerWait, SETTLE_MS, untiedRefusalFor, type WaitEnd } from '../customer/wait.js';
 import type { Channel, ChannelName } from '../payload/channels.js';
 import { parseJson, stringifyJson } from '../payload/json.js';
+import type { BotAnswerEvent, HandoverEvent, WebhookAttemptEvent } from '../sandbox/events.js';
 import type { ConversationView, SandboxEvent } from '../sandbox/server.js';
-import { SETTLE_MS, untiedRefusalFor } from '../customer/wait.js';
 import type { AddressedBy, ReplyBody } from './reply-body.js';
 
 /**
@@ -20,7 +20,6 @@ export interface CustomerSandbox {
   subscribe(listener: (event: SandboxEvent) => void, onClose?: () => void): () => void;
   conversation(sessionId: string): ConversationView | undefined;
 }
-type BotAnswerEvent = Extract<SandboxEvent, { type: 'bot.answer' }>;
 
 /**
  * A bot answer as an exchange gives it: the `bot.answer` event, its `body` typed as the reply it is
@@ -28,8 +27,6 @@ type BotAnswerEvent = Extract<SandboxEvent, { type: 'bot.answer' }>;
  * addressed.
  */
 export type ExchangeAnswer = Omit<BotAnswerEvent, 'body' | 'addressedBy'> & { body: ReplyBody; addressedBy: AddressedBy[] };
-type Handover = Extract<SandboxEvent, { type: 'handover' }>;
-type WebhookAttempt = Extract<SandboxEvent, { type: 'webhook.attempt' }>;
 
 /** How a conversation starts: as POST /_sandbox/conversations takes it. */
 export interface ConversationStart {
@@ -82,9 +79,9 @@ export interface CustomerExchange {
   answers: ExchangeAnswer[];
   /** The `text` of each delivered answer, in order: what the customer reads. */
   texts: string[];
-  handovers: Handover[];
+  handovers: HandoverEvent[];
   /** The MESSAGE webhook's attempts; empty when none was sent. */
-  attempts: WebhookAttempt[];
+  attempts: WebhookAttemptEvent[];
   /** delivered or failed; pending when the wait ended during the attempts; null when no webhook was sent. */
   delivery: 'delivered' | 'failed' | 'pending' | null;
   /**
@@ -169,7 +166,7 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
     // A sandbox that closes ends the wait (`stream-ended`), as a closed event stream ends core customer's.
     const stop = sandbox.subscribe(
       (event) => {
-        if (event.sessionId === sessionId || untiedRefusalFor(event, tenant)) wait.accept(event as unknown as StreamEvent);
+        if (event.sessionId === sessionId || untiedRefusalFor(event, tenant)) wait.accept(event);
       },
       () => wait.streamEnded(),
     );
@@ -186,7 +183,10 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
       wait.start({ seq: BigInt(question.seq), deliveryId: question.deliveryId, noWebhook: question.noWebhook });
       const end = await wait.ended;
       const result = wait.result(end);
-      const answers = result.answers as unknown as ExchangeAnswer[];
+      const { handovers, attempts, delivery, refused } = result;
+      // The same events, read more closely: a bot.answer is recorded only for an answer the reply
+      // schema accepted (its body a ReplyBody), addressed by the ways replyAddressing names.
+      const answers = result.answers as ExchangeAnswer[];
       return {
         ok: end === 'answered',
         end,
@@ -195,10 +195,10 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
         question,
         answers,
         texts: answers.filter((answer) => answer.delivered).map((answer) => answer.body.text ?? ''),
-        handovers: result.handovers as unknown as Handover[],
-        attempts: result.attempts as unknown as WebhookAttempt[],
-        delivery: result.delivery,
-        refused: result.refused as unknown as SandboxEvent[],
+        handovers,
+        attempts,
+        delivery,
+        refused,
       };
     } finally {
       stop();
