@@ -10,8 +10,9 @@
  * 2. A distinctive value is masked in every form in which it can reach the output: as is, in upper
  *    and in lower case, base64 (standard and URL alphabets, at each of the three alignments it can
  *    have inside a longer base64 text, as in `Basic base64(user:token)`) and hex (either case) of its
- *    UTF-8 bytes (`secretForms`); and each of those with any of its characters written as a JSON
- *    escape (`\"`, `\\`, `\u002b`, `\/`) or a URL escape (`%2B`). A value is trimmed before it is
+ *    UTF-8 bytes, and of its Latin-1 bytes when it has no character beyond Latin-1, as a header value
+ *    is sent (`secretForms`); and each of those with any of its characters written as a JSON escape
+ *    (`\"`, `\\`, `\u002b`, `\/`) or a URL escape (`%2B`, `%C3%A4`, `%E4`). A value is trimmed before it is
  *    registered: a server trims a header value, and echoes it so. Every occurrence of every form is
  *    masked, overlapping ones included: one secret's tail after another's match is masked too.
  * 3. A JSON document is masked by structure, not as text: every key and string of the value is
