@@ -1,6 +1,7 @@
 // Mutation testing (CONTRIBUTING.md, "Mutation testing"): `npm run mutate [module...]` runs Stryker on one
 // module at a time (scripts/mutate.mjs), against the unit tests that own it. The module is named by
 // MUTATE_MODULE; its source files and tests are in mutation/modules.mjs.
+import { availableParallelism, loadavg } from 'node:os';
 import { modules } from './mutation/modules.mjs';
 
 const name = process.env.MUTATE_MODULE ?? '';
@@ -30,10 +31,19 @@ export default {
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
   tempDirName: `.stryker-tmp/${name}`,
   cleanTempDir: 'always',
-  // A mutant that loops for ever is stopped by this limit; a slow machine only makes it generous.
-  timeoutMS: 5_000,
+  // A mutant that loops for ever is stopped by this limit, 5 s beyond the time its tests took unmutated, multiplied
+  // by the machine's load as the suite's own limits are (test/helpers/time-scale.ts): on a busy machine a mutant
+  // that changes nothing must not time out, which would count it as killed.
+  timeoutMS: 5_000 * timeScale(),
   // Every mutant reached by a test runs against the whole set on purpose (mutation/vitest-setup.ts).
   warnings: { slow: false },
   thresholds: { high: 90, low: 80, break: null },
   ignorePatterns: ['dist', 'coverage', '.bench', 'mutation/reports', 'docs', 'bench'],
 };
+
+/** How many runnable processes share a core (the load average when the run starts), or CORE_TEST_TIME_SCALE; at least 1. */
+function timeScale() {
+  const given = Number(process.env.CORE_TEST_TIME_SCALE);
+  if (Number.isFinite(given) && given >= 1) return given;
+  return Math.max(1, Math.ceil(loadavg()[0] / availableParallelism()));
+}

@@ -3,16 +3,28 @@
 // tests that own it (mutation/modules.mjs), incremental (only the mutants whose code or tests changed
 // since the last run are tested again; `--force` tests them all). Without a name, every module.
 //
-// After each module, the surviving mutants are compared with mutation/equivalents/<module>.json (the mutants
-// that no test can kill, each with its reason): the run fails when a survivor is not listed there, and
-// prints each module's score as Stryker counts it and with the listed equivalents left out.
+// Each module's ledger of equivalent mutants (mutation/equivalents/<module>.json: the mutants that no test
+// can kill, each with its kind and reason) is checked before Stryker runs: a module whose ledger has an entry
+// that names no mutant (stale) or more than one (ambiguous) fails at once, naming the entry. `--check` checks
+// the ledgers alone, without running Stryker (seconds). After each run, the surviving mutants are compared with
+// the ledger: the run fails when a survivor is not listed there, or when a listed mutant was killed, and prints
+// each module's score as Stryker counts it and with the listed equivalents left out.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  entryFor,
+  filesMatching,
+  labelOf,
+  ledgerOf,
+  ledgerProblems,
+  moduleMutants,
+  entryNames as namesMutant,
+} from '../mutation/ledger.mjs';
 import { modules } from '../mutation/modules.mjs';
-import { isEquivalent, scoreOf, survivorsOf } from '../mutation/report.mjs';
+import { mutantsOfReport, scoreOf, survived } from '../mutation/report.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // Options (`--force`: test every mutant again, not only those whose code or tests changed) go to Stryker.
@@ -26,6 +38,8 @@ for (let args = process.argv.slice(2), i = 0; i < args.length; i += 1) {
   else if (VALUED.has(args[i]) && args[i + 1] !== undefined) options.push(args[i], args[(i += 1)]);
   else options.push(args[i]);
 }
+// `--check`: the ledgers only, no Stryker run.
+const checkOnly = options.includes('--check');
 const names = given.flatMap((name) => {
   const parts = Object.keys(modules).filter((key) => key.startsWith(`${name}-`));
   return name in modules || parts.length === 0 ? [name] : parts;
@@ -40,6 +54,16 @@ const stryker = join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 's
 let failed = false;
 const lines = [];
 for (const name of names.length > 0 ? names : Object.keys(modules)) {
+  const equivalents = ledgerOf(root, name);
+  const problems = ledgerProblems(name, equivalents, await moduleMutants(root, modules[name]));
+  if (problems.length > 0 || checkOnly) {
+    lines.push(
+      `${name}: ${problems.length === 0 ? `ledger of ${equivalents.length} equivalent(s) checked` : 'the ledger of equivalents is wrong'}`,
+    );
+    lines.push(...problems.map((problem) => `  ${problem}`));
+    if (problems.length > 0) failed = true;
+    continue;
+  }
   // Stryker reuses a mutant's last result unless its code changed or a test that reached it did. As
   // every mutant here runs against every test (mutation/vitest-setup.ts), Stryker knows of no test
   // that reached it: so when a test file of the module changed, every mutant is tested again.
@@ -60,46 +84,37 @@ for (const name of names.length > 0 ? names : Object.keys(modules)) {
   }
   mkdirSync(dirname(hashFile), { recursive: true });
   writeFileSync(hashFile, testsHash);
-  const report = JSON.parse(readFileSync(reportFile, 'utf8'));
-  const survivors = survivorsOf(report);
-  const equivalents = equivalentsOf(name);
-  const unexplained = survivors.filter((mutant) => !isEquivalent(mutant, equivalents));
-  const { raw, corrected } = scoreOf(report, survivors.length - unexplained.length);
+  const mutants = mutantsOfReport(JSON.parse(readFileSync(reportFile, 'utf8')));
+  const listed = (mutant) => equivalents.some((entry) => namesMutant(entry, mutant));
+  const unexplained = mutants.filter((mutant) => survived(mutant) && !listed(mutant));
+  // A listed mutant that a test killed is no equivalent (one that timed out may only have met a busy machine).
+  const killed = equivalents.flatMap((entry, index) =>
+    mutants.some((mutant) => mutant.status === 'Killed' && namesMutant(entry, mutant)) ? [labelOf(name, index, entry)] : [],
+  );
+  const timedOut = equivalents.flatMap((entry, index) =>
+    mutants.some((mutant) => mutant.status === 'Timeout' && namesMutant(entry, mutant)) ? [labelOf(name, index, entry)] : [],
+  );
+  const { raw, corrected } = scoreOf(
+    JSON.parse(readFileSync(reportFile, 'utf8')),
+    mutants.filter((mutant) => survived(mutant) && listed(mutant)).length,
+  );
   lines.push(
     `${name}: ${raw.toFixed(1)}% (${corrected.toFixed(1)}% with the listed equivalents left out), ${unexplained.length} survivor(s) neither killed nor listed`,
   );
   for (const mutant of unexplained) {
-    lines.push(`  ${mutant.file}:${mutant.line} ${mutant.mutator}: ${mutant.original.trim()} -> ${mutant.replacement}`);
+    lines.push(
+      `  ${mutant.file}:${mutant.location.start.line}:${mutant.location.start.column} (${mutant.status}) ${JSON.stringify(entryFor(mutant))}`,
+    );
   }
-  if (unexplained.length > 0) failed = true;
-}
-/** The mutants of a module that no test can kill, each with its reason: mutation/equivalents/<module>.json. */
-function equivalentsOf(name) {
-  const file = join(root, 'mutation', 'equivalents', `${name}.json`);
-  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : [];
-}
-
-/** The files a glob of mutation/modules.mjs names: a path, or `folder/*.test.ts` (a `*` in the last part only). */
-function filesOf(glob) {
-  const folder = dirname(glob);
-  const name = glob.slice(folder.length + 1);
-  if (!name.includes('*')) return existsSync(join(root, glob)) ? [glob] : [];
-  const pattern = new RegExp(
-    `^${name
-      .split('*')
-      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-      .join('[^/]*')}$`,
-  );
-  if (!existsSync(join(root, folder))) return [];
-  return readdirSync(join(root, folder))
-    .filter((file) => pattern.test(file))
-    .map((file) => `${folder}/${file}`);
+  for (const label of killed) lines.push(`  listed as equivalent but killed by a test (take it out of the ledger): ${label}`);
+  for (const label of timedOut) lines.push(`  listed as equivalent, timed out in this run (counted as killed): ${label}`);
+  if (unexplained.length > 0 || killed.length > 0) failed = true;
 }
 
 /** One hash of the test files the globs name, their names and contents. */
 function hashOf(globs) {
   const hash = createHash('sha256');
-  const files = globs.flatMap(filesOf).sort();
+  const files = filesMatching(root, globs);
   for (const file of files)
     hash
       .update(`${file}\0`)
@@ -108,5 +123,5 @@ function hashOf(globs) {
   return hash.digest('hex');
 }
 
-console.log(`\nMutation scores\n${lines.join('\n')}`);
+console.log(`\n${checkOnly ? 'Ledgers of equivalent mutants' : 'Mutation scores'}\n${lines.join('\n')}`);
 process.exitCode = failed ? 1 : 0;
