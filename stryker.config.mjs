@@ -5,6 +5,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { modules } from './mutation/modules.mjs';
 
 const name = process.env.MUTATE_MODULE ?? '';
+const equivalentsOnly = process.env.MUTATE_EQUIVALENTS === '1';
 const module = modules[name];
 if (!module) {
   throw new Error(`MUTATE_MODULE must name a module of mutation/modules.mjs (${Object.keys(modules).join(', ')}), not "${name}"`);
@@ -23,13 +24,14 @@ export default {
   testFiles: module.tests,
   // The machine is shared: two test processes at most.
   concurrency: 2,
-  // Incremental: a rerun tests again only the mutants whose code or tests changed since the last run.
-  incremental: true,
+  // Incremental: a rerun tests again only the mutants whose code or tests changed since the last run. A run of the
+  // listed equivalents alone (`npm run mutate -- NAME --equivalents`) starts afresh and keeps its report apart.
+  incremental: !equivalentsOnly,
   incrementalFile: `mutation/reports/${name}.incremental.json`,
   reporters: ['clear-text', 'progress', 'json'],
-  jsonReporter: { fileName: `mutation/reports/${name}.json` },
+  jsonReporter: { fileName: `mutation/reports/${name}${equivalentsOnly ? '.equivalents' : ''}.json` },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
-  tempDirName: `.stryker-tmp/${name}`,
+  tempDirName: `.stryker-tmp/${name}${equivalentsOnly ? '-equivalents' : ''}`,
   cleanTempDir: 'always',
   // A mutant that loops for ever is stopped by this limit, 5 s beyond the time its tests took unmutated, multiplied
   // by the machine's load as the suite's own limits are (test/helpers/time-scale.ts): on a busy machine a mutant

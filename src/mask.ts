@@ -179,7 +179,6 @@ export function createMask(): Mask {
     redact,
     redactCutEnd(text) {
       const masked = redact(text);
-      if (secrets.size === 0) return masked;
       const start = cutSecretStart(masked, forms);
       return start === undefined ? masked : `${masked.slice(0, start)}${MASK}`;
     },
@@ -203,12 +202,13 @@ export const MIN_CUT_START = 3;
 
 /**
  * Where the start of one of `forms` begins at the end of `text` (as it is, not escaped), of at least
- * `MIN_CUT_START` characters and shorter than the whole form: the longest such start wins.
+ * `MIN_CUT_START` characters, up to the whole form (which `redact` leaves after a lone backslash, as
+ * the end of an escape): the longest such start wins.
  */
 function cutSecretStart(text: string, forms: string[]): number | undefined {
   let found: number | undefined;
   for (const form of forms) {
-    for (let length = Math.min(form.length - 1, text.length); length >= MIN_CUT_START; length -= 1) {
+    for (let length = form.length; length >= MIN_CUT_START; length -= 1) {
       if (text.endsWith(form.slice(0, length))) {
         const start = text.length - length;
         if (found === undefined || start < found) found = start;
