@@ -213,7 +213,7 @@ async function fileSource(file: FileRef, name: string, cleanup: () => Promise<vo
     });
   }
   const [line1, line2] = firstLines as [string, string | undefined];
-  const isObjectLine = (text: string | undefined) => text !== undefined && text.startsWith('{') && parsesAsObject(text);
+  const isObjectLine = (text: string | undefined) => text !== undefined && parsesAsObject(text);
   if (ndjsonByName || isObjectLine(line1) || (line1.startsWith('{') && isObjectLine(line2))) {
     return ndjsonSource(file, name, cleanup);
   }

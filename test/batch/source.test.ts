@@ -171,6 +171,8 @@ describe('openSource: the format of a file', () => {
       ],
     ],
     ['YAML whose second line is a JSON object', 'reasons.txt', 'a:\n  {"b": "c"}\n', 'single', [['', { a: { b: 'c' } }]]],
+    ['a first line that is JSON but no object (a string): one document', 'reasons.txt', '"x"\n', 'single', [['', 'x']]],
+    ['a first line that is JSON but no object (null): one document', 'reasons.txt', 'null\n', 'single', [['', null]]],
     [
       'NDJSON lines indented',
       'reasons.txt',
