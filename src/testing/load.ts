@@ -105,9 +105,10 @@ async function walk(folder: string): Promise<string[]> {
   return files;
 }
 
+/** A file's path relative to the working folder when it is inside it (a file is never the folder itself), else whole. */
 function shown(full: string, cwd: string): string {
   const rel = relative(cwd, full);
-  return rel !== '' && !rel.startsWith('..') ? rel : full;
+  return !rel.startsWith('..') ? rel : full;
 }
 
 /** Reads and checks every file; throws one PayloadError listing every problem of all of them. */
