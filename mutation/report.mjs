@@ -3,9 +3,12 @@ import { keyed } from './ledger.mjs';
 
 /**
  * Every mutant of the report with its status and its key in the ledger of equivalents (mutation/ledger.mjs):
- * file, scope, mutator, original, replacement and occurrence.
+ * file, scope, mutator, original, replacement and occurrence. A report of some mutants only (a run with
+ * `--mutate` ranges) would count occurrences among those alone: `known`, the keyed mutants of the whole module
+ * (moduleMutants), gives each mutant found at the same place its key among all of them.
  */
-export function mutantsOfReport(report) {
+export function mutantsOfReport(report, known = []) {
+  const byPlace = new Map(known.map((mutant) => [placeOf(mutant), mutant]));
   return Object.entries(report.files).flatMap(([file, { source, mutants }]) =>
     keyed(
       file,
@@ -16,8 +19,15 @@ export function mutantsOfReport(report) {
         location: mutant.location,
         status: mutant.status,
       })),
-    ),
+    ).map((mutant) => {
+      const same = byPlace.get(placeOf(mutant));
+      return same === undefined ? mutant : { ...mutant, occurrence: same.occurrence, occurrences: same.occurrences };
+    }),
   );
+}
+
+function placeOf({ file, mutator, replacement, location: { start, end } }) {
+  return `${file}:${start.line}:${start.column}-${end.line}:${end.column} ${mutator} ${replacement}`;
 }
 
 /** Whether a mutant survived its tests or was reached by none. */

@@ -82,7 +82,7 @@ for (const name of names.length > 0 ? names : Object.keys(modules)) {
     );
     const report = runStryker(name, ['--mutate', ranges.join(','), ...strykerOptions], { MUTATE_EQUIVALENTS: '1' });
     if (!report) continue;
-    const ran = mutantsOfReport(report);
+    const ran = mutantsOfReport(report, mutants);
     const statusOf = (entry) => ran.find((mutant) => namesMutant(entry, mutant))?.status ?? 'not run';
     const statuses = equivalents.map(statusOf);
     const count = (status) => statuses.filter((each) => each === status).length;
@@ -108,7 +108,7 @@ for (const name of names.length > 0 ? names : Object.keys(modules)) {
   if (!report) continue;
   mkdirSync(dirname(hashFile), { recursive: true });
   writeFileSync(hashFile, testsHash);
-  const ran = mutantsOfReport(report);
+  const ran = mutantsOfReport(report, mutants);
   const listed = (mutant) => equivalents.some((entry) => namesMutant(entry, mutant));
   const unexplained = ran.filter((mutant) => survived(mutant) && !listed(mutant));
   // A listed mutant that a test killed is no equivalent (one that timed out may only have met a busy machine).
