@@ -14,6 +14,7 @@ import {
   mutantsOf,
 } from '../../mutation/ledger.mjs';
 import { modules } from '../../mutation/modules.mjs';
+import { mutantsOfReport } from '../../mutation/report.mjs';
 
 /**
  * The ledger of equivalent mutants (mutation/equivalents/<module>.json; CONTRIBUTING.md, "Mutation testing"): each
@@ -146,6 +147,24 @@ describe('the problems of a ledger', () => {
     expect(ledgerProblems('sample', [entry, { ...entry, reason: 'again' }], mutants)).toEqual([
       expect.stringMatching(/^sample#2 .*: names the same mutant as sample#1$/),
     ]);
+  });
+});
+
+describe("the mutants of Stryker's report", () => {
+  it("of some mutants only (a run of ranges) are keyed by their occurrence among all of the file's", async () => {
+    const all = await mutantsOfSample(SAMPLE);
+    const second = all.find(isSame(2))!;
+    const report = {
+      files: {
+        'sample.ts': {
+          source: SAMPLE,
+          mutants: [{ mutatorName: second.mutator, replacement: second.replacement, location: second.location, status: 'Survived' }],
+        },
+      },
+    };
+    expect(mutantsOfReport(report, all).map((mutant) => [mutant.occurrence, mutant.status])).toEqual([[2, 'Survived']]);
+    // Counted among the report's alone, the one mutant would be the first.
+    expect(mutantsOfReport(report).map((mutant) => mutant.occurrence)).toEqual([1]);
   });
 });
 
