@@ -29,6 +29,7 @@ export const UNIT_TESTS = [
   'test/hardening/{mask-rule,proxy-rules}.test.ts',
   'test/http/throttle.test.ts',
   'test/markdown/**/*.test.ts',
+  'test/mutation/**/*.test.ts',
   'test/mask/**/*.test.ts',
   'test/output/{count,env-file,glyphs,hold}.test.ts',
   'test/payload/**/*.test.ts',
