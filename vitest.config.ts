@@ -20,6 +20,7 @@ import { hangLimit } from './test/helpers/time-scale.js';
  */
 export const UNIT_TESTS = [
   'test/batch/**/*.test.ts',
+  'test/bridge/{map,verify,personal-data}.test.ts',
   'test/config/{duration,loaders,reading,require,schema}.test.ts',
   'test/customer/wait.test.ts',
   'test/doctor/clock.test.ts',
@@ -48,7 +49,7 @@ export const UNIT_TESTS = [
 ];
 
 export const PROCESS_TESTS = [
-  'test/bridge/**/*.test.ts',
+  'test/bridge/end-to-end.test.ts',
   'test/build/**/*.test.ts',
   'test/completion/**/*.test.ts',
   'test/config/{search,secret,stuck}.test.ts',
