@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { httpClient, inProcessClient, type TestClient } from '../../src/commands/test-command/clients.js';
+import { httpClient, inProcessClient, type TestClient } from '../../src/platform/transports.js';
 import { startLocalSandbox, type LocalSandbox } from '../../src/sandbox/server.js';
 import { listFiles, loadTests } from '../../src/testing/load.js';
 import { runSuite, type ConversationSummary } from '../../src/testing/suite.js';

@@ -1,6 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { EventHub, type PlatformEvent } from '../../src/testing/platform.js';
+import { EventHub } from '../../src/platform/hub.js';
+import type { PlatformEvent } from '../../src/testing/platform.js';
 
 /**
  * One subscription for every conversation of `core test`: each event to its conversation, and a

@@ -5,14 +5,14 @@ import { parseDuration, formatDuration } from '../../config/duration.js';
 import { suggest } from '../../config/schema.js';
 import { ExitCode, InterruptedError, NetworkError, UsageError } from '../../errors.js';
 import { outputFilePath, writeOutputFile } from '../../output/file.js';
-import { checkSandboxTarget, sandboxInfo } from '../sandbox/target.js';
+import { checkSandboxTarget, sandboxInfo } from '../../platform/target.js';
 import { makeStyle } from '../../output/style.js';
 import type { Sandbox } from '../../sandbox/server.js';
 import { runBattery, unplayedBattery, type BatteryReport, type SandboxPort } from '../../testing/check-bot/battery.js';
 import { CHECK_IDS, type CheckId, type CheckReporter } from '../../testing/check-bot/ids.js';
 import { renderCheckReport, summaryLine, type ReportContext } from '../../testing/check-bot/report.js';
 import { trimEndOf } from '../../text/trim.js';
-import { openEventStream, requestJson, StreamRefused, type ClientInit } from '../customer/client.js';
+import { openEventStream, requestJson, StreamRefused, type ClientInit } from '../../platform/http.js';
 
 /**
  * `core check-bot`: grades the bot's side of the MESSAGE webhook with the battery of
@@ -189,9 +189,9 @@ async function connect(options: CheckBotOptions, ctx: Context): Promise<Connecte
     return { url, botUrl: typeof bot.url === 'string' ? bot.url : null, webhookTimeoutMs: timeout };
   }
   const [{ parseSandboxFlags }, { startSandbox, SandboxOptionsError }, { listenError }, { sandboxDefaults }] = await Promise.all([
-    import('../sandbox/options.js'),
+    import('../../platform/flags.js'),
     import('../../sandbox/server.js'),
-    import('../sandbox/run.js'),
+    import('../../platform/start.js'),
     import('../../sandbox/options.js'),
   ]);
   const sandboxOptions = await parseSandboxFlags({ botUrl: options.botUrl, port: options.port }, ctx.cwd, ctx.env);

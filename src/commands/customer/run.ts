@@ -8,7 +8,7 @@ import { htmlSummary } from '../../output/result.js';
 import { stringifyJson } from '../../payload/json.js';
 import { loadCommandSettings } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
-import { openEventStream, requestJson, StreamRefused, type ClientInit, type SandboxAnswer } from './client.js';
+import { openEventStream, requestJson, StreamRefused, type ClientInit, type SandboxAnswer } from '../../platform/http.js';
 import { LAST, lastSession, rememberSession } from './last-session.js';
 import { describeRefusal, renderExchange } from './render.js';
 import { formatDuration } from '../../text/duration.js';

@@ -4,9 +4,9 @@ import { parseDuration } from '../../config/duration.js';
 import { ExitCode, InterruptedError, NetworkError, UsageError } from '../../errors.js';
 import { makeStyle } from '../../output/style.js';
 import { outputFilePath, writeOutputFile } from '../../output/file.js';
-import { checkSandboxTarget, sandboxInfo } from '../sandbox/target.js';
+import { checkSandboxTarget, sandboxInfo } from '../../platform/target.js';
 import type { LocalSandbox } from '../../sandbox/server.js';
-import { httpClient, inProcessClient, type TestClient } from './clients.js';
+import { httpClient, inProcessClient, type TestClient } from '../../platform/transports.js';
 import { listFiles, loadTests } from '../../testing/load.js';
 import {
   buildReport,
@@ -276,9 +276,9 @@ export async function connect(
     return { url, botUrl: typeof bot.url === 'string' ? bot.url : null };
   }
   const [{ parseSandboxFlags }, { startLocalSandbox, SandboxOptionsError }, { listenError }] = await Promise.all([
-    import('../sandbox/options.js'),
+    import('../../platform/flags.js'),
     import('../../sandbox/server.js'),
-    import('../sandbox/run.js'),
+    import('../../platform/start.js'),
   ]);
   const sandboxOptions = await parseSandboxFlags({ botUrl: options.botUrl, port: options.port }, ctx.cwd, ctx.env);
   try {

@@ -1,9 +1,9 @@
 import { request as httpRequest, type Agent, type ClientRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { InterruptedError, NetworkError } from '../../errors.js';
-import { parseJson, stringifyJson } from '../../payload/json.js';
-import { trimEndOf } from '../../text/trim.js';
-import { formatDuration } from '../../text/duration.js';
+import { InterruptedError, NetworkError } from '../errors.js';
+import { parseJson, stringifyJson } from '../payload/json.js';
+import { trimEndOf } from '../text/trim.js';
+import { formatDuration } from '../text/duration.js';
 
 /**
  * A small client of the sandbox's own endpoints (docs/sandbox.md, "The customer's side"), on

@@ -1,6 +1,6 @@
-import { baseUrlProblem } from '../../config/schema.js';
-import { NetworkError, UsageError } from '../../errors.js';
-import { requestJson, type SandboxAnswer } from '../customer/client.js';
+import { baseUrlProblem } from '../config/schema.js';
+import { NetworkError, UsageError } from '../errors.js';
+import { requestJson, type SandboxAnswer } from './http.js';
 
 /** The options of a command that drives a bot through a sandbox: `core test` and `core check-bot`. */
 export interface SandboxTarget {

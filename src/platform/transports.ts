@@ -1,11 +1,12 @@
 import { Agent as HttpAgent, type ClientRequest } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import type { Answer } from '../../sandbox/exchange.js';
-import { errorBody } from '../../sandbox/http.js';
-import type { LocalSandbox } from '../../sandbox/server.js';
-import { EventHub, type PlatformEvent, type SandboxAnswer, type SandboxClient } from '../../testing/platform.js';
-import { openEventStream, requestJson, type ClientInit } from '../customer/client.js';
-import { choose } from '../../customer/choose.js';
+import type { Answer } from '../sandbox/exchange.js';
+import { errorBody } from '../sandbox/http.js';
+import type { LocalSandbox } from '../sandbox/server.js';
+import type { PlatformEvent, SandboxAnswer, SandboxClient } from '../testing/platform.js';
+import { EventHub } from './hub.js';
+import { openEventStream, requestJson, type ClientInit } from './http.js';
+import { choose } from '../customer/choose.js';
 
 /**
  * The two ways `core test` reaches the customer's side of a sandbox (src/testing/platform.ts). Both
