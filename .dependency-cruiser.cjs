@@ -73,6 +73,14 @@ module.exports = {
       to: { path: '^src/commands/' },
     },
     {
+      name: 'commands-import-no-other-command',
+      comment:
+        "A command's folder is its own: what two commands share lives in the files directly under src/commands/ (definition.ts, common.ts, send-options.ts) or below the commands (the sandbox client: src/platform/).",
+      severity: 'error',
+      from: { path: '^src/commands/([^/]+)/' },
+      to: { path: '^src/commands/[^/]+/', pathNot: '^src/commands/$1/' },
+    },
+    {
       name: 'commands-do-not-import-the-program',
       severity: 'error',
       comment: 'Command definitions take their helpers from src/commands/definition.ts, not from the program that lists them.',
