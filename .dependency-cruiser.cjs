@@ -50,6 +50,14 @@ module.exports = {
       to: { path: '^src/sandbox/(?!limits\\.ts$)', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'testing-names-the-connection-only',
+      severity: 'error',
+      comment:
+        'Bot testing is handed a connection to the sandbox (src/platform/connection.ts) by its command: it may name its types, and runs nothing of the transports.',
+      from: { path: '^src/testing/' },
+      to: { path: '^src/platform/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'operations-is-a-leaf',
       severity: 'error',
       comment: 'The operation descriptors are read by the sender, the sandbox and the OpenAPI generator: they import nothing.',

@@ -1,22 +1,16 @@
-import { request as httpRequest, type Agent, type ClientRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type Agent, type ClientRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { InterruptedError, NetworkError } from '../errors.js';
 import { parseJson, stringifyJson } from '../payload/json.js';
 import { trimEndOf } from '../text/trim.js';
 import { formatDuration } from '../text/duration.js';
+import type { SandboxAnswer } from './connection.js';
 
 /**
  * A small client of the sandbox's own endpoints (docs/sandbox.md, "The customer's side"), on
- * node:http: JSON requests and the event stream. These are not API requests: they carry no token
- * and go straight to the sandbox (no proxy), which is a local tool.
+ * node:http: JSON requests here, the event stream in src/platform/event-stream.ts. These are not API
+ * requests: they carry no token and go straight to the sandbox (no proxy), which is a local tool.
  */
-
-export interface SandboxAnswer {
-  status: number;
-  /** The body read losslessly (identifiers as bigint); undefined when empty or not JSON. */
-  json: unknown;
-  text: string;
-}
 
 export interface ClientInit {
   baseUrl: string;
@@ -54,7 +48,33 @@ function target(baseUrl: string, path: string): URL {
   return new URL(`${trimEndOf(baseUrl, '/')}${path}`);
 }
 
-function networkError(error: NodeJS.ErrnoException, url: URL): NetworkError {
+/**
+ * Starts one request to a path of the sandbox's own, tracked and bounded by `init.timeoutMs` until it
+ * is answered (`answered()` stops the clock); a failure before then goes to `onError` as a
+ * NetworkError (InterruptedError after Ctrl-C). What to do with the answer is the caller's.
+ */
+export function startRequest(
+  init: ClientInit,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  onError: (error: Error) => void,
+): { req: ClientRequest; url: URL; answered: () => void } {
+  const url = target(init.baseUrl, path);
+  const req = send(url)(url, requestOptions(init, method, headers));
+  track(init, req);
+  const timer = setTimeout(
+    () => req.destroy(Object.assign(new Error(`no answer within ${formatDuration(init.timeoutMs)}`), { code: 'ETIMEDOUT' })),
+    init.timeoutMs,
+  );
+  req.on('error', (error: NodeJS.ErrnoException) => {
+    clearTimeout(timer);
+    onError(init.signal.aborted ? new InterruptedError('interrupted') : networkError(error, url));
+  });
+  return { req, url, answered: () => clearTimeout(timer) };
+}
+
+export function networkError(error: NodeJS.ErrnoException, url: URL): NetworkError {
   const code = error.code ?? 'ENETWORK';
   return new NetworkError(`no answer from the sandbox at ${url.origin}: ${error.message}`, code, {
     hint: 'start it with core sandbox, and point core at it with the export lines it prints (CORE_BASE_URL)',
@@ -64,40 +84,24 @@ function networkError(error: NodeJS.ErrnoException, url: URL): NetworkError {
 
 /** One JSON request; a network failure or a time-out is a NetworkError (exit 6). */
 export function requestJson(init: ClientInit, method: 'GET' | 'POST', path: string, body?: unknown): Promise<SandboxAnswer> {
-  const url = target(init.baseUrl, path);
   const payload = body === undefined ? undefined : Buffer.from(stringifyJson(body), 'utf8');
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (payload) {
+    headers['Content-Type'] = 'application/json';
+    headers['Content-Length'] = String(payload.length);
+  }
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { Accept: 'application/json' };
-    if (payload) {
-      headers['Content-Type'] = 'application/json';
-      headers['Content-Length'] = String(payload.length);
-    }
-    const req = send(url)(url, requestOptions(init, method, headers));
-    track(init, req);
-    const timer = setTimeout(
-      () => req.destroy(Object.assign(new Error(`no answer within ${formatDuration(init.timeoutMs)}`), { code: 'ETIMEDOUT' })),
-      init.timeoutMs,
-    );
-    req.on('error', (error: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      reject(init.signal.aborted ? new InterruptedError('interrupted') : networkError(error, url));
-    });
+    const { req, url, answered } = startRequest(init, method, path, headers, reject);
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
-        clearTimeout(timer);
+        answered();
         const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = text === '' ? undefined : parseJson(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, json, text });
+        resolve({ status: res.statusCode ?? 0, json: text === '' ? undefined : jsonOf(text), text });
       });
       res.on('error', (error) => {
-        clearTimeout(timer);
+        answered();
         reject(networkError(error, url));
       });
     });
@@ -105,84 +109,8 @@ export function requestJson(init: ClientInit, method: 'GET' | 'POST', path: stri
   });
 }
 
-export interface EventStream {
-  /** Resolves once the sandbox has answered 200 and the stream is open; rejects otherwise. */
-  opened: Promise<void>;
-  /** Resolves when the stream ends (the sandbox stopped, or close()). */
-  ended: Promise<void>;
-  close(): void;
-}
-
-/**
- * Opens GET /_sandbox/events with `query` and hands each event, parsed losslessly, to `onEvent`.
- * A status other than 200 rejects `opened` with the answer, so the caller can report it.
- */
-export function openEventStream(init: ClientInit, query: string, onEvent: (event: Record<string, unknown>) => void): EventStream {
-  const url = target(init.baseUrl, `/_sandbox/events${query}`);
-  let req: ReturnType<typeof httpRequest> | undefined;
-  let endStream!: () => void;
-  const ended = new Promise<void>((resolve) => (endStream = resolve));
-  const opened = new Promise<void>((resolve, reject) => {
-    req = send(url)(url, requestOptions(init, 'GET', { Accept: 'text/event-stream' }));
-    track(init, req);
-    const timer = setTimeout(
-      () => req?.destroy(Object.assign(new Error(`no answer within ${formatDuration(init.timeoutMs)}`), { code: 'ETIMEDOUT' })),
-      init.timeoutMs,
-    );
-    req.on('error', (error: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      endStream();
-      reject(init.signal.aborted ? new InterruptedError('interrupted') : networkError(error, url));
-    });
-    req.on('response', (res: IncomingMessage) => {
-      clearTimeout(timer);
-      if (res.statusCode !== 200) {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-        res.on('end', () => {
-          endStream();
-          reject(new StreamRefused({ status: res.statusCode ?? 0, text, json: safeJson(text) }));
-        });
-        return;
-      }
-      resolve();
-      let buffer = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) !== -1) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = block
-            .split('\n')
-            .filter((line) => line.startsWith('data: '))
-            .map((line) => line.slice(6))
-            .join('\n');
-          if (data === '') continue;
-          const event = safeJson(data);
-          if (typeof event === 'object' && event !== null) onEvent(event as Record<string, unknown>);
-        }
-      });
-      res.on('end', endStream);
-      res.on('close', endStream);
-      res.on('error', endStream);
-    });
-    req.end();
-  });
-  // A rejection nobody awaits yet must not end the process; the caller awaits `opened`.
-  opened.catch(() => {});
-  return { opened, ended, close: () => req?.destroy() };
-}
-
-/** The event stream was answered with another status than 200. */
-export class StreamRefused extends Error {
-  constructor(readonly answer: SandboxAnswer) {
-    super(`the sandbox answered ${answer.status} to the event stream`);
-  }
-}
-
-function safeJson(text: string): unknown {
+/** A body read losslessly (identifiers as bigint); undefined when it is not JSON. */
+export function jsonOf(text: string): unknown {
   try {
     return parseJson(text);
   } catch {

@@ -1,5 +1,5 @@
 import { untiedRefusalFor } from '../customer/wait.js';
-import type { EventStream, PlatformEvent } from '../testing/platform.js';
+import type { EventStream, PlatformEvent } from './connection.js';
 
 interface Follower {
   tenant: string;

@@ -1,4 +1,35 @@
 import { UsageError } from '../errors.js';
+import type { Env } from '../io.js';
+import { sandboxDefaults } from '../sandbox/options.js';
+import { SandboxOptionsError, startLocalSandbox, type LocalSandbox } from '../sandbox/server.js';
+import { parseSandboxFlags } from './flags.js';
+
+/**
+ * Starting a sandbox for a command that drives a bot (`core test`, `core check-bot`): on loopback,
+ * --port (default a free one), delivering to --bot-url, with the sandbox's defaults and its
+ * environment settings (CORE_SANDBOX_WEBHOOK_SECRET); and the words for a failure to listen, which
+ * `core sandbox` shares.
+ */
+export async function startBotSandbox(
+  target: { botUrl?: string; port?: string },
+  command: string,
+  cwd: string,
+  env: Env,
+): Promise<{ url: string; botUrl: string | null; webhookTimeoutMs: number; started: LocalSandbox }> {
+  const options = await parseSandboxFlags({ botUrl: target.botUrl, port: target.port }, cwd, env);
+  try {
+    const sandbox = await startLocalSandbox(options);
+    return {
+      url: sandbox.url,
+      botUrl: sandbox.botUrl,
+      webhookTimeoutMs: options.webhookTimeoutMs ?? sandboxDefaults.webhookTimeoutMs,
+      started: sandbox,
+    };
+  } catch (error) {
+    if (error instanceof SandboxOptionsError) throw new UsageError(error.message, { hint: `see ${command} --help`, cause: error });
+    throw listenError(error, '127.0.0.1', options.port ?? 0);
+  }
+}
 
 /** Turns a failure to listen into a UsageError that says what to change; anything else passes through. */
 export function listenError(error: unknown, host: string, port: number): unknown {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openEventStream } from '../../src/platform/http.js';
+import { openEventStream } from '../../src/platform/event-stream.js';
 import { untiedRefusalFor } from '../../src/customer/wait.js';
 import type { SandboxEvent } from '../../src/sandbox/events.js';
 import { happens } from '../helpers/wait.js';

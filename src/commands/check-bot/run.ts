@@ -12,7 +12,8 @@ import { runBattery, unplayedBattery, type BatteryReport, type SandboxPort } fro
 import { CHECK_IDS, type CheckId, type CheckReporter } from '../../testing/check-bot/ids.js';
 import { renderCheckReport, summaryLine, type ReportContext } from '../../testing/check-bot/report.js';
 import { trimEndOf } from '../../text/trim.js';
-import { openEventStream, requestJson, StreamRefused, type ClientInit } from '../../platform/http.js';
+import { openEventStream, StreamRefused } from '../../platform/event-stream.js';
+import { requestJson, type ClientInit } from '../../platform/http.js';
 
 /**
  * `core check-bot`: grades the bot's side of the MESSAGE webhook with the battery of

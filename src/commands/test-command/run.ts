@@ -6,7 +6,9 @@ import { makeStyle } from '../../output/style.js';
 import { outputFilePath, writeOutputFile } from '../../output/file.js';
 import { checkSandboxTarget, sandboxInfo } from '../../platform/target.js';
 import type { LocalSandbox } from '../../sandbox/server.js';
-import { httpClient, inProcessClient, type TestClient } from '../../platform/transports.js';
+import type { SandboxConnection } from '../../platform/connection.js';
+import { inProcessConnection } from '../../platform/in-process.js';
+import { httpConnection } from '../../platform/over-http.js';
 import { listFiles, loadTests } from '../../testing/load.js';
 import {
   buildReport,
@@ -120,9 +122,9 @@ export async function runTest(options: TestOptions, ctx: Context): Promise<numbe
   const style = makeStyle(humanOnStdout ? ctx.color.stdout : ctx.color.stderr);
   let suite: SuiteResult;
   // The customer's side: directly on the sandbox started here, over HTTP to one at --sandbox.
-  const client: TestClient = sandbox
-    ? inProcessClient(sandbox, ctx.signal)
-    : httpClient(url, REQUEST_TIMEOUT_MS, ctx.signal, checked.concurrency);
+  const client: SandboxConnection = sandbox
+    ? inProcessConnection(sandbox, ctx.signal)
+    : httpConnection(url, REQUEST_TIMEOUT_MS, ctx.signal, checked.concurrency);
   try {
     ctx.err(
       `core test: ${count(conversations.length, 'conversation')} in ${count(planned.length, 'file')}` +
