@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeRefusal, renderExchange } from '../../src/commands/customer/render.js';
-import { refusedMessage } from '../../src/commands/customer/run.js';
+import { refusedMessage } from '../../src/commands/customer/outcome.js';
 import type { StreamEvent, WaitResult } from '../../src/customer/wait.js';
 
 /** How `core customer` words the bot's refused requests (src/commands/customer/render.ts and run.ts). */
