@@ -2,14 +2,14 @@ import type { Context } from '../../context.js';
 import { ExitCode, InterruptedError, NetworkError, UsageError } from '../../errors.js';
 import { requireSettings } from '../../config/index.js';
 import { parseDuration } from '../../config/duration.js';
-import { choose, type LastMessage } from '../../customer/choose.js';
-import { AnswerWait, type StreamEvent } from '../../customer/wait.js';
+import type { LastMessage } from '../../customer/choose.js';
+import { AnswerWait, type StreamEvent, type WaitEnd, type WaitResult } from '../../customer/wait.js';
 import { stringifyJson } from '../../payload/json.js';
 import { loadCommandSettings } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
-import type { SandboxAnswer } from '../../platform/connection.js';
-import { openEventStream, StreamRefused } from '../../platform/event-stream.js';
-import { requestJson, type ClientInit } from '../../platform/http.js';
+import type { EventStream, HttpConnection, SandboxAnswer } from '../../platform/connection.js';
+import { StreamRefused } from '../../platform/event-stream.js';
+import { httpConnection } from '../../platform/over-http.js';
 import { LAST, lastSession, rememberSession } from './last-session.js';
 import { renderExchange } from './render.js';
 import {
@@ -67,7 +67,32 @@ interface Conversation {
   clientId?: string | null;
 }
 
+/** What the sandbox answers to a customer message (POST /_sandbox/conversations/{sessionId}/messages). */
+interface Asked {
+  tenant: string;
+  sessionId: string;
+  seq: bigint;
+  questionId: bigint;
+  questionIndex: bigint;
+  type: string;
+  deliveryId: string | null;
+  noWebhook: string | null;
+}
+
+/** An exchange's connection to the sandbox at the base URL, and how long it waits for the bot. */
+interface Exchange {
+  connection: HttpConnection;
+  waitMs: number;
+  tenant: string | undefined;
+}
+
 export async function runCustomerSay(options: CustomerSayOptions, ctx: Context): Promise<number> {
+  const { channel, coreClientId } = checkSay(options);
+  return exchanging(options, ctx, (exchange) => say(options, ctx, exchange, channel, coreClientId));
+}
+
+/** The flags of `say`, checked before anything is sent: the channel in upper case and the coreClientId as an identifier. */
+function checkSay(options: CustomerSayOptions): { channel: string | undefined; coreClientId: bigint | undefined } {
   if (options.session !== undefined && options.channel !== undefined) {
     throw new UsageError('--channel starts a new conversation, and --session continues one: give one of them', {
       hint: 'the channel of an existing conversation is the one it started on',
@@ -88,31 +113,29 @@ export async function runCustomerSay(options: CustomerSayOptions, ctx: Context):
     }
     coreClientId = BigInt(options.coreClientId);
   }
-  const { client, waitMs, tenant } = await prepare(options, ctx);
-  return reportingNoAnswer(options, ctx, () => say(options, ctx, client, waitMs, tenant, channel, coreClientId));
+  return { channel, coreClientId };
 }
 
 async function say(
   options: CustomerSayOptions,
   ctx: Context,
-  client: ClientInit,
-  waitMs: number,
-  tenant: string | undefined,
+  exchange: Exchange,
   channel: string | undefined,
   coreClientId: bigint | undefined,
 ): Promise<number> {
+  const { connection } = exchange;
   let conversation: Conversation;
-  if (options.session !== undefined) conversation = { tenant: '', sessionId: await sessionOf(options.session, client, ctx) };
+  if (options.session !== undefined) conversation = { tenant: '', sessionId: await sessionOf(options.session, connection, ctx) };
   else {
     const body: Record<string, unknown> = {};
-    if (tenant !== undefined) body.tenant = tenant;
+    if (exchange.tenant !== undefined) body.tenant = exchange.tenant;
     if (channel !== undefined) body.channel = channel;
     if (options.clientId !== undefined) body.clientId = options.clientId;
     if (coreClientId !== undefined) body.coreClientId = coreClientId;
-    const started = await requestJson(client, 'POST', '/_sandbox/conversations', body);
+    const started = await connection.startConversation(body);
     if (started.status !== 201 || !has(started.json, 'sessionId')) refused(started, 'the new conversation', options, ctx);
     conversation = started.json as Conversation;
-    await rememberSession(ctx.env, client.baseUrl, conversation.sessionId).catch((error: unknown) =>
+    await rememberSession(ctx.env, connection.url, conversation.sessionId).catch((error: unknown) =>
       ctx.warn(`--session last will not find this conversation: ${(error as Error).message}`),
     );
     ctx.err(
@@ -121,49 +144,52 @@ async function say(
         `go on with --session ${conversation.sessionId}\n`,
     );
   }
-  return converse(client, conversation, { text: options.text }, waitMs, options, ctx);
+  return converse(exchange, conversation, { text: options.text }, options, ctx);
 }
 
 export async function runCustomerPress(options: CustomerPressOptions, ctx: Context): Promise<number> {
-  const { client, waitMs } = await prepare(options, ctx);
-  return reportingNoAnswer(options, ctx, () => press(options, ctx, client, waitMs));
+  return exchanging(options, ctx, (exchange) => press(options, ctx, exchange));
 }
 
-async function press(options: CustomerPressOptions, ctx: Context, client: ClientInit, waitMs: number): Promise<number> {
-  const session = await sessionOf(options.session, client, ctx);
-  const shown = await requestJson(client, 'GET', `/_sandbox/conversations/${encodeURIComponent(session)}?limit=0`);
+async function press(options: CustomerPressOptions, ctx: Context, exchange: Exchange): Promise<number> {
+  const { connection } = exchange;
+  const session = await sessionOf(options.session, connection, ctx);
+  const shown = await connection.showConversation(session);
   if (shown.status !== 200 || !has(shown.json, 'conversation')) refused(shown, `conversation ${session}`, { ...options, session }, ctx);
   const { conversation } = shown.json as { conversation: Conversation & { lastBotMessage: LastMessage | null } };
-  return converse(client, conversation, choose(conversation.lastBotMessage, options.label), waitMs, options, ctx);
+  return converse(exchange, conversation, connection.choose(conversation.lastBotMessage, options.label), options, ctx);
 }
 
 /**
- * Runs `exchange`; with --json, a sandbox that gives no answer at all (refused connection, time-out)
- * still leaves one document on stdout, as a send's does (docs/json-output.md): ok false, status null,
- * and the error's code and message.
+ * Runs `run` on a connection to the sandbox at the base URL. With --json, a sandbox that gives no
+ * answer at all (refused connection, time-out) still leaves one document on stdout, as a send's does
+ * (docs/json-output.md): ok false, status null, and the error's code and message.
  */
-async function reportingNoAnswer(
+async function exchanging(
   options: CommonOptions & { session?: string },
   ctx: Context,
-  exchange: () => Promise<number>,
+  run: (exchange: Exchange) => Promise<number>,
 ): Promise<number> {
+  const exchange = await prepare(options, ctx);
   try {
-    return await exchange();
+    return await run(exchange);
   } catch (error) {
     if (options.json && error instanceof NetworkError) {
       const session = options.session !== undefined && options.session !== LAST ? { sessionId: options.session } : {};
       ctx.out(`${stringifyJson({ ok: false, ...session, status: null, error: { code: error.code, message: error.message } })}\n`);
     }
     throw error;
+  } finally {
+    exchange.connection.close();
   }
 }
 
 /** The sessionId `--session` names: as given, or for `last` the one `say` last started against the base URL. */
-async function sessionOf(session: string, client: ClientInit, ctx: Context): Promise<string> {
-  return session === LAST ? lastSession(ctx.env, client.baseUrl) : session;
+async function sessionOf(session: string, connection: HttpConnection, ctx: Context): Promise<string> {
+  return session === LAST ? lastSession(ctx.env, connection.url) : session;
 }
 
-async function prepare(options: CommonOptions, ctx: Context): Promise<{ client: ClientInit; waitMs: number; tenant: string | undefined }> {
+async function prepare(options: CommonOptions, ctx: Context): Promise<Exchange> {
   let waitMs: number;
   try {
     waitMs = parseDuration(options.wait ?? DEFAULT_WAIT);
@@ -173,7 +199,7 @@ async function prepare(options: CommonOptions, ctx: Context): Promise<{ client: 
   const settings = await loadCommandSettings(options, ctx);
   requireSettings(settings, ['baseUrl']);
   return {
-    client: { baseUrl: settings.baseUrl!.value, timeoutMs: settings.timeoutMs.value, signal: ctx.signal },
+    connection: httpConnection(settings.baseUrl!.value, settings.timeoutMs.value, ctx.signal),
     waitMs,
     tenant: settings.tenant?.value,
   };
@@ -181,93 +207,108 @@ async function prepare(options: CommonOptions, ctx: Context): Promise<{ client: 
 
 /** Sends the customer message with the event stream open, waits, prints. */
 async function converse(
-  client: ClientInit,
+  exchange: Exchange,
   conversation: Conversation,
   message: Record<string, string>,
-  waitMs: number,
   options: CommonOptions,
   ctx: Context,
 ): Promise<number> {
-  const wait = new AnswerWait(waitMs);
+  const wait = new AnswerWait(exchange.waitMs);
   // The stream is opened first, so no answer can slip by between the message and the wait.
-  const stream = openEventStream(client, `?session=${encodeURIComponent(conversation.sessionId)}`, (event) =>
-    wait.accept(event as StreamEvent),
-  );
-  try {
-    await stream.opened;
-  } catch (error) {
-    if (error instanceof StreamRefused)
-      refused(error.answer, `conversation ${conversation.sessionId}`, { ...options, session: conversation.sessionId }, ctx);
-    throw interrupted(error, ctx);
-  }
+  const stream = await openConversation(exchange.connection, conversation.sessionId, wait, options, ctx);
   const onAbort = () => wait.stop();
   ctx.signal.addEventListener('abort', onAbort, { once: true });
   try {
     void stream.ended.then(() => wait.streamEnded());
-    const sent = await requestJson(
-      client,
-      'POST',
-      `/_sandbox/conversations/${encodeURIComponent(conversation.sessionId)}/messages`,
-      message,
-    ).catch((error: unknown) => {
-      throw interrupted(error, ctx);
-    });
-    if (sent.status !== 201 || !has(sent.json, 'seq')) refused(sent, 'the message', { ...options, session: conversation.sessionId }, ctx);
-    const asked = sent.json as {
-      tenant: string;
-      sessionId: string;
-      seq: bigint;
-      questionId: bigint;
-      questionIndex: bigint;
-      type: string;
-      deliveryId: string | null;
-      noWebhook: string | null;
-    };
+    const asked = await sendMessage(exchange.connection, conversation.sessionId, message, options, ctx);
     if (asked.noWebhook !== null && asked.deliveryId === null && !/agents/.test(asked.noWebhook))
       ctx.warn(`no webhook sent: ${asked.noWebhook}; waiting for an answer sent some other way`);
     wait.start(asked);
     const end = await wait.ended;
     if (ctx.signal.aborted) throw new InterruptedError('interrupted while waiting for the bot');
     const result = wait.result(end);
-    const document = {
-      ok: end === 'answered',
-      tenant: asked.tenant,
-      sessionId: asked.sessionId,
-      question: {
-        seq: asked.seq,
-        questionId: asked.questionId,
-        questionIndex: asked.questionIndex,
-        type: asked.type,
-        ...message,
-        deliveryId: asked.deliveryId,
-        noWebhook: asked.noWebhook,
-      },
-      delivery: asked.deliveryId === null ? null : { deliveryId: asked.deliveryId, outcome: result.delivery, attempts: result.attempts },
-      answers: result.answers,
-      handovers: result.handovers,
-      refused: result.refused,
-      error:
-        end === 'answered'
-          ? null
-          : end === 'refused'
-            ? { code: 'EBOTREFUSED', message: refusedMessage(result.refused, 'in refused') }
-            : { code: 'ENOANSWER', message: noAnswerMessage(end, result, waitMs, asked.noWebhook) },
-    };
-    if (options.json) ctx.out(`${stringifyJson(document)}\n`);
-    else {
-      const columns = (ctx.streams.stdout as { columns?: number }).columns ?? 80;
-      const { out, err } = await renderExchange(result, { columns, color: ctx.color });
-      if (out !== '') ctx.out(out);
-      if (err !== '') ctx.err(err);
-    }
+    await print(exchangeDocument(asked, message, end, result, exchange.waitMs), result, options, ctx);
     if (end === 'refused') throw new BotRefusedError(refusedMessage(result.refused), refusedHint(result.refused));
     if (end !== 'answered')
-      throw new NoAnswerError(noAnswerMessage(end, result, waitMs, asked.noWebhook), noAnswerHint(end, asked.sessionId));
+      throw new NoAnswerError(noAnswerMessage(end, result, exchange.waitMs, asked.noWebhook), noAnswerHint(end, asked.sessionId));
     return ExitCode.ok;
   } finally {
     ctx.signal.removeEventListener('abort', onAbort);
     stream.close();
   }
+}
+
+/** The conversation's event stream, open; a sandbox that refuses it (an unknown sessionId) is reported as refusing the conversation. */
+async function openConversation(
+  connection: HttpConnection,
+  sessionId: string,
+  wait: AnswerWait,
+  options: CommonOptions,
+  ctx: Context,
+): Promise<EventStream> {
+  const stream = connection.events(`?session=${encodeURIComponent(sessionId)}`, (event) => wait.accept(event as unknown as StreamEvent));
+  try {
+    await stream.opened;
+  } catch (error) {
+    if (error instanceof StreamRefused) refused(error.answer, `conversation ${sessionId}`, { ...options, session: sessionId }, ctx);
+    throw interrupted(error, ctx);
+  }
+  return stream;
+}
+
+/** Sends the customer message; what the sandbox recorded of it, or its refusal. */
+async function sendMessage(
+  connection: HttpConnection,
+  sessionId: string,
+  message: Record<string, string>,
+  options: CommonOptions,
+  ctx: Context,
+): Promise<Asked> {
+  const sent = await connection.sendMessage(sessionId, message).catch((error: unknown) => {
+    throw interrupted(error, ctx);
+  });
+  if (sent.status !== 201 || !has(sent.json, 'seq')) refused(sent, 'the message', { ...options, session: sessionId }, ctx);
+  return sent.json as Asked;
+}
+
+/** The document `--json` prints: the question, the delivery, the answers, the hand-overs, the refusals, and why it ended badly. */
+function exchangeDocument(asked: Asked, message: Record<string, string>, end: WaitEnd, result: WaitResult, waitMs: number) {
+  return {
+    ok: end === 'answered',
+    tenant: asked.tenant,
+    sessionId: asked.sessionId,
+    question: {
+      seq: asked.seq,
+      questionId: asked.questionId,
+      questionIndex: asked.questionIndex,
+      type: asked.type,
+      ...message,
+      deliveryId: asked.deliveryId,
+      noWebhook: asked.noWebhook,
+    },
+    delivery: asked.deliveryId === null ? null : { deliveryId: asked.deliveryId, outcome: result.delivery, attempts: result.attempts },
+    answers: result.answers,
+    handovers: result.handovers,
+    refused: result.refused,
+    error:
+      end === 'answered'
+        ? null
+        : end === 'refused'
+          ? { code: 'EBOTREFUSED', message: refusedMessage(result.refused, 'in refused') }
+          : { code: 'ENOANSWER', message: noAnswerMessage(end, result, waitMs, asked.noWebhook) },
+  };
+}
+
+/** The exchange as one JSON document (--json), or drawn for people: the answers on stdout, the attempts and warnings on stderr. */
+async function print(document: unknown, result: WaitResult, options: CommonOptions, ctx: Context): Promise<void> {
+  if (options.json) {
+    ctx.out(`${stringifyJson(document)}\n`);
+    return;
+  }
+  const columns = (ctx.streams.stdout as { columns?: number }).columns ?? 80;
+  const { out, err } = await renderExchange(result, { columns, color: ctx.color });
+  if (out !== '') ctx.out(out);
+  if (err !== '') ctx.err(err);
 }
 
 /** Reports a refusal of the sandbox: the JSON document with --json (with the sessionId when known), then the typed error. */
