@@ -1,27 +1,15 @@
 import type { Context } from '../../context.js';
-import { ExitCode, InterruptedError, NetworkError, UsageError } from '../../errors.js';
+import { NetworkError, UsageError } from '../../errors.js';
 import { requireSettings } from '../../config/index.js';
 import { parseDuration } from '../../config/duration.js';
 import type { LastMessage } from '../../customer/choose.js';
-import { AnswerWait, type StreamEvent, type WaitEnd, type WaitResult } from '../../customer/wait.js';
 import { stringifyJson } from '../../payload/json.js';
 import { loadCommandSettings } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
-import type { EventStream, HttpConnection, SandboxAnswer } from '../../platform/connection.js';
-import { StreamRefused } from '../../platform/event-stream.js';
+import type { HttpConnection } from '../../platform/connection.js';
 import { httpConnection } from '../../platform/over-http.js';
 import { LAST, lastSession, rememberSession } from './last-session.js';
-import { renderExchange } from './render.js';
-import {
-  bodyText,
-  BotRefusedError,
-  NoAnswerError,
-  noAnswerHint,
-  noAnswerMessage,
-  refusedHint,
-  refusedMessage,
-  SandboxRefusedError,
-} from './outcome.js';
+import { converse, has, refused, type Conversation, type Exchange } from './exchange.js';
 
 /**
  * `core customer say` and `core customer press`: the customer's side of a sandbox conversation from
@@ -57,33 +45,6 @@ export interface CustomerSayOptions extends CommonOptions {
 export interface CustomerPressOptions extends CommonOptions {
   label: string;
   session: string;
-}
-
-interface Conversation {
-  tenant: string;
-  sessionId: string;
-  channel?: string;
-  coreClientId?: bigint;
-  clientId?: string | null;
-}
-
-/** What the sandbox answers to a customer message (POST /_sandbox/conversations/{sessionId}/messages). */
-interface Asked {
-  tenant: string;
-  sessionId: string;
-  seq: bigint;
-  questionId: bigint;
-  questionIndex: bigint;
-  type: string;
-  deliveryId: string | null;
-  noWebhook: string | null;
-}
-
-/** An exchange's connection to the sandbox at the base URL, and how long it waits for the bot. */
-interface Exchange {
-  connection: HttpConnection;
-  waitMs: number;
-  tenant: string | undefined;
 }
 
 export async function runCustomerSay(options: CustomerSayOptions, ctx: Context): Promise<number> {
@@ -203,136 +164,4 @@ async function prepare(options: CommonOptions, ctx: Context): Promise<Exchange> 
     waitMs,
     tenant: settings.tenant?.value,
   };
-}
-
-/** Sends the customer message with the event stream open, waits, prints. */
-async function converse(
-  exchange: Exchange,
-  conversation: Conversation,
-  message: Record<string, string>,
-  options: CommonOptions,
-  ctx: Context,
-): Promise<number> {
-  const wait = new AnswerWait(exchange.waitMs);
-  // The stream is opened first, so no answer can slip by between the message and the wait.
-  const stream = await openConversation(exchange.connection, conversation.sessionId, wait, options, ctx);
-  const onAbort = () => wait.stop();
-  ctx.signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    void stream.ended.then(() => wait.streamEnded());
-    const asked = await sendMessage(exchange.connection, conversation.sessionId, message, options, ctx);
-    if (asked.noWebhook !== null && asked.deliveryId === null && !/agents/.test(asked.noWebhook))
-      ctx.warn(`no webhook sent: ${asked.noWebhook}; waiting for an answer sent some other way`);
-    wait.start(asked);
-    const end = await wait.ended;
-    if (ctx.signal.aborted) throw new InterruptedError('interrupted while waiting for the bot');
-    const result = wait.result(end);
-    await print(exchangeDocument(asked, message, end, result, exchange.waitMs), result, options, ctx);
-    if (end === 'refused') throw new BotRefusedError(refusedMessage(result.refused), refusedHint(result.refused));
-    if (end !== 'answered')
-      throw new NoAnswerError(noAnswerMessage(end, result, exchange.waitMs, asked.noWebhook), noAnswerHint(end, asked.sessionId));
-    return ExitCode.ok;
-  } finally {
-    ctx.signal.removeEventListener('abort', onAbort);
-    stream.close();
-  }
-}
-
-/** The conversation's event stream, open; a sandbox that refuses it (an unknown sessionId) is reported as refusing the conversation. */
-async function openConversation(
-  connection: HttpConnection,
-  sessionId: string,
-  wait: AnswerWait,
-  options: CommonOptions,
-  ctx: Context,
-): Promise<EventStream> {
-  const stream = connection.events(`?session=${encodeURIComponent(sessionId)}`, (event) => wait.accept(event as unknown as StreamEvent));
-  try {
-    await stream.opened;
-  } catch (error) {
-    if (error instanceof StreamRefused) refused(error.answer, `conversation ${sessionId}`, { ...options, session: sessionId }, ctx);
-    throw interrupted(error, ctx);
-  }
-  return stream;
-}
-
-/** Sends the customer message; what the sandbox recorded of it, or its refusal. */
-async function sendMessage(
-  connection: HttpConnection,
-  sessionId: string,
-  message: Record<string, string>,
-  options: CommonOptions,
-  ctx: Context,
-): Promise<Asked> {
-  const sent = await connection.sendMessage(sessionId, message).catch((error: unknown) => {
-    throw interrupted(error, ctx);
-  });
-  if (sent.status !== 201 || !has(sent.json, 'seq')) refused(sent, 'the message', { ...options, session: sessionId }, ctx);
-  return sent.json as Asked;
-}
-
-/** The document `--json` prints: the question, the delivery, the answers, the hand-overs, the refusals, and why it ended badly. */
-function exchangeDocument(asked: Asked, message: Record<string, string>, end: WaitEnd, result: WaitResult, waitMs: number) {
-  return {
-    ok: end === 'answered',
-    tenant: asked.tenant,
-    sessionId: asked.sessionId,
-    question: {
-      seq: asked.seq,
-      questionId: asked.questionId,
-      questionIndex: asked.questionIndex,
-      type: asked.type,
-      ...message,
-      deliveryId: asked.deliveryId,
-      noWebhook: asked.noWebhook,
-    },
-    delivery: asked.deliveryId === null ? null : { deliveryId: asked.deliveryId, outcome: result.delivery, attempts: result.attempts },
-    answers: result.answers,
-    handovers: result.handovers,
-    refused: result.refused,
-    error:
-      end === 'answered'
-        ? null
-        : end === 'refused'
-          ? { code: 'EBOTREFUSED', message: refusedMessage(result.refused, 'in refused') }
-          : { code: 'ENOANSWER', message: noAnswerMessage(end, result, waitMs, asked.noWebhook) },
-  };
-}
-
-/** The exchange as one JSON document (--json), or drawn for people: the answers on stdout, the attempts and warnings on stderr. */
-async function print(document: unknown, result: WaitResult, options: CommonOptions, ctx: Context): Promise<void> {
-  if (options.json) {
-    ctx.out(`${stringifyJson(document)}\n`);
-    return;
-  }
-  const columns = (ctx.streams.stdout as { columns?: number }).columns ?? 80;
-  const { out, err } = await renderExchange(result, { columns, color: ctx.color });
-  if (out !== '') ctx.out(out);
-  if (err !== '') ctx.err(err);
-}
-
-/** Reports a refusal of the sandbox: the JSON document with --json (with the sessionId when known), then the typed error. */
-function refused(answer: SandboxAnswer, what: string, options: CommonOptions & { session?: string }, ctx: Context): never {
-  if (options.json) {
-    const error = answer.json ?? { message: bodyText(answer) };
-    ctx.out(
-      `${stringifyJson({ ok: false, ...(options.session !== undefined ? { sessionId: options.session } : {}), status: answer.status, error })}\n`,
-    );
-  }
-  const hint =
-    answer.status < 400 || (answer.status === 404 && /no such path/.test(answer.text))
-      ? 'is CORE_BASE_URL a core sandbox? core customer talks to the sandbox only'
-      : answer.status === 403
-        ? 'use the base URL core sandbox printed: it answers only requests addressed to its own address'
-        : undefined;
-  throw new SandboxRefusedError(answer, what, hint);
-}
-
-/** Whether an answer is a JSON object with `key`: what a sandbox's answer holds, and another server's may not. */
-function has(json: unknown, key: string): boolean {
-  return typeof json === 'object' && json !== null && key in json;
-}
-
-function interrupted(error: unknown, ctx: Context): unknown {
-  return ctx.signal.aborted ? new InterruptedError('interrupted') : error;
 }
