@@ -1,4 +1,3 @@
-import type { Style } from '../output/style.js';
 import { stringifyJson } from '../payload/json.js';
 import { looksLikePattern } from './pattern.js';
 import { tapDocument, type TapPoint } from './tap.js';
@@ -95,69 +94,11 @@ export function runsText(summary: ConversationSummary): string {
   return parts.join(', ');
 }
 
-// ---- human ------------------------------------------------------------------------------------
-
-/** The line printed as each conversation ends. */
-export function conversationLine(summary: ConversationSummary, style: Style): string {
-  const mark = outcomeOf(summary) === 'passed' ? style.green('✓') : style.red('✗');
-  const runs = runsText(summary);
-  const flaky = isFlaky(summary) ? ` ${style.yellow('flaky')}` : '';
-  return `${mark} ${summary.name}${flaky} ${style.dim(`(${summary.file}:${summary.line}, ${runs === '' ? '' : `${runs}, `}${formatMs(summary.durationMs)})`)}\n`;
-}
-
 /** What is shown for an expected or received value: patterns as written, the rest as JSON, absence as such. */
 export function showValue(value: unknown): string {
   if (value === undefined) return '(absent)';
   if (typeof value === 'string' && looksLikePattern(value)) return value;
   return stringifyJson(value) ?? String(value);
-}
-
-/** A failure in detail: where, why, and the fields that differ, expected against received. */
-export function failureText(summary: ConversationSummary, style: Style): string {
-  const result = summary.shown;
-  const failure = result.failure;
-  if (failure === undefined) return '';
-  const lines = [
-    `${style.red('✗')} ${style.bold(summary.name)}${isFlaky(summary) ? ` ${style.yellow('flaky')}` : ''} ${style.dim(`(${summary.file})`)}`,
-    `  ${whereFailed(summary)}${result.sessionId ? style.dim(`, conversation ${result.sessionId}`) : ''}`,
-    `  ${failure.message}`,
-  ];
-  for (const diff of failure.diff ?? []) {
-    lines.push(`    ${diff.path || '(the answer)'}`);
-    lines.push(style.red(`      - expected  ${showValue(diff.expected)}`));
-    lines.push(style.green(`      + received  ${showValue(diff.received)}`));
-  }
-  if (failure.diff === undefined && failure.expected !== undefined) lines.push(`  expected: ${showValue(failure.expected)}`);
-  if (failure.received !== undefined) lines.push(`  the answer: ${showValue(failure.received)}`);
-  return `${lines.join('\n')}\n`;
-}
-
-/** The closing line: `2 passed, 1 failed`, and what ran. */
-export function summaryLine(report: RunReport, style: Style): string {
-  const counts =
-    `${style.green(`${report.passed} passed`)}, ${report.failed > 0 ? style.red(`${report.failed} failed`) : '0 failed'}` +
-    (report.flaky > 0 ? ` (${style.yellow(`${report.flaky} flaky`)})` : '');
-  const conversations = report.passed + report.failed;
-  const runs = report.repeat > 1 ? `, ${report.repeat} runs each` : '';
-  return `${counts} ${style.dim(`(${conversations} conversation${conversations === 1 ? '' : 's'} in ${report.files.length} file${report.files.length === 1 ? '' : 's'}${runs}, ${formatMs(report.durationMs)})`)}\n`;
-}
-
-/** The suite's blind spots, with --coverage: what of the platform no run exercised. */
-export function coverageText(report: RunReport, style: Style): string {
-  if (report.coverage === null) return '';
-  const { notExercised } = report.coverage;
-  if (notExercised.length === 0) return `coverage: every channel, code, feature, action and outcome was exercised\n`;
-  return `${style.yellow('not exercised')}: ${notExercised.join(', ')}\n`;
-}
-
-/** The whole human report: a line per conversation, each failure in detail, and the closing line. */
-export function renderHuman(report: RunReport, style: Style): string {
-  if (report.unreachable) return `${style.red('error:')} ${report.unreachable.message}\n`;
-  const all = report.files.flatMap((file) => file.conversations);
-  let out = all.map((result) => conversationLine(result, style)).join('');
-  const failed = all.filter((result) => outcomeOf(result) === 'failed');
-  if (failed.length > 0) out += `\n${failed.map((result) => failureText(result, style)).join('\n')}`;
-  return `${out}\n${summaryLine(report, style)}${coverageText(report, style)}`;
 }
 
 // ---- JUnit XML --------------------------------------------------------------------------------

@@ -10,20 +10,8 @@ import type { SandboxConnection } from '../../platform/connection.js';
 import { inProcessConnection } from '../../platform/in-process.js';
 import { httpConnection } from '../../platform/over-http.js';
 import { listFiles, loadTests } from '../../testing/load.js';
-import {
-  buildReport,
-  conversationLine,
-  coverageText,
-  failureText,
-  renderHuman,
-  renderJson,
-  renderJunit,
-  renderTap,
-  REPORTERS,
-  summaryLine,
-  type Reporter,
-  type RunReport,
-} from '../../testing/report.js';
+import { conversationLine, coverageText, failureText, renderHuman, summaryLine } from '../../output/conversations.js';
+import { buildReport, renderJson, renderJunit, renderTap, REPORTERS, type Reporter, type RunReport } from '../../testing/report.js';
 import { outcomeOf, runSuite, unplayed, type ConversationSummary, type SuiteResult } from '../../testing/suite.js';
 import { trimEndOf } from '../../text/trim.js';
 
