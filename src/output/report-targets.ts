@@ -72,9 +72,6 @@ export async function reportTargets<R extends string>(
   return targets;
 }
 
-/** Whether a report goes to stdout. */
-export const toStdout = (target: ReportTarget<string>): boolean => target.file === undefined;
-
 /**
  * Writes each report: `render` makes its document, or undefined where the command has already said it
  * another way (a human report printed as the run went); to its file, or to stdout.
