@@ -1,6 +1,6 @@
 import type { Style } from './style.js';
 import { runsText, showValue, whereFailed, type RunReport } from '../testing/report.js';
-import { formatMs } from '../testing/runner.js';
+import { formatMs } from '../testing/results.js';
 import { isFlaky, outcomeOf, type ConversationSummary } from '../testing/suite.js';
 
 /**

@@ -5,7 +5,7 @@ import { unreachableJson, unreachableJunit, type Unreachable } from './unreachab
 import { xmlAttr, xmlText } from './xml.js';
 import { coverageReport, type CoverageCounts } from './coverage.js';
 import type { PlannedFile } from './load.js';
-import { formatLatency, formatMs, type Failure } from './runner.js';
+import { formatLatency, formatMs, type Failure } from './results.js';
 import { isFlaky, outcomeOf, type ConversationSummary } from './suite.js';
 
 /**
