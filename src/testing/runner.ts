@@ -3,7 +3,7 @@ import { count, countAnswer } from './coverage.js';
 import { ConversationEvents, type Asked, type Event } from './conversation-events.js';
 import type { PlannedConversation, PlannedStep } from './load.js';
 import type { SandboxClient } from './platform.js';
-import type { Failure, RunResult } from './results.js';
+import type { Failure, RunResult, StepResult } from './results.js';
 import { expectAnswer, expectSilence, has, said, send, unexpectedAnswer } from './steps.js';
 import { substitute } from './substitute.js';
 
@@ -49,11 +49,53 @@ export function stepTitle(step: PlannedStep, values: ReadonlyMap<string, string>
   }
 }
 
+/** The first failure of a run, where it happened: a step (stepIndex), or the conversation itself (null). */
+type RunFailure = Failure & { stepIndex: number | null; line: number };
+
+/** One run in progress: the conversation started, its events as they come, and the question last asked. */
+interface Run {
+  plan: PlannedConversation;
+  init: RunnerInit;
+  /** The examples row's values and the values captured so far. */
+  values: Map<string, string>;
+  result: RunResult;
+  sessionId: string;
+  events: ConversationEvents;
+  asked?: Asked;
+}
+
 export async function runConversation(plan: PlannedConversation, init: RunnerInit): Promise<RunResult> {
   const started = performance.now();
-  const sandbox = init.sandbox;
   const values = new Map(plan.values);
-  const result: RunResult = {
+  const result = newResult(plan, values);
+  const finish = (failure?: RunFailure): RunResult => {
+    if (failure) {
+      result.outcome = 'failed';
+      result.failure = failure;
+    }
+    result.durationMs = Math.round(performance.now() - started);
+    return result;
+  };
+  const conversation = await startConversation(init.sandbox, plan);
+  if ('failure' in conversation) return finish(conversation.failure);
+  result.sessionId = conversation.sessionId;
+  count(result.coverage, plan.channel);
+  const run: Run = { plan, init, values, result, sessionId: conversation.sessionId, events: new ConversationEvents() };
+  // From now on: the conversation has had nothing but its start, and its first message is sent once the stream is
+  // open. Not from seq 0, which would replay to every new conversation the refusals of its tenant tied to none.
+  const stream = init.sandbox.follow(conversation.sessionId, conversation.tenant, (event) => noteEvent(run, event as Event));
+  void stream.ended.then(() => run.events.end());
+  try {
+    await stream.opened;
+    return finish(await playSteps(run));
+  } finally {
+    stream.close();
+  }
+}
+
+/** A run before it plays: every step skipped until it has been played. */
+function newResult(plan: PlannedConversation, values: ReadonlyMap<string, string>): RunResult {
+  return {
     sessionId: null,
     outcome: 'passed',
     durationMs: 0,
@@ -70,88 +112,78 @@ export async function runConversation(plan: PlannedConversation, init: RunnerIni
     reach: { attempts: 0, connected: false, errors: [] },
     botSpoke: false,
   };
-  const finish = (failure?: Failure & { stepIndex: number | null; line: number }): RunResult => {
-    if (failure) {
-      result.outcome = 'failed';
-      result.failure = failure;
-    }
-    result.durationMs = Math.round(performance.now() - started);
-    return result;
-  };
+}
 
+/** A new thread (and client) in the plan's channel, for the plan's client if it names one. */
+async function startConversation(
+  sandbox: SandboxClient,
+  plan: PlannedConversation,
+): Promise<{ sessionId: string; tenant: string } | { failure: RunFailure }> {
   const body: Record<string, unknown> = { channel: plan.channel };
   if (plan.client?.clientId !== undefined) body.clientId = plan.client.clientId;
   if (plan.client?.coreClientId !== undefined) body.coreClientId = plan.client.coreClientId;
   const opened = await sandbox.startConversation(body);
   if (opened.status !== 201 || !has(opened.json, 'sessionId')) {
-    return finish({ stepIndex: null, line: plan.line, message: `the sandbox did not start the conversation: ${said(opened)}` });
+    return { failure: { stepIndex: null, line: plan.line, message: `the sandbox did not start the conversation: ${said(opened)}` } };
   }
   const conversation = opened.json as { sessionId: unknown; tenant?: unknown };
-  const sessionId = String(conversation.sessionId);
-  result.sessionId = sessionId;
-  count(result.coverage, plan.channel);
+  return { sessionId: String(conversation.sessionId), tenant: String(conversation.tenant ?? '') };
+}
 
-  const events = new ConversationEvents();
-  // From now on: the conversation has had nothing but its start, and its first message is sent once the stream is
-  // open. Not from seq 0, which would replay to every new conversation the refusals of its tenant tied to none.
-  const stream = sandbox.follow(sessionId, String(conversation.tenant ?? ''), (raw) => {
-    const event = raw as Event;
-    events.add(event);
-    if (event.type === 'webhook.attempt') noteAttempt(result.reach, event);
-    else if (event.type === 'bot.answer' || event.type === 'greeting') {
-      result.botSpoke = true;
-      if (event.type === 'bot.answer') countAnswer(result.coverage, event);
-    } else if (event.type === 'api.request') {
-      result.botSpoke = true;
-      // A refusal tied to this conversation happened to it; one tied to none is counted where it fails a step.
-      if (event.sessionId != null && Number(event.status) >= 400) count(result.coverage, 'refusal');
-    }
-  });
-  void stream.ended.then(() => events.end());
-  try {
-    await stream.opened;
-    let asked: Asked | undefined;
-    for (const [i, step] of plan.steps.entries()) {
-      const stepStarted = performance.now();
-      const stepResult = result.steps[i]!;
-      let failure: Failure | undefined;
-      if (step.kind === 'customer' || step.kind === 'press') {
-        failure = await unexpectedAnswer(events, asked, init.stepTimeoutMs, 'before this step');
-        if (failure === undefined) {
-          const sent = await send(sandbox, sessionId, step, values);
-          if ('failure' in sent) failure = sent.failure;
-          else {
-            asked = sent.asked;
-            if (sent.action !== undefined) count(result.coverage, sent.action);
-          }
-        }
-      } else if (step.kind === 'bot') {
-        const taken = await expectAnswer(events, asked, step, values, init.stepTimeoutMs);
-        failure = taken.failure;
-        if (taken.latencyMs !== undefined) {
-          stepResult.latencyMs = taken.latencyMs;
-          result.latenciesMs.push(taken.latencyMs);
-        }
-        if (taken.untiedRefusal) count(result.coverage, 'refusal');
-      } else {
-        failure = await expectSilence(events, asked, step.withinMs);
-      }
-      stepResult.durationMs = Math.round(performance.now() - stepStarted);
-      stepResult.outcome = failure ? 'failed' : 'passed';
-      if (failure) {
-        stepResult.failure = failure;
-        return finish({ ...failure, stepIndex: i, line: step.line });
-      }
-    }
-    const last = plan.steps.at(-1);
-    if (last?.kind !== 'none') {
-      const extra = await unexpectedAnswer(events, asked, init.stepTimeoutMs, 'after the last step');
-      if (extra) return finish({ ...extra, stepIndex: null, line: last?.line ?? plan.line });
-    }
-    return finish();
-  } finally {
-    stream.close();
+/** An event of the conversation: kept for the steps, and counted for reach and coverage. */
+function noteEvent(run: Run, event: Event): void {
+  const { result } = run;
+  run.events.add(event);
+  if (event.type === 'webhook.attempt') noteAttempt(result.reach, event);
+  else if (event.type === 'bot.answer' || event.type === 'greeting') {
+    result.botSpoke = true;
+    if (event.type === 'bot.answer') countAnswer(result.coverage, event);
+  } else if (event.type === 'api.request') {
+    result.botSpoke = true;
+    // A refusal tied to this conversation happened to it; one tied to none is counted where it fails a step.
+    if (event.sessionId != null && Number(event.status) >= 400) count(result.coverage, 'refusal');
   }
+}
+
+/** The steps in order, until one fails; then an answer no step took, unless the last step expected none. */
+async function playSteps(run: Run): Promise<RunFailure | undefined> {
+  const { plan } = run;
+  for (const [i, step] of plan.steps.entries()) {
+    const stepStarted = performance.now();
+    const stepResult = run.result.steps[i]!;
+    const failure = await playStep(run, step, stepResult);
+    stepResult.durationMs = Math.round(performance.now() - stepStarted);
+    stepResult.outcome = failure ? 'failed' : 'passed';
+    if (failure) {
+      stepResult.failure = failure;
+      return { ...failure, stepIndex: i, line: step.line };
+    }
+  }
+  const last = plan.steps.at(-1);
+  if (last?.kind === 'none') return undefined;
+  const extra = await unexpectedAnswer(run.events, run.asked, run.init.stepTimeoutMs, 'after the last step');
+  return extra && { ...extra, stepIndex: null, line: last?.line ?? plan.line };
+}
+
+async function playStep(run: Run, step: PlannedStep, stepResult: StepResult): Promise<Failure | undefined> {
+  const { events, result, init } = run;
+  if (step.kind === 'customer' || step.kind === 'press') {
+    const failure = await unexpectedAnswer(events, run.asked, init.stepTimeoutMs, 'before this step');
+    if (failure !== undefined) return failure;
+    const sent = await send(init.sandbox, run.sessionId, step, run.values);
+    if ('failure' in sent) return sent.failure;
+    run.asked = sent.asked;
+    if (sent.action !== undefined) count(result.coverage, sent.action);
+    return undefined;
+  }
+  if (step.kind === 'none') return expectSilence(events, run.asked, step.withinMs);
+  const taken = await expectAnswer(events, run.asked, step, run.values, init.stepTimeoutMs);
+  if (taken.latencyMs !== undefined) {
+    stepResult.latencyMs = taken.latencyMs;
+    result.latenciesMs.push(taken.latencyMs);
+  }
+  if (taken.untiedRefusal) count(result.coverage, 'refusal');
+  return taken.failure;
 }
 
 function noteAttempt(reach: RunResult['reach'], event: Event): void {

@@ -32,36 +32,56 @@ export async function unexpectedAnswer(
 
 type BotStep = Extract<PlannedStep, { kind: 'bot' }>;
 
+/** What a `bot:` step found: its failure, the answer's latency, and whether a refusal tied to no conversation failed it. */
+type Taken = { failure?: Failure; latencyMs?: number; untiedRefusal?: boolean };
+
+/** What a step waiting on an answer meets: the bot's next doing, or the sign that no answer can come. */
+type Waited = Next | { kind: 'none-can-come'; message: string };
+
 export async function expectAnswer(
   events: ConversationEvents,
   asked: Asked | undefined,
   step: BotStep,
   values: Map<string, string>,
   timeoutMs: number,
-): Promise<{ failure?: Failure; latencyMs?: number; untiedRefusal?: boolean }> {
+): Promise<Taken> {
   const expected = substituteAll(step.expect, values) as BotStep['expect'];
-  const outcome = await events.until<Next | { kind: 'none-can-come'; message: string }>(() => {
-    const next = events.take(asked?.seq);
-    if (next) return next;
-    if (asked === undefined) return undefined;
-    if (asked.deliveryId === null && asked.noWebhook !== null && WITH_AGENTS.test(asked.noWebhook)) {
-      return { kind: 'none-can-come', message: `no answer can come: ${asked.noWebhook}, so no webhook was sent` };
-    }
-    const delivery = events.delivery(asked);
-    if (delivery.failed) {
-      return {
-        kind: 'none-can-come',
-        message: `no answer came, and the webhook was not delivered after ${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'} (last: ${attemptSummary(delivery.failed)})`,
-      };
-    }
-    return undefined;
-  }, timeoutMs);
+  const outcome = await events.until<Waited>(() => nextDoing(events, asked), timeoutMs);
   if (outcome === 'timeout') return { failure: { message: `no answer from the bot within ${formatMs(timeoutMs)}`, expected } };
   if (outcome === 'ended') return { failure: { message: 'the sandbox closed the event stream before the bot answered', expected } };
   if (outcome.kind === 'none-can-come') return { failure: { message: outcome.message, expected } };
   if (outcome.kind === 'refused')
     return { failure: { ...refusal(outcome.event), expected }, untiedRefusal: outcome.event.sessionId == null };
-  const answer = outcome.event;
+  return checkAnswer(events, asked, step, values, expected, outcome.event);
+}
+
+/** The bot's next doing since the step began, or why none can come: the thread is with agents, or the webhook failed. */
+function nextDoing(events: ConversationEvents, asked: Asked | undefined): Waited | undefined {
+  const next = events.take(asked?.seq);
+  if (next) return next;
+  if (asked === undefined) return undefined;
+  if (asked.deliveryId === null && asked.noWebhook !== null && WITH_AGENTS.test(asked.noWebhook)) {
+    return { kind: 'none-can-come', message: `no answer can come: ${asked.noWebhook}, so no webhook was sent` };
+  }
+  const delivery = events.delivery(asked);
+  if (delivery.failed) {
+    return {
+      kind: 'none-can-come',
+      message: `no answer came, and the webhook was not delivered after ${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'} (last: ${attemptSummary(delivery.failed)})`,
+    };
+  }
+  return undefined;
+}
+
+/** An answer that came, checked: the question it answers, the fields, `within`, then each `capture` kept in `values`. */
+function checkAnswer(
+  events: ConversationEvents,
+  asked: Asked | undefined,
+  step: BotStep,
+  values: Map<string, string>,
+  expected: BotStep['expect'],
+  answer: Event,
+): Taken {
   const index = answer.questionIndex;
   if (asked !== undefined && typeof index === 'bigint' && index < asked.questionIndex) {
     return {
@@ -73,43 +93,46 @@ export async function expectAnswer(
     };
   }
   const latencyMs = events.latency(answer, asked);
+  const withLatency = (failure: Failure): Taken => (latencyMs === undefined ? { failure } : { failure, latencyMs });
   const diff = matchAnswer(expected, answer.body);
   if (diff.length > 0) {
-    const failure = {
+    return withLatency({
       message: `the answer differs in ${diff.map((d) => d.path || '(the answer)').join(', ')}`,
       expected,
       received: visible(answer.body, expected),
       diff,
-    };
-    return latencyMs === undefined ? { failure } : { failure, latencyMs };
+    });
   }
   if (step.withinMs !== null && latencyMs !== undefined && latencyMs > step.withinMs) {
-    return {
-      failure: {
-        message: `too late: answered in ${formatLatency(latencyMs)}, within ${formatLatency(step.withinMs)} expected`,
-        received: visible(answer.body, expected),
-      },
-      latencyMs,
-    };
+    return withLatency({
+      message: `too late: answered in ${formatLatency(latencyMs)}, within ${formatLatency(step.withinMs)} expected`,
+      received: visible(answer.body, expected),
+    });
   }
+  const failure = capture(step, values, answer, expected);
+  if (failure) return withLatency(failure);
+  return latencyMs === undefined ? {} : { latencyMs };
+}
+
+/** Keeps each value the step captures from the answer's text; a pattern that does not match is the failure. */
+function capture(step: BotStep, values: Map<string, string>, answer: Event, expected: BotStep['expect']): Failure | undefined {
   for (const [name, template] of step.capture) {
     const pattern = substitute(template, values, 'match');
     const text = isRecord(answer.body) ? answer.body.text : undefined;
     const compiled = toPattern(pattern);
     const found = typeof text === 'string' && compiled.kind === 'regex' ? compiled.regex.exec(text) : null;
     if (found === null) {
-      const failure: Failure = {
+      return {
         message:
           typeof text === 'string'
             ? `capture ${name}: ${pattern} does not match the answer's text ${JSON.stringify(text)}`
             : `capture ${name}: the answer has no text to match ${pattern} with`,
         received: visible(answer.body, expected),
       };
-      return latencyMs === undefined ? { failure } : { failure, latencyMs };
     }
     values.set(name, found.length > 1 ? (found[1] ?? '') : found[0]);
   }
-  return latencyMs === undefined ? {} : { latencyMs };
+  return undefined;
 }
 
 export async function expectSilence(events: ConversationEvents, asked: Asked | undefined, withinMs: number): Promise<Failure | undefined> {
