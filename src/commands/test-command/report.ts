@@ -4,7 +4,10 @@ import { renderHuman, type ConversationPrinter } from '../../output/conversation
 import { writeReports, type ReportTarget } from '../../output/report-targets.js';
 import { makeStyle } from '../../output/style.js';
 import type { CoverageCounts } from '../../testing/coverage.js';
-import { buildReport, renderJson, renderJunit, renderTap, type Reporter, type RunReport } from '../../testing/report.js';
+import { renderJson } from '../../testing/json-report.js';
+import { renderJunit } from '../../testing/junit-report.js';
+import { buildReport, type Reporter, type RunReport } from '../../testing/report.js';
+import { renderTap } from '../../testing/tap-report.js';
 import { unplayed, type ConversationSummary } from '../../testing/suite.js';
 import { neverReached, type Played } from './play.js';
 import type { TestPlan } from './plan.js';
