@@ -3,11 +3,11 @@
 // test/architecture/function-length.test.ts holds the functions of src/testing/ and src/commands/
 // to the limit (docs/architecture.md, "Rules of the road"); this script prints the longest ones:
 //
-//   node scripts/function-lengths.mjs [FOLDER...] [--top N]
+//   node scripts/function-lengths.mjs [FOLDER or FILE...] [--top N]
 //
 // A function's length is the lines from its first to its last, both counted (its JSDoc left out),
 // so a function nested in another counts within the outer one too.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -23,8 +23,9 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
  * @property {string | undefined} declaredAs the type annotation of the variable it is given to (`CommandFactory`), if any
  */
 
-/** Every .ts file under `folder` (relative to the root), sorted. */
+/** Every .ts file under `folder` (relative to the root), sorted; a file is itself. */
 export function sourceFiles(folder) {
+  if (statSync(join(root, folder)).isFile()) return [folder];
   const entries = readdirSync(join(root, folder), { withFileTypes: true, recursive: true });
   return entries
     .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))

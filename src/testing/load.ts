@@ -14,6 +14,7 @@ import {
   type TestChannel,
   type TestClient,
   type TestConversation,
+  type TestFile,
 } from './schema.js';
 import { parseDuration } from '../config/duration.js';
 import { checkReferences } from './references.js';
@@ -142,8 +143,41 @@ export async function loadTests(files: readonly string[], cwd: string): Promise<
 
 type Loaded = PlannedFile | { problems: Problem[] };
 
+/** A problem of one file: the file (and the line) as its path. */
+const problemOf = (file: string, message: string, line?: number): Loaded => ({
+  problems: [{ path: line ? `${file}:${line}` : file, message }],
+});
+
 async function loadOne(file: string, cwd: string): Promise<Loaded> {
-  const problem = (message: string, line?: number): Loaded => ({ problems: [{ path: line ? `${file}:${line}` : file, message }] });
+  const text = await readText(file, cwd);
+  if (typeof text !== 'string') return text;
+  const isJson = extname(file).toLowerCase() === '.json';
+  // A YAML file is read fast, keeping only the lines of its collections (src/testing/fast-yaml.ts);
+  // the `yaml` library's document, which gives every value's place, is parsed only when that reader
+  // declines the file, for JSON (which is YAML too, so both get lines), and for the lines of problems.
+  const fast = isJson ? undefined : await readFast(text);
+  const lines = lineFinder(text, fast);
+  const read = await readValue(file, text, isJson, fast, lines);
+  if ('problems' in read) return read;
+  const value = read.value;
+  if (!isRecord(value)) return problemOf(file, 'must hold a mapping: name, channel and steps (see docs/testing-bots.md)', 1);
+  const checked = validateTestFile(withoutEditorKeys(value));
+  if (!checked.ok) {
+    const problems: Problem[] = [];
+    for (const p of checked.problems) {
+      problems.push({
+        path: `${file}:${await lines.problemLine(pathSegments(p.path))}${p.path === '' ? '' : ` ${p.path}`}`,
+        message: p.message,
+      });
+    }
+    return { problems };
+  }
+  return planFile(file, checked.value, lines);
+}
+
+/** The file's text, read within the size a test file may have; a file too large, not text, or empty is a problem. */
+async function readText(file: string, cwd: string): Promise<string | Loaded> {
+  const problem = (message: string, line?: number): Loaded => problemOf(file, message, line);
   const full = resolve(cwd, file);
   const info = await stat(full);
   if (info.size > MAX_PAYLOAD_BYTES)
@@ -156,14 +190,43 @@ async function loadOne(file: string, cwd: string): Promise<Loaded> {
     return problem((error as Error).message.replace(`${file} `, ''));
   }
   if (text.trim() === '') return problem('is empty');
+  return text;
+}
 
-  const isJson = extname(file).toLowerCase() === '.json';
-  // A YAML file is read fast, keeping only the lines of its collections (src/testing/fast-yaml.ts);
-  // the `yaml` library's document, which gives every value's place, is parsed only when that reader
-  // declines the file, for JSON (which is YAML too, so both get lines), and for the lines of problems.
-  const fast = isJson ? undefined : await readFast(text);
-  let document: Awaited<ReturnType<typeof parseDocument>> | undefined;
-  const exact = async () => (document ??= await parseDocument(text));
+/** The lines of a file's places: the `yaml` library's document, parsed once when first asked. */
+interface LineFinder {
+  exact(): ReturnType<typeof parseDocument>;
+  /** The line of a problem's path: the document's, whatever the reader. */
+  problemLine(path: Path): Promise<number>;
+  /** The line of a conversation or a step (a mapping): the fast reader's when it read the file. */
+  lineOf(path: Path): Promise<number>;
+}
+
+function lineFinder(text: string, fast: Awaited<ReturnType<typeof readFast>>): LineFinder {
+  let document: ReturnType<typeof parseDocument> | undefined;
+  const exact = () => (document ??= parseDocument(text));
+  const problemLine = async (path: Path): Promise<number> => {
+    const { doc, lines } = await exact();
+    for (let end = path.length; end >= 0; end -= 1) {
+      const node =
+        doc.errors.length === 0 ? (doc.getIn(path.slice(0, end), true) as { range?: [number, number, number] } | undefined) : undefined;
+      if (node?.range) return lines.linePos(node.range[0]).line;
+    }
+    return 1;
+  };
+  const lineOf = async (path: Path): Promise<number> => fast?.lineOf(path) ?? (await problemLine(path));
+  return { exact, problemLine, lineOf };
+}
+
+/** The file's value: the fast reader's, JSON's, or the `yaml` library's document's; a file that does not parse is a problem. */
+async function readValue(
+  file: string,
+  text: string,
+  isJson: boolean,
+  fast: Awaited<ReturnType<typeof readFast>>,
+  finder: LineFinder,
+): Promise<{ value: unknown } | { problems: Problem[] }> {
+  const problem = (message: string, line?: number) => problemOf(file, message, line) as { problems: Problem[] };
   let value: unknown;
   if (fast !== undefined) value = fast.value;
   else if (isJson) {
@@ -173,7 +236,7 @@ async function loadOne(file: string, cwd: string): Promise<Loaded> {
       return problem(`not valid JSON: ${(error as Error).message}`);
     }
   } else {
-    const { doc, lines } = await exact();
+    const { doc, lines } = await finder.exact();
     if (doc.errors.length > 0) {
       const first = doc.errors[0]!;
       return problem(`not valid YAML: ${first.message.split('\n')[0]}`, lines.linePos(first.pos[0]).line);
@@ -184,35 +247,19 @@ async function loadOne(file: string, cwd: string): Promise<Loaded> {
       return problem('not a usable YAML file: its aliases expand too far (more than 100 copies)');
     }
   }
-  // The line of a problem's path: the document's, whatever the reader.
-  const problemLine = async (path: Path): Promise<number> => {
-    const { doc, lines } = await exact();
-    for (let end = path.length; end >= 0; end -= 1) {
-      const node =
-        doc.errors.length === 0 ? (doc.getIn(path.slice(0, end), true) as { range?: [number, number, number] } | undefined) : undefined;
-      if (node?.range) return lines.linePos(node.range[0]).line;
-    }
-    return 1;
-  };
-  // The line of a conversation or a step (a mapping): the fast reader's when it read the file.
-  const lineOf = async (path: Path): Promise<number> => fast?.lineOf(path) ?? (await problemLine(path));
+  return { value };
+}
 
-  if (!isRecord(value)) return problem('must hold a mapping: name, channel and steps (see docs/testing-bots.md)', 1);
-  const checked = validateTestFile(withoutEditorKeys(value));
-  if (!checked.ok) {
-    const problems: Problem[] = [];
-    for (const p of checked.problems) {
-      problems.push({ path: `${file}:${await problemLine(pathSegments(p.path))}${p.path === '' ? '' : ` ${p.path}`}`, message: p.message });
-    }
-    return { problems };
-  }
-  const test = checked.value;
+type Source = { base: Path; named: boolean; conversation: Omit<TestConversation, 'name'> & { name?: string | undefined } };
+
+/** A checked file's conversations, planned; a ${NAME} that nothing defines is a problem of the file. */
+async function planFile(file: string, test: TestFile, lines: LineFinder): Promise<Loaded> {
+  const { problemLine } = lines;
   const stem = basename(file).replace(/\.(ya?ml|json)$/i, '');
   const located = async (path: Path, message: string): Promise<Problem> => ({
     path: `${file}:${await problemLine(path)}${path.length === 0 ? '' : ` ${formatPath(path)}`}`,
     message,
   });
-  type Source = { base: Path; named: boolean; conversation: Omit<TestConversation, 'name'> & { name?: string | undefined } };
   const sources: Source[] = test.conversations
     ? test.conversations.map((conversation, index) => ({ base: ['conversations', index], conversation, named: true }))
     : [{ base: [], conversation: { name: test.name, steps: test.steps!, examples: test.examples }, named: test.name !== undefined }];
@@ -222,34 +269,43 @@ async function loadOne(file: string, cwd: string): Promise<Loaded> {
   if (referenceProblems.length > 0) return { problems: await Promise.all(referenceProblems.map((p) => located(p.path, p.message))) };
 
   const conversations: PlannedConversation[] = [];
-  for (const { base, conversation } of sources) {
-    const steps: PlannedStep[] = [];
-    for (const [i, step] of conversation.steps.entries()) steps.push(planStep(step, i, await lineOf([...base, 'steps', i])));
-    const shared = {
-      file,
-      line: await lineOf(base),
-      channel: conversation.channel ?? test.channel ?? 'WEB',
-      client: conversation.client ?? test.client,
-      steps,
-    };
-    const name = conversation.name ?? test.name ?? stem;
-    const rows = conversation.examples;
-    if (rows === undefined) {
-      // A name is a template too: `$${` in it reads `${`.
-      const shown = substitute(name, new Map(), 'send');
-      conversations.push({ ...shared, index: conversations.length, ordinal: 0, name: shown, row: null, values: new Map() });
-      continue;
-    }
-    const values = rows.map((row) => new Map(Object.entries(row).map(([key, value]) => [key, String(value)])));
-    const names = values.map((row) => substitute(name, row, 'send'));
-    rows.forEach((_, row) => {
-      // A name the rows do not tell apart is followed by the row's values: `echo (word=gamma)`.
-      const unique = names.filter((other) => other === names[row]).length === 1;
-      const shown = unique ? names[row]! : `${names[row]} (${[...values[row]!].map(([key, value]) => `${key}=${value}`).join(', ')})`;
-      conversations.push({ ...shared, index: conversations.length, ordinal: 0, name: shown, row, values: values[row]! });
-    });
-  }
+  for (const source of sources) conversations.push(...(await planConversation(file, test, source, stem, lines, conversations.length)));
   return { file, name: test.conversations ? (test.name ?? stem) : stem, conversations };
+}
+
+/** One conversation of a file, or one per row of its examples, from `index` on. */
+async function planConversation(
+  file: string,
+  test: TestFile,
+  { base, conversation }: Source,
+  stem: string,
+  lines: LineFinder,
+  index: number,
+): Promise<PlannedConversation[]> {
+  const steps: PlannedStep[] = [];
+  for (const [i, step] of conversation.steps.entries()) steps.push(planStep(step, i, await lines.lineOf([...base, 'steps', i])));
+  const shared = {
+    file,
+    line: await lines.lineOf(base),
+    channel: conversation.channel ?? test.channel ?? 'WEB',
+    client: conversation.client ?? test.client,
+    steps,
+  };
+  const name = conversation.name ?? test.name ?? stem;
+  const rows = conversation.examples;
+  if (rows === undefined) {
+    // A name is a template too: `$${` in it reads `${`.
+    const shown = substitute(name, new Map(), 'send');
+    return [{ ...shared, index, ordinal: 0, name: shown, row: null, values: new Map() }];
+  }
+  const values = rows.map((row) => new Map(Object.entries(row).map(([key, value]) => [key, String(value)])));
+  const names = values.map((row) => substitute(name, row, 'send'));
+  return rows.map((_, row) => {
+    // A name the rows do not tell apart is followed by the row's values: `echo (word=gamma)`.
+    const unique = names.filter((other) => other === names[row]).length === 1;
+    const shown = unique ? names[row]! : `${names[row]} (${[...values[row]!].map(([key, value]) => `${key}=${value}`).join(', ')})`;
+    return { ...shared, index: index + row, ordinal: 0, name: shown, row, values: values[row]! };
+  });
 }
 
 /** The `yaml` library's document of a file, with the line of every offset. */
