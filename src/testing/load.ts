@@ -1,10 +1,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, extname, join, relative, resolve } from 'node:path';
 import { PayloadError, UsageError, type Problem } from '../errors.js';
-import { cjs } from '../interop.js';
-import { isRecord, parseJson } from '../payload/json.js';
+import { isRecord } from '../payload/json.js';
 import { formatPath, type Path } from '../payload/messages.js';
-import { decode, formatBytes, MAX_PAYLOAD_BYTES } from '../send/input.js';
 import { withoutEditorKeys } from '../send/fields.js';
 import {
   DEFAULT_WITHIN_MS,
@@ -19,6 +17,7 @@ import {
 import { parseDuration } from '../config/duration.js';
 import { checkReferences } from './references.js';
 import { readFast } from './fast-yaml.js';
+import { lineFinder, pathSegments, problemOf, readText, readValue, type LineFinder } from './read-file.js';
 import { substitute } from './substitute.js';
 
 /**
@@ -143,11 +142,6 @@ export async function loadTests(files: readonly string[], cwd: string): Promise<
 
 type Loaded = PlannedFile | { problems: Problem[] };
 
-/** A problem of one file: the file (and the line) as its path. */
-const problemOf = (file: string, message: string, line?: number): Loaded => ({
-  problems: [{ path: line ? `${file}:${line}` : file, message }],
-});
-
 async function loadOne(file: string, cwd: string): Promise<Loaded> {
   const text = await readText(file, cwd);
   if (typeof text !== 'string') return text;
@@ -173,81 +167,6 @@ async function loadOne(file: string, cwd: string): Promise<Loaded> {
     return { problems };
   }
   return planFile(file, checked.value, lines);
-}
-
-/** The file's text, read within the size a test file may have; a file too large, not text, or empty is a problem. */
-async function readText(file: string, cwd: string): Promise<string | Loaded> {
-  const problem = (message: string, line?: number): Loaded => problemOf(file, message, line);
-  const full = resolve(cwd, file);
-  const info = await stat(full);
-  if (info.size > MAX_PAYLOAD_BYTES)
-    return problem(`${formatBytes(info.size)}, more than a test file can be (limit ${formatBytes(MAX_PAYLOAD_BYTES)})`);
-  const { readFile } = await import('node:fs/promises');
-  let text: string;
-  try {
-    text = decode(await readFile(full), file);
-  } catch (error) {
-    return problem((error as Error).message.replace(`${file} `, ''));
-  }
-  if (text.trim() === '') return problem('is empty');
-  return text;
-}
-
-/** The lines of a file's places: the `yaml` library's document, parsed once when first asked. */
-interface LineFinder {
-  exact(): ReturnType<typeof parseDocument>;
-  /** The line of a problem's path: the document's, whatever the reader. */
-  problemLine(path: Path): Promise<number>;
-  /** The line of a conversation or a step (a mapping): the fast reader's when it read the file. */
-  lineOf(path: Path): Promise<number>;
-}
-
-function lineFinder(text: string, fast: Awaited<ReturnType<typeof readFast>>): LineFinder {
-  let document: ReturnType<typeof parseDocument> | undefined;
-  const exact = () => (document ??= parseDocument(text));
-  const problemLine = async (path: Path): Promise<number> => {
-    const { doc, lines } = await exact();
-    for (let end = path.length; end >= 0; end -= 1) {
-      const node =
-        doc.errors.length === 0 ? (doc.getIn(path.slice(0, end), true) as { range?: [number, number, number] } | undefined) : undefined;
-      if (node?.range) return lines.linePos(node.range[0]).line;
-    }
-    return 1;
-  };
-  const lineOf = async (path: Path): Promise<number> => fast?.lineOf(path) ?? (await problemLine(path));
-  return { exact, problemLine, lineOf };
-}
-
-/** The file's value: the fast reader's, JSON's, or the `yaml` library's document's; a file that does not parse is a problem. */
-async function readValue(
-  file: string,
-  text: string,
-  isJson: boolean,
-  fast: Awaited<ReturnType<typeof readFast>>,
-  finder: LineFinder,
-): Promise<{ value: unknown } | { problems: Problem[] }> {
-  const problem = (message: string, line?: number) => problemOf(file, message, line) as { problems: Problem[] };
-  let value: unknown;
-  if (fast !== undefined) value = fast.value;
-  else if (isJson) {
-    try {
-      value = parseJson(text);
-    } catch (error) {
-      return problem(`not valid JSON: ${(error as Error).message}`);
-    }
-  } else {
-    const { doc, lines } = await finder.exact();
-    if (doc.errors.length > 0) {
-      const first = doc.errors[0]!;
-      return problem(`not valid YAML: ${first.message.split('\n')[0]}`, lines.linePos(first.pos[0]).line);
-    }
-    try {
-      value = doc.toJS({ maxAliasCount: 100 });
-    } catch {
-      return problem('not a usable YAML file: its aliases expand too far (more than 100 copies)');
-    }
-  }
-  return { value };
 }
 
 type Source = { base: Path; named: boolean; conversation: Omit<TestConversation, 'name'> & { name?: string | undefined } };
@@ -308,29 +227,10 @@ async function planConversation(
   });
 }
 
-/** The `yaml` library's document of a file, with the line of every offset. */
-async function parseDocument(text: string) {
-  const YAML = cjs(await import('yaml'), 'parseDocument');
-  const lines = new YAML.LineCounter();
-  const doc = YAML.parseDocument(text, { intAsBigInt: true, uniqueKeys: true, lineCounter: lines, prettyErrors: false });
-  return { doc, lines };
-}
-
 function planStep(step: Step, index: number, line: number): PlannedStep {
   if (step.customer !== undefined) return { kind: 'customer', text: step.customer, index, line };
   if (step.press !== undefined) return { kind: 'press', label: step.press, index, line };
   const within = step.within === undefined ? undefined : parseDuration(String(step.within));
   if (step.bot === 'none') return { kind: 'none', withinMs: within ?? DEFAULT_WITHIN_MS, index, line };
   return { kind: 'bot', expect: step.bot!, withinMs: within ?? null, capture: Object.entries(step.capture ?? {}), index, line };
-}
-
-/** `steps[2].bot.text` as path segments, for finding its line. */
-function pathSegments(path: string): Path {
-  const segments: (string | number)[] = [];
-  for (const match of path.matchAll(/([^.[\]]+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]/g)) {
-    if (match[2] !== undefined) segments.push(Number(match[2]));
-    else if (match[3] !== undefined) segments.push(JSON.parse(`"${match[3]}"`) as string);
-    else segments.push(match[1]!);
-  }
-  return segments;
 }
