@@ -294,7 +294,6 @@ async function send(
   const progress = await startProgress(ctx, total);
   // A line per reason: written in larger pieces (src/output/hold.ts), stderr kept in order with it.
   const releaseOutput = single ? () => {} : ctx.holdOutput();
-  const style = makeStyle(ctx.color.stdout);
   let stoppedByFailure = false;
   // One hint per failing status, shown under the summary rather than under every failed reason.
   const failures = new Map<number, RequestResult>();
@@ -310,51 +309,92 @@ async function send(
       checkedLines: summary.accepted,
       signal: ctx.signal,
       admit: (signal) => session.admit(signal),
-      send: (payload, code, slot) =>
-        // A batch of one is shown as a single request is, its retries announced on stderr too.
-        session.send(payload, {
-          retryable,
-          ...(code !== undefined ? { code } : {}),
-          signal: ctx.abandonSignal,
-          retrySignal: ctx.signal,
-          announceRetries: single,
-          ...(slot ? { slot } : {}),
-        }),
+      send: sendOneReason(session, retryable, single, ctx),
       localResult: local,
-      onResult: (result) => {
-        // Masked by structure once (src/mask.ts), for stdout and the report alike; not made at all when
-        // neither --json nor --report needs it.
-        const line = options.json || (report && !result.resumed) ? ctx.json(result) : undefined;
-        // --quiet: only the failures are printed; the report still records every reason.
-        const shown = !options.quiet || (!result.ok && !result.skipped);
-        // Shown first, so an outcome stays visible even if writing the report then fails.
-        if (!shown) {
-          // Counted in the summary.
-        } else if (options.json) progress.print(line!);
-        else if (single) printResult(result, ctx, false);
-        else progress.print(outcomeLine(result, style));
-        if (result.status !== null && !result.ok && !failures.has(result.status)) failures.set(result.status, result);
-        progress.tick(!result.ok && !result.skipped);
-        // A reason applied by an earlier run is in the report already (carried over when it was opened).
-        if (!result.resumed && line) report?.write(line.text);
-      },
+      onResult: printOutcome({ options, ctx, progress, single, failures, report }),
       onInterrupt: (inFlight) => progress.note(interruptNote(stopReason(ctx.signal), inFlight)),
       onFailFast: () => {
         stoppedByFailure = true;
       },
     });
     progress.stop();
-    if (!single || tally.interrupted || tally.resumed > 0) ctx.err(summaryLine(tally, stoppedByFailure, options.resume));
-    for (const [status, result] of failures) {
-      const hint = failureHint(result, { operation: 'reason', retryable, retries: session.settings.retries.value });
-      if (hint !== undefined) ctx.err(`hint${single ? '' : ` (${status})`}: ${hint}\n`);
-    }
-    if (report && (tally.failed > 0 || tally.skipped > 0)) ctx.err(`report: ${report.path} holds one line per reason\n`);
-    return tally.interrupted ? ExitCode.interrupted : tally.exitCode;
+    return closeBatch(tally, { stoppedByFailure, single, failures, retryable, session, options, report, ctx });
   } finally {
     progress.stop();
     releaseOutput();
   }
+}
+
+/** One reason sent in the session: a batch of one is shown as a single request is, its retries announced on stderr too. */
+function sendOneReason(session: Session, retryable: boolean, single: boolean, ctx: Context) {
+  return (payload: unknown, code: string | undefined, slot?: Parameters<Session['send']>[1]['slot']) =>
+    session.send(payload, {
+      retryable,
+      ...(code !== undefined ? { code } : {}),
+      signal: ctx.abandonSignal,
+      retrySignal: ctx.signal,
+      announceRetries: single,
+      ...(slot ? { slot } : {}),
+    });
+}
+
+type Progress = Awaited<ReturnType<typeof startProgress>>;
+
+/**
+ * Prints and records each reason's outcome as it comes: a line (or the JSON document, or a single
+ * request's full view), and a line of the report; with --quiet only the failures are printed.
+ */
+function printOutcome(out: {
+  options: ReasonUpdateOptions;
+  ctx: Context;
+  progress: Progress;
+  single: boolean;
+  failures: Map<number, RequestResult>;
+  report: ReportWriter | undefined;
+}): (result: RequestResult) => void {
+  const { options, ctx, progress, single, failures, report } = out;
+  const style = makeStyle(ctx.color.stdout);
+  return (result) => {
+    // Masked by structure once (src/mask.ts), for stdout and the report alike; not made at all when
+    // neither --json nor --report needs it.
+    const line = options.json || (report && !result.resumed) ? ctx.json(result) : undefined;
+    // --quiet: only the failures are printed; the report still records every reason.
+    const shown = !options.quiet || (!result.ok && !result.skipped);
+    // Shown first, so an outcome stays visible even if writing the report then fails.
+    if (!shown) {
+      // Counted in the summary.
+    } else if (options.json) progress.print(line!);
+    else if (single) printResult(result, ctx, false);
+    else progress.print(outcomeLine(result, style));
+    if (result.status !== null && !result.ok && !failures.has(result.status)) failures.set(result.status, result);
+    progress.tick(!result.ok && !result.skipped);
+    // A reason applied by an earlier run is in the report already (carried over when it was opened).
+    if (!result.resumed && line) report?.write(line.text);
+  };
+}
+
+/** The batch's end: the summary line, a hint per failing status, where the report is, and the exit code. */
+function closeBatch(
+  tally: Awaited<ReturnType<typeof sendBatch>>,
+  end: {
+    stoppedByFailure: boolean;
+    single: boolean;
+    failures: Map<number, RequestResult>;
+    retryable: boolean;
+    session: Session;
+    options: ReasonUpdateOptions;
+    report: ReportWriter | undefined;
+    ctx: Context;
+  },
+): number {
+  const { single, ctx, report } = end;
+  if (!single || tally.interrupted || tally.resumed > 0) ctx.err(summaryLine(tally, end.stoppedByFailure, end.options.resume));
+  for (const [status, result] of end.failures) {
+    const hint = failureHint(result, { operation: 'reason', retryable: end.retryable, retries: end.session.settings.retries.value });
+    if (hint !== undefined) ctx.err(`hint${single ? '' : ` (${status})`}: ${hint}\n`);
+  }
+  if (report && (tally.failed > 0 || tally.skipped > 0)) ctx.err(`report: ${report.path} holds one line per reason\n`);
+  return tally.interrupted ? ExitCode.interrupted : tally.exitCode;
 }
 
 /**
