@@ -60,7 +60,11 @@ const isFunction = (node) =>
 
 /** The functions of one file (a path from the root) with their lengths. */
 export function functionLengths(file) {
-  const text = readFileSync(join(root, file), 'utf8');
+  return functionLengthsOf(file, readFileSync(join(root, file), 'utf8'));
+}
+
+/** The functions of a TypeScript text, named `file`, with their lengths. */
+export function functionLengthsOf(file, text) {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   /** @type {FunctionLength[]} */
   const found = [];
