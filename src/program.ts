@@ -11,6 +11,7 @@ import { configCommand } from './commands/config/command.js';
 import { schemaCommand } from './commands/schema/command.js';
 import { completionCommand } from './commands/completion/command.js';
 import { apiCommand } from './commands/api/command.js';
+import { exampleCommand } from './commands/example/command.js';
 import { version } from './version.js';
 
 /** The commands, by name, in the order help lists them. Each factory module is small; its run function is imported lazily. */
@@ -23,6 +24,7 @@ const commands: Record<string, CommandFactory> = {
   customer: customerCommand,
   test: testCommand,
   'check-bot': checkBotCommand,
+  example: exampleCommand,
   config: configCommand,
   schema: schemaCommand,
   completion: completionCommand,

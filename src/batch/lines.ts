@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { PayloadError } from '../errors.js';
-import { formatBytes } from '../send/input.js';
+import { formatBytes } from '../input/bytes.js';
 
 /**
  * Reading a file line by line with memory that does not grow with the file: the file stream is

@@ -1,7 +1,6 @@
 import type { Problem } from '../errors.js';
 import type { Slot } from '../http/throttle.js';
-import type { RequestResult } from '../output/result.js';
-import { exitCodeOf } from '../send/deliver.js';
+import { exitCodeOf, type RequestResult } from '../output/result.js';
 import { checkItem, type Fingerprints, type ItemSpec } from './check.js';
 import type { BatchSource } from './source.js';
 

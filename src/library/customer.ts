@@ -1,8 +1,10 @@
 import { choose } from '../customer/choose.js';
-import { AnswerWait, type StreamEvent, type WaitEnd, type WaitResult } from '../customer/wait.js';
+import { AnswerWait, SETTLE_MS, type StreamEvent, type WaitEnd, type WaitResult } from '../customer/wait.js';
+import type { Channel, ChannelName } from '../payload/channels.js';
 import type { SandboxAnswer } from '../platform/connection.js';
 import { inProcessConnection } from '../platform/in-process.js';
 import type { ConversationView, SandboxEvent } from '../sandbox/server.js';
+import type { AddressedBy, ReplyBody } from './reply-body.js';
 
 /**
  * The customer's side of a sandbox conversation from code: what `core customer say` and `press` do,
@@ -13,15 +15,20 @@ import type { ConversationView, SandboxEvent } from '../sandbox/server.js';
  * ends is the rule of `core customer` (src/customer/wait.ts).
  */
 
-type Channel = 'WEB' | 'IM' | 'EMAIL';
-
 /** What the customer needs of a running sandbox: a handle of `startSandbox` has all of it. */
 export interface CustomerSandbox {
   readonly url: string;
   subscribe(listener: (event: SandboxEvent) => void, onClose?: () => void): () => void;
   conversation(sessionId: string): ConversationView | undefined;
 }
-type BotAnswer = Extract<SandboxEvent, { type: 'bot.answer' }>;
+type BotAnswerEvent = Extract<SandboxEvent, { type: 'bot.answer' }>;
+
+/**
+ * A bot answer as an exchange gives it: the `bot.answer` event, its `body` typed as the reply it is
+ * (only answers the API's schema accepts become bot answers), and `addressedBy` as the ways it was
+ * addressed.
+ */
+export type ExchangeAnswer = Omit<BotAnswerEvent, 'body' | 'addressedBy'> & { body: ReplyBody; addressedBy: AddressedBy[] };
 type Handover = Extract<SandboxEvent, { type: 'handover' }>;
 type WebhookAttempt = Extract<SandboxEvent, { type: 'webhook.attempt' }>;
 
@@ -29,8 +36,8 @@ type WebhookAttempt = Extract<SandboxEvent, { type: 'webhook.attempt' }>;
 export interface ConversationStart {
   /** Default: the sandbox's first tenant. */
   tenant?: string;
-  /** Default 'WEB'. */
-  channel?: Channel;
+  /** 'WEB' (the default), 'IM' or 'EMAIL', in any case ('im' is 'IM'). */
+  channel?: ChannelName;
   /** The external client ID of an authorized client. */
   clientId?: string;
   /** The internal client ID (a long); a new one by default. */
@@ -40,6 +47,13 @@ export interface ConversationStart {
 export interface WaitOptions {
   /** How long to wait for the bot's answers, in milliseconds. Default 10000, as `core customer --wait`. */
   waitMs?: number;
+  /**
+   * How long a quiet spell after an answer (or a refusal) ends the wait, in milliseconds: each answer
+   * restarts it, so answers sent one after another are all taken. Default 300, as `core customer`.
+   * Longer for a bot that pauses between its answers; 0 to end at the first answer once the webhook
+   * is delivered.
+   */
+  settleMs?: number;
 }
 
 /**
@@ -66,7 +80,7 @@ export interface CustomerExchange {
     noWebhook: string | null;
   };
   /** Every bot answer to the conversation after the message, delivered or not (`delivered`, `notDelivered` say). */
-  answers: BotAnswer[];
+  answers: ExchangeAnswer[];
   /** The `text` of each delivered answer, in order: what the customer reads. */
   texts: string[];
   handovers: Handover[];
@@ -130,8 +144,7 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
   if (start.channel !== undefined) body.channel = start.channel;
   if (start.clientId !== undefined) body.clientId = start.clientId;
   if (start.coreClientId !== undefined) body.coreClientId = start.coreClientId;
-  const connection = inProcessConnection(sandbox);
-  const started = created(await connection.startConversation(body), 'the new conversation');
+  const started = created(await inProcessConnection(sandbox).startConversation(body), 'the new conversation');
   const conversation = { sessionId: String(started.sessionId), tenant: String(started.tenant) };
   return {
     ...conversation,
@@ -145,10 +158,10 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
 }
 
 /**
- * One customer message and the wait for the bot's answers, on a connection of its own: the
- * conversation is followed before the message is sent, so no answer can come between the message and
- * the wait, and a sandbox that closes ends the wait (`stream-ended`), as a closed event stream ends
- * core customer's. The conversation's events come with the refusals tied to none that its event
+ * One customer message and the wait for the bot's answers, on a connection of its own (src/platform/):
+ * the conversation is followed before the message is sent, so no answer can come between the message
+ * and the wait, and a sandbox that closes ends the wait (`stream-ended`), as a closed event stream
+ * ends core customer's. The conversation's events come with the refusals tied to none that its event
  * stream carries too.
  */
 async function exchange(
@@ -158,8 +171,10 @@ async function exchange(
   options: WaitOptions,
 ): Promise<CustomerExchange> {
   const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
+  const settleMs = options.settleMs ?? SETTLE_MS;
   if (!Number.isFinite(waitMs) || waitMs < 0) throw new RangeError(`waitMs: ${waitMs} is not a number of milliseconds from 0`);
-  const wait = new AnswerWait(waitMs);
+  if (!Number.isFinite(settleMs) || settleMs < 0) throw new RangeError(`settleMs: ${settleMs} is not a number of milliseconds from 0`);
+  const wait = new AnswerWait(waitMs, settleMs);
   const connection = inProcessConnection(sandbox);
   const stream = connection.follow(conversation.sessionId, conversation.tenant, (event) => wait.accept(event as unknown as StreamEvent));
   void stream.ended.then(() => wait.streamEnded());
@@ -192,7 +207,7 @@ function exchangeOf(
   conversation: { sessionId: string; tenant: string },
   question: CustomerExchange['question'],
 ): CustomerExchange {
-  const answers = result.answers as unknown as BotAnswer[];
+  const answers = result.answers as unknown as ExchangeAnswer[];
   return {
     ok: end === 'answered',
     end,
@@ -200,7 +215,7 @@ function exchangeOf(
     sessionId: conversation.sessionId,
     question,
     answers,
-    texts: answers.filter((answer) => answer.delivered).map((answer) => String((answer.body as { text?: unknown }).text ?? '')),
+    texts: answers.filter((answer) => answer.delivered).map((answer) => answer.body.text ?? ''),
     handovers: result.handovers as unknown as Handover[],
     attempts: result.attempts as unknown as WebhookAttempt[],
     delivery: result.delivery,

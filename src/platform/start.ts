@@ -3,20 +3,25 @@ import type { Env } from '../io.js';
 import { sandboxDefaults } from '../sandbox/options.js';
 import { SandboxOptionsError, startLocalSandbox, type LocalSandbox } from '../sandbox/server.js';
 import { parseSandboxFlags } from './flags.js';
+import { unkeptWarning, withSigningSecret } from './secret.js';
 
 /**
  * Starting a sandbox for a command that drives a bot (`core test`, `core check-bot`): on loopback,
  * --port (default a free one), delivering to --bot-url, with the sandbox's defaults and its
- * environment settings (CORE_SANDBOX_WEBHOOK_SECRET); and the words for a failure to listen, which
- * `core sandbox` shares.
+ * environment settings, signing with the secret CORE_SANDBOX_WEBHOOK_SECRET names, else the one kept
+ * for the user, as `core sandbox` does (src/platform/secret.ts); and the words for a failure to
+ * listen, which `core sandbox` shares.
  */
 export async function startBotSandbox(
   target: { botUrl?: string; port?: string },
-  command: string,
-  cwd: string,
-  env: Env,
+  init: { command: string; cwd: string; env: Env; warn: (message: string) => void },
 ): Promise<{ url: string; botUrl: string | null; webhookTimeoutMs: number; started: LocalSandbox }> {
-  const options = await parseSandboxFlags({ botUrl: target.botUrl, port: target.port }, cwd, env);
+  const { options, secret } = await withSigningSecret(
+    await parseSandboxFlags({ botUrl: target.botUrl, port: target.port }, init.cwd, init.env),
+    init.env,
+  );
+  const unkept = unkeptWarning(secret);
+  if (unkept !== undefined) init.warn(unkept);
   try {
     const sandbox = await startLocalSandbox(options);
     return {
@@ -26,7 +31,7 @@ export async function startBotSandbox(
       started: sandbox,
     };
   } catch (error) {
-    if (error instanceof SandboxOptionsError) throw new UsageError(error.message, { hint: `see ${command} --help`, cause: error });
+    if (error instanceof SandboxOptionsError) throw new UsageError(error.message, { hint: `see ${init.command} --help`, cause: error });
     throw listenError(error, '127.0.0.1', options.port ?? 0);
   }
 }

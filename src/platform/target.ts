@@ -74,17 +74,20 @@ export interface BotSandboxInit {
   signal: AbortSignal;
   cwd: string;
   env: Env;
+  /** Says what the run goes on without (a webhook secret that could not be kept). */
+  warn: (message: string) => void;
 }
 
 /**
  * The sandbox to play through: the one at --sandbox, which must answer as a core sandbox that delivers
  * to a bot (a NetworkError when it gives no answer at all), or a new one started on --port delivering
- * to --bot-url, with the sandbox's defaults and its environment settings (src/platform/start.ts).
+ * to --bot-url, with the sandbox's defaults, its environment settings and the user's webhook secret
+ * (src/platform/start.ts).
  */
 export async function openBotSandbox(target: SandboxTarget, init: BotSandboxInit): Promise<BotSandbox> {
   if (target.sandbox === undefined) {
     const { startBotSandbox } = await import('./start.js');
-    return startBotSandbox(target, init.command, init.cwd, init.env);
+    return startBotSandbox(target, init);
   }
   const url = trimEndOf(target.sandbox, '/');
   const info = await sandboxInfo(url, init.timeoutMs, init.signal, init.command);

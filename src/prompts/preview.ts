@@ -1,6 +1,6 @@
 import type { ChalkInstance } from 'chalk';
 import stringWidth from 'string-width';
-import { isRecord } from '../send/fields.js';
+import { isRecord } from '../input/fields.js';
 
 /**
  * A terminal picture of a message as the customer would see it: the bubble (header, attachments,

@@ -24,6 +24,8 @@ export interface RequestMeta {
   warnings: Problem[];
   /** A reply's formattedText as safe HTML, for the page (BotAnswerEvent.formattedHtml). */
   formattedHtml?: string | null;
+  /** The request's User-Agent, as userAgentOf (src/sandbox/exchange.ts) keeps it. */
+  userAgent: string | null;
 }
 
 export type ReplyOutcome = { status: 200; event: BotAnswerEvent } | { status: 400 | 404 | 409; error: string; event: BotAnswerEvent };
@@ -40,6 +42,7 @@ export function recordReply(store: Store, rules: ReplyRules, tenant: TenantStore
     addressedBy: replyAddressing(address),
     warnings: [...meta.warnings, ...decision.warnings],
     body: meta.body,
+    userAgent: meta.userAgent,
     formattedHtml: meta.formattedHtml == null ? null : flatten(meta.formattedHtml),
   };
   if (decision.kind === 'refused') {
@@ -131,13 +134,13 @@ export function recordGreeting(store: Store, tenant: TenantStore, greeting: Gree
   const address = addressGreeting(tenant, greeting);
   const client = address.client ?? store.newClient(tenant, address.make.coreClientId, address.make.clientId);
   const thread = client.latest ?? store.newThread(tenant, client, 'WEB', 'greeting');
-  const { requestId, body } = meta;
+  const { requestId, body, userAgent } = meta;
   const fields: NewEvent = {
     type: 'greeting',
     kind: 'greeting',
     ...{ sessionId: thread.sessionId, requestId, status: 200, error: null, answerId: null, addressedBy: address.addressedBy },
     ...{ delivered: true, notDelivered: null, questionAlreadyAnswered: false, coreClientId: client.coreClientId },
-    ...{ warnings: [...meta.warnings, ...channelWarnings(greeting, thread.channel)], body },
+    ...{ warnings: [...meta.warnings, ...channelWarnings(greeting, thread.channel)], body, userAgent },
   };
   return store.record(tenant, fields, (recorded) => {
     thread.lastBotMessage = lastBotMessage(greeting, recorded.seq, thread.channel);

@@ -1,5 +1,6 @@
 import type { Problem } from '../errors.js';
-import { CHANNELS, type Channel } from './events.js';
+import { channelOf, notAChannel } from '../payload/channels.js';
+import type { Channel } from './events.js';
 import { count, invalid, readJsonObject, readPaging, type Answer, type Exchange, type Handler } from './exchange.js';
 import { maxCustomerText, type LastBotMessage, type SandboxState, type Thread } from './state.js';
 import type { WebhookSender } from './webhook.js';
@@ -63,11 +64,10 @@ function startFields(body: Record<string, unknown>, defaultTenant: string): { fi
   const tenant = body.tenant ?? defaultTenant;
   if (typeof tenant !== 'string' || tenant === '')
     problems.push({ path: 'tenant', message: 'must be the name of a tenant the sandbox serves' });
-  const channelText = body.channel ?? 'WEB';
-  const channel = typeof channelText === 'string' ? (channelText.toUpperCase() as Channel) : undefined;
-  if (channel === undefined || !CHANNELS.includes(channel)) {
-    problems.push({ path: 'channel', message: `${JSON.stringify(channelText)} is not a channel: use WEB, IM or EMAIL` });
-  }
+  // A channel's name in any case (docs/sandbox.md, "The customer's side"): "im" is IM.
+  const channelName = body.channel ?? 'WEB';
+  const channel = channelOf(channelName);
+  if (channel === undefined) problems.push({ path: 'channel', message: notAChannel(channelName) });
   const clientId = body.clientId;
   if (clientId !== undefined && (typeof clientId !== 'string' || clientId === '')) {
     problems.push({ path: 'clientId', message: 'must be a non-empty string (the external client ID of an authorized client)' });

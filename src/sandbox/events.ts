@@ -1,4 +1,7 @@
 import type { Problem } from '../errors.js';
+import type { Channel } from '../payload/channels.js';
+
+export { CHANNELS, type Channel } from '../payload/channels.js';
 
 /**
  * The sandbox's event log: everything that happens in a tenant, in order, as the page, `core
@@ -8,8 +11,6 @@ import type { Problem } from '../errors.js';
  * sandbox's own (docs/sandbox.md, "Events"), since the API shows none (docs/api.md, gap 5 and gap 8).
  */
 
-export type Channel = 'WEB' | 'IM' | 'EMAIL';
-export const CHANNELS: readonly Channel[] = ['WEB', 'IM', 'EMAIL'];
 export type QuestionType = 'TEXT' | 'EMAIL';
 export type Owner = 'bot' | 'agents';
 
@@ -86,6 +87,8 @@ interface MessageFields {
   warnings: Problem[];
   /** The request body exactly as received, identifiers as bigint. */
   body: unknown;
+  /** The request's User-Agent (its first 200 characters): who sent it, where the sender says; null without one. */
+  userAgent: string | null;
 }
 
 export interface BotAnswerEvent extends EventBase, MessageFields {
@@ -180,6 +183,8 @@ export interface ApiRequestEvent extends EventBase {
   /** The Error body's message; null for a success. */
   error: string | null;
   named: NamedIdentifiers;
+  /** The request's User-Agent (its first 200 characters): who sent it, where the sender says; null without one. */
+  userAgent: string | null;
 }
 
 export interface ReasonUpdatedEvent extends EventBase {

@@ -69,6 +69,7 @@ export interface RefusedRequest {
   requestId: string;
   error: string | null;
   body: unknown;
+  userAgent: string | null;
 }
 
 export class SandboxState {
@@ -222,8 +223,8 @@ export class SandboxState {
     const named = namedIdentifiers(request.body);
     const sessionId = tenant.name === '' ? null : tiedSession(tenant, named);
     const scope = sessionId !== null ? 'conversation' : tenant.name === '' ? 'sandbox' : 'tenant';
-    const { method, path, status, requestId, error } = request;
-    const fields: NewEvent = { type: 'api.request', sessionId, scope, method, path, status, requestId, error, named };
+    const { method, path, status, requestId, error, userAgent } = request;
+    const fields: NewEvent = { type: 'api.request', sessionId, scope, method, path, status, requestId, error, named, userAgent };
     return this.store.record(tenant, fields) as ApiRequestEvent;
   }
 

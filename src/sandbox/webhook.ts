@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { connect as netConnect, type Socket } from 'node:net';
 import type { WebhookAttemptEvent } from './events.js';
 import { secretKey, signature } from './signature.js';
 import type { Delivery } from './state.js';
@@ -62,6 +63,10 @@ export class WebhookSender {
   private active = 0;
   private waiting: (() => void)[] = [];
   private closed = false;
+  /** A connection to the bot opened before the first delivery (warm()), for the first request that needs one. */
+  private warmSocket: Socket | undefined;
+  /** Takes off the listeners that watch the warm connection while it waits, when a request takes it. */
+  private warmRelease: (() => void) | undefined;
 
   constructor(
     private readonly config: WebhookConfig,
@@ -73,6 +78,66 @@ export class WebhookSender {
     // bound is the same, so it never queues behind it.
     const options = { keepAlive: true, maxSockets: config.maxConcurrent };
     this.agent = config.url.startsWith('https:') ? new HttpsAgent(options) : new HttpAgent(options);
+    // The first request that needs a connection takes the one warm() opened, while it is still open.
+    const create = this.agent.createConnection.bind(this.agent) as (...args: unknown[]) => unknown;
+    (this.agent as unknown as { createConnection: (...args: unknown[]) => unknown }).createConnection = (...args: unknown[]) => {
+      const warm = this.warmSocket;
+      this.warmSocket = undefined;
+      this.warmRelease?.();
+      this.warmRelease = undefined;
+      if (warm !== undefined && !warm.destroyed && warm.readyState === 'open') return warm;
+      warm?.destroy();
+      return create(...args);
+    };
+  }
+
+  /**
+   * Opens the connection the first delivery will use, so that the time a `core test` step's
+   * `within` measures holds no connect of the sandbox's making (docs/testing-bots.md, "A bot's first
+   * answer"). Resolves once connected, refused, or after `limitMs`; never throws. A bot that is not
+   * listening yet (the usual case for `core sandbox`, started first) costs nothing: the first
+   * delivery connects as before. Plain http only: for https the handshake stays with the first
+   * delivery. A connection the bot closes before it is used is dropped.
+   */
+  warm(limitMs: number): Promise<void> {
+    if (this.closed || !this.config.url.startsWith('http:')) return Promise.resolve();
+    const url = new URL(this.config.url);
+    return new Promise((resolve) => {
+      const socket = netConnect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80) });
+      const timer = setTimeout(() => {
+        socket.destroy();
+        resolve();
+      }, limitMs);
+      const drop = () => {
+        clearTimeout(timer);
+        if (this.warmSocket === socket) {
+          this.warmSocket = undefined;
+          this.warmRelease = undefined;
+        }
+        socket.destroy();
+        resolve();
+      };
+      // Refused, reset, or closed by the bot before a request took it (its keep-alive time, say): never
+      // handed out. Read while it waits (a bot sends nothing unasked), so that the bot's close is seen.
+      socket.on('error', drop);
+      socket.on('end', drop);
+      socket.on('close', drop);
+      socket.once('connect', () => {
+        clearTimeout(timer);
+        if (this.closed) {
+          drop();
+          return;
+        }
+        this.warmSocket = socket;
+        this.warmRelease = () => {
+          socket.off('error', drop);
+          socket.off('end', drop);
+          socket.off('close', drop);
+        };
+        socket.resume();
+        resolve();
+      });
+    });
   }
 
   /** Starts a series of attempts for `delivery` (its first, or a redelivery) and returns at once. */
@@ -181,6 +246,8 @@ export class WebhookSender {
     this.timers.clear();
     for (const request of this.requests) request.destroy(new Error('the sandbox is stopping'));
     this.requests.clear();
+    this.warmSocket?.destroy();
+    this.warmSocket = undefined;
     this.agent.destroy();
   }
 

@@ -3,7 +3,7 @@ import { basename, extname, join, relative, resolve } from 'node:path';
 import { PayloadError, UsageError, type Problem } from '../errors.js';
 import { isRecord } from '../payload/json.js';
 import { formatPath, type Path } from '../payload/messages.js';
-import { withoutEditorKeys } from '../send/fields.js';
+import { withoutEditorKeys } from '../input/fields.js';
 import {
   DEFAULT_WITHIN_MS,
   validateTestFile,

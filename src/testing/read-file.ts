@@ -4,7 +4,8 @@ import type { Problem } from '../errors.js';
 import { cjs } from '../interop.js';
 import { parseJson } from '../payload/json.js';
 import type { Path } from '../payload/messages.js';
-import { decode, formatBytes, MAX_PAYLOAD_BYTES } from '../send/input.js';
+import { formatBytes } from '../input/bytes.js';
+import { decode, MAX_PAYLOAD_BYTES } from '../input/files.js';
 import { readFast } from './fast-yaml.js';
 
 /**

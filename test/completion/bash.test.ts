@@ -79,7 +79,7 @@ describe('the bash completion script', () => {
     [
       'every command',
       ['core', ''],
-      ['api', 'check-bot', 'completion', 'config', 'customer', 'greet', 'help', 'reason', 'reply', 'sandbox', 'schema', 'test'],
+      ['api', 'check-bot', 'completion', 'config', 'customer', 'example', 'greet', 'help', 'reason', 'reply', 'sandbox', 'schema', 'test'],
     ],
     ['a subcommand', ['core', 'reason', 'u'], ['update']],
     ['the subcommands of config', ['core', 'config', ''], ['check', 'help', 'init', 'path', 'show', 'use']],

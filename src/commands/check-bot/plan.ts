@@ -58,25 +58,41 @@ function checkOptions(options: CheckBotOptions): Pick<CheckPlan, 'timeoutMs' | '
   return { timeoutMs, only: options.only === undefined ? undefined : selectChecks(options.only) };
 }
 
-/** The checks --only names: ids, or the part before their dot; every unknown word is reported at once. */
+/** The parts before the dot of the check ids that have one (`signature`, `timestamp`, ...): each names its checks. */
+const CHECK_GROUPS = [...new Set(CHECK_IDS.flatMap((id) => (id.includes('.') ? [id.slice(0, id.indexOf('.'))] : [])))];
+
+/**
+ * The checks --only names: ids, or the part before their dot (`signature`, also written
+ * `signature.*`); every unknown word is reported at once, each with its likeliest meaning.
+ */
 export function selectChecks(words: readonly string[]): CheckId[] {
   const chosen = new Set<CheckId>();
   const unknown: string[] = [];
   for (const word of words.flatMap((w) => w.split(',')).map((w) => w.trim())) {
     if (word === '') continue;
-    const matches = CHECK_IDS.filter((id) => id === word || id.startsWith(`${word}.`));
+    const name = word.endsWith('.*') ? word.slice(0, -2) : word;
+    const matches = CHECK_IDS.filter((id) => id === name || id.startsWith(`${name}.`));
     if (matches.length === 0) unknown.push(word);
     for (const id of matches) chosen.add(id);
   }
+  const hint = `the checks: ${CHECK_IDS.join(', ')}; or all of a group: ${CHECK_GROUPS.map((group) => `${group}.*`).join(', ')}`;
   if (unknown.length > 0) {
     const described = unknown.map((word) => {
-      // A near miss of a whole id, else an id that ends as the word does (`missing`, `sig.missing`).
-      const tail = word.split('.').pop();
-      const guess = suggest(word, CHECK_IDS) ?? CHECK_IDS.find((id) => id.split('.').pop() === tail);
+      const guess = guessCheck(word);
       return `'${word}'${guess ? ` (did you mean ${guess}?)` : ''}`;
     });
-    throw new UsageError(`--only: no check ${described.join(', ')}`, { hint: `the checks: ${CHECK_IDS.join(', ')}` });
+    throw new UsageError(`--only: no check ${described.join(', ')}`, { hint });
   }
-  if (chosen.size === 0) throw new UsageError('--only: name at least one check', { hint: `the checks: ${CHECK_IDS.join(', ')}` });
+  if (chosen.size === 0) throw new UsageError('--only: name at least one check', { hint });
   return CHECK_IDS.filter((id) => chosen.has(id));
+}
+
+/**
+ * What an unknown --only word most likely meant: a near miss of a whole id; else an id that ends as
+ * the word does (`missing`, `sig.missing`); else a near miss of a group, as `signature.*` (`signatur`).
+ */
+function guessCheck(word: string): string | undefined {
+  const tail = word.split('.').pop();
+  const group = suggest(word.replace(/\.\*$/, ''), CHECK_GROUPS);
+  return suggest(word, CHECK_IDS) ?? CHECK_IDS.find((id) => id.split('.').pop() === tail) ?? (group ? `${group}.*` : undefined);
 }

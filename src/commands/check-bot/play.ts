@@ -40,6 +40,7 @@ export async function playCheckBot(plan: CheckPlan, ctx: Context): Promise<Playe
       signal: ctx.signal,
       cwd: ctx.cwd,
       env: ctx.env,
+      warn: (message) => ctx.warn(message),
     });
   } catch (error) {
     if (plan.target.sandbox === undefined || !(error instanceof NetworkError)) throw error;

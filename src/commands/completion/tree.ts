@@ -1,5 +1,5 @@
 import type { Argument, Command, Option } from 'commander';
-import { CODES, KNOWN_ACTIONS } from '../../payload/common.js';
+import { CODES, KNOWN_ACTIONS } from '../../payload/codes.js';
 import { duplicateModes } from '../../sandbox/options.js';
 import { CHECK_IDS } from '../../testing/check-bot/ids.js';
 

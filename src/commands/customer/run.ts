@@ -1,8 +1,9 @@
 import type { Context } from '../../context.js';
-import { NetworkError, UsageError } from '../../errors.js';
+import { ConfigError, NetworkError, UsageError } from '../../errors.js';
 import { requireSettings } from '../../config/index.js';
 import { parseDuration } from '../../config/duration.js';
 import type { LastMessage } from '../../customer/choose.js';
+import { channelNamed, notAChannel, type Channel } from '../../payload/channels.js';
 import { stringifyJson } from '../../payload/json.js';
 import { loadCommandSettings } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
@@ -23,7 +24,6 @@ import { converse, has, refused, type Conversation, type Exchange } from './exch
  */
 
 export const DEFAULT_WAIT = '10s';
-export const CHANNEL_CHOICES = ['web', 'im', 'email'] as const;
 
 interface CommonOptions {
   global: GlobalOptions;
@@ -52,8 +52,8 @@ export async function runCustomerSay(options: CustomerSayOptions, ctx: Context):
   return exchanging(options, ctx, (exchange) => say(options, ctx, exchange, channel, coreClientId));
 }
 
-/** The flags of `say`, checked before anything is sent: the channel in upper case and the coreClientId as an identifier. */
-function checkSay(options: CustomerSayOptions): { channel: string | undefined; coreClientId: bigint | undefined } {
+/** The flags of `say`, checked before anything is sent: the channel by its name (in any case) and the coreClientId as an identifier. */
+function checkSay(options: CustomerSayOptions): { channel: Channel | undefined; coreClientId: bigint | undefined } {
   if (options.session !== undefined && options.channel !== undefined) {
     throw new UsageError('--channel starts a new conversation, and --session continues one: give one of them', {
       hint: 'the channel of an existing conversation is the one it started on',
@@ -63,10 +63,8 @@ function checkSay(options: CustomerSayOptions): { channel: string | undefined; c
     throw new UsageError('--client-id and --core-client-id name the client of a new conversation: leave them out with --session');
   }
   if (options.text.trim() === '') throw new UsageError('the message is empty: say something, such as core customer say "Hi"');
-  const channel = options.channel?.toUpperCase();
-  if (options.channel !== undefined && !CHANNEL_CHOICES.includes(options.channel.toLowerCase() as (typeof CHANNEL_CHOICES)[number])) {
-    throw new UsageError(`--channel: '${options.channel}' is not a channel: use web, im or email`);
-  }
+  const channel = options.channel === undefined ? undefined : channelNamed(options.channel);
+  if (options.channel !== undefined && channel === undefined) throw new UsageError(`--channel: ${notAChannel(options.channel)}`);
   let coreClientId: bigint | undefined;
   if (options.coreClientId !== undefined) {
     if (!/^\d{1,19}$/.test(options.coreClientId) || BigInt(options.coreClientId) > 9_223_372_036_854_775_807n) {
@@ -81,7 +79,7 @@ async function say(
   options: CustomerSayOptions,
   ctx: Context,
   exchange: Exchange,
-  channel: string | undefined,
+  channel: Channel | undefined,
   coreClientId: bigint | undefined,
 ): Promise<number> {
   const { connection } = exchange;
@@ -150,6 +148,11 @@ async function sessionOf(session: string, connection: HttpConnection, ctx: Conte
   return session === LAST ? lastSession(ctx.env, connection.url) : session;
 }
 
+/** What `core customer` says when it has no base URL: the sandbox gives one. */
+export const NO_SANDBOX_HINT =
+  'start a sandbox in another shell with core sandbox (or core sandbox --bot-url URL of your bot) and run the export lines it prints, ' +
+  'which set CORE_BASE_URL; or pass --base-url with the address of a running one';
+
 async function prepare(options: CommonOptions, ctx: Context): Promise<Exchange> {
   let waitMs: number;
   try {
@@ -158,7 +161,13 @@ async function prepare(options: CommonOptions, ctx: Context): Promise<Exchange> 
     throw new UsageError(`--wait: ${(error as Error).message}`, { hint: 'such as --wait 30s or --wait 2500ms' });
   }
   const settings = await loadCommandSettings(options, ctx);
-  requireSettings(settings, ['baseUrl']);
+  try {
+    requireSettings(settings, ['baseUrl']);
+  } catch (error) {
+    // The base URL `core customer` needs is a sandbox's, which no config file holds: say how to get one.
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ConfigError(error.message, { problems: error.problems, hint: NO_SANDBOX_HINT, cause: error });
+  }
   return {
     connection: httpConnection(settings.baseUrl!.value, settings.timeoutMs.value, ctx.signal),
     waitMs,

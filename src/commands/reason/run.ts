@@ -9,7 +9,7 @@ import { operations } from '../../operations.js';
 import type { RequestResult } from '../../output/result.js';
 import { validateReason } from '../../payload/reason.js';
 import { printWarnings } from '../../send/deliver.js';
-import { isRecord } from '../../send/fields.js';
+import { isRecord } from '../../input/fields.js';
 import { joinUrl, maskHeaders } from '../../send/request.js';
 import { openSession, type Session } from '../../send/session.js';
 import { loadSendSettings, requireTerminal } from '../common.js';

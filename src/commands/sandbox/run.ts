@@ -3,7 +3,8 @@ import { ExitCode, UsageError } from '../../errors.js';
 import { printable } from '../../output/terminal.js';
 import { isLoopbackHost, percent, sandboxDefaults } from '../../sandbox/options.js';
 import { SandboxOptionsError, startSandbox, type Sandbox } from '../../sandbox/server.js';
-import type { SandboxRunOptions } from '../../platform/flags.js';
+import { WEBHOOK_SECRET_VARIABLE, type SandboxRunOptions } from '../../platform/flags.js';
+import type { ResolvedSecret } from '../../platform/secret.js';
 import { listenError } from '../../platform/start.js';
 
 /**
@@ -14,7 +15,11 @@ import { listenError } from '../../platform/start.js';
  * The sandbox's tokens are fixed, documented test values, not secrets, so they are printed as is.
  */
 export async function runSandbox(runOptions: SandboxRunOptions, ctx: Context, random?: () => number): Promise<number> {
-  const { open, ...options } = runOptions;
+  const { open, newWebhookSecret, ...named } = runOptions;
+  const { withSigningSecret, unkeptWarning } = await import('../../platform/secret.js');
+  const { options, secret } = await withSigningSecret(named, ctx.env, newWebhookSecret === true);
+  const unkept = unkeptWarning(secret);
+  if (unkept !== undefined) ctx.warn(unkept);
   const host = options.host ?? sandboxDefaults.host;
   if (!isLoopbackHost(host)) {
     ctx.warn(`binding ${host}: other machines can reach this sandbox, and its tokens are public test values`);
@@ -41,6 +46,7 @@ export async function runSandbox(runOptions: SandboxRunOptions, ctx: Context, ra
   const page = `${sandbox.url}/`;
   ctx.err(
     bot +
+      secretLine(secret) +
       `page: ${page} (every conversation as the customer sees it, live${open ? '' : '; --open opens it'})\n` +
       `customer: core customer say "Hi" (with the export lines), or POST ${sandbox.url}/_sandbox/conversations\n` +
       `inspect: GET ${sandbox.url}/_sandbox/conversations, /_sandbox/messages, /_sandbox/reasons; live: GET ${sandbox.url}/_sandbox/events\n` +
@@ -79,6 +85,22 @@ export function startLines(sandbox: Sandbox, options: SandboxRunOptions): string
   // The bot verifies webhooks with it (docs/sandbox.md, "The MESSAGE webhook"): a test value, printed like the tokens.
   lines.push(`export CORE_WEBHOOK_SECRET=${shellWord(sandbox.webhookSecret)}`);
   return lines;
+}
+
+/** Where the secret CORE_WEBHOOK_SECRET carries came from: kept for the user, made now, or named. */
+function secretLine(secret: ResolvedSecret): string {
+  switch (secret.source) {
+    case 'kept':
+      return `webhook secret: the one kept in ${secret.file} since an earlier run (--new-webhook-secret makes a new one)\n`;
+    case 'new':
+      return `webhook secret: a new one, kept in ${secret.file} for the next runs (--new-webhook-secret makes a new one)\n`;
+    case 'renewed':
+      return `webhook secret: a new one, kept in ${secret.file} in place of the last: give it to your bot (CORE_WEBHOOK_SECRET)\n`;
+    case 'named':
+      return `webhook secret: the one --webhook-secret or ${WEBHOOK_SECRET_VARIABLE} names\n`;
+    case 'unkept':
+      return '';
+  }
 }
 
 function describeFaults(options: SandboxRunOptions): string {

@@ -48,6 +48,7 @@ export async function playTest(plan: TestPlan, printer: ConversationPrinter, ctx
       signal: ctx.signal,
       cwd: ctx.cwd,
       env: ctx.env,
+      warn: (message) => ctx.warn(message),
     });
   } catch (error) {
     if (plan.target.sandbox === undefined || !(error instanceof NetworkError)) throw error;

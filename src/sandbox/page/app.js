@@ -442,7 +442,9 @@ function drawRefusalsNow() {
   const count = state.untied.length;
   $('refusals').hidden = count === 0;
   $('refusals-heading').textContent =
-    count === 1 ? '1 refused request not tied to a conversation' : `${count} refused requests not tied to a conversation`;
+    count === 1
+      ? '1 API request the sandbox refused and could tie to no conversation'
+      : `${count} API requests the sandbox refused and could tie to no conversation`;
   const showTenant = (state.info?.tenants ?? []).length > 1;
   const list = clear($('refusal-list'));
   list.append(
@@ -451,6 +453,32 @@ function drawRefusalsNow() {
       .reverse()
       .map((event) => refusalItem(event, showTenant)),
   );
+}
+
+/** Where the page keeps whether the strip of refusals is folded to its one line, across reloads. */
+const REFUSALS_FOLDED = 'core-sandbox:refusals-folded';
+
+/** Whether the user folded the strip; storage that cannot be read (a private window, a policy) means open. */
+function refusalsFolded() {
+  try {
+    return localStorage.getItem(REFUSALS_FOLDED) === 'true';
+  } catch {
+    return false;
+  }
+}
+
+/** Folds the strip to its one line or opens it, and remembers the choice where storage allows. */
+function foldRefusals(folded) {
+  $('refusals-body').hidden = folded;
+  const toggle = $('refusals-toggle');
+  toggle.setAttribute('aria-expanded', String(!folded));
+  toggle.textContent = folded ? 'Show' : 'Hide';
+  try {
+    if (folded) localStorage.setItem(REFUSALS_FOLDED, 'true');
+    else localStorage.removeItem(REFUSALS_FOLDED);
+  } catch {
+    // Not remembered: the strip is folded until the page is loaded again.
+  }
 }
 
 function drawReasons() {
@@ -673,6 +701,8 @@ async function start() {
     });
   }
   document.addEventListener('keydown', keyboard);
+  foldRefusals(refusalsFolded());
+  $('refusals-toggle').addEventListener('click', () => foldRefusals($('refusals-toggle').getAttribute('aria-expanded') === 'true'));
   window.addEventListener('popstate', () => {
     const wanted = new URLSearchParams(location.search).get('session');
     if (wanted && wanted !== state.open?.sessionId) void openConversation(wanted, { history: 'none' });

@@ -381,10 +381,24 @@ function requestOf(event) {
   return event.type === 'greeting' ? 'POST /api/v1/chatbot/greet' : 'POST /api/v1/chatbot';
 }
 
-/** One refused request tied to no conversation, for the strip at the top: status, request, message, where. */
+/**
+ * Who sent a request, from the User-Agent the sandbox kept with its event: core's own commands are
+ * named as such (a `core reply` typed in a shell is not the bot), anything else by what it says it
+ * is; '' when the request had none.
+ */
+export function requester(event) {
+  const agent = text(event.userAgent);
+  if (agent === '') return '';
+  const core = /^core-cli\/(\S+)/.exec(agent);
+  if (core) return `sent by core ${core[1]} (a core command, such as core reply)`;
+  return `sent by ${agent.length > 80 ? `${agent.slice(0, 79)}\u2026` : agent}`;
+}
+
+/** One refused request tied to no conversation, for the strip at the top: status, request, message, where, who sent it. */
 export function refusalItem(event, showTenant) {
   const where = event.tenant === '' || event.scope === 'sandbox' ? 'sandbox-wide' : showTenant ? `tenant ${text(event.tenant)}` : '';
   const message = text(event.error) || text(event.notDelivered);
+  const sender = requester(event);
   return h(
     'li',
     { className: 'refusal', dataset: { seq: String(event.seq) } },
@@ -392,6 +406,7 @@ export function refusalItem(event, showTenant) {
     ` ${requestOf(event)}`,
     message ? ` \u00b7 ${message}` : '',
     where ? ` \u00b7 ${where}` : '',
+    sender ? [' \u00b7 ', h('span', { className: 'refusal-requester' }, sender)] : '',
     h('span', { className: 'muted' }, ` \u00b7 ${text(event.time).slice(11, 23)}`),
   );
 }
