@@ -89,7 +89,7 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
   const args = process.argv.slice(2);
   const at = args.indexOf('--top');
   const top = at === -1 ? 20 : Number(args[at + 1]);
-  const folders = args.filter((arg, index) => arg !== '--top' && index !== at + 1);
+  const folders = args.filter((arg, index) => arg !== '--top' && (at === -1 || index !== at + 1));
   for (const fn of longestFunctions(folders.length > 0 ? folders : ['src']).slice(0, top)) {
     process.stdout.write(`${String(fn.lines).padStart(5)}  ${fn.file}:${fn.line}  ${fn.name}\n`);
   }
