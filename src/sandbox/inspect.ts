@@ -14,6 +14,8 @@ export interface InspectDeps {
   state: SandboxState;
   duplicates: DuplicateMode;
   maxEvents: number;
+  /** The secret webhooks are signed with: a test value, printed on stdout too (core doctor compares it). */
+  webhookSecret: string;
   /** The bot's webhook as /_sandbox/info shows it; null without --bot-url. */
   bot: { url: string; timeoutMs: number; retries: number; sender: WebhookSender } | null;
 }
@@ -77,6 +79,7 @@ export function inspectHandlers(deps: InspectDeps): Record<'messages' | 'reasons
         duplicates: deps.duplicates,
         maxEvents: deps.maxEvents,
         lastSeq: state.lastSeq,
+        webhookSecret: deps.webhookSecret,
         bot: bot === null ? null : { url: bot.url, timeoutMs: bot.timeoutMs, retries: bot.retries, ...bot.sender.load },
       },
       what: 'info',

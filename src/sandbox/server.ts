@@ -155,6 +155,7 @@ async function routesOf(parts: Parts, bot: { timeoutMs: number; retries: number 
       state,
       duplicates: parts.duplicates,
       maxEvents: options.maxEvents ?? sandboxDefaults.maxEvents,
+      webhookSecret: parts.webhookSecret,
       bot: botUrl === null || sender === null ? null : { url: botUrl, ...bot, sender },
     }),
     customer: customerHandlers({ state, sender, defaultTenant: parts.tenants[0] ?? 'sandbox' }),

@@ -20,7 +20,7 @@ export async function reportCheckBot(plan: CheckPlan, played: Played, ctx: Conte
     async (target) =>
       humanOnStdout && report.unreachable
         ? undefined
-        : renderCheckReport(report, target.reporter, context, makeStyle(humanOnStdout && ctx.color.stdout)),
+        : renderCheckReport(report, target.reporter, context, makeStyle(humanOnStdout && ctx.color.stdout, ctx.glyphs)),
     (text) => ctx.out(text),
   );
   if (played.sandboxUnreachable) throw played.sandboxUnreachable;
@@ -29,6 +29,6 @@ export async function reportCheckBot(plan: CheckPlan, played: Played, ctx: Conte
       hint: `start the bot before core check-bot, listening at ${context.botUrl ?? "the sandbox's --bot-url"}; its answers go to the sandbox's base URL (${context.sandboxUrl})`,
     });
   }
-  if (!humanOnStdout) ctx.err(summaryLine(report, context, makeStyle(ctx.color.stderr)));
+  if (!humanOnStdout) ctx.err(summaryLine(report, context, makeStyle(ctx.color.stderr, ctx.glyphs)));
   return report.failed > 0 ? ExitCode.testFailed : ExitCode.ok;
 }

@@ -157,7 +157,7 @@ async function print(document: unknown, result: WaitResult, options: ExchangeOpt
     return;
   }
   const columns = (ctx.streams.stdout as { columns?: number }).columns ?? 80;
-  const { out, err } = await renderExchange(result, { columns, color: ctx.color });
+  const { out, err } = await renderExchange(result, { columns, color: ctx.color, glyphs: ctx.glyphs });
   if (out !== '') ctx.out(out);
   if (err !== '') ctx.err(err);
 }

@@ -1,6 +1,7 @@
 import { statusText } from '../../output/result.js';
 import { printable } from '../../output/terminal.js';
 import type { WaitResult, StreamEvent } from '../../customer/wait.js';
+import { UNICODE_GLYPHS, type Glyphs } from '../../output/glyphs.js';
 
 /**
  * The human view of one exchange of `core customer`: each bot answer drawn as the composer's preview
@@ -11,6 +12,8 @@ import type { WaitResult, StreamEvent } from '../../customer/wait.js';
 export interface RenderOptions {
   columns: number;
   color: { stdout: boolean; stderr: boolean };
+  /** The glyphs drawn (the context's: ASCII under a locale that is not UTF-8); Unicode when not given. */
+  glyphs?: Glyphs;
 }
 
 const list = (value: unknown) => (Array.isArray(value) && value.length > 0 ? value.map(String).join(', ') : undefined);
@@ -24,13 +27,14 @@ export function targetsOf(event: StreamEvent): string {
   return parts.length > 0 ? `; ${parts.join(', ')}` : '';
 }
 
-function titleOf(answer: StreamEvent): string {
+function titleOf(answer: StreamEvent, glyphs: Glyphs): string {
+  const dot = glyphs.separator;
   const body = (answer.body ?? {}) as Record<string, unknown>;
   const to =
     answer.questionIndex != null ? `to question ${String(answer.questionIndex)}` : `to coreClientId ${String(answer.coreClientId)}`;
-  const code = typeof body.code === 'string' ? ` · ${body.code}` : '';
-  if (answer.delivered === true) return `Bot · answer ${to}${code}`;
-  return `Bot · answer ${to}${code} · NOT DELIVERED (${String(answer.status)}: ${String(answer.notDelivered)})`;
+  const code = typeof body.code === 'string' ? `${dot}${body.code}` : '';
+  if (answer.delivered === true) return `Bot${dot}answer ${to}${code}`;
+  return `Bot${dot}answer ${to}${code}${dot}NOT DELIVERED (${String(answer.status)}: ${String(answer.notDelivered)})`;
 }
 
 /**
@@ -61,8 +65,9 @@ export async function renderExchange(exchange: WaitResult, options: RenderOption
   // Every value here is the bot's or the sandbox's (texts, labels, answerIds, codes, errors): made
   // plain text before it is laid out, so only core's own styling reaches the terminal as escapes.
   const result = outsideValue(exchange);
-  const style = makeStyle(options.color.stdout);
-  const errStyle = makeStyle(options.color.stderr);
+  const glyphs = options.glyphs ?? UNICODE_GLYPHS;
+  const style = makeStyle(options.color.stdout, glyphs);
+  const errStyle = makeStyle(options.color.stderr, glyphs);
   let out = '';
   let err = '';
 
@@ -79,11 +84,11 @@ export async function renderExchange(exchange: WaitResult, options: RenderOption
     if (event.type === 'handover') {
       const what =
         event.scope === 'thread' ? 'the thread is now with agents' : `question ${String(event.questionIndex)} is passed to agents`;
-      out += `${style.yellow(`→ ${what} (${String(event.code)}${targetsOf(event)})`)}\n`;
+      out += `${style.yellow(`${glyphs.arrow} ${what} (${String(event.code)}${targetsOf(event)})`)}\n`;
       continue;
     }
     const body = (typeof event.body === 'object' && event.body !== null ? event.body : {}) as Record<string, unknown>;
-    out += renderPreview(body, { title: titleOf(event), columns: options.columns, style });
+    out += renderPreview(body, { title: titleOf(event, glyphs), columns: options.columns, style });
     if (event.delivered !== true && typeof event.error === 'string') out += `${style.red(event.error)}\n`;
     const warnings = Array.isArray(event.warnings) ? (event.warnings as { path?: string; message?: string }[]) : [];
     for (const warning of warnings) {

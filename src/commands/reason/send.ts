@@ -118,7 +118,7 @@ function printOutcome(out: {
   report: ReportWriter | undefined;
 }): (result: RequestResult) => void {
   const { options, ctx, progress, single, failures, report } = out;
-  const style = makeStyle(ctx.color.stdout);
+  const style = makeStyle(ctx.color.stdout, ctx.glyphs);
   return (result) => {
     // Masked by structure once (src/mask.ts), for stdout and the report alike; not made at all when
     // neither --json nor --report needs it.

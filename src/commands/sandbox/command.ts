@@ -47,7 +47,11 @@ export const sandboxCommand: CommandFactory = (inv) => {
       'a Host name accepted besides the loopback ones, with any port, such as host.docker.internal or a tunnel (repeatable)',
       collect,
     )
-    .option('--open', "open the sandbox's page in your browser ($BROWSER, else the system's opener)");
+    .option('--open', "open the sandbox's page in your browser ($BROWSER, else the system's opener)")
+    .option(
+      '--env-file <file>',
+      "also write the CORE_* lines into this file (NAME=value, mode 0600), updating them in place and keeping the file's other lines",
+    );
   cmd.addHelpText(
     'after',
     `
@@ -65,7 +69,8 @@ Examples:
   $ core customer say "Where is my order?"                     # in another shell, with the export lines
   $ core sandbox --bot-url http://127.0.0.1:3000/webhook --webhook-timeout 3s --webhook-retries 1
   $ core sandbox --new-webhook-secret                          # a new kept secret: give the bot the new CORE_WEBHOOK_SECRET
-  $ core sandbox --allow-host host.docker.internal             # a bot in a container calls the API by that name`,
+  $ core sandbox --allow-host host.docker.internal             # a bot in a container calls the API by that name
+  $ core sandbox --bot-url http://127.0.0.1:3000/webhook --env-file .env   # your bot reads .env (dotenv)`,
   );
   cmd.action(async (raw: Record<string, unknown>) => {
     const flags: SandboxFlags = {
@@ -94,7 +99,8 @@ Examples:
     const { parseSandboxFlags } = await import('../../platform/flags.js');
     const options = await parseSandboxFlags(flags, inv.ctx.cwd, inv.ctx.env);
     const { runSandbox } = await import('./run.js');
-    inv.exitCode = await runSandbox(options, inv.ctx);
+    const envFile = raw.envFile as string | undefined;
+    inv.exitCode = await runSandbox(envFile === undefined ? options : { ...options, envFile }, inv.ctx);
   });
   return cmd;
 };

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { printable } from '../../output/terminal.js';
@@ -14,8 +15,14 @@ import { listenError } from '../../platform/start.js';
  *
  * The sandbox's tokens are fixed, documented test values, not secrets, so they are printed as is.
  */
-export async function runSandbox(runOptions: SandboxRunOptions, ctx: Context, random?: () => number): Promise<number> {
-  const { open, newWebhookSecret, ...named } = runOptions;
+export async function runSandbox(
+  runOptions: SandboxRunOptions & { envFile?: string },
+  ctx: Context,
+  random?: () => number,
+): Promise<number> {
+  const { open, newWebhookSecret, envFile, ...named } = runOptions;
+  // --env-file: refused before the sandbox starts when core would not write there (src/output/env-file.ts).
+  const envFileAt = envFile === undefined ? undefined : await checkEnvFile(envFile, ctx);
   const { withSigningSecret, unkeptWarning } = await import('../../platform/secret.js');
   const { options, secret } = await withSigningSecret(named, ctx.env, newWebhookSecret === true);
   const unkept = unkeptWarning(secret);
@@ -37,7 +44,16 @@ export async function runSandbox(runOptions: SandboxRunOptions, ctx: Context, ra
     throw listenError(error, host, options.port ?? sandboxDefaults.port);
   }
 
-  ctx.out(startLines(sandbox, options).join('\n') + '\n');
+  const lines = startLines(sandbox, options);
+  if (envFileAt !== undefined) {
+    try {
+      await writeStartLines(envFileAt, envFile!, lines);
+    } catch (error) {
+      await sandbox.close();
+      throw error;
+    }
+  }
+  ctx.out(lines.join('\n') + '\n');
   const bot =
     sandbox.botUrl === null
       ? 'no bot connected: customer messages are recorded, no webhook is sent (start with --bot-url URL to deliver them)\n'
@@ -50,7 +66,8 @@ export async function runSandbox(runOptions: SandboxRunOptions, ctx: Context, ra
       `page: ${page} (every conversation as the customer sees it, live${open ? '' : '; --open opens it'})\n` +
       `customer: core customer say "Hi" (with the export lines), or POST ${sandbox.url}/_sandbox/conversations\n` +
       `inspect: GET ${sandbox.url}/_sandbox/conversations, /_sandbox/messages, /_sandbox/reasons; live: GET ${sandbox.url}/_sandbox/events\n` +
-      `${describeFaults(options)}${describeHosts(options)}stop with Ctrl-C\n`,
+      `${describeFaults(options)}${describeHosts(options)}` +
+      `${envFile === undefined ? '' : `env file: the CORE_* lines are in ${envFile} too (NAME=value, mode 0600)\n`}stop with Ctrl-C\n`,
   );
   if (open) {
     const { openInBrowser } = await import('./open.js');
@@ -103,6 +120,26 @@ function secretLine(secret: ResolvedSecret): string {
   }
 }
 
+/** The names the sandbox sets, in an env file: one a run does not set (an integrator token) is dropped. */
+const ENV_FILE_NAMES = ['CORE_BASE_URL', 'CORE_TENANT', 'CORE_TOKEN', 'CORE_INTEGRATOR_TOKEN', 'CORE_WEBHOOK_SECRET'];
+
+async function checkEnvFile(file: string, ctx: Context): Promise<string> {
+  const { envFileTarget } = await import('../../output/env-file.js');
+  const full = resolve(ctx.cwd, file);
+  await envFileTarget(full, file);
+  return full;
+}
+
+/** The export lines of stdout as NAME=value lines in the env file, its other lines kept. */
+async function writeStartLines(full: string, shown: string, lines: string[]): Promise<void> {
+  const { writeEnvFile } = await import('../../output/env-file.js');
+  const pairs = lines.flatMap((line) => {
+    const found = /^export (\w+)=(.*)$/.exec(line);
+    return found ? [[found[1]!, found[2]!] as const] : [];
+  });
+  await writeEnvFile(full, shown, pairs, ENV_FILE_NAMES);
+}
+
 function describeFaults(options: SandboxRunOptions): string {
   const parts: string[] = [];
   if (options.latencyMs) parts.push(`every answer delayed ${options.latencyMs} ms`);
@@ -124,3 +161,4 @@ function comment(text: string): string {
 function shellWord(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }
+

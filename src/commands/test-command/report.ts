@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import { ExitCode, NetworkError } from '../../errors.js';
 import { renderHuman, type ConversationPrinter } from '../../output/conversations.js';
 import { writeReports, type ReportTarget } from '../../output/report-targets.js';
+import type { Glyphs } from '../../output/glyphs.js';
 import { makeStyle } from '../../output/style.js';
 import type { CoverageCounts } from '../../testing/coverage.js';
 import { renderJson } from '../../testing/json-report.js';
@@ -60,12 +61,12 @@ function report(
 async function write(report: RunReport, targets: readonly ReportTarget<Reporter>[], ctx: Context): Promise<void> {
   await writeReports(
     targets,
-    async (target) => (target.reporter === 'human' && target.file === undefined ? undefined : render(report, target.reporter)),
+    async (target) => (target.reporter === 'human' && target.file === undefined ? undefined : render(report, target.reporter, ctx.glyphs)),
     (text) => ctx.out(text),
   );
 }
 
-async function render(report: RunReport, reporter: Reporter): Promise<string> {
+async function render(report: RunReport, reporter: Reporter, glyphs: Glyphs): Promise<string> {
   switch (reporter) {
     case 'junit':
       return renderJunit(report);
@@ -74,7 +75,7 @@ async function render(report: RunReport, reporter: Reporter): Promise<string> {
     case 'json':
       return renderJson(report);
     case 'human':
-      return renderHuman(report, makeStyle(false));
+      return renderHuman(report, makeStyle(false, glyphs));
   }
 }
 

@@ -21,8 +21,8 @@ export async function runTest(options: TestOptions, ctx: Context): Promise<numbe
   // The human view goes where the human report does: stdout when it is there, else stderr.
   const humanOnStdout = plan.reports.some((target) => target.reporter === 'human' && target.file === undefined);
   const printer = humanOnStdout
-    ? conversationPrinter((text) => ctx.out(text), makeStyle(ctx.color.stdout))
-    : conversationPrinter((text) => ctx.err(text), makeStyle(ctx.color.stderr));
+    ? conversationPrinter((text) => ctx.out(text), makeStyle(ctx.color.stdout, ctx.glyphs))
+    : conversationPrinter((text) => ctx.err(text), makeStyle(ctx.color.stderr, ctx.glyphs));
   const played = await playTest(plan, printer, ctx);
   return reportTest(plan, played, printer, ctx);
 }

@@ -217,7 +217,7 @@ export const CHECKS: readonly CheckDefinition[] = [
     craft: 'tampered',
     detail: 'body changed after signing: refuse it',
     what: 'a delivery whose body was changed after signing',
-    risk: 'a message changed on the way is taken as the customer’s',
+    risk: "a message changed on the way is taken as the customer's",
   }),
   refusing({
     id: 'signature.wrong-secret',
