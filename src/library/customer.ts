@@ -1,8 +1,9 @@
 import { choose } from '../customer/choose.js';
-import { AnswerWait, SETTLE_MS, type StreamEvent, type WaitEnd, type WaitResult } from '../customer/wait.js';
+import { AnswerWait, SETTLE_MS, type WaitEnd, type WaitResult } from '../customer/wait.js';
 import type { Channel, ChannelName } from '../payload/channels.js';
 import type { SandboxAnswer } from '../platform/connection.js';
 import { inProcessConnection } from '../platform/in-process.js';
+import type { BotAnswerEvent, HandoverEvent, WebhookAttemptEvent } from '../sandbox/events.js';
 import type { ConversationView, SandboxEvent } from '../sandbox/server.js';
 import type { AddressedBy, ReplyBody } from './reply-body.js';
 
@@ -21,7 +22,6 @@ export interface CustomerSandbox {
   subscribe(listener: (event: SandboxEvent) => void, onClose?: () => void): () => void;
   conversation(sessionId: string): ConversationView | undefined;
 }
-type BotAnswerEvent = Extract<SandboxEvent, { type: 'bot.answer' }>;
 
 /**
  * A bot answer as an exchange gives it: the `bot.answer` event, its `body` typed as the reply it is
@@ -29,8 +29,6 @@ type BotAnswerEvent = Extract<SandboxEvent, { type: 'bot.answer' }>;
  * addressed.
  */
 export type ExchangeAnswer = Omit<BotAnswerEvent, 'body' | 'addressedBy'> & { body: ReplyBody; addressedBy: AddressedBy[] };
-type Handover = Extract<SandboxEvent, { type: 'handover' }>;
-type WebhookAttempt = Extract<SandboxEvent, { type: 'webhook.attempt' }>;
 
 /** How a conversation starts: as POST /_sandbox/conversations takes it. */
 export interface ConversationStart {
@@ -83,9 +81,9 @@ export interface CustomerExchange {
   answers: ExchangeAnswer[];
   /** The `text` of each delivered answer, in order: what the customer reads. */
   texts: string[];
-  handovers: Handover[];
+  handovers: HandoverEvent[];
   /** The MESSAGE webhook's attempts; empty when none was sent. */
-  attempts: WebhookAttempt[];
+  attempts: WebhookAttemptEvent[];
   /** delivered or failed; pending when the wait ended during the attempts; null when no webhook was sent. */
   delivery: 'delivered' | 'failed' | 'pending' | null;
   /**
@@ -176,7 +174,7 @@ async function exchange(
   if (!Number.isFinite(settleMs) || settleMs < 0) throw new RangeError(`settleMs: ${settleMs} is not a number of milliseconds from 0`);
   const wait = new AnswerWait(waitMs, settleMs);
   const connection = inProcessConnection(sandbox);
-  const stream = connection.follow(conversation.sessionId, conversation.tenant, (event) => wait.accept(event as unknown as StreamEvent));
+  const stream = connection.follow(conversation.sessionId, conversation.tenant, (event) => wait.accept(event));
   void stream.ended.then(() => wait.streamEnded());
   try {
     const asked = created(await connection.sendMessage(conversation.sessionId, message), 'the message');
@@ -207,7 +205,10 @@ function exchangeOf(
   conversation: { sessionId: string; tenant: string },
   question: CustomerExchange['question'],
 ): CustomerExchange {
-  const answers = result.answers as unknown as ExchangeAnswer[];
+  const { handovers, attempts, delivery, refused } = result;
+  // The same events, read more closely: a bot.answer is recorded only for an answer the reply
+  // schema accepted (its body a ReplyBody), addressed by the ways replyAddressing names.
+  const answers = result.answers as ExchangeAnswer[];
   return {
     ok: end === 'answered',
     end,
@@ -216,9 +217,9 @@ function exchangeOf(
     question,
     answers,
     texts: answers.filter((answer) => answer.delivered).map((answer) => answer.body.text ?? ''),
-    handovers: result.handovers as unknown as Handover[],
-    attempts: result.attempts as unknown as WebhookAttempt[],
-    delivery: result.delivery,
-    refused: result.refused as unknown as SandboxEvent[],
+    handovers,
+    attempts,
+    delivery,
+    refused,
   };
 }

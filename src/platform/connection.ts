@@ -1,3 +1,5 @@
+import type { SandboxEvent } from '../sandbox/events.js';
+
 /**
  * A connection to a sandbox: the customer's side of it (start a conversation, write in it, read it
  * for a press), the events of each conversation, and the choice a press makes, as `core customer`,
@@ -32,8 +34,11 @@ export interface EventStream {
 /** The bot's last message as the sandbox shows it, for a press. */
 export type LastMessage = unknown;
 
-/** An event as a connection hands it on: the sandbox's own object in process, or one parsed from its event stream. */
-export type PlatformEvent = Record<string, unknown>;
+/**
+ * An event as a connection hands it on: the sandbox's own object in process, or one read from its
+ * event stream (src/sandbox/event-json.ts); one type either way (src/sandbox/events.ts).
+ */
+export type PlatformEvent = SandboxEvent;
 
 export interface SandboxConnection {
   /** The sandbox's base URL, without a trailing slash. */
@@ -63,7 +68,7 @@ export interface HttpConnection extends SandboxConnection {
   /** One JSON request to a path of the sandbox's own; a network failure or a time-out is a NetworkError (exit 6). */
   request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<SandboxAnswer>;
   /**
-   * GET /_sandbox/events with `query` (`?session=ID`, `?after=SEQ`), each event parsed losslessly. A
+   * GET /_sandbox/events with `query` (`?session=ID`, `?after=SEQ`), each event read from its JSON form. A
    * status other than 200 rejects `opened` with `StreamRefused` (src/platform/event-stream.ts).
    */
   events(query: string, onEvent: (event: PlatformEvent) => void): EventStream;

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { EventStream, PlatformEvent, SandboxAnswer } from './connection.js';
+import { parseEvent } from '../sandbox/event-json.js';
 import { jsonOf, startRequest, type ClientInit } from './http.js';
 
 /**
@@ -46,8 +47,9 @@ export function createEventParser(onData: (data: string) => void): EventParser {
 }
 
 /**
- * Opens GET /_sandbox/events with `query` and hands each event, parsed losslessly, to `onEvent`.
- * A status other than 200 rejects `opened` with `StreamRefused`, so the caller can report it. The
+ * Opens GET /_sandbox/events with `query` and hands each event, read from its JSON form
+ * (src/sandbox/event-json.ts), to `onEvent`; a message that is not an event this version knows (a
+ * type a later sandbox added) is passed over. A status other than 200 rejects `opened` with `StreamRefused`, so the caller can report it. The
  * time limit covers the answer to the request; once open, the stream lives until it ends or close().
  */
 export function openEventStream(init: ClientInit, query: string, onEvent: (event: PlatformEvent) => void): EventStream {
@@ -83,15 +85,24 @@ function refuse(res: IncomingMessage, fail: (error: Error) => void): void {
   res.on('end', () => fail(new StreamRefused({ status: res.statusCode ?? 0, text, json: jsonOf(text) })));
 }
 
-/** The events of an open stream, each JSON object to `onEvent`, until the stream ends. */
+/** The events of an open stream, each event read to `onEvent`, until the stream ends. */
 function read(res: IncomingMessage, onEvent: (event: PlatformEvent) => void, endStream: () => void): void {
   const parser = createEventParser((data) => {
-    const event = jsonOf(data);
-    if (typeof event === 'object' && event !== null) onEvent(event as PlatformEvent);
+    const event = eventOf(data);
+    if (event !== undefined) onEvent(event);
   });
   res.setEncoding('utf8');
   res.on('data', (chunk: string) => parser.feed(chunk));
   res.on('end', endStream);
   res.on('close', endStream);
   res.on('error', endStream);
+}
+
+/** An event from its JSON form; undefined for one this version does not know. */
+function eventOf(text: string): PlatformEvent | undefined {
+  try {
+    return parseEvent(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -75,14 +75,14 @@ export class EventHub {
 
   private dispatch(event: PlatformEvent): void {
     const sessionId = event.sessionId;
-    if (typeof sessionId === 'string') {
+    if (sessionId !== null) {
       this.followers.get(sessionId)?.onEvent(event);
       return;
     }
-    if (sessionId != null || this.followers.size === 0) return;
+    if (this.followers.size === 0) return;
     // Rare: a refusal that named nothing the sandbox could tie goes to every conversation it may concern.
     for (const follower of [...this.followers.values()]) {
-      if (untiedRefusalFor(event as unknown as Parameters<typeof untiedRefusalFor>[0], follower.tenant)) follower.onEvent(event);
+      if (untiedRefusalFor(event, follower.tenant)) follower.onEvent(event);
     }
   }
 }

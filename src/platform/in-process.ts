@@ -3,7 +3,7 @@ import type { DirectCustomer } from '../sandbox/customer.js';
 import type { Answer } from '../sandbox/exchange.js';
 import { errorBody } from '../sandbox/http.js';
 import type { ConversationView, SandboxEvent } from '../sandbox/server.js';
-import type { PlatformEvent, SandboxAnswer, SandboxConnection } from './connection.js';
+import type { SandboxAnswer, SandboxConnection } from './connection.js';
 import { requestJson, type ClientInit } from './http.js';
 import { EventHub } from './hub.js';
 
@@ -40,7 +40,7 @@ export function inProcessConnection(sandbox: InProcessSandbox, signal: AbortSign
   const hub = new EventHub((onEvent) => {
     let end!: () => void;
     const ended = new Promise<void>((resolve) => (end = resolve));
-    const unsubscribe = sandbox.subscribe((event) => onEvent(event as unknown as PlatformEvent), end);
+    const unsubscribe = sandbox.subscribe(onEvent, end);
     return {
       opened: Promise.resolve(),
       ended,

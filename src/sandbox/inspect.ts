@@ -20,6 +20,18 @@ export interface InspectDeps {
   bot: { url: string; timeoutMs: number; retries: number; sender: WebhookSender } | null;
 }
 
+/** What GET /_sandbox/info answers (the page reads it, src/sandbox/page/api.js). */
+export interface SandboxInfo {
+  version: string;
+  tenants: string[];
+  duplicates: DuplicateMode;
+  maxEvents: number;
+  lastSeq: number;
+  /** The secret webhooks are signed with (a test value; core doctor compares it with the bot's). */
+  webhookSecret: string;
+  bot: { url: string; timeoutMs: number; retries: number; inFlight: number; queued: number } | null;
+}
+
 export const unknownTenant = (state: SandboxState, tenant: string): Answer => ({
   status: 404,
   error: `no tenant '${tenant}' (tenants: ${state.tenantNames.join(', ')})`,
@@ -81,7 +93,7 @@ export function inspectHandlers(deps: InspectDeps): Record<'messages' | 'reasons
         lastSeq: state.lastSeq,
         webhookSecret: deps.webhookSecret,
         bot: bot === null ? null : { url: bot.url, timeoutMs: bot.timeoutMs, retries: bot.retries, ...bot.sender.load },
-      },
+      } satisfies SandboxInfo,
       what: 'info',
     })),
   };

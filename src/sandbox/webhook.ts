@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { connect as netConnect, type Socket } from 'node:net';
-import type { WebhookAttemptEvent } from './events.js';
+import type { AttemptFields } from './rules/delivery.js';
 import { secretKey, signature } from './signature.js';
 import type { Delivery } from './state.js';
 
@@ -21,6 +21,9 @@ import type { Delivery } from './state.js';
  * sockets for 15,000 messages); the next ones wait in a queue of at most `maxQueued`, first come first
  * served, retries included. An attempt that finds the queue full is not sent: it is recorded as a
  * failed attempt whose error says so, and the delivery can be sent again with a redelivery.
+ *
+ * The sender changes nothing of a delivery: whether one is in flight, and which series its attempts
+ * belong to, are the state's (the customer message, webhook.redelivery and webhook.attempt events).
  */
 
 export interface WebhookConfig {
@@ -37,7 +40,7 @@ export interface WebhookConfig {
   maxQueued: number;
 }
 
-export type AttemptRecord = Omit<WebhookAttemptEvent, 'seq' | 'time' | 'tenant' | 'type' | 'sessionId' | 'deliveryId' | 'questionId'>;
+export type AttemptRecord = AttemptFields;
 
 /** How much of a bot's answer body is kept: the rest is not read. */
 export const KEPT_BODY_BYTES = 2048;
@@ -143,9 +146,10 @@ export class WebhookSender {
   /** Starts a series of attempts for `delivery` (its first, or a redelivery) and returns at once. */
   deliver(delivery: Delivery): void {
     if (this.closed) return;
-    delivery.inFlight = true;
     const series = delivery.redeliveries;
+    let current = 1;
     const run = async (attempt: number): Promise<void> => {
+      current = attempt;
       if (!this.takeSlot()) {
         if (this.waiting.length >= this.config.maxQueued) {
           this.overflow(delivery, attempt, series);
@@ -165,7 +169,6 @@ export class WebhookSender {
       const last = attempt > this.config.retries;
       const retryInMs = delivered || last ? null : (result.retryAfterMs ?? this.backoff(attempt));
       const outcome = delivered ? 'delivered' : last ? 'failed' : 'retrying';
-      if (outcome !== 'retrying') delivery.inFlight = false;
       this.record(delivery, {
         attempt,
         redelivery: series,
@@ -192,8 +195,14 @@ export class WebhookSender {
       this.timers.add(timer);
     };
     void run(1).catch((error: unknown) => {
-      delivery.inFlight = false;
-      this.log(`webhook ${delivery.deliveryId} stopped: ${error instanceof Error ? error.message : String(error)}`);
+      const reason = error instanceof Error ? error.message : String(error);
+      this.log(`webhook ${delivery.deliveryId} stopped: ${reason}`);
+      // Recorded as the series' last attempt, so that the delivery can be sent again.
+      try {
+        this.record(delivery, failedAttempt(this.config.url, current, series, `stopped: ${reason}`));
+      } catch {
+        // The record itself failed: the log line says what happened.
+      }
     });
   }
 
@@ -217,23 +226,10 @@ export class WebhookSender {
 
   /** An attempt that found the queue full: recorded as failed, with the reason, and not sent. */
   private overflow(delivery: Delivery, attempt: number, series: number): void {
-    delivery.inFlight = false;
     const error =
       `not sent: ${this.active} attempts to the bot are in flight and ${this.waiting.length} are waiting, ` +
       `the most the sandbox holds; send it again with POST /_sandbox/deliveries/${delivery.deliveryId}/redeliver`;
-    this.record(delivery, {
-      attempt,
-      redelivery: series,
-      url: this.config.url,
-      status: null,
-      error,
-      latencyMs: 0,
-      body: '',
-      bodyTruncated: false,
-      outcome: 'failed',
-      retryInMs: null,
-      retryAfter: false,
-    });
+    this.record(delivery, failedAttempt(this.config.url, attempt, series, error));
     this.log(`webhook ${delivery.deliveryId} attempt ${attempt}${series > 0 ? ` (redelivery ${series})` : ''} -> ${error}: failed`);
   }
 
@@ -346,6 +342,23 @@ export class WebhookSender {
     }
     return Math.min(ms, this.config.maxRetryAfterMs);
   }
+}
+
+/** An attempt that was not sent, or not finished: failed, with the reason, and not retried. */
+function failedAttempt(url: string, attempt: number, series: number, error: string): AttemptRecord {
+  return {
+    attempt,
+    redelivery: series,
+    url,
+    status: null,
+    error,
+    latencyMs: 0,
+    body: '',
+    bodyTruncated: false,
+    outcome: 'failed',
+    retryInMs: null,
+    retryAfter: false,
+  };
 }
 
 /**

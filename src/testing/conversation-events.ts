@@ -1,7 +1,8 @@
 import { isRefusal } from '../customer/wait.js';
+import type { BotAnswerEvent, SandboxEvent, WebhookAttemptEvent } from '../sandbox/events.js';
 
-/** Numbers are bigints when read from the event stream, numbers when taken from a sandbox in this process. */
-export type Event = Record<string, unknown> & { seq: bigint | number; type: string };
+/** An event of the conversation, as the sandbox records it (src/sandbox/events.ts), whichever way it came. */
+export type Event = SandboxEvent;
 
 export interface Asked {
   seq: bigint | number;
@@ -11,7 +12,7 @@ export interface Asked {
 }
 
 /** What the bot did next in the conversation: an answer delivered to the customer, or something refused. */
-export type Next = { kind: 'answer'; event: Event } | { kind: 'refused'; event: Event };
+export type Next = { kind: 'answer'; event: BotAnswerEvent } | { kind: 'refused'; event: Event };
 
 /** The events of one conversation as they arrive, and waits on them. */
 export class ConversationEvents {
@@ -24,7 +25,7 @@ export class ConversationEvents {
   ended = false;
 
   add(event: Event): void {
-    if (event.type === 'customer.message') this.asked.set(String(event.questionIndex), Date.parse(String(event.time)));
+    if (event.type === 'customer.message') this.asked.set(String(event.questionIndex), Date.parse(event.time));
     this.list.push(event);
     for (const listener of [...this.listeners]) listener();
   }
@@ -43,9 +44,9 @@ export class ConversationEvents {
   take(waitingAfter?: bigint | number): Next | undefined {
     while (this.cursor < this.list.length) {
       const event = this.list[this.cursor++]!;
-      if (event.type === 'bot.answer' && event.delivered === true) return { kind: 'answer', event };
+      if (event.type === 'bot.answer' && event.delivered) return { kind: 'answer', event };
       if (isRefusal(event)) {
-        if (event.sessionId != null) return { kind: 'refused', event };
+        if (event.sessionId !== null) return { kind: 'refused', event };
         if (waitingAfter !== undefined && event.seq > waitingAfter) return { kind: 'refused', event };
       }
     }
@@ -53,17 +54,17 @@ export class ConversationEvents {
   }
 
   /** Question recorded to answer recorded, on the sandbox's clock; `fallback` is the question an answer naming none answers. */
-  latency(answer: Event, fallback: Asked | undefined): number | undefined {
+  latency(answer: BotAnswerEvent, fallback: Asked | undefined): number | undefined {
     const index = answer.questionIndex ?? fallback?.questionIndex;
     const asked = index == null ? undefined : this.asked.get(String(index));
-    const answered = Date.parse(String(answer.time));
+    const answered = Date.parse(answer.time);
     return asked === undefined || Number.isNaN(answered) || Number.isNaN(asked) ? undefined : Math.max(0, answered - asked);
   }
 
   /** Whether the webhook of a message has finished: delivered, failed for good, or none sent. */
-  delivery(asked: Asked): { done: boolean; failed: Event | undefined; attempts: number } {
+  delivery(asked: Asked): { done: boolean; failed: WebhookAttemptEvent | undefined; attempts: number } {
     if (asked.deliveryId === null) return { done: true, failed: undefined, attempts: 0 };
-    const attempts = this.list.filter((e) => e.type === 'webhook.attempt' && e.deliveryId === asked.deliveryId);
+    const attempts = this.list.filter((e): e is WebhookAttemptEvent => e.type === 'webhook.attempt' && e.deliveryId === asked.deliveryId);
     const last = attempts.at(-1);
     const done = last !== undefined && (last.outcome === 'delivered' || last.outcome === 'failed');
     return { done, failed: last?.outcome === 'failed' ? last : undefined, attempts: attempts.length };

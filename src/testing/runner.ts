@@ -6,6 +6,7 @@ import type { SandboxClient } from './platform.js';
 import type { Failure, RunResult, StepResult } from './results.js';
 import { expectAnswer, expectSilence, has, said, send, unexpectedAnswer } from './steps.js';
 import { substitute } from './substitute.js';
+import type { WebhookAttemptEvent } from '../sandbox/events.js';
 
 /**
  * Plays one run of one conversation of `core test` against the bot through the sandbox
@@ -83,7 +84,7 @@ export async function runConversation(plan: PlannedConversation, init: RunnerIni
   const run: Run = { plan, init, values, result, sessionId: conversation.sessionId, events: new ConversationEvents() };
   // From now on: the conversation has had nothing but its start, and its first message is sent once the stream is
   // open. Not from seq 0, which would replay to every new conversation the refusals of its tenant tied to none.
-  const stream = init.sandbox.follow(conversation.sessionId, conversation.tenant, (event) => noteEvent(run, event as Event));
+  const stream = init.sandbox.follow(conversation.sessionId, conversation.tenant, (event) => noteEvent(run, event));
   void stream.ended.then(() => run.events.end());
   try {
     await stream.opened;
@@ -141,7 +142,7 @@ function noteEvent(run: Run, event: Event): void {
   } else if (event.type === 'api.request') {
     result.botSpoke = true;
     // A refusal tied to this conversation happened to it; one tied to none is counted where it fails a step.
-    if (event.sessionId != null && Number(event.status) >= 400) count(result.coverage, 'refusal');
+    if (event.sessionId !== null && event.status >= 400) count(result.coverage, 'refusal');
   }
 }
 
@@ -186,10 +187,10 @@ async function playStep(run: Run, step: PlannedStep, stepResult: StepResult): Pr
   return taken.failure;
 }
 
-function noteAttempt(reach: RunResult['reach'], event: Event): void {
+function noteAttempt(reach: RunResult['reach'], event: WebhookAttemptEvent): void {
   reach.attempts += 1;
-  const error = typeof event.error === 'string' ? event.error : null;
+  const { error } = event;
   // A status, or a time-out (which means it connected), is a bot that could be reached.
-  if (event.status != null || /^timeout/.test(error ?? '')) reach.connected = true;
+  if (event.status !== null || /^timeout/.test(error ?? '')) reach.connected = true;
   else if (reach.errors.length < 5 && !reach.errors.includes(error ?? 'no answer')) reach.errors.push(error ?? 'no answer');
 }

@@ -1,6 +1,7 @@
 import { isRecord } from '../payload/json.js';
 import { ConversationEvents, type Asked, type Event, type Next } from './conversation-events.js';
 import type { PlannedStep } from './load.js';
+import type { BotAnswerEvent, WebhookAttemptEvent } from '../sandbox/events.js';
 import { matchAnswer } from './match.js';
 import { toPattern } from './pattern.js';
 import type { SandboxAnswer, SandboxClient } from './platform.js';
@@ -51,7 +52,7 @@ export async function expectAnswer(
   if (outcome === 'ended') return { failure: { message: 'the sandbox closed the event stream before the bot answered', expected } };
   if (outcome.kind === 'none-can-come') return { failure: { message: outcome.message, expected } };
   if (outcome.kind === 'refused')
-    return { failure: { ...refusal(outcome.event), expected }, untiedRefusal: outcome.event.sessionId == null };
+    return { failure: { ...refusal(outcome.event), expected }, untiedRefusal: outcome.event.sessionId === null };
   return checkAnswer(events, asked, step, values, expected, outcome.event);
 }
 
@@ -80,7 +81,7 @@ function checkAnswer(
   step: BotStep,
   values: Map<string, string>,
   expected: BotStep['expect'],
-  answer: Event,
+  answer: BotAnswerEvent,
 ): Taken {
   const index = answer.questionIndex;
   if (asked !== undefined && typeof index === 'bigint' && index < asked.questionIndex) {
@@ -115,7 +116,7 @@ function checkAnswer(
 }
 
 /** Keeps each value the step captures from the answer's text; a pattern that does not match is the failure. */
-function capture(step: BotStep, values: Map<string, string>, answer: Event, expected: BotStep['expect']): Failure | undefined {
+function capture(step: BotStep, values: Map<string, string>, answer: BotAnswerEvent, expected: BotStep['expect']): Failure | undefined {
   for (const [name, template] of step.capture) {
     const pattern = substitute(template, values, 'match');
     const text = isRecord(answer.body) ? answer.body.text : undefined;
@@ -149,29 +150,29 @@ export async function expectSilence(events: ConversationEvents, asked: Asked | u
 }
 
 /** A refused answer or request of the bot, as a failure: the status and the sandbox's message. */
-export function refusal(event: Record<string, unknown>): Failure {
-  const untied = event.sessionId == null;
+export function refusal(event: Event): Failure {
+  const untied = event.sessionId === null;
   if (event.type === 'bot.answer' || event.type === 'greeting') {
     const what = event.type === 'greeting' ? 'greeting' : 'answer';
     return {
       message:
-        `the bot's ${what}${untied ? ' (not tied to a conversation)' : ''} was not delivered (${String(event.status)}: ${String(event.notDelivered ?? 'refused')}): ${String(event.error ?? '')}`.replace(
+        `the bot's ${what}${untied ? ' (not tied to a conversation)' : ''} was not delivered (${event.status}: ${event.notDelivered ?? 'refused'}): ${event.error ?? ''}`.replace(
           /: $/,
           '',
         ),
       received: visible(event.body),
     };
   }
-  const named = isRecord(event.named)
-    ? Object.entries(event.named)
-        .filter(([, value]) => value !== null && value !== undefined)
-        .map(([key, value]) => `${key} ${String(value)}`)
-    : [];
-  const error = typeof event.error === 'string' && event.error !== '' ? `: ${event.error}` : '';
+  // An API request refused before an answer: the only other refusal (isRefusal).
+  const request = event.type === 'api.request' ? event : undefined;
+  const named = Object.entries(request?.named ?? {})
+    .filter(([, value]) => value !== null)
+    .map(([key, value]) => `${key} ${String(value)}`);
+  const error = request?.error ? `: ${request.error}` : '';
   return {
     message:
       `the sandbox refused a request of the bot${untied ? ' (not tied to a conversation)' : ''}: ` +
-      `${String(event.method)} ${String(event.path)} answered ${String(event.status)}${error}` +
+      `${String(request?.method)} ${String(request?.path)} answered ${String(request?.status)}${error}` +
       (untied && named.length > 0 ? ` (it named ${named.join(', ')})` : ''),
   };
 }
@@ -216,13 +217,12 @@ export function visible(body: unknown, expected?: unknown): unknown {
   );
 }
 
-function attemptSummary(attempt: Event): string {
-  // Numbers of the event stream are read losslessly, as bigints.
-  const status = attempt.status == null ? null : Number(attempt.status);
+function attemptSummary(attempt: WebhookAttemptEvent): string {
+  const { status } = attempt;
   if (status === 401 || status === 403) {
-    return `status ${String(attempt.status)}: the bot refused the delivery; does it verify signatures with the secret the sandbox signs with (CORE_SANDBOX_WEBHOOK_SECRET)?`;
+    return `status ${status}: the bot refused the delivery; does it verify signatures with the secret the sandbox signs with (CORE_SANDBOX_WEBHOOK_SECRET)?`;
   }
-  return attempt.status != null ? `status ${String(attempt.status)}` : String(attempt.error);
+  return status !== null ? `status ${status}` : String(attempt.error);
 }
 
 export function said(answer: SandboxAnswer): string {

@@ -17,6 +17,7 @@ const TEMPLATES = [
   { file: 'src/commands/completion/bash.ts', name: 'bashScript' },
   { file: 'src/commands/completion/zsh.ts', name: 'zshScript' },
   { file: 'src/commands/completion/fish.ts', name: 'fishScript' },
+  { file: 'src/commands/completion/powershell.ts', name: 'powershellScript' },
 ];
 
 const isDeclaration = (fn: FunctionLength) => /^src\/commands\/.+\/command\.ts$/.test(fn.file) && fn.declaredAs === 'CommandFactory';

@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import { ExitCode, InterruptedError } from '../../errors.js';
-import { AnswerWait, type StreamEvent, type WaitEnd, type WaitResult } from '../../customer/wait.js';
+import { AnswerWait, type WaitEnd, type WaitResult } from '../../customer/wait.js';
 import { stringifyJson } from '../../payload/json.js';
 import type { EventStream, HttpConnection, SandboxAnswer } from '../../platform/connection.js';
 import { StreamRefused } from '../../platform/event-stream.js';
@@ -97,7 +97,7 @@ async function openConversation(
   options: ExchangeOptions,
   ctx: Context,
 ): Promise<EventStream> {
-  const stream = connection.events(`?session=${encodeURIComponent(sessionId)}`, (event) => wait.accept(event as unknown as StreamEvent));
+  const stream = connection.events(`?session=${encodeURIComponent(sessionId)}`, (event) => wait.accept(event));
   try {
     await stream.opened;
   } catch (error) {

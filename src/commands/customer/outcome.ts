@@ -1,5 +1,6 @@
 import { CoreError, ExitCode, exitCodeForStatus } from '../../errors.js';
-import type { StreamEvent, WaitResult } from '../../customer/wait.js';
+import type { WaitResult } from '../../customer/wait.js';
+import type { SandboxEvent } from '../../sandbox/events.js';
 import { htmlSummary } from '../../output/result.js';
 import type { SandboxAnswer } from '../../platform/connection.js';
 import { formatDuration } from '../../text/duration.js';
@@ -57,7 +58,7 @@ export class BotRefusedError extends CoreError {
  * The error line of a wait ended by refusals: the one refusal, or how many (each is listed above it
  * on stderr, or in `refused` in JSON).
  */
-export function refusedMessage(refused: StreamEvent[], listed = 'listed above'): string {
+export function refusedMessage(refused: SandboxEvent[], listed = 'listed above'): string {
   if (refused.length === 1) return `the sandbox refused the bot's ${describeRefusal(refused[0]!)}`;
   return `the sandbox refused ${refused.length} of the bot's requests (${listed})`;
 }
@@ -66,10 +67,10 @@ export function refusedMessage(refused: StreamEvent[], listed = 'listed above'):
  * What the bot should change, from the first refusal's status: the sandbox's message says what was
  * wrong, the hint where the right value comes from. Never to wait longer: a refusal does not heal.
  */
-export function refusedHint(refused: StreamEvent[]): string | undefined {
+export function refusedHint(refused: SandboxEvent[]): string | undefined {
   const first = refused[0];
   if (first === undefined) return undefined;
-  switch (Number(first.status)) {
+  switch ('status' in first ? first.status : null) {
     case 401:
       return "the bot must send Authorization: Bearer with the sandbox's token (CORE_TOKEN in the lines core sandbox prints)";
     case 403:
@@ -79,7 +80,7 @@ export function refusedHint(refused: StreamEvent[]): string | undefined {
     case 400:
       return "the bot's request breaks a rule of the API, named in the message; core schema reply prints the rules of an answer";
     case 409:
-      return first.type === 'bot.answer' && /agents/.test(String(first.error ?? first.notDelivered ?? ''))
+      return first.type === 'bot.answer' && /agents/.test(first.error ?? first.notDelivered ?? '')
         ? 'the thread is with agents: give it back to the bot (the page, or POST /_sandbox/conversations/SESSION/release) before the bot answers'
         : 'the request conflicts with the state of the conversation, as the message says';
     case 413:

@@ -1,7 +1,8 @@
 import { statusText } from '../../output/result.js';
 import { printable } from '../../output/terminal.js';
-import type { WaitResult, StreamEvent } from '../../customer/wait.js';
+import type { WaitResult } from '../../customer/wait.js';
 import { UNICODE_GLYPHS, type Glyphs } from '../../output/glyphs.js';
+import type { BotAnswerEvent, HandoverEvent, SandboxEvent } from '../../sandbox/events.js';
 
 /**
  * The human view of one exchange of `core customer`: each bot answer drawn as the composer's preview
@@ -16,9 +17,9 @@ export interface RenderOptions {
   glyphs?: Glyphs;
 }
 
-const list = (value: unknown) => (Array.isArray(value) && value.length > 0 ? value.map(String).join(', ') : undefined);
+const list = (value: readonly bigint[]) => (value.length > 0 ? value.map(String).join(', ') : undefined);
 
-export function targetsOf(event: StreamEvent): string {
+export function targetsOf(event: Pick<HandoverEvent, 'userIds' | 'skillIds' | 'unitIds'>): string {
   const parts = [
     list(event.userIds) && `agents ${list(event.userIds)}`,
     list(event.skillIds) && `skills ${list(event.skillIds)}`,
@@ -27,7 +28,7 @@ export function targetsOf(event: StreamEvent): string {
   return parts.length > 0 ? `; ${parts.join(', ')}` : '';
 }
 
-function titleOf(answer: StreamEvent, glyphs: Glyphs): string {
+function titleOf(answer: BotAnswerEvent, glyphs: Glyphs): string {
   const dot = glyphs.separator;
   const body = (answer.body ?? {}) as Record<string, unknown>;
   const to =
@@ -42,17 +43,14 @@ function titleOf(answer: StreamEvent, glyphs: Glyphs): string {
  * whether the sandbox could tie it to a conversation. The message may quote the bot's values, so it
  * is made printable.
  */
-export function describeRefusal(event: StreamEvent): string {
-  const method = typeof event.method === 'string' ? event.method : 'POST';
-  const path = typeof event.path === 'string' ? event.path : event.type === 'greeting' ? '/api/v1/chatbot/greet' : '/api/v1/chatbot';
-  const status = Number(event.status);
-  const message =
-    typeof event.error === 'string' && event.error !== ''
-      ? event.error
-      : typeof event.notDelivered === 'string'
-        ? event.notDelivered
-        : null;
-  const untied = event.sessionId == null ? ' (not tied to a conversation)' : '';
+export function describeRefusal(event: SandboxEvent): string {
+  const method = event.type === 'api.request' ? event.method : 'POST';
+  const path = event.type === 'api.request' ? event.path : event.type === 'greeting' ? '/api/v1/chatbot/greet' : '/api/v1/chatbot';
+  const status = Number('status' in event ? event.status : null);
+  const error = 'error' in event ? event.error : null;
+  const notDelivered = 'notDelivered' in event ? event.notDelivered : null;
+  const message = error !== null && error !== '' ? error : notDelivered;
+  const untied = event.sessionId === null ? ' (not tied to a conversation)' : '';
   return printable(`${method} ${path}: ${status} ${statusText(status)}`.trimEnd() + (message !== null ? `: ${message}` : '') + untied);
 }
 

@@ -9,7 +9,7 @@ import { loadCommandSettings } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
 import type { HttpConnection } from '../../platform/connection.js';
 import { httpConnection } from '../../platform/over-http.js';
-import { LAST, lastSession, rememberSession } from './last-session.js';
+import { LAST, lastSession, rememberSession } from '../../customer/last-session.js';
 import { converse, has, refused, type Conversation, type Exchange } from './exchange.js';
 
 /**
