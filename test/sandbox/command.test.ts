@@ -2,10 +2,10 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseSandboxFlags } from '../../src/commands/sandbox/options.js';
+import { parseSandboxFlags } from '../../src/platform/flags.js';
 import { PayloadError, UsageError } from '../../src/errors.js';
 import { main } from '../../src/main.js';
-import { browserCommand } from '../../src/commands/sandbox/open.js';
+import { browserCommand } from '../../src/platform/open.js';
 import { memoryStreams } from '../helpers/streams.js';
 import { happens } from '../helpers/wait.js';
 import { call, messages, paths, replyBody, sandbox } from './helpers.js';

@@ -16,8 +16,9 @@ import type { PlatformAnswer, SendOn } from '../../bridge/outbound.js';
 import type { Transport } from '../../send/transport.js';
 import { loadSendSettings } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
-import { parseSandboxFlags } from '../sandbox/options.js';
-import { listenError, startLines } from '../sandbox/run.js';
+import { parseSandboxFlags } from '../../platform/flags.js';
+import { startLines } from '../../output/sandbox-lines.js';
+import { listenError } from '../../platform/start.js';
 
 /**
  * `core bridge` (docs/bridge.md): a sandbox in bridge mode between the bot and the profile's real
@@ -72,7 +73,7 @@ export async function runBridge(flags: BridgeFlags, global: GlobalOptions, ctx: 
     allowHosts: [...(flags.allowHosts ?? []), ...(publicUrl === undefined ? [] : [publicUrl.hostname])],
   };
   const named = await parseSandboxFlags(sandboxFlags, ctx.cwd, ctx.env);
-  const { withSigningSecret, unkeptWarning } = await import('../sandbox/secret.js');
+  const { withSigningSecret, unkeptWarning } = await import('../../platform/secret.js');
   const { options, secret } = await withSigningSecret(named, ctx.env, false);
   const unkept = unkeptWarning(secret);
   if (unkept !== undefined) ctx.warn(unkept);
@@ -139,7 +140,7 @@ export async function runBridge(flags: BridgeFlags, global: GlobalOptions, ctx: 
       'stop with Ctrl-C\n',
   );
   if (flags.open) {
-    const { openInBrowser } = await import('../sandbox/open.js');
+    const { openInBrowser } = await import('../../platform/open.js');
     openInBrowser(`${bridge.url}/`, ctx);
   }
   await new Promise<void>((done) => {
