@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // The test suite on Node 24, the newest release line core supports, next to the Node that runs
-// `npm test` (20 in CI): the same vitest run, with Node 24 from the npm registry's `node` package.
+// `npm test` (20 in CI): vitest with Node 24 from the npm registry's `node` package, over the test
+// files that exercise what could differ on it (CORE_TEST_NODE24=1 makes vitest.config.ts leave out
+// NOT_ON_NODE24; CONTRIBUTING.md, "Tests on Node 24", says which and why).
 //
 // Node 24 is installed outside the project's dependencies, in node_modules/.cache/core-node24 with
 // a package.json of its own, and reused while it is there: as a dependency of the project it would
@@ -70,9 +72,9 @@ function main() {
     };
   }
   const version = versionOf(node);
-  console.log(`\nRunning the test suite on Node ${version} (${node})\n`);
+  console.log(`\nRunning the tests of what could differ on Node ${version} (${node}; vitest.config.ts, ON_NODE24)\n`);
   // Child processes of the tests that start `node` by name (the packed tarball's bin) get Node 24 too.
-  const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}` };
+  const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`, CORE_TEST_NODE24: '1' };
   const counts = runVitest(node, process.argv.slice(2), env);
   console.log(`\nNode ${version}: ${summary(counts)}`);
   return { ...counts, node: version };

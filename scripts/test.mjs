@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Runs the whole test suite with vitest on the Node running this script, then again on Node 24
-// (scripts/test-node24.mjs), and ends with a plain summary that any CI can read: per Node and in
+// Runs the whole test suite with vitest on the Node running this script, then on Node 24 the files
+// of what could differ there (scripts/test-node24.mjs; vitest.config.ts, ON_NODE24), and ends with a plain summary that any CI can read: per Node and in
 // total "N passed, N failed, N skipped", then every failed and every skipped test by name.
 //
 // Strict by default: a skipped test fails the run, so a test that could not run (a tool missing,
