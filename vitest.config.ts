@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { hangLimit } from './test/helpers/time-scale.js';
 
@@ -254,6 +255,10 @@ export default defineConfig({
     testTimeout: hangLimit(120_000),
     hookTimeout: hangLimit(120_000),
     pool: 'forks',
+    // Two test files at a time at least: much of the suite waits (on child processes, servers, a
+    // browser, a time limit a check sits out), so vitest's default of one worker per core but one
+    // left a 2-core machine with one file at a time and a core idle. More cores keep the default.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // An unhandled error or rejection fails the run, even when every test passed (vitest's
     // default, stated here so that it is not switched off by accident): it is a bug somewhere.
     dangerouslyIgnoreUnhandledErrors: false,
