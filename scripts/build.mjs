@@ -7,7 +7,7 @@
 // build that fails leaves none, and dist/ counts as out of date until a build succeeds.
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { renameSync, rmSync } from 'node:fs';
+import { copyFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { removeStamp, root, sourceState, writeStamp } from './build-state.mjs';
 
@@ -20,6 +20,8 @@ const tsup = join(dirname(tsupPackage), 'dist', 'cli-default.js');
 const build = spawnSync(process.execPath, [tsup], { cwd: root, stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
-// tsup names the declarations of an .mjs entry .d.ts; the package's "types" names dist/sandbox.d.mts.
+// tsup names the declarations of an .mjs entry .d.ts; the package's "types" names dist/sandbox.d.mts
+// for the ES module and dist/sandbox.d.cts for the CommonJS build beside it.
 renameSync(join(root, 'dist', 'sandbox.d.ts'), join(root, 'dist', 'sandbox.d.mts'));
+copyFileSync(join(root, 'dist', 'sandbox.d.mts'), join(root, 'dist', 'sandbox.d.cts'));
 writeStamp(state);
