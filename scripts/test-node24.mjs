@@ -15,6 +15,8 @@
 //
 // Run alone: node scripts/test-node24.mjs [vitest arguments]. scripts/test.mjs runs it after the
 // suite on the current Node; CORE_TEST_COUNTS_FILE names a file for the counts it reads back.
+// `node scripts/test-node24.mjs --install-only` installs Node 24 and runs nothing (exit 0 when it is
+// there): scripts/test.mjs starts it beside the first run, so that the download is not waited for.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
@@ -80,7 +82,19 @@ function main() {
   return { ...counts, node: version };
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+function installOnly() {
+  try {
+    console.log(`Node ${MAJOR} for the second run: ${installNode24()}`);
+    return 0;
+  } catch (error) {
+    console.error(`error: Node ${MAJOR} could not be installed: ${error.message}`);
+    return 1;
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === '--install-only') {
+  process.exit(installOnly());
+} else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const counts = main();
   if (process.env.CORE_TEST_COUNTS_FILE) writeFileSync(process.env.CORE_TEST_COUNTS_FILE, JSON.stringify(counts));
   process.exit(counts.code);

@@ -26,10 +26,12 @@ function testName(file, assertion) {
 
 /**
  * Runs vitest with `node` (a path to a Node binary) and returns
- * { code, passed, failed, skipped, failedTests, skippedTests }, the last two lists of names.
+ * { code, passed, failed, skipped, failedTests, skippedTests, seconds }: the two lists are names, seconds
+ * the wall time of vitest's run (its start-up and collection included).
  * A run that reports no tests at all, or no report, counts as a failure.
  */
 export function runVitest(node, args, env = process.env) {
+  const started = performance.now();
   const dir = mkdtempSync(join(tmpdir(), 'core-test-'));
   const report = join(dir, 'results.json');
   const vitest = spawnSync(
@@ -37,6 +39,7 @@ export function runVitest(node, args, env = process.env) {
     [join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...args],
     { stdio: 'inherit', cwd: root, env },
   );
+  const seconds = Math.round((performance.now() - started) / 1000);
   try {
     const results = JSON.parse(readFileSync(report, 'utf8'));
     const failedTests = [];
@@ -58,6 +61,7 @@ export function runVitest(node, args, env = process.env) {
       skipped: (results.numPendingTests ?? 0) + (results.numTodoTests ?? 0),
       failedTests,
       skippedTests,
+      seconds,
     };
     if (results.numTotalTests === 0) counts.code ||= 1;
     // A suite that failed to load, or an unhandled error or rejection (vitest exits 1 and its JSON
@@ -72,12 +76,22 @@ export function runVitest(node, args, env = process.env) {
     }
     return counts;
   } catch {
-    return { code: vitest.status || 1, passed: 0, failed: 1, skipped: 0, failedTests: ['(vitest wrote no report)'], skippedTests: [] };
+    return {
+      code: vitest.status || 1,
+      passed: 0,
+      failed: 1,
+      skipped: 0,
+      failedTests: ['(vitest wrote no report)'],
+      skippedTests: [],
+      seconds,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+/** "N passed, N failed, N skipped", and the run's wall time when known: " in N s". */
 export function summary(counts) {
-  return `${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`;
+  const time = counts.seconds === undefined ? '' : ` in ${counts.seconds} s`;
+  return `${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped${time}`;
 }
