@@ -2,7 +2,7 @@
 // report as counts and the names of the tests that failed or were skipped. Shared by
 // scripts/test.mjs (the current Node) and scripts/test-node24.mjs.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,18 @@ function testName(file, assertion) {
 }
 
 /**
+ * CORE_TEST_REPORT_DIR names a folder to keep each run's vitest JSON report in, as
+ * results-node<major>.json (each file's start and end times are there, to see where a run's time goes).
+ */
+function keepReport(node, report, env) {
+  const folder = env.CORE_TEST_REPORT_DIR;
+  if (!folder) return;
+  const version = spawnSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout?.trim() ?? 'unknown';
+  mkdirSync(folder, { recursive: true });
+  copyFileSync(report, join(folder, `results-node${version.split('.')[0]}.json`));
+}
+
+/**
  * Runs vitest with `node` (a path to a Node binary) and returns
  * { code, passed, failed, skipped, failedTests, skippedTests, seconds }: the two lists are names, seconds
  * the wall time of vitest's run (its start-up and collection included).
@@ -41,6 +53,7 @@ export function runVitest(node, args, env = process.env) {
   );
   const seconds = Math.round((performance.now() - started) / 1000);
   try {
+    keepReport(node, report, env);
     const results = JSON.parse(readFileSync(report, 'utf8'));
     const failedTests = [];
     const skippedTests = [];
