@@ -21,6 +21,7 @@ import { hangLimit } from './test/helpers/time-scale.js';
  */
 export const UNIT_TESTS = [
   'test/batch/**/*.test.ts',
+  'test/code/**/*.test.ts',
   'test/config/{duration,loaders,reading,require,schema}.test.ts',
   'test/customer/wait.test.ts',
   'test/doctor/clock.test.ts',
@@ -171,6 +172,7 @@ export const NOT_ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> 
   ['test/batch/send.test.ts', RULES],
   ['test/check-bot/', COMMANDS],
   ['test/completion/', SHELLS],
+  ['test/code/', 'the sources read by the TypeScript parser: no code of core runs'],
   ['test/config/command.test.ts', COMMANDS],
   ['test/config/duration.test.ts', RULES],
   ['test/config/precedence.test.ts', COMMANDS],
