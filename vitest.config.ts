@@ -169,6 +169,10 @@ export const ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> = [
 export const NOT_ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> = [
   ['test/api/', COMMANDS],
   ['test/batch/check.test.ts', RULES],
+  ['test/bridge/end-to-end.test.ts', `${COMMANDS}; the bridge's client is the HTTP client of HTTP_CLIENT, its server the sandbox's`],
+  ['test/bridge/map.test.ts', RULES],
+  ['test/bridge/personal-data.test.ts', RULES],
+  ['test/bridge/verify.test.ts', RULES],
   ['test/batch/progress.test.ts', RULES],
   ['test/batch/resume.test.ts', RULES],
   ['test/batch/send.test.ts', RULES],
