@@ -13,10 +13,11 @@ import { SandboxOptionsError } from '../../sandbox/server.js';
 import { version } from '../../version.js';
 import { DEFAULT_WEBHOOK_MAP, webhookMapOf, type WebhookMap } from '../../bridge/map.js';
 import type { PlatformAnswer, SendOn } from '../../bridge/outbound.js';
+import type { Bridge } from '../../bridge/start.js';
 import type { Transport } from '../../send/transport.js';
 import { loadSendSettings } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
-import { parseSandboxFlags } from '../../platform/flags.js';
+import { parseSandboxFlags, type SandboxRunOptions } from '../../platform/flags.js';
 import { startLines } from '../../output/sandbox-lines.js';
 import { listenError } from '../../platform/start.js';
 
@@ -49,96 +50,25 @@ export interface BridgeFlags {
 const KEPT_PLATFORM_BODY = 1024 * 1024;
 
 export async function runBridge(flags: BridgeFlags, global: GlobalOptions, ctx: Context): Promise<number> {
-  if (flags.botUrl === undefined) {
-    throw new UsageError("core bridge needs --bot-url: where the platform's deliveries go", {
-      hint: 'core bridge --profile NAME --bot-url http://127.0.0.1:3000/webhook',
-    });
-  }
-  const publicUrl = flags.publicUrl === undefined ? undefined : checkedPublicUrl(flags.publicUrl);
-  const map = flags.webhookMap === undefined ? DEFAULT_WEBHOOK_MAP : await readWebhookMap(flags.webhookMap, ctx.cwd);
-  const settings = await loadSendSettings({ global, timeout: flags.timeout, caFile: flags.caFile }, ctx);
-  const byHeader = headersCarryAuthorization(settings.headers.value);
-  requireSettings(settings, byHeader ? ['baseUrl', 'tenant'] : ['baseUrl', 'tenant', 'token']);
-  const baseUrl = settings.baseUrl!.value;
-  const tenant = settings.tenant!.value;
-
-  const sandboxFlags = {
-    botUrl: flags.botUrl,
-    port: flags.port,
-    host: flags.host,
-    token: flags.token,
-    webhookSecret: flags.webhookSecret,
-    webhookTimeout: flags.webhookTimeout,
-    webhookRetries: flags.webhookRetries,
-    allowHosts: [...(flags.allowHosts ?? []), ...(publicUrl === undefined ? [] : [publicUrl.hostname])],
-  };
-  const named = await parseSandboxFlags(sandboxFlags, ctx.cwd, ctx.env);
-  const { withSigningSecret, unkeptWarning } = await import('../../platform/secret.js');
-  const { options, secret } = await withSigningSecret(named, ctx.env, false);
-  const unkept = unkeptWarning(secret);
-  if (unkept !== undefined) ctx.warn(unkept);
-
-  const credentials = await platformCredentials(settings, byHeader, ctx);
-  const localToken = options.token ?? sandboxDefaults.token;
-  if (credentials.tokens.includes(localToken)) {
-    throw new UsageError("the bridge's local token is the profile's token: the bot would hold the real one", {
-      hint: 'choose another local token with --token',
-    });
-  }
-  if (credentials.platformSecret !== null && credentials.platformSecret === options.webhookSecret) {
-    throw new UsageError("the local webhook secret is the platform's (webhookSecret of the profile)", {
-      hint: 'leave out --webhook-secret: the bridge signs with the one core keeps for you',
-    });
-  }
-  const mask = createMask();
-  for (const value of [...credentials.tokens, credentials.platformSecret]) if (value !== null) mask.add(value);
-
+  const plan = await planBridge(flags, global, ctx);
   const { prepareTransport } = await import('../../send/transport.js');
-  const transport = await prepareTransport(baseUrl, settings, { allowHttp: flags.allowHttp }, ctx, { keepAlive: true, maxSockets: 64 });
+  const transport = await prepareTransport(plan.baseUrl, plan.settings, { allowHttp: flags.allowHttp }, ctx, {
+    keepAlive: true,
+    maxSockets: 64,
+  });
   const { loadHttpLibrary } = await import('../../http/client.js');
   await loadHttpLibrary();
-  const send = sendOn({ baseUrl, tenant, settings, credentials, transport, mask });
-
-  const { startBridge } = await import('../../bridge/start.js');
-  let bridge;
+  let bridge: Bridge;
   try {
-    bridge = await startBridge({
-      ...options,
-      webhookSecret: options.webhookSecret!,
-      botUrl: flags.botUrl,
-      tenant,
-      platformSecret: credentials.platformSecret,
-      map,
-      send,
-      forwardInvalid: flags.forwardInvalid,
-      log: (line) => ctx.err(`${printable(mask.redact(line))}\n`),
-    });
+    bridge = await startPlanned(plan, transport, flags, ctx);
   } catch (error) {
     transport.close();
-    if (error instanceof SandboxOptionsError) throw new UsageError(error.message, { hint: 'see core bridge --help', cause: error });
-    throw listenError(error, options.host ?? sandboxDefaults.host, options.port ?? sandboxDefaults.port);
+    throw error;
   }
-  if (new URL(baseUrl).origin === new URL(bridge.url).origin) {
-    await bridge.close();
-    transport.close();
-    throw new ConfigError(`the platform's base URL ${baseUrl} is this bridge itself`, {
-      hint: "the profile (or CORE_BASE_URL) must name the real service; unset CORE_BASE_URL in the bridge's shell",
-    });
-  }
-
-  const lines = startLines(bridge, { ...options, tenants: [tenant] });
-  lines[0] = `# core bridge listening on ${bridge.url} (tenant ${tenant}; the platform: ${baseUrl})`;
+  const lines = startLines(bridge, { ...plan.options, tenants: [plan.tenant] });
+  lines[0] = `# core bridge listening on ${bridge.url} (tenant ${plan.tenant}; the platform: ${plan.baseUrl})`;
   ctx.out(lines.join('\n') + '\n');
-  const webhook = `${publicUrl === undefined ? bridge.url : publicUrl.href.replace(/\/$/, '')}/webhook`;
-  ctx.err(
-    `platform: ${baseUrl}, tenant ${tenant} (${settings.baseUrl!.source}; token from ${settings.token?.source ?? "the profile's headers"})\n` +
-      `webhook: point the platform's MESSAGE webhook at ${webhook}${publicUrl === undefined ? ' (through a tunnel of your choice; --public-url shows its address)' : ''}\n` +
-      `signature: ${credentials.platformSecret === null ? 'not verified (the profile has no webhookSecret)' : "verified with the profile's webhookSecret"}; deliveries go to ${flags.botUrl} signed with CORE_WEBHOOK_SECRET\n` +
-      `bot: use the export lines above (the local token); each request is checked, then sent on to the platform${flags.forwardInvalid ? ' (refused ones too: --forward-invalid)' : ''}\n` +
-      `page: ${bridge.url}/\n` +
-      `tests: core bridge record --out DIR (with the export lines), or "Save as test" on the page\n` +
-      'stop with Ctrl-C\n',
-  );
+  ctx.err(describeBridge(plan, bridge, flags));
   if (flags.open) {
     const { openInBrowser } = await import('../../platform/open.js');
     openInBrowser(`${bridge.url}/`, ctx);
@@ -151,6 +81,123 @@ export async function runBridge(flags: BridgeFlags, global: GlobalOptions, ctx: 
   transport.close();
   ctx.err('core bridge stopped\n');
   return ExitCode.ok;
+}
+
+/** What a bridge is started with, every flag and setting checked and every secret resolved (and registered). */
+interface BridgePlan {
+  settings: Settings;
+  baseUrl: string;
+  tenant: string;
+  publicUrl: URL | undefined;
+  map: WebhookMap;
+  options: SandboxRunOptions;
+  credentials: Credentials;
+  mask: Mask;
+}
+
+async function planBridge(flags: BridgeFlags, global: GlobalOptions, ctx: Context): Promise<BridgePlan> {
+  if (flags.botUrl === undefined) {
+    throw new UsageError("core bridge needs --bot-url: where the platform's deliveries go", {
+      hint: 'core bridge --profile NAME --bot-url http://127.0.0.1:3000/webhook',
+    });
+  }
+  const publicUrl = flags.publicUrl === undefined ? undefined : checkedPublicUrl(flags.publicUrl);
+  const map = flags.webhookMap === undefined ? DEFAULT_WEBHOOK_MAP : await readWebhookMap(flags.webhookMap, ctx.cwd);
+  const settings = await loadSendSettings({ global, timeout: flags.timeout, caFile: flags.caFile }, ctx);
+  const byHeader = headersCarryAuthorization(settings.headers.value);
+  requireSettings(settings, byHeader ? ['baseUrl', 'tenant'] : ['baseUrl', 'tenant', 'token']);
+  const named = await parseSandboxFlags(
+    {
+      botUrl: flags.botUrl,
+      port: flags.port,
+      host: flags.host,
+      token: flags.token,
+      webhookSecret: flags.webhookSecret,
+      webhookTimeout: flags.webhookTimeout,
+      webhookRetries: flags.webhookRetries,
+      allowHosts: [...(flags.allowHosts ?? []), ...(publicUrl === undefined ? [] : [publicUrl.hostname])],
+    },
+    ctx.cwd,
+    ctx.env,
+  );
+  const { withSigningSecret, unkeptWarning } = await import('../../platform/secret.js');
+  const { options, secret } = await withSigningSecret(named, ctx.env, false);
+  const unkept = unkeptWarning(secret);
+  if (unkept !== undefined) ctx.warn(unkept);
+  const credentials = await platformCredentials(settings, byHeader, ctx);
+  checkLocalValues(credentials, options);
+  const mask = createMask();
+  for (const value of [...credentials.tokens, credentials.platformSecret]) if (value !== null) mask.add(value);
+  return { settings, baseUrl: settings.baseUrl!.value, tenant: settings.tenant!.value, publicUrl, map, options, credentials, mask };
+}
+
+/** The bot must hold local values only: a local token or secret that is the platform's is refused. */
+function checkLocalValues(credentials: Credentials, options: SandboxRunOptions): void {
+  if (credentials.tokens.includes(options.token ?? sandboxDefaults.token)) {
+    throw new UsageError("the bridge's local token is the profile's token: the bot would hold the real one", {
+      hint: 'choose another local token with --token',
+    });
+  }
+  if (credentials.platformSecret !== null && credentials.platformSecret === options.webhookSecret) {
+    throw new UsageError("the local webhook secret is the platform's (webhookSecret of the profile)", {
+      hint: 'leave out --webhook-secret: the bridge signs with the one core keeps for you',
+    });
+  }
+}
+
+async function startPlanned(plan: BridgePlan, transport: Transport, flags: BridgeFlags, ctx: Context): Promise<Bridge> {
+  const { options, mask } = plan;
+  const send = sendOn({
+    baseUrl: plan.baseUrl,
+    tenant: plan.tenant,
+    settings: plan.settings,
+    credentials: plan.credentials,
+    transport,
+    mask,
+  });
+  const { startBridge } = await import('../../bridge/start.js');
+  let bridge: Bridge;
+  try {
+    bridge = await startBridge({
+      ...options,
+      webhookSecret: options.webhookSecret!,
+      botUrl: flags.botUrl!,
+      tenant: plan.tenant,
+      platformSecret: plan.credentials.platformSecret,
+      map: plan.map,
+      send,
+      forwardInvalid: flags.forwardInvalid,
+      log: (line) => ctx.err(`${printable(mask.redact(line))}\n`),
+    });
+  } catch (error) {
+    if (error instanceof SandboxOptionsError) throw new UsageError(error.message, { hint: 'see core bridge --help', cause: error });
+    throw listenError(error, options.host ?? sandboxDefaults.host, options.port ?? sandboxDefaults.port);
+  }
+  if (new URL(plan.baseUrl).origin === new URL(bridge.url).origin) {
+    await bridge.close();
+    throw new ConfigError(`the platform's base URL ${plan.baseUrl} is this bridge itself`, {
+      hint: "the profile (or CORE_BASE_URL) must name the real service; unset CORE_BASE_URL in the bridge's shell",
+    });
+  }
+  return bridge;
+}
+
+/** What the bridge says on stderr once it listens: the platform, the webhook to set, the checks, the page. */
+function describeBridge(plan: BridgePlan, bridge: Bridge, flags: BridgeFlags): string {
+  const { publicUrl, settings, credentials } = plan;
+  const webhook = `${publicUrl === undefined ? bridge.url : publicUrl.href.replace(/\/$/, '')}/webhook`;
+  const tunnel = publicUrl === undefined ? ' (through a tunnel of your choice; --public-url shows its address)' : '';
+  const signature =
+    credentials.platformSecret === null ? 'not verified (the profile has no webhookSecret)' : "verified with the profile's webhookSecret";
+  return (
+    `platform: ${plan.baseUrl}, tenant ${plan.tenant} (${settings.baseUrl!.source}; token from ${settings.token?.source ?? "the profile's headers"})\n` +
+    `webhook: point the platform's MESSAGE webhook at ${webhook}${tunnel}\n` +
+    `signature: ${signature}; deliveries go to ${flags.botUrl} signed with CORE_WEBHOOK_SECRET\n` +
+    `bot: use the export lines above (the local token); each request is checked, then sent on to the platform${flags.forwardInvalid ? ' (refused ones too: --forward-invalid)' : ''}\n` +
+    `page: ${bridge.url}/\n` +
+    'tests: core bridge record --out DIR (with the export lines), or "Save as test" on the page\n' +
+    'stop with Ctrl-C\n'
+  );
 }
 
 function checkedPublicUrl(value: string): URL {
