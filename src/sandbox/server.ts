@@ -20,7 +20,9 @@ import { defaultReasons, prepareReasons } from './seed.js';
 import { newWebhookSecret } from './signature.js';
 import { SandboxState, type ConversationView, type MessageRecord, type ReasonRecord } from './state.js';
 import { eventStream } from './stream.js';
-import { WebhookSender } from './webhook.js';
+import { WebhookSender, type AttemptRecord } from './webhook.js';
+import type { Answer, Exchange, Handler } from './exchange.js';
+import type { Delivery } from './model.js';
 
 /**
  * A local implementation of the API's three operations (docs/api.md, "Endpoints") on node:http,
@@ -92,12 +94,31 @@ function checkedSeed(options: SandboxOptions): Reason[] {
   return seed.reasons;
 }
 
+/**
+ * What a sandbox in bridge mode adds (`core bridge`, src/bridge/): routes of its own, a say in each
+ * API answer, and a look at each webhook attempt. Made once the state and the sender exist.
+ */
+export interface SandboxExtension {
+  routes: [string, Record<string, Handler>][];
+  forward?: (ex: Exchange, answer: Answer) => Promise<Answer>;
+  attempted?: (delivery: Delivery, attempt: AttemptRecord) => void;
+}
+
+/** The parts of a sandbox an extension is made from. */
+export interface ExtensionParts {
+  state: SandboxState;
+  /** The sender of webhooks to the bot (a bridge always has a bot). */
+  sender: WebhookSender;
+  log: (line: string) => void;
+}
+
 /** The MESSAGE webhook's sender (webhook.ts), each attempt recorded in the state. */
 function webhookSender(
   options: SandboxOptions,
   state: SandboxState,
   bot: { url: string; secret: string; timeoutMs: number; retries: number },
   log: (line: string) => void,
+  attempted: (delivery: Delivery, attempt: AttemptRecord) => void = () => {},
 ): WebhookSender {
   return new WebhookSender(
     {
@@ -111,7 +132,10 @@ function webhookSender(
       maxConcurrent: options.webhookConcurrency ?? sandboxDefaults.webhookConcurrency,
       maxQueued: options.webhookQueue ?? sandboxDefaults.webhookQueue,
     },
-    (delivery, attempt) => state.webhookAttempt(delivery, attempt),
+    (delivery, attempt) => {
+      state.webhookAttempt(delivery, attempt);
+      attempted(delivery, attempt);
+    },
     log,
   );
 }
@@ -131,6 +155,7 @@ interface Parts {
   log: (line: string) => void;
   /** The open event streams, ended by close(). */
   streams: Set<ServerResponse>;
+  extension: SandboxExtension | undefined;
 }
 
 /** Every route of the sandbox: the API's operations, the inspection, the customer's side, the probes, the page, the events. */
@@ -148,6 +173,7 @@ async function routesOf(parts: Parts, bot: { timeoutMs: number; retries: number 
     // lexer is loaded here, so recording stays synchronous (src/sandbox/state.ts).
     renderMarkdown: await loadSafeHtmlRenderer(),
     intercept: probes.intercept,
+    forward: parts.extension?.forward,
   });
   return routeTable({
     api,
@@ -158,7 +184,12 @@ async function routesOf(parts: Parts, bot: { timeoutMs: number; retries: number 
       webhookSecret: parts.webhookSecret,
       bot: botUrl === null || sender === null ? null : { url: botUrl, ...bot, sender },
     }),
-    customer: customerHandlers({ state, sender, defaultTenant: parts.tenants[0] ?? 'sandbox' }),
+    customer: customerHandlers({
+      state,
+      sender,
+      defaultTenant: parts.tenants[0] ?? 'sandbox',
+      maskPersonalData: options.maskPersonalData === true,
+    }),
     probes,
     page: pageHandlers(),
     events: eventStream({
@@ -167,6 +198,7 @@ async function routesOf(parts: Parts, bot: { timeoutMs: number; retries: number 
       maxTotalBufferedBytes: options.maxStreamBufferedBytes ?? sandboxDefaults.maxStreamBufferedBytes,
       log: parts.log,
     }),
+    extra: parts.extension?.routes ?? [],
   });
 }
 
@@ -179,7 +211,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 /** A sandbox for a client in this same process: the handle, and the customer's side without HTTP (`core test`). */
 export type LocalSandbox = Sandbox & { readonly customer: DirectCustomer };
 
-export async function startLocalSandbox(options: SandboxOptions = {}): Promise<LocalSandbox> {
+export async function startLocalSandbox(
+  options: SandboxOptions = {},
+  extend?: (parts: ExtensionParts) => SandboxExtension,
+): Promise<LocalSandbox> {
   const seedReasons = checkedSeed(options);
   const host = options.host ?? sandboxDefaults.host;
   const botUrl = options.botUrl ?? null;
@@ -200,8 +235,15 @@ export async function startLocalSandbox(options: SandboxOptions = {}): Promise<L
     timeoutMs: options.webhookTimeoutMs ?? sandboxDefaults.webhookTimeoutMs,
     retries: options.webhookRetries ?? sandboxDefaults.webhookRetries,
   };
-  const sender = botUrl === null ? null : webhookSender(options, state, { url: botUrl, secret: webhookSecret, ...bot }, log);
-  const parts: Parts = { options, state, sender, botUrl, webhookSecret, tenants, duplicates, log, streams: new Set() };
+  // The extension sees every attempt; it is made once the sender exists, so the sender asks for it late.
+  let extension: SandboxExtension | undefined;
+  const attempted = (delivery: Delivery, attempt: AttemptRecord) => extension?.attempted?.(delivery, attempt);
+  const sender = botUrl === null ? null : webhookSender(options, state, { url: botUrl, secret: webhookSecret, ...bot }, log, attempted);
+  if (extend !== undefined) {
+    if (sender === null) throw new SandboxOptionsError([{ path: 'botUrl', message: 'a bridge needs the URL of the bot' }]);
+    extension = extend({ state, sender, log });
+  }
+  const parts: Parts = { options, state, sender, botUrl, webhookSecret, tenants, duplicates, log, streams: new Set(), extension };
   const table = await routesOf(parts, bot);
   // Filled in once the server listens: the Host values the sandbox answers, and whether the API's
   // paths are checked too (bound to loopback).
@@ -222,7 +264,12 @@ export async function startLocalSandbox(options: SandboxOptions = {}): Promise<L
   hostRule.checkEveryPath = isLoopbackHost(address.address);
   // The connection to the bot, opened now, so the first delivery's time holds no connect of the sandbox's making.
   await sender?.warm(Math.min(bot.timeoutMs, WARM_LIMIT_MS));
-  const customer = directCustomer({ state, sender, defaultTenant: tenants[0] ?? 'sandbox' });
+  const customer = directCustomer({
+    state,
+    sender,
+    defaultTenant: tenants[0] ?? 'sandbox',
+    maskPersonalData: options.maskPersonalData === true,
+  });
   return { ...handle(parts, server, address, closing), customer };
 }
 
