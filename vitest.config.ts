@@ -20,7 +20,7 @@ import { hangLimit } from './test/helpers/time-scale.js';
  */
 export const UNIT_TESTS = [
   'test/batch/**/*.test.ts',
-  'test/config/{duration,loaders,reading,require,schema}.test.ts',
+  'test/config/{duration,imports,loaders,reading,require,schema}.test.ts',
   'test/customer/wait.test.ts',
   'test/docs/generated.test.ts',
   'test/hardening/{mask-rule,proxy-rules}.test.ts',
@@ -44,7 +44,7 @@ export const UNIT_TESTS = [
 export const PROCESS_TESTS = [
   'test/build/**/*.test.ts',
   'test/completion/**/*.test.ts',
-  'test/config/{search,secret,stuck}.test.ts',
+  'test/config/{search,secret,stuck,swapped}.test.ts',
   'test/docs/{help-examples,man-page}.test.ts',
   'test/e2e/**/*.test.ts',
   'test/hardening/{argv,faults,hanging-proxy,masking,payload-files,proxy,terminal,tls}.test.ts',
