@@ -1,8 +1,9 @@
 import { constants, type Stats } from 'node:fs';
-import { access, lstat, open, readdir, readFile, readlink, stat } from 'node:fs/promises';
+import { access, open, readdir, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, InterruptedError } from '../errors.js';
+import { linksOnTheWay } from '../links.js';
 
 /**
  * Where the config file is looked for (docs/configuration.md, "Where the file is looked for").
@@ -204,43 +205,6 @@ async function readOnce(file: string): Promise<FileRead> {
   }
 }
 
-/** The most symbolic links one path may pass through, as Linux allows (ELOOP past it). */
-const MAX_LINKS = 40;
-
-/**
- * Every symbolic link the path passes through, in the order it is resolved (a link in a folder of
- * the path, a link to a link, a link in the target of a link), and the file it ends at. Resolved
- * one component at a time with lstat and readlink, as the kernel resolves it.
- */
-async function linksOnTheWay(file: string): Promise<{ links: Array<{ path: string; uid: number }>; end: string }> {
-  const links: Array<{ path: string; uid: number }> = [];
-  const absolute = path.resolve(file);
-  let current = path.parse(absolute).root;
-  let pending = absolute.slice(current.length).split(path.sep);
-  while (pending.length > 0) {
-    const [name, ...rest] = pending as [string, ...string[]];
-    pending = rest;
-    if (name === '' || name === '.') continue;
-    if (name === '..') {
-      // `current` holds no link, so its parent is the folder the kernel goes up to.
-      current = path.dirname(current);
-      continue;
-    }
-    const next = path.join(current, name);
-    const info = await lstat(next);
-    if (!info.isSymbolicLink()) {
-      current = next;
-      continue;
-    }
-    if (links.length >= MAX_LINKS) throw Object.assign(new Error(`ELOOP: too many symbolic links, ${file}`), { code: 'ELOOP' });
-    links.push({ path: next, uid: info.uid });
-    const target = await readlink(next);
-    if (path.isAbsolute(target)) current = path.parse(target).root;
-    pending = [...target.slice(path.isAbsolute(target) ? path.parse(target).root.length : 0).split(path.sep), ...pending];
-  }
-  return { links, end: current };
-}
-
 /**
  * Refuses a config file the search found unless it is the user's (or root's) and no one else may
  * write it, as ssh refuses such a key file and git a repository of another owner: a file planted in
@@ -276,7 +240,8 @@ async function assertTrusted(
     );
   let walked;
   try {
-    walked = await linksOnTheWay(file);
+    walked = linksOnTheWay(file);
+    if (walked.missing) throw Object.assign(new Error('gone'), { code: 'ENOENT' });
   } catch (error) {
     throw refuse(
       [`changed while it was read (${(error as NodeJS.ErrnoException).code ?? 'error'})`],

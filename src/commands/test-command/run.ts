@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { parseDuration } from '../../config/duration.js';
 import { ExitCode, InterruptedError, NetworkError, UsageError } from '../../errors.js';
 import { makeStyle } from '../../output/style.js';
-import { outputFilePath, writeOutputFile } from '../../output/file.js';
+import { outputFileIdentity, outputFilePath, writeOutputFile } from '../../output/file.js';
 import { checkSandboxTarget, sandboxInfo } from '../sandbox/target.js';
 import type { LocalSandbox } from '../../sandbox/server.js';
 import { httpClient, inProcessClient, type TestClient } from './clients.js';
@@ -211,15 +211,23 @@ async function reportTargets(options: TestOptions, cwd: string): Promise<ReportT
     }
     toStdout[0]!.file = options.output;
   }
-  const seen = new Map<string, string>();
+  // Two reports to one file (the same name, a link and its target, a name through a linked folder)
+  // would leave only the last one written.
+  const seen = new Map<string, { reporter: string; shown: string }>();
   for (const target of targets) {
     if (target.file === undefined) continue;
     const shown = target.file;
     target.file = await outputFilePath(shown, cwd, target.given ?? '--output');
-    const before = seen.get(target.file);
-    if (before !== undefined)
-      throw new UsageError(`--reporter: ${before} and ${target.reporter} both write ${shown}; give each its own file`);
-    seen.set(target.file, target.reporter);
+    const identity = await outputFileIdentity(target.file);
+    const before = seen.get(identity);
+    if (before !== undefined) {
+      throw new UsageError(
+        before.shown === shown
+          ? `--reporter: ${before.reporter} and ${target.reporter} both write ${shown}; give each its own file`
+          : `--reporter: ${before.reporter} and ${target.reporter} both write one file: ${before.shown} and ${shown} are the same file; give each its own file`,
+      );
+    }
+    seen.set(identity, { reporter: target.reporter, shown });
   }
   return targets;
 }
