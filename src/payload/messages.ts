@@ -1,5 +1,6 @@
 import type * as z from 'zod/mini';
 import { suggest } from '../text/suggest.js';
+import { InexactNumber } from './inexact.js';
 
 /**
  * The wording of every validation message. A message names the rule and the value or size that
@@ -55,7 +56,18 @@ export function comparePaths(a: Path, b: Path): number {
 
 const MAX_SHOWN = 60;
 
-/** Shows a value after "got": strings quoted (and cut when long), numbers as written, containers by kind. */
+/**
+ * A number as written, cut when long: a million-digit coreClientId is named by its first digits and
+ * its length, so that a message (and the sandbox's 400 answer and its log line) stays one short line.
+ */
+function cut(written: string): string {
+  if (written.length <= MAX_SHOWN) return written;
+  const digits = /^-?\d+$/.test(written) ? written.replace('-', '').length : undefined;
+  const size = digits === undefined ? `${formatCount(written.length)} characters` : `${formatCount(digits)} digits`;
+  return `${written.slice(0, MAX_SHOWN - 3)}… (${size})`;
+}
+
+/** Shows a value after "got": strings quoted (and cut when long), numbers as written (cut when long), containers by kind. */
 export function describeValue(value: unknown): string {
   switch (typeof value) {
     case 'string': {
@@ -64,12 +76,14 @@ export function describeValue(value: unknown): string {
     }
     case 'number':
     case 'bigint':
+      return cut(String(value));
     case 'boolean':
       return String(value);
     case 'undefined':
       return 'nothing';
     case 'object':
       if (value === null) return 'null';
+      if (value instanceof InexactNumber) return `${cut(value.value)} (which reads as ${value.read}: a number keeps 15 to 17 digits)`;
       return Array.isArray(value) ? 'an array' : 'an object';
     default:
       return `a ${typeof value}`;

@@ -1,4 +1,5 @@
 import { cjs } from '../interop.js';
+import { readNumber } from '../payload/inexact.js';
 import type { Path } from '../payload/messages.js';
 
 /**
@@ -63,7 +64,8 @@ function coreSchema(yaml: JsYaml): import('js-yaml').Schema {
           const plain = data.replace(/^\+/, '');
           if (/inf$/i.test(plain)) return plain.startsWith('-') ? -Infinity : Infinity;
           if (/nan$/i.test(plain)) return NaN;
-          return Number(plain);
+          // A number whose written digits are lost to an integer is kept as written (payload/inexact.ts).
+          return readNumber(plain);
         },
       }),
     ],

@@ -2,6 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { basename, extname, join, relative, resolve } from 'node:path';
 import { PayloadError, UsageError, type Problem } from '../errors.js';
 import { cjs } from '../interop.js';
+import { inexactFloatTags } from '../payload/inexact.js';
 import { isRecord, parseJson } from '../payload/json.js';
 import { formatPath, type Path } from '../payload/messages.js';
 import { decode, formatBytes, MAX_PAYLOAD_BYTES } from '../send/input.js';
@@ -168,7 +169,7 @@ async function loadOne(file: string, cwd: string): Promise<Loaded> {
   if (fast !== undefined) value = fast.value;
   else if (isJson) {
     try {
-      value = parseJson(text);
+      value = parseJson(text, { inexact: true });
     } catch (error) {
       return problem(`not valid JSON: ${(error as Error).message}`);
     }
@@ -256,7 +257,13 @@ async function loadOne(file: string, cwd: string): Promise<Loaded> {
 async function parseDocument(text: string) {
   const YAML = cjs(await import('yaml'), 'parseDocument');
   const lines = new YAML.LineCounter();
-  const doc = YAML.parseDocument(text, { intAsBigInt: true, uniqueKeys: true, lineCounter: lines, prettyErrors: false });
+  const doc = YAML.parseDocument(text, {
+    intAsBigInt: true,
+    uniqueKeys: true,
+    lineCounter: lines,
+    prettyErrors: false,
+    customTags: inexactFloatTags,
+  });
   return { doc, lines };
 }
 
