@@ -62,6 +62,23 @@ export function readNumber(literal: string, value = Number(literal)): number | I
   return new InexactNumber(asJson(literal), value);
 }
 
+/**
+ * The most digits an integer is read with as a bigint. V8 turns a decimal text into a bigint, and a
+ * bigint back into text, in a time that grows with the square of its length: a million digits took
+ * 1.4 s to read and 2.5 s to write, so a 1 MB body held the sandbox for seconds. An identifier has at
+ * most 19 digits; a longer integer is kept as written (a LosslessNumber), which the lossless writer
+ * writes back as is, messages cut (messages.ts), and validation refuses as it refuses any number out
+ * of range.
+ */
+export const MAX_BIGINT_DIGITS = 64;
+
+/** An integer literal as read: a bigint, or, past MAX_BIGINT_DIGITS digits, the literal kept as written. */
+export function readInteger(literal: string): bigint | LosslessNumber {
+  const plain = literal.startsWith('+') ? literal.slice(1) : literal;
+  const digits = plain.startsWith('-') ? plain.length - 1 : plain.length;
+  return digits > MAX_BIGINT_DIGITS && /^-?\d+$/.test(plain) ? new LosslessNumber(plain) : BigInt(plain);
+}
+
 /** A YAML tag as the `yaml` library describes one: only what is changed here. */
 interface YamlTag {
   tag: string;
@@ -70,13 +87,21 @@ interface YamlTag {
 
 /**
  * The `yaml` library's tags (its `customTags` option) with its float tags reading a number whose
- * digits are lost to an integer as an InexactNumber (`.nan` and `.inf` are no integer: unchanged).
+ * digits are lost to an integer as an InexactNumber (`.nan` and `.inf` are no integer: unchanged), and
+ * its integer tags reading a decimal integer of more than MAX_BIGINT_DIGITS digits as written.
  */
 export function inexactFloatTags<T>(tags: T[]): T[] {
   return tags.map((tag) => {
     const described = tag as unknown as YamlTag;
-    if (described.tag !== 'tag:yaml.org,2002:float') return tag;
     const resolve = described.resolve;
+    if (described.tag === 'tag:yaml.org,2002:int') {
+      return {
+        ...described,
+        resolve: (source: string, ...rest: never[]) =>
+          source.length > MAX_BIGINT_DIGITS && /^[-+]?\d+$/.test(source) ? readInteger(source) : resolve(source, ...rest),
+      } as unknown as T;
+    }
+    if (described.tag !== 'tag:yaml.org,2002:float') return tag;
     return {
       ...described,
       resolve: (source: string, ...rest: never[]) => {

@@ -1,5 +1,5 @@
 import { isInteger, isLosslessNumber, parse, stringify } from 'lossless-json';
-import { readNumber } from './inexact.js';
+import { readInteger, readNumber } from './inexact.js';
 
 /**
  * JSON that keeps every integer exact. The API's identifiers are Java longs (docs/api.md,
@@ -26,7 +26,7 @@ export function parseJson(text: string, options: { inexact?: boolean } = {}): un
   // With `inexact`, for a text that holds identifiers: a number whose written digits are lost to an
   // integer (1.9999999999999999 reads as 2) is kept as an InexactNumber, which validation refuses.
   const number = options.inexact === true ? readNumber : Number;
-  const value = parse(text, null, (literal: string) => (isInteger(literal) ? BigInt(literal) : number(literal)));
+  const value = parse(text, null, (literal: string) => (isInteger(literal) ? readInteger(literal) : number(literal)));
   flattenStrings(value);
   return value;
 }

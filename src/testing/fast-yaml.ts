@@ -1,5 +1,5 @@
 import { cjs } from '../interop.js';
-import { readNumber } from '../payload/inexact.js';
+import { readInteger, readNumber } from '../payload/inexact.js';
 import type { Path } from '../payload/messages.js';
 
 /**
@@ -54,8 +54,7 @@ function coreSchema(yaml: JsYaml): import('js-yaml').Schema {
       new yaml.Type('tag:yaml.org,2002:int', {
         kind: 'scalar',
         resolve: (data: unknown) => typeof data === 'string' && INT.test(data),
-        construct: (data: string) =>
-          data.startsWith('0o') ? BigInt(`0o${data.slice(2)}`) : BigInt(data.startsWith('+') ? data.slice(1) : data),
+        construct: (data: string) => (data.startsWith('0o') ? BigInt(`0o${data.slice(2)}`) : readInteger(data)),
       }),
       new yaml.Type('tag:yaml.org,2002:float', {
         kind: 'scalar',
