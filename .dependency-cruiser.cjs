@@ -42,6 +42,32 @@ module.exports = {
       to: { path: '^src/(http|send)/' },
     },
     {
+      name: 'only-commands-import-send',
+      severity: 'error',
+      comment:
+        'src/send/ is the one way a command sends a request to the API (the session, the request, the transport, one delivery): only the commands and send/ itself import it. Payload files, flag helpers and byte formats are in src/input/, for every layer.',
+      from: { path: '^src/(?!commands/|send/)' },
+      to: { path: '^src/send/' },
+    },
+    {
+      name: 'payload-lists-build-no-schema',
+      severity: 'error',
+      comment:
+        "The channels, the codes and the bot answer's model are read at start-up by command definitions and by every layer: they build no zod schema (only the problem messages' wording beside them).",
+      from: { path: '^src/payload/(channels|codes|reply-fields)\\.ts$' },
+      to: { dependencyTypesNot: ['type-only'], path: '^src/', pathNot: ['^src/payload/(channels|codes|messages)\\.ts$', '^src/text/'] },
+    },
+    {
+      name: 'payload-lists-import-no-package',
+      severity: 'error',
+      comment: "The channels, the codes and the bot answer's model import no package (zod above all) and no Node module.",
+      from: { path: '^src/payload/(channels|codes|reply-fields)\\.ts$' },
+      to: {
+        dependencyTypes: ['core', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
       name: 'testing-imports-no-sandbox-internals',
       severity: 'error',
       comment:
@@ -130,6 +156,14 @@ module.exports = {
       },
     },
     {
+      name: 'only-the-store-changes-the-model',
+      severity: 'error',
+      comment:
+        "The sandbox's model changes in one place, applyEvent (src/sandbox/store/apply.ts), on the store's own writable shapes (store/tenant.ts). Outside the store only store.ts is reached: it hands out the read-only shapes of src/sandbox/model.ts and changes the model only by recording events.",
+      from: { path: '^src/', pathNot: '^src/sandbox/store/' },
+      to: { path: '^src/sandbox/store/', pathNot: '^src/sandbox/store/store\\.ts$' },
+    },
+    {
       name: 'src-does-not-import-scripts-or-tests',
       severity: 'error',
       from: { path: '^src/' },
@@ -140,7 +174,8 @@ module.exports = {
     tsConfig: { fileName: 'tsconfig.json' },
     // Type-only imports are part of the graph: a cycle through types is still a cycle for a reader.
     tsPreCompilationDeps: true,
+    // Packages are in the graph (not followed into), so that a rule can forbid one: with them excluded, a
+    // rule on dependencyTypes 'npm' (sandbox-rules-do-no-io, payload-lists-import-no-package) never saw them.
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^node_modules' },
   },
 };

@@ -24,6 +24,10 @@ const PAYLOAD_FILES = {
   reply: ['test/payload/descriptions.test.ts', 'test/payload/reply-options.test.ts'],
   greeting: ['test/payload/descriptions.test.ts', 'test/payload/greeting-options.test.ts'],
   reason: ['test/payload/descriptions.test.ts', 'test/payload/reason-locales.test.ts'],
+  // The lists read without zod: the channels (and the reading of a channel's name), the codes, the answer's model.
+  channels: ['test/payload/channels.test.ts'],
+  codes: ['test/payload/reply-fields.test.ts'],
+  'reply-fields': ['test/payload/reply-fields.test.ts'],
 };
 
 export const modules = {

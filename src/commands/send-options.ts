@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { QuickReplyFlag } from '../send/fields.js';
+import type { QuickReplyFlag } from '../input/fields.js';
 
 /** The options every sending command takes (docs/commands/reply.md, greet.md, reason-update.md). */
 export interface SendOptions {

@@ -280,6 +280,26 @@ async function assertTrusted(
   );
 }
 
+/**
+ * The search's check of a file, for a caller that does not read it (core doctor lists the files
+ * the search would find): the file is opened, and the owner and mode checked are the descriptor's.
+ * A file that cannot be opened is left to the reading of it, which fails on its own.
+ */
+export async function assertTrustedFile(file: string, input: Pick<LocateInput, 'uid'>): Promise<void> {
+  let info: Stats;
+  try {
+    const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      info = await handle.stat();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return;
+  }
+  await assertTrusted(file, info, input);
+}
+
 /** Failures to read a candidate that the search passes over, as cosmiconfig's does. */
 const PASSED_OVER = new Set(['ENOENT', 'EISDIR', 'ENOTDIR', 'EACCES']);
 

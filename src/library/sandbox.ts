@@ -19,6 +19,7 @@ import {
 } from '../sandbox/server.js';
 
 export { SandboxOptionsError } from '../sandbox/server.js';
+export type { Channel, ChannelName } from '../payload/channels.js';
 export type { ConversationView, DuplicateMode, FaultOptions, MessageRecord, SandboxEvent, SandboxOptions } from '../sandbox/server.js';
 export {
   startConversation,
@@ -27,9 +28,11 @@ export {
   type CustomerConversation,
   type CustomerExchange,
   type CustomerSandbox,
+  type ExchangeAnswer,
   type ExchangeEnd,
   type WaitOptions,
 } from './customer.js';
+export type { AddressedBy, ReplyAttachment, ReplyBody, ReplyQuickReply } from './reply-body.js';
 
 /**
  * An inactivity reason as the sandbox keeps it (docs/api.md, "Inactivity reason"). Written out here

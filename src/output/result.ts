@@ -1,4 +1,4 @@
-import type { Problem } from '../errors.js';
+import { ExitCode, exitCodeForStatus, type Problem } from '../errors.js';
 import { parseRetryAfter, type HttpResponse } from '../http/client.js';
 import type { PRINTED_KEYS } from '../mask.js';
 
@@ -239,4 +239,15 @@ const STATUS_TEXT: Record<number, string> = {
 
 export function statusText(status: number): string {
   return STATUS_TEXT[status] ?? '';
+}
+
+/** The exit code of one request's result (docs/exit-codes.md): from its status, or from why it was not sent. */
+export function exitCodeOf(result: RequestResult): number {
+  if (result.status === null) {
+    if (result.validationErrors) return ExitCode.usage;
+    if (result.skipped || result.resumed) return ExitCode.ok;
+    const code = (result.error as { code?: string } | null)?.code;
+    return code === 'EABORTED' ? ExitCode.interrupted : ExitCode.network;
+  }
+  return exitCodeForStatus(result.status);
 }

@@ -1,7 +1,10 @@
 import * as z from 'zod/mini';
 import { has, isRecord, nonEmpty, report, rule, text } from './checks.js';
+import { CODES, KNOWN_ACTIONS } from './codes.js';
 import { longSchema } from './long.js';
 import { type RawProblem } from './messages.js';
+
+export { CODES, KNOWN_ACTIONS, type Code } from './codes.js';
 
 /**
  * Limits that the API leaves to the service's configuration (docs/api.md, quick-reply rule 4: the keys
@@ -31,9 +34,6 @@ export function usableLimits(limits: Limits | undefined): Limits {
 export const LENGTH_NOTE =
   "Lengths are counted as the service counts them, in UTF-16 code units, while JSON Schema's maxLength counts code points: a character outside the Basic Multilingual Plane, such as an emoji, counts 2, so a text within maxLength here can still be too long.";
 
-/** The values of code (docs/api.md, answer rule 2). */
-export const CODES = ['UNCLEAR_QUESTION', 'SWITCH_TO_HUMAN', 'SUCCESS'] as const;
-
 export const codeSchema = z
   .enum(CODES)
   .check(
@@ -41,7 +41,6 @@ export const codeSchema = z
       'UNCLEAR_QUESTION: the bot did not understand the question and passes it to an agent. SWITCH_TO_HUMAN: the dialog moves to an agent. SUCCESS: the bot handled the message and sent a reply.',
     ),
   );
-export type Code = z.output<typeof codeSchema>;
 
 const RECEIVED_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const EXAMPLE_TIME = '2026-01-31T09:30:00.000Z';
@@ -142,9 +141,6 @@ export const segmentationInfoSchema = z
       'Extra segmentation parameters (string to string), used by custom and preconfigured segments. personal_manager: an agent login; with a route configured for it, threads go to that personal manager.',
     ),
   );
-
-/** action (docs/api.md, chatbot rule 5): INIT_CHAT is the only value shown; other allowed values are not shown (gap 4). */
-export const KNOWN_ACTIONS = ['INIT_CHAT'] as const;
 
 export const actionSchema = text(
   'Carried with the value INIT_CHAT in a greeting-style example (chatbot rule 5). Other allowed values are not shown; any other value is sent with a warning.',

@@ -20,7 +20,10 @@ import { messageListPickerSchema } from './list-picker.js';
 import { longSchema, longSetSchema } from './long.js';
 import { describeValue, type RawProblem } from './messages.js';
 import { headerFooterWarnings, quickRepliesHeaderFooterSchema, quickRepliesSchemaFor } from './quick-reply.js';
+import { ADDRESS_FIELDS, ROUTING_FIELDS, type ReplyField } from './reply-fields.js';
 import { validateWith, type Validation } from './validate.js';
+
+export { ADDRESS_FIELDS, ROUTING_FIELDS } from './reply-fields.js';
 
 export interface ReplyOptions {
   /** The profile's limits on quick replies (docs/api.md, quick-reply rule 4). */
@@ -28,12 +31,6 @@ export interface ReplyOptions {
   /** The question came by email: the answer must be addressed by sessionId and questionIndex (docs/api.md, chatbot rule 2). */
   email?: boolean;
 }
-
-/** The fields that send the thread to given agents, skills or departments (docs/api.md, answer rule 3). */
-export const ROUTING_FIELDS = ['userIds', 'skillIds', 'unitIds'] as const;
-
-/** The fields by which a reply finds its client or question (docs/api.md, addressing rule 1). */
-export const ADDRESS_FIELDS = ['coreClientId', 'questionId', 'sessionId', 'questionIndex', 'clientId'] as const;
 
 const EMAIL_RULE = "the question came by email, so the answer is addressed by sessionId and questionIndex (the API's chatbot rule 2)";
 const PAIR_RULE = 'a reply by thread gives both sessionId and questionIndex';
@@ -120,40 +117,46 @@ const DESCRIPTION = [
   LENGTH_NOTE,
 ].join(' ');
 
+/**
+ * The schema of each field. Its keys are the fields of the model (src/payload/reply-fields.ts), no more
+ * and no fewer (`satisfies`), in the model's order (test/payload/reply-fields.test.ts).
+ */
+function replyShape(limits: Limits) {
+  return {
+    text: z.optional(text("Bot's reply text. Required when formattedText is absent (chatbot rule 3).")),
+    formattedText: z.optional(
+      text('Reply text that may contain Markdown. The plain-text form should also be sent in text for display in the user interface.'),
+    ),
+    // answerId is "unmarked" (docs/api.md, gap 2); the CLI always fills one (a new UUID) so that a retry cannot deliver twice.
+    answerId: z.optional(
+      text('Unique ID of the bot answer. When an answerId is received again, the message is not delivered (chatbot rule 6).'),
+    ),
+    clientId: z.optional(clientIdSchema),
+    coreClientId: z.optional(coreClientIdSchema),
+    sessionId: z.optional(text('Thread ID. Sent together with questionIndex.')),
+    questionId: z.optional(longSchema.check(z.describe("ID of the client's message."))),
+    questionIndex: z.optional(longSchema.check(z.describe("Index of the client's message in the thread. Sent together with sessionId."))),
+    receivedAt: z.optional(receivedAtSchema),
+    action: z.optional(actionSchema),
+    // segmentationInfo is "unmarked"; it is optional here, since most answers have nothing to route by.
+    segmentationInfo: z.optional(segmentationInfoSchema),
+    attachments: z.optional(z.array(attachmentSchema).check(z.describe('Attachments of the answer.'))),
+    // code is "unmarked"; it is optional here, as a plain answer needs none.
+    code: z.optional(codeSchema),
+    userIds: z.optional(
+      longSetSchema('Agent IDs to which the thread is moved after it is taken from the current bot. Only with code SWITCH_TO_HUMAN.'),
+    ),
+    skillIds: z.optional(longSetSchema('IDs of skills that the target agents must have. Only with code SWITCH_TO_HUMAN.')),
+    unitIds: z.optional(longSetSchema('IDs of departments whose agents receive the thread. Only with code SWITCH_TO_HUMAN.')),
+    settings: z.optional(replySettingsSchema),
+    quickReplies: z.optional(quickRepliesSchemaFor(limits)),
+    quickRepliesHeaderFooter: z.optional(quickRepliesHeaderFooterSchema),
+    messageListPicker: z.optional(messageListPickerSchema),
+  } satisfies Record<ReplyField, z.core.$ZodType>;
+}
+
 function buildReplySchema(limits: Limits, email: boolean) {
-  return z
-    .strictObject({
-      text: z.optional(text("Bot's reply text. Required when formattedText is absent (chatbot rule 3).")),
-      formattedText: z.optional(
-        text('Reply text that may contain Markdown. The plain-text form should also be sent in text for display in the user interface.'),
-      ),
-      // answerId is "unmarked" (docs/api.md, gap 2); the CLI always fills one (a new UUID) so that a retry cannot deliver twice.
-      answerId: z.optional(
-        text('Unique ID of the bot answer. When an answerId is received again, the message is not delivered (chatbot rule 6).'),
-      ),
-      clientId: z.optional(clientIdSchema),
-      coreClientId: z.optional(coreClientIdSchema),
-      sessionId: z.optional(text('Thread ID. Sent together with questionIndex.')),
-      questionId: z.optional(longSchema.check(z.describe("ID of the client's message."))),
-      questionIndex: z.optional(longSchema.check(z.describe("Index of the client's message in the thread. Sent together with sessionId."))),
-      receivedAt: z.optional(receivedAtSchema),
-      action: z.optional(actionSchema),
-      // segmentationInfo is "unmarked"; it is optional here, since most answers have nothing to route by.
-      segmentationInfo: z.optional(segmentationInfoSchema),
-      attachments: z.optional(z.array(attachmentSchema).check(z.describe('Attachments of the answer.'))),
-      // code is "unmarked"; it is optional here, as a plain answer needs none.
-      code: z.optional(codeSchema),
-      userIds: z.optional(
-        longSetSchema('Agent IDs to which the thread is moved after it is taken from the current bot. Only with code SWITCH_TO_HUMAN.'),
-      ),
-      skillIds: z.optional(longSetSchema('IDs of skills that the target agents must have. Only with code SWITCH_TO_HUMAN.')),
-      unitIds: z.optional(longSetSchema('IDs of departments whose agents receive the thread. Only with code SWITCH_TO_HUMAN.')),
-      settings: z.optional(replySettingsSchema),
-      quickReplies: z.optional(quickRepliesSchemaFor(limits)),
-      quickRepliesHeaderFooter: z.optional(quickRepliesHeaderFooterSchema),
-      messageListPicker: z.optional(messageListPickerSchema),
-    })
-    .check(replyRules(email), z.meta({ description: DESCRIPTION, ...replyRulesJsonSchema() }));
+  return z.strictObject(replyShape(limits)).check(replyRules(email), z.meta({ description: DESCRIPTION, ...replyRulesJsonSchema() }));
 }
 
 /** The bot answer with no profile limits and no email rule: what any reply must satisfy. */

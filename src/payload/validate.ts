@@ -97,8 +97,7 @@ function hasLong(schema: AnySchema, depth = 0): boolean {
   if (def.type === 'bigint') found = true;
   else if (def.type === 'array') found = hasLong(def.element as AnySchema, depth + 1);
   else if (def.type === 'object') found = Object.values(def.shape as Record<string, AnySchema>).some((field) => hasLong(field, depth + 1));
-  else if (def.type === 'union') found = (def.options as AnySchema[]).some((option) => hasLong(option, depth + 1));
-  else if (def.type === 'record') found = hasLong(def.valueType as AnySchema, depth + 1);
+  // normalizeWithin goes into objects and arrays only: a long in a union or a record is left to the schema.
   else found = false;
   holdsLongs.set(schema, found);
   return found;
@@ -150,11 +149,10 @@ type PendingProblem = { path: Path; message: string | (() => string) };
  * Sorts problems by path (indexes as numbers), drops exact repeats, writes the paths out, and lists
  * at most MAX_LISTED_PROBLEMS of them, then one entry counting the rest (`… and 79,900 more`). The
  * cost per problem is a sort and a path written out; a message is made only for a problem listed.
+ * Problems at one path keep the order they were found in: Array.prototype.sort is stable.
  */
 export function finishProblems(raw: readonly (RawProblem | PendingProblem)[], unlisted = 0): Problem[] {
-  const sorted = raw
-    .map((problem, order) => ({ problem, order }))
-    .sort((a, b) => comparePaths(a.problem.path, b.problem.path) || a.order - b.order);
+  const sorted = raw.map((problem, order) => ({ problem, order })).sort((a, b) => comparePaths(a.problem.path, b.problem.path));
   const out: Problem[] = [];
   const seen = new Set<string>();
   let rest = unlisted;
@@ -247,8 +245,8 @@ export function validateWith<T>(schema: z.ZodMiniType<T>, input: unknown, warn?:
 export function validateField(schema: z.ZodMiniType, value: unknown): string | true {
   const result = validateWith(schema, value);
   if (result.ok) return true;
-  const first = result.problems[0];
-  if (!first) return 'invalid value';
+  // A failed validation has a problem: toProblems writes one for each of zod's issues, validateWith's catch one.
+  const first = result.problems[0]!;
   return first.path === '' ? first.message : `${first.path}: ${first.message}`;
 }
 

@@ -1,4 +1,4 @@
-import { idFromFlag } from '../send/fields.js';
+import { idFromFlag } from '../input/fields.js';
 import { askField } from './ask.js';
 import { compose, type ComposeEnv, type ComposeOptions, type Draft, type DraftCheck, type Part } from './composer.js';
 import { asText, headerFooterPart, listPickerPart, quickRepliesPart, settingsPart, textPart } from './parts.js';

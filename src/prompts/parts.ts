@@ -1,5 +1,5 @@
 import { MAX_LIST_ITEMS, QUICK_REPLY_TYPES, validateField } from '../payload/index.js';
-import { isRecord } from '../send/fields.js';
+import { isRecord } from '../input/fields.js';
 import { askField, askText, type FieldSchema } from './ask.js';
 import type { Draft, Part } from './composer.js';
 import { cut } from './preview.js';

@@ -1,6 +1,6 @@
 import { validateReason } from '../payload/index.js';
 import { stringifyJson } from '../payload/json.js';
-import { isRecord } from '../send/fields.js';
+import { isRecord } from '../input/fields.js';
 import { askField } from './ask.js';
 import { compose, type ComposeEnv, type ComposeOptions, type Draft, type Part } from './composer.js';
 import { asText } from './parts.js';

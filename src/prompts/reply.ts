@@ -1,40 +1,19 @@
-import { CODES } from '../payload/index.js';
-import { attachmentFromUrl, idFromFlag, isRecord } from '../send/fields.js';
+import { CODES, CODES_HANDLED_FIRST } from '../payload/codes.js';
+import { attachmentFromUrl, idFromFlag, isRecord } from '../input/fields.js';
 import { askField } from './ask.js';
 import { compose, type ComposeEnv, type Draft, type Part } from './composer.js';
 import type { ComposeGreetingOptions } from './greeting.js';
 import { asText, headerFooterPart, listPickerPart, quickRepliesPart, settingsPart, textPart } from './parts.js';
 import { attachmentFields, replyFields } from './schemas.js';
-import { ADDRESS_FIELDS, ROUTING_FIELDS } from '../payload/reply.js';
+import { ADDRESS_FIELDS, REPLY_FIELD_NAMES, ROUTING_FIELDS } from '../payload/reply-fields.js';
 
 /**
  * `core reply -i`: the composer with the bot answer's parts (docs/api.md, "Bot answer"): the text,
  * the addressing, code and agent targets, attachments, and the parts a greeting also has.
  */
 
-/** The bot answer's fields in the order of docs/api.md's table. */
-export const REPLY_ORDER = [
-  'text',
-  'formattedText',
-  'answerId',
-  'clientId',
-  'coreClientId',
-  'sessionId',
-  'questionId',
-  'questionIndex',
-  'receivedAt',
-  'action',
-  'segmentationInfo',
-  'attachments',
-  'code',
-  'userIds',
-  'skillIds',
-  'unitIds',
-  'settings',
-  'quickReplies',
-  'quickRepliesHeaderFooter',
-  'messageListPicker',
-] as const;
+/** The bot answer's fields in the order of docs/api.md's table: the reply schema's order, from its model. */
+export const REPLY_ORDER = REPLY_FIELD_NAMES;
 
 /** The fields of the four ways of addressing, and the agent targets: from the reply schema's module. */
 const TARGETS = ROUTING_FIELDS;
@@ -127,7 +106,7 @@ const TARGET_LABELS: Record<(typeof TARGETS)[number], string> = {
 const codePart: Part = {
   key: 'code',
   name: 'Code and agents',
-  offer: 'Code (SUCCESS, UNCLEAR_QUESTION, SWITCH_TO_HUMAN) and agents to hand over to',
+  offer: `Code (${CODES_HANDLED_FIRST.join(', ')}) and agents to hand over to`,
   summary(draft) {
     if (draft.code === undefined && !TARGETS.some((t) => draft[t] !== undefined)) return undefined;
     const targets = TARGETS.filter((t) => draft[t] !== undefined).map((t) => `${t} ${listText(draft[t])}`);
@@ -235,7 +214,7 @@ export function composeReply(draft: Draft, env: ComposeEnv, options: ComposeRepl
     ...options,
     kind: 'reply',
     parts: replyParts(options.email),
-    title: (d) => `Reply to ${replyAddress(d)}${typeof d.code === 'string' ? ` · ${d.code}` : ''}`,
+    title: (d) => `Reply to ${replyAddress(d)}${typeof d.code === 'string' ? `${env.style.glyphs.separator}${d.code}` : ''}`,
     order: REPLY_ORDER,
   });
 }

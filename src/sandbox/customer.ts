@@ -1,5 +1,6 @@
 import type { Problem } from '../errors.js';
-import { CHANNELS, type Channel } from './events.js';
+import { channelOf, notAChannel } from '../payload/channels.js';
+import type { Channel } from './events.js';
 import { count, invalid, readJsonObject, readPaging, type Answer, type Exchange, type Handler } from './exchange.js';
 import { maxCustomerText, type LastBotMessage, type SandboxState, type Thread } from './state.js';
 import type { WebhookSender } from './webhook.js';
@@ -63,11 +64,10 @@ function startFields(body: Record<string, unknown>, defaultTenant: string): { fi
   const tenant = body.tenant ?? defaultTenant;
   if (typeof tenant !== 'string' || tenant === '')
     problems.push({ path: 'tenant', message: 'must be the name of a tenant the sandbox serves' });
-  const channelText = body.channel ?? 'WEB';
-  const channel = typeof channelText === 'string' ? (channelText.toUpperCase() as Channel) : undefined;
-  if (channel === undefined || !CHANNELS.includes(channel)) {
-    problems.push({ path: 'channel', message: `${JSON.stringify(channelText)} is not a channel: use WEB, IM or EMAIL` });
-  }
+  // A channel's name in any case (docs/sandbox.md, "The customer's side"): "im" is IM.
+  const channelName = body.channel ?? 'WEB';
+  const channel = channelOf(channelName);
+  if (channel === undefined) problems.push({ path: 'channel', message: notAChannel(channelName) });
   const clientId = body.clientId;
   if (clientId !== undefined && (typeof clientId !== 'string' || clientId === '')) {
     problems.push({ path: 'clientId', message: 'must be a non-empty string (the external client ID of an authorized client)' });
@@ -240,29 +240,25 @@ async function redeliver(deps: CustomerDeps, ex: Exchange): Promise<Answer> {
   const read = await readJsonObject(ex);
   if (!read.ok) return read.answer;
   const deliveryId = ex.params[0] ?? '';
-  const delivery = deps.state.delivery(deliveryId);
-  if (delivery === undefined || deps.sender === null) {
+  const { sender } = deps;
+  // Without a bot no delivery is ever made: every deliveryId is unknown.
+  if (sender === null) return { status: 404, error: `no delivery '${deliveryId}' (no bot is connected)`, what: 'unknown delivery' };
+  const sent = deps.state.redeliver(deliveryId);
+  if (!sent.ok) {
     return {
-      status: 404,
-      error: `no delivery '${deliveryId}' (it may be older than the events the sandbox keeps, or the sandbox was reset)`,
-      what: 'unknown delivery',
+      status: sent.status,
+      ...(sent.tenant === undefined ? {} : { tenant: sent.tenant }),
+      error: sent.error,
+      what: sent.status === 404 ? 'unknown delivery' : 'delivery in flight',
     };
   }
-  if (delivery.inFlight) {
-    return {
-      status: 409,
-      tenant: delivery.tenant,
-      error: `delivery '${deliveryId}' is still being attempted: redeliver it once its last attempt is recorded`,
-      what: 'delivery in flight',
-    };
-  }
-  delivery.redeliveries += 1;
-  deps.sender.deliver(delivery);
+  sender.deliver(sent.delivery);
+  const { redelivery } = sent.event;
   return {
     status: 202,
-    tenant: delivery.tenant,
-    json: { deliveryId, redelivery: delivery.redeliveries },
-    what: `redelivery ${delivery.redeliveries} of ${deliveryId}`,
+    tenant: sent.delivery.tenant,
+    json: { deliveryId, redelivery },
+    what: `redelivery ${redelivery} of ${deliveryId}`,
   };
 }
 

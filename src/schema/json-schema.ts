@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { configSchema } from '../config/schema.js';
 import { greetingSchema, longJsonSchemaOverride, reasonSchema, receivedAtSchema, replySchema } from '../payload/index.js';
-import { receivedAtInFile, SCHEMA_KEY, SCHEMA_KEY_JSON_SCHEMA } from '../send/fields.js';
+import { receivedAtInFile, SCHEMA_KEY, SCHEMA_KEY_JSON_SCHEMA } from '../input/fields.js';
 import { testFileSchema } from '../testing/schema.js';
 import { CONFIG_NOTES } from './config-notes.js';
 import type { SchemaKind } from './kinds.js';
@@ -60,7 +60,7 @@ const SOURCES: Record<SchemaKind, { schema: z.core.$ZodType; title: string }> = 
  *   writes them as non-negative int64 integers. Any other unrepresentable type throws, so that a
  *   change to the zod schemas cannot silently turn a field into "anything".
  * - `form` (see SchemaForm): the file's additions are stated beside the code that handles them, in
- *   src/send/fields.ts.
+ *   src/input/fields.ts.
  */
 export function jsonSchemaOf(kind: SchemaKind, form: SchemaForm = 'file'): JsonSchema {
   const source = SOURCES[kind];

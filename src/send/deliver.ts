@@ -1,11 +1,11 @@
 import type { Settings } from '../config/index.js';
 import type { Context } from '../context.js';
-import { ExitCode, exitCodeForStatus, PayloadError, type Problem } from '../errors.js';
+import { ExitCode, PayloadError, type Problem } from '../errors.js';
 import type { Operation } from '../operations.js';
 import { failureHint } from '../output/hints.js';
 import { printResult } from '../output/render.js';
 import { printable } from '../output/terminal.js';
-import type { RequestResult } from '../output/result.js';
+import { exitCodeOf, type RequestResult } from '../output/result.js';
 import { joinUrl } from './request.js';
 import { openSession, type SendFlags } from './session.js';
 
@@ -101,14 +101,4 @@ export function finishSend(
     return ExitCode.interrupted;
   }
   return exitCodeOf(result);
-}
-
-export function exitCodeOf(result: RequestResult): number {
-  if (result.status === null) {
-    if (result.validationErrors) return ExitCode.usage;
-    if (result.skipped || result.resumed) return ExitCode.ok;
-    const code = (result.error as { code?: string } | null)?.code;
-    return code === 'EABORTED' ? ExitCode.interrupted : ExitCode.network;
-  }
-  return exitCodeForStatus(result.status);
 }

@@ -1,40 +1,33 @@
+import { CHANNELS, type Channel } from '../payload/channels.js';
 import { isRecord } from '../payload/json.js';
+import { COUNTED_FEATURES, COUNTED_VALUES, type CountedName } from '../payload/reply-fields.js';
+import type { BotAnswerEvent } from '../sandbox/events.js';
 
 /**
  * `core test --coverage` (docs/testing-bots.md, "Coverage"): what of the platform a suite exercised,
  * counted over what happened in its runs (not over what its files say), in the platform's terms.
  * The names are fixed: a report lists each one, exercised with its count or not exercised.
  */
-export const COVERAGE_NAMES = [
+/** What the customer did besides writing. */
+const ACTIONS = ['press', 'pick'] as const;
+/**
+ * The platform's outcomes the bot met: a second answer to one question, an answer whose answerId
+ * was already used (dropped), a request or answer the platform refused.
+ */
+const OUTCOMES = ['secondAnswer', 'duplicateAnswerId', 'refusal'] as const;
+
+export type CoverageName = Channel | CountedName | (typeof ACTIONS)[number] | (typeof OUTCOMES)[number];
+
+export const COVERAGE_NAMES: readonly CoverageName[] = [
   // The channels of the conversations played.
-  'WEB',
-  'IM',
-  'EMAIL',
-  // The codes of the answers delivered.
-  'SUCCESS',
-  'UNCLEAR_QUESTION',
-  'SWITCH_TO_HUMAN',
+  ...CHANNELS,
+  // The codes of the answers delivered (the answer's model: src/payload/reply-fields.ts).
+  ...COUNTED_VALUES.flatMap(([, values]) => values),
   // The features of the answers delivered.
-  'formattedText',
-  'quickReplies',
-  'quickRepliesHeaderFooter',
-  'messageListPicker',
-  'attachments',
-  'settings.blockInput',
-  'settings.masked',
-  'userIds',
-  'skillIds',
-  'unitIds',
-  // What the customer did besides writing.
-  'press',
-  'pick',
-  // The platform's outcomes the bot met: a second answer to one question, an answer whose answerId
-  // was already used (dropped), a request or answer the platform refused.
-  'secondAnswer',
-  'duplicateAnswerId',
-  'refusal',
-] as const;
-export type CoverageName = (typeof COVERAGE_NAMES)[number];
+  ...COUNTED_FEATURES.flatMap(([, names]) => names),
+  ...ACTIONS,
+  ...OUTCOMES,
+];
 
 /** Counts by name; a name never met is absent. */
 export type CoverageCounts = Map<CoverageName, number>;
@@ -43,20 +36,8 @@ export function count(counts: CoverageCounts, name: CoverageName, by = 1): void 
   counts.set(name, (counts.get(name) ?? 0) + by);
 }
 
-const FEATURES = [
-  'formattedText',
-  'quickReplies',
-  'quickRepliesHeaderFooter',
-  'messageListPicker',
-  'attachments',
-  'userIds',
-  'skillIds',
-  'unitIds',
-] as const;
-const CODES = new Set<string>(['SUCCESS', 'UNCLEAR_QUESTION', 'SWITCH_TO_HUMAN']);
-
 /** What a `bot.answer` event of the sandbox exercised: its code and features when delivered, the platform's outcome otherwise. */
-export function countAnswer(counts: CoverageCounts, event: Record<string, unknown>): void {
+export function countAnswer(counts: CoverageCounts, event: BotAnswerEvent): void {
   // An answerId used before is dropped under chatbot rule 6, before rule 7 is ever asked.
   if (event.notDelivered === 'duplicate answerId') {
     count(counts, 'duplicateAnswerId');
@@ -69,12 +50,19 @@ export function countAnswer(counts: CoverageCounts, event: Record<string, unknow
   if (status >= 400) count(counts, 'refusal');
   if (event.delivered !== true || !isRecord(event.body)) return;
   const body = event.body;
-  if (typeof body.code === 'string' && CODES.has(body.code)) count(counts, body.code as CoverageName);
-  for (const feature of FEATURES) if (present(body[feature])) count(counts, feature);
-  if (isRecord(body.settings)) {
-    if (present(body.settings.blockInput)) count(counts, 'settings.blockInput');
-    if (present(body.settings.masked)) count(counts, 'settings.masked');
+  for (const [field, values] of COUNTED_VALUES) {
+    const value = body[field];
+    if (typeof value === 'string' && (values as readonly string[]).includes(value)) count(counts, value as CountedName);
   }
+  // A feature's name is a path into the answer: quickReplies, settings.blockInput.
+  for (const name of COUNTED_FEATURES.flatMap(([, names]) => names)) if (present(at(body, name))) count(counts, name);
+}
+
+/** The value at a dotted path of an answer (settings.masked), or undefined. */
+function at(body: Record<string, unknown>, path: string): unknown {
+  let value: unknown = body;
+  for (const key of path.split('.')) value = isRecord(value) ? value[key] : undefined;
+  return value;
 }
 
 /** A field an answer uses: given, not null, and not an empty list or text. */

@@ -5,8 +5,9 @@ import { cjs } from '../interop.js';
 import { inexactFloatTags } from '../payload/inexact.js';
 import { isRecord, parseJson } from '../payload/json.js';
 import { formatPath, type Path } from '../payload/messages.js';
-import { decode, formatBytes, MAX_PAYLOAD_BYTES } from '../send/input.js';
-import { withoutEditorKeys } from '../send/fields.js';
+import { formatBytes } from '../input/bytes.js';
+import { decode, MAX_PAYLOAD_BYTES } from '../input/files.js';
+import { withoutEditorKeys } from '../input/fields.js';
 import {
   DEFAULT_WITHIN_MS,
   validateTestFile,
@@ -80,8 +81,9 @@ export async function listFiles(args: readonly string[], cwd: string): Promise<s
     try {
       info = await stat(full);
     } catch (error) {
+      // stat's errors carry a code (ENOENT, ENOTDIR, EACCES, ...).
       const code = (error as NodeJS.ErrnoException).code;
-      throw new UsageError(code === 'ENOENT' ? `test file not found: ${arg}` : `cannot read ${arg} (${code ?? 'error'})`, {
+      throw new UsageError(code === 'ENOENT' ? `test file not found: ${arg}` : `cannot read ${arg} (${code})`, {
         hint: 'name YAML or JSON test files, or a folder of them',
       });
     }
@@ -105,9 +107,10 @@ async function walk(folder: string): Promise<string[]> {
   return files;
 }
 
+/** A file's path relative to the working folder when it is inside it (a file is never the folder itself), else whole. */
 function shown(full: string, cwd: string): string {
   const rel = relative(cwd, full);
-  return rel !== '' && !rel.startsWith('..') ? rel : full;
+  return !rel.startsWith('..') ? rel : full;
 }
 
 /** Reads and checks every file; throws one PayloadError listing every problem of all of them. */
@@ -209,8 +212,9 @@ async function loadOne(file: string, cwd: string): Promise<Loaded> {
   }
   const test = checked.value;
   const stem = basename(file).replace(/\.(ya?ml|json)$/i, '');
+  // A ${NAME} problem has a path: a step's field, a row of examples or a name.
   const located = async (path: Path, message: string): Promise<Problem> => ({
-    path: `${file}:${await problemLine(path)}${path.length === 0 ? '' : ` ${formatPath(path)}`}`,
+    path: `${file}:${await problemLine(path)} ${formatPath(path)}`,
     message,
   });
   type Source = { base: Path; named: boolean; conversation: Omit<TestConversation, 'name'> & { name?: string | undefined } };

@@ -1,10 +1,20 @@
 import * as z from 'zod/mini';
 import { parseDuration } from '../config/duration.js';
+import { CHANNEL_PATTERN, CHANNELS, channelNamed, notAChannel, type Channel } from '../payload/channels.js';
 import type { Problem } from '../errors.js';
 import { has, isRecord, nonEmpty, nonEmptyArray, report, rule, text } from '../payload/checks.js';
 import { longSchema } from '../payload/long.js';
 import { describeValue, payloadErrorMap, unknownFieldMessage, type Path } from '../payload/messages.js';
 import { replySchema } from '../payload/reply.js';
+import {
+  fieldModel,
+  OTHER_FIELDS,
+  REPLY_FIELDS,
+  SHOWN_FIELDS,
+  type Expectation,
+  type ReplyField,
+  type ShownReplyField,
+} from '../payload/reply-fields.js';
 import { childOf, knownFields, toProblems } from '../payload/validate.js';
 import { maxCustomerText } from '../sandbox/limits.js';
 import { patternProblem } from './pattern.js';
@@ -16,45 +26,22 @@ import { NAME, withPlaceholders } from './substitute.js';
  * are reported), types the runner, and makes the JSON Schema `core schema test` prints.
  */
 
-/** The channels a conversation can be on (docs/sandbox.md, "State"). */
-export const TEST_CHANNELS = ['WEB', 'IM', 'EMAIL'] as const;
-export type TestChannel = (typeof TEST_CHANNELS)[number];
+/** The channel of a conversation (src/payload/channels.ts). */
+export type TestChannel = Channel;
 
 /**
  * The fields of the bot answer that show what the customer gets: a report shows them of an answer
  * that differs, and a conversation saved as a test checks them. A `bot:` step may check these and
- * ADDRESSING_FIELDS too.
+ * ADDRESSING_FIELDS too. From the answer's model (src/payload/reply-fields.ts).
  */
-export const CHECKED_FIELDS = [
-  'text',
-  'formattedText',
-  'code',
-  'quickReplies',
-  'messageListPicker',
-  'quickRepliesHeaderFooter',
-  'attachments',
-  'userIds',
-  'skillIds',
-  'unitIds',
-  'settings',
-] as const;
+export const CHECKED_FIELDS = SHOWN_FIELDS;
 /**
  * The rest of the bot answer's fields (docs/api.md): a step may check them too, as any field of the
  * answer, but they are not shown or saved unless a step names them, since most differ from run to
  * run (an answerId, a sessionId) and would only hide the difference.
  */
-export const ADDRESSING_FIELDS = [
-  'answerId',
-  'clientId',
-  'coreClientId',
-  'sessionId',
-  'questionId',
-  'questionIndex',
-  'receivedAt',
-  'action',
-  'segmentationInfo',
-] as const;
-export type CheckedField = (typeof CHECKED_FIELDS)[number];
+export const ADDRESSING_FIELDS = OTHER_FIELDS;
+export type CheckedField = ShownReplyField;
 
 /** How long a `bot: none` step waits for silence when it gives no `within`. */
 export const DEFAULT_WITHIN_MS = 2000;
@@ -163,49 +150,52 @@ function nestedRule() {
   });
 }
 
+/** What a step may expect of a field, as the answer's model says the field is matched. */
+function expectationOf(field: ReplyField): z.ZodMiniOptional<z.core.$ZodType> {
+  const expect: Expectation = fieldModel(field).expect;
+  const the = `The answer's ${field}`;
+  switch (expect.match) {
+    case 'text': {
+      const values = expect.values === undefined ? 'exact' : expect.values.join(', ');
+      return orAbsent(pattern(`${the}${expect.note ?? ''}: ${values}, or /regex/.`), `${the}.`, 'a string');
+    }
+    case 'number':
+      return identifier(`${the}.`);
+    case 'ids':
+      return idList(`The ${expect.whose} IDs the answer hands the thread to`);
+    case 'items':
+      return labelled(expect.item, expect.label);
+    case 'fields': {
+      const name = `the answer's ${expect.name ?? field}`;
+      const example = expect.example === undefined ? '' : `, such as ${expect.example}`;
+      return orAbsent(
+        anyObject(`The ${expect.parts ?? 'fields'} of ${name} to check${example}.`),
+        `The answer's ${expect.name ?? field}${fieldModel(field).imOnly ? ' (IM)' : ''}.`,
+        'an object',
+      );
+    }
+  }
+}
+
+/** What each kind of match takes (see `expectationOf`), for the type of a `bot:` step. */
+interface Expected {
+  text: string;
+  number: bigint | string;
+  ids: Array<bigint | string>;
+  items: Array<string | Record<string, unknown>>;
+  fields: Record<string, unknown>;
+}
+type ExpectationShape = {
+  [K in ReplyField]: z.ZodMiniOptional<z.core.$ZodType<Expected[(typeof REPLY_FIELDS)[K]['expect']['match']] | null>>;
+};
+
+/** A `bot:` step's fields: the answer's fields in the order a report shows them, then the others. */
+const expectationShape = Object.fromEntries(
+  [...CHECKED_FIELDS, ...ADDRESSING_FIELDS].map((field) => [field, expectationOf(field)]),
+) as ExpectationShape;
+
 export const botExpectationSchema = z
-  .strictObject({
-    text: orAbsent(pattern("The answer's text: exact, or /regex/."), "The answer's text.", 'a string'),
-    formattedText: orAbsent(
-      pattern("The answer's formattedText (Markdown): exact, or /regex/."),
-      "The answer's formattedText.",
-      'a string',
-    ),
-    code: orAbsent(pattern("The answer's code: SUCCESS, UNCLEAR_QUESTION, SWITCH_TO_HUMAN, or /regex/."), "The answer's code.", 'a string'),
-    quickReplies: labelled('quick-reply button', 'text'),
-    attachments: labelled('attachment', 'url'),
-    messageListPicker: orAbsent(
-      anyObject("The fields of the answer's list picker to check, such as {title: Sizes}."),
-      "The answer's list picker (IM).",
-      'an object',
-    ),
-    quickRepliesHeaderFooter: orAbsent(
-      anyObject("The fields of the answer's header and footer to check."),
-      "The answer's header and footer (IM).",
-      'an object',
-    ),
-    settings: orAbsent(
-      anyObject("The fields of the answer's settings to check, such as {blockInput: true}."),
-      "The answer's settings.",
-      'an object',
-    ),
-    answerId: orAbsent(pattern("The answer's answerId: exact, or /regex/."), "The answer's answerId.", 'a string'),
-    clientId: orAbsent(pattern("The answer's clientId: exact, or /regex/."), "The answer's clientId.", 'a string'),
-    coreClientId: identifier("The answer's coreClientId."),
-    sessionId: orAbsent(pattern("The answer's sessionId: exact, or /regex/."), "The answer's sessionId.", 'a string'),
-    questionId: identifier("The answer's questionId."),
-    questionIndex: identifier("The answer's questionIndex."),
-    receivedAt: orAbsent(pattern("The answer's receivedAt: exact, or /regex/."), "The answer's receivedAt.", 'a string'),
-    action: orAbsent(pattern("The answer's action, such as INIT_CHAT: exact, or /regex/."), "The answer's action.", 'a string'),
-    segmentationInfo: orAbsent(
-      anyObject("The entries of the answer's segmentationInfo to check, such as {personal_manager: anna}."),
-      "The answer's segmentationInfo.",
-      'an object',
-    ),
-    userIds: idList('The agent IDs the answer hands the thread to'),
-    skillIds: idList('The skill IDs the answer hands the thread to'),
-    unitIds: idList('The department IDs the answer hands the thread to'),
-  })
+  .strictObject(expectationShape)
   .check(
     nestedRule(),
     z.describe(
@@ -376,9 +366,28 @@ const examplesSchema = z
     ),
   );
 
-const channelSchema = z
-  .enum(TEST_CHANNELS)
-  .check(z.describe('The channel of the conversation: WEB (default), IM (instant messenger) or EMAIL.'));
+/**
+ * The channel of a conversation, in any case (`channel: im`), read as its canonical name. Its JSON
+ * Schema offers the canonical names and allows the same letters in any case.
+ */
+const channelSchema = z.pipe(
+  z.string().check(
+    rule(
+      (value, ctx) => {
+        if (channelNamed(value as string) === undefined) report(ctx, [], notAChannel(value), value);
+      },
+      (payload) => typeof payload.value === 'string',
+    ),
+    z.describe(`The channel of the conversation: WEB (default), IM (instant messenger) or EMAIL, in any case (im is IM).`),
+    z.meta({
+      anyOf: [
+        { enum: [...CHANNELS], description: 'The channel by its name.' },
+        { pattern: CHANNEL_PATTERN, description: 'The same name in other capitals (im, Im), read as the name: im is IM.' },
+      ],
+    }),
+  ),
+  z.transform((value: string) => channelNamed(value) as Channel),
+);
 
 export const testClientSchema = z
   .strictObject({

@@ -223,8 +223,25 @@ describe('core customer say', () => {
   });
 
   it.each([
+    ['im', 'IM'],
+    ['IM', 'IM'],
+    ['Im', 'IM'],
+    ['web', 'WEB'],
+    ['eMaIl', 'EMAIL'],
+  ])('takes --channel %s in any case, as the channel %s', async (name, channel) => {
+    const { env, sb } = await platform(echo);
+    const result = await runInProcess(['customer', 'say', 'Hi', '--channel', name, '--json'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`(${channel}, coreClientId`);
+    const { sessionId } = parseJson(result.stdout) as { sessionId: string };
+    expect(sb.conversation(sessionId)?.channel).toBe(channel);
+  });
+
+  it.each([
     { argv: ['--session', 's-1', '--channel', 'im'], message: '--channel starts a new conversation, and --session continues one' },
-    { argv: ['--channel', 'sms'], message: "option '--channel <channel>' argument 'sms' is invalid" },
+    { argv: ['--channel', 'sms'], message: '--channel: "sms" is not a channel: use WEB, IM or EMAIL (in any case)' },
+    { argv: ['--channel', 'ım'], message: '--channel: "ım" is not a channel: use WEB, IM or EMAIL (in any case)' },
+    { argv: ['--channel', ''], message: '--channel: "" is not a channel: use WEB, IM or EMAIL (in any case)' },
     { argv: ['--wait', 'soon'], message: '--wait: invalid duration "soon"' },
     { argv: ['--core-client-id', '9223372036854775808'], message: "--core-client-id: '9223372036854775808' is not an identifier" },
     { argv: ['--session', 's-1', '--client-id', 'x'], message: '--client-id and --core-client-id name the client of a new conversation' },
@@ -237,11 +254,19 @@ describe('core customer say', () => {
     expect(sb.events()).toEqual([]);
   });
 
-  it('exits 2 naming where it looked when there is no base URL', async () => {
-    const result = await runInProcess(['customer', 'say', 'Hi']);
+  it.each([
+    ['say', 'Hi'],
+    ['press', 'Yes', '--session', 's-1'],
+  ])('exits 2 naming where it looked when there is no base URL, and says to start core sandbox (customer %s)', async (...argv) => {
+    const result = await runInProcess(['customer', ...argv]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('missing base URL');
     expect(result.stderr).toContain('CORE_BASE_URL');
+    expect(result.stderr).toContain(
+      'hint: start a sandbox in another shell with core sandbox (or core sandbox --bot-url URL of your bot) and run the export lines it prints, ' +
+        'which set CORE_BASE_URL; or pass --base-url with the address of a running one',
+    );
+    expect(result.stderr).not.toContain('config init');
   });
 
   it("exits 4 with the sandbox's message when it refuses, and with --json prints the refusal", async () => {

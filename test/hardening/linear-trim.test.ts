@@ -8,7 +8,7 @@ import { checkToken } from '../../src/config/token.js';
 import { createContext } from '../../src/context.js';
 import { UsageError } from '../../src/errors.js';
 import { slug } from '../../src/prompts/parts.js';
-import { readTextFile } from '../../src/send/input.js';
+import { readTextFile } from '../../src/input/files.js';
 import { joinUrl } from '../../src/send/request.js';
 import { trimEndOf, trimLineBreaks, trimOf, trimStartOf } from '../../src/text/trim.js';
 import { memoryStreams } from '../helpers/streams.js';

@@ -10,7 +10,7 @@ import { startRecordingServer, type RecordingServer } from '../helpers/recording
 /**
  * Payload files that are not payloads: random bytes, invalid UTF-8, 50 MB, a folder, deep nesting.
  * Each is a clear error with exit 2 before anything is sent (the tool reads at most 5 MB of payload:
- * src/send/input.ts), never a crash.
+ * src/input/files.ts), never a crash.
  */
 
 describe('a payload file that is not a payload', () => {

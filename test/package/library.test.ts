@@ -188,8 +188,22 @@ describe('core-cli/sandbox without a bot', () => {
   });
 
   it.each([
+    ['im', 'IM'],
+    ['Im', 'IM'],
+    ['EMAIL', 'EMAIL'],
+    ['Web', 'WEB'],
+  ] as const)('starts a conversation on the channel %s in any case, as %s', async (channel, expected) => {
+    sandbox = await startSandbox();
+    const conversation = await startConversation(sandbox, { channel });
+    expect(conversation.channel).toBe(expected);
+    expect(sandbox.conversation(conversation.sessionId)?.channel).toBe(expected);
+  });
+
+  it.each([
     ['an unknown tenant', { tenant: 'nowhere' }, 404, /no tenant 'nowhere'/],
     ['an empty clientId', { clientId: '' }, 400, /clientId/],
+    // A JavaScript caller is not held to the type: a name that is no channel is refused, naming the channels.
+    ['an unknown channel', { channel: 'sms' as 'IM' }, 400, /"sms" is not a channel: use WEB, IM or EMAIL \(in any case\)/],
   ])('refuses to start a conversation in %s', async (_what, start, status, message) => {
     sandbox = await startSandbox();
     const refused = startConversation(sandbox, start);

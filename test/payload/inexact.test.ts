@@ -3,7 +3,7 @@ import { InexactNumber, readNumber, writesExactly } from '../../src/payload/inex
 import { parseJson, stringifyJson } from '../../src/payload/json.js';
 import { validateGreeting } from '../../src/payload/greeting.js';
 import { validateReply } from '../../src/payload/reply.js';
-import { parseText } from '../../src/send/input.js';
+import { parseText } from '../../src/input/files.js';
 
 /**
  * An identifier whose written digits do not survive (docs/payloads.md, "Identifiers"): written with a

@@ -11,7 +11,7 @@ import {
   reasonFields,
   translationFields,
 } from '../../src/prompts/schemas.js';
-import { idFromFlag } from '../../src/send/fields.js';
+import { idFromFlag } from '../../src/input/fields.js';
 
 /**
  * The composer's field prompts on inquirer's real input prompt, rendered by @inquirer/testing:

@@ -65,6 +65,19 @@ describe('conversations and questions', () => {
     },
   );
 
+  it.each([
+    ['WEB', 'WEB'],
+    ['im', 'IM'],
+    ['Im', 'IM'],
+    ['eMAIL', 'EMAIL'],
+    [null, 'WEB'],
+  ])('starts a conversation on the channel %j in any case, as %s', async (channel, expected) => {
+    const sb = await sandbox();
+    const started = await startConversation(sb, { channel });
+    expect(started.channel).toBe(expected);
+    expect(sb.conversation(started.sessionId)?.channel).toBe(expected);
+  });
+
   it('continues the client named by coreClientId or clientId, and makes one it does not know', async () => {
     const sb = await sandbox();
     const made = await startConversation(sb, { coreClientId: 42n, clientId: 'ext-42' });
@@ -79,7 +92,12 @@ describe('conversations and questions', () => {
   });
 
   it.each([
-    { body: { channel: 'SMS' }, problem: 'channel: "SMS" is not a channel: use WEB, IM or EMAIL' },
+    { body: { channel: 'SMS' }, problem: 'channel: "SMS" is not a channel: use WEB, IM or EMAIL (in any case)' },
+    // Only the ASCII letters are folded: the dotless ı of "ım" is not an I.
+    { body: { channel: 'ım' }, problem: 'channel: "ım" is not a channel: use WEB, IM or EMAIL (in any case)' },
+    { body: { channel: '' }, problem: 'channel: "" is not a channel' },
+    { body: { channel: 5n }, problem: 'channel: 5 is not a channel' },
+    { body: { channel: ['IM'] }, problem: 'channel: an array is not a channel' },
     { body: { coreClientId: -1n }, problem: 'coreClientId: must be an integer from 0 to 9223372036854775807' },
     { body: { coreClientId: '42' }, problem: 'coreClientId: must be an integer' },
     { body: { clientId: '' }, problem: 'clientId: must be a non-empty string' },

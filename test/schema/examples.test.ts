@@ -4,7 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/schema.js';
 import { validateGreeting, validateReason, validateReply, type Validation } from '../../src/payload/index.js';
-import { parseText } from '../../src/send/input.js';
+import { parseText } from '../../src/input/files.js';
 import { jsonSchemaValidator } from '../helpers/json-schema.js';
 import { repoRoot } from '../helpers/run.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { PayloadError, UsageError } from '../../src/errors.js';
-import { MAX_PAYLOAD_BYTES } from '../../src/send/input.js';
+import { MAX_PAYLOAD_BYTES } from '../../src/input/files.js';
 import { listFiles, loadTests, type PlannedFile } from '../../src/testing/load.js';
 
 /**
@@ -283,6 +283,18 @@ describe('a file of several conversations', () => {
         ],
       },
     ]);
+  });
+
+  it.each([
+    ['yaml', 'shop.yaml', text.replace('channel: IM', 'channel: im').replace('channel: EMAIL', 'channel: Email')],
+    [
+      'JSON',
+      'shop.json',
+      '{"channel": "iM", "conversations": [{"name": "a", "steps": [{"customer": "Hi"}]}, {"name": "b", "channel": "email", "steps": [{"customer": "Hi"}]}]}',
+    ],
+  ])('plans the channels a %s file names in any case by their names', async (_, name, content) => {
+    const file = await loadOne(name, content);
+    expect(file.conversations.map((conversation) => conversation.channel)).toEqual(['IM', 'EMAIL']);
   });
 
   it('names the suite after the file when the file gives no name', async () => {

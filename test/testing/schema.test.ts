@@ -192,7 +192,17 @@ describe('the test file schema', () => {
     [
       'a channel that is not one',
       file([{ customer: 'Hi' }], { channel: 'SMS' }),
-      [{ path: 'channel', message: 'must be one of WEB, IM, EMAIL, got "SMS"' }],
+      [{ path: 'channel', message: '"SMS" is not a channel: use WEB, IM or EMAIL (in any case)' }],
+    ],
+    [
+      'a channel written with a look-alike letter (the dotless ı)',
+      file([{ customer: 'Hi' }], { channel: 'ım' }),
+      [{ path: 'channel', message: '"ım" is not a channel: use WEB, IM or EMAIL (in any case)' }],
+    ],
+    [
+      'a channel that is not a string',
+      file([{ customer: 'Hi' }], { channel: 1n }),
+      [{ path: 'channel', message: 'expected a string, got 1' }],
     ],
     [
       'a client by both identifiers',
@@ -222,6 +232,19 @@ describe('the test file schema', () => {
   ])('refuses %s, naming the path', (_, value, problems) => {
     const result = validateTestFile(value);
     expect(result.ok ? [] : result.problems).toEqual(problems);
+  });
+
+  it.each([
+    ['IM', 'IM'],
+    ['im', 'IM'],
+    ['Im', 'IM'],
+    ['web', 'WEB'],
+    ['eMaIl', 'EMAIL'],
+  ])('reads the channel %s in any case, as %s, in a file and in a conversation', (name, channel) => {
+    const single = validateTestFile(file([{ customer: 'Hi' }], { channel: name }));
+    expect(single.ok && single.value.channel).toBe(channel);
+    const several = validateTestFile({ conversations: [{ name: 'a', channel: name, steps: [{ customer: 'Hi' }] }] });
+    expect(several.ok && several.value.conversations?.[0]?.channel).toBe(channel);
   });
 
   it('reports every problem of a file at once', () => {

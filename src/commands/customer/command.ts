@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { CHANNELS, channelNamed } from '../../payload/channels.js';
 import { globalOptions, type CommandFactory } from '../definition.js';
 import { addConnectionOptions } from '../send-options.js';
 import type { CustomerPressOptions, CustomerSayOptions } from './run.js';
@@ -69,7 +70,12 @@ const sayCommand: CommandFactory = (inv) => {
     )
     .argument('<text>', 'what the customer writes')
     .option('--session <id>', 'go on in this conversation: the sessionId printed by the first call, or last')
-    .addOption(new Option('--channel <channel>', 'the channel of a new conversation (default web)').choices(['web', 'im', 'email']))
+    .addOption(
+      new Option('--channel <channel>', 'the channel of a new conversation, in any case (default WEB)')
+        .choices(CHANNELS)
+        // Any case is a channel's name (im is IM); run.ts refuses a name that is none, listing the channels.
+        .argParser((value: string) => channelNamed(value) ?? value),
+    )
     .option('--client-id <id>', 'a new conversation of the authorized client with this external clientId')
     .option('--core-client-id <id>', 'a new conversation of the client with this coreClientId');
   waitOptions(cmd);

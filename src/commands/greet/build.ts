@@ -6,7 +6,7 @@ import {
   payloadFromFile,
   setField,
   type QuickReplyFlag,
-} from '../../send/fields.js';
+} from '../../input/fields.js';
 
 /** The payload fields `core greet` takes from flags (docs/commands/greet.md). */
 export interface GreetFields {

@@ -3,7 +3,7 @@ import { ExitCode, UsageError } from '../../errors.js';
 import { mayRetry, operations } from '../../operations.js';
 import { validateGreeting } from '../../payload/greeting.js';
 import { printWarnings, rejectPayload, sendOne } from '../../send/deliver.js';
-import { readPayloadFile, readTextFile, refuseTwoStdinReaders } from '../../send/input.js';
+import { readPayloadFile, readTextFile, refuseTwoStdinReaders } from '../../input/files.js';
 import { loadSendSettings, requireTerminal } from '../common.js';
 import type { GlobalOptions } from '../definition.js';
 import type { SendOptions } from '../send-options.js';

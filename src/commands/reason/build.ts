@@ -1,5 +1,5 @@
 import { UsageError } from '../../errors.js';
-import { hasEditorKeys, isRecord, withoutEditorKeys } from '../../send/fields.js';
+import { hasEditorKeys, isRecord, withoutEditorKeys } from '../../input/fields.js';
 
 /**
  * The inactivity reason fields `core reason update` takes from flags (docs/reasons.md, "The

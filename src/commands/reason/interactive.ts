@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { PayloadError, UsageError } from '../../errors.js';
 import { openSource, positionLabel } from '../../batch/source.js';
-import { isRecord } from '../../send/fields.js';
+import { isRecord } from '../../input/fields.js';
 import { layFields, reasonFromFlags, type ReasonFields } from './build.js';
 
 /** What the prompts start from: the flags, a file holding one reason, and what the command will do. */

@@ -14,7 +14,7 @@ import { failureHint } from '../../output/hints.js';
 import { makeStyle } from '../../output/style.js';
 import { validateReason } from '../../payload/reason.js';
 import { printWarnings } from '../../send/deliver.js';
-import { isRecord } from '../../send/fields.js';
+import { isRecord } from '../../input/fields.js';
 import { joinUrl, maskHeaders } from '../../send/request.js';
 import { openSession, type Session } from '../../send/session.js';
 import { loadSendSettings, requireTerminal } from '../common.js';
@@ -294,7 +294,7 @@ async function send(
   const progress = await startProgress(ctx, total);
   // A line per reason: written in larger pieces (src/output/hold.ts), stderr kept in order with it.
   const releaseOutput = single ? () => {} : ctx.holdOutput();
-  const style = makeStyle(ctx.color.stdout);
+  const style = makeStyle(ctx.color.stdout, ctx.glyphs);
   let stoppedByFailure = false;
   // One hint per failing status, shown under the summary rather than under every failed reason.
   const failures = new Map<number, RequestResult>();

@@ -1,4 +1,5 @@
 import { UsageError } from '../../errors.js';
+import { ROUTING_FIELDS } from '../../payload/reply-fields.js';
 import {
   applyQuickReplyFlags,
   applyReceivedAt,
@@ -10,10 +11,10 @@ import {
   payloadFromFile,
   setField,
   type QuickReplyFlag,
-} from '../../send/fields.js';
+} from '../../input/fields.js';
 
-/** The payload fields `core reply` takes from flags (docs/commands/reply.md). */
-export interface ReplyFields {
+/** The payload fields `core reply` takes from flags (docs/commands/reply.md); the routing fields' flags are repeatable. */
+export interface ReplyFields extends Partial<Record<(typeof ROUTING_FIELDS)[number], string[]>> {
   text?: string;
   markdown?: string;
   coreClientId?: string;
@@ -23,9 +24,6 @@ export interface ReplyFields {
   questionIndex?: string;
   answerId?: string;
   code?: string;
-  userIds?: string[];
-  skillIds?: string[];
-  unitIds?: string[];
   attachments?: string[];
   quickReplies?: QuickReplyFlag[];
   blockInput?: boolean;
@@ -71,9 +69,11 @@ export async function buildReply(file: unknown, fields: ReplyFields, env: BuildE
   set('receivedAt', fields.receivedAt);
   set('action', fields.action);
   set('code', fields.code);
-  if (fields.userIds?.length) payload.userIds = fields.userIds.map(idFromFlag);
-  if (fields.skillIds?.length) payload.skillIds = fields.skillIds.map(idFromFlag);
-  if (fields.unitIds?.length) payload.unitIds = fields.unitIds.map(idFromFlag);
+  // --user-id, --skill-id, --unit-id: the agents a SWITCH_TO_HUMAN hands the thread to.
+  for (const field of ROUTING_FIELDS) {
+    const ids = fields[field];
+    if (ids?.length) payload[field] = ids.map(idFromFlag);
+  }
   if (fields.attachments?.length) payload.attachments = await Promise.all(fields.attachments.map(attachmentFromUrl));
   applyQuickReplyFlags(payload, fields.quickReplies);
   applySettingsFlags(payload, fields);

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { CODES_HANDLED_FIRST } from '../../payload/codes.js';
 import { globalOptions, type CommandFactory } from '../definition.js';
 import { addQuickReplyOptions, addSendOptions, readSendOptions } from '../send-options.js';
 import type { ReplyOptions } from './run.js';
@@ -28,7 +29,7 @@ export const replyCommand: CommandFactory = (inv) => {
     .option('--question-index <n>', "index of the client's message in the thread; goes with --session-id")
     .option('--email', 'the question came by email: requires --session-id and --question-index')
     .option('--answer-id <id>', 'unique ID of this answer (default: a new UUID, printed)')
-    .addOption(new Option('--code <code>', 'what the bot did').choices(['SUCCESS', 'UNCLEAR_QUESTION', 'SWITCH_TO_HUMAN']))
+    .addOption(new Option('--code <code>', 'what the bot did').choices(CODES_HANDLED_FIRST))
     .option('--user-id <id>', 'agent to hand the thread to (repeatable; with --code SWITCH_TO_HUMAN)', collect)
     .option('--skill-id <id>', 'skill the target agents must have (repeatable; with SWITCH_TO_HUMAN)', collect)
     .option('--unit-id <id>', 'department whose agents receive the thread (repeatable; with SWITCH_TO_HUMAN)', collect)

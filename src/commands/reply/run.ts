@@ -3,7 +3,7 @@ import { UsageError } from '../../errors.js';
 import { mayRetry, operations } from '../../operations.js';
 import { validateReply } from '../../payload/reply.js';
 import { printWarnings, rejectPayload, sendOne } from '../../send/deliver.js';
-import { readPayloadFile, readTextFile, refuseTwoStdinReaders } from '../../send/input.js';
+import { readPayloadFile, readTextFile, refuseTwoStdinReaders } from '../../input/files.js';
 import { randomId } from '../../uuid.js';
 import { loadSendSettings, requireTerminal } from '../common.js';
 import type { GlobalOptions } from '../definition.js';

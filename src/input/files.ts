@@ -8,6 +8,7 @@ import { inexactFloatTags } from '../payload/inexact.js';
 import { parseJson } from '../payload/json.js';
 import { trimLineBreaks } from '../text/trim.js';
 import { unreadableFile } from '../text/files.js';
+import { formatBytes } from './bytes.js';
 
 /**
  * Reading payload files (`-f FILE`, `-f -` for standard input) as JSON or YAML. Integers are read
@@ -211,10 +212,4 @@ async function parseYaml(text: string, name: string): Promise<unknown> {
       hint: 'write the payload out without anchors and aliases',
     });
   }
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${bytes} bytes`;
 }
