@@ -1,6 +1,7 @@
 import { request as httpRequest, type Agent, type ClientRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { InterruptedError, NetworkError } from '../../errors.js';
+import { formatBytes } from '../../input/bytes.js';
 import { parseJson, stringifyJson } from '../../payload/json.js';
 import { parseEvent } from '../../sandbox/event-json.js';
 import type { SandboxEvent } from '../../sandbox/events.js';
@@ -64,7 +65,22 @@ function networkError(error: NodeJS.ErrnoException, url: URL): NetworkError {
   });
 }
 
-/** One JSON request; a network failure or a time-out is a NetworkError (exit 6). */
+/**
+ * The most the client reads of an answer of the sandbox's (docs/sandbox.md, "Bounds"). Its answers to
+ * these requests are a few hundred bytes; a server that answers without end (a wrong --sandbox URL)
+ * grew core test, check-bot and core customer to 6 GB. Past the bound the request fails: a JSON
+ * answer cut is no answer.
+ */
+export const MAX_SANDBOX_ANSWER_BYTES = 1024 * 1024;
+/** The most one event of the stream may be: a bot answer of the sandbox's 1 MB, its every character escaped. */
+export const MAX_SANDBOX_EVENT_BYTES = 16 * 1024 * 1024;
+/** The most kept of the body of a refused event stream, for its message. */
+const MAX_REFUSAL_BYTES = 64 * 1024;
+
+const tooLarge = (what: string, limit: number) =>
+  Object.assign(new Error(`${what} is larger than ${formatBytes(limit)}: this is not a sandbox of core's`), { code: 'ETOOLARGE' });
+
+/** One JSON request; a network failure, a time-out or an answer past MAX_SANDBOX_ANSWER_BYTES is a NetworkError (exit 6). */
 export function requestJson(init: ClientInit, method: 'GET' | 'POST', path: string, body?: unknown): Promise<SandboxAnswer> {
   const url = target(init.baseUrl, path);
   const payload = body === undefined ? undefined : Buffer.from(stringifyJson(body), 'utf8');
@@ -86,7 +102,12 @@ export function requestJson(init: ClientInit, method: 'GET' | 'POST', path: stri
     });
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_SANDBOX_ANSWER_BYTES) req.destroy(tooLarge('its answer', MAX_SANDBOX_ANSWER_BYTES));
+        else chunks.push(chunk);
+      });
       res.on('end', () => {
         clearTimeout(timer);
         const text = Buffer.concat(chunks).toString('utf8');
@@ -142,18 +163,38 @@ export function openEventStream(init: ClientInit, query: string, onEvent: (event
       clearTimeout(timer);
       if (res.statusCode !== 200) {
         let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-        res.on('end', () => {
+        let finished = false;
+        const finish = () => {
+          if (finished) return;
+          finished = true;
           endStream();
           reject(new StreamRefused({ status: res.statusCode ?? 0, text, json: safeJson(text) }));
+        };
+        res.on('data', (chunk: Buffer) => {
+          // Kept up to MAX_REFUSAL_BYTES for the message; the rest is not read.
+          text += chunk.toString('utf8');
+          if (text.length > MAX_REFUSAL_BYTES) {
+            text = text.slice(0, MAX_REFUSAL_BYTES);
+            res.destroy();
+            finish();
+          }
         });
+        res.on('end', finish);
+        res.on('close', finish);
         return;
       }
       resolve();
       let buffer = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
+        // Only the new text is searched for the end of an event: what came before has none.
+        const from = Math.max(0, buffer.length - 1);
         buffer += chunk;
+        if (buffer.indexOf('\n\n', from) === -1) {
+          // An event without end past the bound: the stream is closed (its reader sees it end).
+          if (buffer.length > MAX_SANDBOX_EVENT_BYTES) res.destroy();
+          return;
+        }
         let end: number;
         while ((end = buffer.indexOf('\n\n')) !== -1) {
           const block = buffer.slice(0, end);
