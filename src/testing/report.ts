@@ -1,6 +1,7 @@
 import type { Style } from '../output/style.js';
 import { stringifyJson } from '../payload/json.js';
 import { looksLikePattern } from './pattern.js';
+import { printable } from '../output/terminal.js';
 import { tapDocument, type TapPoint } from './tap.js';
 import { unreachableJson, unreachableJunit, type Unreachable } from './unreachable.js';
 import { xmlAttr, xmlText } from './xml.js';
@@ -108,7 +109,8 @@ export function conversationLine(summary: ConversationSummary, style: Style): st
 /** What is shown for an expected or received value: patterns as written, the rest as JSON, absence as such. */
 export function showValue(value: unknown): string {
   if (value === undefined) return '(absent)';
-  if (typeof value === 'string' && looksLikePattern(value)) return value;
+  // A string written like a pattern is shown as written, its control characters escaped (JSON escapes the rest).
+  if (typeof value === 'string' && looksLikePattern(value)) return printable(value);
   return stringifyJson(value) ?? String(value);
 }
 
