@@ -191,7 +191,10 @@ async function planFile(file: string, test: TestFile, lines: LineFinder): Promis
   if (referenceProblems.length > 0) return { problems: await Promise.all(referenceProblems.map((p) => located(p.path, p.message))) };
 
   const conversations: PlannedConversation[] = [];
-  for (const source of sources) conversations.push(...(await planConversation(file, test, source, stem, lines, conversations.length)));
+  for (const source of sources) {
+    // One by one: spreading 200,000 rows into push's arguments overflows the stack.
+    for (const planned of await planConversation(file, test, source, stem, lines, conversations.length)) conversations.push(planned);
+  }
   return { file, name: test.conversations ? (test.name ?? stem) : stem, conversations };
 }
 

@@ -24,7 +24,7 @@ describe('an examples table of 200,000 rows', () => {
       `name: echo \${w}\nexamples:\n${words.map((word) => `  - {w: ${word}}`).join('\n')}\nsteps:\n  - customer: \${w}\n  - bot: {text: "You said: \${w}"}\n`,
     );
     const [file] = await loadTests(['big.yaml'], folder).catch((error: { problems?: unknown }) => {
-      throw new Error(JSON.stringify(error.problems));
+      throw new Error(JSON.stringify(error.problems) ?? String(error), { cause: error });
     });
     expect(file!.conversations).toHaveLength(rows);
     expect(file!.conversations[0]!.name).toBe('echo w0');
