@@ -106,6 +106,7 @@ export const ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> = [
   ['test/batch/source.test.ts', STREAMS],
   ['test/build/', `${BINARY}; V8's code cache, zlib.crc32 and module.enableCompileCache; the rewritten got on this V8`],
   ['test/config/header-values.test.ts', 'the header values node:http accepts'],
+  ['test/config/imports.test.ts', FILES],
   ['test/config/loaders.test.ts', LOADER],
   ['test/config/prompts.test.ts', TERMINAL],
   ['test/config/reading.test.ts', `${LOADER}; ${V8}`],
@@ -113,10 +114,15 @@ export const ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> = [
   ['test/config/search.test.ts', `${FILES}; ${BINARY}`],
   ['test/config/secret.test.ts', `token commands: ${SIGNALS}`],
   ['test/config/stuck.test.ts', `${BINARY}; ${SIGNALS}; top-level await`],
+  ['test/config/swapped.test.ts', FILES],
   ['test/config/trusted.test.ts', `${FILES}; ${BINARY}`],
   ['test/customer/refusal-stream.test.ts', `the event stream read over ${HTTP_CLIENT}`],
   ['test/doctor/doctor.test.ts', `${BINARY}; ${TLS}; ${HTTP_CLIENT}; token commands: ${SIGNALS}`],
   ['test/e2e/', BINARY],
+  [
+    'test/hardening/endless-answers.test.ts',
+    'the sandbox client on node:http: an answer read in chunks, the request destroyed past the bound',
+  ],
   ['test/hardening/faults.test.ts', HTTP_CLIENT],
   ['test/hardening/hanging-proxy.test.ts', `${BINARY}; ${SIGNALS}; ${HTTP_CLIENT}`],
   ['test/hardening/output-files.test.ts', FILES],
@@ -135,6 +141,7 @@ export const ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> = [
   ['test/payload/attachment.test.ts', URLS],
   ['test/payload/checks.test.ts', URLS],
   ['test/payload/flat-strings.test.ts', V8],
+  ['test/payload/inexact.test.ts', `${V8}; how a decimal text is read as a number`],
   ['test/payload/json-readable.test.ts', V8],
   ['test/payload/json.test.ts', V8],
   ['test/prompts/composer-tmux.test.ts', `${BINARY}; ${TERMINAL}`],
@@ -162,6 +169,7 @@ export const ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> = [
   ['test/sandbox/warm.test.ts', `${HTTP_CLIENT}: the sandbox's kept-alive connection to the bot, and one the bot closed`],
   ['test/sandbox/webhook.test.ts', `${HTTP_SERVER}; ${HTTP_CLIENT}`],
   ['test/test-command/clients.test.ts', `the sandbox reached over ${HTTP_CLIENT}`],
+  ['test/test-command/long-patterns.test.ts', "V8's regular expressions: compiled when first used, and the size past which they cannot be"],
 ];
 
 export const NOT_ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> = [
@@ -196,6 +204,7 @@ export const NOT_ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> 
   ['test/hardening/plain-http.test.ts', COMMANDS],
   ['test/hardening/secrets.test.ts', COMMANDS],
   ['test/hardening/terminal.test.ts', COMMANDS],
+  ['test/hardening/unknown-fields.test.ts', COMMANDS],
   ['test/http/throttle.test.ts', RULES],
   ['test/markdown/', RULES],
   ['test/mask/', RULES],
