@@ -29,8 +29,8 @@ module.exports = {
       name: 'leaf-modules-import-nothing',
       severity: 'error',
       comment:
-        'The proxy settings and the sandbox limits are read by the config code and the test-file schema: they import nothing of src/.',
-      from: { path: '^src/(proxy-settings|sandbox/limits)\\.ts$' },
+        "The proxy settings, the sandbox limits and the walk of a path's symbolic links are read by the config code, the test-file schema and the files core writes: they import nothing of src/.",
+      from: { path: '^src/(proxy-settings|sandbox/limits|links)\\.ts$' },
       to: { path: '^src/' },
     },
     {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeStyle } from '../../src/output/style.js';
 import type { BatteryReport, CheckResult } from '../../src/testing/check-bot/battery.js';
+import { showValue } from '../../src/testing/report.js';
 import { renderCheckJson, renderCheckJunit, renderCheckTap, renderTable, type ReportContext } from '../../src/testing/check-bot/report.js';
 
 /** The four renderings of one report (docs/check-bot.md, "Reports"), from data: no bot, no sandbox. */
@@ -46,13 +47,29 @@ describe('the table', () => {
       [
         'check                   result  what happened',
         'answers                 pass    answered',
-        `signature.wrong-secret  FAIL    ${hostile}`,
+        `signature.wrong-secret  FAIL    ${hostile.replace('\u0007', '\\u0007')}`,
         '                                fix: the fix of signature.wrong-secret',
         '',
         '1 passed, 1 failed (2 checks of the bot at http://127.0.0.1:3000/webhook, 10.259s)',
         '',
       ].join('\n'),
     );
+  });
+
+  it.each([
+    ['a line break and a coloured pass row', '\nreplay                  \u001b[32mpass\u001b[39m    not answered'],
+    ['a carriage return over the FAIL', '\r' + 'answers                 pass  '],
+    ['C1 controls and bidi overrides', '\u009b32m pass \u202e ssap'],
+  ])('a bot value holding %s cannot draw a row of its own: one line per check, every control escaped', (_, forged) => {
+    const forgedReport = report([result('answers', 'fail', `answered (answerId ${forged})`)]);
+    const table = renderTable(forgedReport, context, makeStyle(true));
+    const lines = table.split('\n');
+    // The header, the check, its fix, a blank line, the summary, and the last line break.
+    expect(lines).toHaveLength(6);
+    expect(lines[1]).toContain('answerId \\');
+    // eslint-disable-next-line no-control-regex
+    expect(lines[1]!.replace(/\u001b\[(?:31|39)m/g, '')).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+    expect(table).not.toContain('\r');
   });
 
   it("names the running sandbox where the checks' conversations stay", () => {
@@ -146,5 +163,16 @@ describe('JSON', () => {
       message: sandboxGone.unreachable!.message,
       sandboxUrl: context.sandboxUrl,
     });
+  });
+});
+
+describe("core test's human report shows a bot's text written like a pattern", () => {
+  it.each([
+    ['/a/', '/a/'],
+    ['/\u001b[32m✓ passes\u001b[39m/', '/\\u001b[32m✓ passes\\u001b[39m/'],
+    ['/a\nb/', '/a\\nb/'],
+    ['/\u009b2J/', '/\\u009b2J/'],
+  ])('%j as %s: as written, every control character escaped', (value, shown) => {
+    expect(showValue(value)).toBe(shown);
   });
 });

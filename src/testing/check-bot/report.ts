@@ -1,5 +1,6 @@
 import { formatDuration } from '../../config/duration.js';
 import type { Style } from '../../output/style.js';
+import { printable } from '../../output/terminal.js';
 import { stringifyJson } from '../../payload/json.js';
 import { tapDocument } from '../tap.js';
 import { unreachableJson, unreachableJunit } from '../unreachable.js';
@@ -35,8 +36,10 @@ export function renderTable(report: BatteryReport, context: ReportContext, style
   const lines = [style.bold(`${pad('check', width)}  ${pad('result', 6)}  what happened`)];
   for (const check of report.checks) {
     const result = check.status === 'pass' ? style.green(pad('pass', 6)) : style.red(pad('FAIL', 6));
-    lines.push(`${pad(check.id, width)}  ${result}  ${check.message}`);
-    if (check.fix !== null) lines.push(`${' '.repeat(width + 10)}${style.dim('fix:')} ${check.fix}`);
+    // A message quotes what the bot sent (an answerId, a status text): every control character in it
+    // escaped, line breaks and colour codes included, so the bot cannot draw rows of its own.
+    lines.push(`${pad(check.id, width)}  ${result}  ${printable(check.message)}`);
+    if (check.fix !== null) lines.push(`${' '.repeat(width + 10)}${style.dim('fix:')} ${printable(check.fix)}`);
   }
   return `${lines.join('\n')}\n\n${summaryLine(report, context, style)}`;
 }
