@@ -1,4 +1,5 @@
 import { stringifyJson } from '../../payload/json.js';
+import { messageDelivery } from '../../payload/message.js';
 import type { CustomerMessageEvent } from '../events.js';
 import type { Delivery, Thread } from '../model.js';
 
@@ -7,7 +8,8 @@ export const DELIVERY_OVERHEAD = 160;
 
 /** The MESSAGE webhook of a customer message: its exact bytes, kept for retries and redelivery (docs/sandbox.md, "The MESSAGE webhook"). */
 export function newDelivery(thread: Thread, event: CustomerMessageEvent, deliveryId: string): Delivery {
-  const body = {
+  // Built through the contract's schema (src/payload/message.ts): a delivery that breaks it is never sent.
+  const body = messageDelivery({
     type: 'MESSAGE',
     tenant: thread.tenant,
     timestamp: new Date().toISOString(),
@@ -24,7 +26,7 @@ export function newDelivery(thread: Thread, event: CustomerMessageEvent, deliver
       quickReply: event.quickReply,
       listItem: event.listItem,
     },
-  };
+  });
   return {
     deliveryId,
     tenant: thread.tenant,
