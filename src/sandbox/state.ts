@@ -126,10 +126,12 @@ export class SandboxState {
   customerMessage(
     thread: Thread,
     message: { text: string; quickReply: Record<string, unknown> | null; listItem: { identifier: string; title: string } | null },
+    /** A questionId above 2^53 (a probe's `largeIds`, src/sandbox/probe.ts). */
+    largeId = false,
   ): { event: CustomerMessageEvent; delivery: Delivery | null } {
     const tenant = this.store.tenant(thread.tenant);
     const { questionType, noWebhook } = customerQuestion(thread, this.config.botConnected);
-    const questionId = this.store.nextQuestionId(tenant);
+    const questionId = largeId ? this.store.nextLargeQuestionId(tenant) : this.store.nextQuestionId(tenant);
     const questionIndex = thread.nextIndex;
     thread.nextIndex += 1n;
     const deliveryId = noWebhook === null ? this.store.newDeliveryId(tenant) : null;

@@ -5,7 +5,7 @@ import { EventLog } from '../log.js';
 import type { Client, Thread } from '../model.js';
 import { retainedBytes } from './bytes.js';
 import { randomText } from '../random.js';
-import { forgetClient, forgetWith, freshTenant, type TenantStore } from './tenant.js';
+import { forgetClient, forgetWith, freshTenant, LARGE_QUESTION_IDS, type TenantStore } from './tenant.js';
 
 export interface StoreConfig {
   tenants: readonly string[];
@@ -158,6 +158,14 @@ export class Store {
     while (tenant.questions.has(tenant.nextQuestionId)) tenant.nextQuestionId += 1n;
     const id = tenant.nextQuestionId;
     tenant.nextQuestionId += 1n;
+    return id;
+  }
+
+  /** A questionId above 2^53 that a double cannot hold (LARGE_QUESTION_IDS), for a probe's `largeIds`. */
+  nextLargeQuestionId(tenant: TenantStore): bigint {
+    while (tenant.questions.has(tenant.nextLargeQuestionId)) tenant.nextLargeQuestionId += LARGE_QUESTION_IDS.step;
+    const id = tenant.nextLargeQuestionId;
+    tenant.nextLargeQuestionId += LARGE_QUESTION_IDS.step;
     return id;
   }
 
