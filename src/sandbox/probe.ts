@@ -139,7 +139,7 @@ interface Prober {
 }
 
 /** Sends one crafted attempt (its body shaped as asked: probe-shape.ts) and records it as the delivery's attempt. */
-async function sendCrafted(prober: Prober, craft: Craft, delivery: Delivery, shape?: ProbeShape): Promise<AttemptResult> {
+async function sendCrafted(prober: Prober, craft: Craft, delivery: Delivery, shape?: ProbeShape): Promise<SentAttempt> {
   const { sender } = prober;
   const sent = shape === undefined ? delivery : { deliveryId: delivery.deliveryId, body: shapeBody(delivery.body, shape) };
   const request = craftRequest(craft, sent, prober.key, Math.floor(Date.now() / 1000), sender.baseHeaders(delivery.tenant));
@@ -158,14 +158,19 @@ async function sendCrafted(prober: Prober, craft: Craft, delivery: Delivery, sha
     retryInMs: null,
     retryAfter: false,
   });
-  return result;
+  return { ...result, sent: request.body };
 }
 
-const attemptJson = (result: AttemptResult) => ({
+/** An attempt's result and the body it sent. */
+type SentAttempt = AttemptResult & { sent: Buffer };
+
+/** How the bot answered, and (`delivery`) the exact body sent, as text: a lone surrogate is written escaped, so it reads as UTF-8. */
+const attemptJson = (result: SentAttempt) => ({
   status: result.status,
   error: result.error,
   latencyMs: result.latencyMs,
   body: result.body,
+  delivery: result.sent.toString('utf8'),
 });
 
 /** The fields each kind of probe takes. */

@@ -12,6 +12,7 @@ import { runBattery, unplayedBattery, type BatteryReport, type SandboxPort } fro
 import { CHECK_IDS, type CheckId, type CheckReporter } from '../../testing/check-bot/ids.js';
 import { renderCheckReport, summaryLine, type ReportContext } from '../../testing/check-bot/report.js';
 import { trimEndOf } from '../../text/trim.js';
+import { planFuzz } from './fuzz.js';
 import { openEventStream, requestJson, StreamRefused, type ClientInit } from '../customer/client.js';
 
 /**
@@ -34,6 +35,12 @@ export interface CheckBotOptions {
   timeout?: string;
   /** Check ids, or the part before their dot (`signature`), each word possibly a comma-separated list. */
   only?: string[];
+  /** --fuzz N: fuzzed conversations instead of the checks (docs/check-bot.md, "Fuzzing"). */
+  fuzz?: string;
+  seed?: string;
+  /** --fuzz-replay: a spec `<seed>:<path>`, or a file the fuzzer saved. */
+  fuzzReplay?: string;
+  fuzzSave?: string;
 }
 
 export const DEFAULT_TIMEOUT = '10s';
@@ -44,6 +51,7 @@ const REQUEST_MARGIN_MS = 30_000;
 
 export async function runCheckBot(options: CheckBotOptions, ctx: Context): Promise<number> {
   const checked = checkOptions(options);
+  const fuzzing = await planFuzz(options, ctx);
   const output = options.output === undefined ? undefined : await outputFilePath(options.output, ctx.cwd, '--output');
   const humanOnStdout = options.reporter === 'human' && output === undefined;
   /** The report to stdout or --output; the human one on stdout is only the error when nothing could be checked. */
@@ -97,11 +105,17 @@ export async function runCheckBot(options: CheckBotOptions, ctx: Context): Promi
   const count = checked.only?.length ?? CHECK_IDS.length;
   let report;
   try {
-    ctx.err(
-      `core check-bot: ${count} check${count === 1 ? '' : 's'} of the bot at ${botUrl ?? "the sandbox's --bot-url"}, through the sandbox at ${url}; ` +
-        `the checks that expect no answer wait ${formatDuration(checked.timeoutMs)}\n`,
-    );
-    report = await runBattery({ port, timeoutMs: checked.timeoutMs, ...(checked.only ? { only: checked.only } : {}), signal: stop.signal });
+    if (fuzzing !== undefined)
+      ctx.err(`core check-bot: ${fuzzing.what} against the bot at ${botUrl ?? "the sandbox's --bot-url"}, through the sandbox at ${url}\n`);
+    else
+      ctx.err(
+        `core check-bot: ${count} check${count === 1 ? '' : 's'} of the bot at ${botUrl ?? "the sandbox's --bot-url"}, through the sandbox at ${url}; ` +
+          `the checks that expect no answer wait ${formatDuration(checked.timeoutMs)}\n`,
+      );
+    report =
+      fuzzing === undefined
+        ? await runBattery({ port, timeoutMs: checked.timeoutMs, ...(checked.only ? { only: checked.only } : {}), signal: stop.signal })
+        : await fuzzing.run(port, checked.timeoutMs, stop.signal, url);
   } finally {
     ctx.signal.removeEventListener('abort', onStop);
     await sandbox?.close();
@@ -109,6 +123,7 @@ export async function runCheckBot(options: CheckBotOptions, ctx: Context): Promi
   if (ctx.signal.aborted) throw new InterruptedError('interrupted: the checks were stopped before they ended, no report written');
 
   await writeReport(report, context);
+  if (fuzzing !== undefined) await fuzzing.save(report);
   if (report.unreachable) {
     throw new NetworkError(report.unreachable.message, 'EBOTUNREACHABLE', {
       hint: `start the bot before core check-bot, listening at ${botUrl ?? "the sandbox's --bot-url"}; its answers go to the sandbox's base URL (${url})`,
