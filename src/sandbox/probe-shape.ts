@@ -42,6 +42,9 @@ export const WORDS_FIELDS = ['quickReply', 'listItem', 'largeIds'] as const;
 export const FUZZ_UNKNOWN_TOP = 'futureEnvelope';
 export const FUZZ_UNKNOWN_MESSAGE = 'futureFlags';
 
+/** A JSON integer as the sandbox reads it (a bigint) as a number, for the small choices of a format. */
+const small = (value: unknown) => (typeof value === 'bigint' ? Number(value) : value);
+
 /** Every problem with the shape fields of a probe's body (absent fields take the plain form). */
 export function shapeProblems(body: Record<string, unknown>): Problem[] {
   const problems: Problem[] = [];
@@ -64,7 +67,7 @@ export function shapeProblems(body: Record<string, unknown>): Problem[] {
     if (!isRecord(format)) problems.push({ path: 'format', message: 'must be an object' });
     else {
       for (const [key, choices] of Object.entries(FORMAT_CHOICES)) {
-        const value = format[key] as never;
+        const value = small(format[key]) as never;
         if (value !== undefined && !(choices as readonly unknown[]).includes(value)) {
           problems.push({ path: `format.${key}`, message: `use one of ${choices.map((choice) => JSON.stringify(choice)).join(', ')}` });
         }
@@ -106,7 +109,7 @@ export function shapeOf(body: Record<string, unknown>): ProbeShape {
     attachments: Array.isArray(body.attachments) ? (body.attachments as ProbeShape['attachments']) : [],
     unknownFields: body.unknownFields === true,
     format: {
-      indent: (format.indent as ProbeFormat['indent'] | undefined) ?? 0,
+      indent: (small(format.indent) as ProbeFormat['indent'] | undefined) ?? 0,
       spaced: format.spaced === true,
       order: (format.order as ProbeFormat['order'] | undefined) ?? 'contract',
       escape: (format.escape as ProbeFormat['escape'] | undefined) ?? 'none',

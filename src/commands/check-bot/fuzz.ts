@@ -8,7 +8,6 @@ import { parseJson, stringifyJson } from '../../payload/json.js';
 import type { BatteryReport, SandboxPort } from '../../testing/check-bot/battery.js';
 import type { FuzzCheckResult } from '../../testing/fuzz/battery.js';
 import type { FuzzConversation } from '../../testing/fuzz/model.js';
-import type { CheckBotOptions } from './run.js';
 
 /**
  * `core check-bot --fuzz N [--seed S] [--fuzz-save DIR]` and `--fuzz-replay SPEC|FILE`
@@ -18,6 +17,18 @@ import type { CheckBotOptions } from './run.js';
  */
 
 export const MAX_FUZZ_RUNS = 100_000;
+
+/** The options of core check-bot the fuzzer reads (a part of CheckBotOptions, named here so that run.ts alone imports this file). */
+export interface FuzzOptions {
+  fuzz?: string;
+  seed?: string;
+  fuzzReplay?: string;
+  fuzzSave?: string;
+  sandbox?: string;
+  botUrl?: string;
+  port?: string;
+  timeout?: string;
+}
 /** The format of a saved case for --fuzz-replay FILE. */
 const FILE_KIND = 'core check-bot fuzz case';
 
@@ -40,7 +51,7 @@ function whole(value: string, option: string, max: number, min = 0): number {
 }
 
 /** The plan of a fuzz run, or undefined for the checks. */
-export async function planFuzz(options: CheckBotOptions, ctx: Context): Promise<FuzzPlan | undefined> {
+export async function planFuzz(options: FuzzOptions, ctx: Context): Promise<FuzzPlan | undefined> {
   const { fuzz, fuzzReplay, seed, fuzzSave } = options;
   if (fuzz === undefined && fuzzReplay === undefined) {
     const stray = seed !== undefined ? '--seed' : fuzzSave !== undefined ? '--fuzz-save' : undefined;
@@ -120,7 +131,7 @@ async function readCase(path: string, shown: string): Promise<FuzzConversation> 
 }
 
 /** The command line that plays a case again against the same target. */
-export function replayCommand(options: CheckBotOptions, spec: string): string {
+export function replayCommand(options: FuzzOptions, spec: string): string {
   const quote = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
   const parts = ['core check-bot', `--fuzz-replay ${quote(spec)}`];
   if (options.sandbox !== undefined) parts.push(`--sandbox ${quote(options.sandbox)}`);

@@ -167,8 +167,9 @@ function wrongIds(played: PlayedConversation): FuzzFailure | null {
         text: `the answer named coreClientId ${String(body.coreClientId)}; the client is ${played.coreClientId}`,
       };
     }
-    const ways = Array.isArray(event.addressedBy) ? event.addressedBy : [];
-    if (played.channel === 'EMAIL' && !(ways.includes('sessionId') && ways.includes('questionIndex'))) {
+    // addressedBy lists the ways an answer carries, such as `sessionId+questionIndex` and `questionId`.
+    const ways = Array.isArray(event.addressedBy) ? event.addressedBy.map(String) : [];
+    if (played.channel === 'EMAIL' && !ways.some((way) => way.includes('sessionId') && way.includes('questionIndex'))) {
       return {
         rule: 'email-addressing',
         message: index,

@@ -43,7 +43,6 @@ describe("the fuzzer's conversations", () => {
       press: messages.some(({ message }) => message.action === 'press'),
       pick: messages.some(({ message, conversation }) => wordsOf(message, conversation.channel, 0).listItem !== null),
       attachments: messages.some(({ message }) => message.attachments.length > 0),
-      blankWithFiles: messages.some(({ message }) => textOf(message.text) === '' && message.attachments.length > 0),
       unknownFields: messages.some(({ message }) => message.unknownFields),
       largeIds: messages.some(({ message }) => message.largeIds) && all.some((c) => c.coreClientId !== null),
       nonCanonical: messages.some(({ message }) => message.format.indent !== 0 && message.format.escape !== 'none'),
