@@ -156,6 +156,14 @@ module.exports = {
       },
     },
     {
+      name: 'only-the-store-changes-the-model',
+      severity: 'error',
+      comment:
+        "The sandbox's model changes in one place, applyEvent (src/sandbox/store/apply.ts), on the store's own writable shapes (store/tenant.ts). Outside the store only store.ts is reached: it hands out the read-only shapes of src/sandbox/model.ts and changes the model only by recording events.",
+      from: { path: '^src/', pathNot: '^src/sandbox/store/' },
+      to: { path: '^src/sandbox/store/', pathNot: '^src/sandbox/store/store\\.ts$' },
+    },
+    {
       name: 'src-does-not-import-scripts-or-tests',
       severity: 'error',
       from: { path: '^src/' },

@@ -340,6 +340,24 @@ export default defineConfig([
     // Bundled CommonJS dependencies call require() for Node's built-ins.
     banner: { js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);" },
   },
+  // The same library as CommonJS (dist/sandbox.cjs), for test suites that `require('core-cli/sandbox')`
+  // (jest without its ES module mode, say): package.json's `exports` gives it under the `require`
+  // condition. The same sources; `import.meta.url` (the page's folder) is shimmed from __filename, so
+  // it finds dist/page/ too. Its declarations are the ES module's, copied by the build script as
+  // dist/sandbox.d.cts, the name TypeScript looks for beside a .cjs file.
+  {
+    ...shared,
+    format: ['cjs'],
+    entry: { sandbox: 'src/library/sandbox.ts' },
+    outExtension: () => ({ js: '.cjs' }),
+    minify: false,
+    esbuildOptions(options) {
+      options.minifyWhitespace = true;
+      options.minifySyntax = true;
+    },
+    splitting: false,
+    define: { __CORE_VERSION__: JSON.stringify(pkg.version) },
+  },
   // Third-party modules loaded on demand, one self-contained file each. cosmiconfig keeps its
   // `import()` (for .mjs config files): src/compile-cache.ts leaves such a module to Node's loader.
   {

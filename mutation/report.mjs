@@ -1,49 +1,38 @@
 // Reading Stryker's JSON report (mutation-testing-report-schema) for scripts/mutate.mjs.
+import { keyed } from './ledger.mjs';
 
 /**
- * The mutants that survived or that no test reached, each with the text it replaced and the line it
- * is on, which is how mutation/equivalents/<module>.json names them (line numbers move; the line's text
- * rarely does).
+ * Every mutant of the report with its status and its key in the ledger of equivalents (mutation/ledger.mjs):
+ * file, scope, mutator, original, replacement and occurrence. A report of some mutants only (a run with
+ * `--mutate` ranges) would count occurrences among those alone: `known`, the keyed mutants of the whole module
+ * (moduleMutants), gives each mutant found at the same place its key among all of them.
  */
-export function survivorsOf(report) {
-  const survivors = [];
-  for (const [file, { source, mutants }] of Object.entries(report.files)) {
-    const lines = source.split('\n');
-    for (const mutant of mutants) {
-      if (mutant.status !== 'Survived' && mutant.status !== 'NoCoverage') continue;
-      const { start, end } = mutant.location;
-      survivors.push({
-        file,
-        line: start.line,
+export function mutantsOfReport(report, known = []) {
+  const byPlace = new Map(known.map((mutant) => [placeOf(mutant), mutant]));
+  return Object.entries(report.files).flatMap(([file, { source, mutants }]) =>
+    keyed(
+      file,
+      source,
+      mutants.map((mutant) => ({
         mutator: mutant.mutatorName,
-        status: mutant.status,
         replacement: mutant.replacement,
-        original: textOf(lines, start, end),
-        lineText: lines[start.line - 1].trim(),
-      });
-    }
-  }
-  return survivors;
-}
-
-function textOf(lines, start, end) {
-  if (start.line === end.line) return lines[start.line - 1].slice(start.column - 1, end.column - 1);
-  return [
-    lines[start.line - 1].slice(start.column - 1),
-    ...lines.slice(start.line, end.line - 1),
-    lines[end.line - 1].slice(0, end.column - 1),
-  ].join('\n');
-}
-
-/** Whether mutation/equivalents/<module>.json lists the mutant: same file, mutator, replacement and line text. */
-export function isEquivalent(mutant, equivalents) {
-  return equivalents.some(
-    (entry) =>
-      entry.file === mutant.file &&
-      entry.mutator === mutant.mutator &&
-      entry.replacement === mutant.replacement &&
-      entry.line === mutant.lineText,
+        location: mutant.location,
+        status: mutant.status,
+      })),
+    ).map((mutant) => {
+      const same = byPlace.get(placeOf(mutant));
+      return same === undefined ? mutant : { ...mutant, occurrence: same.occurrence, occurrences: same.occurrences };
+    }),
   );
+}
+
+function placeOf({ file, mutator, replacement, location: { start, end } }) {
+  return `${file}:${start.line}:${start.column}-${end.line}:${end.column} ${mutator} ${replacement}`;
+}
+
+/** Whether a mutant survived its tests or was reached by none. */
+export function survived(mutant) {
+  return mutant.status === 'Survived' || mutant.status === 'NoCoverage';
 }
 
 /**

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { createLoader, runPath, type Application } from './compile-cache.js';
 import { heapSettings } from './heap.js';
 import { STOP_GRACE_MS, STOP_WRAP_UP_MS, type StopReason } from './stop.js';
-import { version } from './version.js';
+import { version, versionRequest, versionText } from './version.js';
 
 /**
  * How the process stops (docs/exit-codes.md, "Stopping"):
@@ -76,9 +76,13 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+const versionAsked = versionRequest(argv);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   // The fast path: no commander, no config, nothing else loaded.
   process.stdout.write(`${version()}\n`);
+} else if (versionAsked !== undefined) {
+  // `core version`, `core --version --json`: as fast.
+  process.stdout.write(versionText(versionAsked.json));
 } else {
   void run();
 }

@@ -46,22 +46,9 @@ import type { HeapSettings } from './heap.js';
 /** What dist/main.cjs exports, as bin.ts uses it. */
 export type Application = typeof import('./main.js');
 
-/** The folder: `$XDG_CACHE_HOME/core`, or `~/.cache/core`. */
-export function cacheFolder(env: NodeJS.ProcessEnv): string | undefined {
-  const xdg = env.XDG_CACHE_HOME;
-  if (xdg !== undefined && isAbsolute(xdg)) return join(xdg, 'core');
-  const home = env.HOME !== undefined && env.HOME !== '' ? env.HOME : safeHomedir();
-  return home === undefined ? undefined : join(home, '.cache', 'core');
-}
-
-function safeHomedir(): string | undefined {
-  try {
-    // node:os only when HOME is unset: --version and most runs never need it.
-    return (createRequire(import.meta.url)('node:os') as typeof import('node:os')).homedir();
-  } catch {
-    return undefined;
-  }
-}
+// The folder: `$XDG_CACHE_HOME/core`, or `~/.cache/core` (a leaf, which core doctor checks too).
+export { cacheFolder } from './cache-folder.js';
+import { cacheFolder } from './cache-folder.js';
 
 const uid = process.getuid?.();
 

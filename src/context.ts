@@ -3,6 +3,7 @@ import type { Env, OutStream, Streams } from './io.js';
 import { createMask, isMaskedText, maskedText, type MaskedText } from './mask.js';
 import { jsonEscaped, neutralize } from './output/terminal.js';
 import { createHold } from './output/hold.js';
+import { glyphsFor, plainText, type Glyphs } from './output/glyphs.js';
 import { stringifyJson } from './payload/json.js';
 import { createPrompter, type Prompter } from './prompts/prompter.js';
 
@@ -25,6 +26,11 @@ export interface Context {
   readonly cwd: string;
   /** Colour on stdout / stderr, decided once from the terminal, NO_COLOR, FORCE_COLOR and --no-color. */
   readonly color: { stdout: boolean; stderr: boolean };
+  /**
+   * The glyphs of human output (✓, ✗, →, boxes, …), or their ASCII stand-ins under a locale that is
+   * not UTF-8 (LC_ALL, LC_CTYPE, LANG: src/output/glyphs.ts), decided once.
+   */
+  readonly glyphs: Glyphs;
   /** CORE_DEBUG=1: stack traces for unexpected errors (never a secret). */
   readonly debug: boolean;
   /** Aborted on the first Ctrl-C (SIGINT) or SIGTERM. */
@@ -55,7 +61,7 @@ export interface Context {
    * whatever a secret holds. Hand it to `out`.
    */
   json(value: unknown, indent?: number): MaskedText;
-  /** A `warning: ...` line on stderr. */
+  /** A `warning: ...` line on stderr, in ASCII punctuation when the glyphs are. */
   warn(message: string): void;
   /**
    * Registers a value that must never be printed; every later write masks it, in each of its forms
@@ -109,12 +115,14 @@ export function createContext(init: ContextInit): Context {
     stdout: decideColor(init.streams.stdout, init.env, init.colorFlag),
     stderr: decideColor(init.streams.stderr, init.env, init.colorFlag),
   };
+  const glyphs = glyphsFor(init.env);
   const stdout = createHold((text) => void init.streams.stdout.write(text));
   const ctx: Context = {
     streams: init.streams,
     env: init.env,
     cwd: init.cwd,
     color,
+    glyphs,
     debug: init.env.CORE_DEBUG === '1' || init.env.CORE_DEBUG === 'true',
     signal: init.signal ?? new AbortController().signal,
     abandonSignal: init.abandonSignal ?? new AbortController().signal,
@@ -146,7 +154,7 @@ export function createContext(init: ContextInit): Context {
     warn: (message) => {
       const label = color.stderr ? '\u001b[33mwarning:\u001b[39m' : 'warning:';
       stdout.flush();
-      init.streams.stderr.write(neutralize(redact(`${label} ${message}\n`)));
+      init.streams.stderr.write(neutralize(redact(`${label} ${plainText(message, glyphs)}\n`)));
     },
     addSecret: (value) => mask.add(value),
     redact,

@@ -3,8 +3,9 @@ import { debugTrace, scrubCredentials } from './debug.js';
 import { CoreError, ExitCode, PayloadError, ConfigError } from './errors.js';
 
 export { ExitCode } from './errors.js';
+import { plainText } from './output/glyphs.js';
 import { printable } from './output/terminal.js';
-import { buildProgram, CommanderError, expandHelp, invokedCommand, type Invocation } from './program.js';
+import { buildProgram, CommanderError, directInvocation, expandHelp, invokedCommand, type Invocation } from './program.js';
 
 export interface MainInit {
   argv: string[];
@@ -34,6 +35,11 @@ export async function main(init: MainInit): Promise<number> {
   const inv: Invocation = { ctx, exitCode: undefined };
   let code: number;
   try {
+    const direct = directInvocation(init.argv);
+    if (direct !== undefined) {
+      const { runDirect } = await import('./commands/help/run.js');
+      return exitCodeAfterStop(runDirect(direct, ctx), init.signal);
+    }
     const argv = expandHelp(init.argv);
     const program = await buildProgram(inv, invokedCommand(argv));
     await program.parseAsync(argv, { from: 'user' });
@@ -81,9 +87,11 @@ export function reportError(error: unknown, ctx: Context): number {
 export function formatCoreError(error: CoreError, ctx: Context): string {
   const red = (s: string) => (ctx.color.stderr ? `\u001b[31m${s}\u001b[39m` : s);
   // A message may quote a file, the service or another program: each part is made printable.
-  const lines = [`${red('error:')} ${printable(error.message)}`];
+  // Under a locale that is not UTF-8, core's own punctuation (a cut value's ellipsis) is ASCII.
+  const text = (value: string) => printable(plainText(value, ctx.glyphs));
+  const lines = [`${red('error:')} ${text(error.message)}`];
   const problems = error instanceof PayloadError || error instanceof ConfigError ? error.problems : [];
-  for (const problem of problems) lines.push(`  ${printable(problem.path ? `${problem.path}: ` : '')}${printable(problem.message)}`);
-  if (error.hint) lines.push(`hint: ${printable(error.hint)}`);
+  for (const problem of problems) lines.push(`  ${text(problem.path ? `${problem.path}: ` : '')}${text(problem.message)}`);
+  if (error.hint) lines.push(`hint: ${text(error.hint)}`);
   return `${lines.join('\n')}\n`;
 }

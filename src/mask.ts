@@ -10,8 +10,9 @@
  * 2. A distinctive value is masked in every form in which it can reach the output: as is, in upper
  *    and in lower case, base64 (standard and URL alphabets, at each of the three alignments it can
  *    have inside a longer base64 text, as in `Basic base64(user:token)`) and hex (either case) of its
- *    UTF-8 bytes (`secretForms`); and each of those with any of its characters written as a JSON
- *    escape (`\"`, `\\`, `\u002b`, `\/`) or a URL escape (`%2B`). A value is trimmed before it is
+ *    UTF-8 bytes, and of its Latin-1 bytes when it has no character beyond Latin-1, as a header value
+ *    is sent (`secretForms`); and each of those with any of its characters written as a JSON escape
+ *    (`\"`, `\\`, `\u002b`, `\/`) or a URL escape (`%2B`, `%C3%A4`, `%E4`). A value is trimmed before it is
  *    registered: a server trims a header value, and echoes it so. Every occurrence of every form is
  *    masked, overlapping ones included: one secret's tail after another's match is masked too.
  * 3. A JSON document is masked by structure, not as text: every key and string of the value is
@@ -29,6 +30,8 @@ export const MIN_MASKED_LENGTH = 8;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 /** A value made only of these could be part of a number: 1e9, -2.5, 9223372036854775807. */
 const NUMBER_ONLY = /^[0-9.+\-eE]+$/;
+/** Text a header value can be: Latin-1 only, sent one byte a character (src/config/schema.ts). */
+const LATIN1_ONLY = /^[\u0000-\u00ff]*$/;
 
 /**
  * The keys and labels core prints that are long enough to be masked (docs/json-output.md): a result's
@@ -121,12 +124,14 @@ export function mayHold(text: string, forms: Iterable<string>): boolean {
 /**
  * The forms of a registered value that a service may echo, each distinctive itself (a hex form
  * made only of digits would look like a number, and is left out): the value, its upper- and
- * lower-case forms, its base64 and base64url forms, and its hex forms in either case.
+ * lower-case forms, its base64 and base64url forms, and its hex forms in either case. The encoded
+ * forms are of its UTF-8 bytes and, for a value with no character beyond Latin-1, of its Latin-1
+ * bytes too (the same bytes for ASCII): a header value is sent so, one byte a character.
  */
 export function secretForms(value: string): string[] {
-  const bytes = Buffer.from(value);
-  const hex = bytes.toString('hex');
-  const base64 = [0, 1, 2].map((shift) => base64Inside(bytes, shift));
+  const encodings = [Buffer.from(value)];
+  if (LATIN1_ONLY.test(value)) encodings.push(Buffer.from(value, 'latin1'));
+  const base64 = encodings.flatMap((bytes) => [0, 1, 2].map((shift) => base64Inside(bytes, shift)));
   const candidates = [
     value,
     value.toUpperCase(),
@@ -136,7 +141,7 @@ export function secretForms(value: string): string[] {
   ];
   // A hex form is left out only when made of digits alone: `5e5e5e5e5e5e5e5e` (of `^^^^^^^^`) reads as
   // a number to the rule for values, but no number core prints is written so.
-  const hexForms = /^[0-9]+$/.test(hex) ? [] : [hex, hex.toUpperCase()];
+  const hexForms = encodings.map((bytes) => bytes.toString('hex')).flatMap((hex) => (/^[0-9]+$/.test(hex) ? [] : [hex, hex.toUpperCase()]));
   return [...new Set([...candidates.filter((form) => maskProblem(form) === undefined), ...hexForms])];
 }
 
@@ -174,7 +179,6 @@ export function createMask(): Mask {
     redact,
     redactCutEnd(text) {
       const masked = redact(text);
-      if (secrets.size === 0) return masked;
       const start = cutSecretStart(masked, forms);
       return start === undefined ? masked : `${masked.slice(0, start)}${MASK}`;
     },
@@ -198,12 +202,13 @@ export const MIN_CUT_START = 3;
 
 /**
  * Where the start of one of `forms` begins at the end of `text` (as it is, not escaped), of at least
- * `MIN_CUT_START` characters and shorter than the whole form: the longest such start wins.
+ * `MIN_CUT_START` characters, up to the whole form (which `redact` leaves after a lone backslash, as
+ * the end of an escape): the longest such start wins.
  */
 function cutSecretStart(text: string, forms: string[]): number | undefined {
   let found: number | undefined;
   for (const form of forms) {
-    for (let length = Math.min(form.length - 1, text.length); length >= MIN_CUT_START; length -= 1) {
+    for (let length = form.length; length >= MIN_CUT_START; length -= 1) {
       if (text.endsWith(form.slice(0, length))) {
         const start = text.length - length;
         if (found === undefined || start < found) found = start;
@@ -276,15 +281,32 @@ function occurrences(form: string): RegExp {
   return new RegExp(`${START}(?=(${written(form)}))`, 'g');
 }
 
-/** The forms of one character: itself, its JSON escapes (`\u002b`, `\"`, `\\`, `\/`), a URL % escape. */
+/**
+ * The forms of one character: itself, its JSON escapes (`\u002b`, `\"`, `\\`, `\/`; `\ud83d\ude00`
+ * beyond U+FFFF), its URL % escape as UTF-8 (`%2B`, `%C3%A4`) and, for a Latin-1 character, as its
+ * Latin-1 byte (`%E4`, as a header value is sent).
+ */
 function characterForms(character: string): string {
   const code = character.codePointAt(0)!;
   const literal = character.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-  if (code > 0xffff) return literal;
-  const forms = [literal, `\\\\u${hexForms(code.toString(16).padStart(4, '0'))}`];
-  if (code < 0x80) forms.push(`%${hexForms(code.toString(16).padStart(2, '0'))}`);
+  const forms = [literal, jsonEscaped(character), percentEscaped(Buffer.from(character))];
+  if (code <= 0xff) forms.push(percentEscaped(Buffer.from([code])));
   if (character === '/' || character === '"' || character === '\\') forms.push(`\\\\${literal}`);
   return `(?:${forms.join('|')})`;
+}
+
+/** A character as JSON \u escapes of its UTF-16 code units, in either case: two for one beyond U+FFFF. */
+function jsonEscaped(character: string): string {
+  let escaped = '';
+  for (let index = 0; index < character.length; index += 1) {
+    escaped += `\\\\u${hexForms(character.charCodeAt(index).toString(16).padStart(4, '0'))}`;
+  }
+  return escaped;
+}
+
+/** Bytes as URL % escapes, in either case: `%c3%a4` and `%C3%A4`. */
+function percentEscaped(bytes: Iterable<number>): string {
+  return [...bytes].map((byte) => `%${hexForms(byte.toString(16).padStart(2, '0'))}`).join('');
 }
 
 /** Hex digits in either case: `2b` matches 2b, 2B. */

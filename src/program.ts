@@ -11,6 +11,10 @@ import { configCommand } from './commands/config/command.js';
 import { schemaCommand } from './commands/schema/command.js';
 import { completionCommand } from './commands/completion/command.js';
 import { apiCommand } from './commands/api/command.js';
+import { exampleCommand } from './commands/example/command.js';
+import { doctorCommand } from './commands/doctor/command.js';
+import { versionCommand } from './commands/version/command.js';
+import { DOCS_URL, isTopic, TOPICS, TOPIC_NAMES, type Direct, type TopicName } from './commands/help/topics.js';
 import { version } from './version.js';
 
 /** The commands, by name, in the order help lists them. Each factory module is small; its run function is imported lazily. */
@@ -23,10 +27,16 @@ const commands: Record<string, CommandFactory> = {
   customer: customerCommand,
   test: testCommand,
   'check-bot': checkBotCommand,
+  example: exampleCommand,
   config: configCommand,
+  doctor: doctorCommand,
   schema: schemaCommand,
   completion: completionCommand,
+  version: versionCommand,
 };
+
+/** The command names, in the order help lists them (for the short usage of a bare `core`). */
+export const COMMAND_NAMES = Object.keys(commands);
 
 /** Root options that take a value, so the word after them is not a command name. */
 const ROOT_VALUE_OPTIONS = new Set(['--config', '-p', '--profile']);
@@ -61,6 +71,33 @@ export function expandHelp(argv: readonly string[]): string[] {
 }
 
 /**
+ * Lines main answers itself: `core help <topic>` (commander would take a topic for an unknown
+ * command, or for the command of the same name), `core` with no command (a short usage, exit 0, as gh does), and
+ * `core --version --json` (commander prints its version before it reads --json). Root options may
+ * stand anywhere on these lines.
+ */
+export function directInvocation(argv: readonly string[]): Direct | undefined {
+  const at = firstWord(argv);
+  if (at >= 0 && argv[at] === 'help') {
+    const named = firstWord(argv, at + 1);
+    // `config` is a topic and a command: `core help config` is the topic, which points to
+    // `core config --help` (and `core help config show` is the subcommand's help).
+    if (named < 0 || !isTopic(argv[named]!)) return undefined;
+    // Anything else on the line but root options: commander says what is wrong with it.
+    return firstWord(argv, named + 1) < 0 && !argv.some((word) => word === '--help' || word === '-h')
+      ? { kind: 'topic', name: argv[named] as TopicName }
+      : undefined;
+  }
+  if (at >= 0) return undefined;
+  const flags = argv.filter((word, index) => !(index > 0 && ROOT_VALUE_OPTIONS.has(argv[index - 1]!)) && !ROOT_VALUE_OPTIONS.has(word));
+  const rest = flags.filter((word) => word !== '--no-color');
+  if (rest.length === 0) return { kind: 'usage' };
+  if (rest.length === 2 && rest.includes('--json') && (rest.includes('--version') || rest.includes('-V')))
+    return { kind: 'version', json: true };
+  return undefined;
+}
+
+/**
  * The command an argv names, when it names one whose tree is enough to run it. Building only that
  * command spares every run the others' definitions; help, completion and anything unrecognised get
  * the whole tree.
@@ -80,10 +117,15 @@ export async function buildProgram(inv: Invocation, only?: string): Promise<Comm
     .option('--config <file>', 'use this config file and skip the search (env CORE_CONFIG)')
     .option('-p, --profile <name>', 'the profile to use (env CORE_PROFILE)')
     .option('--no-color', 'no colour in output (also NO_COLOR)')
-    .helpCommand('help [command]', 'show help for a command')
+    .helpCommand('help [command]', 'show help for a command, or a help topic')
     .addHelpText(
       'after',
       `
+Help topics (core help <topic>):
+${topicLines()}
+
+Docs: ${DOCS_URL} (and man core)
+
 Examples:
   $ core sandbox &                                   # a local platform to try things on
   $ core customer say "Where is my order?"           # play the customer of your bot
@@ -93,12 +135,20 @@ Examples:
   $ core greet --core-client-id 1234567 -t "Hi! Need a hand?" --quick-reply Yes --quick-reply No
   $ core reason update --code LUNCH --name en=Lunch --name de=Mittagspause --inactive
   $ core reason update -f reasons.ndjson --report applied.ndjson
-  $ core help reply`,
+  $ core help reply
+  $ core help environment
+  $ core doctor                                      # is everything in place?`,
     );
 
   const names = only !== undefined && Object.hasOwn(commands, only) ? [only] : Object.keys(commands);
   for (const name of names) program.addCommand(configureTree(commands[name]!(inv), inv.ctx));
   return program;
+}
+
+/** The topics, a line each, as the root's help lists them. */
+function topicLines(): string {
+  const width = Math.max(...TOPIC_NAMES.map((name) => name.length));
+  return TOPIC_NAMES.map((name) => `  ${name.padEnd(width)}  ${TOPICS[name]}`).join('\n');
 }
 
 export { CommanderError };

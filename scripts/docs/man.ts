@@ -1,4 +1,7 @@
 import type { CommandSpec, OptionSpec } from '../../src/commands/completion/tree.js';
+import { ENVIRONMENT } from '../../src/commands/help/environment.js';
+import { EXIT_CODES } from '../../src/commands/help/text.js';
+import { TOPICS, TOPIC_NAMES } from '../../src/commands/help/topics.js';
 import { isHelpCommand, type AfterHelp } from './reference.js';
 
 /**
@@ -39,6 +42,8 @@ export function manPage(root: CommandSpec, afterHelp: AfterHelp, input: ManPageI
   };
   visit(root);
   lines.push(
+    '.SH HELP TOPICS',
+    ...TOPIC_NAMES.flatMap((name) => ['.TP', `.B core help ${name}`, escape(TOPICS[name])]),
     '.SH ENVIRONMENT',
     ...environment(),
     '.SH FILES',
@@ -53,6 +58,11 @@ export function manPage(root: CommandSpec, afterHelp: AfterHelp, input: ManPageI
     '.TP',
     '.I $XDG_CACHE_HOME/core/compile/ \\fR(else\\fI ~/.cache/core/compile/\\fR)',
     'the code Node compiled for core, kept to start faster; safe to delete at any time.',
+    '.TP',
+    '.I $XDG_STATE_HOME/core/ \\fR(else\\fI ~/.local/state/core/\\fR)',
+    'the last conversation \\fBcore customer say\\fR started, per base URL (\\fB--session last\\fR).',
+    '.PP',
+    'Every file core reads and writes: \\fBcore help formats\\fR.',
     '.SH EXIT STATUS',
     ...exitStatus(),
     '.SH EXAMPLES',
@@ -115,39 +125,23 @@ function paragraphs(text: string): string[] {
     .flatMap((paragraph) => ['.PP', escape(paragraph.replace(/\s*\n\s*/g, ' '))]);
 }
 
+/** Every variable core reads, from the list `core help environment` prints (src/commands/help/environment.ts). */
 function environment(): string[] {
-  const variables: Array<[string, string]> = [
-    ['CORE_CONFIG', 'the config file to use; skips the search (like --config)'],
-    ['CORE_PROFILE', 'the profile to use (like -p)'],
-    ['CORE_BASE_URL', "the service's base URL (like --base-url)"],
-    ['CORE_TENANT', 'the tenant, sent as X-Tenant-Name (like --tenant)'],
-    ['CORE_TOKEN', "the bot's access token; there is no flag for it, since flags leak into shell history"],
-    ['CORE_INTEGRATOR_TOKEN', 'the token of core reason update; defaults to the token'],
-    ['CORE_TIMEOUT', 'the time limit of one attempt, such as 10s (like --timeout)'],
-    ['CORE_SANDBOX_WEBHOOK_SECRET', 'the secret core sandbox, and the sandbox core test starts, sign MESSAGE webhooks with (whsec_ and base64), like --webhook-secret'],
-    ['CORE_DEBUG', '1 prints stack traces of unexpected errors (never a secret)'],
-    ['CORE_NO_COMPILE_CACHE', '1 neither reads nor writes the compile cache (see FILES)'],
-    ['NO_COLOR, FORCE_COLOR', 'turn colour off, or on where it would be off'],
-    ['HTTPS_PROXY, HTTP_PROXY, NO_PROXY', 'the proxy to reach the service through, and the hosts reached directly'],
-  ];
-  return variables.flatMap(([name, meaning]) => ['.TP', `.B ${name}`, escape(meaning)]);
+  return ENVIRONMENT.flatMap((group) =>
+    group.variables.flatMap((variable) => [
+      '.TP',
+      `.B ${variable.names.join(', ')}`,
+      escape(variable.readBy ? `${variable.what} (read by ${variable.readBy})` : variable.what),
+    ]),
+  );
 }
 
+/** Every exit code, from the list `core help exit-codes` prints (src/commands/help/text.ts). */
 function exitStatus(): string[] {
-  const codes: Array<[string, string]> = [
-    ['0', 'success: the service answered 2xx, or nothing needed sending (--dry-run, --curl)'],
-    ['1', 'an unexpected internal error'],
-    ['2', 'invalid usage, configuration or payload: nothing was sent'],
-    ['3', 'core test: a conversation test failed'],
-    ['4', 'the service answered 4xx'],
-    ['5', 'the service answered 5xx'],
-    ['6', 'no answer: connection, TLS or DNS failure, or a timeout'],
-    ['130', 'interrupted (Ctrl-C or SIGTERM); a batch reports every item first'],
-  ];
   return [
-    ...codes.flatMap(([code, meaning]) => ['.TP', `.B ${code}`, escape(meaning)]),
+    ...EXIT_CODES.flatMap(({ code, meaning }) => ['.TP', `.B ${code}`, escape(meaning)]),
     '.PP',
-    'A batch exits with the largest code among its failed items. docs/exit-codes.md has every case.',
+    'A batch exits with the largest code among its failed items. docs/exit-codes.md has every case; \\fBcore help exit-codes\\fR too.',
   ];
 }
 

@@ -1,4 +1,6 @@
 import type { CommandSpec, OptionSpec } from '../../src/commands/completion/tree.js';
+import { topicText } from '../../src/commands/help/text.js';
+import { TOPICS, TOPIC_NAMES } from '../../src/commands/help/topics.js';
 
 /**
  * The command reference in docs/commands: one Markdown page per command and subcommand, and an
@@ -30,6 +32,10 @@ export function referencePages(root: CommandSpec, afterHelp: AfterHelp): Map<str
     for (const sub of spec.subcommands) if (!isHelpCommand(sub)) visit(sub);
   };
   visit(root);
+  // The help topics (`core help environment`), a page each, their text as core prints it.
+  for (const name of TOPIC_NAMES) {
+    pages.set(`help-${name}.md`, finish([GENERATED_NOTE, '', `# core help ${name}`, '', `${TOPICS[name]}.`, '', '```text', topicText(name).trimEnd(), '```']));
+  }
   return pages;
 }
 
@@ -70,14 +76,27 @@ function indexPage(root: CommandSpec, afterHelp: AfterHelp): string {
     '|---|---|',
     ...all.map((spec) => `| ${link(spec)} | ${cell(spec.summary)} |`),
     '',
+    '## Help topics',
+    '',
+    '| topic | what it says |',
+    '|---|---|',
+    ...TOPIC_NAMES.map((name) => `| [\`core help ${name}\`](help-${name}.md) | ${cell(TOPICS[name])} |`),
+    '',
     '## Global options',
     '',
     'These are accepted before or after any command (`core -p prod reply ...` or `core reply ... -p prod`).',
     '',
     ...optionTable(root.options),
-    ...afterSections(root, afterHelp),
+    ...withoutNotes(afterSections(root, afterHelp)),
   ];
   return finish(lines);
+}
+
+/** The root's notes are the help topics and the docs' address, which the index has as a table: its examples alone. */
+function withoutNotes(sections: string[]): string[] {
+  const at = sections.indexOf('## Notes');
+  // ['', '## Notes', '', text] as afterSections writes them.
+  return at === -1 ? sections : [...sections.slice(0, at - 1), ...sections.slice(at + 3)];
 }
 
 function commandPage(spec: CommandSpec, afterHelp: AfterHelp): string {

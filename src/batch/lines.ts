@@ -98,7 +98,8 @@ export async function* readLines(file: FileRef, name: string, maxLineBytes = MAX
       let start = 0;
       for (let end = pending.indexOf('\n'); end !== -1; end = pending.indexOf('\n', start)) {
         number += 1;
-        const line = pending.charCodeAt(end - 1) === 13 && end > start ? pending.slice(start, end - 1) : pending.slice(start, end);
+        // An empty line has the \n before it (or nothing) where a \r would be: it is never cut.
+        const line = pending.charCodeAt(end - 1) === 13 ? pending.slice(start, end - 1) : pending.slice(start, end);
         start = end + 1;
         if (line.length > maxLineBytes) throw tooLong(number);
         yield { number, text: line };
@@ -128,7 +129,8 @@ export async function* readLines(file: FileRef, name: string, maxLineBytes = MAX
  */
 function validLinesBefore(chunk: Buffer): number {
   let start = 0;
-  while (start < 3 && start < chunk.length && (chunk[start]! & 0xc0) === 0x80) start += 1;
+  // Past the end, chunk[start] is undefined, which is no continuation byte: the loop stops there.
+  while (start < 3 && (chunk[start]! & 0xc0) === 0x80) start += 1;
   let count = 0;
   for (let end = chunk.indexOf(10, start); end !== -1; end = chunk.indexOf(10, start)) {
     if (!isUtf8(chunk.subarray(start, end))) return count;

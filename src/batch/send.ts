@@ -81,9 +81,8 @@ export async function sendBatch<T>(source: BatchSource, spec: SendSpec<T>): Prom
   if (!spec.signal.aborted) spec.signal.addEventListener('abort', onAbort, { once: true });
   else halt.abort();
   const stopped = () => spec.signal.aborted || failedFast || unexpected !== undefined;
-  const stopStarting = () => {
-    if (stopped()) halt.abort();
-  };
+  // Called once `stopped()` holds: Ctrl-C, the first failure with --fail-fast, a failure inside the program.
+  const stopStarting = () => halt.abort();
 
   const record = (result: RequestResult) => {
     tally.total += 1;

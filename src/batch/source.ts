@@ -150,7 +150,8 @@ async function spooled(input: NodeJS.ReadableStream, name: string, ctx: Context)
     handle = await open(join(folder, 'input'), 'w+', 0o600);
   } catch (error) {
     if (folder !== undefined) await rm(folder, { recursive: true, force: true });
-    const code = (error as { code?: string }).code ?? 'error';
+    // The errors of making a folder and opening a file carry a code (EACCES, ENOSPC, ...).
+    const code = (error as { code?: string }).code;
     throw new UsageError(`cannot copy ${name} to a temporary file in ${tmpdir()} (${code})`, {
       hint: 'set TMPDIR to a folder you can write to',
     });
@@ -199,11 +200,7 @@ async function spooled(input: NodeJS.ReadableStream, name: string, ctx: Context)
 async function fileSource(file: FileRef, name: string, cleanup: () => Promise<void>): Promise<BatchSource> {
   const ndjsonByName = /\.(ndjson|jsonl)$/i.test(name);
   const first = ndjsonByName ? undefined : await firstCharacter(file, name);
-  if (first === '') {
-    throw new PayloadError(`${name} is empty: it holds no reasons`, [], {
-      hint: 'write one reason (a JSON object), a JSON array of reasons, or one reason a line (NDJSON)',
-    });
-  }
+  // An empty file (or white space alone) has no first line either: it is refused below.
   if (first === '[') return documentSource(file, name, cleanup);
   const firstLines: string[] = [];
   for await (const line of readLines(file, name)) {
@@ -217,7 +214,7 @@ async function fileSource(file: FileRef, name: string, cleanup: () => Promise<vo
     });
   }
   const [line1, line2] = firstLines as [string, string | undefined];
-  const isObjectLine = (text: string | undefined) => text !== undefined && text.startsWith('{') && parsesAsObject(text);
+  const isObjectLine = (text: string | undefined) => text !== undefined && parsesAsObject(text);
   if (ndjsonByName || isObjectLine(line1) || (line1.startsWith('{') && isObjectLine(line2))) {
     return ndjsonSource(file, name, cleanup);
   }
@@ -238,7 +235,8 @@ async function firstCharacter(file: FileRef, name: string): Promise<string> {
     }
     return '';
   } catch (error) {
-    throw new UsageError(`cannot read ${name} (${(error as { code?: string }).code ?? 'error'})`);
+    // The errors of reading a file carry a code (EISDIR, EACCES, ...).
+    throw new UsageError(`cannot read ${name} (${(error as { code?: string }).code})`);
   } finally {
     close();
   }
@@ -395,7 +393,8 @@ export function keysInText(text: string): number {
   for (let open = text.indexOf('"'); open !== -1;) {
     const close = text.indexOf('"', open + 1);
     let next = close + 1;
-    while (next < text.length && (text[next] === ' ' || text[next] === '\t' || text[next] === '\n' || text[next] === '\r')) next += 1;
+    // Past the end, text[next] is undefined: no white space, so the loop stops there.
+    while (text[next] === ' ' || text[next] === '\t' || text[next] === '\n' || text[next] === '\r') next += 1;
     if (text[next] === ':') count += 1;
     open = text.indexOf('"', close + 1);
   }

@@ -1,3 +1,6 @@
+import { isRefusal } from '../sandbox/events.js';
+import type { BotAnswerEvent, HandoverEvent, SandboxEvent, WebhookAttemptEvent } from '../sandbox/events.js';
+
 /**
  * When `core customer say` and `press` stop waiting (docs/sandbox.md, "`core customer`", and the help of
  * both commands): they read the sandbox's event stream for the conversation and stop
@@ -28,43 +31,12 @@ export const SETTLE_MS = 300;
 export const REFUSAL_DELIVERY_MS = 1_000;
 
 /**
- * Whether an event is a refusal of one of the bot's API requests (docs/sandbox.md, "Events"): a
- * request refused before it got as far as an answer (`api.request`), or an answer or greeting the
- * sandbox checked and refused; each with a status of 400 or more. `core customer`, `core test` and
- * `core check-bot` all read refusals by this.
+ * Whether an event is a refusal of one of the bot's API requests (`isRefusal`, docs/sandbox.md,
+ * "Events"), and whether a stream of one conversation also carries one tied to none
+ * (`untiedRefusalFor`): `core customer`, `core test`, `core check-bot` and the library all read
+ * refusals by these, the page by the same `isRefusal` (src/sandbox/page/refusal.js).
  */
-export function isRefusal(event: { type: string; status?: unknown }): boolean {
-  const status = typeof event.status === 'bigint' ? Number(event.status) : event.status;
-  return (
-    (event.type === 'api.request' || event.type === 'bot.answer' || event.type === 'greeting') &&
-    typeof status === 'number' &&
-    status >= 400
-  );
-}
-
-/**
- * A refusal tied to no conversation that a stream of one conversation of `tenant` also carries: one
- * of the same tenant, or a sandbox-wide one (a request naming no tenant, or one the sandbox does not
- * serve). A refusal is an api.request, a bot answer or a greeting with a status of 400 or more.
- */
-export function untiedRefusalFor(
-  event: { sessionId?: string | null; type: string; status?: unknown; tenant?: unknown; scope?: unknown },
-  tenant: string,
-): boolean {
-  if (event.sessionId != null || !isRefusal(event)) return false;
-  return event.tenant === tenant || event.tenant === '' || event.scope === 'sandbox';
-}
-
-/** The fields of the events the wait reads (docs/sandbox.md, "Events"). */
-export interface StreamEvent {
-  seq: bigint | number;
-  type: string;
-  sessionId?: string | null;
-  deliveryId?: string;
-  outcome?: string;
-  delivered?: boolean;
-  [key: string]: unknown;
-}
+export { isRefusal, untiedRefusalFor } from '../sandbox/events.js';
 
 export interface AskedMessage {
   seq: bigint;
@@ -76,25 +48,25 @@ export type WaitEnd = 'answered' | 'no-answer' | 'with-agents' | 'webhook-failed
 
 export interface WaitResult {
   end: WaitEnd;
-  answers: StreamEvent[];
-  handovers: StreamEvent[];
-  attempts: StreamEvent[];
+  answers: BotAnswerEvent[];
+  handovers: HandoverEvent[];
+  attempts: WebhookAttemptEvent[];
   /**
    * The bot's requests the sandbox refused during the wait: those tied to this conversation, and
    * those tied to none that arrived while no answer had come (sessionId null).
    */
-  refused: StreamEvent[];
+  refused: SandboxEvent[];
   /** delivered or failed; pending when the wait ended during the attempts; null when no webhook was sent. */
   delivery: 'delivered' | 'failed' | 'pending' | null;
 }
 
 export class AnswerWait {
   private asked: AskedMessage | undefined;
-  private readonly early: StreamEvent[] = [];
-  private readonly answers: StreamEvent[] = [];
-  private readonly handovers: StreamEvent[] = [];
-  private readonly attempts: StreamEvent[] = [];
-  private readonly refused: StreamEvent[] = [];
+  private readonly early: SandboxEvent[] = [];
+  private readonly answers: BotAnswerEvent[] = [];
+  private readonly handovers: HandoverEvent[] = [];
+  private readonly attempts: WebhookAttemptEvent[] = [];
+  private readonly refused: SandboxEvent[] = [];
   private refusalTimer: NodeJS.Timeout | undefined;
   private refusalCap: NodeJS.Timeout | undefined;
   /** The settle time after the first refusal is over; the wait ends on refusal once the delivery has. */
@@ -124,7 +96,7 @@ export class AnswerWait {
   }
 
   /** Every event of the conversation's stream, in order; those before the message are ignored. */
-  accept(event: StreamEvent): void {
+  accept(event: SandboxEvent): void {
     if (this.done) return;
     if (this.asked === undefined) this.early.push(event);
     else if (BigInt(event.seq) > this.asked.seq) this.take(event);
@@ -176,7 +148,7 @@ export class AnswerWait {
     return this.refused.some((event) => event.sessionId !== null) || (this.refused.length > 0 && this.answers.length === 0);
   }
 
-  private take(event: StreamEvent): void {
+  private take(event: SandboxEvent): void {
     const deliveryId = this.asked?.deliveryId;
     const untied = event.sessionId === null;
     if (isRefusal(event) && (!untied || this.answers.length === 0)) {

@@ -116,8 +116,8 @@ export class Throttle {
       };
       const onAbort = () => {
         stopListening();
-        const at = this.queue.indexOf(waiter);
-        if (at >= 0) this.queue.splice(at, 1);
+        // Still queued: a granted waiter stops listening before it resolves.
+        this.queue.splice(this.queue.indexOf(waiter), 1);
         if (this.queue.length === 0) this.stopTimer();
         resolve(null);
       };

@@ -1,9 +1,10 @@
 import { choose } from '../customer/choose.js';
-import { AnswerWait, type StreamEvent, type WaitEnd } from '../customer/wait.js';
+import { AnswerWait, SETTLE_MS, untiedRefusalFor, type WaitEnd } from '../customer/wait.js';
 import type { Channel, ChannelName } from '../payload/channels.js';
 import { parseJson, stringifyJson } from '../payload/json.js';
+import type { BotAnswerEvent, HandoverEvent, WebhookAttemptEvent } from '../sandbox/events.js';
 import type { ConversationView, SandboxEvent } from '../sandbox/server.js';
-import { untiedRefusalFor } from '../customer/wait.js';
+import type { AddressedBy, ReplyBody } from './reply-body.js';
 
 /**
  * The customer's side of a sandbox conversation from code: what `core customer say` and `press` do,
@@ -19,9 +20,13 @@ export interface CustomerSandbox {
   subscribe(listener: (event: SandboxEvent) => void, onClose?: () => void): () => void;
   conversation(sessionId: string): ConversationView | undefined;
 }
-type BotAnswer = Extract<SandboxEvent, { type: 'bot.answer' }>;
-type Handover = Extract<SandboxEvent, { type: 'handover' }>;
-type WebhookAttempt = Extract<SandboxEvent, { type: 'webhook.attempt' }>;
+
+/**
+ * A bot answer as an exchange gives it: the `bot.answer` event, its `body` typed as the reply it is
+ * (only answers the API's schema accepts become bot answers), and `addressedBy` as the ways it was
+ * addressed.
+ */
+export type ExchangeAnswer = Omit<BotAnswerEvent, 'body' | 'addressedBy'> & { body: ReplyBody; addressedBy: AddressedBy[] };
 
 /** How a conversation starts: as POST /_sandbox/conversations takes it. */
 export interface ConversationStart {
@@ -38,6 +43,13 @@ export interface ConversationStart {
 export interface WaitOptions {
   /** How long to wait for the bot's answers, in milliseconds. Default 10000, as `core customer --wait`. */
   waitMs?: number;
+  /**
+   * How long a quiet spell after an answer (or a refusal) ends the wait, in milliseconds: each answer
+   * restarts it, so answers sent one after another are all taken. Default 300, as `core customer`.
+   * Longer for a bot that pauses between its answers; 0 to end at the first answer once the webhook
+   * is delivered.
+   */
+  settleMs?: number;
 }
 
 /**
@@ -64,12 +76,12 @@ export interface CustomerExchange {
     noWebhook: string | null;
   };
   /** Every bot answer to the conversation after the message, delivered or not (`delivered`, `notDelivered` say). */
-  answers: BotAnswer[];
+  answers: ExchangeAnswer[];
   /** The `text` of each delivered answer, in order: what the customer reads. */
   texts: string[];
-  handovers: Handover[];
+  handovers: HandoverEvent[];
   /** The MESSAGE webhook's attempts; empty when none was sent. */
-  attempts: WebhookAttempt[];
+  attempts: WebhookAttemptEvent[];
   /** delivered or failed; pending when the wait ended during the attempts; null when no webhook was sent. */
   delivery: 'delivered' | 'failed' | 'pending' | null;
   /**
@@ -145,14 +157,16 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
 
   const send = async (message: Record<string, string>, options: WaitOptions): Promise<CustomerExchange> => {
     const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
+    const settleMs = options.settleMs ?? SETTLE_MS;
     if (!Number.isFinite(waitMs) || waitMs < 0) throw new RangeError(`waitMs: ${waitMs} is not a number of milliseconds from 0`);
-    const wait = new AnswerWait(waitMs);
+    if (!Number.isFinite(settleMs) || settleMs < 0) throw new RangeError(`settleMs: ${settleMs} is not a number of milliseconds from 0`);
+    const wait = new AnswerWait(waitMs, settleMs);
     // Subscribed first, so no answer can come between the message and the wait.
     // The conversation's events, and the refusals tied to none that its event stream carries too.
     // A sandbox that closes ends the wait (`stream-ended`), as a closed event stream ends core customer's.
     const stop = sandbox.subscribe(
       (event) => {
-        if (event.sessionId === sessionId || untiedRefusalFor(event, tenant)) wait.accept(event as unknown as StreamEvent);
+        if (event.sessionId === sessionId || untiedRefusalFor(event, tenant)) wait.accept(event);
       },
       () => wait.streamEnded(),
     );
@@ -169,7 +183,10 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
       wait.start({ seq: BigInt(question.seq), deliveryId: question.deliveryId, noWebhook: question.noWebhook });
       const end = await wait.ended;
       const result = wait.result(end);
-      const answers = result.answers as unknown as BotAnswer[];
+      const { handovers, attempts, delivery, refused } = result;
+      // The same events, read more closely: a bot.answer is recorded only for an answer the reply
+      // schema accepted (its body a ReplyBody), addressed by the ways replyAddressing names.
+      const answers = result.answers as ExchangeAnswer[];
       return {
         ok: end === 'answered',
         end,
@@ -177,11 +194,11 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
         sessionId,
         question,
         answers,
-        texts: answers.filter((answer) => answer.delivered).map((answer) => String((answer.body as { text?: unknown }).text ?? '')),
-        handovers: result.handovers as unknown as Handover[],
-        attempts: result.attempts as unknown as WebhookAttempt[],
-        delivery: result.delivery,
-        refused: result.refused as unknown as SandboxEvent[],
+        texts: answers.filter((answer) => answer.delivered).map((answer) => answer.body.text ?? ''),
+        handovers,
+        attempts,
+        delivery,
+        refused,
       };
     } finally {
       stop();

@@ -28,9 +28,11 @@ export {
   type CustomerConversation,
   type CustomerExchange,
   type CustomerSandbox,
+  type ExchangeAnswer,
   type ExchangeEnd,
   type WaitOptions,
 } from './customer.js';
+export type { AddressedBy, ReplyAttachment, ReplyBody, ReplyQuickReply } from './reply-body.js';
 
 /**
  * An inactivity reason as the sandbox keeps it (docs/api.md, "Inactivity reason"). Written out here

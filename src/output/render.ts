@@ -12,7 +12,7 @@ export function printResult(result: RequestResult, ctx: Context, json: boolean):
   }
   // A success is the command's output; a failure is an error, so it goes where errors go.
   const toStdout = result.ok;
-  const style = makeStyle(toStdout ? ctx.color.stdout : ctx.color.stderr);
+  const style = makeStyle(toStdout ? ctx.color.stdout : ctx.color.stderr, ctx.glyphs);
   const text = renderHuman(result, style);
   if (toStdout) ctx.out(text);
   else ctx.err(text);
@@ -20,9 +20,10 @@ export function printResult(result: RequestResult, ctx: Context, json: boolean):
 
 export function renderHuman(result: RequestResult, style: Style): string {
   const lines: string[] = [];
+  const { ok, fail } = style.glyphs;
   const target = printable(`${result.method} ${result.url}`);
   if (result.validationErrors) {
-    lines.push(`${style.red('✗ invalid')}  ${target}  (nothing sent)`);
+    lines.push(`${style.red(`${fail} invalid`)}  ${target}  (nothing sent)`);
     for (const p of result.validationErrors) lines.push(`  ${printable(p.path ? `${p.path}: ` : '')}${printable(p.message)}`);
     return `${lines.join('\n')}\n`;
   }
@@ -32,12 +33,12 @@ export function renderHuman(result: RequestResult, style: Style): string {
   }
   if (result.status === null) {
     const err = result.error as { code?: string; message?: string } | null;
-    lines.push(`${style.red('✗ no answer')}  ${target}`);
+    lines.push(`${style.red(`${fail} no answer`)}  ${target}`);
     if (err?.message)
       lines.push(field('error', `${err.message}${err.code && !err.message.includes(err.code) ? ` (${err.code})` : ''}`, style));
   } else {
     const label = `${result.status} ${statusText(result.status)}`.trim();
-    lines.push(`${result.ok ? style.green(`✓ ${label}`) : style.red(`✗ ${label}`)}  ${target}`);
+    lines.push(`${result.ok ? style.green(`${ok} ${label}`) : style.red(`${fail} ${label}`)}  ${target}`);
   }
   if (result.warning !== undefined) lines.push(`  ${style.yellow(printable('warning').padEnd(10))}  ${printable(result.warning)}`);
   if (result.code !== undefined) lines.push(field('code', result.code, style));

@@ -99,8 +99,9 @@ export function headerKinds(header: unknown): string[] {
   return HEADER_KINDS.filter(([, fields]) => entries.some((entry) => fields.some((f) => has(entry, f)))).map(([kind]) => kind);
 }
 
+/** A mix of two or three kinds, in words: `text, image and video`. */
 function listKinds(kinds: readonly string[]): string {
-  return kinds.length <= 1 ? kinds.join('') : `${kinds.slice(0, -1).join(', ')} and ${kinds.at(-1)}`;
+  return `${kinds.slice(0, -1).join(', ')} and ${kinds.at(-1)}`;
 }
 
 /**

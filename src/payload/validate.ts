@@ -97,8 +97,7 @@ function hasLong(schema: AnySchema, depth = 0): boolean {
   if (def.type === 'bigint') found = true;
   else if (def.type === 'array') found = hasLong(def.element as AnySchema, depth + 1);
   else if (def.type === 'object') found = Object.values(def.shape as Record<string, AnySchema>).some((field) => hasLong(field, depth + 1));
-  else if (def.type === 'union') found = (def.options as AnySchema[]).some((option) => hasLong(option, depth + 1));
-  else if (def.type === 'record') found = hasLong(def.valueType as AnySchema, depth + 1);
+  // normalizeWithin goes into objects and arrays only: a long in a union or a record is left to the schema.
   else found = false;
   holdsLongs.set(schema, found);
   return found;
@@ -143,14 +142,15 @@ function toPath(path: readonly PropertyKey[]): PathSegment[] {
   return path.map((segment) => (typeof segment === 'number' ? segment : String(segment)));
 }
 
-/** Sorts problems by path (indexes as numbers), drops exact repeats, and writes the paths out. */
+/**
+ * Sorts problems by path (indexes as numbers), drops exact repeats, and writes the paths out. Problems at one path
+ * keep the order they were found in: Array.prototype.sort is stable.
+ */
 export function finishProblems(raw: readonly RawProblem[]): Problem[] {
-  const sorted = raw
-    .map((problem, order) => ({ problem, order }))
-    .sort((a, b) => comparePaths(a.problem.path, b.problem.path) || a.order - b.order);
+  const sorted = [...raw].sort((a, b) => comparePaths(a.path, b.path));
   const out: Problem[] = [];
   const seen = new Set<string>();
-  for (const { problem } of sorted) {
+  for (const problem of sorted) {
     const path = formatPath(problem.path);
     const key = `${path}\u0000${problem.message}`;
     if (seen.has(key)) continue;
@@ -229,8 +229,8 @@ export function validateWith<T>(schema: z.ZodMiniType<T>, input: unknown, warn?:
 export function validateField(schema: z.ZodMiniType, value: unknown): string | true {
   const result = validateWith(schema, value);
   if (result.ok) return true;
-  const first = result.problems[0];
-  if (!first) return 'invalid value';
+  // A failed validation has a problem: toProblems writes one for each of zod's issues, validateWith's catch one.
+  const first = result.problems[0]!;
   return first.path === '' ? first.message : `${first.path}: ${first.message}`;
 }
 

@@ -1,4 +1,4 @@
-import type { ChalkInstance } from 'chalk';
+import type { Style } from '../output/style.js';
 import type * as z from 'zod/mini';
 import { maxLengthOf, validateField } from '../payload/index.js';
 import type { InputConfig, Prompter } from './prompter.js';
@@ -15,7 +15,8 @@ export type FieldSchema = z.ZodMiniType;
 
 export interface Io {
   prompter: Prompter;
-  style: ChalkInstance;
+  /** Colours and glyphs of the prompts' stream. */
+  style: Style;
 }
 
 export interface FieldSpec {
@@ -49,7 +50,7 @@ export function fieldValidator(spec: FieldSpec): (text: string) => true | string
  */
 export function charactersLeft(
   limit: number | undefined,
-  style: ChalkInstance,
+  style: Style,
   hasDefault = false,
 ): ((value: string, state: { isFinal: boolean }) => string) | undefined {
   if (limit === undefined) return undefined;
@@ -64,7 +65,7 @@ export function charactersLeft(
 }
 
 /** The prompt's message: the label, the limit when there is one, and how to skip an optional field. */
-export function fieldMessage(spec: Pick<FieldSpec, 'label' | 'schema' | 'optional'>, style: ChalkInstance): string {
+export function fieldMessage(spec: Pick<FieldSpec, 'label' | 'schema' | 'optional'>, style: Style): string {
   const limit = maxLengthOf(spec.schema);
   const notes: string[] = [];
   if (limit !== undefined) notes.push(`up to ${count(limit)} characters`);
@@ -73,7 +74,7 @@ export function fieldMessage(spec: Pick<FieldSpec, 'label' | 'schema' | 'optiona
 }
 
 /** The input prompt's configuration for a field: message, default, validation, characters left. */
-export function fieldPrompt(spec: FieldSpec, style: ChalkInstance): InputConfig {
+export function fieldPrompt(spec: FieldSpec, style: Style): InputConfig {
   const hasDefault = spec.current !== undefined && spec.current !== '';
   const transformer = charactersLeft(maxLengthOf(spec.schema), style, hasDefault);
   return {

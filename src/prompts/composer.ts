@@ -105,11 +105,15 @@ export function renderCheck(check: DraftCheck, io: Io): string {
   const lines: string[] = [];
   const problems = check.problems ?? [];
   if (problems.length > 0) {
-    lines.push(style.red(`✗ ${problems.length === 1 ? '1 problem' : `${problems.length} problems`}; choose "Edit a part" to fix:`));
+    lines.push(
+      style.red(
+        `${style.glyphs.fail} ${problems.length === 1 ? '1 problem' : `${problems.length} problems`}; choose "Edit a part" to fix:`,
+      ),
+    );
     for (const p of problems) lines.push(`  ${p.path ? `${p.path}: ` : ''}${p.message}`);
   }
   for (const w of check.warnings) lines.push(style.yellow(`! ${w.path ? `${w.path}: ` : ''}${w.message}`));
-  if (problems.length === 0) lines.push(style.green('✓ ready to send'));
+  if (problems.length === 0) lines.push(style.green(`${style.glyphs.ok} ready to send`));
   return `${lines.join('\n')}\n`;
 }
 
@@ -190,6 +194,6 @@ async function saveDraft(payload: Draft, env: ComposeEnv, options: ComposeOption
   } catch (error) {
     // A file that cannot be written is no reason to lose the message: say why and go back to the menu.
     if (!(error instanceof CoreError)) throw error;
-    prompter.write(style.red(`✗ ${error.message}\n`));
+    prompter.write(style.red(`${style.glyphs.fail} ${error.message}\n`));
   }
 }

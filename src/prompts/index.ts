@@ -16,7 +16,7 @@ export type { ComposeEnv, Draft, DraftCheck } from './composer.js';
 
 /** What the composer needs besides the draft: the prompts, their colours, the profile's limits. */
 export function composerEnv(prompter: Prompter, limits: Limits): ComposeEnv {
-  return { prompter, style: makeStyle(prompter.color), limits };
+  return { prompter, style: makeStyle(prompter.color, prompter.glyphs), limits };
 }
 
 /** The composer's first menu choice, in the words of what the command's flags make it do. */

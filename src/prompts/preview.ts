@@ -1,5 +1,5 @@
-import type { ChalkInstance } from 'chalk';
 import stringWidth from 'string-width';
+import type { Style } from '../output/style.js';
 import { isRecord } from '../input/fields.js';
 
 /**
@@ -13,7 +13,8 @@ export interface PreviewOptions {
   title: string;
   /** The terminal's width; the picture is at most 64 columns wide and fits a narrower terminal. */
   columns: number;
-  style: ChalkInstance;
+  /** Colours, and the glyphs of the picture (boxes, marks): ASCII under a locale that is not UTF-8. */
+  style: Style;
 }
 
 const MAX_WIDTH = 64;
@@ -36,18 +37,19 @@ function graphemes(text: string): string[] {
   return Array.from(segmenter.segment(text), (part) => part.segment);
 }
 
-/** Cuts text to `width` columns, marking the cut with an ellipsis. */
-export function cut(text: string, width: number): string {
+/** Cuts text to `width` columns, marking the cut with an ellipsis (`...` in ASCII). */
+export function cut(text: string, width: number, ellipsis = '…'): string {
   if (displayWidth(text) <= width) return text;
+  const room = width - displayWidth(ellipsis);
   let out = '';
   let used = 0;
   for (const grapheme of graphemes(text)) {
     const w = stringWidth(grapheme);
-    if (used + w > width - 1) break;
+    if (used + w > room) break;
     out += grapheme;
     used += w;
   }
-  return `${out}…`;
+  return `${out}${ellipsis}`;
 }
 
 /** Wraps text to `width` columns at spaces, breaking words longer than a line; keeps the text's own line breaks. */
@@ -88,24 +90,25 @@ export function wrap(text: string, width: number): string[] {
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : value === undefined ? undefined : String(value));
 
 /** A box around lines of plain text (already wrapped), each line styled after it is padded. */
-function box(lines: { text: string; paint?: (s: string) => string }[], inner: number, style: ChalkInstance): string[] {
+function box(lines: { text: string; paint?: (s: string) => string }[], inner: number, style: Style): string[] {
   const border = (s: string) => style.gray(s);
-  const out = [border(`╭${'─'.repeat(inner + 2)}╮`)];
+  const b = style.glyphs.box;
+  const out = [border(`${b.topLeft}${b.horizontal.repeat(inner + 2)}${b.topRight}`)];
   for (const line of lines) {
     const pad = ' '.repeat(Math.max(0, inner - displayWidth(line.text)));
-    out.push(`${border('│')} ${line.paint ? line.paint(line.text) : line.text}${pad} ${border('│')}`);
+    out.push(`${border(b.vertical)} ${line.paint ? line.paint(line.text) : line.text}${pad} ${border(b.vertical)}`);
   }
-  out.push(border(`╰${'─'.repeat(inner + 2)}╯`));
+  out.push(border(`${b.bottomLeft}${b.horizontal.repeat(inner + 2)}${b.bottomRight}`));
   return out;
 }
 
 /** Quick-reply buttons as small boxes, as many on a row as fit. */
-function buttons(labels: string[], width: number, style: ChalkInstance): string[] {
+function buttons(labels: string[], width: number, style: Style): string[] {
   const rows: string[][] = [];
   let row: string[] = [];
   let used = 0;
   for (const raw of labels) {
-    const label = cut(raw, width - 4);
+    const label = cut(raw, width - 4, style.glyphs.ellipsis);
     const w = displayWidth(label) + 4;
     if (row.length > 0 && used + 1 + w > width) {
       rows.push(row);
@@ -118,24 +121,30 @@ function buttons(labels: string[], width: number, style: ChalkInstance): string[
   if (row.length > 0) rows.push(row);
   const out: string[] = [];
   for (const labelsInRow of rows) {
-    const top = labelsInRow.map((l) => style.cyan(`╭${'─'.repeat(displayWidth(l) + 2)}╮`)).join(' ');
-    const middle = labelsInRow.map((l) => `${style.cyan('│')} ${style.bold(l)} ${style.cyan('│')}`).join(' ');
-    const bottom = labelsInRow.map((l) => style.cyan(`╰${'─'.repeat(displayWidth(l) + 2)}╯`)).join(' ');
+    const b = style.glyphs.box;
+    const top = labelsInRow.map((l) => style.cyan(`${b.topLeft}${b.horizontal.repeat(displayWidth(l) + 2)}${b.topRight}`)).join(' ');
+    const middle = labelsInRow.map((l) => `${style.cyan(b.vertical)} ${style.bold(l)} ${style.cyan(b.vertical)}`).join(' ');
+    const bottom = labelsInRow
+      .map((l) => style.cyan(`${b.bottomLeft}${b.horizontal.repeat(displayWidth(l) + 2)}${b.bottomRight}`))
+      .join(' ');
     out.push(top, middle, bottom);
   }
   return out;
 }
 
-function headerLines(value: unknown, inner: number, style: ChalkInstance): { text: string; paint?: (s: string) => string }[] {
+function headerLines(value: unknown, inner: number, style: Style): { text: string; paint?: (s: string) => string }[] {
   const lines: { text: string; paint?: (s: string) => string }[] = [];
   if (!Array.isArray(value)) return lines;
+  const g = style.glyphs;
   for (const entry of value) {
     if (!isRecord(entry)) continue;
-    if (entry.imageUrl !== undefined) lines.push({ text: cut(`▣ image ${str(entry.imageUrl)}`, inner), paint: style.magenta });
-    if (entry.videoUrl !== undefined) lines.push({ text: cut(`▶ video ${str(entry.videoUrl)}`, inner), paint: style.magenta });
+    if (entry.imageUrl !== undefined)
+      lines.push({ text: cut(`${g.image} image ${str(entry.imageUrl)}`, inner, g.ellipsis), paint: style.magenta });
+    if (entry.videoUrl !== undefined)
+      lines.push({ text: cut(`${g.video} video ${str(entry.videoUrl)}`, inner, g.ellipsis), paint: style.magenta });
     if (entry.documentUrl !== undefined || entry.documentName !== undefined) {
       lines.push({
-        text: cut(`▤ ${str(entry.documentName) ?? 'document'} ${str(entry.documentUrl) ?? ''}`.trim(), inner),
+        text: cut(`${g.document} ${str(entry.documentName) ?? 'document'} ${str(entry.documentUrl) ?? ''}`.trim(), inner, g.ellipsis),
         paint: style.magenta,
       });
     }
@@ -144,7 +153,7 @@ function headerLines(value: unknown, inner: number, style: ChalkInstance): { tex
   return lines;
 }
 
-function footerLines(value: unknown, inner: number, style: ChalkInstance): { text: string; paint?: (s: string) => string }[] {
+function footerLines(value: unknown, inner: number, style: Style): { text: string; paint?: (s: string) => string }[] {
   if (!Array.isArray(value)) return [];
   return value
     .filter(isRecord)
@@ -152,17 +161,17 @@ function footerLines(value: unknown, inner: number, style: ChalkInstance): { tex
     .map((text) => ({ text, paint: style.dim }));
 }
 
-function attachmentLines(value: unknown, inner: number, style: ChalkInstance): { text: string; paint?: (s: string) => string }[] {
+function attachmentLines(value: unknown, inner: number, style: Style): { text: string; paint?: (s: string) => string }[] {
   if (!Array.isArray(value)) return [];
   return value.filter(isRecord).map((a) => {
     const name = str(a.name) ?? str(a.url) ?? 'file';
     const type = str(a.type);
-    return { text: cut(`▤ ${name}${type ? ` (${type})` : ''}`, inner), paint: style.magenta };
+    return { text: cut(`${style.glyphs.document} ${name}${type ? ` (${type})` : ''}`, inner, style.glyphs.ellipsis), paint: style.magenta };
   });
 }
 
 /** The interactive list: its button, then the list as it opens, with its own header and footer. */
-function listLines(picker: Record<string, unknown>, width: number, style: ChalkInstance): string[] {
+function listLines(picker: Record<string, unknown>, width: number, style: Style): string[] {
   const inner = width - 4;
   const lines: { text: string; paint?: (s: string) => string }[] = [];
   const header = isRecord(picker.header) ? str(picker.header.text) : undefined;
@@ -171,16 +180,16 @@ function listLines(picker: Record<string, unknown>, width: number, style: ChalkI
   const sections = Array.isArray(picker.sections) ? picker.sections.filter(isRecord) : [];
   for (const section of sections) {
     const title = str(section.title);
-    if (title) lines.push({ text: cut(title.toUpperCase(), inner), paint: style.dim });
+    if (title) lines.push({ text: cut(title.toUpperCase(), inner, style.glyphs.ellipsis), paint: style.dim });
     const items = Array.isArray(section.items) ? section.items.filter(isRecord) : [];
     for (const item of items) {
-      lines.push({ text: cut(`○ ${str(item.title) ?? ''}`, inner) });
+      lines.push({ text: cut(`${style.glyphs.listItem} ${str(item.title) ?? ''}`, inner, style.glyphs.ellipsis) });
       const sub = str(item.subTitle);
       if (sub) for (const line of wrap(sub, inner - 2)) lines.push({ text: `  ${line}`, paint: style.dim });
     }
   }
   if (footer) for (const line of wrap(footer, inner)) lines.push({ text: line, paint: style.dim });
-  const out = buttons([`☰ ${str(picker.title) ?? 'list'}`], width, style);
+  const out = buttons([`${style.glyphs.listButton} ${str(picker.title) ?? 'list'}`], width, style);
   if (lines.length > 0) out.push(...box(lines, Math.max(...lines.map((l) => displayWidth(l.text)), 10), style));
   return out;
 }
@@ -207,7 +216,7 @@ export function renderPreview(payload: Record<string, unknown>, options: Preview
   if (replies.length > 0) {
     lines.push(
       ...buttons(
-        replies.map((q) => `${q.type === 'CONTACT' ? '☎ ' : ''}${str(q.text) ?? ''}`),
+        replies.map((q) => `${q.type === 'CONTACT' ? `${style.glyphs.contact} ` : ''}${str(q.text) ?? ''}`),
         width,
         style,
       ),
@@ -220,6 +229,6 @@ export function renderPreview(payload: Record<string, unknown>, options: Preview
     if (payload.settings.blockInput === true) notes.push('input field blocked');
     if (payload.settings.masked === true) notes.push('digits masked');
   }
-  if (notes.length > 0) lines.push(style.dim(notes.join(' · ')));
+  if (notes.length > 0) lines.push(style.dim(notes.join(style.glyphs.separator)));
   return `${lines.join('\n')}\n`;
 }

@@ -3,6 +3,7 @@ import { WriteStream } from 'node:tty';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { InStream, OutStream } from '../io.js';
+import { UNICODE_GLYPHS, type Glyphs } from '../output/glyphs.js';
 
 /**
  * The prompts every interactive path asks through: the composer (greet, reply and reason update
@@ -73,6 +74,8 @@ export interface Prompter {
   readonly columns: number;
   /** Whether the prompts' stream shows colour. */
   readonly color: boolean;
+  /** The glyphs drawn around the prompts (ASCII under a locale that is not UTF-8); Unicode when absent. */
+  readonly glyphs?: Glyphs;
 }
 
 /**
@@ -98,6 +101,8 @@ export function isPromptExit(error: unknown): boolean {
 export interface PromptHost {
   readonly streams: { stdin: InStream; stderr: OutStream };
   readonly color: { stderr: boolean };
+  /** The context's glyphs; Unicode when absent. */
+  readonly glyphs?: Glyphs;
   readonly signal: AbortSignal;
   err(text: string): void;
 }
@@ -150,8 +155,15 @@ export function createPrompter(host: PromptHost): Prompter {
     }
   };
   // inquirer colours with node:util styleText, decided for the whole process; --no-color and
-  // NO_COLOR are honoured by handing every prompt a theme without colour.
-  const theme = host.color.stderr ? {} : { theme: PLAIN_THEME as never };
+  // NO_COLOR are honoured by handing every prompt a theme without colour, and a locale that is not
+  // UTF-8 by one with ASCII figures (inquirer's own choice of figures does not read the locale).
+  const glyphs = host.glyphs ?? UNICODE_GLYPHS;
+  const chosen = glyphs.unicode
+    ? host.color.stderr
+      ? undefined
+      : PLAIN_THEME
+    : asciiTheme(host.color.stderr ? undefined : PLAIN_THEME, glyphs);
+  const theme = chosen === undefined ? {} : { theme: chosen as never };
   return {
     async input(config) {
       const { default: input } = await import('@inquirer/input');
@@ -245,6 +257,7 @@ export function createPrompter(host: PromptHost): Prompter {
       return screen().columns ?? 80;
     },
     color: host.color.stderr,
+    glyphs,
   };
 }
 
@@ -261,6 +274,33 @@ function openTerminal(): OutStream | undefined {
 }
 
 const plain = (text: string): string => text;
+
+/** The names of the keys inquirer shows in its help line, in ASCII. */
+const ASCII_KEYS: Record<string, string> = { '↑↓': 'up/down', '⏎': 'enter', '␣': 'space' };
+
+/**
+ * A theme whose figures are ASCII: the answered mark, the cursor, the boxes of a checkbox list, the
+ * spinner and the keys of the help line; over `base` (the plain theme without colour), else over
+ * inquirer's colours.
+ */
+function asciiTheme(base: typeof PLAIN_THEME | undefined, glyphs: Glyphs): object {
+  return {
+    ...base,
+    prefix: { idle: '?', done: glyphs.answered },
+    spinner: { frames: ['-', '\\', '|', '/'] },
+    icon: {
+      cursor: '>',
+      checked: glyphs.checked,
+      unchecked: glyphs.unchecked,
+      disabledChecked: glyphs.disabledChecked,
+      disabledUnchecked: '-',
+    },
+    style: {
+      ...base?.style,
+      keysHelpTip: (keys: [string, string][]) => keys.map(([key, action]) => `${ASCII_KEYS[key] ?? key} ${action}`).join(glyphs.bullet),
+    },
+  };
+}
 
 /** inquirer's default theme with every colour taken out (the figures stay). */
 const PLAIN_THEME = {

@@ -214,7 +214,7 @@ export function composeReply(draft: Draft, env: ComposeEnv, options: ComposeRepl
     ...options,
     kind: 'reply',
     parts: replyParts(options.email),
-    title: (d) => `Reply to ${replyAddress(d)}${typeof d.code === 'string' ? ` · ${d.code}` : ''}`,
+    title: (d) => `Reply to ${replyAddress(d)}${typeof d.code === 'string' ? `${env.style.glyphs.separator}${d.code}` : ''}`,
     order: REPLY_ORDER,
   });
 }

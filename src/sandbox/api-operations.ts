@@ -1,7 +1,7 @@
 import type { Problem } from '../errors.js';
 import type { MarkdownRenderer } from '../markdown/safe-html.js';
 import { validateGreeting, validateReason, validateReply, type Limits } from '../payload/index.js';
-import { invalid, type Answer, type Exchange } from './exchange.js';
+import { invalid, userAgentOf, type Answer, type Exchange } from './exchange.js';
 import { formatProblems } from './http.js';
 import type { ReplyOutcome, SandboxState } from './state.js';
 
@@ -41,6 +41,7 @@ export const reply: OperationHandler = (deps, ex, tenant, body) => {
     body,
     bodyBytes: ex.bodyBytes,
     warnings: checked.warnings,
+    userAgent: userAgentOf(ex),
     formattedHtml: typeof formattedText === 'string' ? deps.renderMarkdown(formattedText) : null,
   });
   return replyAnswer(state, outcome);
@@ -83,6 +84,7 @@ export const greet: OperationHandler = (deps, ex, tenant, body) => {
     body,
     bodyBytes: ex.bodyBytes,
     warnings: result.warnings,
+    userAgent: userAgentOf(ex),
   });
   const [by] = event.addressedBy;
   // Greet rule 3: with both identifiers, clientId takes priority; the log says so.

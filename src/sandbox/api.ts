@@ -1,7 +1,7 @@
 import { operations, type Credential, type OperationId } from '../operations.js';
 import { parseJson } from '../payload/json.js';
 import { greet, reply, updateReason, type OperationDeps, type OperationHandler } from './api-operations.js';
-import type { Answer, Exchange, Handler } from './exchange.js';
+import { userAgentOf, type Answer, type Exchange, type Handler } from './exchange.js';
 import { mediaType, readBody, readCredential } from './http.js';
 import { maxBodyBytes, percent, type FaultOptions } from './options.js';
 import type { SandboxState } from './state.js';
@@ -142,6 +142,7 @@ function recordRefusal(state: SandboxState, ex: Exchange, answer: Answer): void 
     requestId: ex.requestId,
     error: answer.error ?? null,
     body: ex.body,
+    userAgent: userAgentOf(ex),
   });
 }
 

@@ -240,29 +240,25 @@ async function redeliver(deps: CustomerDeps, ex: Exchange): Promise<Answer> {
   const read = await readJsonObject(ex);
   if (!read.ok) return read.answer;
   const deliveryId = ex.params[0] ?? '';
-  const delivery = deps.state.delivery(deliveryId);
-  if (delivery === undefined || deps.sender === null) {
+  const { sender } = deps;
+  // Without a bot no delivery is ever made: every deliveryId is unknown.
+  if (sender === null) return { status: 404, error: `no delivery '${deliveryId}' (no bot is connected)`, what: 'unknown delivery' };
+  const sent = deps.state.redeliver(deliveryId);
+  if (!sent.ok) {
     return {
-      status: 404,
-      error: `no delivery '${deliveryId}' (it may be older than the events the sandbox keeps, or the sandbox was reset)`,
-      what: 'unknown delivery',
+      status: sent.status,
+      ...(sent.tenant === undefined ? {} : { tenant: sent.tenant }),
+      error: sent.error,
+      what: sent.status === 404 ? 'unknown delivery' : 'delivery in flight',
     };
   }
-  if (delivery.inFlight) {
-    return {
-      status: 409,
-      tenant: delivery.tenant,
-      error: `delivery '${deliveryId}' is still being attempted: redeliver it once its last attempt is recorded`,
-      what: 'delivery in flight',
-    };
-  }
-  delivery.redeliveries += 1;
-  deps.sender.deliver(delivery);
+  sender.deliver(sent.delivery);
+  const { redelivery } = sent.event;
   return {
     status: 202,
-    tenant: delivery.tenant,
-    json: { deliveryId, redelivery: delivery.redeliveries },
-    what: `redelivery ${delivery.redeliveries} of ${deliveryId}`,
+    tenant: sent.delivery.tenant,
+    json: { deliveryId, redelivery },
+    what: `redelivery ${redelivery} of ${deliveryId}`,
   };
 }
 

@@ -1,14 +1,21 @@
 import type { Problem } from '../errors.js';
 import type { Channel } from '../payload/channels.js';
+import { isRefusal } from './page/refusal.js';
 
 export { CHANNELS, type Channel } from '../payload/channels.js';
+export { isRefusal };
 
 /**
- * The sandbox's event log: everything that happens in a tenant, in order, as the page, `core
- * customer`, `core test` and GET /_sandbox/events read it. Every event has a `seq` (increasing
- * across all tenants, never reused), its `tenant`, the `sessionId` of its thread (null when it
- * belongs to none), its `time` and a `type`; the rest depends on the type. The shapes are the
- * sandbox's own (docs/sandbox.md, "Events"), since the API shows none (docs/api.md, gap 5 and gap 8).
+ * The sandbox's event: everything that happens in a tenant, in order, as the store applies it
+ * (src/sandbox/store/apply.ts) and as the page, `core customer`, `core test`, `core check-bot`, the
+ * library and GET /_sandbox/events read it. Every event has a `seq` (increasing across all tenants,
+ * never reused), its `tenant`, the `sessionId` of its thread (null when it belongs to none), its
+ * `time` and a `type`; the rest depends on the type. The shapes are the sandbox's own
+ * (docs/sandbox.md, "Events"), since the API shows none (docs/api.md, gap 5 and gap 8).
+ *
+ * This is the one type of an event. Its JSON form (one object, identifiers exact) is written and read
+ * by src/sandbox/event-json.ts; the page reads the same JSON as `PageEvent`, checked against
+ * these types through JSDoc (tsconfig.page.json).
  */
 
 export type QuestionType = 'TEXT' | 'EMAIL';
@@ -87,6 +94,8 @@ interface MessageFields {
   warnings: Problem[];
   /** The request body exactly as received, identifiers as bigint. */
   body: unknown;
+  /** The request's User-Agent (its first 200 characters): who sent it, where the sender says; null without one. */
+  userAgent: string | null;
 }
 
 export interface BotAnswerEvent extends EventBase, MessageFields {
@@ -128,6 +137,19 @@ export interface ReleasedEvent extends EventBase {
   questions: number;
   /** Whether the thread itself was with agents. */
   thread: boolean;
+}
+
+/**
+ * A delivery sent again (POST /_sandbox/deliveries/{deliveryId}/redeliver, or a probe's replay): a
+ * new series of attempts under the same webhook-id, whose attempts follow.
+ */
+export interface WebhookRedeliveryEvent extends EventBase {
+  type: 'webhook.redelivery';
+  sessionId: string;
+  deliveryId: string;
+  questionId: bigint;
+  /** 1 for the first redelivery, 2 for the second, ...: the `redelivery` of the attempts that follow. */
+  redelivery: number;
 }
 
 export interface WebhookAttemptEvent extends EventBase {
@@ -181,6 +203,8 @@ export interface ApiRequestEvent extends EventBase {
   /** The Error body's message; null for a success. */
   error: string | null;
   named: NamedIdentifiers;
+  /** The request's User-Agent (its first 200 characters): who sent it, where the sender says; null without one. */
+  userAgent: string | null;
 }
 
 export interface ReasonUpdatedEvent extends EventBase {
@@ -190,6 +214,7 @@ export interface ReasonUpdatedEvent extends EventBase {
   reason: unknown;
 }
 
+/** A tenant returned to its start state: the first event of its fresh log ("" for the sandbox-wide log, reset with all). */
 export interface ResetEvent extends EventBase {
   type: 'sandbox.reset';
 }
@@ -201,6 +226,7 @@ export type SandboxEvent =
   | GreetingEvent
   | HandoverEvent
   | ReleasedEvent
+  | WebhookRedeliveryEvent
   | WebhookAttemptEvent
   | ApiRequestEvent
   | ReasonUpdatedEvent
@@ -208,106 +234,47 @@ export type SandboxEvent =
 
 export type EventType = SandboxEvent['type'];
 
-/** Events without the fields the log fills in. */
+/** The event of one type. */
+export type EventOf<T extends EventType> = Extract<SandboxEvent, { type: T }>;
+
+/** Events without the fields the store fills in as it records them: what a rule returns. */
 export type NewEvent = SandboxEvent extends infer E ? (E extends SandboxEvent ? Omit<E, 'seq' | 'time' | 'tenant'> : never) : never;
 
-/**
- * A queue of items in seq order that drops from the front: push at the back, shift at the front,
- * both O(1) amortised, and binary search by seq. An array with a moving start, compacted once the
- * dead front is as long as the live part.
- */
-export class SeqQueue<T extends { seq: number }> {
-  private items: (T | undefined)[] = [];
-  private start = 0;
-
-  get length(): number {
-    return this.items.length - this.start;
-  }
-
-  push(item: T): void {
-    this.items.push(item);
-  }
-
-  first(): T | undefined {
-    return this.items[this.start];
-  }
-
-  last(): T | undefined {
-    return this.length === 0 ? undefined : this.items[this.items.length - 1];
-  }
-
-  shift(): T | undefined {
-    if (this.length === 0) return undefined;
-    const item = this.items[this.start];
-    this.items[this.start] = undefined;
-    this.start += 1;
-    if (this.start >= 1024 && this.start * 2 >= this.items.length) {
-      this.items = this.items.slice(this.start);
-      this.start = 0;
-    }
-    return item;
-  }
-
-  /** The position (0-based, from the first kept item) of the first item with seq > after. */
-  indexAfter(after: number): number {
-    let lo = this.start;
-    let hi = this.items.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.items[mid] as T).seq <= after) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo - this.start;
-  }
-
-  at(index: number): T | undefined {
-    return index < 0 || index >= this.length ? undefined : this.items[this.start + index];
-  }
-
-  /** Items with seq > after, in order. */
-  *after(after: number): Generator<T> {
-    for (let i = this.indexAfter(after); i < this.length; i += 1) yield this.items[this.start + i] as T;
-  }
-}
-
-/** A page of items: what was asked for, and the `after` of the next page (null when this was the last). */
-export interface Page<T> {
-  items: T[];
-  next: number | null;
-}
+/** The fields of one type of event that a rule returns. */
+export type EventFields<T extends EventType> = Omit<EventOf<T>, 'seq' | 'time' | 'tenant'>;
 
 /**
- * The first `limit` items of a source in seq order that `keep` accepts; `next` is the `after` of the
- * following page when more items follow (the seq of the last item given, or `after` itself for a
- * page of 0 items), else null. Reads at most one item past the page, never the whole source.
+ * A value as a JSON reader gives it back: every bigint read as `Int`. The page reads integers up to
+ * 2^53 as numbers and larger ones as BigInt (src/sandbox/page/json.js), so an identifier there is
+ * `number | bigint`; the numbers of an event (seq, status, attempt, ...) stay numbers.
  */
-export function page<T extends { seq: number }>(
-  source: Iterable<T>,
-  after: number,
-  limit: number,
-  keep: (item: T) => boolean = () => true,
-): Page<T> {
-  const items: T[] = [];
-  for (const item of source) {
-    if (!keep(item)) continue;
-    if (items.length === limit) return { items, next: items.at(-1)?.seq ?? after };
-    items.push(item);
-  }
-  return { items, next: null };
-}
+export type JsonRead<T, Int> = T extends bigint
+  ? Int
+  : T extends readonly (infer U)[]
+    ? JsonRead<U, Int>[]
+    : T extends object
+      ? { [K in keyof T]: JsonRead<T[K], Int> }
+      : T;
 
-/** Merges sources that are each in seq order into one in seq order (the tenants' logs, for a listing of all). */
-export function* mergeBySeq<T extends { seq: number }>(sources: Iterable<T>[]): Generator<T> {
-  const iterators = sources.map((source) => source[Symbol.iterator]());
-  const heads = iterators.map((iterator) => iterator.next());
-  for (;;) {
-    let best = -1;
-    for (let i = 0; i < heads.length; i += 1) {
-      const head = heads[i]!;
-      if (!head.done && (best === -1 || head.value.seq < (heads[best]!.value as T).seq)) best = i;
-    }
-    if (best === -1) return;
-    yield heads[best]!.value as T;
-    heads[best] = iterators[best]!.next();
-  }
+/** An event as the page reads it from the event stream and the listings (src/sandbox/page/json.js). */
+export type PageEvent = SandboxEvent extends infer E ? (E extends SandboxEvent ? JsonRead<E, number | bigint> : never) : never;
+
+/** The page's event of one type (the page's JSDoc names them: `import('../events.js').PageEventOf<'handover'>`). */
+export type PageEventOf<T extends EventType> = Extract<PageEvent, { type: T }>;
+
+/** The events that may be refusals of the bot's requests (`isRefusal`): its API requests, answers and greetings. */
+export type RequestEventType = 'api.request' | 'bot.answer' | 'greeting';
+
+/**
+ * A refusal tied to no conversation that a stream of one conversation of `tenant` also carries
+ * (docs/sandbox.md, "Events"): one of the same tenant, or a sandbox-wide one (a request naming no
+ * tenant, or one the sandbox does not serve). A refusal is an api.request, a bot answer or a greeting
+ * with a status of 400 or more (`isRefusal`).
+ */
+export function untiedRefusalFor(
+  event: { sessionId: string | null; type: string; status?: unknown; tenant: string; scope?: unknown },
+  tenant: string,
+): boolean {
+  if (event.sessionId !== null || !isRefusal(event)) return false;
+  return event.tenant === tenant || event.tenant === '' || event.scope === 'sandbox';
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Problem } from '../errors.js';
-import { parseJson } from '../payload/json.js';
+import { flatten, parseJson } from '../payload/json.js';
 import { formatProblems, readBody } from './http.js';
 
 /**
@@ -48,6 +48,19 @@ export interface Exchange {
 }
 
 export type Handler = (ex: Exchange) => Answer | Promise<Answer>;
+
+/** The most of a request's User-Agent an event keeps. */
+const userAgentKept = 200;
+
+/**
+ * Who sent a request, as its User-Agent says (core's own commands send `core-cli/<version>`), kept
+ * with its event so the page can name the sender of a refusal it cannot tie to a conversation;
+ * null when the request has none.
+ */
+export function userAgentOf(ex: Exchange): string | null {
+  const value = ex.req.headers['user-agent'];
+  return typeof value === 'string' && value !== '' ? flatten(value.slice(0, userAgentKept)) : null;
+}
 
 export const invalid = (problems: Problem[]): Answer => {
   const message = formatProblems(problems);

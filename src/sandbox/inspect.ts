@@ -14,8 +14,22 @@ export interface InspectDeps {
   state: SandboxState;
   duplicates: DuplicateMode;
   maxEvents: number;
+  /** The secret webhooks are signed with: a test value, printed on stdout too (core doctor compares it). */
+  webhookSecret: string;
   /** The bot's webhook as /_sandbox/info shows it; null without --bot-url. */
   bot: { url: string; timeoutMs: number; retries: number; sender: WebhookSender } | null;
+}
+
+/** What GET /_sandbox/info answers (the page reads it, src/sandbox/page/api.js). */
+export interface SandboxInfo {
+  version: string;
+  tenants: string[];
+  duplicates: DuplicateMode;
+  maxEvents: number;
+  lastSeq: number;
+  /** The secret webhooks are signed with (a test value; core doctor compares it with the bot's). */
+  webhookSecret: string;
+  bot: { url: string; timeoutMs: number; retries: number; inFlight: number; queued: number } | null;
 }
 
 export const unknownTenant = (state: SandboxState, tenant: string): Answer => ({
@@ -77,8 +91,9 @@ export function inspectHandlers(deps: InspectDeps): Record<'messages' | 'reasons
         duplicates: deps.duplicates,
         maxEvents: deps.maxEvents,
         lastSeq: state.lastSeq,
+        webhookSecret: deps.webhookSecret,
         bot: bot === null ? null : { url: bot.url, timeoutMs: bot.timeoutMs, retries: bot.retries, ...bot.sender.load },
-      },
+      } satisfies SandboxInfo,
       what: 'info',
     })),
   };

@@ -1,10 +1,12 @@
 import type { Reason } from '../payload/index.js';
-import type { Channel, Owner, QuestionType, SandboxEvent, SeqQueue } from './events.js';
+import type { Channel, JsonRead, Owner, QuestionType, SandboxEvent } from './events.js';
+import type { ReadonlySeqQueue } from './seq.js';
 
 /**
  * The shapes of what the sandbox keeps per tenant (docs/sandbox.md, "State"): clients, threads,
- * their questions, deliveries and reasons. Types only: the store (src/sandbox/store/) holds and
- * changes them; the rules (src/sandbox/rules/) read them through a TenantView and decide.
+ * their questions, deliveries and reasons. Types only, and read-only: the store (src/sandbox/store/)
+ * holds them and changes them in one place, by applying events (src/sandbox/store/apply.ts); the
+ * rules (src/sandbox/rules/) read them through a TenantView, decide, and return the events.
  */
 
 /** The identifiers the sandbox makes start here, in ranges apart, so a bot that mixes them up meets a 404. */
@@ -32,23 +34,23 @@ export interface LastBotMessage {
 }
 
 export interface Client {
-  coreClientId: bigint;
-  clientId: string | null;
+  readonly coreClientId: bigint;
+  readonly clientId: string | null;
   /** The seq of the last event of this client or any of its threads; it is forgotten once that event is dropped. */
-  lastSeq: number;
+  readonly lastSeq: number;
   /** Where an answer addressed by client goes: the client's most recent thread still kept. */
-  latest: Thread | null;
+  readonly latest: Thread | null;
 }
 
 export interface Question {
   /** The seq of the customer message that asked it. */
-  seq: number;
-  questionId: bigint;
-  questionIndex: bigint;
-  type: QuestionType;
-  thread: Thread;
-  answered: boolean;
-  withAgents: Handover | null;
+  readonly seq: number;
+  readonly questionId: bigint;
+  readonly questionIndex: bigint;
+  readonly type: QuestionType;
+  readonly thread: Thread;
+  readonly answered: boolean;
+  readonly withAgents: Handover | null;
 }
 
 export interface Thread {
@@ -56,15 +58,16 @@ export interface Thread {
   readonly sessionId: string;
   readonly channel: Channel;
   readonly client: Client;
-  owner: Owner;
-  handover: Handover | null;
-  readonly questions: SeqQueue<Question>;
-  nextIndex: bigint;
+  readonly owner: Owner;
+  readonly handover: Handover | null;
+  readonly questions: ReadonlySeqQueue<Question>;
+  /** The questionIndex of the thread's next question. */
+  readonly nextIndex: bigint;
   readonly startedSeq: number;
   readonly startedAt: string;
-  lastSeq: number;
-  readonly log: SeqQueue<SandboxEvent>;
-  lastBotMessage: LastBotMessage | null;
+  readonly lastSeq: number;
+  readonly log: ReadonlySeqQueue<SandboxEvent>;
+  readonly lastBotMessage: LastBotMessage | null;
 }
 
 /** A MESSAGE webhook to send: the exact bytes, kept for retries and redelivery. */
@@ -76,18 +79,20 @@ export interface Delivery {
   readonly body: Buffer;
   /** The seq of the customer message; the delivery is forgotten with it. */
   readonly seq: number;
-  redeliveries: number;
-  inFlight: boolean;
+  /** The redeliveries asked for so far (webhook.redelivery events): the series its next attempts belong to. */
+  readonly redeliveries: number;
+  /** From the customer message or a redelivery until an attempt that is not followed by another (delivered or failed). */
+  readonly inFlight: boolean;
 }
 
 export interface ReasonRecord {
-  tenant: string;
-  code: string;
-  reason: Reason;
+  readonly tenant: string;
+  readonly code: string;
+  readonly reason: Reason;
   /** null while the reason is as seeded. */
-  updatedAt: string | null;
+  readonly updatedAt: string | null;
   /** The X-Request-Id of the last update; null while the reason is as seeded. */
-  requestId: string | null;
+  readonly requestId: string | null;
 }
 
 /** What the state says about a thread: the summary GET /_sandbox/conversations lists. */
@@ -108,6 +113,12 @@ export interface ConversationView {
   lastBotMessage: LastBotMessage | null;
 }
 
+/** A conversation's summary as the page reads it (src/sandbox/page/json.js: identifiers number or BigInt). */
+export type PageConversation = JsonRead<ConversationView, number | bigint>;
+
+/** A reason record as the page reads it. */
+export type PageReasonRecord = JsonRead<ReasonRecord, number | bigint>;
+
 /**
  * What a rule may read of one tenant: the store's maps, read-only. The store's tenant record has
  * these fields (and more); a rule's unit test builds one from plain maps.
@@ -120,9 +131,34 @@ export interface TenantView {
   readonly questions: ReadonlyMap<bigint, Question>;
   /** answerIds of delivered answers (chatbot rule 6), with the seq of the answer that claimed each. */
   readonly answerIds: ReadonlyMap<string, number>;
+  /** The MESSAGE webhooks kept, by deliveryId. */
+  readonly deliveries: ReadonlyMap<string, Delivery>;
   readonly reasons: ReadonlyMap<string, ReasonRecord>;
   /** How many of `reasons` are active. */
   readonly activeCount: number;
+  /** Where the next coreClientId the sandbox makes is looked for: the first one from here no client has. */
+  readonly nextClientId: bigint;
+  /** The questionId of the tenant's next question. */
+  readonly nextQuestionId: bigint;
+  /** The questionId of the tenant's next question asked above 2^53 (a probe's `largeIds`, src/sandbox/probe.ts). */
+  readonly nextLargeQuestionId: bigint;
+}
+
+/** A tenant as the readers see it (listings, sizes): its view, its event log and the bytes that log holds. */
+export interface KeptTenant extends TenantView {
+  readonly log: ReadonlySeqQueue<SandboxEvent>;
+  /** What the kept events hold, in bytes (src/sandbox/store/bytes.ts), against maxEventBytes. */
+  readonly bytes: number;
+}
+
+/**
+ * The identifiers a rule draws at random (src/sandbox/random.ts), handed to it by the store: a
+ * sessionId no kept thread of the sandbox has, a deliveryId no kept delivery of the tenant has.
+ * The counted ones (coreClientId, questionId) a rule reads from the view.
+ */
+export interface RandomIds {
+  sessionId(): string;
+  deliveryId(): string;
 }
 
 // The fields of a bot answer the rules read; a structural view so the rules state their needs.

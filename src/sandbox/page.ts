@@ -49,6 +49,7 @@ export const pageFiles: Readonly<Record<string, string>> = {
   'json.js': 'text/javascript; charset=utf-8',
   'markdown.js': 'text/javascript; charset=utf-8',
   'render.js': 'text/javascript; charset=utf-8',
+  'refusal.js': 'text/javascript; charset=utf-8',
   'dom.js': 'text/javascript; charset=utf-8',
 };
 

@@ -209,23 +209,16 @@ const probeText = (body: Record<string, unknown>) => body.text ?? `A question se
 
 /** `{"deliveryId", "craft": "replay"}`: a kept delivery sent again (shaped as the body asks, so as its first attempt was). */
 async function replayProbe(prober: Prober, deliveryId: string, shape: ProbeShape): Promise<Answer> {
-  const delivery = prober.state.delivery(deliveryId);
-  if (delivery === undefined) {
+  const sent = prober.state.redeliver(deliveryId);
+  if (!sent.ok) {
     return {
-      status: 404,
-      error: `no delivery '${deliveryId}' (it may be older than the events the sandbox keeps, or the sandbox was reset)`,
-      what: 'unknown delivery',
+      status: sent.status,
+      ...(sent.tenant === undefined ? {} : { tenant: sent.tenant }),
+      error: sent.error,
+      what: sent.status === 404 ? 'unknown delivery' : 'delivery in flight',
     };
   }
-  if (delivery.inFlight) {
-    return {
-      status: 409,
-      tenant: delivery.tenant,
-      error: `delivery '${delivery.deliveryId}' is still being attempted`,
-      what: 'delivery in flight',
-    };
-  }
-  delivery.redeliveries += 1;
+  const { delivery } = sent;
   const result = await sendCrafted(prober, 'replay', delivery, shape);
   return {
     status: 200,
@@ -269,7 +262,7 @@ async function craftedProbe(prober: Prober, craft: Craft, sessionId: string, wor
     return { status: 404, error: `no conversation with sessionId '${sessionId}'`, what: 'unknown conversation' };
   }
   const { text, quickReply, listItem, largeId } = words;
-  const { event, delivery } = prober.state.customerMessage(thread, { text, quickReply, listItem }, largeId);
+  const { event, delivery } = prober.state.customerMessage(thread, { text, quickReply, listItem, largeId });
   if (delivery === null) {
     return {
       status: 409,

@@ -1,6 +1,6 @@
-import { mergeBySeq, page, type BotAnswerEvent, type GreetingEvent, type Page, type SandboxEvent } from './events.js';
-import type { ConversationView, Thread } from './model.js';
-import type { TenantStore } from './store/tenant.js';
+import type { BotAnswerEvent, GreetingEvent, SandboxEvent } from './events.js';
+import type { ConversationView, KeptTenant, Thread } from './model.js';
+import { mergeBySeq, page, type Page } from './seq.js';
 
 /** What GET /_sandbox/messages lists: the bot answers and greetings of the event log. */
 export type MessageRecord = BotAnswerEvent | GreetingEvent;
@@ -20,7 +20,7 @@ function* withSeq(threads: Iterable<Thread>): Generator<{ seq: number; thread: T
 }
 
 /** A page of the kept threads of these tenants, in the order they started. */
-export function conversationPage(tenants: TenantStore[], after: number, limit: number): Page<ConversationView> {
+export function conversationPage(tenants: readonly KeptTenant[], after: number, limit: number): Page<ConversationView> {
   const started = mergeBySeq(tenants.map((tenant) => withSeq(tenant.threads.values())));
   const result = page(started, after, limit, (item) => item.seq > after);
   return { items: result.items.map((item) => conversationView(item.thread)), next: result.next };

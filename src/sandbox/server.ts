@@ -116,6 +116,9 @@ function webhookSender(
   );
 }
 
+/** The longest the start waits for the connection to the bot that the first delivery will use. */
+const WARM_LIMIT_MS = 1000;
+
 /** What startSandbox has built, for its routes and its handle. */
 interface Parts {
   options: SandboxOptions;
@@ -152,6 +155,7 @@ async function routesOf(parts: Parts, bot: { timeoutMs: number; retries: number 
       state,
       duplicates: parts.duplicates,
       maxEvents: options.maxEvents ?? sandboxDefaults.maxEvents,
+      webhookSecret: parts.webhookSecret,
       bot: botUrl === null || sender === null ? null : { url: botUrl, ...bot, sender },
     }),
     customer: customerHandlers({ state, sender, defaultTenant: parts.tenants[0] ?? 'sandbox' }),
@@ -216,6 +220,8 @@ export async function startLocalSandbox(options: SandboxOptions = {}): Promise<L
   const address = server.address() as AddressInfo;
   hostRule.hosts = allowedHosts(address.address, host, address.port, isLoopbackHost, options.allowHosts ?? [], interfaceAddresses());
   hostRule.checkEveryPath = isLoopbackHost(address.address);
+  // The connection to the bot, opened now, so the first delivery's time holds no connect of the sandbox's making.
+  await sender?.warm(Math.min(bot.timeoutMs, WARM_LIMIT_MS));
   const customer = directCustomer({ state, sender, defaultTenant: tenants[0] ?? 'sandbox' });
   return { ...handle(parts, server, address, closing), customer };
 }

@@ -1,42 +1,34 @@
-import type { Problem } from '../errors.js';
 import type { Greeting, Reason, Reply } from '../payload/index.js';
-import { flatten, stringifyJson } from '../payload/json.js';
-import {
-  notDeliveredReasons,
-  page,
-  type ApiRequestEvent,
-  type BotAnswerEvent,
-  type Channel,
-  type CustomerMessageEvent,
-  type GreetingEvent,
-  type NewEvent,
-  type Page,
-  type ReleasedEvent,
-  type SandboxEvent,
-  type WebhookAttemptEvent,
+import type {
+  ApiRequestEvent,
+  BotAnswerEvent,
+  Channel,
+  CustomerMessageEvent,
+  GreetingEvent,
+  ReleasedEvent,
+  SandboxEvent,
+  WebhookRedeliveryEvent,
 } from './events.js';
 import type { Listener } from './log.js';
-import type { Client, ConversationView, Delivery, Question, ReasonRecord, ReplyFields, Thread } from './model.js';
+import type { ConversationView, Delivery, ReasonRecord, ReplyFields, Thread } from './model.js';
 import type { DuplicateMode } from './options.js';
-import { replyAddressing } from './rules/addressing.js';
-import { lastBotMessage, channelWarnings } from './rules/channel.js';
-import { conversationClient } from './rules/conversation-client.js';
-import { customerQuestion } from './rules/customer-message.js';
-import { addressGreeting } from './rules/greeting-addressing.js';
-import { handoverOf, releaseOf } from './rules/handover.js';
-import { decideReasonUpdate } from './rules/reason-limits.js';
-import { decideReply, type ReplyDecision } from './rules/reply.js';
-import { namedIdentifiers, tiedSession } from './rules/tying.js';
-import { recordGreeting, recordReply, type ReplyOutcome, type RequestMeta } from './answers.js';
-import { DELIVERY_OVERHEAD, newDelivery } from './store/delivery.js';
+import { startConversation } from './rules/conversation-client.js';
+import { customerMessage, type CustomerWords } from './rules/customer-message.js';
+import { attemptEvent, redelivery, type AttemptFields } from './rules/delivery.js';
+import { greetingEvents } from './rules/greeting-addressing.js';
+import { releaseEvent } from './rules/handover.js';
+import { reasonUpdate } from './rules/reason-limits.js';
+import { replyOutcome, type RequestMeta } from './rules/reply.js';
+import { namedIdentifiers, refusedRequest, tiedSession, type RefusedRequest } from './rules/tying.js';
+import { page, type Page } from './seq.js';
 import { Store } from './store/store.js';
-import type { TenantStore } from './store/tenant.js';
 import { conversationPage, conversationView, messagesOf, messagePageOf, type MessageRecord } from './reading.js';
 
 /**
  * The sandbox's state, as the routes use it: each request is read by a rule (src/sandbox/rules/, pure
- * functions of the tenant's view and the request) and the outcome applied to the store
- * (src/sandbox/store/), which records it in the event log. docs/architecture.md, "The sandbox".
+ * functions of the tenant's view and the request) that returns the events recording it, and the store
+ * (src/sandbox/store/) records them: it gives each its seq and time and applies it to the model, the
+ * one place the model changes. docs/architecture.md, "The sandbox".
  */
 
 export { notDeliveredReasons, type NotDelivered } from './events.js';
@@ -46,9 +38,13 @@ export { firstIds, maxCustomerText } from './model.js';
 export type { ConversationView, Delivery, Handover, LastBotMessage, ReasonRecord, Thread } from './model.js';
 export { channelWarnings } from './rules/channel.js';
 export type { MessageRecord } from './reading.js';
-export type { RequestMeta, ReplyOutcome } from './answers.js';
+export type { RequestMeta } from './rules/reply.js';
+export type { RefusedRequest } from './rules/tying.js';
 
 export type ReasonUpdate = { ok: true; record: ReasonRecord } | { ok: false; status: 404 | 409; message: string };
+
+/** A bot answer's status, and its event: a refusal carries the Error body's message. */
+export type ReplyOutcome = { status: 200; event: BotAnswerEvent } | { status: 400 | 404 | 409; error: string; event: BotAnswerEvent };
 
 export interface SandboxStateConfig {
   tenants: readonly string[];
@@ -61,18 +57,9 @@ export interface SandboxStateConfig {
   botConnected: boolean;
 }
 
-/** A refused API request, as the server saw it; its body is read for the identifiers it names. */
-export interface RefusedRequest {
-  method: string;
-  path: string;
-  status: number;
-  requestId: string;
-  error: string | null;
-  body: unknown;
-}
-
 export class SandboxState {
-  private readonly store: Store;
+  /** What the state keeps (src/sandbox/store/): read it freely; it changes only by the events recorded here. */
+  readonly store: Store;
 
   constructor(private readonly config: SandboxStateConfig) {
     this.store = new Store(config);
@@ -84,7 +71,7 @@ export class SandboxState {
 
   /** The seq of the latest event (0 before the first). */
   get lastSeq(): number {
-    return this.store.log.lastSeq;
+    return this.store.lastSeq;
   }
 
   hasTenant(name: string): boolean {
@@ -92,7 +79,7 @@ export class SandboxState {
   }
 
   subscribe(listener: Listener): () => void {
-    return this.store.log.subscribe(listener);
+    return this.store.subscribe(listener);
   }
 
   /** A kept thread, in any tenant. */
@@ -107,112 +94,67 @@ export class SandboxState {
     name: string,
     request: { channel: Channel; coreClientId?: bigint | undefined; clientId?: string | undefined },
   ): { ok: true; thread: Thread } | { ok: false; status: 400; message: string } {
-    const tenant = this.store.tenant(name);
-    const decided = conversationClient(tenant, request);
-    if (!decided.ok) return decided;
-    let client: Client;
-    if ('make' in decided) client = this.store.newClient(tenant, decided.make.coreClientId, decided.make.clientId);
-    else {
-      client = decided.client;
-      if (decided.adoptClientId !== undefined) this.store.adoptClientId(tenant, client, decided.adoptClientId);
-    }
-    return { ok: true, thread: this.store.newThread(tenant, client, request.channel, 'customer') };
+    const started = startConversation(this.store.tenant(name), request, this.store.randomIds(name));
+    if (!started.ok) return started;
+    this.store.recordOne(name, started.event);
+    return { ok: true, thread: this.store.thread(started.event.sessionId)! };
   }
 
   /**
    * A customer message in a thread: a new question, and a delivery holding the exact bytes of its
    * MESSAGE webhook when one is sent (src/sandbox/rules/customer-message.ts).
    */
-  customerMessage(
-    thread: Thread,
-    message: { text: string; quickReply: Record<string, unknown> | null; listItem: { identifier: string; title: string } | null },
-    /** A questionId above 2^53 (a probe's `largeIds`, src/sandbox/probe.ts). */
-    largeId = false,
-  ): { event: CustomerMessageEvent; delivery: Delivery | null } {
-    const tenant = this.store.tenant(thread.tenant);
-    const { questionType, noWebhook } = customerQuestion(thread, this.config.botConnected);
-    const questionId = largeId ? this.store.nextLargeQuestionId(tenant) : this.store.nextQuestionId(tenant);
-    const questionIndex = thread.nextIndex;
-    thread.nextIndex += 1n;
-    const deliveryId = noWebhook === null ? this.store.newDeliveryId(tenant) : null;
-    const { sessionId, channel, client } = thread;
-    const { coreClientId, clientId } = client;
-    const fields: NewEvent = {
-      type: 'customer.message',
-      ...{ sessionId, channel, coreClientId, clientId, questionId, questionIndex, questionType },
-      ...{ text: flatten(message.text), quickReply: message.quickReply, listItem: message.listItem, deliveryId, noWebhook },
-    };
-    let delivery: Delivery | null = null;
-    const event = this.store.record(tenant, fields, (recorded) => {
-      const question: Question = {
-        seq: recorded.seq,
-        questionId,
-        questionIndex,
-        type: questionType,
-        thread,
-        answered: false,
-        withAgents: null,
-      };
-      thread.questions.push(question);
-      tenant.questions.set(questionId, question);
-      if (deliveryId === null) return 0;
-      delivery = newDelivery(thread, recorded as CustomerMessageEvent, deliveryId);
-      tenant.deliveries.set(deliveryId, delivery);
-      return delivery.body.byteLength + DELIVERY_OVERHEAD;
-    }) as CustomerMessageEvent;
-    return { event, delivery };
+  customerMessage(thread: Thread, words: CustomerWords): { event: CustomerMessageEvent; delivery: Delivery | null } {
+    const name = thread.tenant;
+    const fields = customerMessage(this.store.tenant(name), thread, words, this.config.botConnected, this.store.randomIds(name));
+    const event = this.store.recordOne(name, fields) as CustomerMessageEvent;
+    return { event, delivery: event.deliveryId === null ? null : (this.store.delivery(event.deliveryId) ?? null) };
   }
 
   /** A delivery still kept, in any tenant. */
   delivery(deliveryId: string): Delivery | undefined {
-    for (const tenant of this.store.selected(undefined)) {
-      const delivery = tenant.deliveries.get(deliveryId);
-      if (delivery) return delivery;
-    }
-    return undefined;
+    return this.store.delivery(deliveryId);
+  }
+
+  /**
+   * A redelivery of a kept delivery whose attempts have ended (src/sandbox/rules/delivery.ts): its
+   * event, and the delivery to send again; 404 for a delivery not kept, 409 for one in flight.
+   */
+  redeliver(
+    deliveryId: string,
+  ): { ok: true; event: WebhookRedeliveryEvent; delivery: Delivery } | { ok: false; status: 404 | 409; error: string; tenant?: string } {
+    const delivery = this.store.delivery(deliveryId);
+    const decided = redelivery(deliveryId, delivery);
+    if (!decided.ok) return delivery === undefined ? decided : { ...decided, tenant: delivery.tenant };
+    const event = this.store.recordOne(delivery!.tenant, decided.event) as WebhookRedeliveryEvent;
+    return { ok: true, event, delivery: delivery! };
   }
 
   /** Records one webhook attempt; the delivery's thread may be gone by now (reset, or dropped). */
-  webhookAttempt(
-    delivery: Delivery,
-    attempt: Omit<WebhookAttemptEvent, 'seq' | 'time' | 'tenant' | 'type' | 'sessionId' | 'deliveryId' | 'questionId'>,
-  ): void {
+  webhookAttempt(delivery: Delivery, attempt: AttemptFields): void {
     if (!this.store.has(delivery.tenant)) return;
-    const { sessionId, deliveryId, questionId } = delivery;
-    this.store.record(this.store.tenant(delivery.tenant), {
-      type: 'webhook.attempt',
-      ...{ sessionId, deliveryId, questionId },
-      ...attempt,
-      body: flatten(attempt.body),
-    });
+    this.store.recordOne(delivery.tenant, attemptEvent(delivery, attempt));
   }
 
   /** Gives a thread back to the bot, with the questions handed over in it. Null when nothing was with agents. */
   release(thread: Thread): ReleasedEvent | null {
-    const released = releaseOf(thread);
-    if (released === null) return null;
-    for (const question of released.questions) question.withAgents = null;
-    thread.owner = 'bot';
-    thread.handover = null;
-    const fields: NewEvent = {
-      type: 'released',
-      sessionId: thread.sessionId,
-      questions: released.questions.length,
-      thread: released.thread,
-    };
-    return this.store.record(this.store.tenant(thread.tenant), fields) as ReleasedEvent;
+    const fields = releaseEvent(thread);
+    return fields === null ? null : (this.store.recordOne(thread.tenant, fields) as ReleasedEvent);
   }
 
-  // ---- the API (src/sandbox/answers.ts) ----------------------------------------------------------
+  // ---- the API -----------------------------------------------------------------------------------
 
-  /** A valid bot answer, decided by src/sandbox/rules/reply.ts and applied. */
+  /** A valid bot answer, decided by src/sandbox/rules/reply.ts and recorded. */
   reply(name: string, reply: Reply, meta: RequestMeta): ReplyOutcome {
-    return recordReply(this.store, this.config, this.store.tenant(name), reply, meta);
+    const outcome = replyOutcome(this.store.tenant(name), reply as ReplyFields, meta, this.config, this.store.randomIds(name));
+    const event = this.store.record(name, outcome.events)[outcome.answer] as BotAnswerEvent;
+    return outcome.status === 200 ? { status: 200, event } : { status: outcome.status, error: outcome.error ?? '', event };
   }
 
   /** A valid greeting: always delivered. */
   greeting(name: string, greeting: Greeting, meta: RequestMeta): GreetingEvent {
-    return recordGreeting(this.store, this.store.tenant(name), greeting, meta);
+    const events = greetingEvents(this.store.tenant(name), greeting, meta, this.store.randomIds(name));
+    return this.store.record(name, events).at(-1) as GreetingEvent;
   }
 
   /**
@@ -221,12 +163,7 @@ export class SandboxState {
    */
   apiRequest(name: string | undefined, request: RefusedRequest): ApiRequestEvent {
     const tenant = this.store.tenantOrSandbox(name);
-    const named = namedIdentifiers(request.body);
-    const sessionId = tenant.name === '' ? null : tiedSession(tenant, named);
-    const scope = sessionId !== null ? 'conversation' : tenant.name === '' ? 'sandbox' : 'tenant';
-    const { method, path, status, requestId, error } = request;
-    const fields: NewEvent = { type: 'api.request', sessionId, scope, method, path, status, requestId, error, named };
-    return this.store.record(tenant, fields) as ApiRequestEvent;
+    return this.store.recordOne(tenant.name, refusedRequest(tenant, request)) as ApiRequestEvent;
   }
 
   /** The conversation a request body names in a tenant (src/sandbox/rules/tying.ts), or null. */
@@ -237,21 +174,10 @@ export class SandboxState {
 
   /** Replaces an existing reason (src/sandbox/rules/reason-limits.ts). */
   updateReason(name: string, update: Reason, meta: { requestId: string }): ReasonUpdate {
-    const tenant = this.store.tenant(name);
-    const decided = decideReasonUpdate(tenant, update, this.config.maxActiveReasons);
+    const decided = reasonUpdate(this.store.tenant(name), update, this.config.maxActiveReasons, meta.requestId);
     if (!decided.ok) return decided;
-    const { reason } = decided;
-    const record: ReasonRecord = {
-      tenant: name,
-      code: update.code,
-      reason,
-      updatedAt: new Date().toISOString(),
-      requestId: meta.requestId,
-    };
-    tenant.reasons.set(update.code, record);
-    tenant.activeCount = decided.activeCount;
-    this.store.record(tenant, { type: 'reason.updated', sessionId: null, requestId: meta.requestId, code: update.code, reason });
-    return { ok: true, record };
+    this.store.recordOne(name, decided.event);
+    return { ok: true, record: this.store.tenant(name).reasons.get(update.code)! };
   }
 
   // ---- reading (src/sandbox/reading.ts) ----------------------------------------------------------
@@ -284,7 +210,7 @@ export class SandboxState {
 
   /** A page of the kept threads, in the order they started, of one tenant or all. */
   conversationPage(tenant: string | undefined, after: number, limit: number): Page<ConversationView> {
-    return conversationPage(this.store.selected(tenant === undefined ? undefined : tenant), after, limit);
+    return conversationPage(this.store.selected(tenant), after, limit);
   }
 
   view(thread: Thread): ConversationView {

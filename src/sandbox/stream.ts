@@ -1,7 +1,7 @@
-import { untiedRefusalFor } from '../customer/wait.js';
 import type { ServerResponse } from 'node:http';
-import { stringifyJson } from '../payload/json.js';
-import { page, type SandboxEvent } from './events.js';
+import { eventJson } from './event-json.js';
+import { untiedRefusalFor, type SandboxEvent } from './events.js';
+import { page } from './seq.js';
 import type { Answer, Exchange, Handler } from './exchange.js';
 import type { SandboxState, Thread } from './state.js';
 
@@ -77,7 +77,7 @@ function drained(res: ServerResponse): Promise<void> {
 // events, each for one stream.
 let last: { event: SandboxEvent; bytes: Buffer } | undefined;
 const frame = (event: SandboxEvent): Buffer => {
-  if (last?.event !== event) last = { event, bytes: Buffer.from(`id: ${event.seq}\ndata: ${stringifyJson(event)}\n\n`) };
+  if (last?.event !== event) last = { event, bytes: Buffer.from(`id: ${event.seq}\ndata: ${eventJson(event)}\n\n`) };
   return last.bytes;
 };
 

@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { WebhookAttemptEvent } from './events.js';
+import { connect as netConnect, type Socket } from 'node:net';
+import type { AttemptFields } from './rules/delivery.js';
 import { secretKey, signature } from './signature.js';
 import type { Delivery } from './state.js';
 
@@ -20,6 +21,9 @@ import type { Delivery } from './state.js';
  * sockets for 15,000 messages); the next ones wait in a queue of at most `maxQueued`, first come first
  * served, retries included. An attempt that finds the queue full is not sent: it is recorded as a
  * failed attempt whose error says so, and the delivery can be sent again with a redelivery.
+ *
+ * The sender changes nothing of a delivery: whether one is in flight, and which series its attempts
+ * belong to, are the state's (the customer message, webhook.redelivery and webhook.attempt events).
  */
 
 export interface WebhookConfig {
@@ -36,7 +40,7 @@ export interface WebhookConfig {
   maxQueued: number;
 }
 
-export type AttemptRecord = Omit<WebhookAttemptEvent, 'seq' | 'time' | 'tenant' | 'type' | 'sessionId' | 'deliveryId' | 'questionId'>;
+export type AttemptRecord = AttemptFields;
 
 /** How much of a bot's answer body is kept: the rest is not read. */
 export const KEPT_BODY_BYTES = 2048;
@@ -62,6 +66,10 @@ export class WebhookSender {
   private active = 0;
   private waiting: (() => void)[] = [];
   private closed = false;
+  /** A connection to the bot opened before the first delivery (warm()), for the first request that needs one. */
+  private warmSocket: Socket | undefined;
+  /** Takes off the listeners that watch the warm connection while it waits, when a request takes it. */
+  private warmRelease: (() => void) | undefined;
 
   constructor(
     private readonly config: WebhookConfig,
@@ -73,14 +81,75 @@ export class WebhookSender {
     // bound is the same, so it never queues behind it.
     const options = { keepAlive: true, maxSockets: config.maxConcurrent };
     this.agent = config.url.startsWith('https:') ? new HttpsAgent(options) : new HttpAgent(options);
+    // The first request that needs a connection takes the one warm() opened, while it is still open.
+    const create = this.agent.createConnection.bind(this.agent) as (...args: unknown[]) => unknown;
+    (this.agent as unknown as { createConnection: (...args: unknown[]) => unknown }).createConnection = (...args: unknown[]) => {
+      const warm = this.warmSocket;
+      this.warmSocket = undefined;
+      this.warmRelease?.();
+      this.warmRelease = undefined;
+      if (warm !== undefined && !warm.destroyed && warm.readyState === 'open') return warm;
+      warm?.destroy();
+      return create(...args);
+    };
+  }
+
+  /**
+   * Opens the connection the first delivery will use, so that the time a `core test` step's
+   * `within` measures holds no connect of the sandbox's making (docs/testing-bots.md, "A bot's first
+   * answer"). Resolves once connected, refused, or after `limitMs`; never throws. A bot that is not
+   * listening yet (the usual case for `core sandbox`, started first) costs nothing: the first
+   * delivery connects as before. Plain http only: for https the handshake stays with the first
+   * delivery. A connection the bot closes before it is used is dropped.
+   */
+  warm(limitMs: number): Promise<void> {
+    if (this.closed || !this.config.url.startsWith('http:')) return Promise.resolve();
+    const url = new URL(this.config.url);
+    return new Promise((resolve) => {
+      const socket = netConnect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80) });
+      const timer = setTimeout(() => {
+        socket.destroy();
+        resolve();
+      }, limitMs);
+      const drop = () => {
+        clearTimeout(timer);
+        if (this.warmSocket === socket) {
+          this.warmSocket = undefined;
+          this.warmRelease = undefined;
+        }
+        socket.destroy();
+        resolve();
+      };
+      // Refused, reset, or closed by the bot before a request took it (its keep-alive time, say): never
+      // handed out. Read while it waits (a bot sends nothing unasked), so that the bot's close is seen.
+      socket.on('error', drop);
+      socket.on('end', drop);
+      socket.on('close', drop);
+      socket.once('connect', () => {
+        clearTimeout(timer);
+        if (this.closed) {
+          drop();
+          return;
+        }
+        this.warmSocket = socket;
+        this.warmRelease = () => {
+          socket.off('error', drop);
+          socket.off('end', drop);
+          socket.off('close', drop);
+        };
+        socket.resume();
+        resolve();
+      });
+    });
   }
 
   /** Starts a series of attempts for `delivery` (its first, or a redelivery) and returns at once. */
   deliver(delivery: Delivery): void {
     if (this.closed) return;
-    delivery.inFlight = true;
     const series = delivery.redeliveries;
+    let current = 1;
     const run = async (attempt: number): Promise<void> => {
+      current = attempt;
       if (!this.takeSlot()) {
         if (this.waiting.length >= this.config.maxQueued) {
           this.overflow(delivery, attempt, series);
@@ -100,7 +169,6 @@ export class WebhookSender {
       const last = attempt > this.config.retries;
       const retryInMs = delivered || last ? null : (result.retryAfterMs ?? this.backoff(attempt));
       const outcome = delivered ? 'delivered' : last ? 'failed' : 'retrying';
-      if (outcome !== 'retrying') delivery.inFlight = false;
       this.record(delivery, {
         attempt,
         redelivery: series,
@@ -127,8 +195,14 @@ export class WebhookSender {
       this.timers.add(timer);
     };
     void run(1).catch((error: unknown) => {
-      delivery.inFlight = false;
-      this.log(`webhook ${delivery.deliveryId} stopped: ${error instanceof Error ? error.message : String(error)}`);
+      const reason = error instanceof Error ? error.message : String(error);
+      this.log(`webhook ${delivery.deliveryId} stopped: ${reason}`);
+      // Recorded as the series' last attempt, so that the delivery can be sent again.
+      try {
+        this.record(delivery, failedAttempt(this.config.url, current, series, `stopped: ${reason}`));
+      } catch {
+        // The record itself failed: the log line says what happened.
+      }
     });
   }
 
@@ -152,23 +226,10 @@ export class WebhookSender {
 
   /** An attempt that found the queue full: recorded as failed, with the reason, and not sent. */
   private overflow(delivery: Delivery, attempt: number, series: number): void {
-    delivery.inFlight = false;
     const error =
       `not sent: ${this.active} attempts to the bot are in flight and ${this.waiting.length} are waiting, ` +
       `the most the sandbox holds; send it again with POST /_sandbox/deliveries/${delivery.deliveryId}/redeliver`;
-    this.record(delivery, {
-      attempt,
-      redelivery: series,
-      url: this.config.url,
-      status: null,
-      error,
-      latencyMs: 0,
-      body: '',
-      bodyTruncated: false,
-      outcome: 'failed',
-      retryInMs: null,
-      retryAfter: false,
-    });
+    this.record(delivery, failedAttempt(this.config.url, attempt, series, error));
     this.log(`webhook ${delivery.deliveryId} attempt ${attempt}${series > 0 ? ` (redelivery ${series})` : ''} -> ${error}: failed`);
   }
 
@@ -181,6 +242,8 @@ export class WebhookSender {
     this.timers.clear();
     for (const request of this.requests) request.destroy(new Error('the sandbox is stopping'));
     this.requests.clear();
+    this.warmSocket?.destroy();
+    this.warmSocket = undefined;
     this.agent.destroy();
   }
 
@@ -279,6 +342,23 @@ export class WebhookSender {
     }
     return Math.min(ms, this.config.maxRetryAfterMs);
   }
+}
+
+/** An attempt that was not sent, or not finished: failed, with the reason, and not retried. */
+function failedAttempt(url: string, attempt: number, series: number, error: string): AttemptRecord {
+  return {
+    attempt,
+    redelivery: series,
+    url,
+    status: null,
+    error,
+    latencyMs: 0,
+    body: '',
+    bodyTruncated: false,
+    outcome: 'failed',
+    retryInMs: null,
+    retryAfter: false,
+  };
 }
 
 /**

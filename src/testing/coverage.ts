@@ -1,6 +1,7 @@
 import { CHANNELS, type Channel } from '../payload/channels.js';
 import { isRecord } from '../payload/json.js';
 import { COUNTED_FEATURES, COUNTED_VALUES, type CountedName } from '../payload/reply-fields.js';
+import type { BotAnswerEvent } from '../sandbox/events.js';
 
 /**
  * `core test --coverage` (docs/testing-bots.md, "Coverage"): what of the platform a suite exercised,
@@ -36,7 +37,7 @@ export function count(counts: CoverageCounts, name: CoverageName, by = 1): void 
 }
 
 /** What a `bot.answer` event of the sandbox exercised: its code and features when delivered, the platform's outcome otherwise. */
-export function countAnswer(counts: CoverageCounts, event: Record<string, unknown>): void {
+export function countAnswer(counts: CoverageCounts, event: BotAnswerEvent): void {
   // An answerId used before is dropped under chatbot rule 6, before rule 7 is ever asked.
   if (event.notDelivered === 'duplicate answerId') {
     count(counts, 'duplicateAnswerId');

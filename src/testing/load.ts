@@ -80,8 +80,9 @@ export async function listFiles(args: readonly string[], cwd: string): Promise<s
     try {
       info = await stat(full);
     } catch (error) {
+      // stat's errors carry a code (ENOENT, ENOTDIR, EACCES, ...).
       const code = (error as NodeJS.ErrnoException).code;
-      throw new UsageError(code === 'ENOENT' ? `test file not found: ${arg}` : `cannot read ${arg} (${code ?? 'error'})`, {
+      throw new UsageError(code === 'ENOENT' ? `test file not found: ${arg}` : `cannot read ${arg} (${code})`, {
         hint: 'name YAML or JSON test files, or a folder of them',
       });
     }
@@ -105,9 +106,10 @@ async function walk(folder: string): Promise<string[]> {
   return files;
 }
 
+/** A file's path relative to the working folder when it is inside it (a file is never the folder itself), else whole. */
 function shown(full: string, cwd: string): string {
   const rel = relative(cwd, full);
-  return rel !== '' && !rel.startsWith('..') ? rel : full;
+  return !rel.startsWith('..') ? rel : full;
 }
 
 /** Reads and checks every file; throws one PayloadError listing every problem of all of them. */
@@ -209,8 +211,9 @@ async function loadOne(file: string, cwd: string): Promise<Loaded> {
   }
   const test = checked.value;
   const stem = basename(file).replace(/\.(ya?ml|json)$/i, '');
+  // A ${NAME} problem has a path: a step's field, a row of examples or a name.
   const located = async (path: Path, message: string): Promise<Problem> => ({
-    path: `${file}:${await problemLine(path)}${path.length === 0 ? '' : ` ${formatPath(path)}`}`,
+    path: `${file}:${await problemLine(path)} ${formatPath(path)}`,
     message,
   });
   type Source = { base: Path; named: boolean; conversation: Omit<TestConversation, 'name'> & { name?: string | undefined } };

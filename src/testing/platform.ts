@@ -1,4 +1,5 @@
 import { untiedRefusalFor } from '../customer/wait.js';
+import type { SandboxEvent } from '../sandbox/events.js';
 
 /**
  * What the runner needs of the sandbox: the customer's side (start a conversation, write in it, read
@@ -26,8 +27,8 @@ export interface EventStream {
 /** The bot's last message as the sandbox shows it, for a press. */
 export type LastMessage = unknown;
 
-/** An event as the runner reads it: the sandbox's own object, or one parsed from its event stream. */
-export type PlatformEvent = Record<string, unknown>;
+/** An event as the runner reads it: the sandbox's own object, or one read from its event stream (src/sandbox/event-json.ts). */
+export type PlatformEvent = SandboxEvent;
 
 export interface SandboxClient {
   /** POST /_sandbox/conversations: a new thread (and client). A network failure throws. */
@@ -121,14 +122,14 @@ export class EventHub {
 
   private dispatch(event: PlatformEvent): void {
     const sessionId = event.sessionId;
-    if (typeof sessionId === 'string') {
+    if (sessionId !== null) {
       this.followers.get(sessionId)?.onEvent(event);
       return;
     }
-    if (sessionId != null || this.followers.size === 0) return;
+    if (this.followers.size === 0) return;
     // Rare: a refusal that named nothing the sandbox could tie goes to every conversation it may concern.
     for (const follower of [...this.followers.values()]) {
-      if (untiedRefusalFor(event as unknown as Parameters<typeof untiedRefusalFor>[0], follower.tenant)) follower.onEvent(event);
+      if (untiedRefusalFor(event, follower.tenant)) follower.onEvent(event);
     }
   }
 }

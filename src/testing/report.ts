@@ -99,7 +99,7 @@ export function runsText(summary: ConversationSummary): string {
 
 /** The line printed as each conversation ends. */
 export function conversationLine(summary: ConversationSummary, style: Style): string {
-  const mark = outcomeOf(summary) === 'passed' ? style.green('✓') : style.red('✗');
+  const mark = outcomeOf(summary) === 'passed' ? style.green(style.glyphs.ok) : style.red(style.glyphs.fail);
   const runs = runsText(summary);
   const flaky = isFlaky(summary) ? ` ${style.yellow('flaky')}` : '';
   return `${mark} ${summary.name}${flaky} ${style.dim(`(${summary.file}:${summary.line}, ${runs === '' ? '' : `${runs}, `}${formatMs(summary.durationMs)})`)}\n`;
@@ -118,7 +118,7 @@ export function failureText(summary: ConversationSummary, style: Style): string 
   const failure = result.failure;
   if (failure === undefined) return '';
   const lines = [
-    `${style.red('✗')} ${style.bold(summary.name)}${isFlaky(summary) ? ` ${style.yellow('flaky')}` : ''} ${style.dim(`(${summary.file})`)}`,
+    `${style.red(style.glyphs.fail)} ${style.bold(summary.name)}${isFlaky(summary) ? ` ${style.yellow('flaky')}` : ''} ${style.dim(`(${summary.file})`)}`,
     `  ${whereFailed(summary)}${result.sessionId ? style.dim(`, conversation ${result.sessionId}`) : ''}`,
     `  ${failure.message}`,
   ];

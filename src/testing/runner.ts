@@ -5,6 +5,7 @@ import { count, countAnswer, type CoverageCounts } from './coverage.js';
 import type { PlannedConversation, PlannedStep } from './load.js';
 import { matchAnswer, type FieldDiff } from './match.js';
 import { toPattern } from './pattern.js';
+import type { BotAnswerEvent, SandboxEvent, WebhookAttemptEvent } from '../sandbox/events.js';
 import type { SandboxAnswer, SandboxClient } from './platform.js';
 import { ADDRESSING_FIELDS, CHECKED_FIELDS } from './schema.js';
 import { substitute, substituteAll } from './substitute.js';
@@ -82,8 +83,8 @@ export interface RunResult {
   botSpoke: boolean;
 }
 
-/** Numbers are bigints when read from the event stream, numbers when taken from a sandbox in this process. */
-type Event = Record<string, unknown> & { seq: bigint | number; type: string };
+/** An event of the conversation, as the sandbox records it (src/sandbox/events.ts), whichever way it came. */
+type Event = SandboxEvent;
 
 interface Asked {
   seq: bigint | number;
@@ -93,7 +94,7 @@ interface Asked {
 }
 
 /** What the bot did next in the conversation: an answer delivered to the customer, or something refused. */
-type Next = { kind: 'answer'; event: Event } | { kind: 'refused'; event: Event };
+type Next = { kind: 'answer'; event: BotAnswerEvent } | { kind: 'refused'; event: Event };
 
 const WITH_AGENTS = /agents/;
 
@@ -155,8 +156,7 @@ export async function runConversation(plan: PlannedConversation, init: RunnerIni
   const events = new ConversationEvents();
   // From now on: the conversation has had nothing but its start, and its first message is sent once the stream is
   // open. Not from seq 0, which would replay to every new conversation the refusals of its tenant tied to none.
-  const stream = sandbox.follow(sessionId, String(conversation.tenant ?? ''), (raw) => {
-    const event = raw as Event;
+  const stream = sandbox.follow(sessionId, String(conversation.tenant ?? ''), (event) => {
     events.add(event);
     if (event.type === 'webhook.attempt') noteAttempt(result.reach, event);
     else if (event.type === 'bot.answer' || event.type === 'greeting') {
@@ -165,7 +165,7 @@ export async function runConversation(plan: PlannedConversation, init: RunnerIni
     } else if (event.type === 'api.request') {
       result.botSpoke = true;
       // A refusal tied to this conversation happened to it; one tied to none is counted where it fails a step.
-      if (event.sessionId != null && Number(event.status) >= 400) count(result.coverage, 'refusal');
+      if (event.sessionId !== null && event.status >= 400) count(result.coverage, 'refusal');
     }
   });
   void stream.ended.then(() => events.end());
@@ -215,11 +215,11 @@ export async function runConversation(plan: PlannedConversation, init: RunnerIni
   }
 }
 
-function noteAttempt(reach: RunResult['reach'], event: Event): void {
+function noteAttempt(reach: RunResult['reach'], event: WebhookAttemptEvent): void {
   reach.attempts += 1;
-  const error = typeof event.error === 'string' ? event.error : null;
+  const { error } = event;
   // A status, or a time-out (which means it connected), is a bot that could be reached.
-  if (event.status != null || /^timeout/.test(error ?? '')) reach.connected = true;
+  if (event.status !== null || /^timeout/.test(error ?? '')) reach.connected = true;
   else if (reach.errors.length < 5 && !reach.errors.includes(error ?? 'no answer')) reach.errors.push(error ?? 'no answer');
 }
 
@@ -234,7 +234,7 @@ export class ConversationEvents {
   ended = false;
 
   add(event: Event): void {
-    if (event.type === 'customer.message') this.asked.set(String(event.questionIndex), Date.parse(String(event.time)));
+    if (event.type === 'customer.message') this.asked.set(String(event.questionIndex), Date.parse(event.time));
     this.list.push(event);
     for (const listener of [...this.listeners]) listener();
   }
@@ -253,9 +253,9 @@ export class ConversationEvents {
   take(waitingAfter?: bigint | number): Next | undefined {
     while (this.cursor < this.list.length) {
       const event = this.list[this.cursor++]!;
-      if (event.type === 'bot.answer' && event.delivered === true) return { kind: 'answer', event };
+      if (event.type === 'bot.answer' && event.delivered) return { kind: 'answer', event };
       if (isRefusal(event)) {
-        if (event.sessionId != null) return { kind: 'refused', event };
+        if (event.sessionId !== null) return { kind: 'refused', event };
         if (waitingAfter !== undefined && event.seq > waitingAfter) return { kind: 'refused', event };
       }
     }
@@ -263,17 +263,17 @@ export class ConversationEvents {
   }
 
   /** Question recorded to answer recorded, on the sandbox's clock; `fallback` is the question an answer naming none answers. */
-  latency(answer: Event, fallback: Asked | undefined): number | undefined {
+  latency(answer: BotAnswerEvent, fallback: Asked | undefined): number | undefined {
     const index = answer.questionIndex ?? fallback?.questionIndex;
     const asked = index == null ? undefined : this.asked.get(String(index));
-    const answered = Date.parse(String(answer.time));
+    const answered = Date.parse(answer.time);
     return asked === undefined || Number.isNaN(answered) || Number.isNaN(asked) ? undefined : Math.max(0, answered - asked);
   }
 
   /** Whether the webhook of a message has finished: delivered, failed for good, or none sent. */
-  delivery(asked: Asked): { done: boolean; failed: Event | undefined; attempts: number } {
+  delivery(asked: Asked): { done: boolean; failed: WebhookAttemptEvent | undefined; attempts: number } {
     if (asked.deliveryId === null) return { done: true, failed: undefined, attempts: 0 };
-    const attempts = this.list.filter((e) => e.type === 'webhook.attempt' && e.deliveryId === asked.deliveryId);
+    const attempts = this.list.filter((e): e is WebhookAttemptEvent => e.type === 'webhook.attempt' && e.deliveryId === asked.deliveryId);
     const last = attempts.at(-1);
     const done = last !== undefined && (last.outcome === 'delivered' || last.outcome === 'failed');
     return { done, failed: last?.outcome === 'failed' ? last : undefined, attempts: attempts.length };
@@ -351,7 +351,7 @@ async function expectAnswer(
   if (outcome === 'ended') return { failure: { message: 'the sandbox closed the event stream before the bot answered', expected } };
   if (outcome.kind === 'none-can-come') return { failure: { message: outcome.message, expected } };
   if (outcome.kind === 'refused')
-    return { failure: { ...refusal(outcome.event), expected }, untiedRefusal: outcome.event.sessionId == null };
+    return { failure: { ...refusal(outcome.event), expected }, untiedRefusal: outcome.event.sessionId === null };
   const answer = outcome.event;
   const index = answer.questionIndex;
   if (asked !== undefined && typeof index === 'bigint' && index < asked.questionIndex) {
@@ -417,29 +417,29 @@ async function expectSilence(events: ConversationEvents, asked: Asked | undefine
 }
 
 /** A refused answer or request of the bot, as a failure: the status and the sandbox's message. */
-export function refusal(event: Record<string, unknown>): Failure {
-  const untied = event.sessionId == null;
+export function refusal(event: Event): Failure {
+  const untied = event.sessionId === null;
   if (event.type === 'bot.answer' || event.type === 'greeting') {
     const what = event.type === 'greeting' ? 'greeting' : 'answer';
     return {
       message:
-        `the bot's ${what}${untied ? ' (not tied to a conversation)' : ''} was not delivered (${String(event.status)}: ${String(event.notDelivered ?? 'refused')}): ${String(event.error ?? '')}`.replace(
+        `the bot's ${what}${untied ? ' (not tied to a conversation)' : ''} was not delivered (${event.status}: ${event.notDelivered ?? 'refused'}): ${event.error ?? ''}`.replace(
           /: $/,
           '',
         ),
       received: visible(event.body),
     };
   }
-  const named = isRecord(event.named)
-    ? Object.entries(event.named)
-        .filter(([, value]) => value !== null && value !== undefined)
-        .map(([key, value]) => `${key} ${String(value)}`)
-    : [];
-  const error = typeof event.error === 'string' && event.error !== '' ? `: ${event.error}` : '';
+  // An API request refused before an answer: the only other refusal (isRefusal).
+  const request = event.type === 'api.request' ? event : undefined;
+  const named = Object.entries(request?.named ?? {})
+    .filter(([, value]) => value !== null)
+    .map(([key, value]) => `${key} ${String(value)}`);
+  const error = request?.error ? `: ${request.error}` : '';
   return {
     message:
       `the sandbox refused a request of the bot${untied ? ' (not tied to a conversation)' : ''}: ` +
-      `${String(event.method)} ${String(event.path)} answered ${String(event.status)}${error}` +
+      `${String(request?.method)} ${String(request?.path)} answered ${String(request?.status)}${error}` +
       (untied && named.length > 0 ? ` (it named ${named.join(', ')})` : ''),
   };
 }
@@ -484,13 +484,12 @@ export function visible(body: unknown, expected?: unknown): unknown {
   );
 }
 
-function attemptSummary(attempt: Event): string {
-  // Numbers of the event stream are read losslessly, as bigints.
-  const status = attempt.status == null ? null : Number(attempt.status);
+function attemptSummary(attempt: WebhookAttemptEvent): string {
+  const { status } = attempt;
   if (status === 401 || status === 403) {
-    return `status ${String(attempt.status)}: the bot refused the delivery; does it verify signatures with the secret the sandbox signs with (CORE_SANDBOX_WEBHOOK_SECRET)?`;
+    return `status ${status}: the bot refused the delivery; does it verify signatures with the secret the sandbox signs with (CORE_SANDBOX_WEBHOOK_SECRET)?`;
   }
-  return attempt.status != null ? `status ${String(attempt.status)}` : String(attempt.error);
+  return status !== null ? `status ${status}` : String(attempt.error);
 }
 
 function said(answer: SandboxAnswer): string {

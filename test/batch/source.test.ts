@@ -12,6 +12,7 @@ import {
   type BatchSource,
   type Position,
 } from '../../src/batch/source.js';
+import { MAX_LINE_BYTES } from '../../src/batch/lines.js';
 import { createContext, type Context } from '../../src/context.js';
 import { InterruptedError, PayloadError, UsageError } from '../../src/errors.js';
 import { memoryStreams } from '../helpers/streams.js';
@@ -170,6 +171,8 @@ describe('openSource: the format of a file', () => {
       ],
     ],
     ['YAML whose second line is a JSON object', 'reasons.txt', 'a:\n  {"b": "c"}\n', 'single', [['', { a: { b: 'c' } }]]],
+    ['a first line that is JSON but no object (a string): one document', 'reasons.txt', '"x"\n', 'single', [['', 'x']]],
+    ['a first line that is JSON but no object (null): one document', 'reasons.txt', 'null\n', 'single', [['', null]]],
     [
       'NDJSON lines indented',
       'reasons.txt',
@@ -212,6 +215,21 @@ describe('openSource: the format of a file', () => {
     ],
   ])('%s', async (_name, name, content, kind, items) => {
     expect(await shapeOf(name, content)).toEqual({ name, kind, items });
+  });
+
+  it.each<[string, string]>([
+    ['with no byte-order mark', ''],
+    ['after a byte-order mark', '\uFEFF'],
+  ])('reads a JSON array on one line longer than a line may be (MAX_LINE_BYTES) whole, %s', async (_name, mark) => {
+    const items = Array.from({ length: 1100 }, (_, index) => ({ code: `C${index}`, pad: 'x'.repeat(1000) }));
+    const line = JSON.stringify(items);
+    expect(line.length).toBeGreaterThan(MAX_LINE_BYTES);
+    const source = await openFile('reasons.txt', `${mark}${line}`);
+    expect(source.kind).toBe('array');
+    const read = await readAll(source);
+    await source.close();
+    expect(read).toHaveLength(items.length);
+    expect(read.at(-1)).toEqual({ position: { kind: 'index', index: items.length - 1 }, value: items.at(-1) });
   });
 
   it('reads a file of one broken line that starts like an object as one document, and refuses it', async () => {

@@ -436,6 +436,12 @@ describe('core check-bot usage errors (exit 2)', () => {
       ['--bot-url', 'http://127.0.0.1:2/', '--only', 'sig.missing,future'],
       /--only: no check 'sig\.missing' \(did you mean signature\.missing\?\), 'future' \(did you mean timestamp\.future\?\)/,
     ],
+    [['--bot-url', 'http://127.0.0.1:2/', '--only', 'signatur'], /--only: no check 'signatur' \(did you mean signature\.\*\?\)/],
+    [['--bot-url', 'http://127.0.0.1:2/', '--only', 'timestmp.*'], /--only: no check 'timestmp\.\*' \(did you mean timestamp\.\*\?\)/],
+    [
+      ['--bot-url', 'http://127.0.0.1:2/', '--only', 'signatur'],
+      /hint: the checks: answers, .+; or all of a group: signature\.\*, timestamp\.\*, retry\.\*, email\.\*/,
+    ],
     [['--bot-url', 'http://127.0.0.1:2/', '--only', ','], /--only: name at least one check/],
     [['--bot-url', 'http://127.0.0.1:2/', '--reporter', 'xml'], /argument 'xml' is invalid/],
     [
@@ -453,6 +459,15 @@ describe('core check-bot usage errors (exit 2)', () => {
   it('accepts the longest time limit, 10m (the bound passes; 11m above does not)', async () => {
     const { selectChecks } = await import('../../src/commands/check-bot/run.js');
     expect(selectChecks(['timestamp'])).toEqual(['timestamp.stale', 'timestamp.future']);
+    // A group written as its suggestion says, `signature.*`, names the same checks.
+    expect(selectChecks(['timestamp.*'])).toEqual(['timestamp.stale', 'timestamp.future']);
+    expect(selectChecks(['signature.*', 'replay'])).toEqual([
+      'signature.missing',
+      'signature.tampered',
+      'signature.wrong-secret',
+      'signature.rotation',
+      'replay',
+    ]);
     const result = await runInProcess([
       'check-bot',
       '--bot-url',

@@ -96,7 +96,7 @@ withTool('fish').describe('fish, asked for completions with complete -C', () => 
     ['core reply --code=S', ['--code=SUCCESS', '--code=SWITCH_TO_HUMAN']],
     ['core sandbox --duplicates ', ['soft', 'strict']],
     ['core schema ', ['config', 'greet', 'reason', 'reply', 'test']],
-    ['core completion ', ['bash', 'fish', 'zsh']],
+    ['core completion ', ['bash', 'fish', 'powershell', 'zsh']],
     ['core -p prod gr', ['greet']],
     ['core -p ', ['prod', 'staging']],
     ['core reply --profile s', ['staging']],
@@ -260,6 +260,8 @@ describe('the command tree the scripts are made from', () => {
         'core test <file>',
         'core test --output <file>',
         'core check-bot --output <file>',
+        'core doctor --ca-file <file>',
+        'core sandbox --env-file <file>',
       ].sort(),
     );
   });

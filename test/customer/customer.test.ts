@@ -254,11 +254,19 @@ describe('core customer say', () => {
     expect(sb.events()).toEqual([]);
   });
 
-  it('exits 2 naming where it looked when there is no base URL', async () => {
-    const result = await runInProcess(['customer', 'say', 'Hi']);
+  it.each([
+    ['say', 'Hi'],
+    ['press', 'Yes', '--session', 's-1'],
+  ])('exits 2 naming where it looked when there is no base URL, and says to start core sandbox (customer %s)', async (...argv) => {
+    const result = await runInProcess(['customer', ...argv]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('missing base URL');
     expect(result.stderr).toContain('CORE_BASE_URL');
+    expect(result.stderr).toContain(
+      'hint: start a sandbox in another shell with core sandbox (or core sandbox --bot-url URL of your bot) and run the export lines it prints, ' +
+        'which set CORE_BASE_URL; or pass --base-url with the address of a running one',
+    );
+    expect(result.stderr).not.toContain('config init');
   });
 
   it("exits 4 with the sandbox's message when it refuses, and with --json prints the refusal", async () => {

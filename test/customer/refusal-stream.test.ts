@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { openEventStream } from '../../src/commands/customer/client.js';
 import { untiedRefusalFor } from '../../src/customer/wait.js';
-import type { SandboxEvent } from '../../src/sandbox/events.js';
+import type { EventOf, SandboxEvent } from '../../src/sandbox/events.js';
+import { anEvent } from '../helpers/events.js';
 import { happens } from '../helpers/wait.js';
 import { call, replyBody, sandbox, type TestSandbox } from '../sandbox/helpers.js';
 
@@ -17,8 +18,8 @@ async function started(sb: TestSandbox, tenant: string): Promise<{ sessionId: st
 }
 
 /** The events of a conversation's stream from `after` on, until `done` says it has them all. */
-async function streamed(sb: TestSandbox, query: string, act: () => Promise<unknown>, done: (events: Record<string, unknown>[]) => boolean) {
-  const events: Record<string, unknown>[] = [];
+async function streamed(sb: TestSandbox, query: string, act: () => Promise<unknown>, done: (events: SandboxEvent[]) => boolean) {
+  const events: SandboxEvent[] = [];
   let enough!: () => void;
   const complete = new Promise<void>((resolve) => (enough = resolve));
   const stream = openEventStream({ baseUrl: sb.url, timeoutMs: 10_000, signal: new AbortController().signal }, query, (event) => {
@@ -45,7 +46,7 @@ describe('the event stream of one conversation', () => {
       // A marker of the conversation itself, so the stream is known to have passed the refusals.
       await call(sb, `/_sandbox/conversations/${sessionId}/messages`, { body: { text: 'marker' }, token: null, tenant: null });
     };
-    const isMarker = (events: Record<string, unknown>[]) => events.some((event) => event.type === 'customer.message');
+    const isMarker = (events: SandboxEvent[]) => events.some((event) => event.type === 'customer.message');
     const live = await streamed(sb, `?session=${sessionId}`, act, isMarker);
     expect(live.map((event) => [event.type, event.tenant, event.sessionId])).toEqual([
       ['api.request', 'acme', null],
@@ -59,18 +60,19 @@ describe('the event stream of one conversation', () => {
     ]);
   });
 
-  const event = (fields: Record<string, unknown>) => ({ seq: 1, time: '', tenant: 'acme', sessionId: null, ...fields }) as SandboxEvent;
+  const request = (fields: Partial<EventOf<'api.request'>>) => anEvent('api.request', { tenant: 'acme', sessionId: null, ...fields });
   it.each<[string, SandboxEvent, boolean]>([
-    ['an untied api.request of the tenant', event({ type: 'api.request', status: 401 }), true],
-    ['an untied api.request at the limit, 400', event({ type: 'api.request', status: 400 }), true],
-    ['an untied api.request below it, 399', event({ type: 'api.request', status: 399 }), false],
-    ['an untied api.request of another tenant', event({ type: 'api.request', status: 401, tenant: 'globex' }), false],
-    ['a sandbox-wide api.request (tenant "")', event({ type: 'api.request', status: 403, tenant: '' }), true],
-    ['a sandbox-wide api.request (scope sandbox)', event({ type: 'api.request', status: 403, tenant: 'initech', scope: 'sandbox' }), true],
-    ['an untied refused bot answer (404, unknown question)', event({ type: 'bot.answer', status: 404 }), true],
-    ['an untied refused greeting', event({ type: 'greeting', status: 400 }), true],
-    ["another conversation's refusal", event({ type: 'api.request', status: 401, sessionId: 's-other' }), false],
-    ['an untied event that is no refusal', event({ type: 'reason.updated', status: 500 }), false],
+    ['an untied api.request of the tenant', request({ status: 401 }), true],
+    ['an untied api.request at the limit, 400', request({ status: 400 }), true],
+    ['an untied api.request below it, 399', request({ status: 399 }), false],
+    ['an untied api.request of another tenant', request({ status: 401, tenant: 'globex' }), false],
+    ['a sandbox-wide api.request (tenant "")', request({ status: 403, tenant: '' }), true],
+    ['a sandbox-wide api.request (scope sandbox)', request({ status: 403, tenant: 'initech', scope: 'sandbox' }), true],
+    ['an untied refused bot answer (404, unknown question)', anEvent('bot.answer', { tenant: 'acme', sessionId: null, status: 404 }), true],
+    ['an untied refused greeting', anEvent('greeting', { tenant: 'acme', sessionId: null, status: 400 }), true],
+    ["another conversation's refusal", request({ status: 401, sessionId: 's-other' }), false],
+    ['an untied event that is no refusal', anEvent('reason.updated', { tenant: 'acme' }), false],
+    ['an untied webhook attempt answered 500', anEvent('webhook.attempt', { tenant: 'acme', sessionId: null, status: 500 }), false],
   ])('takes %s: %s', (_name, candidate, expected) => {
     expect(untiedRefusalFor(candidate, 'acme')).toBe(expected);
   });

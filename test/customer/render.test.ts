@@ -1,31 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import { describeRefusal, renderExchange } from '../../src/commands/customer/render.js';
 import { refusedMessage } from '../../src/commands/customer/run.js';
-import type { StreamEvent, WaitResult } from '../../src/customer/wait.js';
+import type { WaitResult } from '../../src/customer/wait.js';
+import type { SandboxEvent } from '../../src/sandbox/events.js';
+import { anEvent } from '../helpers/events.js';
 
 /** How `core customer` words the bot's refused requests (src/commands/customer/render.ts and run.ts). */
 
-const wrongToken: StreamEvent = {
+const wrongToken = anEvent('api.request', {
   seq: 12,
-  type: 'api.request',
   sessionId: null,
   method: 'POST',
   path: '/api/v1/chatbot',
-  status: 401n,
+  status: 401,
   error: 'invalid bearer token',
-};
-const longButton: StreamEvent = {
+});
+const longButton = anEvent('bot.answer', {
   seq: 13,
-  type: 'bot.answer',
   sessionId: 's-1',
   status: 400,
   delivered: false,
   notDelivered: null,
   error: 'quickReplies[0].text: 4,001 characters, limit 4,000',
-};
-const greeting: StreamEvent = { seq: 14, type: 'greeting', sessionId: 's-1', status: 409, error: null, notDelivered: 'thread with agents' };
+});
+const greeting = anEvent('greeting', { seq: 14, sessionId: 's-1', status: 409, error: null, notDelivered: 'thread with agents' });
 
-const result = (end: WaitResult['end'], refused: StreamEvent[]): WaitResult => ({
+const result = (end: WaitResult['end'], refused: SandboxEvent[]): WaitResult => ({
   end,
   answers: [],
   handovers: [],
@@ -36,7 +36,7 @@ const result = (end: WaitResult['end'], refused: StreamEvent[]): WaitResult => (
 const plain = { columns: 80, color: { stdout: false, stderr: false } };
 
 describe('a refused request of the bot, in words', () => {
-  it.each<[StreamEvent, string]>([
+  it.each<[SandboxEvent, string]>([
     [wrongToken, 'POST /api/v1/chatbot: 401 Unauthorized: invalid bearer token (not tied to a conversation)'],
     [longButton, 'POST /api/v1/chatbot: 400 Bad Request: quickReplies[0].text: 4,001 characters, limit 4,000'],
     [greeting, 'POST /api/v1/chatbot/greet: 409 Conflict: thread with agents'],

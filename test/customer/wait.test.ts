@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AnswerWait, isRefusal, REFUSAL_DELIVERY_MS, SETTLE_MS, type StreamEvent } from '../../src/customer/wait.js';
+import { AnswerWait, isRefusal, REFUSAL_DELIVERY_MS, SETTLE_MS } from '../../src/customer/wait.js';
+import type { SandboxEvent } from '../../src/sandbox/events.js';
+import { anEvent } from '../helpers/events.js';
 
 /**
  * When `core customer` stops waiting (src/customer/wait.ts), event by event. The clock is
@@ -8,8 +10,9 @@ import { AnswerWait, isRefusal, REFUSAL_DELIVERY_MS, SETTLE_MS, type StreamEvent
 
 const WAIT = 10_000;
 const asked = { seq: 10n, deliveryId: 'msg_1', noWebhook: null };
-const answer = (seq: number, delivered = true): StreamEvent => ({ seq, type: 'bot.answer', delivered });
-const attempt = (seq: number, outcome: string): StreamEvent => ({ seq, type: 'webhook.attempt', deliveryId: 'msg_1', outcome });
+const answer = (seq: number, delivered = true): SandboxEvent => anEvent('bot.answer', { seq, delivered });
+const attempt = (seq: number, outcome: 'delivered' | 'retrying' | 'failed'): SandboxEvent =>
+  anEvent('webhook.attempt', { seq, deliveryId: 'msg_1', outcome });
 
 let settled: string | undefined;
 const track = (wait: AnswerWait) => void wait.ended.then((end) => (settled = end));
@@ -111,7 +114,7 @@ describe('the wait of core customer', () => {
     const wait = new AnswerWait(WAIT);
     track(wait);
     wait.accept(answer(9));
-    wait.accept({ ...attempt(8, 'delivered'), deliveryId: 'msg_0' });
+    wait.accept(anEvent('webhook.attempt', { seq: 8, deliveryId: 'msg_0', outcome: 'delivered' }));
     wait.accept(answer(11));
     wait.start({ ...asked, deliveryId: null, noWebhook: 'no bot is connected' });
     await vi.advanceTimersByTimeAsync(SETTLE_MS);
@@ -120,8 +123,8 @@ describe('the wait of core customer', () => {
   });
 
   describe("on a refusal of the bot's requests", () => {
-    const tied = (seq: number, status = 400): StreamEvent => ({ seq, type: 'bot.answer', sessionId: 's-1', delivered: false, status });
-    const untied = (seq: number, status = 401): StreamEvent => ({ seq, type: 'api.request', sessionId: null, status });
+    const tied = (seq: number, status = 400): SandboxEvent => anEvent('bot.answer', { seq, sessionId: 's-1', delivered: false, status });
+    const untied = (seq: number, status = 401): SandboxEvent => anEvent('api.request', { seq, sessionId: null, status });
 
     it.each([
       { name: 'tied to the conversation, after the delivery', events: [attempt(11, 'delivered'), tied(12)], refused: [12] },
@@ -217,14 +220,18 @@ describe('the wait of core customer', () => {
       expect(settled).toBe('no-answer');
     });
 
-    it.each<[StreamEvent, boolean]>([
-      [{ seq: 1, type: 'api.request', status: 400 }, true],
-      [{ seq: 1, type: 'api.request', status: 399 }, false],
-      [{ seq: 1, type: 'api.request', status: 401n }, true],
-      [{ seq: 1, type: 'bot.answer', status: 404 }, true],
-      [{ seq: 1, type: 'bot.answer', status: 200, delivered: false }, false],
-      [{ seq: 1, type: 'greeting', status: 409 }, true],
-      [{ seq: 1, type: 'webhook.attempt', status: 500 }, false],
+    it.each<[{ type: string; status?: unknown }, boolean]>([
+      [{ type: 'api.request', status: 400 }, true],
+      [{ type: 'api.request', status: 399 }, false],
+      [{ type: 'api.request', status: 401n }, true],
+      [{ type: 'api.request', status: 399n }, false],
+      [{ type: 'api.request', status: '401' }, false],
+      [{ type: 'api.request' }, false],
+      [{ type: 'bot.answer', status: 404 }, true],
+      [{ type: 'bot.answer', status: 200 }, false],
+      [{ type: 'greeting', status: 409 }, true],
+      [{ type: 'webhook.attempt', status: 500 }, false],
+      [{ type: 'customer.message', status: 500 }, false],
     ])('counts %o as a refusal: %s', (event, expected) => {
       expect(isRefusal(event)).toBe(expected);
     });

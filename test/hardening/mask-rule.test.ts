@@ -158,6 +158,9 @@ describe('a text cut short', () => {
     ['ends with its first 2 characters: left', 'xx Se', 'xx Se'],
     ['ends with the start of its lower-case form', 'xx sekr3ttok', 'xx ********'],
     ['holds the whole secret, then more', 'xx Sekr3tTok_abc123XYZ yy', 'xx ******** yy'],
+    // Text masks no secret after a lone backslash (it may end an escape such as \n); the end of a cut text is masked whole.
+    ['ends with the whole secret after a lone backslash', 'xx \\Sekr3tTok_abc123XYZ', 'xx \\********'],
+    ['ends with its first 18 characters after a lone backslash', 'xx \\Sekr3tTok_abc123XY', 'xx \\********'],
   ])('%s', (_name, text, masked) => {
     expect(mask.redactCutEnd(text)).toBe(masked);
   });
@@ -172,8 +175,8 @@ describe('a text cut short', () => {
     expect(two.redactCutEnd('xx abcabc')).toBe('xx ********');
   });
 
-  it('masks nothing at the end of a text when no secret is registered', () => {
-    expect(createMask().redactCutEnd('xx Sek')).toBe('xx Sek');
+  it.each(['xx Sek', 'xx Stryker was here', 'xx ab'])('masks nothing at the end of %j when no secret is registered', (text) => {
+    expect(createMask().redactCutEnd(text)).toBe(text);
   });
 
   it.each<[number, string]>([

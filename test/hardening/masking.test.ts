@@ -37,13 +37,24 @@ function formsOf(value: string): string[] {
     bytes.toString('hex').toUpperCase(),
     bytes.toString('base64'),
     bytes.toString('base64url'),
+    ...latin1Forms(value),
   ];
+}
+
+/**
+ * The forms of the bytes a header value is sent as, one a character (it may hold Latin-1 characters): hex, base64
+ * and percent-encoded (`%E4` for ä). The same as those of its UTF-8 bytes for ASCII.
+ */
+function latin1Forms(value: string): string[] {
+  const bytes = Buffer.from(value, 'latin1');
+  const percent = [...bytes].map((byte) => (byte < 0x80 ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase()}`)).join('');
+  return [bytes.toString('hex'), bytes.toString('hex').toUpperCase(), bytes.toString('base64'), bytes.toString('base64url'), percent];
 }
 
 /** The encoded and upper-case forms a service may echo too. */
 const encodedForms = (value: string) => {
   const bytes = Buffer.from(value);
-  return `${value.toUpperCase()} ${bytes.toString('hex')} ${bytes.toString('hex').toUpperCase()} ${bytes.toString('base64')} ${bytes.toString('base64url')}`;
+  return `${value.toUpperCase()} ${bytes.toString('hex')} ${bytes.toString('hex').toUpperCase()} ${bytes.toString('base64')} ${bytes.toString('base64url')} ${latin1Forms(value).join(' ')}`;
 };
 
 /** A 401 that echoes the credential and the gateway key it received (trimmed, as any HTTP server reads them). */
@@ -57,7 +68,7 @@ function echo(request: RecordedRequest): ScriptedAnswer {
         timestamp: '2026-11-23T00:00:00.000Z',
         method: request.method,
         uri: `/login?token=${encodeURIComponent(credential)}&key=${encodeURIComponent(key)}`,
-        message: `token ${credential} (key ${key}) is not valid here; as echoed by a gateway: ${encodedForms(credential)}`,
+        message: `token ${credential} (key ${key}) is not valid here; as echoed by a gateway: ${encodedForms(credential)} ${encodedForms(key)}`,
       });
   return {
     status: 401,
@@ -215,5 +226,19 @@ describe('profile headers: every value masked unless its header is on the short 
     for (const [i] of names.entries()) expectNoForm(text, `${secret}-${i}`);
     if (showsHeaders) expect(text).toContain('de-CH');
     if (!argv.includes('--json') && argv[0] !== 'config') expect(text).toMatch(/X-Gateway-Credential: \*{8}/);
+  });
+
+  it.each<[string, string[]]>([
+    ['--verbose', [...reply, '--verbose']],
+    ['--json', [...reply, '--json']],
+  ])('a value with Latin-1 characters, sent as its Latin-1 bytes and echoed by the service in every form: %s', async (_name, argv) => {
+    const value = 'pässwörd-gw-19f3';
+    const latin1 = join(mkdtempSync(join(tmpdir(), 'core-masking-latin1-')), 'core.json');
+    const profile = { baseUrl: server.url, tenant: 'acme', token: { env: 'T' }, headers: { 'X-Gateway-Credential': value } };
+    writeFileSync(latin1, JSON.stringify({ profiles: { p: profile } }), { mode: 0o600 });
+    const run = await runBuilt(argv, { env: baseEnv({ CORE_CONFIG: latin1, T: 'header-test-token-1' }) });
+    expect(run.code).toBe(4);
+    expectNoForm(output(run), value);
+    expect(output(run)).toContain('********');
   });
 });

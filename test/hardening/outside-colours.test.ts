@@ -3,7 +3,7 @@ import { main } from '../../src/main.js';
 import { neutralize, outsideValue, plainText, printable } from '../../src/output/terminal.js';
 import { parseJson } from '../../src/payload/json.js';
 import { startRecordingServer, type RecordedRequest } from '../helpers/recording-server.js';
-import { baseEnv, runInProcess } from '../helpers/run.js';
+import { baseEnv, emptyHome, runInProcess } from '../helpers/run.js';
 import { memoryStreams } from '../helpers/streams.js';
 import { happens } from '../helpers/wait.js';
 import { call, paths, replyBody, sandbox, type TestSandbox } from '../sandbox/helpers.js';
@@ -101,7 +101,8 @@ describe("the sandbox's log on stderr (core sandbox)", () => {
     const exit = main({
       argv: ['sandbox', '--port', '0'],
       streams: io.streams,
-      env: { FORCE_COLOR: '1' },
+      // A home of its own: the sandbox keeps its webhook secret there.
+      env: { FORCE_COLOR: '1', HOME: emptyHome() },
       cwd: process.cwd(),
       signal: controller.signal,
     });

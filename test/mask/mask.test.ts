@@ -127,6 +127,65 @@ describe('the forms of a token masked in text', () => {
   });
 });
 
+/**
+ * A header value may hold Latin-1 characters (U+0080 to U+00FF; src/config/schema.ts), and is sent as its Latin-1
+ * bytes, one a character: a service may echo those bytes encoded, or the value percent-encoded as UTF-8 or as
+ * Latin-1 (`%E4` for ä, as a form or `escape` writes it).
+ */
+describe('a secret with Latin-1 characters, as a header value is sent', () => {
+  const secret = 'pässwörd';
+  const latin1 = Buffer.from(secret, 'latin1');
+
+  it.each<[string, string]>([
+    ['percent-encoded as UTF-8', encodeURIComponent(secret)],
+    ['percent-encoded as UTF-8, in lower case', encodeURIComponent(secret).toLowerCase()],
+    ['percent-encoded as Latin-1', 'p%E4ssw%F6rd'],
+    ['percent-encoded as Latin-1, in lower case', 'p%e4ssw%f6rd'],
+    ['with only its first Latin-1 character percent-encoded', 'p%E4sswörd'],
+    ['in hex of its Latin-1 bytes', latin1.toString('hex')],
+    ['in upper-case hex of its Latin-1 bytes', latin1.toString('hex').toUpperCase()],
+    ['in hex of its UTF-8 bytes', hex(secret)],
+    ['JSON-escaped', 'p\\u00e4ssw\\u00f6rd'],
+  ])('is masked %s', (_form, form) => {
+    expect(maskOf(secret).redact(`a ${form} b`)).toBe(`a ${MASK} b`);
+  });
+
+  it.each<[string, Buffer]>([
+    ['its Latin-1 bytes', latin1],
+    ['its UTF-8 bytes', Buffer.from(secret)],
+  ])('is masked in base64 of %s, on its own and inside a longer base64 text at each alignment', (_name, bytes) => {
+    for (const alphabet of ['base64', 'base64url'] as const) {
+      expect(maskOf(secret).redact(`token=${bytes.toString(alphabet)}`)).toMatch(/^token=\*{8}[A-Za-z0-9+/_-]?=*$/);
+      for (const shift of [0, 1, 2]) {
+        const encoded = Buffer.concat([Buffer.from('u'.repeat(shift)), bytes, Buffer.from(':rest')]).toString(alphabet);
+        const masked = maskOf(secret).redact(`Basic ${encoded}`);
+        expect(masked).toContain(MASK);
+        expect(Buffer.from(masked.slice('Basic '.length).replace(MASK, ''), alphabet).toString('latin1')).not.toContain('p\u00e4s');
+      }
+    }
+  });
+
+  it('has no Latin-1 forms when a character is beyond Latin-1, which a header value cannot hold', () => {
+    // Buffer's latin1 encoding would keep the low byte of € (U+20AC): a form of another text.
+    const forms = secretForms('pässw€rd');
+    const truncated = Buffer.from('pässw€rd', 'latin1');
+    expect(forms).not.toContain(truncated.toString('hex'));
+    expect(forms.some((form) => truncated.toString('base64').includes(form))).toBe(false);
+    expect(maskOf('pässw€rd').redact('a p%E4ssw%AC%72d b')).toBe('a p%E4ssw%AC%72d b');
+    // Its UTF-8 percent-encoding is masked all the same.
+    expect(maskOf('pässw€rd').redact(`a ${encodeURIComponent('pässw€rd')} b`)).toBe(`a ${MASK} b`);
+  });
+
+  it.each<[string, string, string, boolean]>([
+    ['the last Latin-1 character, ÿ (U+00FF), as its byte', 'abcÿefgh', 'abc%FFefgh', true],
+    ['the first beyond Latin-1, Ā (U+0100), as the low byte of its code', 'abcĀefgh', 'abc%00efgh', false],
+    ['Ť (U+0164) as the low byte of its code, the letter d', 'abcŤefgh', 'abc%64efgh', false],
+    ['Ť (U+0164) as UTF-8', 'abcŤefgh', 'abc%C5%A4efgh', true],
+  ])('percent-encodes %s: masked %s', (_name, secret, text, masked) => {
+    expect(maskOf(secret).redact(`a ${text} b`)).toBe(masked ? `a ${MASK} b` : `a ${text} b`);
+  });
+});
+
 describe('secrets that overlap', () => {
   it.each<[string, string[], string, string]>([
     [
@@ -234,6 +293,10 @@ describe('registering', () => {
 
   it('masks a character beyond the Basic Multilingual Plane as it is, and a \\uffff escape', () => {
     expect(maskOf('token-😀-secret').redact('a token-😀-secret b')).toBe(`a ${MASK} b`);
+    // As JSON writers that escape all but ASCII write it: the escapes of its two UTF-16 halves.
+    expect(maskOf('token-😀-secret').redact('a token-\\ud83d\\ude00-secret b')).toBe(`a ${MASK} b`);
+    expect(maskOf('token-😀-secret').redact('a token-\\uD83D\\uDE00-secret b')).toBe(`a ${MASK} b`);
+    expect(maskOf('token-😀-secret').redact(`a ${encodeURIComponent('token-😀-secret')} b`)).toBe(`a ${MASK} b`);
     expect(maskOf('abc\uffffdefgh').redact('a abc\\uffffdefgh b')).toBe(`a ${MASK} b`);
   });
 

@@ -2,9 +2,12 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pageFiles } from '../../src/sandbox/page.js';
+import { CHECK_IDS } from '../../src/testing/check-bot/ids.js';
+import { freePort, startProcess, stopProcesses } from '../helpers/processes.js';
 import { binPath, ensureBuilt, repoRoot } from '../helpers/run.js';
+import { withTool } from '../helpers/tools.js';
 import { happens } from '../helpers/wait.js';
 
 /**
@@ -98,7 +101,16 @@ describe('the npm package', () => {
     const paths = packed.files.map((file) => file.path);
     expect(paths).toContain('dist/bin.js');
     for (const name of Object.keys(pageFiles)) expect(paths).toContain(`dist/page/${name}`);
-    for (const path of ['dist/sandbox.mjs', 'dist/sandbox.d.mts', '.corerc.example', 'docs/sandbox.md', 'docs/examples/bot/bot.mjs']) {
+    for (const path of [
+      'dist/sandbox.mjs',
+      'dist/sandbox.d.mts',
+      '.corerc.example',
+      'docs/sandbox.md',
+      'docs/examples/bot/bot.mjs',
+      'docs/examples/bot/bot.py',
+      'docs/examples/bot/bot.ts',
+      'docs/sandbox-page.png',
+    ]) {
       expect(paths).toContain(path);
     }
     expect(paths).toContain('README.md');
@@ -109,12 +121,14 @@ describe('the npm package', () => {
     for (const kind of ['reply', 'greet', 'reason', 'config']) expect(paths).toContain(`docs/schemas/${kind}.schema.json`);
     const unexpected = paths.filter(
       (path) =>
-        !/^dist\/(bin\.js|package\.json|main\.cjs|sandbox\.mjs|sandbox\.d\.mts|vendor\/[\w.-]+\.cjs)$/.test(path) &&
+        !/^dist\/(bin\.js|package\.json|main\.cjs|sandbox\.mjs|sandbox\.cjs|sandbox\.d\.mts|sandbox\.d\.cts|vendor\/[\w.-]+\.cjs)$/.test(
+          path,
+        ) &&
         !(path.startsWith('dist/page/') && path.slice('dist/page/'.length) in pageFiles) &&
         !/^docs\/schemas\/\w+\.schema\.json$/.test(path) &&
         !/^docs\/[\w-]+\.md$/.test(path) &&
         !/^docs\/commands\/[\w-]+\.md$/.test(path) &&
-        !/^docs\/examples\/[\w./-]+\.(json|yaml|ndjson|md|mjs)$/.test(path) &&
+        !/^docs\/examples\/[\w./-]+\.(json|yaml|ndjson|md|mjs|py|ts)$/.test(path) &&
         ![
           'README.md',
           'CHANGELOG.md',
@@ -124,12 +138,13 @@ describe('the npm package', () => {
           '.corerc.example',
           'docs/man/core.1',
           'docs/openapi.json',
+          'docs/sandbox-page.png',
         ].includes(path),
     );
     expect(unexpected).toEqual([]);
-    expect(
-      paths.filter((path) => path.endsWith('.map') || path.startsWith('src/') || path.startsWith('test/') || path.endsWith('.png')),
-    ).toEqual([]);
+    expect(paths.filter((path) => path.endsWith('.map') || path.startsWith('src/') || path.startsWith('test/'))).toEqual([]);
+    // The one picture: the page's, which the README and docs/sandbox.md show.
+    expect(paths.filter((path) => path.endsWith('.png'))).toEqual(['docs/sandbox-page.png']);
   });
 
   it('names its repository, home page and bug tracker, so the README\'s links and the "report it" hint lead somewhere', () => {
@@ -153,8 +168,9 @@ describe('the npm package', () => {
 
   it('is a tarball of reasonable size', () => {
     expect(statSync(tarball).size).toBe(packed.size);
-    // Everything core uses is in it; a jump far past this means something unintended was bundled or shipped.
-    expect(packed.size).toBeLessThan(1_000_000);
+    // Everything core uses is in it, and the page's screenshot (330 KB of PNG, which does not compress);
+    // a jump far past this means something unintended was bundled or shipped.
+    expect(packed.size).toBeLessThan(1_400_000);
     console.info(
       `npm pack: ${packed.filename}, ${packed.size} bytes packed, ${packed.unpackedSize} bytes unpacked, ${packed.files.length} files`,
     );
@@ -329,14 +345,14 @@ describe('what help, hints, the man page and the README name', () => {
     const named = new Map<string, string>();
     for (const bundle of bundles) for (const path of namedPaths(readFileSync(join(dist, bundle), 'utf8'))) named.set(path, bundle);
     // The hints that name guides are there to be found: the walk does find what it checks.
-    expect([...named.keys()]).toEqual(expect.arrayContaining(['docs/sandbox.md', 'docs/configuration.md', 'docs/examples/bot/bot.mjs']));
+    expect([...named.keys()]).toEqual(expect.arrayContaining(['docs/sandbox.md', 'docs/configuration.md', 'docs/examples/bot/']));
     expect([...named].filter(([path]) => !shipped(path)).map(([path, bundle]) => `${bundle}: ${path}`)).toEqual([]);
   });
 
   it('ships every path that the installed man page names', () => {
     const page = manText(readFileSync(join(prefix, 'share', 'man', 'man1', 'core.1'), 'utf8'));
     const paths = namedPaths(page);
-    expect(paths).toEqual(expect.arrayContaining(['docs/examples/bot/bot.mjs', 'docs/testing-bots.md', 'SECURITY.md']));
+    expect(paths).toEqual(expect.arrayContaining(['docs/examples/bot/', 'docs/testing-bots.md', 'SECURITY.md']));
     expect(paths.filter((path) => !shipped(path))).toEqual([]);
   });
 
@@ -368,10 +384,13 @@ describe('core-cli/sandbox from the installed package', () => {
     });
   };
 
-  it('declares the entry as an ES module with its types, beside the bin', () => {
+  it('declares the entry as an ES module and as CommonJS, each with its types, beside the bin', () => {
     const manifest = JSON.parse(readFileSync(join(project, 'node_modules', 'core-cli', 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(manifest.exports).toEqual({
-      './sandbox': { types: './dist/sandbox.d.mts', import: './dist/sandbox.mjs' },
+      './sandbox': {
+        import: { types: './dist/sandbox.d.mts', default: './dist/sandbox.mjs' },
+        require: { types: './dist/sandbox.d.cts', default: './dist/sandbox.cjs' },
+      },
       './package.json': './package.json',
     });
     expect(manifest.bin).toEqual({ core: 'dist/bin.js' });
@@ -380,7 +399,7 @@ describe('core-cli/sandbox from the installed package', () => {
   it("leaves the command line's bundles as they were: bin.js and main.cjs name no module of the library", () => {
     for (const file of ['bin.js', 'main.cjs']) {
       const text = readFileSync(join(project, 'node_modules', 'core-cli', 'dist', file), 'utf8');
-      expect(text, file).not.toMatch(/sandbox\.mjs|library[\\/]/);
+      expect(text, file).not.toMatch(/sandbox\.c?mjs|sandbox\.cjs|library[\\/]/);
     }
   });
 
@@ -436,15 +455,101 @@ console.log(JSON.stringify({ refused, said: { ok: said.ok, texts: said.texts }, 
     });
   });
 
-  it('cannot be required from CommonJS: it is an ES module only, and says so', () => {
-    const result = runScript('consumer.cjs', "require('core-cli/sandbox');\n");
-    expect(result.status).not.toBe(0);
-    expect(result.stderr).toMatch(/ERR_PACKAGE_PATH_NOT_EXPORTED|No "exports" main defined|not exported/i);
+  it('is required from CommonJS, as a jest suite without ES modules loads it: the sandbox, its page, the customer, settleMs, the typed answer', () => {
+    // What jest gives a test file, reduced to what runs here: describe, it, the hooks, expect by hand.
+    const result = runScript(
+      // Not named *.test.cjs: the project's vitest run, below, would take it for one of its own.
+      'consumer-suite.cjs',
+      `const assert = require('node:assert/strict');
+const { createServer } = require('node:http');
+const { startConversation, startSandbox, SandboxOptionsError } = require('core-cli/sandbox');
+
+const tests = [];
+const hooks = { beforeAll: [], afterAll: [] };
+const it = (name, fn) => tests.push([name, fn]);
+const beforeAll = (fn) => hooks.beforeAll.push(fn);
+const afterAll = (fn) => hooks.afterAll.push(fn);
+
+let sandbox;
+let bot;
+beforeAll(async () => {
+  // The bot answers twice, 200 ms apart: the default settle (300 ms) takes both, settleMs: 50 only the first.
+  bot = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', async () => {
+      const questionId = /"questionId":\\s*(\\d+)/.exec(body)[1];
+      const post = (text) =>
+        fetch(\`\${sandbox.url}/api/v1/chatbot\`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: 'Bearer sandbox-token', 'X-Tenant-Name': 'sandbox' },
+          body: \`{"questionId": \${questionId}, "answerId": "\${text}-\${questionId}", "text": "\${text}", "quickReplies": [{"type": "TEXT", "text": "More"}]}\`,
+        });
+      await post('first');
+      res.writeHead(200).end();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The sandbox may be closed by then, when the last test took only the first answer.
+      await post('second').catch(() => undefined);
+    });
+  });
+  await new Promise((resolve) => bot.listen(0, '127.0.0.1', resolve));
+  sandbox = await startSandbox({ botUrl: \`http://127.0.0.1:\${bot.address().port}/webhook\` });
+});
+afterAll(async () => {
+  await sandbox.close();
+  bot.close();
+});
+
+it('starts, serves its page, and types an answer as the reply it is', async () => {
+  assert.equal((await fetch(\`\${sandbox.url}/\`)).status, 200);
+  const conversation = await startConversation(sandbox);
+  const exchange = await conversation.say('Hi', { waitMs: 60000 });
+  assert.deepEqual(exchange.texts, ['first', 'second']);
+  assert.deepEqual(exchange.answers[0].body.quickReplies, [{ type: 'TEXT', text: 'More' }]);
+  assert.equal(typeof exchange.answers[0].body.questionId, 'bigint');
+  assert.deepEqual(exchange.answers[0].addressedBy, ['questionId']);
+});
+
+it('ends the wait sooner with a shorter settleMs', async () => {
+  const conversation = await startConversation(sandbox);
+  const exchange = await conversation.say('Hi', { waitMs: 60000, settleMs: 50 });
+  assert.deepEqual(exchange.texts, ['first']);
+  await assert.rejects(conversation.say('Hi', { settleMs: -1 }), /settleMs: -1 is not a number of milliseconds/);
+});
+
+it('throws SandboxOptionsError, the same class from require', async () => {
+  await assert.rejects(startSandbox({ duplicates: 'sometimes' }), (error) => error instanceof SandboxOptionsError);
+});
+
+(async () => {
+  for (const hook of hooks.beforeAll) await hook();
+  let failed = 0;
+  for (const [name, fn] of tests) {
+    try {
+      await fn();
+      console.log('ok', name);
+    } catch (error) {
+      failed += 1;
+      console.log('not ok', name, error);
+    }
+  }
+  for (const hook of hooks.afterAll) await hook();
+  process.exitCode = failed;
+})();
+`,
+    );
+    expect(result.stderr).toBe('');
+    expect(result.stdout.split('\n').filter((line) => line !== '')).toEqual([
+      'ok starts, serves its page, and types an answer as the reply it is',
+      'ok ends the wait sooner with a shorter settleMs',
+      'ok throws SandboxOptionsError, the same class from require',
+    ]);
+    expect(result.status).toBe(0);
   });
 
   describe('its declarations, compiled against in strict TypeScript with moduleResolution nodenext', () => {
     /** The consumer files and what tsc says of each: one run of the compiler for all of them. */
-    const typed = `import { startConversation, startSandbox, SandboxCustomerError, type CustomerExchange, type Sandbox, type SandboxEvent, type SandboxOptions } from 'core-cli/sandbox';
+    const typed = `import { startConversation, startSandbox, SandboxCustomerError, type AddressedBy, type CustomerExchange, type ExchangeAnswer, type ReplyBody, type Sandbox, type SandboxEvent, type SandboxOptions } from 'core-cli/sandbox';
 
 const options: SandboxOptions = { duplicates: 'strict', tenants: ['acme'], latencyMs: 0, fail: { status: 503, rate: 0.5 }, webhookBackoffMs: 0 };
 const sandbox: Sandbox = await startSandbox(options);
@@ -462,9 +567,28 @@ const owner: 'bot' | 'agents' | undefined = sandbox.conversation(conversation.se
 const reasons: string[] = sandbox.reasons('acme').map((record) => record.reason.code);
 const reset: string[] = sandbox.reset();
 const failure: number | undefined = new SandboxCustomerError(404, 'x', 'y').status;
+// An answer's body is the reply it is, identifiers as bigint; addressedBy the ways it was addressed.
+const answer: ExchangeAnswer | undefined = exchange.answers[0];
+const body: ReplyBody | undefined = answer?.body;
+const button: string | undefined = answer?.body.quickReplies?.[0]?.text;
+const question: bigint | undefined = answer?.body.questionId;
+const code: 'UNCLEAR_QUESTION' | 'SWITCH_TO_HUMAN' | 'SUCCESS' | undefined = answer?.body.code;
+const by: AddressedBy[] | undefined = answer?.addressedBy;
+const settled: CustomerExchange = await conversation.say('Hi', { waitMs: 100, settleMs: 1000 });
 stop();
 await sandbox.close();
-export { url, delivered, index, owner, reasons, reset, failure, channel };
+export { url, delivered, index, owner, reasons, reset, failure, channel, body, button, question, code, by, settled };
+`;
+    /** The same from a CommonJS module of a TypeScript project: `require` finds the declarations of dist/sandbox.cjs. */
+    const typedCommonJs = `import { startConversation, startSandbox, type ExchangeAnswer } from 'core-cli/sandbox';
+async function main(): Promise<string | undefined> {
+  const sandbox = await startSandbox();
+  const exchange = await (await startConversation(sandbox)).say('Hi', { waitMs: 100, settleMs: 0 });
+  const first: ExchangeAnswer | undefined = exchange.answers[0];
+  await sandbox.close();
+  return first?.body.text;
+}
+export = main;
 `;
     const refusals: Array<[string, string, RegExp]> = [
       [
@@ -480,6 +604,21 @@ export { url, delivered, index, owner, reasons, reset, failure, channel };
       ['an option that does not exist', "await startSandbox({ duplicate: 'soft' });", /error TS(2561|2353)/],
       ['an event type that does not exist', "(await startSandbox()).subscribe((event) => event.type === 'bot.reply');", /error TS2367/],
       [
+        "a field a bot answer's body does not have",
+        "(await (await startConversation(await startSandbox())).say('Hi')).answers[0]?.body.quickReply;",
+        /error TS(2339|2551): Property 'quickReply' does not exist on type 'ReplyBody'/,
+      ],
+      [
+        'a way of addressing that does not exist',
+        "(await (await startConversation(await startSandbox())).say('Hi')).answers[0]?.addressedBy.includes('sessionId');",
+        /error TS2345: Argument of type '"sessionId"' is not assignable to parameter of type/,
+      ],
+      [
+        'a settleMs given as a string',
+        "await (await startConversation(await startSandbox())).say('Hi', { settleMs: '300' });",
+        /error TS2322/,
+      ],
+      [
         'a coreClientId given as a number',
         'await startConversation(await startSandbox(), { coreClientId: 1 });',
         /error TS2322: Type 'number' is not assignable to type 'bigint'/,
@@ -493,6 +632,7 @@ export { url, delivered, index, owner, reasons, reset, failure, channel };
       const folder = join(project, 'typed');
       mkdirSync(folder, { recursive: true });
       writeFileSync(join(folder, 'typed.ts'), typed);
+      writeFileSync(join(folder, 'typed-commonjs.cts'), typedCommonJs);
       for (const [what, line] of refusals) {
         writeFileSync(
           join(folder, fileOf(what)),
@@ -515,7 +655,7 @@ export { url, delivered, index, owner, reasons, reset, failure, channel };
             exactOptionalPropertyTypes: true,
             noUncheckedIndexedAccess: true,
           },
-          files: ['typed.ts', ...refusals.map(([what]) => fileOf(what))],
+          files: ['typed.ts', 'typed-commonjs.cts', ...refusals.map(([what]) => fileOf(what))],
         }),
       );
       const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -529,6 +669,7 @@ export { url, delivered, index, owner, reasons, reset, failure, channel };
     it('type-checks a test that uses the handle, the options, the events and the customer, and the declarations themselves', () => {
       expect(output).not.toMatch(/node_modules\/core-cli/);
       expect(errorsOf('typed.ts')).toEqual([]);
+      expect(errorsOf('typed-commonjs.cts')).toEqual([]);
       // The refusals below fail the run; nothing else does.
       expect(status).toBe(2);
       expect(output.split('\n').filter((line) => line !== '' && !/^refused-/.test(line))).toEqual([]);
@@ -590,6 +731,174 @@ describe("the installed core sandbox's output", () => {
       await exited;
     }
   });
+});
+
+describe('the example bots, as the installed core prints them', () => {
+  afterEach(() => stopProcesses());
+
+  /** A folder of the user's, where they write the bot core prints. */
+  const folder = () => mkdtempSync(join(work, 'example-bot-'));
+
+  /**
+   * Starts the bot (`command` in `cwd`) as its first lines say, pointed at the sandbox that the
+   * installed `core check-bot` then starts on a port of its own, and grades it: every check passes.
+   */
+  async function grade(command: string, args: string[], cwd: string) {
+    const [sandboxPort, botPort] = [await freePort(), await freePort()];
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const bot = startProcess(
+      command,
+      args,
+      {
+        PATH: process.env.PATH,
+        HOME: work,
+        CORE_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
+        CORE_TENANT: 'sandbox',
+        CORE_TOKEN: 'sandbox-token',
+        CORE_WEBHOOK_SECRET: secret,
+        PORT: String(botPort),
+      },
+      /bot listening on/,
+    );
+    await bot.started;
+    const result = spawnSync(
+      join(prefix, 'bin', 'core'),
+      [
+        'check-bot',
+        '--port',
+        String(sandboxPort),
+        '--bot-url',
+        `http://127.0.0.1:${botPort}/webhook`,
+        '--timeout',
+        '3s',
+        '--reporter',
+        'json',
+      ],
+      { cwd, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: work, CORE_SANDBOX_WEBHOOK_SECRET: secret } as NodeJS.ProcessEnv },
+    );
+    const report = JSON.parse(result.stdout) as { checks: { id: string; status: string; message: string }[] };
+    expect(report.checks.filter((check) => check.status !== 'pass')).toEqual([]);
+    expect(report.checks.map((check) => check.id)).toEqual(CHECK_IDS);
+    expect(result.status).toBe(0);
+  }
+
+  /** `core example bot ARGS > FILE` in `cwd`: what the bot's file holds is what core printed. */
+  function print(args: string[], cwd: string, file: string) {
+    const printed = core(['example', 'bot', ...args]);
+    expect(printed.stderr).toBe('');
+    expect(printed.status).toBe(0);
+    writeFileSync(join(cwd, file), printed.stdout);
+    return printed.stdout;
+  }
+
+  it('core example bot > bot.mjs && node bot.mjs passes every check', async () => {
+    const cwd = folder();
+    print([], cwd, 'bot.mjs');
+    await grade(process.execPath, [join(cwd, 'bot.mjs')], cwd);
+  });
+
+  withTool('python3').it('core example bot --lang python > bot.py && python3 bot.py passes every check', async () => {
+    const cwd = folder();
+    print(['--lang', 'python'], cwd, 'bot.py');
+    await grade('python3', [join(cwd, 'bot.py')], cwd);
+  });
+
+  it('core example bot --lang typescript > bot.ts compiles with tsc --strict as its first lines say, and passes every check', async () => {
+    const cwd = folder();
+    const source = print(['--lang', 'typescript'], cwd, 'bot.ts');
+    // The command its first lines give, with the compiler and @types/node a project would install.
+    const command = /npx tsc (.+) bot\.ts/.exec(source)?.[1];
+    expect(command).toBe('--strict --module nodenext --target es2022 --types node');
+    const tsc = spawnSync(
+      process.execPath,
+      [
+        join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'),
+        ...command!.split(' '),
+        '--typeRoots',
+        join(repoRoot, 'node_modules', '@types'),
+        'bot.ts',
+      ],
+      { cwd, encoding: 'utf8' },
+    );
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.status).toBe(0);
+    await grade(process.execPath, [join(cwd, 'bot.js')], cwd);
+  });
+});
+
+describe('the TypeScript quick start of docs/sandbox.md, "From code"', () => {
+  it('compiles under tsc --strict against the installed package, and passes with node --test against a bot as it describes one', () => {
+    const guide = readFileSync(join(project, 'node_modules', 'core-cli', 'docs', 'sandbox.md'), 'utf8');
+    const section = guide.slice(guide.indexOf('### A TypeScript quick start'));
+    const example = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(example).toMatch(/from 'core-cli\/sandbox'/);
+    // A TypeScript project of its own beside the JavaScript one (whose vitest run would take its compiled test for its
+    // own), with the same tarball installed: its node_modules are the JavaScript project's.
+    const folder = join(work, 'typescript-project');
+    mkdirSync(join(folder, 'test'), { recursive: true });
+    mkdirSync(join(folder, 'src'), { recursive: true });
+    writeFileSync(
+      join(folder, 'package.json'),
+      `${JSON.stringify({ name: 'a-typescript-bot', private: true, type: 'module' }, null, 2)}\n`,
+    );
+    if (!existsSync(join(folder, 'node_modules'))) symlinkSync(join(project, 'node_modules'), join(folder, 'node_modules'));
+    writeFileSync(join(folder, 'test', 'bot.test.ts'), example!);
+    // The bot the example stands for: an echo with a button, answering by questionId.
+    writeFileSync(
+      join(folder, 'src', 'bot.ts'),
+      `import { createServer, type Server } from 'node:http';
+export function createBot(settings: () => { baseUrl: string; tenant: string; token: string; secret: string }): Server {
+  return createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      const { baseUrl, tenant, token } = settings();
+      const questionId = /"questionId":\\s*(\\d+)/.exec(body)?.[1] ?? '0';
+      const text = (JSON.parse(body) as { message: { text: string } }).message.text;
+      void fetch(\`\${baseUrl}/api/v1/chatbot\`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: \`Bearer \${token}\`, 'X-Tenant-Name': tenant },
+        body: \`{"questionId": \${questionId}, "text": \${JSON.stringify(\`You said: \${text}\`)}, "quickReplies": [{"type": "TEXT", "text": "Talk to a person"}]}\`,
+      }).then((response) => res.writeHead(response.ok ? 200 : 503).end());
+    });
+  });
+}
+`,
+    );
+    writeFileSync(
+      join(folder, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          outDir: 'build',
+          types: ['node'],
+          typeRoots: [join(repoRoot, 'node_modules', '@types')],
+          skipLibCheck: true,
+        },
+        files: ['test/bot.test.ts', 'src/bot.ts'],
+      }),
+    );
+    const tsc = spawnSync(
+      process.execPath,
+      [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', folder, '--pretty', 'false'],
+      {
+        cwd: folder,
+        encoding: 'utf8',
+      },
+    );
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.status).toBe(0);
+    const run = spawnSync(process.execPath, ['--test', join(folder, 'build', 'test', 'bot.test.js')], {
+      cwd: folder,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: work } as NodeJS.ProcessEnv,
+    });
+    expect(run.stdout).toMatch(/^# pass 1$/m);
+    expect(run.status).toBe(0);
+  }, 120_000);
 });
 
 describe('the vitest example of docs/sandbox.md, "From code"', () => {

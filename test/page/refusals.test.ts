@@ -1,6 +1,8 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { version } from '../../src/version.js';
 import { browserTests, eventually, launchBrowser, watchedPage } from '../helpers/browser.js';
+import { baseEnv, runInProcess } from '../helpers/run.js';
 import { call, customerSays, replyBody, startConversation } from '../sandbox/helpers.js';
 import { addressed, pageSandbox, type Script } from './bot.js';
 
@@ -49,7 +51,7 @@ browserTests.describe("the page, showing the bot's refused requests", () => {
       await page.waitForSelector('body[data-ready="true"]');
       const strip = page.locator('#refusals');
       await strip.waitFor();
-      expect(await page.textContent('#refusals-heading')).toBe('1 refused request not tied to a conversation');
+      expect(await page.textContent('#refusals-heading')).toBe('1 API request the sandbox refused and could tie to no conversation');
       expect(await page.locator('#refusal-list li').allTextContents()).toEqual([
         expect.stringMatching(/^401 POST \/api\/v1\/chatbot · .+ · \d\d:\d\d:\d\d\.\d{3}$/),
       ]);
@@ -77,7 +79,9 @@ browserTests.describe("the page, showing the bot's refused requests", () => {
 
       // A later untied refusal comes in live, on top.
       expect((await wrongToken(2n)).status).toBe(401);
-      await eventually(() => page.textContent('#refusals-heading')).toBe('2 refused requests not tied to a conversation');
+      await eventually(() => page.textContent('#refusals-heading')).toBe(
+        '2 API requests the sandbox refused and could tie to no conversation',
+      );
       const seqs = await page
         .locator('#refusal-list li')
         .evaluateAll((items) => items.map((item) => Number((item as { dataset: { seq: string } }).dataset.seq)));
@@ -87,9 +91,50 @@ browserTests.describe("the page, showing the bot's refused requests", () => {
       // Opened again, the page finds all of it in the kept events.
       await page.reload();
       await page.waitForSelector('body[data-ready="true"]');
-      await eventually(() => page.textContent('#refusals-heading')).toBe('2 refused requests not tied to a conversation');
+      await eventually(() => page.textContent('#refusals-heading')).toBe(
+        '2 API requests the sandbox refused and could tie to no conversation',
+      );
       await badge.waitFor();
       expect(await badge.textContent()).toBe('\u2717 1 refused');
+      expect(problems).toEqual([]);
+    },
+  );
+
+  browserTests.it(
+    'names who sent an untied refusal where the sandbox can tell: core’s own commands as such, others by their User-Agent',
+    async () => {
+      const { sandbox } = await pageSandbox(script);
+      // `core reply` typed in a shell, to a question the sandbox does not have: a 404 tied to nothing.
+      const replied = await runInProcess(['reply', '--question-id', '777', '-t', 'Hi', '--json'], {
+        env: baseEnv({ CORE_BASE_URL: sandbox.url, CORE_TENANT: 'sandbox', CORE_TOKEN: 'sandbox-token' }),
+      });
+      expect(replied.code).toBe(4);
+      // A client that names itself, with the wrong tenant: sandbox-wide.
+      const other = await call(sandbox, '/api/v1/chatbot', {
+        tenant: 'nobody',
+        headers: { 'User-Agent': 'python-requests/2.32.3' },
+        body: replyBody({ coreClientId: undefined, questionId: 1n }),
+      });
+      expect(other.status).toBeGreaterThanOrEqual(400);
+      // One that names nothing.
+      const unnamed = await call(sandbox, '/api/v1/chatbot', {
+        headers: { 'User-Agent': '' },
+        body: replyBody({ coreClientId: undefined, questionId: 2n }),
+      });
+      expect(unnamed.status).toBe(404);
+
+      const { page, problems } = await watchedPage(browser);
+      await page.goto(`${sandbox.url}/`);
+      await page.waitForSelector('body[data-ready="true"]');
+      await eventually(() => page.locator('#refusal-list li').count()).toBe(3);
+      const [none, python, core] = await page.locator('#refusal-list li').allTextContents();
+      expect(core).toMatch(
+        new RegExp(
+          `^404 POST /api/v1/chatbot · .+ · sent by core ${version().replaceAll('.', '\\.')} \\(a core command, such as core reply\\) · \\d`,
+        ),
+      );
+      expect(python).toMatch(/ · sent by python-requests\/2\.32\.3 · \d/);
+      expect(none).not.toContain('sent by');
       expect(problems).toEqual([]);
     },
   );

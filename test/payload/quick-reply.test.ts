@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { quickRepliesSchemaFor, quickReplySchemaFor, validateReply } from '../../src/payload/index.js';
+import { jsonSchemaOf } from '../../src/schema/json-schema.js';
 import { problemsOf } from './fixtures.js';
 
 /** Quick replies under the profile's limits, and the header of quickRepliesHeaderFooter (src/payload/quick-reply.ts). */
@@ -62,4 +63,23 @@ describe('the header of quickRepliesHeaderFooter', () => {
       },
     ]);
   });
+});
+
+describe('the JSON Schema of the header, as `core schema reply` and `core schema greet` print it', () => {
+  type Node = { properties: Record<string, Node>; not?: unknown };
+
+  it.each(['reply', 'greet'] as const)(
+    '%s: not an entry of each kind, a kind of one field written as that field required, the document as either of its two',
+    (kind) => {
+      const header = (jsonSchemaOf(kind) as Node).properties.quickRepliesHeaderFooter!.properties.header!;
+      expect(header.not).toEqual({
+        allOf: [
+          { contains: { type: 'object', required: ['text'] } },
+          { contains: { type: 'object', required: ['imageUrl'] } },
+          { contains: { type: 'object', anyOf: [{ required: ['documentUrl'] }, { required: ['documentName'] }] } },
+          { contains: { type: 'object', required: ['videoUrl'] } },
+        ],
+      });
+    },
+  );
 });

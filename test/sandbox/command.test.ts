@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { call, messages, paths, replyBody, sandbox } from './helpers.js';
 const folder = () => mkdtempSync(join(tmpdir(), 'core-sandbox-'));
 
 /** Runs `core ...` in this process with in-memory streams; returns once the sandbox has printed its start lines. */
-async function startCli(argv: string[], environment: Record<string, string> = {}) {
+async function startCli(argv: string[], environment: Record<string, string | undefined> = {}) {
   let started!: () => void;
   const startLines = new Promise<void>((resolve) => (started = resolve));
   const stderrWaits: { pattern: RegExp; resolve: () => void }[] = [];
@@ -28,7 +28,8 @@ async function startCli(argv: string[], environment: Record<string, string> = {}
   });
   io.streams.stdin.end();
   const controller = new AbortController();
-  const exit = main({ argv, streams: io.streams, env: environment, cwd: folder(), signal: controller.signal });
+  // A home of its own, unless the test names one: the sandbox keeps its webhook secret there.
+  const exit = main({ argv, streams: io.streams, env: { HOME: folder(), ...environment }, cwd: folder(), signal: controller.signal });
   // The start lines, or the end of a command that never printed them.
   await Promise.race([startLines, exit]);
   const out = io.stdout();
@@ -50,8 +51,8 @@ async function startCli(argv: string[], environment: Record<string, string> = {}
 }
 
 /** Runs `core ...` to the end with in-memory streams. */
-async function runCli(argv: string[]) {
-  const cli = await startCli(argv);
+async function runCli(argv: string[], environment?: Record<string, string | undefined>) {
+  const cli = await startCli(argv, environment);
   const code = await cli.exit;
   return { code, stdout: cli.out(), stderr: cli.err() };
 }
@@ -208,6 +209,78 @@ describe('core sandbox', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
     expect(result.stdout).toBe('');
+  });
+
+  describe('signs with the webhook secret kept for the user', () => {
+    /** The CORE_WEBHOOK_SECRET line and the stderr line about the secret of one run, stopped at once. */
+    async function secretOf(argv: string[], environment: Record<string, string | undefined>) {
+      const cli = await startCli(['sandbox', ...argv], environment);
+      await cli.stop();
+      return { secret: cli.env.CORE_WEBHOOK_SECRET, said: cli.err().match(/^webhook secret: .*$/m)?.[0] };
+    }
+
+    it('makes one on the first run, keeps it in the user data folder, signs with it on the next, and makes a new one when asked', async () => {
+      const home = folder();
+      const environment = { HOME: home, XDG_DATA_HOME: join(home, 'data') };
+      const file = join(home, 'data', 'core', 'webhook-secret');
+      const first = await secretOf([], environment);
+      expect(first.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      expect(first.said).toBe(`webhook secret: a new one, kept in ${file} for the next runs (--new-webhook-secret makes a new one)`);
+      expect(readFileSync(file, 'utf8')).toBe(`${first.secret}\n`);
+
+      const second = await secretOf([], environment);
+      expect(second).toEqual({
+        secret: first.secret,
+        said: `webhook secret: the one kept in ${file} since an earlier run (--new-webhook-secret makes a new one)`,
+      });
+
+      const renewed = await secretOf(['--new-webhook-secret'], environment);
+      expect(renewed.secret).toMatch(/^whsec_/);
+      expect(renewed.secret).not.toBe(first.secret);
+      expect(renewed.said).toBe(
+        `webhook secret: a new one, kept in ${file} in place of the last: give it to your bot (CORE_WEBHOOK_SECRET)`,
+      );
+      expect((await secretOf([], environment)).secret).toBe(renewed.secret);
+    });
+
+    it('signs with the one --webhook-secret or CORE_SANDBOX_WEBHOOK_SECRET names, and leaves the kept one alone', async () => {
+      const home = folder();
+      const kept = (await secretOf([], { HOME: home })).secret;
+      const named = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+      const fromEnv = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+      const said = 'webhook secret: the one --webhook-secret or CORE_SANDBOX_WEBHOOK_SECRET names';
+      expect(await secretOf(['--webhook-secret', named], { HOME: home })).toEqual({ secret: named, said });
+      expect(await secretOf([], { HOME: home, CORE_SANDBOX_WEBHOOK_SECRET: fromEnv })).toEqual({ secret: fromEnv, said });
+      expect(readFileSync(join(home, '.local', 'share', 'core', 'webhook-secret'), 'utf8').trim()).toBe(kept);
+    });
+
+    it.each([
+      { argv: ['--new-webhook-secret', '--webhook-secret', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], env: {}, named: '--webhook-secret' },
+      {
+        argv: ['--new-webhook-secret'],
+        env: { CORE_SANDBOX_WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+        named: 'CORE_SANDBOX_WEBHOOK_SECRET',
+      },
+    ])('exits 2 for --new-webhook-secret with $named, making nothing', async ({ argv, env, named }) => {
+      const home = folder();
+      const result = await runCli(['sandbox', ...argv], { HOME: home, ...env });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`--new-webhook-secret makes a new kept secret, but ${named} names the secret to sign with`);
+      expect(result.stdout).toBe('');
+      expect(existsSync(join(home, '.local'))).toBe(false);
+    });
+
+    it('exits 2 naming the file and the fix when the kept secret is readable by others, starting nothing', async () => {
+      const home = folder();
+      await secretOf([], { HOME: home });
+      const file = join(home, '.local', 'share', 'core', 'webhook-secret');
+      chmodSync(file, 0o644);
+      const result = await runCli(['sandbox'], { HOME: home });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`refusing the kept webhook secret ${file}: it has mode 0644, not 0600`);
+      expect(result.stderr).toContain(`chmod 600 ${file}`);
+      expect(result.stdout).toBe('');
+    });
   });
 
   it('ends its help with examples', async () => {

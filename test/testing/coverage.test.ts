@@ -1,19 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import type { EventOf } from '../../src/sandbox/events.js';
 import { COVERAGE_NAMES, countAnswer, coverageReport, type CoverageCounts } from '../../src/testing/coverage.js';
+import { anEvent } from '../helpers/events.js';
 
 /** What one bot.answer event of the sandbox counts for --coverage: both sides of each name. */
 
-const delivered = (body: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
-  type: 'bot.answer',
-  status: 200n,
-  delivered: true,
-  notDelivered: null,
-  questionAlreadyAnswered: false,
-  body,
-  ...extra,
-});
+const delivered = (body: Record<string, unknown>, extra: Partial<EventOf<'bot.answer'>> = {}) =>
+  anEvent('bot.answer', { status: 200, delivered: true, notDelivered: null, questionAlreadyAnswered: false, body, ...extra });
 
-const counted = (event: Record<string, unknown>) => {
+const counted = (event: EventOf<'bot.answer'>) => {
   const counts: CoverageCounts = new Map();
   countAnswer(counts, event);
   return Object.fromEntries(counts);
@@ -44,7 +39,7 @@ describe('coverage of one answer', () => {
     ],
     [
       'a refused answer',
-      delivered({ text: 'Hi', code: 'SUCCESS' }, { status: 409n, delivered: false, notDelivered: 'thread with agents' }),
+      delivered({ text: 'Hi', code: 'SUCCESS' }, { status: 409, delivered: false, notDelivered: 'thread with agents' }),
       { refusal: 1 },
     ],
     [
@@ -54,17 +49,23 @@ describe('coverage of one answer', () => {
     ],
     [
       'a second answer refused by the strict mode (409)',
-      delivered({ text: 'Again' }, { status: 409n, delivered: false, notDelivered: 'second answer', questionAlreadyAnswered: true }),
+      delivered(
+        { text: 'Again' },
+        { status: 409, delivered: false, notDelivered: 'question already answered (strict mode)', questionAlreadyAnswered: true },
+      ),
       { secondAnswer: 1, refusal: 1 },
     ],
     [
       'an invalid answer to a question already answered (400): a refusal, no second answer',
-      delivered({ text: 'x'.repeat(5000) }, { status: 400n, delivered: false, notDelivered: 'invalid', questionAlreadyAnswered: true }),
+      delivered(
+        { text: 'x'.repeat(5000) },
+        { status: 400, delivered: false, notDelivered: 'the answer names two different questions', questionAlreadyAnswered: true },
+      ),
       { refusal: 1 },
     ],
     [
       'an answer to a question already answered, delivered as 200 (the soft mode)',
-      delivered({ text: 'Again' }, { status: 200n, questionAlreadyAnswered: true }),
+      delivered({ text: 'Again' }, { status: 200, questionAlreadyAnswered: true }),
       { secondAnswer: 1 },
     ],
   ])('%s', (_, event, expected) => {

@@ -1,6 +1,8 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import type { EventOf } from '../../src/sandbox/events.js';
 import { EventHub, type PlatformEvent } from '../../src/testing/platform.js';
+import { anEvent } from '../helpers/events.js';
 
 /**
  * One subscription for every conversation of `core test`: each event to its conversation, and a
@@ -25,16 +27,17 @@ function hub() {
   return { events, follow, send: (event: PlatformEvent) => send(event), controller, opened: () => opened };
 }
 
-const refusal = (fields: PlatformEvent): PlatformEvent => ({ type: 'api.request', status: 404, sessionId: null, ...fields });
+const refusal = (fields: Partial<EventOf<'api.request'>>): PlatformEvent =>
+  anEvent('api.request', { status: 404, sessionId: null, ...fields });
 
 describe('EventHub', () => {
   it('opens one subscription for every conversation and hands each event to its own', () => {
     const { follow, send, opened } = hub();
     const a = follow('a');
     const b = follow('b');
-    send({ type: 'customer.message', sessionId: 'a', tenant: 'sandbox' });
-    send({ type: 'bot.answer', sessionId: 'b', tenant: 'sandbox' });
-    send({ type: 'bot.answer', sessionId: 'gone', tenant: 'sandbox' });
+    send(anEvent('customer.message', { sessionId: 'a', tenant: 'sandbox' }));
+    send(anEvent('bot.answer', { sessionId: 'b', tenant: 'sandbox' }));
+    send(anEvent('bot.answer', { sessionId: 'gone', tenant: 'sandbox' }));
     expect(opened()).toBe(1);
     expect(a.got.map((e) => e.type)).toEqual(['customer.message']);
     expect(b.got.map((e) => e.type)).toEqual(['bot.answer']);
@@ -46,7 +49,7 @@ describe('EventHub', () => {
     ['naming no tenant', refusal({ tenant: '' }), ['a']],
     ['sandbox-wide', refusal({ tenant: 'x', scope: 'sandbox' }), ['a']],
     ['with a status under 400', refusal({ tenant: 'sandbox', status: 200 }), []],
-    ['of another type', { type: 'reason.updated', sessionId: null, tenant: 'sandbox', status: 404 }, []],
+    ['of another type', anEvent('webhook.attempt', { sessionId: null, tenant: 'sandbox', status: 404 }), []],
   ])('hands a refusal tied to no conversation %s to the conversations it may concern', (_, event, expected) => {
     const { follow, send } = hub();
     const a = follow('a', 'sandbox');
@@ -59,7 +62,7 @@ describe('EventHub', () => {
     const a = follow('a');
     a.stream.close();
     await a.stream.ended;
-    send({ type: 'bot.answer', sessionId: 'a' });
+    send(anEvent('bot.answer', { sessionId: 'a' }));
     send(refusal({ tenant: 'sandbox' }));
     expect(a.got).toEqual([]);
     expect(events.size).toBe(0);

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { NamedIdentifiers, SandboxEvent } from '../../src/sandbox/events.js';
 import type { PlannedConversation, PlannedStep } from '../../src/testing/load.js';
 import type { SandboxClient } from '../../src/testing/platform.js';
 import { runConversation, type RunResult } from '../../src/testing/runner.js';
 import { Latencies } from '../../src/testing/suite.js';
+import { eventFrom, type PartialEvent } from '../helpers/events.js';
 
 /**
  * The runner's reading of the sandbox's events, with the events of the refusal contract
@@ -10,20 +12,20 @@ import { Latencies } from '../../src/testing/suite.js';
  * sandbox client stands in for the HTTP one, and its events carry the sandbox's clock.
  */
 
-type Event = Record<string, unknown>;
+type Event = PartialEvent;
 /** What the bot does with a customer message: the events the sandbox then records, each with its time offset (ms after the message). */
 type Script = (message: { sessionId: string; questionIndex: bigint; text: string }) => (Event & { afterMs?: number })[];
 
 const T0 = Date.parse('2026-11-25T12:00:00.000Z');
 
 function scriptedSandbox(script: Script) {
-  const listeners = new Map<string, (event: Event) => void>();
-  let seq = 0n;
+  const listeners = new Map<string, (event: SandboxEvent) => void>();
+  let seq = 0;
   let conversations = 0;
   const record = (event: Event) => {
-    seq += 1n;
-    const full = { seq, ...event };
-    for (const [session, listener] of listeners) if (event.sessionId === session || event.sessionId === null) listener(full);
+    seq += 1;
+    const full = eventFrom({ ...event, seq });
+    for (const [session, listener] of listeners) if (full.sessionId === session || full.sessionId === null) listener(full);
     return full;
   };
   const sandbox: SandboxClient = {
@@ -39,7 +41,7 @@ function scriptedSandbox(script: Script) {
       // The bot's doings arrive later, as they would over the network.
       setImmediate(() => {
         for (const { afterMs = 0, ...event } of script({ sessionId, questionIndex, text })) {
-          record({ sessionId, time: new Date(T0 + afterMs).toISOString(), ...event });
+          record({ sessionId, time: new Date(T0 + afterMs).toISOString(), ...event } as Event);
         }
       });
       return { status: 201, json: { seq: asked.seq, questionIndex, deliveryId: null, noWebhook: null }, text: '' };
@@ -75,10 +77,10 @@ const answer = (afterMs: number, text = 'Hello'): Event & { afterMs: number } =>
   questionIndex: 1n,
   delivered: true,
   notDelivered: null,
-  status: 200n,
+  status: 200,
   body: { text, code: 'SUCCESS' },
 });
-const refused = (sessionId: string | null, status: bigint, error: string, named: Event = {}): Event => ({
+const refused = (sessionId: string | null, status: number, error: string, named: Partial<NamedIdentifiers> = {}): Event => ({
   type: 'api.request',
   ...(sessionId === null ? { sessionId: null } : {}),
   scope: sessionId === null ? 'tenant' : 'conversation',
@@ -95,9 +97,9 @@ const message = (run: RunResult) => run.failure?.message;
 
 describe('a bot step and the refusals of the sandbox', () => {
   it.each([
-    [401n, 'unknown token: the Authorization header names no token of tenant sandbox'],
-    [403n, "the token is not one of tenant 'other'"],
-    [400n, 'text: must not be empty'],
+    [401, 'unknown token: the Authorization header names no token of tenant sandbox'],
+    [403, "the token is not one of tenant 'other'"],
+    [400, 'text: must not be empty'],
   ])('fails at once on a refusal tied to its conversation (%s), naming the status and the message', async (status, error) => {
     const { sandbox } = scriptedSandbox(({ sessionId }) => [refused(sessionId, status, error)]);
     const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
@@ -107,7 +109,7 @@ describe('a bot step and the refusals of the sandbox', () => {
   });
 
   it('fails at once on a refusal tied to no conversation while it waits, marked so, with what the request named', async () => {
-    const { sandbox } = scriptedSandbox(() => [{ ...refused(null, 404n, 'no question 99'), named: { questionId: 99n } }]);
+    const { sandbox } = scriptedSandbox(() => [refused(null, 404, 'no question 99', { questionId: 99n })]);
     const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
     expect(message(run)).toBe(
       'the sandbox refused a request of the bot (not tied to a conversation): POST /api/v1/chatbot answered 404: no question 99 (it named questionId 99)',
@@ -119,7 +121,8 @@ describe('a bot step and the refusals of the sandbox', () => {
     let waiting = 0;
     const { sandbox, record } = scriptedSandbox(() => {
       // Once both conversations have asked, one refusal tied to neither.
-      if ((waiting += 1) === 2) setImmediate(() => record({ ...refused(null, 404n, 'no question 99'), time: new Date(T0).toISOString() }));
+      if ((waiting += 1) === 2)
+        setImmediate(() => record({ ...refused(null, 404, 'no question 99'), time: new Date(T0).toISOString() } as Event));
       return [];
     });
     const runs = await Promise.all(
@@ -134,7 +137,7 @@ describe('a bot step and the refusals of the sandbox', () => {
     const send = sandbox.sendMessage;
     sandbox.sendMessage = (sessionId, message) => {
       // Recorded with the conversation's stream open, before the customer's message.
-      record({ ...refused(null, 401n, 'unknown token'), time: new Date(T0).toISOString() });
+      record({ ...refused(null, 401, 'unknown token'), time: new Date(T0).toISOString() } as Event);
       return send(sessionId, message);
     };
     const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
@@ -146,7 +149,7 @@ describe('a bot step and the refusals of the sandbox', () => {
   const unknownQuestion: Event = {
     type: 'bot.answer',
     sessionId: null,
-    status: 404n,
+    status: 404,
     delivered: false,
     notDelivered: 'unknown question',
     error: 'no question with questionId 99',
@@ -170,7 +173,7 @@ describe('a bot step and the refusals of the sandbox', () => {
 
   it('passes over an answer whose answerId was already used (dropped by the platform), and counts it', async () => {
     const { sandbox } = scriptedSandbox(() => [
-      { ...answer(2), delivered: false, notDelivered: 'duplicate answerId', status: 200n },
+      { ...answer(2), delivered: false, notDelivered: 'duplicate answerId', status: 200 },
       answer(3),
     ]);
     const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
@@ -199,7 +202,7 @@ describe('latency: question recorded to answer recorded, on the sandbox clock', 
     const run = runConversation(plan([customer('Hi'), bot(10)]), { sandbox, stepTimeoutMs: NEVER });
     // The answer reaches the runner late (a busy machine); the sandbox recorded it 4 ms after the question.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    record({ ...answer(0), sessionId: 's-1', time: new Date(T0 + 4).toISOString() });
+    record({ ...answer(0), sessionId: 's-1', time: new Date(T0 + 4).toISOString() } as Event);
     const result = await run;
     expect(result.latenciesMs).toEqual([4]);
     expect(result.outcome).toBe('passed');

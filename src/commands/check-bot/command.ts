@@ -14,7 +14,8 @@ export const checkBotCommand: CommandFactory = (inv) => {
         'answer a replay anew; it retries a refused answer with the same answerId; it addresses EMAIL answers by ' +
         'sessionId and questionIndex; it ignores fields it does not know. core check-bot starts a sandbox on --port ' +
         '(default a free port) that delivers to --bot-url, with the sandbox defaults (tenant sandbox, token ' +
-        'sandbox-token) and CORE_SANDBOX_WEBHOOK_SECRET; or it uses the running sandbox at --sandbox. The checks run ' +
+        'sandbox-token) and the webhook secret of CORE_SANDBOX_WEBHOOK_SECRET, else the one kept for you, as core sandbox ' +
+        'signs with; or it uses the running sandbox at --sandbox. The checks run ' +
         'at once, each in its own conversation; those that expect no answer wait --timeout for none, so a run takes ' +
         'about --timeout. docs/check-bot.md explains each check and how to pass it in Node and in Python.',
     )
@@ -48,7 +49,8 @@ reached at all (or the sandbox at --sandbox could not be); 2 for bad usage.
 Examples:
   $ export CORE_SANDBOX_WEBHOOK_SECRET=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
   $ export CORE_BASE_URL=http://127.0.0.1:8080 CORE_TENANT=sandbox CORE_TOKEN=sandbox-token
-  $ CORE_WEBHOOK_SECRET=$CORE_SANDBOX_WEBHOOK_SECRET node docs/examples/bot/bot.mjs &   # the bot, answering to port 8080
+  $ core example bot > bot.mjs
+  $ CORE_WEBHOOK_SECRET=$CORE_SANDBOX_WEBHOOK_SECRET node bot.mjs &   # the bot, answering to port 8080
   $ core check-bot --port 8080 --bot-url http://127.0.0.1:3000/webhook
   $ core check-bot --port 8080 --bot-url http://127.0.0.1:3000/webhook --only signature replay
   $ core check-bot --sandbox http://127.0.0.1:8080 --reporter junit --output check-bot.xml

@@ -57,7 +57,7 @@ export async function runCheckBot(options: CheckBotOptions, ctx: Context): Promi
   /** The report to stdout or --output; the human one on stdout is only the error when nothing could be checked. */
   const writeReport = async (report: BatteryReport, context: ReportContext) => {
     if (humanOnStdout && report.unreachable) return;
-    const document = await renderCheckReport(report, options.reporter, context, makeStyle(humanOnStdout && ctx.color.stdout));
+    const document = await renderCheckReport(report, options.reporter, context, makeStyle(humanOnStdout && ctx.color.stdout, ctx.glyphs));
     if (output !== undefined) await writeOutputFile(output, document, options.output ?? output, '--output');
     else ctx.out(document);
   };
@@ -77,7 +77,7 @@ export async function runCheckBot(options: CheckBotOptions, ctx: Context): Promi
     throw error;
   });
   const context: ReportContext = { sandboxUrl: url, botUrl, sandboxKept: sandbox === undefined };
-  const style = makeStyle(humanOnStdout ? ctx.color.stdout : ctx.color.stderr);
+  const style = makeStyle(humanOnStdout ? ctx.color.stdout : ctx.color.stderr, ctx.glyphs);
   // Every check waits and asks at once, each listening to the stop signal: one signal of the run's
   // own, told of Ctrl-C, takes their listeners without Node's warning about a leak.
   const stop = new AbortController();
@@ -154,27 +154,43 @@ function checkOptions(options: CheckBotOptions): Checked {
   return { timeoutMs, only: options.only === undefined ? undefined : selectChecks(options.only) };
 }
 
-/** The checks --only names: ids, or the part before their dot; every unknown word is reported at once. */
+/** The parts before the dot of the check ids that have one (`signature`, `timestamp`, ...): each names its checks. */
+const CHECK_GROUPS = [...new Set(CHECK_IDS.flatMap((id) => (id.includes('.') ? [id.slice(0, id.indexOf('.'))] : [])))];
+
+/**
+ * The checks --only names: ids, or the part before their dot (`signature`, also written
+ * `signature.*`); every unknown word is reported at once, each with its likeliest meaning.
+ */
 export function selectChecks(words: readonly string[]): CheckId[] {
   const chosen = new Set<CheckId>();
   const unknown: string[] = [];
   for (const word of words.flatMap((w) => w.split(',')).map((w) => w.trim())) {
     if (word === '') continue;
-    const matches = CHECK_IDS.filter((id) => id === word || id.startsWith(`${word}.`));
+    const name = word.endsWith('.*') ? word.slice(0, -2) : word;
+    const matches = CHECK_IDS.filter((id) => id === name || id.startsWith(`${name}.`));
     if (matches.length === 0) unknown.push(word);
     for (const id of matches) chosen.add(id);
   }
+  const hint = `the checks: ${CHECK_IDS.join(', ')}; or all of a group: ${CHECK_GROUPS.map((group) => `${group}.*`).join(', ')}`;
   if (unknown.length > 0) {
     const described = unknown.map((word) => {
-      // A near miss of a whole id, else an id that ends as the word does (`missing`, `sig.missing`).
-      const tail = word.split('.').pop();
-      const guess = suggest(word, CHECK_IDS) ?? CHECK_IDS.find((id) => id.split('.').pop() === tail);
+      const guess = guessCheck(word);
       return `'${word}'${guess ? ` (did you mean ${guess}?)` : ''}`;
     });
-    throw new UsageError(`--only: no check ${described.join(', ')}`, { hint: `the checks: ${CHECK_IDS.join(', ')}` });
+    throw new UsageError(`--only: no check ${described.join(', ')}`, { hint });
   }
-  if (chosen.size === 0) throw new UsageError('--only: name at least one check', { hint: `the checks: ${CHECK_IDS.join(', ')}` });
+  if (chosen.size === 0) throw new UsageError('--only: name at least one check', { hint });
   return CHECK_IDS.filter((id) => chosen.has(id));
+}
+
+/**
+ * What an unknown --only word most likely meant: a near miss of a whole id; else an id that ends as
+ * the word does (`missing`, `sig.missing`); else a near miss of a group, as `signature.*` (`signatur`).
+ */
+function guessCheck(word: string): string | undefined {
+  const tail = word.split('.').pop();
+  const group = suggest(word.replace(/\.\*$/, ''), CHECK_GROUPS);
+  return suggest(word, CHECK_IDS) ?? CHECK_IDS.find((id) => id.split('.').pop() === tail) ?? (group ? `${group}.*` : undefined);
 }
 
 interface Connected {
@@ -203,13 +219,26 @@ async function connect(options: CheckBotOptions, ctx: Context): Promise<Connecte
     const timeout = typeof bot.timeoutMs === 'bigint' ? Number(bot.timeoutMs) : 10_000;
     return { url, botUrl: typeof bot.url === 'string' ? bot.url : null, webhookTimeoutMs: timeout };
   }
-  const [{ parseSandboxFlags }, { startSandbox, SandboxOptionsError }, { listenError }, { sandboxDefaults }] = await Promise.all([
+  const [
+    { parseSandboxFlags },
+    { withSigningSecret, unkeptWarning },
+    { startSandbox, SandboxOptionsError },
+    { listenError },
+    { sandboxDefaults },
+  ] = await Promise.all([
     import('../sandbox/options.js'),
+    import('../sandbox/secret.js'),
     import('../../sandbox/server.js'),
     import('../sandbox/run.js'),
     import('../../sandbox/options.js'),
   ]);
-  const sandboxOptions = await parseSandboxFlags({ botUrl: options.botUrl, port: options.port }, ctx.cwd, ctx.env);
+  // The secret named by CORE_SANDBOX_WEBHOOK_SECRET, else the one kept for the user, as core sandbox signs with.
+  const { options: sandboxOptions, secret } = await withSigningSecret(
+    await parseSandboxFlags({ botUrl: options.botUrl, port: options.port }, ctx.cwd, ctx.env),
+    ctx.env,
+  );
+  const unkept = unkeptWarning(secret);
+  if (unkept !== undefined) ctx.warn(unkept);
   try {
     const sandbox = await startSandbox(sandboxOptions);
     // Nothing prints the secret; a bot that echoes a delivery's headers back in its answer must not make it either.

@@ -6,13 +6,15 @@ import { SHELLS, type Shell } from './shells.js';
 /** `core completion bash|zsh|fish` (docs/commands/completion.md), and the helper its scripts call. */
 export const completionCommand: CommandFactory = (inv) => {
   const cmd = new Command('completion')
-    .summary('print a shell completion script (bash, zsh or fish)')
+    .summary('print a shell completion script (bash, zsh, fish or PowerShell)')
     .description(
-      "Print a script that completes core's commands, options and their values in bash, zsh or fish: " +
+      "Print a script that completes core's commands, options and their values in bash, zsh, fish or PowerShell: " +
         'subcommands, every option, the values of options that take a fixed set (such as --code), files ' +
         'where an option or argument takes a path (core test FILE..., --resume, the FILE of --reporter NAME=FILE), ' +
         'and profile names (-p, core config use) from your config file, or from the one --config names on the ' +
         'line.\n\n' +
+        'In PowerShell, `core completion powershell | Out-String | Invoke-Expression` loads it in the current ' +
+        'session; appended to $PROFILE it loads in every one.\n\n' +
         'The script is made from the commands of this version of core: generate it again after an upgrade.',
     )
     .addArgument(new Argument('<shell>', 'the shell to complete in').choices(SHELLS))
@@ -26,7 +28,8 @@ Examples:
   $ core completion bash > ~/.local/share/bash-completion/completions/core
   $ source <(core completion zsh)                    # zsh, after compinit; put it in ~/.zshrc to keep it
   $ core completion zsh > "\${fpath[1]}/_core"
-  $ core completion fish > ~/.config/fish/completions/core.fish`,
+  $ core completion fish > ~/.config/fish/completions/core.fish
+  $ core completion powershell >> $PROFILE           # PowerShell (pwsh), every session`,
   );
   cmd.action(async (shell: Shell, _raw: Record<string, never>, self: Command) => {
     let root = self;

@@ -3,6 +3,7 @@ import { ExitCode } from '../../errors.js';
 import type { GlobalOptions } from '../definition.js';
 import { bashScript } from './bash.js';
 import { fishScript } from './fish.js';
+import { powershellScript } from './powershell.js';
 import type { Shell } from './shells.js';
 import type { CommandSpec } from './tree.js';
 import { zshScript } from './zsh.js';
@@ -18,6 +19,7 @@ const SCRIPTS: Record<Shell, (tree: CommandSpec, version: string) => string> = {
   bash: bashScript,
   zsh: zshScript,
   fish: fishScript,
+  powershell: powershellScript,
 };
 
 export async function runCompletion(options: CompletionOptions, ctx: Context): Promise<number> {

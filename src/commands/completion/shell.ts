@@ -54,9 +54,12 @@ export function shQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** One line of text for a menu: the first line, without control characters, cut to a readable length. */
-export function oneLine(text: string, max = 100): string {
+/**
+ * One line of text for a menu: the first line, without control characters, cut to a readable
+ * length, the cut marked with `ellipsis` (ASCII for a script a shell may read in another encoding).
+ */
+export function oneLine(text: string, max = 100, ellipsis = '…'): string {
   // eslint-disable-next-line no-control-regex
   const line = (text.split('\n')[0] ?? '').replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
-  return line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`;
+  return line.length <= max ? line : `${line.slice(0, max - ellipsis.length).trimEnd()}${ellipsis}`;
 }

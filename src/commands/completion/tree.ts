@@ -2,6 +2,7 @@ import type { Argument, Command, Option } from 'commander';
 import { CODES, KNOWN_ACTIONS } from '../../payload/codes.js';
 import { duplicateModes } from '../../sandbox/options.js';
 import { CHECK_IDS } from '../../testing/check-bot/ids.js';
+import { TOPIC_NAMES } from '../help/topics.js';
 
 /**
  * The command line as data: every visible command with its options, their values and its
@@ -103,13 +104,17 @@ export function describeTree(root: Command): CommandSpec {
 function describeCommand(cmd: Command, path: string[], globals: OptionSpec[], parent?: Command): CommandSpec {
   const help = cmd.createHelp();
   const subcommands = help.visibleCommands(cmd).map((sub) => describeCommand(sub, [...path, sub.name()], globals, cmd));
-  // commander's help command (`core help reply`, `core reason help update`) takes a sibling's name.
+  // commander's help command (`core help reply`, `core reason help update`) takes a sibling's name,
+  // and core's own also a help topic (`core help environment`).
   const isHelpCommand = parent !== undefined && cmd.name() === 'help' && cmd.registeredArguments[0]?.name() === 'command';
   const siblings = isHelpCommand
-    ? help
-        .visibleCommands(parent)
-        .map((sub) => sub.name())
-        .filter((name) => name !== 'help')
+    ? [
+        ...help
+          .visibleCommands(parent)
+          .map((sub) => sub.name())
+          .filter((name) => name !== 'help'),
+        ...(parent.parent === null ? TOPIC_NAMES.filter((topic) => !help.visibleCommands(parent).some((sub) => sub.name() === topic)) : []),
+      ]
     : [];
   return {
     name: cmd.name(),

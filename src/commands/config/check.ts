@@ -183,13 +183,13 @@ function tokenOrigin(spec: Resolved<SecretSpec>, which: 'token' | 'integratorTok
   return `{command: ${JSON.stringify(spec.value.command)}}${inFile} (ran, and printed a token)`;
 }
 
-/** The human view: one line a check, ✓ or ✗, with the source dimmed and the hint under a failure. */
+/** The human view: one line a check, ✓ or ✗ (ok or x in ASCII), with the source dimmed and the hint under a failure. */
 export function renderChecks(report: CheckReport, ctx: Context): string {
   const color = ctx.color.stdout;
   const paint = (code: string, text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
   const width = Math.max(...report.checks.map((check) => check.name.length));
   const lines = report.checks.map((check) => {
-    const mark = check.ok ? paint('32', '✓') : paint('31', '✗');
+    const mark = check.ok ? paint('32', ctx.glyphs.ok) : paint('31', ctx.glyphs.fail);
     const source = check.source ? `  ${paint('2', check.source)}` : '';
     const line = `${mark} ${check.name.padEnd(width)}  ${check.detail}${source}`;
     return !check.ok && check.hint ? `${line}\n  ${' '.repeat(width)}  ${paint('2', `hint: ${check.hint}`)}` : line;

@@ -2,6 +2,8 @@ import { request as httpRequest, type Agent, type ClientRequest, type IncomingMe
 import { request as httpsRequest } from 'node:https';
 import { InterruptedError, NetworkError } from '../../errors.js';
 import { parseJson, stringifyJson } from '../../payload/json.js';
+import { parseEvent } from '../../sandbox/event-json.js';
+import type { SandboxEvent } from '../../sandbox/events.js';
 import { trimEndOf } from '../../text/trim.js';
 import { formatDuration } from '../../text/duration.js';
 
@@ -114,10 +116,12 @@ export interface EventStream {
 }
 
 /**
- * Opens GET /_sandbox/events with `query` and hands each event, parsed losslessly, to `onEvent`.
- * A status other than 200 rejects `opened` with the answer, so the caller can report it.
+ * Opens GET /_sandbox/events with `query` and hands each event, read from its JSON form
+ * (src/sandbox/event-json.ts), to `onEvent`; a message that is not an event this version knows (a
+ * type a later sandbox added) is passed over. A status other than 200 rejects `opened` with the
+ * answer, so the caller can report it.
  */
-export function openEventStream(init: ClientInit, query: string, onEvent: (event: Record<string, unknown>) => void): EventStream {
+export function openEventStream(init: ClientInit, query: string, onEvent: (event: SandboxEvent) => void): EventStream {
   const url = target(init.baseUrl, `/_sandbox/events${query}`);
   let req: ReturnType<typeof httpRequest> | undefined;
   let endStream!: () => void;
@@ -160,8 +164,8 @@ export function openEventStream(init: ClientInit, query: string, onEvent: (event
             .map((line) => line.slice(6))
             .join('\n');
           if (data === '') continue;
-          const event = safeJson(data);
-          if (typeof event === 'object' && event !== null) onEvent(event as Record<string, unknown>);
+          const event = safeEvent(data);
+          if (event !== undefined) onEvent(event);
         }
       });
       res.on('end', endStream);
@@ -179,6 +183,14 @@ export function openEventStream(init: ClientInit, query: string, onEvent: (event
 export class StreamRefused extends Error {
   constructor(readonly answer: SandboxAnswer) {
     super(`the sandbox answered ${answer.status} to the event stream`);
+  }
+}
+
+function safeEvent(text: string): SandboxEvent | undefined {
+  try {
+    return parseEvent(text);
+  } catch {
+    return undefined;
   }
 }
 

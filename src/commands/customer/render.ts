@@ -1,6 +1,8 @@
 import { statusText } from '../../output/result.js';
 import { printable } from '../../output/terminal.js';
-import type { WaitResult, StreamEvent } from '../../customer/wait.js';
+import type { WaitResult } from '../../customer/wait.js';
+import { UNICODE_GLYPHS, type Glyphs } from '../../output/glyphs.js';
+import type { BotAnswerEvent, HandoverEvent, SandboxEvent } from '../../sandbox/events.js';
 
 /**
  * The human view of one exchange of `core customer`: each bot answer drawn as the composer's preview
@@ -11,11 +13,13 @@ import type { WaitResult, StreamEvent } from '../../customer/wait.js';
 export interface RenderOptions {
   columns: number;
   color: { stdout: boolean; stderr: boolean };
+  /** The glyphs drawn (the context's: ASCII under a locale that is not UTF-8); Unicode when not given. */
+  glyphs?: Glyphs;
 }
 
-const list = (value: unknown) => (Array.isArray(value) && value.length > 0 ? value.map(String).join(', ') : undefined);
+const list = (value: readonly bigint[]) => (value.length > 0 ? value.map(String).join(', ') : undefined);
 
-export function targetsOf(event: StreamEvent): string {
+export function targetsOf(event: Pick<HandoverEvent, 'userIds' | 'skillIds' | 'unitIds'>): string {
   const parts = [
     list(event.userIds) && `agents ${list(event.userIds)}`,
     list(event.skillIds) && `skills ${list(event.skillIds)}`,
@@ -24,13 +28,14 @@ export function targetsOf(event: StreamEvent): string {
   return parts.length > 0 ? `; ${parts.join(', ')}` : '';
 }
 
-function titleOf(answer: StreamEvent): string {
+function titleOf(answer: BotAnswerEvent, glyphs: Glyphs): string {
+  const dot = glyphs.separator;
   const body = (answer.body ?? {}) as Record<string, unknown>;
   const to =
     answer.questionIndex != null ? `to question ${String(answer.questionIndex)}` : `to coreClientId ${String(answer.coreClientId)}`;
-  const code = typeof body.code === 'string' ? ` · ${body.code}` : '';
-  if (answer.delivered === true) return `Bot · answer ${to}${code}`;
-  return `Bot · answer ${to}${code} · NOT DELIVERED (${String(answer.status)}: ${String(answer.notDelivered)})`;
+  const code = typeof body.code === 'string' ? `${dot}${body.code}` : '';
+  if (answer.delivered === true) return `Bot${dot}answer ${to}${code}`;
+  return `Bot${dot}answer ${to}${code}${dot}NOT DELIVERED (${String(answer.status)}: ${String(answer.notDelivered)})`;
 }
 
 /**
@@ -38,17 +43,14 @@ function titleOf(answer: StreamEvent): string {
  * whether the sandbox could tie it to a conversation. The message may quote the bot's values, so it
  * is made printable.
  */
-export function describeRefusal(event: StreamEvent): string {
-  const method = typeof event.method === 'string' ? event.method : 'POST';
-  const path = typeof event.path === 'string' ? event.path : event.type === 'greeting' ? '/api/v1/chatbot/greet' : '/api/v1/chatbot';
-  const status = Number(event.status);
-  const message =
-    typeof event.error === 'string' && event.error !== ''
-      ? event.error
-      : typeof event.notDelivered === 'string'
-        ? event.notDelivered
-        : null;
-  const untied = event.sessionId == null ? ' (not tied to a conversation)' : '';
+export function describeRefusal(event: SandboxEvent): string {
+  const method = event.type === 'api.request' ? event.method : 'POST';
+  const path = event.type === 'api.request' ? event.path : event.type === 'greeting' ? '/api/v1/chatbot/greet' : '/api/v1/chatbot';
+  const status = Number('status' in event ? event.status : null);
+  const error = 'error' in event ? event.error : null;
+  const notDelivered = 'notDelivered' in event ? event.notDelivered : null;
+  const message = error !== null && error !== '' ? error : notDelivered;
+  const untied = event.sessionId === null ? ' (not tied to a conversation)' : '';
   return printable(`${method} ${path}: ${status} ${statusText(status)}`.trimEnd() + (message !== null ? `: ${message}` : '') + untied);
 }
 
@@ -61,8 +63,9 @@ export async function renderExchange(exchange: WaitResult, options: RenderOption
   // Every value here is the bot's or the sandbox's (texts, labels, answerIds, codes, errors): made
   // plain text before it is laid out, so only core's own styling reaches the terminal as escapes.
   const result = outsideValue(exchange);
-  const style = makeStyle(options.color.stdout);
-  const errStyle = makeStyle(options.color.stderr);
+  const glyphs = options.glyphs ?? UNICODE_GLYPHS;
+  const style = makeStyle(options.color.stdout, glyphs);
+  const errStyle = makeStyle(options.color.stderr, glyphs);
   let out = '';
   let err = '';
 
@@ -79,11 +82,11 @@ export async function renderExchange(exchange: WaitResult, options: RenderOption
     if (event.type === 'handover') {
       const what =
         event.scope === 'thread' ? 'the thread is now with agents' : `question ${String(event.questionIndex)} is passed to agents`;
-      out += `${style.yellow(`→ ${what} (${String(event.code)}${targetsOf(event)})`)}\n`;
+      out += `${style.yellow(`${glyphs.arrow} ${what} (${String(event.code)}${targetsOf(event)})`)}\n`;
       continue;
     }
     const body = (typeof event.body === 'object' && event.body !== null ? event.body : {}) as Record<string, unknown>;
-    out += renderPreview(body, { title: titleOf(event), columns: options.columns, style });
+    out += renderPreview(body, { title: titleOf(event, glyphs), columns: options.columns, style });
     if (event.delivered !== true && typeof event.error === 'string') out += `${style.red(event.error)}\n`;
     const warnings = Array.isArray(event.warnings) ? (event.warnings as { path?: string; message?: string }[]) : [];
     for (const warning of warnings) {

@@ -1,9 +1,10 @@
 import type { Context } from '../../context.js';
-import { CoreError, ExitCode, InterruptedError, NetworkError, UsageError, exitCodeForStatus } from '../../errors.js';
+import { ConfigError, CoreError, ExitCode, InterruptedError, NetworkError, UsageError, exitCodeForStatus } from '../../errors.js';
 import { requireSettings } from '../../config/index.js';
 import { parseDuration } from '../../config/duration.js';
 import { choose, type LastMessage } from '../../customer/choose.js';
-import { AnswerWait, type StreamEvent, type WaitResult } from '../../customer/wait.js';
+import { AnswerWait, type WaitResult } from '../../customer/wait.js';
+import type { SandboxEvent } from '../../sandbox/events.js';
 import { htmlSummary } from '../../output/result.js';
 import { channelNamed, notAChannel, type Channel } from '../../payload/channels.js';
 import { stringifyJson } from '../../payload/json.js';
@@ -193,6 +194,11 @@ async function sessionOf(session: string, client: ClientInit, ctx: Context): Pro
   return session === LAST ? lastSession(ctx.env, client.baseUrl) : session;
 }
 
+/** What `core customer` says when it has no base URL: the sandbox gives one. */
+export const NO_SANDBOX_HINT =
+  'start a sandbox in another shell with core sandbox (or core sandbox --bot-url URL of your bot) and run the export lines it prints, ' +
+  'which set CORE_BASE_URL; or pass --base-url with the address of a running one';
+
 async function prepare(options: CommonOptions, ctx: Context): Promise<{ client: ClientInit; waitMs: number; tenant: string | undefined }> {
   let waitMs: number;
   try {
@@ -201,7 +207,13 @@ async function prepare(options: CommonOptions, ctx: Context): Promise<{ client: 
     throw new UsageError(`--wait: ${(error as Error).message}`, { hint: 'such as --wait 30s or --wait 2500ms' });
   }
   const settings = await loadCommandSettings(options, ctx);
-  requireSettings(settings, ['baseUrl']);
+  try {
+    requireSettings(settings, ['baseUrl']);
+  } catch (error) {
+    // The base URL `core customer` needs is a sandbox's, which no config file holds: say how to get one.
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ConfigError(error.message, { problems: error.problems, hint: NO_SANDBOX_HINT, cause: error });
+  }
   return {
     client: { baseUrl: settings.baseUrl!.value, timeoutMs: settings.timeoutMs.value, signal: ctx.signal },
     waitMs,
@@ -220,9 +232,7 @@ async function converse(
 ): Promise<number> {
   const wait = new AnswerWait(waitMs);
   // The stream is opened first, so no answer can slip by between the message and the wait.
-  const stream = openEventStream(client, `?session=${encodeURIComponent(conversation.sessionId)}`, (event) =>
-    wait.accept(event as StreamEvent),
-  );
+  const stream = openEventStream(client, `?session=${encodeURIComponent(conversation.sessionId)}`, (event) => wait.accept(event));
   try {
     await stream.opened;
   } catch (error) {
@@ -286,7 +296,7 @@ async function converse(
     if (options.json) ctx.out(`${stringifyJson(document)}\n`);
     else {
       const columns = (ctx.streams.stdout as { columns?: number }).columns ?? 80;
-      const { out, err } = await renderExchange(result, { columns, color: ctx.color });
+      const { out, err } = await renderExchange(result, { columns, color: ctx.color, glyphs: ctx.glyphs });
       if (out !== '') ctx.out(out);
       if (err !== '') ctx.err(err);
     }
@@ -304,7 +314,7 @@ async function converse(
  * The error line of a wait ended by refusals: the one refusal, or how many (each is listed above it
  * on stderr, or in `refused` in JSON).
  */
-export function refusedMessage(refused: StreamEvent[], listed = 'listed above'): string {
+export function refusedMessage(refused: SandboxEvent[], listed = 'listed above'): string {
   if (refused.length === 1) return `the sandbox refused the bot's ${describeRefusal(refused[0]!)}`;
   return `the sandbox refused ${refused.length} of the bot's requests (${listed})`;
 }
@@ -313,10 +323,10 @@ export function refusedMessage(refused: StreamEvent[], listed = 'listed above'):
  * What the bot should change, from the first refusal's status: the sandbox's message says what was
  * wrong, the hint where the right value comes from. Never to wait longer: a refusal does not heal.
  */
-export function refusedHint(refused: StreamEvent[]): string | undefined {
+export function refusedHint(refused: SandboxEvent[]): string | undefined {
   const first = refused[0];
   if (first === undefined) return undefined;
-  switch (Number(first.status)) {
+  switch ('status' in first ? first.status : null) {
     case 401:
       return "the bot must send Authorization: Bearer with the sandbox's token (CORE_TOKEN in the lines core sandbox prints)";
     case 403:
@@ -326,7 +336,7 @@ export function refusedHint(refused: StreamEvent[]): string | undefined {
     case 400:
       return "the bot's request breaks a rule of the API, named in the message; core schema reply prints the rules of an answer";
     case 409:
-      return first.type === 'bot.answer' && /agents/.test(String(first.error ?? first.notDelivered ?? ''))
+      return first.type === 'bot.answer' && /agents/.test(first.error ?? first.notDelivered ?? '')
         ? 'the thread is with agents: give it back to the bot (the page, or POST /_sandbox/conversations/SESSION/release) before the bot answers'
         : 'the request conflicts with the state of the conversation, as the message says';
     case 413:

@@ -3,6 +3,7 @@ import type { RequestResult } from '../../output/result.js';
 import type { Style } from '../../output/style.js';
 import { stringifyJson } from '../../payload/json.js';
 import { printable } from '../../output/terminal.js';
+import { plainText } from '../../output/glyphs.js';
 import { count } from '../../output/count.js';
 
 /**
@@ -14,21 +15,22 @@ export function outcomeLine(result: RequestResult, style: Style): string {
   // The code comes from the input file, the message from the service: neither may act on the terminal.
   const code = result.code === undefined ? '(no code)' : printable(result.code);
   const attempts = result.attempts && result.attempts > 1 ? `  (${result.attempts} attempts)` : '';
+  const { ok, fail } = style.glyphs;
   if (result.resumed) return `${style.dim('= applied')}  ${code}  by an earlier run (--resume), not sent again\n`;
-  if (result.ok) return `${style.green(`✓ ${result.status}`)}  ${code}${attempts}\n`;
+  if (result.ok) return `${style.green(`${ok} ${result.status}`)}  ${code}${attempts}\n`;
   if (result.skipped) return `${style.yellow('- skipped')}  ${code}  not sent\n`;
   if (result.validationErrors) {
     const first = result.validationErrors[0];
-    const detail = first ? printable(`${first.path ? `${first.path}: ` : ''}${first.message}`) : 'invalid';
-    return `${style.red('✗ invalid')}  ${code}  ${detail} (not sent)\n`;
+    const detail = first ? printable(plainText(`${first.path ? `${first.path}: ` : ''}${first.message}`, style.glyphs)) : 'invalid';
+    return `${style.red(`${fail} invalid`)}  ${code}  ${detail} (not sent)\n`;
   }
   const error = result.error as { code?: unknown; message?: unknown } | null;
   const message = printable(typeof error?.message === 'string' ? error.message : error ? stringifyJson(error) : '');
   if (result.status === null) {
     const errorCode = typeof error?.code === 'string' ? ` (${printable(error.code)})` : '';
-    return `${style.red('✗ no answer')}  ${code}  ${message}${errorCode}${attempts}\n`;
+    return `${style.red(`${fail} no answer`)}  ${code}  ${message}${errorCode}${attempts}\n`;
   }
-  return `${style.red(`✗ ${result.status}`)}  ${code}${message ? `  ${message}` : ''}${attempts}\n`;
+  return `${style.red(`${fail} ${result.status}`)}  ${code}${message ? `  ${message}` : ''}${attempts}\n`;
 }
 
 /** `N succeeded, N failed, N skipped`, the reasons an earlier run applied, and why some were skipped. */

@@ -294,7 +294,7 @@ async function send(
   const progress = await startProgress(ctx, total);
   // A line per reason: written in larger pieces (src/output/hold.ts), stderr kept in order with it.
   const releaseOutput = single ? () => {} : ctx.holdOutput();
-  const style = makeStyle(ctx.color.stdout);
+  const style = makeStyle(ctx.color.stdout, ctx.glyphs);
   let stoppedByFailure = false;
   // One hint per failing status, shown under the summary rather than under every failed reason.
   const failures = new Map<number, RequestResult>();

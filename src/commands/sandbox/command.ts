@@ -33,8 +33,10 @@ export const sandboxCommand: CommandFactory = (inv) => {
     .option('--bot-url <url>', 'deliver a MESSAGE webhook for each customer message to your bot at this URL')
     .option(
       '--webhook-secret <secret>',
-      'the whsec_... secret webhooks are signed with (env CORE_SANDBOX_WEBHOOK_SECRET; default: a new one)',
+      'the whsec_... secret webhooks are signed with (env CORE_SANDBOX_WEBHOOK_SECRET; default: the one kept for you in ' +
+        '$XDG_DATA_HOME/core/webhook-secret, else ~/.local/share/core/webhook-secret, made on first use)',
     )
+    .option('--new-webhook-secret', 'make a new kept webhook secret, in place of the last, and sign with it')
     .option('--webhook-timeout <duration>', 'time limit of one webhook attempt, such as 10s or 2500ms (default 10s)')
     .option('--webhook-retries <n>', 'how many times a failed webhook is tried again, with backoff (default 3)')
     .option('--max-events <n>', 'events kept per tenant, the oldest dropped first (default 10000)')
@@ -45,7 +47,11 @@ export const sandboxCommand: CommandFactory = (inv) => {
       'a Host name accepted besides the loopback ones, with any port, such as host.docker.internal or a tunnel (repeatable)',
       collect,
     )
-    .option('--open', "open the sandbox's page in your browser ($BROWSER, else the system's opener)");
+    .option('--open', "open the sandbox's page in your browser ($BROWSER, else the system's opener)")
+    .option(
+      '--env-file <file>',
+      "also write the CORE_* lines into this file (NAME=value, mode 0600), updating them in place and keeping the file's other lines",
+    );
   cmd.addHelpText(
     'after',
     `
@@ -62,7 +68,9 @@ Examples:
   $ core sandbox --port 8080 --bot-url http://127.0.0.1:3000/webhook
   $ core customer say "Where is my order?"                     # in another shell, with the export lines
   $ core sandbox --bot-url http://127.0.0.1:3000/webhook --webhook-timeout 3s --webhook-retries 1
-  $ core sandbox --allow-host host.docker.internal             # a bot in a container calls the API by that name`,
+  $ core sandbox --new-webhook-secret                          # a new kept secret: give the bot the new CORE_WEBHOOK_SECRET
+  $ core sandbox --allow-host host.docker.internal             # a bot in a container calls the API by that name
+  $ core sandbox --bot-url http://127.0.0.1:3000/webhook --env-file .env   # your bot reads .env (dotenv)`,
   );
   cmd.action(async (raw: Record<string, unknown>) => {
     const flags: SandboxFlags = {
@@ -82,6 +90,7 @@ Examples:
       webhookConcurrency: raw.webhookConcurrency as string | undefined,
       botUrl: raw.botUrl as string | undefined,
       webhookSecret: raw.webhookSecret as string | undefined,
+      newWebhookSecret: raw.newWebhookSecret as boolean | undefined,
       webhookTimeout: raw.webhookTimeout as string | undefined,
       webhookRetries: raw.webhookRetries as string | undefined,
       open: raw.open as boolean | undefined,
@@ -90,7 +99,8 @@ Examples:
     const { parseSandboxFlags } = await import('./options.js');
     const options = await parseSandboxFlags(flags, inv.ctx.cwd, inv.ctx.env);
     const { runSandbox } = await import('./run.js');
-    inv.exitCode = await runSandbox(options, inv.ctx);
+    const envFile = raw.envFile as string | undefined;
+    inv.exitCode = await runSandbox(envFile === undefined ? options : { ...options, envFile }, inv.ctx);
   });
   return cmd;
 };

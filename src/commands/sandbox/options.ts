@@ -25,6 +25,8 @@ export interface SandboxFlags {
   webhookConcurrency?: string;
   botUrl?: string;
   webhookSecret?: string;
+  /** --new-webhook-secret: make a new kept secret (core sandbox only). */
+  newWebhookSecret?: boolean;
   webhookTimeout?: string;
   webhookRetries?: string;
   open?: boolean;
@@ -34,7 +36,7 @@ export interface SandboxFlags {
  * The sandbox's options for `runSandbox`: everything but the log and the random source, which run
  * supplies; and whether to open the page in a browser (--open).
  */
-export type SandboxRunOptions = Omit<SandboxOptions, 'log' | 'random'> & { open?: boolean };
+export type SandboxRunOptions = Omit<SandboxOptions, 'log' | 'random'> & { open?: boolean; newWebhookSecret?: boolean };
 
 // Which flag sets each option, so a problem found by the sandbox's own checks names the flag.
 const flagOf: Record<string, string> = {
@@ -91,6 +93,14 @@ export async function parseSandboxFlags(flags: SandboxFlags, cwd: string, env: E
   const secretFromEnv = env[WEBHOOK_SECRET_VARIABLE];
   if (flags.webhookSecret !== undefined) options.webhookSecret = flags.webhookSecret;
   else if (secretFromEnv !== undefined && secretFromEnv !== '') options.webhookSecret = secretFromEnv;
+  if (flags.newWebhookSecret === true) options.newWebhookSecret = true;
+  if (flags.newWebhookSecret === true && options.webhookSecret !== undefined) {
+    const named = flags.webhookSecret !== undefined ? '--webhook-secret' : WEBHOOK_SECRET_VARIABLE;
+    throw new UsageError(`--new-webhook-secret makes a new kept secret, but ${named} names the secret to sign with`, {
+      hint:
+        flags.webhookSecret !== undefined ? 'give one of the two' : `unset ${WEBHOOK_SECRET_VARIABLE} to make and use a new kept secret`,
+    });
+  }
 
   const problems = sandboxOptionProblems(options);
   if (problems.length > 0) {

@@ -1,9 +1,11 @@
+import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { printable } from '../../output/terminal.js';
 import { isLoopbackHost, percent, sandboxDefaults } from '../../sandbox/options.js';
 import { SandboxOptionsError, startSandbox, type Sandbox } from '../../sandbox/server.js';
-import type { SandboxRunOptions } from './options.js';
+import { WEBHOOK_SECRET_VARIABLE, type SandboxRunOptions } from './options.js';
+import type { ResolvedSecret } from './secret.js';
 
 /**
  * `core sandbox`: starts the local server, prints where it is and how to point `core` at it
@@ -12,8 +14,18 @@ import type { SandboxRunOptions } from './options.js';
  *
  * The sandbox's tokens are fixed, documented test values, not secrets, so they are printed as is.
  */
-export async function runSandbox(runOptions: SandboxRunOptions, ctx: Context, random?: () => number): Promise<number> {
-  const { open, ...options } = runOptions;
+export async function runSandbox(
+  runOptions: SandboxRunOptions & { envFile?: string },
+  ctx: Context,
+  random?: () => number,
+): Promise<number> {
+  const { open, newWebhookSecret, envFile, ...named } = runOptions;
+  // --env-file: refused before the sandbox starts when core would not write there (src/output/env-file.ts).
+  const envFileAt = envFile === undefined ? undefined : await checkEnvFile(envFile, ctx);
+  const { withSigningSecret, unkeptWarning } = await import('./secret.js');
+  const { options, secret } = await withSigningSecret(named, ctx.env, newWebhookSecret === true);
+  const unkept = unkeptWarning(secret);
+  if (unkept !== undefined) ctx.warn(unkept);
   const host = options.host ?? sandboxDefaults.host;
   if (!isLoopbackHost(host)) {
     ctx.warn(`binding ${host}: other machines can reach this sandbox, and its tokens are public test values`);
@@ -31,7 +43,16 @@ export async function runSandbox(runOptions: SandboxRunOptions, ctx: Context, ra
     throw listenError(error, host, options.port ?? sandboxDefaults.port);
   }
 
-  ctx.out(startLines(sandbox, options).join('\n') + '\n');
+  const lines = startLines(sandbox, options);
+  if (envFileAt !== undefined) {
+    try {
+      await writeStartLines(envFileAt, envFile!, lines);
+    } catch (error) {
+      await sandbox.close();
+      throw error;
+    }
+  }
+  ctx.out(lines.join('\n') + '\n');
   const bot =
     sandbox.botUrl === null
       ? 'no bot connected: customer messages are recorded, no webhook is sent (start with --bot-url URL to deliver them)\n'
@@ -40,10 +61,12 @@ export async function runSandbox(runOptions: SandboxRunOptions, ctx: Context, ra
   const page = `${sandbox.url}/`;
   ctx.err(
     bot +
+      secretLine(secret) +
       `page: ${page} (every conversation as the customer sees it, live${open ? '' : '; --open opens it'})\n` +
       `customer: core customer say "Hi" (with the export lines), or POST ${sandbox.url}/_sandbox/conversations\n` +
       `inspect: GET ${sandbox.url}/_sandbox/conversations, /_sandbox/messages, /_sandbox/reasons; live: GET ${sandbox.url}/_sandbox/events\n` +
-      `${describeFaults(options)}${describeHosts(options)}stop with Ctrl-C\n`,
+      `${describeFaults(options)}${describeHosts(options)}` +
+      `${envFile === undefined ? '' : `env file: the CORE_* lines are in ${envFile} too (NAME=value, mode 0600)\n`}stop with Ctrl-C\n`,
   );
   if (open) {
     const { openInBrowser } = await import('./open.js');
@@ -78,6 +101,42 @@ export function startLines(sandbox: Sandbox, options: SandboxRunOptions): string
   // The bot verifies webhooks with it (docs/sandbox.md, "The MESSAGE webhook"): a test value, printed like the tokens.
   lines.push(`export CORE_WEBHOOK_SECRET=${shellWord(sandbox.webhookSecret)}`);
   return lines;
+}
+
+/** Where the secret CORE_WEBHOOK_SECRET carries came from: kept for the user, made now, or named. */
+function secretLine(secret: ResolvedSecret): string {
+  switch (secret.source) {
+    case 'kept':
+      return `webhook secret: the one kept in ${secret.file} since an earlier run (--new-webhook-secret makes a new one)\n`;
+    case 'new':
+      return `webhook secret: a new one, kept in ${secret.file} for the next runs (--new-webhook-secret makes a new one)\n`;
+    case 'renewed':
+      return `webhook secret: a new one, kept in ${secret.file} in place of the last: give it to your bot (CORE_WEBHOOK_SECRET)\n`;
+    case 'named':
+      return `webhook secret: the one --webhook-secret or ${WEBHOOK_SECRET_VARIABLE} names\n`;
+    case 'unkept':
+      return '';
+  }
+}
+
+/** The names the sandbox sets, in an env file: one a run does not set (an integrator token) is dropped. */
+const ENV_FILE_NAMES = ['CORE_BASE_URL', 'CORE_TENANT', 'CORE_TOKEN', 'CORE_INTEGRATOR_TOKEN', 'CORE_WEBHOOK_SECRET'];
+
+async function checkEnvFile(file: string, ctx: Context): Promise<string> {
+  const { envFileTarget } = await import('../../output/env-file.js');
+  const full = resolve(ctx.cwd, file);
+  await envFileTarget(full, file);
+  return full;
+}
+
+/** The export lines of stdout as NAME=value lines in the env file, its other lines kept. */
+async function writeStartLines(full: string, shown: string, lines: string[]): Promise<void> {
+  const { writeEnvFile } = await import('../../output/env-file.js');
+  const pairs = lines.flatMap((line) => {
+    const found = /^export (\w+)=(.*)$/.exec(line);
+    return found ? [[found[1]!, found[2]!] as const] : [];
+  });
+  await writeEnvFile(full, shown, pairs, ENV_FILE_NAMES);
 }
 
 function describeFaults(options: SandboxRunOptions): string {

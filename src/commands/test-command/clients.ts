@@ -3,7 +3,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import type { Answer } from '../../sandbox/exchange.js';
 import { errorBody } from '../../sandbox/http.js';
 import type { LocalSandbox } from '../../sandbox/server.js';
-import { EventHub, type PlatformEvent, type SandboxAnswer, type SandboxClient } from '../../testing/platform.js';
+import { EventHub, type SandboxAnswer, type SandboxClient } from '../../testing/platform.js';
 import { openEventStream, requestJson, type ClientInit } from '../customer/client.js';
 import { choose } from '../../customer/choose.js';
 
@@ -24,7 +24,7 @@ const pick = (last: unknown, label: string) => choose(last as Parameters<typeof 
  */
 export function inProcessClient(sandbox: LocalSandbox, signal: AbortSignal): TestClient {
   const hub = new EventHub((onEvent) => {
-    const unsubscribe = sandbox.subscribe((event) => onEvent(event as unknown as PlatformEvent));
+    const unsubscribe = sandbox.subscribe(onEvent);
     let end!: () => void;
     const ended = new Promise<void>((resolve) => (end = resolve));
     return {

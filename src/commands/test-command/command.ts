@@ -13,7 +13,7 @@ export const testCommand: CommandFactory = (inv) => {
       'Play each conversation of the test files (YAML or JSON; a folder gives its .yaml, .yml and .json files) against ' +
         'your bot, as a customer, through a sandbox: core test starts one on --port (default a free port) that delivers ' +
         'MESSAGE webhooks to --bot-url, with the sandbox defaults (tenant sandbox, token sandbox-token) and ' +
-        'CORE_SANDBOX_WEBHOOK_SECRET; or it uses the running sandbox at --sandbox. Each conversation has its own thread ' +
+        'the webhook secret of CORE_SANDBOX_WEBHOOK_SECRET, else the one kept for you, as core sandbox signs with; or it uses the running sandbox at --sandbox. Each conversation has its own thread ' +
         'and client, and they run at once (--concurrency). A step waits up to --timeout for what it expects.\n\n' +
         'Steps: customer: TEXT; press: LABEL (a button or list item of the last answer); bot: {text: ..., quickReplies: ' +
         '[...], code: ..., ...} checks the next answer (strings exact or /regex/flags, lists in order, objects by the ' +
@@ -59,7 +59,8 @@ at all (every webhook failed to connect), or the sandbox at --sandbox could not 
 Examples:
   $ export CORE_SANDBOX_WEBHOOK_SECRET=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
   $ export CORE_BASE_URL=http://127.0.0.1:8080 CORE_TENANT=sandbox CORE_TOKEN=sandbox-token
-  $ CORE_WEBHOOK_SECRET=$CORE_SANDBOX_WEBHOOK_SECRET node docs/examples/bot/bot.mjs &   # the bot, answering to port 8080
+  $ core example bot > bot.mjs
+  $ CORE_WEBHOOK_SECRET=$CORE_SANDBOX_WEBHOOK_SECRET node bot.mjs &   # the bot, answering to port 8080
   $ core test tests/*.yaml --port 8080 --bot-url http://127.0.0.1:3000/webhook
   $ core test tests/ --port 8080 --bot-url http://127.0.0.1:3000/webhook --reporter junit --output report.xml
   $ core test tests/ --bot-url http://127.0.0.1:3000/webhook --reporter junit=report.xml --reporter json=report.json

@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { parseDuration } from '../../config/duration.js';
 import { ExitCode, InterruptedError, NetworkError, UsageError } from '../../errors.js';
 import { makeStyle } from '../../output/style.js';
+import type { Glyphs } from '../../output/glyphs.js';
 import { outputFilePath, writeOutputFile } from '../../output/file.js';
 import { checkSandboxTarget, sandboxInfo } from '../sandbox/target.js';
 import type { LocalSandbox } from '../../sandbox/server.js';
@@ -117,7 +118,7 @@ export async function runTest(options: TestOptions, ctx: Context): Promise<numbe
     if (pending.length >= 16_384) flush();
     else flushing ??= setImmediate(flush);
   };
-  const style = makeStyle(humanOnStdout ? ctx.color.stdout : ctx.color.stderr);
+  const style = makeStyle(humanOnStdout ? ctx.color.stdout : ctx.color.stderr, ctx.glyphs);
   let suite: SuiteResult;
   // The customer's side: directly on the sandbox started here, over HTTP to one at --sandbox.
   const client: TestClient = sandbox
@@ -171,7 +172,7 @@ export async function runTest(options: TestOptions, ctx: Context): Promise<numbe
 async function writeReports(report: RunReport, targets: readonly ReportTarget[], ctx: Context): Promise<void> {
   for (const target of targets) {
     if (target.reporter === 'human' && target.file === undefined) continue;
-    const document = await render(report, target.reporter);
+    const document = await render(report, target.reporter, ctx.glyphs);
     if (target.file === undefined) ctx.out(document);
     else await writeOutputFile(target.file, document, target.file, target.given ?? '--output');
   }
@@ -275,12 +276,20 @@ export async function connect(
     }
     return { url, botUrl: typeof bot.url === 'string' ? bot.url : null };
   }
-  const [{ parseSandboxFlags }, { startLocalSandbox, SandboxOptionsError }, { listenError }] = await Promise.all([
-    import('../sandbox/options.js'),
-    import('../../sandbox/server.js'),
-    import('../sandbox/run.js'),
-  ]);
-  const sandboxOptions = await parseSandboxFlags({ botUrl: options.botUrl, port: options.port }, ctx.cwd, ctx.env);
+  const [{ parseSandboxFlags }, { withSigningSecret, unkeptWarning }, { startLocalSandbox, SandboxOptionsError }, { listenError }] =
+    await Promise.all([
+      import('../sandbox/options.js'),
+      import('../sandbox/secret.js'),
+      import('../../sandbox/server.js'),
+      import('../sandbox/run.js'),
+    ]);
+  // The secret named by CORE_SANDBOX_WEBHOOK_SECRET, else the one kept for the user, as core sandbox signs with.
+  const { options: sandboxOptions, secret } = await withSigningSecret(
+    await parseSandboxFlags({ botUrl: options.botUrl, port: options.port }, ctx.cwd, ctx.env),
+    ctx.env,
+  );
+  const unkept = unkeptWarning(secret);
+  if (unkept !== undefined) ctx.warn(unkept);
   try {
     const sandbox = await startLocalSandbox(sandboxOptions);
     return { url: sandbox.url, botUrl: sandbox.botUrl, sandbox };
@@ -311,7 +320,7 @@ function neverReached(summary: ConversationSummary): boolean {
   return !summary.reach.botSpoke && !summary.reach.connected;
 }
 
-async function render(report: RunReport, reporter: Reporter): Promise<string> {
+async function render(report: RunReport, reporter: Reporter, glyphs: Glyphs): Promise<string> {
   switch (reporter) {
     case 'junit':
       return renderJunit(report);
@@ -320,7 +329,7 @@ async function render(report: RunReport, reporter: Reporter): Promise<string> {
     case 'json':
       return renderJson(report);
     case 'human':
-      return renderHuman(report, makeStyle(false));
+      return renderHuman(report, makeStyle(false, glyphs));
   }
 }
 

@@ -1,3 +1,4 @@
+// @ts-check
 // The sandbox's page (docs/sandbox.md, "The page"): every conversation of every tenant as the customer
 // sees it, live from GET /_sandbox/events. The user plays the customer (types, presses buttons, picks
 // list items, starts conversations, gives threads back to the bot) through the sandbox's JSON
@@ -10,10 +11,83 @@
 import { api, openEvents } from './api.js';
 import { append, clear, h, replaceKeepingFocus, show } from './dom.js';
 import { stringifyJson } from './json.js';
-import { botBubble, channelName, customerBubble, exchangePanel, isRefusal, reasonsTable, refusalItem, systemLine } from './render.js';
+import { isRefusal } from './refusal.js';
+import { botBubble, channelName, customerBubble, exchangePanel, reasonsTable, refusalItem, systemLine } from './render.js';
 
-const $ = (id) => document.getElementById(id);
+/**
+ * The sandbox's answers and events, typed as the sandbox writes them (src/sandbox/events.ts,
+ * model.ts; tsconfig.page.json checks this file against them).
+ *
+ * @typedef {import('../events.js').PageEvent} PageEvent
+ * @typedef {import('../model.js').PageConversation} PageConversation
+ * @typedef {import('../model.js').PageReasonRecord} PageReasonRecord
+ * @typedef {import('./api.js').SandboxInfo} SandboxInfo
+ * @typedef {import('./render.js').RequestEvent} RequestEvent
+ * @typedef {import('./render.js').Exchange} Exchange
+ * @typedef {import('./render.js').RenderContext} RenderContext
+ */
+/**
+ * @template {import('../events.js').EventType} T
+ * @typedef {import('../events.js').PageEventOf<T>} EventOf
+ */
+/**
+ * A conversation in the list: its summary as the listing gives it, kept up to date by the events, with
+ * the page's own counts.
+ *
+ * @typedef {{
+ *   tenant: string,
+ *   sessionId: string,
+ *   channel: string,
+ *   coreClientId: number | bigint,
+ *   clientId: string | null,
+ *   owner: string,
+ *   handover: Omit<NonNullable<PageConversation['handover']>, 'time'> | null,
+ *   questionsWithAgents: (number | bigint)[],
+ *   startedSeq: number,
+ *   lastSeq: number,
+ *   lastBotSeq: number | null,
+ *   unread: boolean,
+ *   refused: number,
+ *   refusedSeq: number,
+ * }} Summary
+ */
+/**
+ * The open conversation: its events, exchanges (by questionId) and drawn items.
+ *
+ * @typedef {{
+ *   sessionId: string,
+ *   tenant: string,
+ *   channel: string,
+ *   events: PageEvent[],
+ *   maxSeq: number,
+ *   exchanges: Map<string, Exchange>,
+ *   current: Exchange | null,
+ *   lastBot: EventOf<'bot.answer' | 'greeting'> | null,
+ *   items: Map<number, HTMLElement>,
+ *   fragment: DocumentFragment | null,
+ * }} OpenConversation
+ */
 
+/** @type {(id: string) => HTMLElement} */
+const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+/** @type {(id: string) => HTMLInputElement} */
+const $input = (id) => /** @type {HTMLInputElement} */ (document.getElementById(id));
+
+/**
+ * @type {{
+ *   info: SandboxInfo | null,
+ *   conversations: Map<string, Summary>,
+ *   reasons: Map<string, Map<string, PageReasonRecord>>,
+ *   open: OpenConversation | null,
+ *   openExchanges: Set<string>,
+ *   opening: symbol | undefined,
+ *   held: PageEvent[],
+ *   recent: PageEvent[],
+ *   untied: RequestEvent[],
+ *   historyEnd: number,
+ *   loaded: boolean,
+ * }}
+ */
 const state = {
   info: null,
   /** sessionId -> the conversation's summary, as GET /_sandbox/conversations gives it, kept up to date. */
@@ -42,6 +116,10 @@ const state = {
 
 // ---- the model ---------------------------------------------------------------------------------------
 
+/**
+ * @param {Omit<PageConversation, 'lastBotMessage' | 'questions' | 'startedAt'> & { lastBotMessage?: PageConversation['lastBotMessage'] }} view
+ * @returns {Summary}
+ */
 function summaryOf(view) {
   return {
     tenant: view.tenant,
@@ -68,9 +146,13 @@ const UNTIED_SHOWN = 100;
 /**
  * Takes a refusal: one tied to no conversation into the strip, one tied to a conversation into its
  * count (its badge in the list). Each event once, whether replayed or live. Returns whether it was one.
+ *
+ * @param {PageEvent} candidate
  */
-function noteRefusal(event) {
-  if (!isRefusal(event)) return false;
+function noteRefusal(candidate) {
+  if (!isRefusal(candidate)) return false;
+  // isRefusal holds only for the bot's requests: an api.request, an answer or a greeting.
+  const event = /** @type {RequestEvent} */ (candidate);
   if (event.sessionId === null) {
     const last = state.untied.at(-1);
     if (last === undefined || event.seq > last.seq) {
@@ -89,7 +171,12 @@ function noteRefusal(event) {
   return true;
 }
 
-/** What an event changes in its conversation's summary (the same rules as the sandbox's state). */
+/**
+ * What an event changes in its conversation's summary (the same rules as the sandbox's state).
+ *
+ * @param {Summary} summary
+ * @param {PageEvent} event
+ */
 function updateSummary(summary, event) {
   summary.lastSeq = Math.max(summary.lastSeq, event.seq);
   if ((event.type === 'bot.answer' && event.delivered) || event.type === 'greeting') summary.lastBotSeq = event.seq;
@@ -108,6 +195,7 @@ function updateSummary(summary, event) {
   }
 }
 
+/** @param {PageEvent} event */
 function apply(event) {
   // A replayed event from before the page: the listings hold it, all but its refusal.
   if (event.seq <= state.historyEnd) {
@@ -123,7 +211,7 @@ function apply(event) {
     reasons.set(event.code, {
       tenant: event.tenant,
       code: event.code,
-      reason: event.reason,
+      reason: /** @type {PageReasonRecord['reason']} */ (event.reason),
       updatedAt: event.time,
       requestId: event.requestId,
     });
@@ -164,6 +252,7 @@ function apply(event) {
   }
 }
 
+/** @param {string} tenant */
 function resetTenant(tenant) {
   for (const [sessionId, summary] of state.conversations) if (summary.tenant === tenant) state.conversations.delete(sessionId);
   state.untied = state.untied.filter((event) => event.tenant !== tenant);
@@ -180,6 +269,7 @@ function resetTenant(tenant) {
   drawList();
 }
 
+/** @param {PageReasonRecord[]} records */
 function setReasons(records) {
   state.reasons.clear();
   for (const record of records) {
@@ -191,6 +281,10 @@ function setReasons(records) {
 
 // ---- the open conversation ---------------------------------------------------------------------------
 
+/**
+ * @param {OpenConversation} open
+ * @returns {RenderContext}
+ */
 function renderContext(open) {
   const summary = state.conversations.get(open.sessionId);
   return {
@@ -206,7 +300,12 @@ function renderContext(open) {
   };
 }
 
-/** Draws one event of the open conversation, and draws again what it changes (an exchange, the previous message's buttons). */
+/**
+ * Draws one event of the open conversation, and draws again what it changes (an exchange, the previous message's buttons).
+ *
+ * @param {OpenConversation} open
+ * @param {PageEvent} event
+ */
 function addToTimeline(open, event) {
   open.maxSeq = Math.max(open.maxSeq, event.seq);
   open.events.push(event);
@@ -216,10 +315,13 @@ function addToTimeline(open, event) {
   const timeline = $('timeline');
   const stick = !loading && timeline.scrollHeight - timeline.scrollTop - timeline.clientHeight < 80;
   const ctx = renderContext(open);
+  /** @param {number | bigint | null} questionId */
   const exchangeOf = (questionId) => (questionId == null ? open.current : (open.exchanges.get(String(questionId)) ?? open.current));
+  /** @type {HTMLElement | null} */
   let item = null;
   switch (event.type) {
     case 'customer.message': {
+      /** @type {Exchange} */
       const exchange = { message: event, attempts: [], requests: [], item: null };
       open.exchanges.set(String(event.questionId), exchange);
       open.current = exchange;
@@ -248,7 +350,7 @@ function addToTimeline(open, event) {
         const previous = open.lastBot;
         open.lastBot = event;
         const old = previous ? open.items.get(previous.seq) : undefined;
-        if (old) {
+        if (previous && old) {
           const redrawn = botBubble(previous, ctx);
           replaceKeepingFocus(old, redrawn);
           open.items.set(previous.seq, redrawn);
@@ -276,11 +378,19 @@ function addToTimeline(open, event) {
   if (stick) timeline.scrollTop = timeline.scrollHeight;
 }
 
+/**
+ * @param {Exchange} exchange
+ * @param {RenderContext} ctx
+ */
 function redrawExchange(exchange, ctx) {
   const panel = exchange.item?.querySelector(':scope > details.exchange');
   if (panel) replaceKeepingFocus(panel, exchangePanel(exchange.message, exchange, ctx));
 }
 
+/**
+ * @param {string} sessionId
+ * @param {{ history?: 'push' | 'replace' | 'none' }} [options]
+ */
 async function openConversation(sessionId, { history = 'push' } = {}) {
   const token = Symbol(sessionId);
   state.opening = token;
@@ -292,7 +402,7 @@ async function openConversation(sessionId, { history = 'push' } = {}) {
     state.opening = undefined;
     state.open = null;
     drawConversation();
-    notice(`Cannot open conversation ${sessionId}: ${error.message}`);
+    notice(`Cannot open conversation ${sessionId}: ${/** @type {Error} */ (error).message}`);
     return;
   }
   if (state.opening !== token) return;
@@ -349,10 +459,12 @@ async function openConversation(sessionId, { history = 'push' } = {}) {
 
 // ---- drawing -----------------------------------------------------------------------------------------
 
+/** @param {string} message */
 function notice(message) {
   $('notice').textContent = message;
 }
 
+/** @param {string} [live] */
 function drawStatus(live) {
   const bot = state.info?.bot;
   $('bot-status').textContent =
@@ -361,7 +473,9 @@ function drawStatus(live) {
       : `Bot: a MESSAGE webhook to POST ${bot.url} for each customer message.`;
   $('bot-status').classList.toggle('warning', bot == null);
   if (live !== undefined) {
-    const text = { live: 'Live', reconnecting: 'Reconnecting\u2026', closed: 'Disconnected: reload the page' }[live] ?? live;
+    /** @type {Record<string, string>} */
+    const words = { live: 'Live', reconnecting: 'Reconnecting\u2026', closed: 'Disconnected: reload the page' };
+    const text = words[live] ?? live;
     $('live-status').textContent = text;
     document.body.dataset.live = live;
   }
@@ -378,12 +492,14 @@ function drawList() {
   else list.append(...items);
 }
 
+/** @param {Summary} summary */
 function drawListEntry(summary) {
   const entry = document.querySelector(`#conversation-list li[data-session="${CSS.escape(summary.sessionId)}"]`);
   if (entry) replaceKeepingFocus(entry, listEntry(summary));
   else drawList();
 }
 
+/** @param {Summary} summary */
 function listEntry(summary) {
   const tenants = state.info?.tenants ?? [];
   const current = state.open?.sessionId === summary.sessionId;
@@ -398,7 +514,7 @@ function listEntry(summary) {
         'aria-current': current ? 'page' : undefined,
         dataset: { session: summary.sessionId },
         on: {
-          click: (event) => {
+          click: (/** @type {MouseEvent} */ event) => {
             if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
             event.preventDefault();
             void openConversation(summary.sessionId);
@@ -442,7 +558,9 @@ function drawRefusalsNow() {
   const count = state.untied.length;
   $('refusals').hidden = count === 0;
   $('refusals-heading').textContent =
-    count === 1 ? '1 refused request not tied to a conversation' : `${count} refused requests not tied to a conversation`;
+    count === 1
+      ? '1 API request the sandbox refused and could tie to no conversation'
+      : `${count} API requests the sandbox refused and could tie to no conversation`;
   const showTenant = (state.info?.tenants ?? []).length > 1;
   const list = clear($('refusal-list'));
   list.append(
@@ -451,6 +569,36 @@ function drawRefusalsNow() {
       .reverse()
       .map((event) => refusalItem(event, showTenant)),
   );
+}
+
+/** Where the page keeps whether the strip of refusals is folded to its one line, across reloads. */
+const REFUSALS_FOLDED = 'core-sandbox:refusals-folded';
+
+/** Whether the user folded the strip; storage that cannot be read (a private window, a policy) means open. */
+function refusalsFolded() {
+  try {
+    return localStorage.getItem(REFUSALS_FOLDED) === 'true';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Folds the strip to its one line or opens it, and remembers the choice where storage allows.
+ *
+ * @param {boolean} folded
+ */
+function foldRefusals(folded) {
+  $('refusals-body').hidden = folded;
+  const toggle = $('refusals-toggle');
+  toggle.setAttribute('aria-expanded', String(!folded));
+  toggle.textContent = folded ? 'Show' : 'Hide';
+  try {
+    if (folded) localStorage.setItem(REFUSALS_FOLDED, 'true');
+    else localStorage.removeItem(REFUSALS_FOLDED);
+  } catch {
+    // Not remembered: the strip is folded until the page is loaded again.
+  }
 }
 
 function drawReasons() {
@@ -523,14 +671,15 @@ function drawConversation() {
 
 function drawComposer() {
   const open = state.open;
-  const input = $('message');
-  const send = $('send');
-  const lastBot = open?.lastBot;
+  const input = $input('message');
+  const send = /** @type {HTMLButtonElement} */ ($('send'));
+  // The bot's last message, as the bot sent it.
+  const lastBody = /** @type {Record<string, any> | null | undefined} */ (open?.lastBot?.body);
   const blocked =
-    lastBot != null &&
-    lastBot.body?.settings?.blockInput === true &&
-    Array.isArray(lastBot.body?.quickReplies) &&
-    lastBot.body.quickReplies.length > 0;
+    open?.lastBot != null &&
+    lastBody?.settings?.blockInput === true &&
+    Array.isArray(lastBody?.quickReplies) &&
+    lastBody.quickReplies.length > 0;
   input.disabled = open === null || blocked;
   send.disabled = open === null || blocked;
   const summary = open ? state.conversations.get(open.sessionId) : undefined;
@@ -546,21 +695,33 @@ function drawComposer() {
 
 // ---- actions -----------------------------------------------------------------------------------------
 
-/** Runs an action, showing the sandbox's message when it refuses; what it changes comes back as events. */
+/**
+ * Runs an action, showing the sandbox's message when it refuses; what it changes comes back as events.
+ *
+ * @template T
+ * @param {() => Promise<T>} action
+ * @returns {Promise<T | undefined>}
+ */
 async function act(action) {
   notice('');
   try {
     return await action();
   } catch (error) {
-    notice(error.message);
+    notice(/** @type {Error} */ (error).message);
     return undefined;
   }
 }
 
 async function release() {
-  if (state.open) await act(() => api.release(state.open.sessionId));
+  const open = state.open;
+  if (open) await act(() => api.release(open.sessionId));
 }
 
+/**
+ * @param {string} name
+ * @param {string} type
+ * @param {string} content
+ */
 function download(name, type, content) {
   const url = URL.createObjectURL(new Blob([content], { type }));
   const link = h('a', { href: url, download: name, hidden: true });
@@ -584,10 +745,12 @@ async function exportTranscript() {
   if (transcript) download(`transcript-${open.sessionId}.json`, 'application/json', `${stringifyJson(transcript, 2)}\n`);
 }
 
+/** @param {SubmitEvent} event */
 async function startConversation(event) {
   event.preventDefault();
-  const form = event.currentTarget;
+  const form = /** @type {HTMLFormElement} */ (event.currentTarget);
   const data = new FormData(form);
+  /** @type {{ channel: string, tenant?: string, clientId?: string, coreClientId?: bigint }} */
   const request = { channel: String(data.get('channel') ?? 'WEB') };
   const tenant = String(data.get('tenant') ?? '');
   if (tenant) request.tenant = tenant;
@@ -618,10 +781,11 @@ async function startConversation(event) {
   $('message').focus();
 }
 
+/** @param {SubmitEvent} event */
 async function say(event) {
   event.preventDefault();
   const open = state.open;
-  const input = $('message');
+  const input = $input('message');
   const value = input.value;
   if (open === null || value.trim() === '') return;
   const sent = await act(() => api.send(open.sessionId, { text: value }));
@@ -638,6 +802,7 @@ function drawStartForm() {
   $('tenant-field').hidden = tenants.length < 2;
 }
 
+/** @param {KeyboardEvent} event */
 function keyboard(event) {
   const typing = event.target instanceof HTMLElement && event.target.closest('input, textarea, select');
   if (event.key === '/' && !typing && !event.ctrlKey && !event.metaKey && !event.altKey) {
@@ -649,8 +814,8 @@ function keyboard(event) {
     event.preventDefault();
     const at = ids.indexOf(state.open?.sessionId ?? '');
     const next = event.key === 'ArrowDown' ? Math.min(ids.length - 1, at + 1) : Math.max(0, at - 1);
-    void openConversation(ids[next === -1 ? 0 : next]).then(() =>
-      document.querySelector('#conversation-list [aria-current="page"]')?.focus(),
+    void openConversation(/** @type {string} */ (ids[next === -1 ? 0 : next])).then(() =>
+      /** @type {HTMLElement | null} */ (document.querySelector('#conversation-list [aria-current="page"]'))?.focus(),
     );
   } else if (event.key === 'n' && !typing && !event.ctrlKey && !event.metaKey && !event.altKey) {
     event.preventDefault();
@@ -664,15 +829,17 @@ async function start() {
   $('message').addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
-      $('composer').requestSubmit();
+      /** @type {HTMLFormElement} */ ($('composer')).requestSubmit();
     }
   });
   for (const radio of document.querySelectorAll('input[name="client"]')) {
     radio.addEventListener('change', () => {
-      $('client-id').disabled = !$('client-authorized').checked;
+      $input('client-id').disabled = !$input('client-authorized').checked;
     });
   }
   document.addEventListener('keydown', keyboard);
+  foldRefusals(refusalsFolded());
+  $('refusals-toggle').addEventListener('click', () => foldRefusals($('refusals-toggle').getAttribute('aria-expanded') === 'true'));
   window.addEventListener('popstate', () => {
     const wanted = new URLSearchParams(location.search).get('session');
     if (wanted && wanted !== state.open?.sessionId) void openConversation(wanted, { history: 'none' });
@@ -681,7 +848,7 @@ async function start() {
   try {
     state.info = await api.info();
   } catch (error) {
-    notice(`The sandbox does not answer: ${error.message}`);
+    notice(`The sandbox does not answer: ${/** @type {Error} */ (error).message}`);
     return;
   }
   drawStatus('connecting');

@@ -1,3 +1,4 @@
+// @ts-check
 // The bot's Markdown, drawn from the safe HTML the sandbox writes when it records the answer
 // (src/markdown/safe-html.ts). That HTML is already restricted; this module checks it again on the
 // page's side, so a mistake in either place alone cannot put markup from the bot into the page:
@@ -30,9 +31,22 @@ const TAGS = new Set([
   'TD',
 ]);
 
-const policy = globalThis.trustedTypes?.createPolicy('core-markdown', { createHTML: (html) => html }) ?? { createHTML: (html) => html };
+/**
+ * The one Trusted Types policy of the page, where the browser has them.
+ *
+ * @typedef {{ createHTML(html: string): string }} HtmlPolicy
+ * @type {HtmlPolicy}
+ */
+const policy = /** @type {{ trustedTypes?: { createPolicy(name: string, rules: HtmlPolicy): HtmlPolicy } }} */ (
+  globalThis
+).trustedTypes?.createPolicy('core-markdown', { createHTML: (html) => html }) ?? { createHTML: (html) => html };
 
-/** A fragment of safe DOM for the sandbox's HTML of a reply's formattedText. */
+/**
+ * A fragment of safe DOM for the sandbox's HTML of a reply's formattedText.
+ *
+ * @param {unknown} html
+ * @returns {DocumentFragment}
+ */
 export function markdownFragment(html) {
   const template = document.createElement('template');
   template.innerHTML = policy.createHTML(String(html));
@@ -41,24 +55,33 @@ export function markdownFragment(html) {
   return fragment;
 }
 
+/**
+ * @param {Node} from
+ * @param {ParentNode} to
+ */
 function copy(from, to) {
   for (const node of from.childNodes) {
     if (node.nodeType === Node.TEXT_NODE) {
-      to.append(document.createTextNode(node.data));
+      to.append(document.createTextNode(/** @type {Text} */ (node).data));
     } else if (node.nodeType === Node.ELEMENT_NODE) {
-      if (!TAGS.has(node.tagName)) {
+      const source = /** @type {Element} */ (node);
+      if (!TAGS.has(source.tagName)) {
         // An element that is not allowed keeps only its text.
-        to.append(document.createTextNode(node.textContent ?? ''));
+        to.append(document.createTextNode(source.textContent ?? ''));
         continue;
       }
-      const element = cleanElement(node);
-      copy(node, element);
+      const element = cleanElement(source);
+      copy(source, element);
       to.append(element);
     }
     // Comments, processing instructions and anything else are dropped.
   }
 }
 
+/**
+ * @param {Element} node
+ * @returns {HTMLElement}
+ */
 function cleanElement(node) {
   if (node.tagName === 'A') {
     const href = safeUrl(node.getAttribute('href'), ['http:', 'https:', 'mailto:']);

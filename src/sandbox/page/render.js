@@ -1,3 +1,4 @@
+// @ts-check
 // How the page draws a conversation: the customer's messages and the bot's answers as bubbles, as the
 // customer sees them on the thread's channel, each customer message with its exchange under it (the
 // webhook attempts, redelivery, the bot's API requests), and hand-overs as lines. Every value the
@@ -6,17 +7,66 @@
 import { externalLink, h, safeUrl, show } from './dom.js';
 import { stringifyJson } from './json.js';
 import { markdownFragment } from './markdown.js';
+import { isRefusal } from './refusal.js';
 
+/**
+ * The events as the page reads them: the sandbox's own types (src/sandbox/events.ts), identifiers
+ * number or BigInt. A bot's message body is whatever the bot sent: read field by field, checked here.
+ *
+ * @template {import('../events.js').EventType} T
+ * @typedef {import('../events.js').PageEventOf<T>} EventOf
+ */
+/** @typedef {import('../events.js').PageEvent} PageEvent */
+/** @typedef {EventOf<import('../events.js').RequestEventType>} RequestEvent */
+/** @typedef {Record<string, any>} Body */
+/**
+ * What the page knows while it draws a conversation: its channel, the seq of the bot's last
+ * delivered message (only its buttons can be pressed), and the actions.
+ *
+ * @typedef {{
+ *   channel: string,
+ *   lastBotSeq: number | null,
+ *   botConnected: boolean,
+ *   openExchanges: Set<string>,
+ *   actions: { press(label: string): void, pick(identifier: string): void, redeliver(deliveryId: string): void },
+ * }} RenderContext
+ */
+/**
+ * A customer message's exchange: its webhook attempts, and the bot's API requests that followed it.
+ *
+ * @typedef {{
+ *   message: EventOf<'customer.message'>,
+ *   attempts: EventOf<'webhook.attempt'>[],
+ *   requests: RequestEvent[],
+ *   item: HTMLElement | null,
+ * }} Exchange
+ */
+
+/** @type {(value: unknown) => value is Body} */
 const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** @type {(value: unknown) => any[]} */
 const list = (value) => (Array.isArray(value) ? value : []);
+/** @type {(value: unknown) => string} */
 const text = (value) => (typeof value === 'string' ? value : '');
 
+/** @type {Record<string, string>} */
 const CHANNEL_NAMES = { WEB: 'web chat', IM: 'instant messenger', EMAIL: 'email' };
 
-/** The name of a channel for people. */
+/**
+ * The name of a channel for people.
+ *
+ * @param {string} channel
+ */
 export const channelName = (channel) => CHANNEL_NAMES[channel] ?? String(channel);
 
-/** Where a part of a message is not shown on the thread's channel: drawn greyed, with the reason. */
+/**
+ * Where a part of a message is not shown on the thread's channel: drawn greyed, with the reason.
+ *
+ * @param {boolean} shown
+ * @param {string} channel
+ * @param {string} what
+ * @param {HTMLElement} element
+ */
 function notShown(shown, channel, what, element) {
   if (shown) return element;
   return h(
@@ -29,12 +79,21 @@ function notShown(shown, channel, what, element) {
 
 // ---- parts of a bot message -----------------------------------------------------------------------
 
+/**
+ * @param {unknown} url
+ * @param {string} alt
+ * @param {string} className
+ */
 function image(url, alt, className) {
   const src = safeUrl(url);
   if (src === null) return null;
   return h('img', { src, alt, className, loading: 'lazy', referrerPolicy: 'no-referrer', decoding: 'async' });
 }
 
+/**
+ * @param {Body} body
+ * @param {string} channel
+ */
 function headerFooter(body, channel) {
   const parts = isObject(body.quickRepliesHeaderFooter) ? body.quickRepliesHeaderFooter : null;
   if (parts === null) return { header: null, footer: null };
@@ -77,6 +136,7 @@ function headerFooter(body, channel) {
 
 const IMAGE_NAME = /\.(png|jpe?g|gif|webp|bmp|svg|avif|ico)$/i;
 
+/** @param {Body} item */
 function attachment(item) {
   const name = text(item.name);
   const type = text(item.type);
@@ -107,6 +167,11 @@ function attachment(item) {
   );
 }
 
+/**
+ * @param {Body} body
+ * @param {boolean} enabled
+ * @param {RenderContext['actions']} actions
+ */
 function quickReplies(body, enabled, actions) {
   const replies = list(body.quickReplies).filter(isObject);
   if (replies.length === 0) return null;
@@ -140,6 +205,12 @@ function quickReplies(body, enabled, actions) {
 
 let pickerCount = 0;
 
+/**
+ * @param {Body} body
+ * @param {string} channel
+ * @param {boolean} enabled
+ * @param {RenderContext['actions']} actions
+ */
 function listPicker(body, channel, enabled, actions) {
   const picker = isObject(body.messageListPicker) ? body.messageListPicker : null;
   if (picker === null) return null;
@@ -194,7 +265,7 @@ function listPicker(body, channel, enabled, actions) {
           const open = panel.hidden;
           panel.hidden = !open;
           toggle.setAttribute('aria-expanded', String(open));
-          if (open) panel.querySelector('button:not([disabled])')?.focus();
+          if (open) /** @type {HTMLElement | null} */ (panel.querySelector('button:not([disabled])'))?.focus();
         },
       },
     },
@@ -218,6 +289,7 @@ function listPicker(body, channel, enabled, actions) {
   return notShown(shown, channel, 'the list is shown', element);
 }
 
+/** @param {EventOf<'bot.answer' | 'greeting'>} event */
 function requestDetails(event) {
   const path = event.type === 'greeting' ? '/api/v1/chatbot/greet' : '/api/v1/chatbot';
   return h(
@@ -240,6 +312,9 @@ function requestDetails(event) {
 /**
  * A bot answer or greeting as a bubble. `ctx`: the conversation's channel, the seq of the bot's
  * last delivered message (only its buttons can be pressed), and the actions.
+ *
+ * @param {EventOf<'bot.answer' | 'greeting'>} event
+ * @param {RenderContext} ctx
  */
 export function botBubble(event, ctx) {
   const body = isObject(event.body) ? event.body : {};
@@ -249,9 +324,10 @@ export function botBubble(event, ctx) {
   const code = text(body.code);
   const warnings = list(event.warnings);
   const title =
-    event.type === 'greeting' ? 'Greeting' : event.questionIndex != null ? `Answer to question ${event.questionIndex}` : 'Answer';
-  const content = event.formattedHtml
-    ? h('div', { className: 'message-text markdown' }, markdownFragment(event.formattedHtml))
+    event.type === 'greeting' ? 'Greeting' : event.questionIndex !== null ? `Answer to question ${event.questionIndex}` : 'Answer';
+  const html = event.type === 'bot.answer' ? event.formattedHtml : null;
+  const content = html
+    ? h('div', { className: 'message-text markdown' }, markdownFragment(html))
     : text(body.text)
       ? h('div', { className: 'message-text' }, text(body.text))
       : null;
@@ -300,7 +376,13 @@ export function botBubble(event, ctx) {
   );
 }
 
-/** A customer message as a bubble, with its exchange under it. */
+/**
+ * A customer message as a bubble, with its exchange under it.
+ *
+ * @param {EventOf<'customer.message'>} event
+ * @param {Exchange} exchange
+ * @param {RenderContext} ctx
+ */
 export function customerBubble(event, exchange, ctx) {
   const chosen = isObject(event.quickReply)
     ? `pressed \u201c${text(event.quickReply.text)}\u201d`
@@ -326,6 +408,7 @@ export function customerBubble(event, exchange, ctx) {
   );
 }
 
+/** @param {EventOf<'webhook.attempt'>} attempt */
 function attemptRow(attempt) {
   const outcome =
     attempt.outcome === 'retrying'
@@ -348,6 +431,7 @@ function attemptRow(attempt) {
   );
 }
 
+/** @param {RequestEvent} event */
 function requestLine(event) {
   if (event.type === 'api.request') {
     return h(
@@ -368,23 +452,41 @@ function requestLine(event) {
 }
 
 /**
- * Whether an event is a refusal of one of the bot's API requests: an api.request, a bot answer or a
- * greeting answered with 400 or more (docs/sandbox.md, "Events").
+ * The method and path of a refused request: an api.request names them, an answer or greeting has its own.
+ *
+ * @param {RequestEvent} event
  */
-export function isRefusal(event) {
-  return (event.type === 'api.request' || event.type === 'bot.answer' || event.type === 'greeting') && Number(event.status) >= 400;
-}
-
-/** The method and path of a refused request: an api.request names them, an answer or greeting has its own. */
 function requestOf(event) {
   if (event.type === 'api.request') return `${text(event.method)} ${text(event.path)}`;
   return event.type === 'greeting' ? 'POST /api/v1/chatbot/greet' : 'POST /api/v1/chatbot';
 }
 
-/** One refused request tied to no conversation, for the strip at the top: status, request, message, where. */
+/**
+ * Who sent a request, from the User-Agent the sandbox kept with its event: core's own commands are
+ * named as such (a `core reply` typed in a shell is not the bot), anything else by what it says it
+ * is; '' when the request had none.
+ *
+ * @param {RequestEvent} event
+ */
+export function requester(event) {
+  const agent = text(event.userAgent);
+  if (agent === '') return '';
+  const core = /^core-cli\/(\S+)/.exec(agent);
+  if (core) return `sent by core ${core[1]} (a core command, such as core reply)`;
+  return `sent by ${agent.length > 80 ? `${agent.slice(0, 79)}\u2026` : agent}`;
+}
+
+/**
+ * One refused request tied to no conversation, for the strip at the top: status, request, message, where, who sent it.
+ *
+ * @param {RequestEvent} event
+ * @param {boolean} showTenant
+ */
 export function refusalItem(event, showTenant) {
-  const where = event.tenant === '' || event.scope === 'sandbox' ? 'sandbox-wide' : showTenant ? `tenant ${text(event.tenant)}` : '';
-  const message = text(event.error) || text(event.notDelivered);
+  const sandboxWide = event.tenant === '' || (event.type === 'api.request' && event.scope === 'sandbox');
+  const where = sandboxWide ? 'sandbox-wide' : showTenant ? `tenant ${text(event.tenant)}` : '';
+  const message = text(event.error) || (event.type === 'api.request' ? '' : text(event.notDelivered));
+  const sender = requester(event);
   return h(
     'li',
     { className: 'refusal', dataset: { seq: String(event.seq) } },
@@ -392,11 +494,17 @@ export function refusalItem(event, showTenant) {
     ` ${requestOf(event)}`,
     message ? ` \u00b7 ${message}` : '',
     where ? ` \u00b7 ${where}` : '',
+    sender ? [' \u00b7 ', h('span', { className: 'refusal-requester' }, sender)] : '',
     h('span', { className: 'muted' }, ` \u00b7 ${text(event.time).slice(11, 23)}`),
   );
 }
 
-/** What the exchange's summary line says about the webhook. */
+/**
+ * What the exchange's summary line says about the webhook.
+ *
+ * @param {EventOf<'customer.message'>} message
+ * @param {EventOf<'webhook.attempt'>[]} attempts
+ */
 function webhookSummary(message, attempts) {
   if (message.deliveryId === null) return `No webhook: ${show(message.noWebhook)}`;
   const latest = attempts.at(-1);
@@ -407,7 +515,13 @@ function webhookSummary(message, attempts) {
   return `Webhook: failed, ${status}`;
 }
 
-/** The exchange under a customer message: the webhook attempts, redeliver, and the bot's API requests. */
+/**
+ * The exchange under a customer message: the webhook attempts, redeliver, and the bot's API requests.
+ *
+ * @param {EventOf<'customer.message'>} message
+ * @param {Exchange | undefined} exchange
+ * @param {RenderContext} ctx
+ */
 export function exchangePanel(message, exchange, ctx) {
   const attempts = exchange?.attempts ?? [];
   const requests = exchange?.requests ?? [];
@@ -445,7 +559,7 @@ export function exchangePanel(message, exchange, ctx) {
                 className: 'redeliver',
                 disabled: !canRedeliver,
                 title: canRedeliver ? 'send the same webhook again (same webhook-id)' : 'available once the attempts have ended',
-                on: { click: () => ctx.actions.redeliver(message.deliveryId) },
+                on: { click: () => ctx.actions.redeliver(String(message.deliveryId)) },
               },
               'Redeliver',
             ),
@@ -478,6 +592,7 @@ export function exchangePanel(message, exchange, ctx) {
   return details;
 }
 
+/** @param {EventOf<'handover'>} event */
 const targets = (event) =>
   [
     ['users', event.userIds],
@@ -488,7 +603,11 @@ const targets = (event) =>
     .map(([name, ids]) => `${name} ${list(ids).join(', ')}`)
     .join(' \u00b7 ') || 'any agent';
 
-/** A line in the conversation: started, handed over, given back, a refused API request. */
+/**
+ * A line in the conversation: started, handed over, given back, a refused API request.
+ *
+ * @param {PageEvent} event
+ */
 export function systemLine(event) {
   let content;
   switch (event.type) {
@@ -517,7 +636,13 @@ export function systemLine(event) {
   );
 }
 
-/** The inactivity reasons of one tenant as a table. */
+/**
+ * The inactivity reasons of one tenant as a table.
+ *
+ * @param {string} tenant
+ * @param {import('../model.js').PageReasonRecord[]} reasons
+ * @param {boolean} showTenant
+ */
 export function reasonsTable(tenant, reasons, showTenant) {
   return h(
     'table',
@@ -540,6 +665,7 @@ export function reasonsTable(tenant, reasons, showTenant) {
       'tbody',
       {},
       reasons.map((record) => {
+        /** @type {Body} */
         const reason = isObject(record.reason) ? record.reason : {};
         const color = typeof reason.color === 'string' && /^#[0-9a-f]{6}$/i.test(reason.color) ? reason.color : null;
         const swatch = h('span', { className: 'swatch', 'aria-hidden': 'true' });

@@ -75,8 +75,11 @@ export function namedQuestion(view: TenantView, address: ReplyFields, maxEvents:
 }
 
 /** Every way an answer is addressed, in the order of docs/api.md, addressing rule 1. */
-export function replyAddressing(address: ReplyFields): string[] {
-  const ways: string[] = [];
+/** The ways a reply can be addressed, as an answer's `addressedBy` lists them (docs/api.md, addressing rule 1). */
+export type ReplyAddressing = 'coreClientId' | 'questionId' | 'sessionId+questionIndex' | 'clientId';
+
+export function replyAddressing(address: ReplyFields): ReplyAddressing[] {
+  const ways: ReplyAddressing[] = [];
   if (address.coreClientId != null) ways.push('coreClientId');
   if (address.questionId != null) ways.push('questionId');
   if (address.sessionId != null && address.questionIndex != null) ways.push('sessionId+questionIndex');

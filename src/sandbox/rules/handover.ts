@@ -1,4 +1,4 @@
-import { notDeliveredReasons } from '../events.js';
+import { notDeliveredReasons, type EventFields } from '../events.js';
 import type { Handover, Question, ReplyFields, Thread } from '../model.js';
 import type { Refusal } from './refusal.js';
 
@@ -45,12 +45,13 @@ export interface HandoverDecision {
 
 /**
  * The hand-over a delivered answer makes, or null. UNCLEAR_QUESTION passes the question answered,
- * or, for an answer addressed by client, the thread's latest question (none: no hand-over).
+ * or, for an answer addressed by client, the thread's latest question (none, or a thread the answer
+ * makes (undefined): no hand-over).
  */
-export function handoverOf(reply: ReplyFields, thread: Thread, question: Question | undefined): HandoverDecision | null {
+export function handoverOf(reply: ReplyFields, thread: Thread | undefined, question: Question | undefined): HandoverDecision | null {
   const code = reply.code;
   if (code !== 'SWITCH_TO_HUMAN' && code !== 'UNCLEAR_QUESTION') return null;
-  const passed = code === 'UNCLEAR_QUESTION' ? (question ?? thread.questions.last()) : question;
+  const passed = code === 'UNCLEAR_QUESTION' ? (question ?? thread?.questions.last()) : question;
   if (code === 'UNCLEAR_QUESTION' && passed === undefined) return null;
   return {
     code,
@@ -66,4 +67,26 @@ export function releaseOf(thread: Thread): { thread: boolean; questions: Questio
   const wasWithAgents = thread.owner === 'agents';
   if (!wasWithAgents && questions.length === 0) return null;
   return { thread: wasWithAgents, questions };
+}
+
+/** The event of a hand-over into the thread `sessionId`, from the request `requestId`. */
+export function handoverEvent(handover: HandoverDecision, sessionId: string, requestId: string): EventFields<'handover'> {
+  const { code, scope, targets, question } = handover;
+  return {
+    type: 'handover',
+    sessionId,
+    scope,
+    code,
+    questionId: question?.questionId ?? null,
+    questionIndex: question?.questionIndex ?? null,
+    ...targets,
+    requestId,
+  };
+}
+
+/** The event that gives a thread back to the bot (POST /_sandbox/conversations/{sessionId}/release); null when nothing was with agents. */
+export function releaseEvent(thread: Thread): EventFields<'released'> | null {
+  const released = releaseOf(thread);
+  if (released === null) return null;
+  return { type: 'released', sessionId: thread.sessionId, questions: released.questions.length, thread: released.thread };
 }

@@ -1,4 +1,5 @@
 import type { Reason } from '../../payload/index.js';
+import type { EventFields } from '../events.js';
 import type { TenantView } from '../model.js';
 import { isActive, storedReason } from '../seed.js';
 
@@ -25,4 +26,16 @@ export function decideReasonUpdate(view: TenantView, update: Reason, maxActiveRe
     };
   }
   return { ok: true, reason: next, activeCount: active };
+}
+
+/** The event of a reason update the limits allow (the reason as stored), or the refusal. */
+export function reasonUpdate(
+  view: TenantView,
+  update: Reason,
+  maxActiveReasons: number,
+  requestId: string,
+): { ok: true; event: EventFields<'reason.updated'> } | { ok: false; status: 404 | 409; message: string } {
+  const decided = decideReasonUpdate(view, update, maxActiveReasons);
+  if (!decided.ok) return decided;
+  return { ok: true, event: { type: 'reason.updated', sessionId: null, requestId, code: update.code, reason: decided.reason } };
 }

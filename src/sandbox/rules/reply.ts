@@ -1,10 +1,14 @@
 import type { Problem } from '../../errors.js';
-import type { Client, Question, ReplyFields, TenantView, Thread } from '../model.js';
-import { addressReply } from './addressing.js';
+import { flatten } from '../../payload/json.js';
+import { notDeliveredReasons, type EventFields, type NewEvent } from '../events.js';
+import type { Client, Question, RandomIds, ReplyFields, TenantView, Thread } from '../model.js';
+import { addressReply, replyAddressing } from './addressing.js';
 import { isRepeatedAnswerId } from './answer-id.js';
 import { channelWarnings } from './channel.js';
+import { flatOrNull, threadStarted } from './conversation-client.js';
 import { emailAddressing } from './email-addressing.js';
-import { withAgents } from './handover.js';
+import { handoverEvent, handoverOf, withAgents } from './handover.js';
+import { freeCoreClientId } from './ids.js';
 import type { Refusal } from './refusal.js';
 import { secondAnswer } from './second-answer.js';
 
@@ -48,4 +52,97 @@ export function decideReply(view: TenantView, reply: ReplyFields, rules: ReplyRu
   const refusal = withAgents(thread, question) ?? secondAnswer(reply, question, rules.duplicates);
   if (refusal) return { kind: 'refused', refusal, warnings };
   return { kind: 'deliver', question, thread, client, warnings };
+}
+
+/** What the API's side knows of a valid bot answer or greeting besides its fields. */
+export interface RequestMeta {
+  requestId: string;
+  /** The request body exactly as received, identifiers as bigint. */
+  body: unknown;
+  /** The size of the request body as received (the event budget counts what the event holds instead). */
+  bodyBytes?: number;
+  /** What the schema warned about. */
+  warnings: Problem[];
+  /** A reply's formattedText as safe HTML, for the page (BotAnswerEvent.formattedHtml). */
+  formattedHtml?: string | null;
+  /** The request's User-Agent, as userAgentOf (src/sandbox/exchange.ts) keeps it. */
+  userAgent: string | null;
+}
+
+/**
+ * A bot answer's outcome: its status (and the Error body's message), and the events that record it
+ * (a thread made for an answer by client, the answer itself at `answer`, a hand-over).
+ */
+export interface ReplyOutcome {
+  status: 200 | 400 | 404 | 409;
+  error: string | null;
+  events: NewEvent[];
+  /** Where in `events` the bot.answer event is. */
+  answer: number;
+}
+
+type AnswerFields = EventFields<'bot.answer'>;
+
+const questionFields = (question: Question | undefined) => ({
+  questionId: question?.questionId ?? null,
+  questionIndex: question?.questionIndex ?? null,
+});
+
+/**
+ * The events of a valid bot answer, decided by `decideReply`: refused (a bot.answer with its status),
+ * a repeat of a delivered answerId (chatbot rule 6: 200, not delivered), or delivered: into the
+ * question's thread, or the client's latest, or a new WEB thread (and client) for an answer by client
+ * to one the tenant does not keep; followed by the hand-over it makes.
+ */
+export function replyOutcome(view: TenantView, reply: ReplyFields, meta: RequestMeta, rules: ReplyRules, ids: RandomIds): ReplyOutcome {
+  const decision = decideReply(view, reply, rules);
+  const answer = {
+    type: 'bot.answer' as const,
+    kind: 'reply' as const,
+    requestId: meta.requestId,
+    answerId: reply.answerId ?? null,
+    addressedBy: replyAddressing(reply),
+    warnings: [...meta.warnings, ...decision.warnings],
+    body: meta.body,
+    userAgent: meta.userAgent,
+    formattedHtml: meta.formattedHtml == null ? null : flatten(meta.formattedHtml),
+  };
+  if (decision.kind === 'refused') {
+    const { status, error, notDelivered, sessionId, question } = decision.refusal;
+    const event: AnswerFields = {
+      ...answer,
+      ...{ sessionId, status, error, delivered: false, notDelivered, questionAlreadyAnswered: question?.answered ?? false },
+      ...{ coreClientId: question?.thread.client.coreClientId ?? null, ...questionFields(question) },
+    };
+    return { status, error, events: [event], answer: 0 };
+  }
+  const { question, thread, client } = decision;
+  const answered = { ...answer, questionAlreadyAnswered: question?.answered ?? false, ...questionFields(question) };
+  if (decision.kind === 'repeat') {
+    // Chatbot rule 6: accepted, not delivered again.
+    const event: AnswerFields = {
+      ...answered,
+      ...{ sessionId: thread?.sessionId ?? null, coreClientId: thread?.client.coreClientId ?? client?.coreClientId ?? null },
+      ...{ status: 200, error: null, delivered: false, notDelivered: notDeliveredReasons.duplicateAnswerId },
+    };
+    return { status: 200, error: null, events: [event], answer: 0 };
+  }
+  const events: NewEvent[] = [];
+  let target: { sessionId: string; coreClientId: bigint };
+  if (thread === undefined) {
+    // An answer by client to a client with no thread kept: a WEB thread for it (and the client, when not kept).
+    const owner = client ?? { coreClientId: reply.coreClientId ?? freeCoreClientId(view), clientId: flatOrNull(reply.clientId) };
+    const started = threadStarted(owner, 'WEB', 'reply', ids);
+    events.push(started);
+    target = started;
+  } else target = { sessionId: thread.sessionId, coreClientId: thread.client.coreClientId };
+  const event: AnswerFields = {
+    ...answered,
+    ...{ sessionId: target.sessionId, coreClientId: target.coreClientId },
+    ...{ status: 200, error: null, delivered: true, notDelivered: null },
+  };
+  events.push(event);
+  const handover = handoverOf(reply, thread, question);
+  if (handover !== null) events.push(handoverEvent(handover, target.sessionId, meta.requestId));
+  return { status: 200, error: null, events, answer: events.indexOf(event) };
 }

@@ -1,4 +1,4 @@
-import type { NamedIdentifiers } from '../events.js';
+import type { EventFields, NamedIdentifiers } from '../events.js';
 import type { TenantView } from '../model.js';
 
 /**
@@ -61,4 +61,29 @@ export function tiedSession(view: TenantView, named: NamedIdentifiers): string |
   if (byCore?.latest) return byCore.latest.sessionId;
   const byExternal = named.clientId === null ? undefined : view.clientsByExternalId.get(named.clientId);
   return byExternal?.latest?.sessionId ?? null;
+}
+
+/** A refused API request, as the server saw it; its body is read for the identifiers it names. */
+export interface RefusedRequest {
+  method: string;
+  path: string;
+  status: number;
+  requestId: string;
+  error: string | null;
+  body: unknown;
+  /** The request's User-Agent, as userAgentOf (src/sandbox/exchange.ts) keeps it. */
+  userAgent: string | null;
+}
+
+/**
+ * The event of a refused API request: tied to the conversation its body names (scope
+ * "conversation"), else tenant-wide ("tenant"); `view` is the sandbox-wide log (name "") for a
+ * request that named no tenant served here ("sandbox").
+ */
+export function refusedRequest(view: TenantView, request: RefusedRequest): EventFields<'api.request'> {
+  const named = namedIdentifiers(request.body);
+  const sessionId = view.name === '' ? null : tiedSession(view, named);
+  const scope = sessionId !== null ? 'conversation' : view.name === '' ? 'sandbox' : 'tenant';
+  const { method, path, status, requestId, error, userAgent } = request;
+  return { type: 'api.request', sessionId, scope, method, path, status, requestId, error, named, userAgent };
 }

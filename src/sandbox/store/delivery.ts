@@ -1,26 +1,31 @@
 import { stringifyJson } from '../../payload/json.js';
 import { messageDelivery } from '../../payload/message.js';
 import type { CustomerMessageEvent } from '../events.js';
-import type { Delivery, Thread } from '../model.js';
+import type { DeliveryState } from './tenant.js';
 
 /** What a delivery keeps besides its body's bytes, for the event budget. */
 export const DELIVERY_OVERHEAD = 160;
 
-/** The MESSAGE webhook of a customer message: its exact bytes, kept for retries and redelivery (docs/sandbox.md, "The MESSAGE webhook"). */
-export function newDelivery(thread: Thread, event: CustomerMessageEvent, deliveryId: string): Delivery {
+/**
+ * The MESSAGE webhook of a customer message that has a deliveryId: its exact bytes, kept for retries
+ * and redelivery (docs/sandbox.md, "The MESSAGE webhook"). Made from the event alone, so that applying
+ * the same event again makes the same bytes; the webhook's timestamp is the message's time. In flight
+ * from the start: the sender takes it as soon as it is recorded.
+ */
+export function newDelivery(event: CustomerMessageEvent & { deliveryId: string }): DeliveryState {
   // Built through the contract's schema (src/payload/message.ts): a delivery that breaks it is never sent.
   const body = messageDelivery({
     type: 'MESSAGE',
-    tenant: thread.tenant,
-    timestamp: new Date().toISOString(),
+    tenant: event.tenant,
+    timestamp: event.time,
     message: {
       questionId: event.questionId,
       questionIndex: event.questionIndex,
-      sessionId: thread.sessionId,
-      coreClientId: thread.client.coreClientId,
-      clientId: thread.client.clientId,
+      sessionId: event.sessionId,
+      coreClientId: event.coreClientId,
+      clientId: event.clientId,
       type: event.questionType,
-      channel: thread.channel,
+      channel: event.channel,
       text: event.text,
       receivedAt: event.time,
       quickReply: event.quickReply,
@@ -28,13 +33,13 @@ export function newDelivery(thread: Thread, event: CustomerMessageEvent, deliver
     },
   });
   return {
-    deliveryId,
-    tenant: thread.tenant,
-    sessionId: thread.sessionId,
+    deliveryId: event.deliveryId,
+    tenant: event.tenant,
+    sessionId: event.sessionId,
     questionId: event.questionId,
     body: Buffer.from(stringifyJson(body), 'utf8'),
     seq: event.seq,
     redeliveries: 0,
-    inFlight: false,
+    inFlight: true,
   };
 }

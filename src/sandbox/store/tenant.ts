@@ -1,23 +1,58 @@
 import type { Reason } from '../../payload/index.js';
-import { SeqQueue, type SandboxEvent } from '../events.js';
-import { firstIds, type Client, type Delivery, type Question, type ReasonRecord, type TenantView, type Thread } from '../model.js';
+import type { Owner, SandboxEvent } from '../events.js';
+import type { Client, Delivery, Handover, KeptTenant, LastBotMessage, Question, ReasonRecord, Thread } from '../model.js';
+import { firstIds } from '../model.js';
 import { isActive } from '../seed.js';
+import { SeqQueue } from '../seq.js';
+
+/**
+ * What the store keeps of one tenant, in the shapes only the store writes: the read-only shapes of
+ * src/sandbox/model.ts with their fields writable. Nothing outside src/sandbox/store/ imports this
+ * module (.dependency-cruiser.cjs, "only-the-store-changes-the-model"): the rest of the sandbox gets
+ * the read-only shapes, and the one function that writes them is `applyEvent` (apply.ts).
+ */
+
+export interface ClientState extends Client {
+  clientId: string | null;
+  lastSeq: number;
+  latest: ThreadState | null;
+}
+
+export interface QuestionState extends Question {
+  readonly thread: ThreadState;
+  answered: boolean;
+  withAgents: Handover | null;
+}
+
+export interface ThreadState extends Thread {
+  readonly client: ClientState;
+  owner: Owner;
+  handover: Handover | null;
+  readonly questions: SeqQueue<QuestionState>;
+  nextIndex: bigint;
+  lastSeq: number;
+  readonly log: SeqQueue<SandboxEvent>;
+  lastBotMessage: LastBotMessage | null;
+}
+
+export interface DeliveryState extends Delivery {
+  redeliveries: number;
+  inFlight: boolean;
+}
 
 /**
  * One tenant's memory: its event log and everything the log's events mention. Nothing is shared
  * between tenants (docs/api.md, "What the service does": every request belongs to one tenant).
- * The rules read it as a TenantView; only the store changes it.
  */
-export interface TenantStore extends TenantView {
+export interface TenantState extends KeptTenant {
   readonly log: SeqQueue<SandboxEvent>;
-  /** What the kept events hold, in bytes (src/sandbox/store/bytes.ts), against maxEventBytes. */
   bytes: number;
-  readonly clients: Map<bigint, Client>;
-  readonly clientsByExternalId: Map<string, Client>;
-  readonly threads: Map<string, Thread>;
-  readonly questions: Map<bigint, Question>;
+  readonly clients: Map<bigint, ClientState>;
+  readonly clientsByExternalId: Map<string, ClientState>;
+  readonly threads: Map<string, ThreadState>;
+  readonly questions: Map<bigint, QuestionState>;
   readonly answerIds: Map<string, number>;
-  readonly deliveries: Map<string, Delivery>;
+  readonly deliveries: Map<string, DeliveryState>;
   readonly reasons: Map<string, ReasonRecord>;
   activeCount: number;
   nextClientId: bigint;
@@ -34,7 +69,7 @@ export interface TenantStore extends TenantView {
 export const LARGE_QUESTION_IDS = { first: 2n ** 53n + 1n, step: 4n } as const;
 
 /** A tenant as it starts: no events, clients or threads, and its own copy of the seed reasons. */
-export function freshTenant(name: string, seedReasons: readonly Reason[]): TenantStore {
+export function freshTenant(name: string, seedReasons: readonly Reason[]): TenantState {
   const reasons = new Map<string, ReasonRecord>();
   for (const reason of seedReasons) {
     // A copy per tenant, so an update in one tenant can never show in another.
@@ -58,34 +93,4 @@ export function freshTenant(name: string, seedReasons: readonly Reason[]): Tenan
     nextQuestionId: firstIds.questionId,
     nextLargeQuestionId: LARGE_QUESTION_IDS.first,
   };
-}
-
-/** Where the tenant forgets what no kept event mentions once `event`, its oldest, is dropped (docs/sandbox.md, "Memory"). */
-export function forgetWith(tenant: TenantStore, event: SandboxEvent, forgetThread: (thread: Thread) => void): void {
-  const thread = event.sessionId === null ? undefined : tenant.threads.get(event.sessionId);
-  if (thread) {
-    while ((thread.log.first()?.seq ?? Infinity) <= event.seq) thread.log.shift();
-    if (event.type === 'customer.message') {
-      while ((thread.questions.first()?.seq ?? Infinity) <= event.seq) {
-        const question = thread.questions.shift();
-        if (question) tenant.questions.delete(question.questionId);
-      }
-    }
-    if (thread.lastSeq <= event.seq) forgetThread(thread);
-  }
-  if (event.type === 'customer.message' && event.deliveryId !== null) tenant.deliveries.delete(event.deliveryId);
-  for (const [answerId, seq] of tenant.answerIds) {
-    if (seq > event.seq) break;
-    tenant.answerIds.delete(answerId);
-  }
-  if ('coreClientId' in event && event.coreClientId !== null) {
-    const client = tenant.clients.get(event.coreClientId);
-    if (client && client.lastSeq <= event.seq) forgetClient(tenant, client);
-  }
-}
-
-export function forgetClient(tenant: TenantStore, client: Client): void {
-  if (tenant.clients.get(client.coreClientId) === client) tenant.clients.delete(client.coreClientId);
-  if (client.clientId !== null && tenant.clientsByExternalId.get(client.clientId) === client)
-    tenant.clientsByExternalId.delete(client.clientId);
 }

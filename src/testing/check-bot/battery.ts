@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { CHECKS, CHECK_IDS, refusal, type CheckId, type CheckKit, type Craft, type DeliveryAnswer, type FaultView } from './checks.js';
 import type { Unreachable } from '../unreachable.js';
-import { num, Observer, type SandboxEvent } from './observe.js';
+import { errorOf, num, Observer, statusOf, type SandboxEvent } from './observe.js';
 
 /**
  * The battery of `core check-bot` (docs/check-bot.md): each check in its own conversation, all at
@@ -15,8 +15,8 @@ import { num, Observer, type SandboxEvent } from './observe.js';
 export interface SandboxPort {
   /** One JSON request; a network failure rejects (the caller's typed error). */
   request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: unknown; text: string }>;
-  /** GET /_sandbox/events with `query`, each event parsed losslessly. */
-  events(query: string, onEvent: (event: Record<string, unknown>) => void): { opened: Promise<void>; close(): void };
+  /** GET /_sandbox/events with `query`, each event read from its JSON form (src/sandbox/event-json.ts). */
+  events(query: string, onEvent: (event: SandboxEvent) => void): { opened: Promise<void>; close(): void };
 }
 
 export interface BatteryInit {
@@ -75,7 +75,7 @@ export async function runBattery(init: BatteryInit): Promise<BatteryReport> {
   const observer = new Observer(sessions, tenant);
   // Every tenant's events, not only the battery's: a request refused for naming a tenant the sandbox does not serve
   // is recorded sandbox-wide (tenant ""), and is the bot's mistake to report. The observer passes over other tenants'.
-  const stream = port.events(`?after=${lastSeq}`, (event) => observer.take(event as SandboxEvent));
+  const stream = port.events(`?after=${lastSeq}`, (event) => observer.take(event));
   const attempts: DeliveryAnswer[] = [];
   try {
     await stream.opened;
@@ -169,7 +169,7 @@ export async function runBattery(init: BatteryInit): Promise<BatteryReport> {
       observer
         .events(id)
         .filter((event) => event.type === 'webhook.attempt')
-        .map((event) => ({ status: num(event.status), error: typeof event.error === 'string' ? event.error : null })),
+        .map((event) => ({ status: statusOf(event), error: errorOf(event) })),
     );
     return {
       startedAt: startedAt.toISOString(),

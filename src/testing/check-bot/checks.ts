@@ -1,6 +1,6 @@
 import { formatDuration } from '../../config/duration.js';
 import { CHECK_IDS, type CheckId } from './ids.js';
-import { answerTo, num, type SandboxEvent, type Seen } from './observe.js';
+import { answerIdOf, answerTo, errorOf, statusOf, type SandboxEvent, type Seen } from './observe.js';
 
 /**
  * The checks of `core check-bot` (docs/check-bot.md): what the sandbox sends the bot, when the bot
@@ -97,12 +97,10 @@ export function describeAttempt(attempt: DeliveryAnswer): string {
 
 /** A refused request as one line: `401 invalid bearer token`. */
 export function refusal(event: SandboxEvent): string {
-  const status = num(event.status);
-  const error = typeof event.error === 'string' ? event.error : '';
+  const status = statusOf(event);
+  const error = errorOf(event) ?? '';
   return `${status ?? '?'}${error ? ` ${error}` : ''}`;
 }
-
-const answerIdOf = (event: SandboxEvent): string | null => (typeof event.answerId === 'string' ? event.answerId : null);
 
 /** Why no answer: the timeout, and what the sandbox saw instead. */
 function noAnswer(kit: CheckKit, seen: Seen, what = 'no answer'): string {
@@ -111,7 +109,7 @@ function noAnswer(kit: CheckKit, seen: Seen, what = 'no answer'): string {
     case 'refused':
       return `the bot's answer was refused: ${refusal(seen.event)}`;
     case 'undelivered':
-      return `the webhook failed for good: ${typeof seen.event.error === 'string' && seen.event.error ? seen.event.error : `last status ${num(seen.event.status) ?? 'none'}`}`;
+      return `the webhook failed for good: ${errorOf(seen.event) || `last status ${statusOf(seen.event) ?? 'none'}`}`;
     case 'dropped':
       return `the bot answered with an answerId it had used before (${answerIdOf(seen.event) ?? 'none'}), so the platform dropped it`;
     default:
@@ -218,7 +216,7 @@ export const CHECKS: readonly CheckDefinition[] = [
     craft: 'tampered',
     detail: 'body changed after signing: refuse it',
     what: 'a delivery whose body was changed after signing',
-    risk: 'a message changed on the way is taken as the customer’s',
+    risk: "a message changed on the way is taken as the customer's",
   }),
   refusing({
     id: 'signature.wrong-secret',
@@ -301,7 +299,7 @@ export const CHECKS: readonly CheckDefinition[] = [
             : `the replay (${replayStatus}) was not answered again within ${formatDuration(kit.timeoutMs)}`,
         );
       }
-      if (again.kind === 'refused' && num(again.event.status) !== 409) {
+      if (again.kind === 'refused' && statusOf(again.event) !== 409) {
         return fail(`the replay (${replayStatus}) made the bot send a request the sandbox refused: ${refusal(again.event)}`);
       }
       const second = answerIdOf(again.event);
@@ -321,7 +319,7 @@ export const CHECKS: readonly CheckDefinition[] = [
       started(sessionId);
       const faultId = await kit.armFault(sessionId);
       const asked = await kit.say(sessionId, question('retry.answerId', 'the first answer gets 503: send it again'));
-      const injected = (event: SandboxEvent) => typeof event.error === 'string' && event.error.startsWith('injected fault');
+      const injected = (event: SandboxEvent) => errorOf(event)?.startsWith('injected fault') === true;
       const seen = await kit.wait(sessionId, answerTo(asked.questionId, { undelivered: true, ignore: injected }));
       const fault = await kit.fault(faultId);
       const limit = formatDuration(kit.timeoutMs);
@@ -358,7 +356,7 @@ export const CHECKS: readonly CheckDefinition[] = [
       const probe = await kit.probe(sessionId, 'signed', question('email.addressing', 'an EMAIL question'));
       if (probe.attempt.status === null) return fail(`the delivery ${describeAttempt(probe.attempt)}`);
       const seen = await kit.wait(sessionId, answerTo(probe.questionId));
-      const by = (event: SandboxEvent) => (Array.isArray(event.addressedBy) ? event.addressedBy.join(', ') : 'nothing');
+      const by = (event: SandboxEvent) => ('addressedBy' in event ? event.addressedBy.join(', ') : 'nothing');
       if (seen.kind === 'answer') {
         return by(seen.event).includes('sessionId+questionIndex')
           ? pass('answered, addressed by sessionId and questionIndex')

@@ -1,4 +1,5 @@
 import { isRefusal } from '../../customer/wait.js';
+import type { SandboxEvent } from '../../sandbox/events.js';
 
 /**
  * What the battery sees of the sandbox: its event stream, sorted by conversation, and the waits of
@@ -6,7 +7,7 @@ import { isRefusal } from '../../customer/wait.js';
  * sleeps.
  */
 
-export type SandboxEvent = Record<string, unknown> & { type: string };
+export type { SandboxEvent };
 
 /** The bot's answer to a question, or something of the conversation that ends a wait. */
 export type Seen =
@@ -20,10 +21,19 @@ export type Seen =
   | { kind: 'undelivered'; event: SandboxEvent }
   | { kind: 'timeout' };
 
-/** A number of the event stream (identifiers and numbers are read losslessly, as bigint). */
+/** A number of a JSON answer of the sandbox (read losslessly: integers as bigint). */
 export function num(value: unknown): number | null {
   return typeof value === 'bigint' ? Number(value) : typeof value === 'number' ? value : null;
 }
+
+/** The status of an event that has one (a bot answer, a greeting, an API request, a webhook attempt), else null. */
+export const statusOf = (event: SandboxEvent): number | null => ('status' in event ? event.status : null);
+
+/** The error message of an event that has one, else null. */
+export const errorOf = (event: SandboxEvent): string | null => ('error' in event ? event.error : null);
+
+/** The answerId of a bot answer, else null. */
+export const answerIdOf = (event: SandboxEvent): string | null => ('answerId' in event ? event.answerId : null);
 
 /**
  * An API request of the bot that the sandbox refused before it got as far as an answer: an
@@ -32,12 +42,12 @@ export function num(value: unknown): number | null {
  * `answerTo` reads by the question it names.
  */
 export function isRefusedRequest(event: SandboxEvent): boolean {
-  return event.type === 'api.request' && (num(event.status) ?? 0) >= 400;
+  return event.type === 'api.request' && event.status >= 400;
 }
 
 /** A request of the bot that reached the sandbox's API, accepted or not. */
 function isBotRequest(event: SandboxEvent): boolean {
-  return event.type === 'bot.answer' || typeof event.path === 'string';
+  return event.type === 'bot.answer' || event.type === 'api.request';
 }
 
 interface Waiter {
@@ -65,8 +75,8 @@ export class Observer {
 
   /** Takes one event of the stream. */
   take(event: SandboxEvent): void {
-    if (this.tenant !== undefined && typeof event.tenant === 'string' && event.tenant !== this.tenant && event.tenant !== '') return;
-    const sessionId = typeof event.sessionId === 'string' ? event.sessionId : null;
+    if (this.tenant !== undefined && event.tenant !== this.tenant && event.tenant !== '') return;
+    const { sessionId } = event;
     const ours = sessionId !== null && this.sessions.has(sessionId);
     if (isBotRequest(event) && (ours || sessionId === null)) this.botSpoke = true;
     if (!ours) {
@@ -119,15 +129,15 @@ export class Observer {
  * webhook of the question that failed for good or could not connect.
  */
 export function answerTo(questionId: bigint, options: { undelivered?: boolean; ignore?: (event: SandboxEvent) => boolean } = {}) {
-  const failedToConnect = (event: SandboxEvent) =>
-    event.status === null && !/^timeout/.test(typeof event.error === 'string' ? event.error : '');
+  const failedToConnect = (event: SandboxEvent & { type: 'webhook.attempt' }) =>
+    event.status === null && !/^timeout/.test(event.error ?? '');
   return (event: SandboxEvent): Seen | undefined => {
     if (options.ignore?.(event)) return undefined;
     if (event.type === 'bot.answer') {
       const question = event.questionId;
-      if (question !== null && question !== undefined && question !== questionId) return undefined;
-      if ((num(event.status) ?? 0) >= 400) return { kind: 'refused', event };
-      return event.delivered === true ? { kind: 'answer', event } : { kind: 'dropped', event };
+      if (question !== null && question !== questionId) return undefined;
+      if (event.status >= 400) return { kind: 'refused', event };
+      return event.delivered ? { kind: 'answer', event } : { kind: 'dropped', event };
     }
     if (isRefusedRequest(event)) return { kind: 'refused', event };
     // A delivery that failed for good, or that could not connect at all: no answer can be waited for.

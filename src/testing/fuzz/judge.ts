@@ -114,14 +114,15 @@ const messageOf = (played: PlayedConversation, questionId: unknown) =>
 /** An answer (or other request) of the bot that the sandbox refused, by the rule it broke. */
 function refusedAnswer(played: PlayedConversation): FuzzFailure | null {
   for (const event of played.events) {
-    const status = num(event.status) ?? 0;
-    if (status < 400 || (event.type !== 'bot.answer' && event.type !== 'api.request')) continue;
-    const index = Math.max(0, messageOf(played, event.questionId));
-    const error = typeof event.error === 'string' ? event.error : '';
-    if (event.notDelivered === 'EMAIL question not addressed by sessionId and questionIndex') {
+    if ((event.type !== 'bot.answer' && event.type !== 'api.request') || event.status < 400) continue;
+    const { status } = event;
+    const notDelivered = event.type === 'bot.answer' ? event.notDelivered : null;
+    const index = Math.max(0, messageOf(played, event.type === 'bot.answer' ? event.questionId : event.named.questionId));
+    const error = event.error ?? '';
+    if (notDelivered === 'EMAIL question not addressed by sessionId and questionIndex') {
       return { rule: 'email-addressing', message: index, text: `the answer to message ${index + 1} was refused: ${status} ${error}` };
     }
-    if (event.notDelivered === 'question already answered (strict mode)') {
+    if (notDelivered === 'question already answered (strict mode)') {
       const redelivered = played.messages[index]?.redelivery != null;
       return {
         rule: redelivered ? 'redelivery-answered' : 'second-answer',
@@ -141,7 +142,8 @@ function refusedAnswer(played: PlayedConversation): FuzzFailure | null {
 /** Identifiers the bot sent back other than it was given: through a double (past 2^53), or another thread's. */
 function wrongIds(played: PlayedConversation): FuzzFailure | null {
   for (const event of played.untied) {
-    const named = (event.named ?? {}) as { questionId?: unknown; coreClientId?: unknown };
+    if (event.type !== 'api.request') continue;
+    const { named } = event;
     const index = played.messages.findIndex((message) => roundedFrom(named.questionId, message.questionId));
     const client = roundedFrom(named.coreClientId, played.coreClientId);
     if (index >= 0 || client) {
@@ -152,7 +154,7 @@ function wrongIds(played: PlayedConversation): FuzzFailure | null {
       return {
         rule: 'ids',
         message: Math.max(index, 0),
-        text: `the bot answered with ${which}: the id lost its last digits (read as a double); refused ${num(event.status) ?? '?'}`,
+        text: `the bot answered with ${which}: the id lost its last digits (read as a double); refused ${event.status}`,
       };
     }
   }
@@ -187,7 +189,8 @@ function repeatedAnswer(played: PlayedConversation): FuzzFailure | null {
     const answerIds = new Set(
       played.events
         .filter(
-          (event) => event.type === 'bot.answer' && event.questionId === message.questionId && event.notDelivered !== 'duplicate answerId',
+          (event): event is SandboxEvent & { type: 'bot.answer' } =>
+            event.type === 'bot.answer' && event.questionId === message.questionId && event.notDelivered !== 'duplicate answerId',
         )
         .map((event) => String(event.answerId)),
     );

@@ -1,5 +1,7 @@
-import { SeqQueue, type Channel, type Owner } from '../../../src/sandbox/events.js';
-import type { Client, Handover, Question, ReasonRecord, TenantView, Thread } from '../../../src/sandbox/model.js';
+import type { Channel, Owner } from '../../../src/sandbox/events.js';
+import type { Delivery, Handover, ReasonRecord, TenantView } from '../../../src/sandbox/model.js';
+import { SeqQueue } from '../../../src/sandbox/seq.js';
+import type { ClientState as Client, QuestionState as Question, ThreadState as Thread } from '../../../src/sandbox/store/tenant.js';
 
 /**
  * A tenant's state built by hand for the rules' unit tests: plain maps, no store, no server. Each
@@ -11,6 +13,7 @@ export function world(name = 'acme') {
   const threads = new Map<string, Thread>();
   const questions = new Map<bigint, Question>();
   const answerIds = new Map<string, number>();
+  const deliveries = new Map<string, Delivery>();
   const reasons = new Map<string, ReasonRecord>();
   let activeCount = 0;
   let seq = 0;
@@ -22,10 +25,16 @@ export function world(name = 'acme') {
     threads,
     questions,
     answerIds,
+    deliveries,
     reasons,
     get activeCount() {
       return activeCount;
     },
+    nextClientId: 1001n,
+    get nextQuestionId() {
+      return nextQuestionId;
+    },
+    nextLargeQuestionId: 2n ** 53n + 1n,
   };
   return {
     view,

@@ -1,0 +1,413 @@
+import { describe, expect, it } from 'vitest';
+import type { Reason } from '../../../src/payload/index.js';
+import { freeCoreClientId } from '../../../src/sandbox/rules/ids.js';
+import { applyEvent, EventApplyError, newModel, type ModelConfig, type SandboxModel } from '../../../src/sandbox/store/apply.js';
+import { digestOf, type TenantDigest } from '../../../src/sandbox/store/digest.js';
+import { eventFrom, type PartialEvent } from '../../helpers/events.js';
+
+/**
+ * The store's reducer (src/sandbox/store/apply.ts), event by event: a tenant's state before, one
+ * event, and what the event changed. Every row starts from the same world (a WEB thread s-1 of
+ * client 1001 with question 5001, its webhook msg_1 in flight), applies the event, and compares the
+ * tenant's digest with the one before: only the fields named changed.
+ */
+
+const LUNCH: Reason = { code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }], active: true, system: false };
+const MEETING: Reason = { code: 'MEETING', reasons: [{ locale: 'en', name: 'Meeting' }], active: false, system: false };
+const config: ModelConfig = { tenants: ['sandbox'], seedReasons: [LUNCH, MEETING], maxEvents: 1000, maxEventBytes: 64 * 1024 * 1024 };
+
+/** A model with `events` applied, each given the next seq. */
+function modelWith(events: PartialEvent[], settings: Partial<ModelConfig> = {}): SandboxModel {
+  const model = newModel({ ...config, ...settings });
+  for (const fields of events) applyEvent(model, eventFrom({ ...fields, seq: model.lastSeq + 1 }));
+  return model;
+}
+
+const started: PartialEvent = { type: 'conversation.started', sessionId: 's-1', coreClientId: 1001n, clientId: null };
+const asked: PartialEvent = { type: 'customer.message', sessionId: 's-1', questionId: 5001n, questionIndex: 1n, deliveryId: 'msg_1' };
+const world = (): PartialEvent[] => [started, asked];
+
+const tenantOf = (model: SandboxModel, name = 'sandbox'): TenantDigest => digestOf(model).tenants.find((t) => t.name === name)!;
+
+/** What changed in the tenant's digest between two models, field by field (the log and the bytes aside: every event changes them). */
+function changes(before: TenantDigest, after: TenantDigest): Partial<TenantDigest> {
+  const changed: Record<string, unknown> = {};
+  for (const key of Object.keys(after) as (keyof TenantDigest)[]) {
+    if (key === 'log' || key === 'bytes') continue;
+    if (JSON.stringify(after[key], big) !== JSON.stringify(before[key], big)) changed[key] = after[key];
+  }
+  return changed;
+}
+const big = (_key: string, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value);
+
+const handedOver: PartialEvent = { type: 'handover', sessionId: 's-1', scope: 'thread', code: 'SWITCH_TO_HUMAN', questionId: 5001n };
+const passedOn: PartialEvent = {
+  type: 'handover',
+  sessionId: 's-1',
+  scope: 'question',
+  code: 'UNCLEAR_QUESTION',
+  questionId: 5001n,
+  userIds: [7n],
+};
+
+describe('applyEvent, event by event: the state before, the event, what it changed', () => {
+  it.each<[string, PartialEvent[], PartialEvent, (seq: number) => Partial<TenantDigest>]>([
+    [
+      'conversation.started for a client the tenant does not keep: the client, the thread, the counter on',
+      [],
+      { type: 'conversation.started', sessionId: 's-9', channel: 'EMAIL', coreClientId: 1001n, clientId: 'alice', by: 'customer' },
+      (seq) => ({
+        nextClientId: 1002n,
+        clients: [{ coreClientId: 1001n, clientId: 'alice', lastSeq: seq, latest: 's-9' }],
+        clientsByExternalId: [['alice', 1001n]],
+        threads: [
+          expect.objectContaining({
+            sessionId: 's-9',
+            channel: 'EMAIL',
+            client: 1001n,
+            owner: 'bot',
+            nextIndex: 1n,
+            startedSeq: seq,
+            log: [seq],
+          }),
+        ],
+      }),
+    ],
+    [
+      'conversation.started naming a coreClientId past the counter: the client, the counter where it was',
+      [],
+      { type: 'conversation.started', sessionId: 's-9', coreClientId: 9223372036854775807n, clientId: null },
+      (seq) => ({
+        clients: [{ coreClientId: 9223372036854775807n, clientId: null, lastSeq: seq, latest: 's-9' }],
+        threads: [expect.objectContaining({ sessionId: 's-9', client: 9223372036854775807n })],
+      }),
+    ],
+    [
+      'conversation.started naming a known client without clientId, with one: the client takes it',
+      world(),
+      { type: 'conversation.started', sessionId: 's-2', coreClientId: 1001n, clientId: 'bob' },
+      (seq) => ({
+        clients: [{ coreClientId: 1001n, clientId: 'bob', lastSeq: seq, latest: 's-2' }],
+        clientsByExternalId: [['bob', 1001n]],
+        threads: [expect.objectContaining({ sessionId: 's-1' }), expect.objectContaining({ sessionId: 's-2', client: 1001n })],
+      }),
+    ],
+    [
+      'customer.message with a webhook: the question, the next index and questionId, the delivery in flight',
+      [started],
+      {
+        type: 'customer.message',
+        sessionId: 's-1',
+        questionId: 5001n,
+        questionIndex: 1n,
+        text: 'Hi',
+        deliveryId: 'msg_1',
+        noWebhook: null,
+      },
+      (seq) => ({
+        nextQuestionId: 5002n,
+        clients: [{ coreClientId: 1001n, clientId: null, lastSeq: seq, latest: 's-1' }],
+        threads: [expect.objectContaining({ sessionId: 's-1', questions: [5001n], nextIndex: 2n, lastSeq: seq })],
+        questions: [{ questionId: 5001n, seq, questionIndex: 1n, type: 'TEXT', thread: 's-1', answered: false, withAgents: null }],
+        deliveries: [
+          expect.objectContaining({ deliveryId: 'msg_1', sessionId: 's-1', questionId: 5001n, seq, redeliveries: 0, inFlight: true }),
+        ],
+      }),
+    ],
+    [
+      'customer.message without a webhook: the question, no delivery',
+      [started],
+      { type: 'customer.message', sessionId: 's-1', questionId: 5001n, questionIndex: 1n, deliveryId: null },
+      (seq) => ({
+        nextQuestionId: 5002n,
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ questions: [5001n], nextIndex: 2n })],
+        questions: [expect.objectContaining({ questionId: 5001n })],
+      }),
+    ],
+    [
+      'bot.answer delivered: its answerId and question claimed, what the customer can press',
+      world(),
+      {
+        type: 'bot.answer',
+        sessionId: 's-1',
+        questionId: 5001n,
+        answerId: 'a-1',
+        delivered: true,
+        body: { questionId: 5001n, text: 'Pick', quickReplies: [{ type: 'TEXT', text: 'Yes' }] },
+      },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [
+          expect.objectContaining({
+            lastSeq: seq,
+            lastBotMessage: { seq, quickReplies: [{ type: 'TEXT', text: 'Yes' }], messageListPicker: null, listShown: false },
+          }),
+        ],
+        questions: [expect.objectContaining({ answered: true })],
+        answerIds: [['a-1', seq]],
+      }),
+    ],
+    [
+      'bot.answer refused: nothing claimed, only the thread kept alive',
+      world(),
+      { type: 'bot.answer', sessionId: 's-1', questionId: 5001n, answerId: 'a-1', delivered: false, status: 409 },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ lastSeq: seq, lastBotMessage: null })],
+      }),
+    ],
+    [
+      'greeting: what the customer can press, no answerId claimed',
+      world(),
+      { type: 'greeting', sessionId: 's-1', body: { coreClientId: 1001n, text: 'Hi', quickReplies: [{ type: 'TEXT', text: 'Go' }] } },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [
+          expect.objectContaining({ lastBotMessage: expect.objectContaining({ seq, quickReplies: [{ type: 'TEXT', text: 'Go' }] }) }),
+        ],
+      }),
+    ],
+    [
+      'handover of the thread: with agents, the hand-over recorded with its time',
+      world(),
+      { ...handedOver, userIds: [7n], time: '2026-02-02T00:00:00.000Z' },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [
+          expect.objectContaining({
+            owner: 'agents',
+            handover: { code: 'SWITCH_TO_HUMAN', seq, time: '2026-02-02T00:00:00.000Z', userIds: [7n], skillIds: [], unitIds: [] },
+          }),
+        ],
+      }),
+    ],
+    [
+      'handover of a question: the question with agents, the thread with the bot',
+      world(),
+      passedOn,
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ owner: 'bot', lastSeq: seq })],
+        questions: [expect.objectContaining({ withAgents: expect.objectContaining({ code: 'UNCLEAR_QUESTION', seq, userIds: [7n] }) })],
+      }),
+    ],
+    [
+      'released: the thread and its questions back with the bot',
+      [...world(), handedOver, passedOn],
+      { type: 'released', sessionId: 's-1', questions: 1, thread: true },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ owner: 'bot', handover: null, lastSeq: seq })],
+        questions: [expect.objectContaining({ withAgents: null })],
+      }),
+    ],
+    [
+      'webhook.redelivery: the delivery in flight again, in its next series',
+      [...world(), { type: 'webhook.attempt', deliveryId: 'msg_1', outcome: 'failed' }],
+      { type: 'webhook.redelivery', sessionId: 's-1', deliveryId: 'msg_1', questionId: 5001n, redelivery: 1 },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ lastSeq: seq })],
+        deliveries: [expect.objectContaining({ redeliveries: 1, inFlight: true })],
+      }),
+    ],
+    [
+      'webhook.attempt retrying: the delivery still in flight',
+      world(),
+      { type: 'webhook.attempt', sessionId: 's-1', deliveryId: 'msg_1', outcome: 'retrying' },
+      (seq) => ({ clients: [expect.objectContaining({ lastSeq: seq })], threads: [expect.objectContaining({ lastSeq: seq })] }),
+    ],
+    [
+      'webhook.attempt failed: the series over, the delivery can be sent again',
+      world(),
+      { type: 'webhook.attempt', sessionId: 's-1', deliveryId: 'msg_1', outcome: 'failed' },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ lastSeq: seq })],
+        deliveries: [expect.objectContaining({ inFlight: false })],
+      }),
+    ],
+    [
+      'webhook.attempt delivered: the series over',
+      world(),
+      { type: 'webhook.attempt', sessionId: 's-1', deliveryId: 'msg_1', outcome: 'delivered' },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ lastSeq: seq })],
+        deliveries: [expect.objectContaining({ inFlight: false })],
+      }),
+    ],
+    ['api.request tied to no conversation: the log alone', world(), { type: 'api.request', sessionId: null }, () => ({})],
+    [
+      'api.request tied to a conversation: its thread kept alive',
+      world(),
+      { type: 'api.request', sessionId: 's-1', scope: 'conversation' },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ lastSeq: seq, log: [1, 2, seq] })],
+      }),
+    ],
+    [
+      'reason.updated switching a reason on: the reason as stored, one more active',
+      world(),
+      { type: 'reason.updated', requestId: 'r-9', code: 'MEETING', reason: { ...MEETING, active: true }, time: '2026-03-03T00:00:00.000Z' },
+      () => ({
+        activeCount: 2,
+        reasons: [
+          ['LUNCH', expect.objectContaining({ updatedAt: null })],
+          [
+            'MEETING',
+            {
+              tenant: 'sandbox',
+              code: 'MEETING',
+              reason: { ...MEETING, active: true },
+              updatedAt: '2026-03-03T00:00:00.000Z',
+              requestId: 'r-9',
+            },
+          ],
+        ],
+      }),
+    ],
+    [
+      'reason.updated switching a reason off: one fewer active',
+      world(),
+      { type: 'reason.updated', code: 'LUNCH', reason: { ...LUNCH, active: false } },
+      () => ({
+        activeCount: 0,
+        reasons: [
+          ['LUNCH', expect.objectContaining({ reason: { ...LUNCH, active: false } })],
+          ['MEETING', expect.anything()],
+        ],
+      }),
+    ],
+    [
+      'sandbox.reset: the tenant as it started, the counters too',
+      [...world(), { type: 'reason.updated', code: 'LUNCH', reason: { ...LUNCH, active: false } }],
+      { type: 'sandbox.reset', sessionId: null },
+      () => ({
+        activeCount: 1,
+        nextClientId: 1001n,
+        nextQuestionId: 5001n,
+        clients: [],
+        threads: [],
+        questions: [],
+        deliveries: [],
+        reasons: [
+          ['LUNCH', expect.objectContaining({ reason: LUNCH, updatedAt: null })],
+          ['MEETING', expect.anything()],
+        ],
+      }),
+    ],
+  ])('%s', (_, before, event, changed) => {
+    const model = modelWith(before);
+    const previous = tenantOf(model);
+    const seq = model.lastSeq + 1;
+    const applied = eventFrom({ ...event, seq });
+    applyEvent(model, applied);
+    const after = tenantOf(model);
+    expect(changes(previous, after)).toEqual(changed(seq));
+    // Every event goes into its tenant's log, and its size into the bytes the tenant holds.
+    expect(after.log.at(-1)).toBe(applied);
+    expect(after.bytes).toBeGreaterThan(event.type === 'sandbox.reset' ? 0 : previous.bytes);
+    expect(model.lastSeq).toBe(seq);
+  });
+
+  it('resets the sandbox-wide log with a sandbox.reset of tenant "", which starts it again', () => {
+    const model = modelWith([{ type: 'api.request', tenant: '', scope: 'sandbox', sessionId: null }]);
+    expect(tenantOf(model, '').log).toHaveLength(1);
+    applyEvent(model, eventFrom({ type: 'sandbox.reset', tenant: '', sessionId: null, seq: 2 }));
+    expect(tenantOf(model, '').log.map((event) => event.type)).toEqual(['sandbox.reset']);
+  });
+
+  it('forgets the sessions of a tenant it resets, and only those', () => {
+    const model = newModel({ ...config, tenants: ['a', 'b'] });
+    applyEvent(model, eventFrom({ ...started, tenant: 'a', sessionId: 's-a', seq: 1 }));
+    applyEvent(model, eventFrom({ ...started, tenant: 'b', sessionId: 's-b', seq: 2 }));
+    applyEvent(model, eventFrom({ type: 'sandbox.reset', tenant: 'a', sessionId: null, seq: 3 }));
+    expect(digestOf(model).sessions).toEqual([['s-b', 'b']]);
+  });
+
+  it.each<[string, PartialEvent[], PartialEvent, RegExp]>([
+    [
+      'an event of a seq not after the last',
+      world(),
+      { ...started, sessionId: 's-2', seq: 1 },
+      /comes after seq 2: events are applied in seq order/,
+    ],
+    ['an event of a tenant not served', [], { ...started, tenant: 'elsewhere' }, /tenant 'elsewhere' is not served/],
+    ['a thread started twice', world(), started, /thread 's-1' exists already/],
+    ['a customer message in a thread the tenant does not keep', [], asked, /no thread 's-1' in tenant 'sandbox'/],
+  ])('refuses %s, and changes nothing', (_, before, event, message) => {
+    const model = modelWith(before);
+    const previous = digestOf(model);
+    expect(() => applyEvent(model, eventFrom({ seq: model.lastSeq + 1, ...event }))).toThrow(EventApplyError);
+    expect(() => applyEvent(model, eventFrom({ seq: model.lastSeq + 1, ...event }))).toThrow(message);
+    expect(digestOf(model)).toEqual(previous);
+  });
+});
+
+describe('the ids the log carries go on where they stopped', () => {
+  it('moves the coreClientId counter past an id it would have made, whoever named it, and past ids in use', () => {
+    const model = modelWith([
+      { type: 'conversation.started', sessionId: 's-1', coreClientId: 1002n },
+      { type: 'conversation.started', sessionId: 's-2', coreClientId: 1001n },
+    ]);
+    // 1001 was the counter's, so it moves on to 1002, which is in use: the next made is 1003.
+    expect(tenantOf(model).nextClientId).toBe(1002n);
+    expect(freeCoreClientId(model.tenants.get('sandbox')!)).toBe(1003n);
+  });
+
+  it('keeps the questionId counter past every question asked', () => {
+    const model = modelWith([started, { ...asked, questionId: 5007n }]);
+    expect(tenantOf(model).nextQuestionId).toBe(5008n);
+  });
+});
+
+describe('the bounds of a tenant, applied as each event is', () => {
+  it('keeps maxEvents events, not one more, and forgets with the oldest what no kept event mentions', () => {
+    const events: PartialEvent[] = [
+      started,
+      { ...asked, deliveryId: null },
+      { type: 'conversation.started', sessionId: 's-2', coreClientId: 1002n },
+    ];
+    const atBound = modelWith(events, { maxEvents: 3 });
+    expect(tenantOf(atBound).log).toHaveLength(3);
+    expect(tenantOf(atBound).threads.map((thread) => thread.sessionId)).toEqual(['s-1', 's-2']);
+    const past = modelWith([...events, { type: 'api.request', sessionId: 's-2' }], { maxEvents: 3 });
+    const tenant = tenantOf(past);
+    expect(tenant.log.map((event) => event.seq)).toEqual([2, 3, 4]);
+    // The thread s-1 is still mentioned by its question; the seq that started it is gone from its log.
+    expect(tenant.threads.find((thread) => thread.sessionId === 's-1')?.log).toEqual([2]);
+    const gone = modelWith([...events, { type: 'api.request', sessionId: 's-2' }, { type: 'api.request', sessionId: 's-2' }], {
+      maxEvents: 3,
+    });
+    expect(tenantOf(gone).threads.map((thread) => thread.sessionId)).toEqual(['s-2']);
+    expect(tenantOf(gone).questions).toEqual([]);
+    expect(tenantOf(gone).clients.map((client) => client.coreClientId)).toEqual([1002n]);
+    expect(digestOf(gone).sessions).toEqual([['s-2', 'sandbox']]);
+  });
+
+  it('drops the oldest events past maxEventBytes, the delivery with its customer message, and keeps the newest whatever its size', () => {
+    const sized = modelWith(world());
+    const bytes = tenantOf(sized).bytes;
+    const atBound = modelWith(world(), { maxEventBytes: bytes });
+    expect(tenantOf(atBound).log).toHaveLength(2);
+    const past = modelWith(world(), { maxEventBytes: bytes - 1 });
+    expect(tenantOf(past).log.map((event) => event.type)).toEqual(['customer.message']);
+    const huge = modelWith([...world(), { type: 'api.request', sessionId: null, error: 'x'.repeat(10_000) }], { maxEventBytes: 100 });
+    expect(tenantOf(huge).log.map((event) => event.type)).toEqual(['api.request']);
+    expect(tenantOf(huge).deliveries).toEqual([]);
+    expect(tenantOf(huge).threads).toEqual([]);
+  });
+
+  it('forgets an answerId with the answer that claimed it', () => {
+    const answered: PartialEvent = { type: 'bot.answer', sessionId: 's-1', answerId: 'a-1', delivered: true };
+    const kept = modelWith([...world(), answered, { type: 'api.request', sessionId: null }], { maxEvents: 2 });
+    expect(tenantOf(kept).answerIds).toEqual([['a-1', 3]]);
+    const dropped = modelWith([...world(), answered, { type: 'api.request', sessionId: null }, { type: 'api.request', sessionId: null }], {
+      maxEvents: 2,
+    });
+    expect(tenantOf(dropped).answerIds).toEqual([]);
+  });
+});
