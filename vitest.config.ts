@@ -49,6 +49,7 @@ export const UNIT_TESTS = [
 
 export const PROCESS_TESTS = [
   'test/build/**/*.test.ts',
+  'test/check-bot/fuzz.test.ts',
   'test/completion/**/*.test.ts',
   'test/config/{search,secret,stuck}.test.ts',
   'test/docs/{help-examples,man-page}.test.ts',

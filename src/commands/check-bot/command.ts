@@ -29,7 +29,10 @@ export const checkBotCommand: CommandFactory = (inv) => {
     )
     .option('--output <file>', 'write the report to FILE instead of stdout')
     .option('--timeout <duration>', 'how long an answer may take, such as 5s (default 10s); a check that expects none waits this long')
-    .option('--only <id...>', `run only these checks (an id, or the part before its dot: signature, timestamp): ${CHECK_IDS.join(', ')}`)
+    .option(
+      '--only <id...>',
+      `run only these checks (an id, or the part before its dot: signature, timestamp): ${CHECK_IDS.join(', ')}; with --fuzz, judge only these rules (fuzz.<rule>)`,
+    )
     .option('--fuzz <n>', 'instead of the checks, send N fuzzed conversations and shrink each rule the bot breaks to its smallest case')
     .option('--seed <s>', 'with --fuzz: the seed of the conversations (default a new one, printed); the same seed makes the same run')
     .option(

@@ -7,6 +7,7 @@ import { CHANNELS } from '../../payload/channels.js';
 import { parseJson, stringifyJson } from '../../payload/json.js';
 import type { BatteryReport, SandboxPort } from '../../testing/check-bot/battery.js';
 import type { FuzzCheckResult } from '../../testing/fuzz/battery.js';
+import type { FuzzRule } from '../../testing/fuzz/judge.js';
 import type { FuzzConversation } from '../../testing/fuzz/model.js';
 
 /**
@@ -24,6 +25,7 @@ export interface FuzzOptions {
   seed?: string;
   fuzzReplay?: string;
   fuzzSave?: string;
+  only?: string[];
   sandbox?: string;
   botUrl?: string;
   port?: string;
@@ -70,15 +72,41 @@ export async function planFuzz(options: FuzzOptions, ctx: Context): Promise<Fuzz
   const saveDir = fuzzSave === undefined ? undefined : resolve(ctx.cwd, fuzzSave);
   const command = (spec: string) => replayCommand(options, spec);
   const plan = fuzz !== undefined ? runPlan(fuzz, seed) : await replayPlan(fuzzReplay!, ctx);
+  const rules = options.only === undefined ? undefined : await selectFuzzRules(options.only);
   const { runFuzzBattery } = await import('../../testing/fuzz/battery.js');
   return {
     what:
       plan.kind === 'run'
         ? `${plan.runs} fuzzed conversation${plan.runs === 1 ? '' : 's'} (seed ${plan.seed})`
         : `the fuzzed conversation ${plan.spec}`,
-    run: (port, timeoutMs, signal) => runFuzzBattery({ port, timeoutMs, signal, plan, replayCommand: command }),
+    run: (port, timeoutMs, signal) =>
+      runFuzzBattery({ port, timeoutMs, signal, plan, replayCommand: command, ...(rules === undefined ? {} : { rules }) }),
     save: (report) => (saveDir === undefined ? Promise.resolve() : saveCases(report, saveDir, ctx)),
   };
+}
+
+/**
+ * The rules --only names with --fuzz: `fuzz.<rule>` as the report names the check, or the rule alone;
+ * `fuzz` (or `fuzz.*`) for every rule. Every unknown word is reported at once.
+ */
+async function selectFuzzRules(words: readonly string[]): Promise<ReadonlySet<FuzzRule>> {
+  const { FUZZ_RULES } = await import('../../testing/fuzz/judge.js');
+  const chosen = new Set<FuzzRule>();
+  const unknown: string[] = [];
+  for (const word of words.flatMap((w) => w.split(',')).map((w) => w.trim())) {
+    if (word === '') continue;
+    if (word === 'fuzz' || word === 'fuzz.*') {
+      for (const rule of FUZZ_RULES) chosen.add(rule);
+      continue;
+    }
+    const rule = FUZZ_RULES.find((name) => name === word || `fuzz.${name}` === word);
+    if (rule === undefined) unknown.push(`'${word}'`);
+    else chosen.add(rule);
+  }
+  const hint = `with --fuzz, --only names the rules judged: ${FUZZ_RULES.map((rule) => `fuzz.${rule}`).join(', ')}`;
+  if (unknown.length > 0) throw new UsageError(`--only: no fuzz rule ${unknown.join(', ')}`, { hint });
+  if (chosen.size === 0) throw new UsageError('--only: name at least one fuzz rule', { hint });
+  return chosen;
 }
 
 function runPlan(fuzz: string, seed: string | undefined) {
@@ -138,6 +166,7 @@ export function replayCommand(options: FuzzOptions, spec: string): string {
   if (options.botUrl !== undefined) parts.push(`--bot-url ${quote(options.botUrl)}`);
   if (options.port !== undefined) parts.push(`--port ${quote(options.port)}`);
   if (options.timeout !== undefined) parts.push(`--timeout ${quote(options.timeout)}`);
+  if (options.only !== undefined) parts.push(`--only ${options.only.map(quote).join(' ')}`);
   return parts.join(' ');
 }
 

@@ -151,7 +151,9 @@ function checkOptions(options: CheckBotOptions): Checked {
       hint: 'a run of core check-bot takes about --timeout; such as --timeout 30s',
     });
   }
-  return { timeoutMs, only: options.only === undefined ? undefined : selectChecks(options.only) };
+  // With --fuzz or --fuzz-replay, --only names fuzz rules (src/commands/check-bot/fuzz.ts).
+  const fuzzing = options.fuzz !== undefined || options.fuzzReplay !== undefined;
+  return { timeoutMs, only: options.only === undefined || fuzzing ? undefined : selectChecks(options.only) };
 }
 
 /** The parts before the dot of the check ids that have one (`signature`, `timestamp`, ...): each names its checks. */

@@ -4,7 +4,7 @@ import type { BatteryReport, CheckResult, SandboxPort } from '../check-bot/batte
 import { SandboxRefused } from '../check-bot/battery.js';
 import { num, Observer, type SandboxEvent } from '../check-bot/observe.js';
 import { playAlone, runFuzz, type FuzzCase, type FuzzInit } from './fuzz.js';
-import { FUZZ_FIXES } from './judge.js';
+import { FUZZ_FIXES, type FuzzRule } from './judge.js';
 import type { FuzzConversation } from './model.js';
 import type { FuzzKit } from './play.js';
 
@@ -21,6 +21,8 @@ export interface FuzzRun {
   signal: AbortSignal;
   /** A run of `runs` conversations of `seed`, or one conversation replayed (`spec` names it in the report). */
   plan: { kind: 'run'; seed: number; runs: number } | { kind: 'replay'; spec: string; conversation: FuzzConversation };
+  /** The rules judged (--only); undefined: every rule. */
+  rules?: ReadonlySet<FuzzRule>;
   /** The command line that replays a spec (`--fuzz-replay '<spec>'` and the run's target). */
   replayCommand(spec: string): string;
 }
@@ -51,6 +53,7 @@ export async function runFuzzBattery(
       kit: fuzzKit(run, tenant, sessions, observer, info?.duplicates === 'strict'),
       settle: (ms) => sleep(ms, undefined, { signal: run.signal }).catch(() => undefined),
       signal: run.signal,
+      ...(run.rules === undefined ? {} : { rules: run.rules }),
     };
     const cases =
       run.plan.kind === 'run'

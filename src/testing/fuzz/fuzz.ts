@@ -21,6 +21,11 @@ export const FUZZ_CONCURRENCY = 8;
  * acknowledged a delivery is seen without it).
  */
 export const FUZZ_SETTLE_MS = 300;
+/**
+ * The most smaller conversations shrinking plays for one failure: shrinking is bounded by this count
+ * of work, never by a clock, so that the same seed shrinks to the same case on any machine.
+ */
+export const MAX_SHRINKS = 400;
 /** The rules shrunk and reported in one run, each from its first conversation. */
 export const MAX_FUZZ_CASES = 5;
 
@@ -50,6 +55,8 @@ export interface FuzzInit {
   kit: FuzzKit;
   settle(ms: number): Promise<void>;
   signal: AbortSignal;
+  /** The rules judged (--only); undefined: every rule. */
+  rules?: ReadonlySet<FuzzRule>;
 }
 
 /** A random seed for a run without --seed: 31 bits, as fast-check takes. */
@@ -63,10 +70,10 @@ export async function playAlone(
   conversation: FuzzConversation,
 ): Promise<{ played: PlayedConversation; failure: FuzzFailure | null }> {
   const played = await playConversation(init.kit, conversation);
-  let failure = judge(played);
+  let failure = judge(played, init.rules);
   if (failure === null) {
     await init.settle(FUZZ_SETTLE_MS);
-    failure = judge({ ...played, events: init.kit.events(played.sessionId), untied: init.kit.untied() });
+    failure = judge({ ...played, events: init.kit.events(played.sessionId), untied: init.kit.untied() }, init.rules);
   }
   return { played, failure };
 }
@@ -87,7 +94,7 @@ export async function runFuzz(init: FuzzInit, seed: number, runs: number): Promi
   const firsts = new Map<FuzzRule, { index: number; count: number }>();
   played.forEach((conversation, index) => {
     if (conversation === undefined) return;
-    const failure = judge({ ...conversation, events: init.kit.events(conversation.sessionId), untied: init.kit.untied() });
+    const failure = judge({ ...conversation, events: init.kit.events(conversation.sessionId), untied: init.kit.untied() }, init.rules);
     if (failure === null) return;
     const seen = firsts.get(failure.rule);
     if (seen) seen.count += 1;
@@ -111,7 +118,8 @@ async function shrink(init: FuzzInit, seed: number, index: number, rule: FuzzRul
   let last: { played: PlayedConversation; failure: FuzzFailure } | null = null;
   let shrinks = 0;
   const property = fc.asyncProperty(conversationArbitrary(), async (conversation) => {
-    if (init.signal.aborted) return true;
+    // Past the bound, every candidate passes: fast-check keeps the smallest failure found so far.
+    if (init.signal.aborted || shrinks > MAX_SHRINKS) return true;
     shrinks += 1;
     const outcome = await playAlone(init, conversation);
     if (outcome.failure?.rule !== rule) return true;

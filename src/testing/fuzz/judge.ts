@@ -1,5 +1,5 @@
 import type { Channel } from '../../payload/channels.js';
-import { num, type SandboxEvent } from '../check-bot/observe.js';
+import type { SandboxEvent } from '../check-bot/observe.js';
 
 /**
  * The platform's rules a fuzzed conversation is judged by (docs/check-bot.md, "Fuzzing"): pure, from
@@ -97,14 +97,21 @@ export function roundedFrom(named: unknown, ours: bigint): boolean {
   return typeof named === 'bigint' && named !== ours && BigInt(Number(ours)) === named;
 }
 
-export function judge(played: PlayedConversation): FuzzFailure | null {
+export function judge(played: PlayedConversation, rules?: ReadonlySet<FuzzRule>): FuzzFailure | null {
+  // With `rules` (--only), the first failure of those rules; a bot that cannot be reached always counts.
+  const counts = (failure: FuzzFailure | null) =>
+    failure !== null && (rules === undefined || rules.has(failure.rule) || failure.rule === 'unreachable');
   for (const [index, message] of played.messages.entries()) {
     const failure = attemptFailure(message.attempt, `message ${index + 1}`);
-    if (failure) return { ...failure, message: index };
+    if (failure && counts({ ...failure, message: index })) return { ...failure, message: index };
     const again = message.redelivery && attemptFailure(message.redelivery, `the redelivery of message ${index + 1}`);
-    if (again) return { ...again, message: index };
+    if (again && counts({ ...again, message: index })) return { ...again, message: index };
   }
-  return refusedAnswer(played) ?? wrongIds(played) ?? repeatedAnswer(played) ?? missingAnswer(played);
+  for (const rule of [refusedAnswer, wrongIds, repeatedAnswer, missingAnswer]) {
+    const failure = rule(played);
+    if (counts(failure)) return failure;
+  }
+  return null;
 }
 
 /** The message a question belongs to, by its questionId; -1 when none. */
