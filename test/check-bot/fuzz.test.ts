@@ -128,7 +128,10 @@ describe('core check-bot --fuzz against a bot with one hidden flaw', () => {
       expect(report.ok).toBe(false);
       const found = report.checks.find((check) => check.id === rule);
       expect(found, JSON.stringify(report.checks, null, 2)).toBeDefined();
-      expect(report.checks.filter((check) => check.status === 'fail').map((check) => check.id)).toEqual([rule]);
+      expect(
+        report.checks.filter((check) => check.status === 'fail').map((check) => check.id),
+        JSON.stringify(report.checks, null, 2),
+      ).toEqual([rule]);
       expect(found!.replay).toMatch(new RegExp(`^${SEED}:\\d+(:\\d+)*$`));
       expect(found!.command).toContain(`core check-bot --fuzz-replay ${found!.replay}`);
       minimal(messageOf(found!.delivery!));

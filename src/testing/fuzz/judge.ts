@@ -146,11 +146,19 @@ function refusedAnswer(played: PlayedConversation): FuzzFailure | null {
   return null;
 }
 
+/** The identifiers a refused request of the bot named: read by the sandbox (api.request), or in the answer's body. */
+function namedIn(event: SandboxEvent): { questionId?: unknown; coreClientId?: unknown; status: number } | null {
+  if (event.type === 'api.request') return { ...event.named, status: event.status };
+  if (event.type !== 'bot.answer' || typeof event.body !== 'object' || event.body === null) return null;
+  const body = event.body as Record<string, unknown>;
+  return { questionId: body.questionId, coreClientId: body.coreClientId, status: event.status };
+}
+
 /** Identifiers the bot sent back other than it was given: through a double (past 2^53), or another thread's. */
 function wrongIds(played: PlayedConversation): FuzzFailure | null {
   for (const event of played.untied) {
-    if (event.type !== 'api.request') continue;
-    const { named } = event;
+    const named = namedIn(event);
+    if (named === null) continue;
     const index = played.messages.findIndex((message) => roundedFrom(named.questionId, message.questionId));
     const client = roundedFrom(named.coreClientId, played.coreClientId);
     if (index >= 0 || client) {
@@ -161,7 +169,7 @@ function wrongIds(played: PlayedConversation): FuzzFailure | null {
       return {
         rule: 'ids',
         message: Math.max(index, 0),
-        text: `the bot answered with ${which}: the id lost its last digits (read as a double); refused ${event.status}`,
+        text: `the bot answered with ${which}: the id lost its last digits (read as a double); refused ${named.status}`,
       };
     }
   }
