@@ -41,7 +41,7 @@ export interface Flaws {
   failsOverLength?: number;
   /** Drops the connection, unanswered, on a message whose text holds this (a handler that crashes). */
   crashesOn?: string;
-  /** Addresses an EMAIL answer by questionId alone from the thread's second question on. */
+  /** Addresses an EMAIL answer by questionId alone from the thread's second question on (questionIndex 2: it counts from 1). */
   emailByQuestionIdAfterFirst?: boolean;
   /** Reads the webhook with JSON.parse, so identifiers past 2^53 come back rounded. */
   readsIdsAsDoubles?: boolean;
@@ -119,7 +119,7 @@ export async function startBot(secret: string, flaws: Flaws = {}): Promise<TestB
 
   const answer = async (webhook: Record<string, unknown>, webhookId: string, again: boolean): Promise<void> => {
     const message = webhook.message as Record<string, unknown>;
-    const laterEmail = flaws.emailByQuestionIdAfterFirst === true && BigInt(message.questionIndex as bigint | number) >= 1n;
+    const laterEmail = flaws.emailByQuestionIdAfterFirst === true && BigInt(message.questionIndex as bigint | number) >= 2n;
     const email = message.type === 'EMAIL' && !flaws.emailByQuestionId && !laterEmail;
     const answerId = again && flaws.replay === 'new-answerId' ? `answer-${randomUUID()}` : `answer-${webhookId}`;
     const body: Record<string, unknown> = {

@@ -1,5 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/payload/json.js';
+import { FLAKY } from '../../src/testing/fuzz/fuzz.js';
 import { freePort } from '../helpers/processes.js';
 import { baseEnv, ensureBuilt, killStillRunning, runBuilt } from '../helpers/run.js';
 import { startBot, type Flaws } from './bots.js';
@@ -93,7 +94,7 @@ const FLAWED: {
     rule: 'fuzz.email-addressing',
     minimal: (message) => {
       expect(message.channel).toBe('EMAIL');
-      expect(message.questionIndex).toBe(1n);
+      expect(message.questionIndex).toBe(2n);
       expect(message.text).toBe('a');
     },
   },
@@ -102,7 +103,7 @@ const FLAWED: {
     flaws: { replay: 'new-answerId' },
     rule: 'fuzz.redelivery-answered',
     minimal: (message) => {
-      expect(message.questionIndex).toBe(0n);
+      expect(message.questionIndex).toBe(1n);
       expect(message.text).toBe('a');
     },
   },
@@ -113,6 +114,7 @@ const FLAWED: {
     minimal: (message) => {
       const ids = [message.questionId, message.coreClientId] as bigint[];
       expect(ids.some((id) => id > 2n ** 53n)).toBe(true);
+      expect(message.questionIndex).toBe(1n);
       expect(message.text).toBe('a');
     },
   },
@@ -128,10 +130,10 @@ describe('core check-bot --fuzz against a bot with one hidden flaw', () => {
       expect(report.ok).toBe(false);
       const found = report.checks.find((check) => check.id === rule);
       expect(found, JSON.stringify(report.checks, null, 2)).toBeDefined();
-      expect(
-        report.checks.filter((check) => check.status === 'fail').map((check) => check.id),
-        JSON.stringify(report.checks, null, 2),
-      ).toEqual([rule]);
+      // No other rule, unless it did not come again when played alone: a loaded machine can make a
+      // delivery time out in a run of eight conversations at once.
+      const others = report.checks.filter((check) => check.status === 'fail' && check.id !== rule && !check.message.includes(FLAKY));
+      expect(others, JSON.stringify(report.checks, null, 2)).toEqual([]);
       expect(found!.replay).toMatch(new RegExp(`^${SEED}:\\d+(:\\d+)*$`));
       expect(found!.command).toContain(`core check-bot --fuzz-replay ${found!.replay}`);
       minimal(messageOf(found!.delivery!));

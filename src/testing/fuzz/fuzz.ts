@@ -131,11 +131,13 @@ async function shrink(init: FuzzInit, seed: number, index: number, rule: FuzzRul
   const found = last as { played: PlayedConversation; failure: FuzzFailure } | null;
   const conversation = conversationAt(seed, path);
   if (found === null) {
-    // The failure did not come again (a flaky bot): the first conversation is reported as found.
+    // The failure did not come again (a flaky bot, or a machine too busy to answer in time): the first
+    // conversation is reported as found, and said to be flaky.
     const { played, failure } = await playAlone(init, conversation);
+    const again = failure === null ? 'no rule broken' : `${failure.rule}: ${failure.text}`;
     return {
       rule,
-      message: failure?.text ?? `broke ${rule} once, and not when played again`,
+      message: `${rule} in the run, and not when played again alone (${FLAKY}; played again: ${again})`,
       replay: `${seed}:${path}`,
       conversation,
       played,
@@ -144,6 +146,9 @@ async function shrink(init: FuzzInit, seed: number, index: number, rule: FuzzRul
   }
   return { rule, message: found.failure.text, replay: `${seed}:${path}`, conversation, played: found.played, shrinks: shrinks - 1 };
 }
+
+/** What a failure that did not come again is said to be. */
+export const FLAKY = 'flaky: it depends on timing or on what ran at the same time';
 
 /** A replay spec, `<seed>:<path>` (integers separated by colons), or undefined for anything else (a file). */
 export function parseReplaySpec(spec: string): { seed: number; path: string } | undefined {
