@@ -53,6 +53,7 @@ export const UNIT_TESTS = [
 export const PROCESS_TESTS = [
   'test/bridge/end-to-end.test.ts',
   'test/build/**/*.test.ts',
+  'test/check-bot/fuzz.test.ts',
   'test/completion/**/*.test.ts',
   'test/config/{search,secret,stuck,swapped}.test.ts',
   'test/docs/{help-examples,man-page}.test.ts',

@@ -1,3 +1,5 @@
+import { XMLValidator } from 'fast-xml-parser';
+import { Parser as TapParser } from 'tap-parser';
 import { describe, expect, it } from 'vitest';
 import { makeStyle } from '../../src/output/style.js';
 import type { BatteryReport, CheckResult } from '../../src/testing/check-bot/battery.js';
@@ -174,5 +176,50 @@ describe("core test's human report shows a bot's text written like a pattern", (
     ['/\u009b2J/', '/\\u009b2J/'],
   ])('%j as %s: as written, every control character escaped', (value, shown) => {
     expect(showValue(value)).toBe(shown);
+  });
+});
+
+describe('a fuzzed failure in every reporter', () => {
+  const command = "core check-bot --fuzz-replay 7:12:0:3 --port 8080 --bot-url http://127.0.0.1:3000/webhook --only 'fuzz.server-error'";
+  // A delivery whose text holds what XML and a terminal cannot carry as it is.
+  const delivery = '{"type":"MESSAGE","message":{"text":"\\u0000 \uffff \u202e <b>&"}}';
+  const fuzzed = {
+    ...result('fuzz.server-error' as CheckResult['id'], 'fail', 'message 1: the bot answered 500'),
+    replay: '7:12:0:3',
+    command,
+    delivery,
+  };
+  const fuzzReport = report([fuzzed]);
+
+  it('is one case with the replay command and the delivery, in JSON', () => {
+    const json = JSON.parse(renderCheckJson(fuzzReport, context)) as { checks: Record<string, unknown>[] };
+    expect(json.checks).toHaveLength(1);
+    expect(json.checks[0]).toMatchObject({ id: 'fuzz.server-error', status: 'fail', replay: '7:12:0:3', command, delivery });
+  });
+
+  it('is one test case with the replay command in its failure, in JUnit XML that parses', () => {
+    const xml = renderCheckJunit(fuzzReport);
+    expect(XMLValidator.validate(xml)).toBe(true);
+    expect(xml.match(/<testcase /g)).toHaveLength(1);
+    expect(xml).toContain(`replay: ${command.replace(/&/g, '&amp;')}`);
+    expect(xml).toContain('delivery: {"type":"MESSAGE","message":{"text":"\\u0000 \ufffd \u202e &lt;b&gt;&amp;"}}');
+  });
+
+  it('is one test point with the replay command in its YAML block, in TAP', async () => {
+    const tap = await renderCheckTap(fuzzReport);
+    const points: { ok: boolean; diag?: Record<string, unknown> }[] = [];
+    const parser = new TapParser({ strict: true });
+    parser.on('assert', (point: { ok: boolean; diag?: Record<string, unknown> }) => points.push(point));
+    parser.end(tap);
+    expect(points).toHaveLength(1);
+    expect(points[0]!.ok).toBe(false);
+    expect(points[0]!.diag).toMatchObject({ replay: command, delivery });
+  });
+
+  it('has the replay command and the delivery under the failure, in the table', () => {
+    const table = renderTable(fuzzReport, context, makeStyle(false));
+    expect(table).toContain(`replay: ${command}`);
+    expect(table).toMatch(/delivery: \{"type":"MESSAGE".*\}/);
+    expect(table).not.toContain('\u202e');
   });
 });
