@@ -195,6 +195,7 @@ export async function startLocalSandbox(options: SandboxOptions = {}): Promise<L
     maxEvents: options.maxEvents ?? sandboxDefaults.maxEvents,
     maxEventBytes: options.maxEventBytes ?? sandboxDefaults.maxEventBytes,
     botConnected: botUrl !== null,
+    largeIds: options.largeIds === true,
   });
   const bot = {
     timeoutMs: options.webhookTimeoutMs ?? sandboxDefaults.webhookTimeoutMs,

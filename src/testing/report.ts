@@ -182,7 +182,15 @@ export function renderJunit(report: RunReport): string {
   ];
   for (const file of report.files) {
     const fileFailed = file.conversations.filter((r) => outcomeOf(r) === 'failed').length;
-    const time = file.conversations.reduce((sum, r) => sum + r.durationMs, 0);
+    // The span of its conversations, which run at once: a sum would exceed the run's own time.
+    const spans = file.conversations.flatMap((r) => (r.span === null ? [] : [r.span]));
+    let from = Infinity;
+    let to = -Infinity;
+    for (const span of spans) {
+      from = Math.min(from, span.from);
+      to = Math.max(to, span.to);
+    }
+    const time = spans.length === 0 ? 0 : Math.round(to - from);
     out.push(
       `  <testsuite name="${attr(file.name)}" tests="${file.conversations.length}" failures="${report.unreachable ? 0 : fileFailed}" ` +
         `errors="${report.unreachable ? file.conversations.length : 0}" skipped="0" time="${seconds(time)}" timestamp="${report.startedAt}" file="${attr(file.file)}">`,

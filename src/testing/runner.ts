@@ -70,6 +70,9 @@ export interface RunResult {
   sessionId: string | null;
   outcome: 'passed' | 'failed';
   durationMs: number;
+  /** When it started and ended (performance.now(), unrounded): a conversation's time is the span of its runs. */
+  startedAt: number;
+  endedAt: number;
   steps: StepResult[];
   /** The first failure: of a step (stepIndex), or of the conversation itself (null: its start, or after its last step). */
   failure?: Failure & { stepIndex: number | null; line: number };
@@ -119,6 +122,8 @@ export async function runConversation(plan: PlannedConversation, init: RunnerIni
     sessionId: null,
     outcome: 'passed',
     durationMs: 0,
+    startedAt: started,
+    endedAt: started,
     steps: plan.steps.map((step) => ({
       index: step.index,
       line: step.line,
@@ -137,7 +142,8 @@ export async function runConversation(plan: PlannedConversation, init: RunnerIni
       result.outcome = 'failed';
       result.failure = failure;
     }
-    result.durationMs = Math.round(performance.now() - started);
+    result.endedAt = performance.now();
+    result.durationMs = Math.round(result.endedAt - started);
     return result;
   };
 

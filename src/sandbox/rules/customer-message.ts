@@ -34,13 +34,14 @@ export function customerMessage(
   words: CustomerWords,
   botConnected: boolean,
   ids: RandomIds,
+  questionId: bigint = view.nextQuestionId,
 ): EventFields<'customer.message'> {
   const { questionType, noWebhook } = customerQuestion(thread, botConnected);
   const { sessionId, channel, client } = thread;
   return {
     type: 'customer.message',
     ...{ sessionId, channel, coreClientId: client.coreClientId, clientId: client.clientId },
-    ...{ questionId: view.nextQuestionId, questionIndex: thread.nextIndex, questionType },
+    ...{ questionId, questionIndex: thread.nextIndex, questionType },
     ...{ text: flatten(words.text), quickReply: words.quickReply, listItem: words.listItem },
     ...{ deliveryId: noWebhook === null ? ids.deliveryId() : null, noWebhook },
   };

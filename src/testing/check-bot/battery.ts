@@ -107,8 +107,8 @@ export async function runBattery(init: BatteryInit): Promise<BatteryReport> {
     const kit: CheckKit = {
       timeoutMs,
       signal,
-      async start(channel) {
-        const json = await call('POST', '/_sandbox/conversations', { tenant, channel }, 201);
+      async start(channel, coreClientId) {
+        const json = await call('POST', '/_sandbox/conversations', { tenant, channel, ...(coreClientId === undefined ? {} : { coreClientId }) }, 201);
         const sessionId = String(json.sessionId);
         sessions.add(sessionId);
         return sessionId;
@@ -138,6 +138,7 @@ export async function runBattery(init: BatteryInit): Promise<BatteryReport> {
       wait: (sessionId, test, from = 0) => observer.wait(sessionId, test, timeoutMs, signal, from),
       seen: (sessionId) => observer.events(sessionId).length,
       untiedNote: () => untiedNote(observer.untied),
+      untied: () => observer.untied,
     };
 
     const selected = CHECKS.filter((check) => init.only === undefined || init.only.includes(check.id));
