@@ -34,6 +34,7 @@ export interface CheckBotOptions {
   timeout?: string;
   /** Check ids, or the part before their dot (`signature`), each word possibly a comma-separated list. */
   only?: string[];
+  largeIds?: boolean;
 }
 
 export const DEFAULT_TIMEOUT = '10s';
@@ -219,7 +220,7 @@ async function connect(options: CheckBotOptions, ctx: Context): Promise<Connecte
   ]);
   // The secret named by CORE_SANDBOX_WEBHOOK_SECRET, else the one kept for the user, as core sandbox signs with.
   const { options: sandboxOptions, secret } = await withSigningSecret(
-    await parseSandboxFlags({ botUrl: options.botUrl, port: options.port }, ctx.cwd, ctx.env),
+    await parseSandboxFlags({ botUrl: options.botUrl, port: options.port, largeIds: options.largeIds }, ctx.cwd, ctx.env),
     ctx.env,
   );
   const unkept = unkeptWarning(secret);

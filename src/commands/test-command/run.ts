@@ -49,6 +49,7 @@ export interface TestOptions {
   concurrency?: string;
   repeat?: string;
   coverage?: boolean;
+  largeIds?: boolean;
 }
 
 /** One report to write: to FILE (a full path), or to stdout. */
@@ -257,7 +258,7 @@ function checkOptions(options: TestOptions): { timeoutMs: number; concurrency: n
  * started on --port delivering to --bot-url (closed by the caller).
  */
 export async function connect(
-  options: Pick<TestOptions, 'sandbox' | 'botUrl' | 'port'>,
+  options: Pick<TestOptions, 'sandbox' | 'botUrl' | 'port' | 'largeIds'>,
   ctx: Context,
 ): Promise<{ url: string; botUrl: string | null; sandbox?: LocalSandbox }> {
   if (options.sandbox !== undefined) {
@@ -285,7 +286,7 @@ export async function connect(
     ]);
   // The secret named by CORE_SANDBOX_WEBHOOK_SECRET, else the one kept for the user, as core sandbox signs with.
   const { options: sandboxOptions, secret } = await withSigningSecret(
-    await parseSandboxFlags({ botUrl: options.botUrl, port: options.port }, ctx.cwd, ctx.env),
+    await parseSandboxFlags({ botUrl: options.botUrl, port: options.port, largeIds: options.largeIds }, ctx.cwd, ctx.env),
     ctx.env,
   );
   const unkept = unkeptWarning(secret);

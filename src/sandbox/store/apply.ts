@@ -167,11 +167,11 @@ function ask(tenant: TenantState, event: EventOf<'customer.message'>): number {
   thread.questions.push(question);
   tenant.questions.set(questionId, question);
   thread.nextIndex = questionIndex + 1n;
-  // The counter moves on past the id it gave, or the one it gave 2^53 further up (the probe of
-  // ids.precision): so the questions after that one keep their usual ids, and a second probe gets
-  // an id of its own.
+  // The counter moves on past every question asked, but for one 2^53 or more above it (the probe of
+  // ids.precision asks one there): it then takes one step, so the questions after keep their usual
+  // ids and a second probe gets an id of its own; the counter would need 2^53 questions to reach it.
   const next = tenant.nextQuestionId;
-  if (questionId === next || questionId === next + LARGE_ID_OFFSET) tenant.nextQuestionId = next + 1n;
+  if (questionId >= next) tenant.nextQuestionId = questionId - next >= LARGE_ID_OFFSET ? next + 1n : questionId + 1n;
   const { deliveryId } = event;
   if (deliveryId === null) return 0;
   const delivery = newDelivery({ ...event, deliveryId });
