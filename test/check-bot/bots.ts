@@ -15,6 +15,8 @@ import { startRecordingServer, type RecordedRequest, type RecordingServer, type 
 export interface Flaws {
   /** How the signature is checked: `unsigned-accepted` lets a delivery without webhook-* headers through; `not-compared` takes any v1 signature; `first-only` compares the first signature of the header alone; `reserialised` computes it over the body parsed and written again (identifiers kept exact), not over the bytes received. */
   signature?: 'unsigned-accepted' | 'not-compared' | 'first-only' | 'reserialised';
+  /** Verifies with this secret instead of the sandbox's. */
+  secret?: string;
   /** Reads the webhook with JSON.parse, so identifiers above 2^53 are rounded in the answer. */
   doubles?: boolean;
   /** Which timestamps are let through: `old` (no lower bound), `future` (no upper bound), `any`. */
@@ -65,7 +67,7 @@ const KNOWN_MESSAGE = [
 const TOLERANCE_SECONDS = 300;
 
 export async function startBot(secret: string, flaws: Flaws = {}): Promise<TestBot> {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const key = Buffer.from((flaws.secret ?? secret).replace(/^whsec_/, ''), 'base64');
   let apiBase = '';
   const handled = new Set<string>();
 

@@ -197,6 +197,38 @@ describe.concurrent('core check-bot --only answers, against bots that do not ans
   });
 });
 
+describe('core check-bot against a bot that verifies with another secret', () => {
+  it('says so once, as the diagnosis, instead of a fix per failed check', async () => {
+    const { code, report, stdout } = await checkJson({
+      secret: `whsec_${Buffer.from('another key of thirty-two bytes!').toString('base64')}`,
+    });
+    expect(code).toBe(3);
+    const typed = report as Report & { diagnosis: { message: string; fix: string } | null };
+    expect(typed.diagnosis?.message).toMatch(
+      /^the bot refuses the sandbox's signature: it answered every correctly signed delivery \(\d+\) 401$/,
+    );
+    expect(typed.diagnosis?.fix).toMatch(/^does the bot verify with the secret the sandbox signs with\? Give it CORE_WEBHOOK_SECRET/);
+    // The refusals it should make, it makes; every check that needs an answer fails, with no fix of its own.
+    expect(failing(report)).toEqual([
+      'answers',
+      'signature.rotation',
+      'signature.raw-body',
+      'replay',
+      'retry.answerId',
+      'email.addressing',
+      'unknown-fields',
+      'ids.precision',
+    ]);
+    expect(report.checks.filter((c) => c.fix !== null)).toEqual([]);
+    expect(stdout).not.toContain('fix: split webhook-signature');
+  });
+
+  it('gives no diagnosis for a bot that refuses some signed deliveries only', async () => {
+    const { report } = await checkJson({ signature: 'first-only' });
+    expect((report as Report & { diagnosis: unknown }).diagnosis).toBeNull();
+  });
+});
+
 describe('core check-bot against a bot answering with a wrong token', () => {
   it('fails answers as soon as the sandbox refuses the answer, naming the 401 and its message', async () => {
     // The answer names its question, so the sandbox ties the refusal to the check's conversation: the check does not
@@ -366,7 +398,14 @@ describe('core check-bot against a bot that cannot be reached', () => {
 });
 
 describe('core check-bot --sandbox URL where nothing answers', () => {
-  const selected = ['answers', 'signature.missing', 'signature.tampered', 'signature.wrong-secret', 'signature.rotation', 'signature.raw-body'];
+  const selected = [
+    'answers',
+    'signature.missing',
+    'signature.tampered',
+    'signature.wrong-secret',
+    'signature.rotation',
+    'signature.raw-body',
+  ];
 
   /** Each reporter's document read back with its parser, checked to say the sandbox could not be reached. */
   const checks: Record<string, (document: string, message: string, sandboxUrl: string) => Promise<void>> = {

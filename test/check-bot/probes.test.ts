@@ -187,7 +187,7 @@ describe('POST /_sandbox/probes sends one crafted delivery of a new question', (
         const [id, ts] = [header(request, 'webhook-id')!, header(request, 'webhook-timestamp')!];
         // Signed over the bytes as sent, which hold the same value as the delivery...
         expect(header(request, 'webhook-signature')).toBe(`v1,${sign(id, ts, request.body)}`);
-        expect(JSON.parse(request.text)).toEqual(JSON.parse(original.toString("utf8")));
+        expect(JSON.parse(request.text)).toEqual(JSON.parse(original.toString('utf8')));
         // ... in bytes that a parse and a write give back otherwise.
         expect(JSON.stringify(JSON.parse(request.text))).not.toBe(request.text);
         expect(request.text).toMatch(/^\{\n {2}"message" : \{\n/);
@@ -214,9 +214,11 @@ describe('POST /_sandbox/probes sends one crafted delivery of a new question', (
 
   it('asks a large-ids question 2^53 above the next id, each its own, and the questions after it keep their usual ids', async () => {
     const { bot, sb } = await platform();
-    const { sessionId } = await call(sb, '/_sandbox/conversations', { body: { coreClientId: 9007199254740993n }, token: null, tenant: null }).then(
-      (answer) => answer.json as { sessionId: string },
-    );
+    const { sessionId } = await call(sb, '/_sandbox/conversations', {
+      body: { coreClientId: 9007199254740993n },
+      token: null,
+      tenant: null,
+    }).then((answer) => answer.json as { sessionId: string });
     const ids: bigint[] = [];
     for (const craft of ['signed', 'large-ids', 'large-ids', 'signed']) {
       const answer = (await probe(sb, { sessionId, craft })).json as ProbeAnswer;

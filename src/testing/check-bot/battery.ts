@@ -53,10 +53,39 @@ export interface BatteryReport {
   passed: number;
   failed: number;
   /**
+   * Set when the bot refused every correctly signed delivery with 401 or 403: one cause (nearly always
+   * the secret it verifies with) said once, in place of each failed check's fix.
+   */
+  diagnosis: Diagnosis | null;
+  /**
    * Set when the bot could not be reached at all (every delivery failed to connect and no request of the
    * bot came), or the sandbox at --sandbox (no answer to its first request, so no check ran).
    */
   unreachable: Unreachable | null;
+}
+
+export interface Diagnosis {
+  message: string;
+  fix: string;
+}
+
+/** The crafts a bot that verifies correctly accepts: signed with the sandbox's secret, fresh, of any shape. */
+const ACCEPTABLE: readonly Craft[] = ['signed', 'rotation', 'raw-body', 'unknown-fields', 'large-ids'];
+
+/**
+ * One diagnosis when every correctly signed delivery was refused with 401 or 403: the checks that need
+ * an answer then all fail for that one reason, and their own fixes (rotation, replay, retries, email,
+ * unknown fields) would send the developer the wrong way.
+ */
+export function signatureDiagnosis(statuses: readonly (number | null)[]): Diagnosis | null {
+  if (statuses.length === 0 || !statuses.every((status) => status === 401 || status === 403)) return null;
+  const shown = [...new Set(statuses)].join(' or ');
+  return {
+    message: `the bot refuses the sandbox's signature: it answered every correctly signed delivery (${statuses.length}) ${shown}`,
+    fix:
+      "does the bot verify with the secret the sandbox signs with? Give it CORE_WEBHOOK_SECRET equal to the sandbox's " +
+      '(CORE_SANDBOX_WEBHOOK_SECRET, else the one kept for you, which core sandbox prints); then check it signs the raw body as received',
+  };
 }
 
 /** A request to the sandbox's own endpoints was not answered as expected: the check that made it fails with this. */
@@ -77,6 +106,8 @@ export async function runBattery(init: BatteryInit): Promise<BatteryReport> {
   // is recorded sandbox-wide (tenant ""), and is the bot's mistake to report. The observer passes over other tenants'.
   const stream = port.events(`?after=${lastSeq}`, (event) => observer.take(event));
   const attempts: DeliveryAnswer[] = [];
+  /** How the bot answered each crafted delivery it should accept. */
+  const acceptable: (number | null)[] = [];
   try {
     await stream.opened;
     const call = async (method: 'GET' | 'POST', path: string, body: unknown, expected: number): Promise<Record<string, unknown>> => {
@@ -108,14 +139,21 @@ export async function runBattery(init: BatteryInit): Promise<BatteryReport> {
       timeoutMs,
       signal,
       async start(channel, coreClientId) {
-        const json = await call('POST', '/_sandbox/conversations', { tenant, channel, ...(coreClientId === undefined ? {} : { coreClientId }) }, 201);
+        const json = await call(
+          'POST',
+          '/_sandbox/conversations',
+          { tenant, channel, ...(coreClientId === undefined ? {} : { coreClientId }) },
+          201,
+        );
         const sessionId = String(json.sessionId);
         sessions.add(sessionId);
         return sessionId;
       },
       async probe(sessionId, craft: Craft, text) {
         const json = await call('POST', '/_sandbox/probes', { sessionId, craft, text }, 200);
-        return { sessionId, questionId: json.questionId as bigint, deliveryId: String(json.deliveryId), attempt: delivery(json) };
+        const attempt = delivery(json);
+        if (ACCEPTABLE.includes(craft)) acceptable.push(attempt.status);
+        return { sessionId, questionId: json.questionId as bigint, deliveryId: String(json.deliveryId), attempt };
       },
       async replay(deliveryId) {
         return delivery(await call('POST', '/_sandbox/probes', { craft: 'replay', deliveryId }, 200));
@@ -166,6 +204,9 @@ export async function runBattery(init: BatteryInit): Promise<BatteryReport> {
       }),
     );
     checks.sort((a, b) => CHECK_IDS.indexOf(a.id) - CHECK_IDS.indexOf(b.id));
+    const diagnosis = signatureDiagnosis(acceptable);
+    // The one cause said once: no failed check's own fix points elsewhere.
+    if (diagnosis !== null) for (const check of checks) check.fix = null;
     const webhookAttempts = [...sessions].flatMap((id) =>
       observer
         .events(id)
@@ -181,6 +222,7 @@ export async function runBattery(init: BatteryInit): Promise<BatteryReport> {
       checks,
       passed: checks.filter((check) => check.status === 'pass').length,
       failed: checks.filter((check) => check.status === 'fail').length,
+      diagnosis,
       unreachable: observer.botSpoke ? null : unreachable([...attempts, ...webhookAttempts]),
     };
   } finally {
@@ -226,6 +268,7 @@ export function unplayedBattery(
     checks,
     passed: 0,
     failed: checks.length,
+    diagnosis: null,
     unreachable,
   };
 }

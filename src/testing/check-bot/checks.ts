@@ -159,7 +159,8 @@ function roundedIds(untied: readonly SandboxEvent[], questionId: bigint): string
   const asDouble = (id: bigint) => BigInt(Number(id));
   for (const event of untied) {
     // A refused answer names no question of the sandbox's: what it named is in its body.
-    const body = event.type === 'bot.answer' && typeof event.body === 'object' && event.body !== null ? (event.body as Record<string, unknown>) : {};
+    const body =
+      event.type === 'bot.answer' && typeof event.body === 'object' && event.body !== null ? (event.body as Record<string, unknown>) : {};
     const id = (value: unknown) => (typeof value === 'bigint' ? value : null);
     const named =
       event.type === 'api.request'

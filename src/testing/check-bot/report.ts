@@ -38,7 +38,10 @@ export function renderTable(report: BatteryReport, context: ReportContext, style
     lines.push(`${pad(check.id, width)}  ${result}  ${check.message}`);
     if (check.fix !== null) lines.push(`${' '.repeat(width + 10)}${style.dim('fix:')} ${check.fix}`);
   }
-  return `${lines.join('\n')}\n\n${summaryLine(report, context, style)}`;
+  const diagnosis = report.diagnosis
+    ? `\n${style.red('diagnosis:')} ${report.diagnosis.message}\n${style.dim('fix:')} ${report.diagnosis.fix}\n`
+    : '';
+  return `${lines.join('\n')}\n${diagnosis}\n${summaryLine(report, context, style)}`;
 }
 
 export function summaryLine(report: BatteryReport, context: ReportContext, style: Style): string {
@@ -71,6 +74,7 @@ export function renderCheckJson(report: BatteryReport, context: ReportContext): 
       durationMs: check.durationMs,
     })),
     summary: { checks: report.checks.length, passed: report.passed, failed: report.failed },
+    diagnosis: report.diagnosis,
     error: report.unreachable
       ? unreachableJson(report.unreachable, report.unreachable.kind === 'bot' ? context.botUrl : context.sandboxUrl)
       : null,
@@ -102,7 +106,7 @@ export function renderCheckJunit(report: BatteryReport): string {
     } else if (check.status === 'fail') {
       out.push(
         `${open}>`,
-        `      <failure message="${xmlAttr(check.message)}" type="CheckFailure">${xmlText(details(check))}</failure>`,
+        `      <failure message="${xmlAttr(check.message)}" type="CheckFailure">${xmlText(details(check, report))}</failure>`,
         ...(check.sessionId ? [`      <system-out>${xmlText(`sandbox conversation ${check.sessionId}`)}</system-out>`] : []),
         '    </testcase>',
       );
@@ -112,8 +116,9 @@ export function renderCheckJunit(report: BatteryReport): string {
   return `${out.join('\n')}\n`;
 }
 
-function details(check: CheckResult): string {
-  return [`sent: ${check.sends}`, `passes when: ${check.passes}`, `what happened: ${check.message}`, `fix: ${check.fix ?? ''}`].join('\n');
+function details(check: CheckResult, report: BatteryReport): string {
+  const fix = report.diagnosis ? `diagnosis: ${report.diagnosis.message}\nfix: ${report.diagnosis.fix}` : `fix: ${check.fix ?? ''}`;
+  return [`sent: ${check.sends}`, `passes when: ${check.passes}`, `what happened: ${check.message}`, fix].join('\n');
 }
 
 // ---- TAP 14 -----------------------------------------------------------------------------------
@@ -130,7 +135,8 @@ export function renderCheckTap(report: BatteryReport): Promise<string> {
       ? {
           block: {
             message: check.message,
-            fix: check.fix,
+            fix: report.diagnosis?.fix ?? check.fix,
+            ...(report.diagnosis ? { diagnosis: report.diagnosis.message } : {}),
             sent: check.sends,
             conversation: check.sessionId,
             duration_ms: check.durationMs,
