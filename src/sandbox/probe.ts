@@ -135,13 +135,16 @@ export function craftRequest(
  */
 export function reserialised(value: unknown, indent = ''): string {
   const inner = `${indent}  `;
-  if (typeof value === 'string') return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (typeof value === 'string')
+    return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   if (typeof value === 'bigint' || typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
-  if (Array.isArray(value)) return value.length === 0 ? '[ ]' : `[\n${value.map((item) => `${inner}${reserialised(item, inner)}`).join(' ,\n')}\n${indent}]`;
+  if (Array.isArray(value))
+    return value.length === 0 ? '[ ]' : `[\n${value.map((item) => `${inner}${reserialised(item, inner)}`).join(' ,\n')}\n${indent}]`;
   const entries = Object.entries(value as Record<string, unknown>).reverse();
   if (entries.length === 0) return '{ }';
   const written = entries.map(([key, item]) => {
-    const text = key === 'questionIndex' && (typeof item === 'bigint' || typeof item === 'number') ? `${item}.0` : reserialised(item, inner);
+    const text =
+      key === 'questionIndex' && (typeof item === 'bigint' || typeof item === 'number') ? `${item}.0` : reserialised(item, inner);
     return `${inner}${reserialised(key)} : ${text}`;
   });
   return `{\n${written.join(' ,\n')}\n${indent}}`;

@@ -1,6 +1,7 @@
 import { merge, type CoverageCounts } from './coverage.js';
 import type { PlannedConversation } from './load.js';
-import { runConversation, stepTitle, type RunnerInit, type RunResult } from './runner.js';
+import type { RunResult } from './results.js';
+import { runConversation, stepTitle, type RunnerInit } from './runner.js';
 
 /**
  * A suite of `core test`: every conversation played `repeat` times (each run a new thread and
@@ -166,7 +167,10 @@ function fold(summary: ConversationSummary | undefined, plan: PlannedConversatio
     ...placeOf(plan),
   };
   out.runs += 1;
-  out.span = out.span === null ? { from: run.startedAt, to: run.endedAt } : { from: Math.min(out.span.from, run.startedAt), to: Math.max(out.span.to, run.endedAt) };
+  out.span =
+    out.span === null
+      ? { from: run.startedAt, to: run.endedAt }
+      : { from: Math.min(out.span.from, run.startedAt), to: Math.max(out.span.to, run.endedAt) };
   out.durationMs = Math.round(out.span.to - out.span.from);
   for (const ms of run.latenciesMs) out.latency.add(ms);
   out.reach.attempts += run.reach.attempts;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSandboxFlags } from '../../src/commands/sandbox/options.js';
+import { parseSandboxFlags } from '../../src/platform/flags.js';
 import { runInProcess } from '../helpers/run.js';
 import { platform, reply, testFolder, type Message } from '../test-command/platform.js';
 import { askedQuestion, call, replyBody, sandbox } from './helpers.js';

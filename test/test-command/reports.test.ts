@@ -142,7 +142,10 @@ describe('the junit reporter, conversations at once and repeated', () => {
     expect(cases).toHaveLength(4);
     for (const testcase of cases) expect(Number(testcase.time)).toBeLessThanOrEqual(Number(file!.time));
     expect(Number(file!.time)).toBeLessThanOrEqual(Number(run.time));
-    const json = parseJson(readFileSync(join(folder, 'report.json'), 'utf8')) as { durationMs: number; files: { conversations: { durationMs: number }[] }[] };
+    const json = parseJson(readFileSync(join(folder, 'report.json'), 'utf8')) as {
+      durationMs: number;
+      files: { conversations: { durationMs: number }[] }[];
+    };
     for (const summary of json.files[0]!.conversations) expect(summary.durationMs).toBeLessThanOrEqual(json.durationMs);
   });
 });
