@@ -16,6 +16,9 @@ import type { BotAnswerEvent, HandoverEvent, SandboxEvent, WebhookAttemptEvent }
  *   once it ends, but at most REFUSAL_DELIVERY_MS after the refusal. The short settle takes the
  *   refusals and webhook attempt that follow it, so that the report is whole, without waiting for
  *   --wait: the bot made a mistake, and waiting longer does not mend it;
+ * - at once when the bot refuses the delivery with 401 or 403 before any answer (`signature-refused`):
+ *   a bot that refuses a correctly signed delivery refuses its retries too, so waiting them out (seconds
+ *   of backoff) says nothing more; the cause is nearly always the secret the bot verifies with;
  * - when `--wait` runs out, whatever has arrived by then.
  *
  * Answered means at least one bot answer was delivered to the customer; answers the sandbox refused
@@ -44,7 +47,10 @@ export interface AskedMessage {
   noWebhook: string | null;
 }
 
-export type WaitEnd = 'answered' | 'no-answer' | 'with-agents' | 'webhook-failed' | 'stream-ended' | 'refused';
+export type WaitEnd = 'answered' | 'no-answer' | 'with-agents' | 'webhook-failed' | 'signature-refused' | 'stream-ended' | 'refused';
+
+/** A bot's answer to a delivery that says it does not accept the signature: 401 or 403. */
+export const refusesSignature = (status: number | null): boolean => status === 401 || status === 403;
 
 export interface WaitResult {
   end: WaitEnd;
@@ -178,6 +184,10 @@ export class AnswerWait {
     else if (event.type === 'webhook.attempt' && deliveryId != null && event.deliveryId === deliveryId) {
       this.attempts.push(event);
       if (event.outcome === 'delivered' || event.outcome === 'failed') this.deliveryOutcome = event.outcome;
+      if (refusesSignature(event.status) && this.answers.length === 0 && !this.refusedCounts()) {
+        this.finish('signature-refused');
+        return;
+      }
     } else return;
     this.check();
   }

@@ -29,6 +29,8 @@ export interface SandboxFlags {
   newWebhookSecret?: boolean;
   webhookTimeout?: string;
   webhookRetries?: string;
+  /** --large-ids: every identifier above 2^53. */
+  largeIds?: boolean;
   open?: boolean;
 }
 
@@ -88,6 +90,7 @@ export async function parseSandboxFlags(flags: SandboxFlags, cwd: string, env: E
     options.webhookConcurrency = wholeNumber('--webhook-concurrency', flags.webhookConcurrency);
   }
   if (flags.botUrl !== undefined) options.botUrl = flags.botUrl;
+  if (flags.largeIds === true) options.largeIds = true;
   if (flags.webhookTimeout !== undefined) options.webhookTimeoutMs = duration('--webhook-timeout', flags.webhookTimeout);
   if (flags.webhookRetries !== undefined) options.webhookRetries = wholeNumber('--webhook-retries', flags.webhookRetries);
   const secretFromEnv = env[WEBHOOK_SECRET_VARIABLE];

@@ -13,11 +13,11 @@ import { unkeptWarning, withSigningSecret } from './secret.js';
  * listen, which `core sandbox` shares.
  */
 export async function startBotSandbox(
-  target: { botUrl?: string; port?: string },
+  target: { botUrl?: string; port?: string; largeIds?: boolean },
   init: { command: string; cwd: string; env: Env; warn: (message: string) => void },
 ): Promise<{ url: string; botUrl: string | null; webhookTimeoutMs: number; started: LocalSandbox }> {
   const { options, secret } = await withSigningSecret(
-    await parseSandboxFlags({ botUrl: target.botUrl, port: target.port }, init.cwd, init.env),
+    await parseSandboxFlags({ botUrl: target.botUrl, port: target.port, largeIds: target.largeIds }, init.cwd, init.env),
     init.env,
   );
   const unkept = unkeptWarning(secret);

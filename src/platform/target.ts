@@ -11,6 +11,8 @@ export interface SandboxTarget {
   sandbox?: string;
   botUrl?: string;
   port?: string;
+  /** --large-ids: the sandbox started makes every identifier above 2^53. */
+  largeIds?: boolean;
 }
 
 /**
@@ -18,11 +20,14 @@ export interface SandboxTarget {
  * one, or `--bot-url URL` (and `--port N`) for one it starts; never both, never neither.
  */
 export function checkSandboxTarget(options: SandboxTarget, command: string, example: string): void {
-  if (options.sandbox !== undefined && (options.botUrl !== undefined || options.port !== undefined)) {
-    throw new UsageError(
-      `--sandbox uses a running sandbox; --${options.botUrl !== undefined ? 'bot-url' : 'port'} is for the one ${command} starts`,
-      { hint: 'give --sandbox URL alone, or --bot-url URL (and --port N) without it' },
-    );
+  if (options.sandbox !== undefined && (options.botUrl !== undefined || options.port !== undefined || options.largeIds === true)) {
+    const flag = options.botUrl !== undefined ? 'bot-url' : options.port !== undefined ? 'port' : 'large-ids';
+    throw new UsageError(`--sandbox uses a running sandbox; --${flag} is for the one ${command} starts`, {
+      hint:
+        flag === 'large-ids'
+          ? 'start the running sandbox with core sandbox --large-ids, or give --bot-url URL --large-ids without --sandbox'
+          : 'give --sandbox URL alone, or --bot-url URL (and --port N) without it',
+    });
   }
   if (options.sandbox === undefined && options.botUrl === undefined) {
     throw new UsageError(`${command} needs a bot: --bot-url URL, or --sandbox URL of a running core sandbox that delivers to one`, {

@@ -12,6 +12,20 @@ import type { ReadonlySeqQueue } from './seq.js';
 /** The identifiers the sandbox makes start here, in ranges apart, so a bot that mixes them up meets a 404. */
 export const firstIds = { coreClientId: 1001n, questionId: 5001n } as const;
 
+/**
+ * 2^53: past it a double cannot hold every integer, so `JSON.parse` rounds an identifier (9007199254740993
+ * reads as 9007199254740992). `--large-ids` starts the identifiers this far up, and the probe of
+ * `ids.precision` asks a question this far above the tenant's next one (docs/check-bot.md).
+ */
+export const LARGE_ID_OFFSET = 2n ** 53n;
+
+/** Where the identifiers start: the ones above, or with `largeIds` the same 2^53 further up. */
+export function firstIdsOf(largeIds: boolean): { coreClientId: bigint; questionId: bigint } {
+  return largeIds
+    ? { coreClientId: firstIds.coreClientId + LARGE_ID_OFFSET, questionId: firstIds.questionId + LARGE_ID_OFFSET }
+    : { ...firstIds };
+}
+
 export { maxCustomerText } from './limits.js';
 
 /** The hand-over of a thread (SWITCH_TO_HUMAN) or of a question (UNCLEAR_QUESTION) and its targets. */

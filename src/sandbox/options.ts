@@ -68,6 +68,11 @@ export interface SandboxOptions {
    * keep them (`?personal-data=keep`). Default false; a bridge's is true.
    */
   maskPersonalData?: boolean;
+  /**
+   * Every coreClientId and questionId the sandbox makes above 2^53 (from 9007199254741993 and
+   * 9007199254745993), so a bot that reads them with `JSON.parse` (which rounds them) fails. Default false.
+   */
+  largeIds?: boolean;
   /** The Standard Webhooks secret, `whsec_` + base64 of 24 to 64 bytes. Default: a new one for each start. */
   webhookSecret?: string;
   /** The time limit of one webhook attempt, in milliseconds. Default 10000. */

@@ -17,7 +17,10 @@ import type { AttemptResult, WebhookSender } from './webhook.js';
  *   (a question the bot can answer like any other) and sends its MESSAGE webhook once, crafted as
  *   `craft` says: correctly signed, without the webhook-* headers, with its body changed after
  *   signing, signed with another secret, with two signatures of which only the second is valid,
- *   with a timestamp ten minutes old or ahead, or with unknown fields and an unknown header.
+ *   with a timestamp ten minutes old or ahead, with unknown fields and an unknown header, as bytes a
+ *   re-serialiser changes (`raw-body`: spaces, keys in reverse order, `\u00e9` escapes, a `3.0`), or
+ *   correctly signed for a question whose questionId is above 2^53 (`large-ids`: the tenant's next
+ *   id plus 2^53; the thread's client may be named with a coreClientId above 2^53 too).
  *   `{"deliveryId", "craft": "replay"}` sends a kept delivery again (same webhook-id and body, a new
  *   timestamp and signature). The attempt is not retried, it is recorded as every attempt is, and
  *   the answer says how the bot answered it.
@@ -37,6 +40,8 @@ export const CRAFTS = [
   'stale',
   'future',
   'unknown-fields',
+  'raw-body',
+  'large-ids',
   'replay',
   'fuzz',
 ] as const;
@@ -105,6 +110,15 @@ export function craftRequest(
       return signed(body, now - SKEW_SECONDS, signature(key, id, now - SKEW_SECONDS, body));
     case 'future':
       return signed(body, now + SKEW_SECONDS, signature(key, id, now + SKEW_SECONDS, body));
+    case 'raw-body': {
+      // Bytes a re-serialiser changes, signed as they are: a bot that signs its own JSON.stringify of
+      // the parsed body, not the bytes received, refuses it.
+      const written = Buffer.from(reserialised(parseJson(body.toString('utf8'))), 'utf8');
+      return signed(written, now, signature(key, id, now, written));
+    }
+    case 'large-ids':
+      // The question and its client have identifiers above 2^53; the delivery itself is as usual.
+      return signed(body, now, signature(key, id, now, body));
     case 'unknown-fields': {
       const extended = rewrite(body, (webhook) => {
         webhook[UNKNOWN_FIELD] = { note: 'a field a later version of the webhook may add' };
@@ -115,6 +129,28 @@ export function craftRequest(
       return request;
     }
   }
+}
+
+/**
+ * The same JSON value written as no serialiser would write it back: spaces and line breaks around
+ * every token, the keys of each object in reverse order, every character past ASCII as a `\u` escape
+ * (`é` as `\u00e9`), and the questionIndex as a decimal (`3.0`). Every value is as it was.
+ */
+export function reserialised(value: unknown, indent = ''): string {
+  const inner = `${indent}  `;
+  if (typeof value === 'string')
+    return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (typeof value === 'bigint' || typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  if (Array.isArray(value))
+    return value.length === 0 ? '[ ]' : `[\n${value.map((item) => `${inner}${reserialised(item, inner)}`).join(' ,\n')}\n${indent}]`;
+  const entries = Object.entries(value as Record<string, unknown>).reverse();
+  if (entries.length === 0) return '{ }';
+  const written = entries.map(([key, item]) => {
+    const text =
+      key === 'questionIndex' && (typeof item === 'bigint' || typeof item === 'number') ? `${item}.0` : reserialised(item, inner);
+    return `${inner}${reserialised(key)} : ${text}`;
+  });
+  return `{\n${written.join(' ,\n')}\n${indent}}`;
 }
 
 /** The delivery's body changed by `change`, identifiers kept exact. */
@@ -262,7 +298,11 @@ async function craftedProbe(prober: Prober, craft: Craft, sessionId: string, wor
     return { status: 404, error: `no conversation with sessionId '${sessionId}'`, what: 'unknown conversation' };
   }
   const { text, quickReply, listItem, largeId } = words;
-  const { event, delivery } = prober.state.customerMessage(thread, { text, quickReply, listItem, largeId });
+  const { event, delivery } = prober.state.customerMessage(
+    thread,
+    { text, quickReply, listItem, largeId },
+    { largeId: craft === 'large-ids' },
+  );
   if (delivery === null) {
     return {
       status: 409,

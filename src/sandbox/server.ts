@@ -230,6 +230,7 @@ export async function startLocalSandbox(
     maxEvents: options.maxEvents ?? sandboxDefaults.maxEvents,
     maxEventBytes: options.maxEventBytes ?? sandboxDefaults.maxEventBytes,
     botConnected: botUrl !== null,
+    largeIds: options.largeIds === true,
   });
   const bot = {
     timeoutMs: options.webhookTimeoutMs ?? sandboxDefaults.webhookTimeoutMs,

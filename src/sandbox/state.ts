@@ -11,7 +11,7 @@ import type {
   WebhookRedeliveryEvent,
 } from './events.js';
 import type { Listener } from './log.js';
-import type { ConversationView, Delivery, ReasonRecord, ReplyFields, Thread } from './model.js';
+import { LARGE_ID_OFFSET, type ConversationView, type Delivery, type ReasonRecord, type ReplyFields, type Thread } from './model.js';
 import type { DuplicateMode } from './options.js';
 import { startConversation } from './rules/conversation-client.js';
 import { customerMessage, type CustomerWords } from './rules/customer-message.js';
@@ -58,6 +58,8 @@ export interface SandboxStateConfig {
   maxEventBytes: number;
   /** Whether customer messages go to a bot (`--bot-url`): they then get a delivery. */
   botConnected: boolean;
+  /** Every identifier the sandbox makes above 2^53 (`--large-ids`). */
+  largeIds?: boolean;
 }
 
 export class SandboxState {
@@ -107,9 +109,17 @@ export class SandboxState {
    * A customer message in a thread: a new question, and a delivery holding the exact bytes of its
    * MESSAGE webhook when one is sent (src/sandbox/rules/customer-message.ts).
    */
-  customerMessage(thread: Thread, words: CustomerWords): { event: CustomerMessageEvent; delivery: Delivery | null } {
+  customerMessage(
+    thread: Thread,
+    words: CustomerWords,
+    options: { largeId?: boolean } = {},
+  ): { event: CustomerMessageEvent; delivery: Delivery | null } {
     const name = thread.tenant;
-    const fields = customerMessage(this.store.tenant(name), thread, words, this.config.botConnected, this.store.randomIds(name));
+    const view = this.store.tenant(name);
+    // A large id asked for (the probe of ids.precision): 2^53 above the next, unless the next is above 2^53 already.
+    const next = view.nextQuestionId;
+    const questionId = options.largeId === true && next <= LARGE_ID_OFFSET ? next + LARGE_ID_OFFSET : next;
+    const fields = customerMessage(view, thread, words, this.config.botConnected, this.store.randomIds(name), questionId);
     const event = this.store.recordOne(name, fields) as CustomerMessageEvent;
     return { event, delivery: event.deliveryId === null ? null : (this.store.delivery(event.deliveryId) ?? null) };
   }

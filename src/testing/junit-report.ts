@@ -31,7 +31,15 @@ const seconds = (ms: number) => (ms / 1000).toFixed(3);
 /** A file's <testsuite>: its totals, then a <testcase> per conversation. */
 function testsuite(report: RunReport, file: FileReport): string[] {
   const fileFailed = file.conversations.filter((r) => outcomeOf(r) === 'failed').length;
-  const time = file.conversations.reduce((sum, r) => sum + r.durationMs, 0);
+  // The span of its conversations, which run at once: a sum would exceed the run's own time.
+  let from = Infinity;
+  let to = -Infinity;
+  for (const { span } of file.conversations) {
+    if (span === null) continue;
+    from = Math.min(from, span.from);
+    to = Math.max(to, span.to);
+  }
+  const time = from === Infinity ? 0 : Math.round(to - from);
   return [
     `  <testsuite name="${attr(file.name)}" tests="${file.conversations.length}" failures="${report.unreachable ? 0 : fileFailed}" ` +
       `errors="${report.unreachable ? file.conversations.length : 0}" skipped="0" time="${seconds(time)}" timestamp="${report.startedAt}" file="${attr(file.file)}">`,

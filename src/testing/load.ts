@@ -126,7 +126,7 @@ export async function loadTests(files: readonly string[], cwd: string): Promise<
   }
   if (problems.length > 0) {
     throw new PayloadError(
-      `${bad === 1 ? 'a test file is' : `${bad} test files are`} not valid (${problems.length === 1 ? 'a problem' : `${problems.length} problems`})`,
+      `${bad === 1 ? 'a test file is' : `${bad} test files are`} not valid (${problems.length === 1 ? '1 problem' : `${problems.length} problems`})`,
       problems,
       { hint: 'fix the files; core schema test prints the JSON Schema for editors, and docs/testing-bots.md describes the format' },
     );
@@ -158,16 +158,7 @@ async function loadOne(file: string, cwd: string): Promise<Loaded> {
   const value = read.value;
   if (!isRecord(value)) return problemOf(file, 'must hold a mapping: name, channel and steps (see docs/testing-bots.md)', 1);
   const checked = validateTestFile(withoutEditorKeys(value));
-  if (!checked.ok) {
-    const problems: Problem[] = [];
-    for (const p of checked.problems) {
-      problems.push({
-        path: `${file}:${await lines.problemLine(pathSegments(p.path))}${p.path === '' ? '' : ` ${p.path}`}`,
-        message: p.message,
-      });
-    }
-    return { problems };
-  }
+  if (!checked.ok) return { problems: await fileProblems(file, value, checked.problems, lines) };
   return planFile(file, checked.value, lines);
 }
 
@@ -234,6 +225,69 @@ async function planConversation(
     const unique = times.get(names[row]!) === 1;
     const shown = unique ? names[row]! : `${names[row]} (${[...values[row]!].map(([key, value]) => `${key}=${value}`).join(', ')})`;
     return { ...shared, index: index + row, ordinal: 0, name: shown, row, values: values[row]! };
+  });
+}
+
+/**
+ * The problems of a file the schema refuses, in the order of the file. The ${NAME}s are checked too, as
+ * far as the file's shape lets them be read, so that a typo in one is reported with the other problems
+ * rather than only once they are fixed.
+ */
+async function fileProblems(
+  file: string,
+  value: Record<string, unknown>,
+  schema: readonly Problem[],
+  lines: LineFinder,
+): Promise<Problem[]> {
+  const found: { line: number; problem: Problem }[] = [];
+  for (const p of schema) {
+    const line = await lines.problemLine(pathSegments(p.path));
+    found.push({ line, problem: { path: `${file}:${line}${p.path === '' ? '' : ` ${p.path}`}`, message: p.message } });
+  }
+  const schemaPaths = schema.map((p) => p.path);
+  for (const p of looseReferenceProblems(value)) {
+    const shownPath = formatPath(p.path);
+    // A value the schema already refuses is not read a second time as a template.
+    if (
+      schemaPaths.some(
+        (path) => path !== '' && (shownPath === path || shownPath.startsWith(`${path}.`) || shownPath.startsWith(`${path}[`)),
+      )
+    )
+      continue;
+    const line = await lines.problemLine(p.path);
+    found.push({ line, problem: { path: `${file}:${line} ${shownPath}`, message: p.message } });
+  }
+  return found.sort((a, b) => a.line - b.line).map((f) => f.problem);
+}
+
+/**
+ * The ${NAME} problems of a file the schema refuses, read from its raw value: each conversation whose
+ * steps (and examples, when given) have the shape of a list of mappings, with only the strings where a
+ * template is read. The rest of the file is the schema's to report.
+ */
+function looseReferenceProblems(value: Record<string, unknown>) {
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const looseStep = (raw: unknown): Step => {
+    if (!isRecord(raw)) return {} as Step;
+    const capture = isRecord(raw.capture)
+      ? Object.fromEntries(Object.entries(raw.capture).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
+      : undefined;
+    const bot = raw.bot === 'none' || isRecord(raw.bot) ? raw.bot : undefined;
+    return { customer: text(raw.customer), press: text(raw.press), bot, capture } as Step;
+  };
+  const conversations: [Path, Record<string, unknown>][] = Array.isArray(value.conversations)
+    ? value.conversations.flatMap((c, index): [Path, Record<string, unknown>][] => (isRecord(c) ? [[['conversations', index], c]] : []))
+    : [[[], value]];
+  return conversations.flatMap(([base, raw]) => {
+    if (!Array.isArray(raw.steps)) return [];
+    if (raw.examples !== undefined && !(Array.isArray(raw.examples) && raw.examples.every(isRecord))) return [];
+    const named = typeof raw.name === 'string';
+    const conversation = {
+      ...(named ? { name: raw.name as string } : {}),
+      steps: raw.steps.map(looseStep),
+      ...(raw.examples === undefined ? {} : { examples: raw.examples as Record<string, unknown>[] }),
+    };
+    return checkReferences(conversation, named ? ['name'] : undefined).map((p) => ({ path: [...base, ...p.path], message: p.message }));
   });
 }
 

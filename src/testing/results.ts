@@ -35,6 +35,9 @@ export interface RunResult {
   sessionId: string | null;
   outcome: 'passed' | 'failed';
   durationMs: number;
+  /** When it started and ended (performance.now(), unrounded): a conversation's time is the span of its runs. */
+  startedAt: number;
+  endedAt: number;
   steps: StepResult[];
   /** The first failure: of a step (stepIndex), or of the conversation itself (null: its start, or after its last step). */
   failure?: Failure & { stepIndex: number | null; line: number };

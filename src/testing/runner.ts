@@ -68,13 +68,14 @@ interface Run {
 export async function runConversation(plan: PlannedConversation, init: RunnerInit): Promise<RunResult> {
   const started = performance.now();
   const values = new Map(plan.values);
-  const result = newResult(plan, values);
+  const result = newResult(plan, values, started);
   const finish = (failure?: RunFailure): RunResult => {
     if (failure) {
       result.outcome = 'failed';
       result.failure = failure;
     }
-    result.durationMs = Math.round(performance.now() - started);
+    result.endedAt = performance.now();
+    result.durationMs = Math.round(result.endedAt - started);
     return result;
   };
   const conversation = await startConversation(init.sandbox, plan);
@@ -95,11 +96,13 @@ export async function runConversation(plan: PlannedConversation, init: RunnerIni
 }
 
 /** A run before it plays: every step skipped until it has been played. */
-function newResult(plan: PlannedConversation, values: ReadonlyMap<string, string>): RunResult {
+function newResult(plan: PlannedConversation, values: ReadonlyMap<string, string>, started: number): RunResult {
   return {
     sessionId: null,
     outcome: 'passed',
     durationMs: 0,
+    startedAt: started,
+    endedAt: started,
     steps: plan.steps.map((step) => ({
       index: step.index,
       line: step.line,

@@ -57,8 +57,13 @@ export interface ConversationSummary {
   shown: RunResult;
   shownRun: number;
   latency: Latencies;
-  /** All its runs together. */
+  /**
+   * From the start of its first run to the end of its last (runs overlap under --concurrency, so their
+   * sum would exceed the run's time): it never exceeds its file's time, nor the file's the run's.
+   */
   durationMs: number;
+  /** When its first run started and its last ended (performance.now()); null: never played. */
+  span: { from: number; to: number } | null;
   reach: { attempts: number; connected: boolean; errors: string[]; botSpoke: boolean };
 }
 
@@ -122,6 +127,8 @@ export function unplayed(plan: PlannedConversation, message: string): Conversati
       sessionId: null,
       outcome: 'failed',
       durationMs: 0,
+      startedAt: 0,
+      endedAt: 0,
       steps: plan.steps.map((step) => ({
         index: step.index,
         line: step.line,
@@ -139,6 +146,7 @@ export function unplayed(plan: PlannedConversation, message: string): Conversati
     shownRun: 0,
     latency: new Latencies(),
     durationMs: 0,
+    span: null,
     reach: { attempts: 0, connected: false, errors: [], botSpoke: false },
     // Last: on Node 20 a literal that starts with a spread pays for each property after it.
     ...placeOf(plan),
@@ -154,11 +162,16 @@ function fold(summary: ConversationSummary | undefined, plan: PlannedConversatio
     shownRun: 1,
     latency: new Latencies(),
     durationMs: 0,
+    span: null,
     reach: { attempts: 0, connected: false, errors: [], botSpoke: false },
     ...placeOf(plan),
   };
   out.runs += 1;
-  out.durationMs += run.durationMs;
+  out.span =
+    out.span === null
+      ? { from: run.startedAt, to: run.endedAt }
+      : { from: Math.min(out.span.from, run.startedAt), to: Math.max(out.span.to, run.endedAt) };
+  out.durationMs = Math.round(out.span.to - out.span.from);
   for (const ms of run.latenciesMs) out.latency.add(ms);
   out.reach.attempts += run.reach.attempts;
   out.reach.connected ||= run.reach.connected;

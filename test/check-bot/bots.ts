@@ -13,8 +13,12 @@ import { startRecordingServer, type RecordedRequest, type RecordingServer, type 
  */
 
 export interface Flaws {
-  /** How the signature is checked: `unsigned-accepted` lets a delivery without webhook-* headers through; `not-compared` takes any v1 signature; `first-only` compares the first signature of the header alone. */
-  signature?: 'unsigned-accepted' | 'not-compared' | 'first-only';
+  /** How the signature is checked: `unsigned-accepted` lets a delivery without webhook-* headers through; `not-compared` takes any v1 signature; `first-only` compares the first signature of the header alone; `reserialised` computes it over the body parsed and written again (identifiers kept exact), not over the bytes received. */
+  signature?: 'unsigned-accepted' | 'not-compared' | 'first-only' | 'reserialised';
+  /** Verifies with this secret instead of the sandbox's. */
+  secret?: string;
+  /** Reads the webhook with JSON.parse, so identifiers above 2^53 are rounded in the answer. */
+  doubles?: boolean;
   /** Which timestamps are let through: `old` (no lower bound), `future` (no upper bound), `any`. */
   timestamp?: 'old' | 'future' | 'any';
   /** A redelivered webhook-id is answered again: with a new answerId, or with the same one. */
@@ -71,7 +75,7 @@ const KNOWN_MESSAGE = [
 const TOLERANCE_SECONDS = 300;
 
 export async function startBot(secret: string, flaws: Flaws = {}): Promise<TestBot> {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const key = Buffer.from((flaws.secret ?? secret).replace(/^whsec_/, ''), 'base64');
   let apiBase = '';
   const handled = new Set<string>();
 
@@ -89,7 +93,8 @@ export async function startBot(secret: string, flaws: Flaws = {}): Promise<TestB
     const tooNew = -age > TOLERANCE_SECONDS && flaws.timestamp !== 'future' && flaws.timestamp !== 'any';
     if (!/^\d+$/.test(timestamp) || tooOld || tooNew) return 'timestamp out of tolerance';
     if (flaws.signature === 'not-compared') return signatures.startsWith('v1,') ? null : 'no v1 signature';
-    const expected = createHmac('sha256', key).update(`${id}.${timestamp}.`).update(request.body).digest();
+    const signed = flaws.signature === 'reserialised' ? Buffer.from(stringifyJson(parseJson(request.text)), 'utf8') : request.body;
+    const expected = createHmac('sha256', key).update(`${id}.${timestamp}.`).update(signed).digest();
     const entries = signatures.split(' ');
     for (const entry of flaws.signature === 'first-only' ? entries.slice(0, 1) : entries) {
       const [version, value] = entry.split(',');
@@ -108,7 +113,7 @@ export async function startBot(secret: string, flaws: Flaws = {}): Promise<TestB
           Authorization: `Bearer ${flaws.token ?? 'sandbox-token'}`,
           'X-Tenant-Name': flaws.tenant ?? 'sandbox',
         },
-        body: stringifyJson(answer),
+        body: flaws.doubles ? JSON.stringify(answer) : stringifyJson(answer),
       });
       await response.text();
       return response.status;
@@ -136,7 +141,10 @@ export async function startBot(secret: string, flaws: Flaws = {}): Promise<TestB
   const server = await startRecordingServer((request): ScriptedAnswer => {
     const problem = refusal(request);
     if (problem !== null && !flaws.answersBeforeVerifying) return { status: 401, body: problem };
-    const webhook = (flaws.readsIdsAsDoubles ? JSON.parse(request.text) : parseJson(request.text)) as Record<string, unknown>;
+    const webhook = (flaws.readsIdsAsDoubles || flaws.doubles ? JSON.parse(request.text) : parseJson(request.text)) as Record<
+      string,
+      unknown
+    >;
     const message = webhook.message as Record<string, unknown>;
     const text = typeof message.text === 'string' ? message.text : '';
     if (flaws.crashesOn !== undefined && text.includes(flaws.crashesOn)) return { reset: true };

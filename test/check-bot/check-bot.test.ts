@@ -55,11 +55,11 @@ const messageOf = (report: Report, id: string) => report.checks.find((c) => c.id
 describe('core check-bot against a flawless bot', () => {
   it('passes every check, in the order of the table, and exits 0', async () => {
     const { code, report, stderr } = await checkJson({});
-    expect(stderr).toContain('core check-bot: 11 checks of the bot at');
+    expect(stderr).toContain('core check-bot: 13 checks of the bot at');
     expect(failing(report), stringifyJson(report.checks, 2)).toEqual([]);
     expect(code).toBe(0);
     expect(report.checks.map((c) => c.id)).toEqual([...CHECK_IDS]);
-    expect(report.summary).toEqual({ checks: 11, passed: 11, failed: 0 });
+    expect(report.summary).toEqual({ checks: 13, passed: 13, failed: 0 });
     expect(report.ok).toBe(true);
     expect(report.error).toBeNull();
     for (const c of report.checks) {
@@ -67,7 +67,7 @@ describe('core check-bot against a flawless bot', () => {
       expect(c.sessionId).toMatch(/^s-/);
     }
     // Each check has a conversation of its own.
-    expect(new Set(report.checks.map((c) => c.sessionId)).size).toBe(11);
+    expect(new Set(report.checks.map((c) => c.sessionId)).size).toBe(13);
   });
 
   it('prints a table: the check, pass, and what happened', async () => {
@@ -77,7 +77,7 @@ describe('core check-bot against a flawless bot', () => {
     expect(lines[0]).toMatch(/^check\s+result\s+what happened$/);
     for (const id of CHECK_IDS) expect(stdout).toMatch(new RegExp(`^${id.replace('.', '\\.')}\\s+pass\\s+\\S`, 'm'));
     expect(stdout).not.toContain('fix:');
-    expect(stdout).toMatch(/^11 passed, 0 failed \(11 checks of the bot at http:\/\/127\.0\.0\.1:\d+\/webhook, [\d.]+s\)$/m);
+    expect(stdout).toMatch(/^13 passed, 0 failed \(13 checks of the bot at http:\/\/127\.0\.0\.1:\d+\/webhook, [\d.]+s\)$/m);
   });
 });
 
@@ -94,6 +94,19 @@ const FLAWS: { flaw: string; flaws: Flaws; fails: string[]; message?: RegExp }[]
     flaws: { signature: 'not-compared' },
     fails: ['signature.tampered', 'signature.wrong-secret'],
     message: /accepted it .*: /,
+  },
+  {
+    flaw: 'signs the body it parsed and wrote again, not the bytes it received',
+    flaws: { signature: 'reserialised' },
+    fails: ['signature.raw-body'],
+    message: /^a delivery signed over bytes a re-serialiser changes: the bot answered it 401 in \S+: "no valid signature", not 2xx$/,
+  },
+  {
+    flaw: 'reads identifiers as doubles (JSON.parse)',
+    flaws: { doubles: true },
+    fails: ['ids.precision'],
+    message:
+      /^a delivery of questionId 900719925\d+ and coreClientId 9007199254740993: the answer named questionId 900719925\d+, not 900719925\d+: the ids were read as doubles/,
   },
   {
     flaw: 'compares only the first signature of the header',
@@ -148,7 +161,7 @@ describe.concurrent('core check-bot against a bot with one flaw', () => {
     const { code, report } = await checkJson(flaws);
     expect(failing(report), stringifyJson(report.checks, 2)).toEqual(fails);
     expect(code).toBe(fails.length === 0 ? 0 : 3);
-    expect(report.summary).toEqual({ checks: 11, passed: 11 - fails.length, failed: fails.length });
+    expect(report.summary).toEqual({ checks: 13, passed: 13 - fails.length, failed: fails.length });
     for (const id of fails) {
       const failed = report.checks.find((c) => c.id === id)!;
       if (message) expect(failed.message).toMatch(message);
@@ -184,6 +197,38 @@ describe.concurrent('core check-bot --only answers, against bots that do not ans
   });
 });
 
+describe('core check-bot against a bot that verifies with another secret', () => {
+  it('says so once, as the diagnosis, instead of a fix per failed check', async () => {
+    const { code, report, stdout } = await checkJson({
+      secret: `whsec_${Buffer.from('another key of thirty-two bytes!').toString('base64')}`,
+    });
+    expect(code).toBe(3);
+    const typed = report as Report & { diagnosis: { message: string; fix: string } | null };
+    expect(typed.diagnosis?.message).toMatch(
+      /^the bot refuses the sandbox's signature: it answered every correctly signed delivery \(\d+\) 401$/,
+    );
+    expect(typed.diagnosis?.fix).toMatch(/^does the bot verify with the secret the sandbox signs with\? Give it CORE_WEBHOOK_SECRET/);
+    // The refusals it should make, it makes; every check that needs an answer fails, with no fix of its own.
+    expect(failing(report)).toEqual([
+      'answers',
+      'signature.rotation',
+      'signature.raw-body',
+      'replay',
+      'retry.answerId',
+      'email.addressing',
+      'unknown-fields',
+      'ids.precision',
+    ]);
+    expect(report.checks.filter((c) => c.fix !== null)).toEqual([]);
+    expect(stdout).not.toContain('fix: split webhook-signature');
+  });
+
+  it('gives no diagnosis for a bot that refuses some signed deliveries only', async () => {
+    const { report } = await checkJson({ signature: 'first-only' });
+    expect((report as Report & { diagnosis: unknown }).diagnosis).toBeNull();
+  });
+});
+
 describe('core check-bot against a bot answering with a wrong token', () => {
   it('fails answers as soon as the sandbox refuses the answer, naming the 401 and its message', async () => {
     // The answer names its question, so the sandbox ties the refusal to the check's conversation: the check does not
@@ -199,7 +244,7 @@ describe('core check-bot against a bot answering with a wrong token', () => {
 
 describe('core check-bot --only', () => {
   it.each([
-    [['signature'], ['signature.missing', 'signature.tampered', 'signature.wrong-secret', 'signature.rotation']],
+    [['signature'], ['signature.missing', 'signature.tampered', 'signature.wrong-secret', 'signature.rotation', 'signature.raw-body']],
     [
       ['timestamp.future', 'answers'],
       ['answers', 'timestamp.future'],
@@ -231,14 +276,14 @@ describe('core check-bot reports', () => {
     const { code, stdout, stderr } = await check({ signature: 'unsigned-accepted' }, ['--only', 'signature', '--reporter', 'junit']);
     expect(code).toBe(3);
     expect(stdout).toMatch(
-      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="core check-bot" tests="4" failures="1" errors="0"/,
+      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="core check-bot" tests="5" failures="1" errors="0"/,
     );
     expect(stdout).toContain('<testcase name="signature.missing" classname="core check-bot"');
     expect(stdout).toMatch(/<failure message="a delivery without webhook-\* headers: the bot accepted it[^"]*" type="CheckFailure">sent: /);
     expect(stdout).toContain('fix: refuse (401) a delivery without webhook-id');
-    expect(stdout.match(/<testcase /g)).toHaveLength(4);
+    expect(stdout.match(/<testcase /g)).toHaveLength(5);
     expect(stdout.match(/<failure /g)).toHaveLength(1);
-    expect(stderr).toMatch(/3 passed, 1 failed/);
+    expect(stderr).toMatch(/4 passed, 1 failed/);
   });
 
   it('writes TAP 14 with the message and the fix of a failure in its YAML block', async () => {
@@ -353,7 +398,14 @@ describe('core check-bot against a bot that cannot be reached', () => {
 });
 
 describe('core check-bot --sandbox URL where nothing answers', () => {
-  const selected = ['answers', 'signature.missing', 'signature.tampered', 'signature.wrong-secret', 'signature.rotation'];
+  const selected = [
+    'answers',
+    'signature.missing',
+    'signature.tampered',
+    'signature.wrong-secret',
+    'signature.rotation',
+    'signature.raw-body',
+  ];
 
   /** Each reporter's document read back with its parser, checked to say the sandbox could not be reached. */
   const checks: Record<string, (document: string, message: string, sandboxUrl: string) => Promise<void>> = {
@@ -364,7 +416,7 @@ describe('core check-bot --sandbox URL where nothing answers', () => {
         botUrl: null,
         sandboxUrl,
         tenant: null,
-        summary: { checks: 5, passed: 0, failed: 5 },
+        summary: { checks: 6, passed: 0, failed: 6 },
         error: { code: 'ESANDBOXUNREACHABLE', message, sandboxUrl },
       });
       expect(report.checks.map((c) => [c.id, c.status, c.message, c.sessionId])).toEqual(selected.map((id) => [id, 'fail', message, null]));
@@ -374,7 +426,7 @@ describe('core check-bot --sandbox URL where nothing answers', () => {
       const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', parseAttributeValue: false }).parse(document) as {
         testsuites: Record<string, unknown> & { testsuite: Record<string, unknown> & { testcase: Record<string, unknown>[] } };
       };
-      expect(doc.testsuites).toMatchObject({ name: 'core check-bot', tests: '5', failures: '0', errors: '5' });
+      expect(doc.testsuites).toMatchObject({ name: 'core check-bot', tests: '6', failures: '0', errors: '6' });
       expect(doc.testsuites.testsuite.testcase.map((c) => [c.name, c.error])).toEqual(
         selected.map((id) => [id, { message, type: 'SandboxUnreachable' }]),
       );
@@ -466,6 +518,7 @@ describe('core check-bot usage errors (exit 2)', () => {
       'signature.tampered',
       'signature.wrong-secret',
       'signature.rotation',
+      'signature.raw-body',
       'replay',
     ]);
     const result = await runInProcess([

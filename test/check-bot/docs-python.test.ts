@@ -80,6 +80,6 @@ withTool('python3').it('the Python bot of docs/check-bot.md passes every check',
   );
   const report = JSON.parse(result.stdout) as { checks: { id: string; status: string; message: string }[] };
   expect(report.checks.filter((check) => check.status !== 'pass')).toEqual([]);
-  expect(report.checks).toHaveLength(11);
+  expect(report.checks).toHaveLength(13);
   expect(result.code).toBe(0);
 });

@@ -181,13 +181,28 @@ describe('POST /_sandbox/probes sends one crafted delivery of a new question', (
         expect(sent.message.questionId).toBe(before.message.questionId);
       },
     ],
+    [
+      'raw-body',
+      (request, original) => {
+        const [id, ts] = [header(request, 'webhook-id')!, header(request, 'webhook-timestamp')!];
+        // Signed over the bytes as sent, which hold the same value as the delivery...
+        expect(header(request, 'webhook-signature')).toBe(`v1,${sign(id, ts, request.body)}`);
+        expect(JSON.parse(request.text)).toEqual(JSON.parse(original.toString('utf8')));
+        // ... in bytes that a parse and a write give back otherwise.
+        expect(JSON.stringify(JSON.parse(request.text))).not.toBe(request.text);
+        expect(request.text).toMatch(/^\{\n {2}"message" : \{\n/);
+        expect(request.text).toContain('"questionIndex" : 1.0');
+        expect(request.text).toContain('caf\\u00e9');
+        expect(original.toString('utf8')).toContain('café');
+      },
+    ],
   ];
 
   it.each(crafts)('craft %s', async (craft, check) => {
     const { bot, sb } = await platform();
     const { sessionId } = await startConversation(sb);
     const from = nowSeconds();
-    const result = await probe(sb, { sessionId, craft });
+    const result = await probe(sb, { sessionId, craft, text: 'Un café, please' });
     const to = nowSeconds();
     expect(result.status).toBe(200);
     // The delivery as the sandbox keeps it: its redelivery sends these bytes.
@@ -195,6 +210,25 @@ describe('POST /_sandbox/probes sends one crafted delivery of a new question', (
     await call(sb, `/_sandbox/deliveries/${deliveryId}/redeliver`, { body: {}, token: null, tenant: null });
     await bot.received(2);
     check(bot.requests[0]!, bot.requests[1]!.body, { from, to });
+  });
+
+  it('asks a large-ids question 2^53 above the next id, each its own, and the questions after it keep their usual ids', async () => {
+    const { bot, sb } = await platform();
+    const { sessionId } = await call(sb, '/_sandbox/conversations', {
+      body: { coreClientId: 9007199254740993n },
+      token: null,
+      tenant: null,
+    }).then((answer) => answer.json as { sessionId: string });
+    const ids: bigint[] = [];
+    for (const craft of ['signed', 'large-ids', 'large-ids', 'signed']) {
+      const answer = (await probe(sb, { sessionId, craft })).json as ProbeAnswer;
+      ids.push(answer.questionId);
+    }
+    expect(ids).toEqual([5001n, 5002n + 2n ** 53n, 5003n + 2n ** 53n, 5004n]);
+    await bot.received(4);
+    // The bytes on the wire hold the ids exactly.
+    expect(bot.requests[1]!.text).toContain('"questionId":9007199254745994,');
+    expect(bot.requests[1]!.text).toContain('"coreClientId":9007199254740993,');
   });
 
   it('replays a kept delivery: the same webhook-id and body, a new timestamp and a valid signature', async () => {
@@ -220,7 +254,7 @@ describe('POST /_sandbox/probes sends one crafted delivery of a new question', (
       'an unknown craft',
       { craft: 'forged', sessionId: 's-x' },
       400,
-      /^craft: "forged": use one of signed, unsigned, tampered, wrong-secret, rotation, stale, future, unknown-fields, replay, fuzz$/,
+      /^craft: "forged": use one of signed, unsigned, tampered, wrong-secret, rotation, stale, future, unknown-fields, raw-body, large-ids, replay, fuzz$/,
     ],
     ['no craft', { sessionId: 's-x' }, 400, /^craft: absent: use one of /],
     ['no sessionId', { craft: 'signed' }, 400, /^sessionId: must be a non-empty string$/],

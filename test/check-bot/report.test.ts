@@ -2,7 +2,7 @@ import { XMLValidator } from 'fast-xml-parser';
 import { Parser as TapParser } from 'tap-parser';
 import { describe, expect, it } from 'vitest';
 import { makeStyle } from '../../src/output/style.js';
-import type { BatteryReport, CheckResult } from '../../src/testing/check-bot/battery.js';
+import { signatureDiagnosis, type BatteryReport, type CheckResult } from '../../src/testing/check-bot/battery.js';
 import { showValue } from '../../src/testing/report.js';
 import { renderCheckJson, renderCheckJunit, renderCheckTap, renderTable, type ReportContext } from '../../src/testing/check-bot/report.js';
 
@@ -28,6 +28,7 @@ const report = (checks: CheckResult[], unreachable: BatteryReport['unreachable']
   checks,
   passed: checks.filter((c) => c.status === 'pass').length,
   failed: checks.filter((c) => c.status === 'fail').length,
+  diagnosis: null,
   unreachable,
 });
 
@@ -82,6 +83,34 @@ describe('the table', () => {
 
   it('is one error line when the bot could not be reached', () => {
     expect(renderTable(unreachable, context, makeStyle(false))).toBe(`error: ${unreachable.unreachable!.message}\n`);
+  });
+});
+
+describe('the diagnosis of a bot that refuses the signature', () => {
+  it.each([
+    [[401, 401, 401], true],
+    [[403], true],
+    [[401, 403], true],
+    [[401, 401, 200], false],
+    [[401, null], false],
+    [[400], false],
+    [[], false],
+  ])('for deliveries it should accept answered %j, is given: %s', (statuses, given) => {
+    expect(signatureDiagnosis(statuses) !== null).toBe(given);
+  });
+
+  it('is said once under the table, in the place of the fixes', () => {
+    const diagnosed = {
+      ...report([result('answers', 'fail', 'refused'), result('replay', 'fail', 'refused')]),
+      diagnosis: signatureDiagnosis([401, 401]),
+    };
+    for (const check of diagnosed.checks) check.fix = null;
+    const table = renderTable(diagnosed, context, makeStyle(false));
+    expect(table).toContain(
+      "\ndiagnosis: the bot refuses the sandbox's signature: it answered every correctly signed delivery (2) 401\nfix: does the bot verify with the secret",
+    );
+    expect(table.match(/fix:/g)).toHaveLength(1);
+    expect(renderCheckJunit(diagnosed).match(/diagnosis: the bot refuses/g)).toHaveLength(2);
   });
 });
 

@@ -188,6 +188,19 @@ describe('core customer say', () => {
     expect(result.stderr).toContain('the webhook was not delivered after 2 attempts (last: status 500), and no answer came');
   });
 
+  it.each([401, 403])('stops at the first delivery the bot answers %s, with one diagnosis: the secret, not the retries', async (status) => {
+    const { env, sb } = await platform(() => ({ status }), { webhookRetries: 3, webhookBackoffMs: 60_000 });
+    const result = await runInProcess(['customer', 'say', 'Hi', '--wait', '10m', '--json'], { env });
+    expect(result.code).toBe(6);
+    expect(result.stderr).toContain(
+      `error: the bot refuses the sandbox's signature: it answered the delivery ${status}, so it will refuse every retry of it too`,
+    );
+    expect(result.stderr).toContain('hint: does the bot verify with the secret the sandbox signs with?');
+    const document = JSON.parse(result.stdout) as { delivery: { attempts: unknown[] } };
+    expect(document.delivery.attempts).toHaveLength(1);
+    expect(sb.events().filter((event) => event.type === 'webhook.attempt')).toHaveLength(1);
+  });
+
   it('shows an answer the sandbox refused, with why, and exits 6: it did not reach the customer', async () => {
     const { env } = await platform((message, sb) =>
       reply(sb, message, { questionId: undefined, sessionId: message.sessionId, questionIndex: 7n }),

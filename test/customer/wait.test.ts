@@ -76,6 +76,30 @@ describe('the wait of core customer', () => {
     expect(settled).toBe('webhook-failed');
   });
 
+  it.each([
+    [401, 'signature-refused'],
+    [403, 'signature-refused'],
+    [400, undefined],
+    [500, undefined],
+  ])('after a retrying attempt answered %s, ends with %s', async (status, end) => {
+    const wait = new AnswerWait(WAIT);
+    track(wait);
+    wait.start(asked);
+    wait.accept(anEvent('webhook.attempt', { seq: 11, deliveryId: 'msg_1', outcome: 'retrying', status }));
+    await flush();
+    expect(settled).toBe(end);
+  });
+
+  it('goes on after a 401 once an answer came (the bot answered before refusing)', async () => {
+    const wait = new AnswerWait(WAIT);
+    track(wait);
+    wait.start(asked);
+    wait.accept(answer(11));
+    wait.accept(anEvent('webhook.attempt', { seq: 12, deliveryId: 'msg_1', outcome: 'retrying', status: 401 }));
+    await flush();
+    expect(settled).toBeUndefined();
+  });
+
   it('ends at once when the thread is with agents (no webhook was sent)', async () => {
     const wait = new AnswerWait(WAIT);
     track(wait);

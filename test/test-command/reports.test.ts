@@ -122,6 +122,34 @@ describe('the junit reporter', () => {
   });
 });
 
+describe('the junit reporter, conversations at once and repeated', () => {
+  it("gives no level a time beyond its parent's: a testcase within its testsuite, a testsuite within the run", async () => {
+    // Each answer comes a little later, so that runs overlap under --concurrency: their sum is well past
+    // the run's time, the span of each level is not.
+    const { sb, env } = await platform(async (message, s) => {
+      await new Promise((done) => setTimeout(done, 5));
+      return reply(s, message);
+    });
+    const conversation = (name: string) => `  - name: ${name}\n    steps:\n      - customer: Hi\n      - bot: {text: /Hi/}\n`;
+    const folder = testFolder({ 'a.yaml': `conversations:\n${['one', 'two', 'three', 'four'].map(conversation).join('')}` });
+    const args = ['test', 'a.yaml', '--sandbox', sb.url, '--repeat', '10', '--concurrency', '8'];
+    const junit = await runInProcess([...args, '--reporter', 'junit', '--reporter', 'json=report.json'], { env, cwd: folder });
+    expect(junit.code).toBe(0);
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', parseAttributeValue: false }).parse(junit.stdout) as Node;
+    const run = doc.testsuites as Node;
+    const [file] = asList(run.testsuite);
+    const cases = asList(file!.testcase);
+    expect(cases).toHaveLength(4);
+    for (const testcase of cases) expect(Number(testcase.time)).toBeLessThanOrEqual(Number(file!.time));
+    expect(Number(file!.time)).toBeLessThanOrEqual(Number(run.time));
+    const json = parseJson(readFileSync(join(folder, 'report.json'), 'utf8')) as {
+      durationMs: number;
+      files: { conversations: { durationMs: number }[] }[];
+    };
+    for (const summary of json.files[0]!.conversations) expect(summary.durationMs).toBeLessThanOrEqual(json.durationMs);
+  });
+});
+
 describe('the tap reporter', () => {
   it('writes TAP 14 a parser reads: the plan, a test point per conversation, the failure in a YAML block', async () => {
     const { stdout, code } = await report('tap');

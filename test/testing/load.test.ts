@@ -495,13 +495,36 @@ describe('the problems of a file, each at its line and path', () => {
   ])('places the ${NAME}s of %s', async (_, text, problems) => {
     expect(await problemsOf('a.yaml', text)).toEqual(problems);
   });
+
+  it.each([
+    [
+      'a ${NAME} no step captures, with two problems the schema finds',
+      'channel: FAX\nsteps:\n  - customer: ""\n  - bot: {}\n    capture: {ticket: "/(T-\\\\d+)/"}\n  - customer: status of ${tikcet}\n',
+      [
+        'a.yaml:1 channel: "FAX" is not a channel: use WEB, IM or EMAIL (in any case)',
+        'a.yaml:3 steps[0].customer: must not be empty',
+        'a.yaml:6 steps[2].customer: ${tikcet} is unknown: no earlier step captures it and there are no examples; did you mean ${ticket}? (write $${ for a literal ${)',
+      ],
+    ],
+    [
+      'a name and a row, beside a step of no known kind',
+      'name: echo ${wrd}\nexamples:\n  - {word: a}\nsteps:\n  - customer: ${word}\n  - shout: hello\n',
+      [
+        'a.yaml:1 name: ${wrd} is unknown: the examples do not give it; did you mean ${word}? (write $${ for a literal ${)',
+        'a.yaml:6 steps[1]: a step is one of customer: TEXT, press: LABEL or bot: {...}',
+        'a.yaml:6 steps[1].shout: unknown field',
+      ],
+    ],
+  ])('reports in one pass, in the order of the file, %s', async (_, text, problems) => {
+    expect(await problemsOf('a.yaml', text)).toEqual(problems);
+  });
 });
 
 describe('every problem of every file at once', () => {
   const fine = 'steps: [customer: Hi]\n';
 
   it.each([
-    ['one problem of one file', { 'a.yaml': '', 'ok.yaml': fine }, 'a test file is not valid (a problem)', ['a.yaml: is empty']],
+    ['one problem of one file', { 'a.yaml': '', 'ok.yaml': fine }, 'a test file is not valid (1 problem)', ['a.yaml: is empty']],
     [
       'two problems of one file',
       { 'a.yaml': 'steps:\n  - customer: ""\n  - press: ""\n', 'ok.yaml': fine },

@@ -22,6 +22,10 @@ export const checkBotCommand: CommandFactory = (inv) => {
     .option('--bot-url <url>', 'start a sandbox that delivers the MESSAGE webhooks to your bot at this URL')
     .option('--port <n>', 'the port of the sandbox core check-bot starts (default 0: a free port); your bot answers to it')
     .option('--sandbox <url>', 'use the running core sandbox at this base URL instead, with the bot it delivers to')
+    .option(
+      '--large-ids',
+      'the sandbox core check-bot starts makes every coreClientId and questionId above 2^53 (as core sandbox --large-ids)',
+    )
     .addOption(
       new Option('--reporter <name>', 'the report: human (a table), junit (JUnit XML), tap (TAP 14) or json')
         .choices(CHECK_REPORTERS)
@@ -68,6 +72,7 @@ Examples:
       ...optional('botUrl', raw.botUrl),
       ...optional('port', raw.port),
       ...optional('sandbox', raw.sandbox),
+      ...(raw.largeIds === true ? { largeIds: true } : {}),
       ...optional('output', raw.output),
       ...optional('timeout', raw.timeout),
       ...(Array.isArray(raw.only) ? { only: raw.only as string[] } : {}),

@@ -26,6 +26,7 @@ export interface CheckBotOptions {
   /** --fuzz-replay: a spec `<seed>:<path>`, or a file the fuzzer saved. */
   fuzzReplay?: string;
   fuzzSave?: string;
+  largeIds?: boolean;
 }
 
 export const DEFAULT_TIMEOUT = '10s';
@@ -45,7 +46,12 @@ export interface CheckPlan {
 export async function planCheckBot(options: CheckBotOptions, cwd: string): Promise<CheckPlan> {
   const { timeoutMs, only } = checkOptions(options);
   const [report] = await reportTargets([options.reporter], options.output, CHECK_REPORTERS, 'human', cwd);
-  return { target: { sandbox: options.sandbox, botUrl: options.botUrl, port: options.port }, timeoutMs, only, report: report! };
+  return {
+    target: { sandbox: options.sandbox, botUrl: options.botUrl, port: options.port, largeIds: options.largeIds },
+    timeoutMs,
+    only,
+    report: report!,
+  };
 }
 
 function checkOptions(options: CheckBotOptions): Pick<CheckPlan, 'timeoutMs' | 'only'> {

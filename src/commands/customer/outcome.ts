@@ -92,12 +92,21 @@ export function refusedHint(refused: SandboxEvent[]): string | undefined {
   }
 }
 
+/** The diagnosis of a bot that refuses correctly signed deliveries: nearly always another secret than the sandbox's. */
+export const SIGNATURE_HINT =
+  "does the bot verify with the secret the sandbox signs with? Give it CORE_WEBHOOK_SECRET equal to the sandbox's " +
+  'CORE_SANDBOX_WEBHOOK_SECRET (the lines core sandbox prints); and does it sign the raw body as received?';
+
 export function noAnswerMessage(end: string, result: WaitResult, waitMs: number, noWebhook: string | null): string {
   const refusedCount = result.answers.filter((a) => a.delivered !== true).length;
   const refusedNote = refusedCount > 0 ? ` (${refusedCount} answer${refusedCount === 1 ? ' was' : 's were'} not delivered; see above)` : '';
   switch (end) {
     case 'with-agents':
       return `no answer can come from the bot: ${noWebhook ?? 'the thread is with agents'}, so no webhook was sent`;
+    case 'signature-refused': {
+      const status = result.attempts.at(-1)?.status ?? 401;
+      return `the bot refuses the sandbox's signature: it answered the delivery ${status}, so it will refuse every retry of it too`;
+    }
     case 'webhook-failed': {
       const last = result.attempts.at(-1);
       const why = last ? (last.status != null ? `status ${String(last.status)}` : String(last.error)) : 'no attempt';
@@ -113,6 +122,7 @@ export function noAnswerMessage(end: string, result: WaitResult, waitMs: number,
 export function noAnswerHint(end: string, sessionId: string): string | undefined {
   if (end === 'with-agents')
     return `give the thread back to the bot: curl -X POST -H 'Content-Type: application/json' $CORE_BASE_URL/_sandbox/conversations/${sessionId}/release`;
+  if (end === 'signature-refused') return SIGNATURE_HINT;
   if (end === 'webhook-failed')
     return "check the bot is running at the sandbox's --bot-url and verifies with CORE_WEBHOOK_SECRET; the attempts are in the sandbox's log";
   if (end === 'no-answer')

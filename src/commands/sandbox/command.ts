@@ -47,6 +47,10 @@ export const sandboxCommand: CommandFactory = (inv) => {
       'a Host name accepted besides the loopback ones, with any port, such as host.docker.internal or a tunnel (repeatable)',
       collect,
     )
+    .option(
+      '--large-ids',
+      'make every coreClientId and questionId above 2^53 (from 9007199254741993 and 9007199254745993), as a bot reading them with JSON.parse gets them wrong',
+    )
     .option('--open', "open the sandbox's page in your browser ($BROWSER, else the system's opener)")
     .option(
       '--env-file <file>',
@@ -93,6 +97,7 @@ Examples:
       newWebhookSecret: raw.newWebhookSecret as boolean | undefined,
       webhookTimeout: raw.webhookTimeout as string | undefined,
       webhookRetries: raw.webhookRetries as string | undefined,
+      largeIds: raw.largeIds as boolean | undefined,
       open: raw.open as boolean | undefined,
     };
     // The parser reads the reasons file and checks it with the payload schemas: loaded only here.

@@ -91,7 +91,7 @@ function guide(
     `page: ${sandbox.url}/ (every conversation as the customer sees it, live${open ? '' : '; --open opens it'})\n` +
     `customer: core customer say "Hi" (with the export lines), or POST ${sandbox.url}/_sandbox/conversations\n` +
     `inspect: GET ${sandbox.url}/_sandbox/conversations, /_sandbox/messages, /_sandbox/reasons; live: GET ${sandbox.url}/_sandbox/events\n` +
-    `${describeFaults(options)}${describeHosts(options)}` +
+    `${describeFaults(options)}${describeHosts(options)}${describeIds(options)}` +
     `${envFile === undefined ? '' : `env file: the CORE_* lines are in ${envFile} too (NAME=value, mode 0600)\n`}stop with Ctrl-C\n`
   );
 }
@@ -137,6 +137,10 @@ function describeFaults(options: SandboxRunOptions): string {
   if (options.latencyMs) parts.push(`every answer delayed ${options.latencyMs} ms`);
   if (options.fail) parts.push(`${options.fail.status} injected into ${percent(options.fail.rate)} of API requests`);
   return parts.length > 0 ? `faults: ${parts.join('; ')}\n` : '';
+}
+
+function describeIds(options: SandboxRunOptions): string {
+  return options.largeIds === true ? 'ids: every coreClientId and questionId above 2^53 (--large-ids)\n' : '';
 }
 
 function describeHosts(options: SandboxRunOptions): string {

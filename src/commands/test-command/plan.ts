@@ -23,6 +23,7 @@ export interface TestOptions {
   concurrency?: string;
   repeat?: string;
   coverage?: boolean;
+  largeIds?: boolean;
 }
 
 export const DEFAULT_TIMEOUT = '10s';
@@ -54,7 +55,7 @@ export async function planTest(options: TestOptions, cwd: string): Promise<TestP
     ...checked,
     files,
     conversations: files.flatMap((file) => file.conversations),
-    target: { sandbox: options.sandbox, botUrl: options.botUrl, port: options.port },
+    target: { sandbox: options.sandbox, botUrl: options.botUrl, port: options.port, largeIds: options.largeIds },
     coverage: options.coverage === true,
     reports,
   };

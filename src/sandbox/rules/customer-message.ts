@@ -36,6 +36,7 @@ export function customerMessage(
   words: CustomerWords,
   botConnected: boolean,
   ids: RandomIds,
+  questionId: bigint = view.nextQuestionId,
 ): EventFields<'customer.message'> {
   const { questionType, noWebhook } = customerQuestion(thread, botConnected);
   const { sessionId, channel, client } = thread;
@@ -43,7 +44,7 @@ export function customerMessage(
     type: 'customer.message',
     ...{ sessionId, channel, coreClientId: client.coreClientId, clientId: client.clientId },
     ...{
-      questionId: words.largeId === true ? view.nextLargeQuestionId : view.nextQuestionId,
+      questionId: words.largeId === true ? view.nextLargeQuestionId : questionId,
       questionIndex: thread.nextIndex,
       questionType,
     },

@@ -2,6 +2,7 @@ import type { Reason } from '../../payload/index.js';
 import type { EventOf, SandboxEvent } from '../events.js';
 import { lastBotMessage } from '../rules/channel.js';
 import { freeCoreClientId } from '../rules/ids.js';
+import { LARGE_ID_OFFSET } from '../model.js';
 import { isActive } from '../seed.js';
 import { SeqQueue } from '../seq.js';
 import { retainedBytes } from './bytes.js';
@@ -26,6 +27,8 @@ export interface ModelConfig {
   seedReasons: readonly Reason[];
   maxEvents: number;
   maxEventBytes: number;
+  /** Every identifier the sandbox makes above 2^53 (`--large-ids`). */
+  largeIds?: boolean;
 }
 
 export interface SandboxModel {
@@ -44,7 +47,7 @@ export interface SandboxModel {
 /** A model as the sandbox starts: each tenant with its seed reasons, no event. */
 export function newModel(config: ModelConfig): SandboxModel {
   const tenants = new Map<string, TenantState>();
-  for (const name of config.tenants) tenants.set(name, freshTenant(name, config.seedReasons));
+  for (const name of config.tenants) tenants.set(name, freshTenant(name, config.seedReasons, config.largeIds));
   return { config, tenants, sessions: new Map(), sandboxWide: freshTenant('', []), lastSeq: 0, sizes: new WeakMap() };
 }
 
@@ -166,9 +169,15 @@ function ask(tenant: TenantState, event: EventOf<'customer.message'>): number {
   thread.questions.push(question);
   tenant.questions.set(questionId, question);
   thread.nextIndex = questionIndex + 1n;
-  if (questionId >= LARGE_QUESTION_IDS.first) {
-    if (questionId >= tenant.nextLargeQuestionId) tenant.nextLargeQuestionId = questionId + LARGE_QUESTION_IDS.step;
-  } else if (questionId >= tenant.nextQuestionId) tenant.nextQuestionId = questionId + 1n;
+  // Three counters meet here. A question of a probe's large ids (2^53 + 1 + 4k, the fuzzer's deliveries)
+  // moves its own counter. The counter of the others moves on past every question asked, but for one
+  // 2^53 or more above it (the probe of ids.precision asks one there): it then takes one step, so the
+  // questions after keep their usual ids and a second probe gets an id of its own.
+  const next = tenant.nextQuestionId;
+  const onLattice = questionId >= LARGE_QUESTION_IDS.first && (questionId - LARGE_QUESTION_IDS.first) % LARGE_QUESTION_IDS.step === 0n;
+  if (onLattice && questionId >= tenant.nextLargeQuestionId) tenant.nextLargeQuestionId = questionId + LARGE_QUESTION_IDS.step;
+  if (questionId >= next && questionId - next >= LARGE_ID_OFFSET) tenant.nextQuestionId = next + 1n;
+  else if (questionId >= next && !(onLattice && questionId !== next)) tenant.nextQuestionId = questionId + 1n;
   const { deliveryId } = event;
   if (deliveryId === null) return 0;
   const delivery = newDelivery({ ...event, deliveryId });
@@ -227,7 +236,7 @@ function reset(model: SandboxModel, name: string): TenantState {
   if (name === '') return (model.sandboxWide = freshTenant('', []));
   const old = model.tenants.get(name);
   for (const sessionId of old?.threads.keys() ?? []) model.sessions.delete(sessionId);
-  const tenant = freshTenant(name, model.config.seedReasons);
+  const tenant = freshTenant(name, model.config.seedReasons, model.config.largeIds);
   model.tenants.set(name, tenant);
   return tenant;
 }

@@ -1,7 +1,7 @@
 import type { Reason } from '../../payload/index.js';
 import type { Owner, SandboxEvent } from '../events.js';
 import type { Client, Delivery, Handover, KeptTenant, LastBotMessage, Question, ReasonRecord, Thread } from '../model.js';
-import { firstIds } from '../model.js';
+import { firstIdsOf } from '../model.js';
 import { isActive } from '../seed.js';
 import { SeqQueue } from '../seq.js';
 
@@ -69,7 +69,8 @@ export interface TenantState extends KeptTenant {
 export const LARGE_QUESTION_IDS = { first: 2n ** 53n + 1n, step: 4n } as const;
 
 /** A tenant as it starts: no events, clients or threads, and its own copy of the seed reasons. */
-export function freshTenant(name: string, seedReasons: readonly Reason[]): TenantState {
+export function freshTenant(name: string, seedReasons: readonly Reason[], largeIds = false): TenantState {
+  const first = firstIdsOf(largeIds);
   const reasons = new Map<string, ReasonRecord>();
   for (const reason of seedReasons) {
     // A copy per tenant, so an update in one tenant can never show in another.
@@ -89,8 +90,8 @@ export function freshTenant(name: string, seedReasons: readonly Reason[]): Tenan
     deliveries: new Map(),
     reasons,
     activeCount,
-    nextClientId: firstIds.coreClientId,
-    nextQuestionId: firstIds.questionId,
+    nextClientId: first.coreClientId,
+    nextQuestionId: first.questionId,
     nextLargeQuestionId: LARGE_QUESTION_IDS.first,
   };
 }

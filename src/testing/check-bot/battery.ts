@@ -63,10 +63,39 @@ export interface BatteryReport {
   passed: number;
   failed: number;
   /**
+   * Set when the bot refused every correctly signed delivery with 401 or 403: one cause (nearly always
+   * the secret it verifies with) said once, in place of each failed check's fix.
+   */
+  diagnosis: Diagnosis | null;
+  /**
    * Set when the bot could not be reached at all (every delivery failed to connect and no request of the
    * bot came), or the sandbox at --sandbox (no answer to its first request, so no check ran).
    */
   unreachable: Unreachable | null;
+}
+
+export interface Diagnosis {
+  message: string;
+  fix: string;
+}
+
+/** The crafts a bot that verifies correctly accepts: signed with the sandbox's secret, fresh, of any shape. */
+const ACCEPTABLE: readonly Craft[] = ['signed', 'rotation', 'raw-body', 'unknown-fields', 'large-ids'];
+
+/**
+ * One diagnosis when every correctly signed delivery was refused with 401 or 403: the checks that need
+ * an answer then all fail for that one reason, and their own fixes (rotation, replay, retries, email,
+ * unknown fields) would send the developer the wrong way.
+ */
+export function signatureDiagnosis(statuses: readonly (number | null)[]): Diagnosis | null {
+  if (statuses.length === 0 || !statuses.every((status) => status === 401 || status === 403)) return null;
+  const shown = [...new Set(statuses)].join(' or ');
+  return {
+    message: `the bot refuses the sandbox's signature: it answered every correctly signed delivery (${statuses.length}) ${shown}`,
+    fix:
+      "does the bot verify with the secret the sandbox signs with? Give it CORE_WEBHOOK_SECRET equal to the sandbox's " +
+      '(CORE_SANDBOX_WEBHOOK_SECRET, else the one kept for you, which core sandbox prints); then check it signs the raw body as received',
+  };
 }
 
 /** A request to the sandbox's own endpoints was not answered as expected: the check that made it fails with this. */
@@ -87,12 +116,17 @@ export async function runBattery(init: BatteryInit): Promise<BatteryReport> {
   // is recorded sandbox-wide (tenant ""), and is the bot's mistake to report. The observer passes over other tenants'.
   const stream = port.events(`?after=${lastSeq}`, (event) => observer.take(event));
   const attempts: DeliveryAnswer[] = [];
+  /** How the bot answered each crafted delivery it should accept. */
+  const acceptable: (number | null)[] = [];
   try {
     await stream.opened;
-    const kit = checkKit(init, tenant, sessions, observer, attempts);
+    const kit = checkKit(init, tenant, sessions, observer, attempts, acceptable);
     const selected = CHECKS.filter((check) => init.only === undefined || init.only.includes(check.id));
     const checks = await Promise.all(selected.map((check) => runCheck(check, kit)));
     checks.sort((a, b) => CHECK_IDS.indexOf(a.id) - CHECK_IDS.indexOf(b.id));
+    const diagnosis = signatureDiagnosis(acceptable);
+    // The one cause said once: no failed check's own fix points elsewhere.
+    if (diagnosis !== null) for (const check of checks) check.fix = null;
     return {
       startedAt: startedAt.toISOString(),
       durationMs: Math.round(performance.now() - started),
@@ -102,6 +136,7 @@ export async function runBattery(init: BatteryInit): Promise<BatteryReport> {
       checks,
       passed: checks.filter((check) => check.status === 'pass').length,
       failed: checks.filter((check) => check.status === 'fail').length,
+      diagnosis,
       unreachable: observer.botSpoke ? null : unreachable([...attempts, ...webhookAttempts(sessions, observer)]),
     };
   } finally {
@@ -143,21 +178,35 @@ function deliveryOf(json: Record<string, unknown>, attempts: DeliveryAnswer[]): 
 }
 
 /** The checks' hands on the sandbox: conversations started in `tenant` and noted in `sessions`, probes, faults and waits. */
-function checkKit(init: BatteryInit, tenant: string, sessions: Set<string>, observer: Observer, attempts: DeliveryAnswer[]): CheckKit {
+function checkKit(
+  init: BatteryInit,
+  tenant: string,
+  sessions: Set<string>,
+  observer: Observer,
+  attempts: DeliveryAnswer[],
+  acceptable: (number | null)[],
+): CheckKit {
   const { timeoutMs, signal } = init;
   const call = sandboxCall(init.port);
   return {
     timeoutMs,
     signal,
-    async start(channel) {
-      const json = await call('POST', '/_sandbox/conversations', { tenant, channel }, 201);
+    async start(channel, coreClientId) {
+      const json = await call(
+        'POST',
+        '/_sandbox/conversations',
+        { tenant, channel, ...(coreClientId === undefined ? {} : { coreClientId }) },
+        201,
+      );
       const sessionId = String(json.sessionId);
       sessions.add(sessionId);
       return sessionId;
     },
     async probe(sessionId, craft: Craft, text) {
       const json = await call('POST', '/_sandbox/probes', { sessionId, craft, text }, 200);
-      return { sessionId, questionId: json.questionId as bigint, deliveryId: String(json.deliveryId), attempt: deliveryOf(json, attempts) };
+      const attempt = deliveryOf(json, attempts);
+      if (ACCEPTABLE.includes(craft)) acceptable.push(attempt.status);
+      return { sessionId, questionId: json.questionId as bigint, deliveryId: String(json.deliveryId), attempt };
     },
     async replay(deliveryId) {
       return deliveryOf(await call('POST', '/_sandbox/probes', { craft: 'replay', deliveryId }, 200), attempts);
@@ -180,6 +229,7 @@ function checkKit(init: BatteryInit, tenant: string, sessions: Set<string>, obse
     wait: (sessionId, test, from = 0) => observer.wait(sessionId, test, timeoutMs, signal, from),
     seen: (sessionId) => observer.events(sessionId).length,
     untiedNote: () => untiedNote(observer.untied),
+    untied: () => observer.untied,
   };
 }
 
@@ -254,6 +304,7 @@ export function unplayedBattery(
     checks,
     passed: 0,
     failed: checks.length,
+    diagnosis: null,
     unreachable,
   };
 }

@@ -23,6 +23,8 @@ export const PROBE_CRAFTS = [
   'stale',
   'future',
   'unknown-fields',
+  'raw-body',
+  'large-ids',
   'replay',
   'fuzz',
 ] as const;
@@ -53,7 +55,8 @@ export interface FaultView {
 export interface CheckKit {
   timeoutMs: number;
   signal: AbortSignal;
-  start(channel: 'WEB' | 'EMAIL'): Promise<string>;
+  /** A new conversation; with `coreClientId`, its client's (made when the sandbox does not know it). */
+  start(channel: 'WEB' | 'EMAIL', coreClientId?: bigint): Promise<string>;
   probe(sessionId: string, craft: Craft, text: string): Promise<Probe>;
   replay(deliveryId: string): Promise<DeliveryAnswer>;
   /** A customer message delivered the usual way: signed, retried by the sandbox on failure. */
@@ -66,6 +69,8 @@ export interface CheckKit {
   seen(sessionId: string): number;
   /** A note on refused requests that named no conversation, for a check that saw no answer; '' when none. */
   untiedNote(): string;
+  /** The refused requests of the bot that named no conversation of the battery, so far. */
+  untied(): readonly SandboxEvent[];
 }
 
 export interface Verdict {
@@ -145,6 +150,34 @@ async function mustRefuse(kit: CheckKit, sessionId: string, craft: Craft, text: 
     return fail(`${what}: the bot refused it (${status}) but then tried to answer it (${refusal(seen.event)}): ${risk}`);
   }
   return pass(`${what}: refused with ${status}; no answer within ${formatDuration(kit.timeoutMs)}`);
+}
+
+/** The client of the `ids.precision` check: 2^53 + 1, the first integer a double cannot hold. */
+export const LARGE_CLIENT_ID = 9007199254740993n;
+
+/** `questionId 9007199254745992, not 9007199254745993`: what a refused request named in place of the ids, rounded. */
+function roundedIds(untied: readonly SandboxEvent[], questionId: bigint): string | undefined {
+  const asDouble = (id: bigint) => BigInt(Number(id));
+  for (const event of untied) {
+    // A refused answer names no question of the sandbox's: what it named is in its body.
+    const body =
+      event.type === 'bot.answer' && typeof event.body === 'object' && event.body !== null ? (event.body as Record<string, unknown>) : {};
+    const id = (value: unknown) => (typeof value === 'bigint' ? value : null);
+    const named =
+      event.type === 'api.request'
+        ? event.named
+        : event.type === 'bot.answer'
+          ? { questionId: id(body.questionId), coreClientId: id(body.coreClientId) }
+          : null;
+    if (named === null) continue;
+    if (named.questionId !== null && named.questionId !== questionId && named.questionId === asDouble(questionId)) {
+      return `questionId ${named.questionId}, not ${questionId}`;
+    }
+    if (named.coreClientId !== null && named.coreClientId !== LARGE_CLIENT_ID && named.coreClientId === asDouble(LARGE_CLIENT_ID)) {
+      return `coreClientId ${named.coreClientId}, not ${LARGE_CLIENT_ID}`;
+    }
+  }
+  return undefined;
 }
 
 const question = (id: CheckId, detail: string) => `Where is my order? (core check-bot: ${id}, ${detail})`;
@@ -227,6 +260,15 @@ export const CHECKS: readonly CheckDefinition[] = [
     detail: 'signed with another secret: refuse it',
     what: 'a delivery signed with another secret',
     risk: 'any signature is taken, so the signature proves nothing',
+  }),
+  answering({
+    id: 'signature.raw-body',
+    sends: 'a correctly signed MESSAGE whose bytes a re-serialiser changes: spaces, keys in another order, a \\u00e9 escape, a 3.0',
+    passes: 'accepted and answered',
+    fix: 'compute the HMAC over the raw body bytes as received, not over JSON.stringify(JSON.parse(body)) or another re-serialisation',
+    craft: 'raw-body',
+    detail: 'caf\u00e9: bytes a re-serialiser changes, signed as they are',
+    what: 'a delivery signed over bytes a re-serialiser changes',
   }),
   answering({
     id: 'signature.rotation',
@@ -377,4 +419,26 @@ export const CHECKS: readonly CheckDefinition[] = [
     detail: 'with fields and a header the bot does not know',
     what: 'a delivery with unknown fields and an unknown header',
   }),
+  {
+    id: 'ids.precision',
+    sends: `a correctly signed MESSAGE whose questionId and coreClientId are above 2^53 (coreClientId ${LARGE_CLIENT_ID})`,
+    passes: 'answered with exactly those ids',
+    fix: 'read the webhook with a parser that keeps integers above 2^53 exact (BigInt in Node, int in Python) and send them back as they came',
+    async run(kit, started) {
+      const sessionId = await kit.start('WEB', LARGE_CLIENT_ID);
+      started(sessionId);
+      const probe = await kit.probe(sessionId, 'large-ids', question('ids.precision', 'identifiers above 2^53: send them back exactly'));
+      const what = `a delivery of questionId ${probe.questionId} and coreClientId ${LARGE_CLIENT_ID}`;
+      if (!is2xx(probe.attempt.status)) return fail(`${what}: the bot answered it ${describeAttempt(probe.attempt)}, not 2xx`);
+      const seen = await kit.wait(sessionId, answerTo(probe.questionId));
+      if (seen.kind === 'answer') return pass(`${what}: answered with exactly those ids (answerId ${answerIdOf(seen.event) ?? 'none'})`);
+      const rounded = roundedIds(kit.untied(), probe.questionId);
+      if (rounded !== undefined) {
+        return fail(
+          `${what}: the answer named ${rounded}: the ids were read as doubles, which round integers above 2^53 (JSON.parse does)`,
+        );
+      }
+      return fail(`${what}: acknowledged ${describeAttempt(probe.attempt)}, but ${noAnswer(kit, seen)}`);
+    },
+  },
 ];

@@ -9,12 +9,14 @@ export const CHECK_IDS = [
   'signature.tampered',
   'signature.wrong-secret',
   'signature.rotation',
+  'signature.raw-body',
   'timestamp.stale',
   'timestamp.future',
   'replay',
   'retry.answerId',
   'email.addressing',
   'unknown-fields',
+  'ids.precision',
 ] as const;
 export type CheckId = (typeof CHECK_IDS)[number];
 

@@ -42,7 +42,10 @@ export function renderTable(report: BatteryReport, context: ReportContext, style
     if (check.fix !== null) lines.push(`${' '.repeat(width + 10)}${style.dim('fix:')} ${printable(check.fix)}`);
     for (const [label, value] of replayLines(check)) lines.push(`${' '.repeat(width + 10)}${style.dim(`${label}:`)} ${value}`);
   }
-  return `${lines.join('\n')}\n\n${summaryLine(report, context, style)}`;
+  const diagnosis = report.diagnosis
+    ? `\n${style.red('diagnosis:')} ${report.diagnosis.message}\n${style.dim('fix:')} ${report.diagnosis.fix}\n`
+    : '';
+  return `${lines.join('\n')}\n${diagnosis}\n${summaryLine(report, context, style)}`;
 }
 
 /** What a fuzzed case adds to a failed check: the command that replays it and the delivery that broke the bot. */
@@ -99,6 +102,7 @@ export function renderCheckJson(report: BatteryReport, context: ReportContext): 
       ...fuzzFields(check),
     })),
     summary: { checks: report.checks.length, passed: report.passed, failed: report.failed },
+    diagnosis: report.diagnosis,
     error: report.unreachable
       ? unreachableJson(report.unreachable, report.unreachable.kind === 'bot' ? context.botUrl : context.sandboxUrl)
       : null,
@@ -135,7 +139,7 @@ export function renderCheckJunit(report: BatteryReport): string {
     } else if (check.status === 'fail') {
       out.push(
         `${open}>`,
-        `      <failure message="${xmlAttr(check.message)}" type="CheckFailure">${xmlText(details(check))}</failure>`,
+        `      <failure message="${xmlAttr(check.message)}" type="CheckFailure">${xmlText(details(check, report))}</failure>`,
         ...(check.sessionId ? [`      <system-out>${xmlText(`sandbox conversation ${check.sessionId}`)}</system-out>`] : []),
         '    </testcase>',
       );
@@ -145,12 +149,13 @@ export function renderCheckJunit(report: BatteryReport): string {
   return `${out.join('\n')}\n`;
 }
 
-function details(check: CheckResult & Replayable): string {
+function details(check: CheckResult & Replayable, report: BatteryReport): string {
+  const fix = report.diagnosis ? `diagnosis: ${report.diagnosis.message}\nfix: ${report.diagnosis.fix}` : `fix: ${check.fix ?? ''}`;
   return [
     `sent: ${check.sends}`,
     `passes when: ${check.passes}`,
     `what happened: ${check.message}`,
-    `fix: ${check.fix ?? ''}`,
+    fix,
     ...(check.command ? [`replay: ${check.command}`] : []),
     ...(check.delivery ? [`delivery: ${check.delivery}`] : []),
   ].join('\n');
@@ -170,7 +175,8 @@ export function renderCheckTap(report: BatteryReport): Promise<string> {
       ? {
           block: {
             message: check.message,
-            fix: check.fix,
+            fix: report.diagnosis?.fix ?? check.fix,
+            ...(report.diagnosis ? { diagnosis: report.diagnosis.message } : {}),
             sent: check.sends,
             conversation: check.sessionId,
             duration_ms: check.durationMs,

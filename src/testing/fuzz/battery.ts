@@ -68,6 +68,7 @@ export async function runFuzzBattery(
       tenant,
       duplicates: typeof info?.duplicates === 'string' ? info.duplicates : null,
       timeoutMs: run.timeoutMs,
+      diagnosis: null,
       checks,
       passed: checks.length - failed,
       failed,

@@ -373,6 +373,14 @@ describe('the ids the log carries go on where they stopped', () => {
     const model = modelWith([started, { ...asked, questionId: 5007n }]);
     expect(tenantOf(model).nextQuestionId).toBe(5008n);
   });
+
+  it.each([
+    ['just under 2^53 above the counter, past it', 5001n + 2n ** 53n - 1n, 5001n + 2n ** 53n],
+    ['2^53 above the counter (the probe of ids.precision), one step on', 5001n + 2n ** 53n, 5002n],
+  ])('moves the questionId counter for a question %s', (_, questionId, next) => {
+    const model = modelWith([started, { ...asked, questionId }]);
+    expect(tenantOf(model).nextQuestionId).toBe(next);
+  });
 });
 
 describe('the bounds of a tenant, applied as each event is', () => {
