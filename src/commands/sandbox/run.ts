@@ -15,11 +15,11 @@ import type { ResolvedSecret } from './secret.js';
  * The sandbox's tokens are fixed, documented test values, not secrets, so they are printed as is.
  */
 export async function runSandbox(
-  runOptions: SandboxRunOptions & { envFile?: string },
+  runOptions: SandboxRunOptions & { envFile?: string; json?: boolean },
   ctx: Context,
   random?: () => number,
 ): Promise<number> {
-  const { open, newWebhookSecret, envFile, ...named } = runOptions;
+  const { open, newWebhookSecret, envFile, json, ...named } = runOptions;
   // --env-file: refused before the sandbox starts when core would not write there (src/output/env-file.ts).
   const envFileAt = envFile === undefined ? undefined : await checkEnvFile(envFile, ctx);
   const { withSigningSecret, unkeptWarning } = await import('./secret.js');
@@ -52,7 +52,16 @@ export async function runSandbox(
       throw error;
     }
   }
-  ctx.out(lines.join('\n') + '\n');
+  // --json (docs/sandbox.md, "The event log on stdout"): one JSON line of the export values in place of
+  // the shell lines, then every event as it happens, one a line, in its one JSON form (src/sandbox/event-json.ts).
+  let unsubscribe = () => {};
+  if (json === true) {
+    const { eventJson } = await import('../../sandbox/event-json.js');
+    ctx.out(`${JSON.stringify(Object.fromEntries(startValues(sandbox, options)))}\n`);
+    unsubscribe = sandbox.subscribe((event) => ctx.out(`${eventJson(event)}\n`));
+  } else {
+    ctx.out(lines.join('\n') + '\n');
+  }
   const bot =
     sandbox.botUrl === null
       ? 'no bot connected: customer messages are recorded, no webhook is sent (start with --bot-url URL to deliver them)\n'
@@ -77,6 +86,7 @@ export async function runSandbox(
     if (ctx.signal.aborted) resolve();
     else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
+  unsubscribe();
   await sandbox.close();
   ctx.err('core sandbox stopped\n');
   return ExitCode.ok;
@@ -88,19 +98,26 @@ export async function runSandbox(
  * export lines point `core` and the bot at it, each value one shell word.
  */
 export function startLines(sandbox: Sandbox, options: SandboxRunOptions): string[] {
-  const token = options.token ?? sandboxDefaults.token;
-  const lines = [
+  return [
     comment(`core sandbox listening on ${sandbox.url} (tenants: ${sandbox.tenants.join(', ')}; duplicates: ${sandbox.duplicates})`),
-    `export CORE_BASE_URL=${shellWord(sandbox.url)}`,
-    `export CORE_TENANT=${shellWord(sandbox.tenants[0] ?? '')}`,
-    `export CORE_TOKEN=${shellWord(token)}`,
+    ...startValues(sandbox, options).map(([name, value]) => `export ${name}=${shellWord(value)}`),
+  ];
+}
+
+/** The variables the export lines set, in their order: also the first line of `--json`. */
+export function startValues(sandbox: Sandbox, options: SandboxRunOptions): Array<[string, string]> {
+  const token = options.token ?? sandboxDefaults.token;
+  const values: Array<[string, string]> = [
+    ['CORE_BASE_URL', sandbox.url],
+    ['CORE_TENANT', sandbox.tenants[0] ?? ''],
+    ['CORE_TOKEN', token],
   ];
   if (options.integratorToken !== undefined && options.integratorToken !== token) {
-    lines.push(`export CORE_INTEGRATOR_TOKEN=${shellWord(options.integratorToken)}`);
+    values.push(['CORE_INTEGRATOR_TOKEN', options.integratorToken]);
   }
   // The bot verifies webhooks with it (docs/sandbox.md, "The MESSAGE webhook"): a test value, printed like the tokens.
-  lines.push(`export CORE_WEBHOOK_SECRET=${shellWord(sandbox.webhookSecret)}`);
-  return lines;
+  values.push(['CORE_WEBHOOK_SECRET', sandbox.webhookSecret]);
+  return values;
 }
 
 /** Where the secret CORE_WEBHOOK_SECRET carries came from: kept for the user, made now, or named. */
