@@ -1,4 +1,5 @@
 import { request as httpRequest, type Agent, type ClientRequest, type IncomingMessage } from 'node:http';
+import { createParser } from 'eventsource-parser';
 import { request as httpsRequest } from 'node:https';
 import { InterruptedError, NetworkError } from '../../errors.js';
 import { parseJson, stringifyJson } from '../../payload/json.js';
@@ -110,73 +111,159 @@ export function requestJson(init: ClientInit, method: 'GET' | 'POST', path: stri
 export interface EventStream {
   /** Resolves once the sandbox has answered 200 and the stream is open; rejects otherwise. */
   opened: Promise<void>;
-  /** Resolves when the stream ends (the sandbox stopped, or close()). */
+  /** Resolves when the stream ends for good (the sandbox stopped and did not come back, or close()). */
   ended: Promise<void>;
   close(): void;
 }
+
+/** How a stream that was cut is opened again: `retry:` from the sandbox replaces `delayMs`. */
+export interface ReconnectPolicy {
+  /** The wait before the first attempt after a cut; doubled after each failed attempt, up to maxDelayMs. */
+  delayMs: number;
+  maxDelayMs: number;
+  /** Failed attempts in a row after which the stream has ended. */
+  attempts: number;
+}
+
+export const reconnectDefaults: ReconnectPolicy = { delayMs: 250, maxDelayMs: 2_000, attempts: 5 };
+
+/**
+ * The comment the sandbox opens each stream with (src/sandbox/stream.ts): where the stream starts,
+ * so that a stream cut before its first event resumes there too.
+ */
+const OPENING_COMMENT = /^ ?core sandbox events after seq (\d{1,15})$/;
 
 /**
  * Opens GET /_sandbox/events with `query` and hands each event, read from its JSON form
  * (src/sandbox/event-json.ts), to `onEvent`; a message that is not an event this version knows (a
  * type a later sandbox added) is passed over. A status other than 200 rejects `opened` with the
  * answer, so the caller can report it.
+ *
+ * The stream is read as the Server-Sent Events spec says (eventsource-parser: `data:` with or without
+ * its space, several `data:` lines joined, `id:`, `retry:`, comments, CR LF and CR line ends). When
+ * the connection is cut (the sandbox closes a stream that does not keep up, a proxy drops it, the
+ * sandbox restarts on its port), it is opened again after `retry:` (else `policy.delayMs`), with
+ * `Last-Event-ID` set to the last event's id (the seq; before any event, the seq the sandbox said the
+ * stream started after), so the sandbox replays exactly the events after it: none lost, none twice.
+ * Only after `policy.attempts` failed attempts in a row, or an answer other than 200 to one (the
+ * conversation is gone), has the stream ended.
  */
-export function openEventStream(init: ClientInit, query: string, onEvent: (event: SandboxEvent) => void): EventStream {
+export function openEventStream(
+  init: ClientInit,
+  query: string,
+  onEvent: (event: SandboxEvent) => void,
+  policy: ReconnectPolicy = reconnectDefaults,
+): EventStream {
   const url = target(init.baseUrl, `/_sandbox/events${query}`);
-  let req: ReturnType<typeof httpRequest> | undefined;
+  let req: ClientRequest | undefined;
+  let lastEventId: string | undefined;
+  let retryMs: number | undefined;
+  let failures = 0;
+  let closed = false;
+  let retryTimer: NodeJS.Timeout | undefined;
   let endStream!: () => void;
-  const ended = new Promise<void>((resolve) => (endStream = resolve));
+  const ended = new Promise<void>((resolve) => {
+    endStream = () => {
+      closed = true;
+      clearTimeout(retryTimer);
+      resolve();
+    };
+  });
+  let openedFirst!: () => void;
+  let refusedFirst!: (error: unknown) => void;
+  let first = true;
   const opened = new Promise<void>((resolve, reject) => {
-    req = send(url)(url, requestOptions(init, 'GET', { Accept: 'text/event-stream' }));
-    track(init, req);
+    openedFirst = resolve;
+    refusedFirst = reject;
+  });
+  // A rejection nobody awaits yet must not end the process; the caller awaits `opened`.
+  opened.catch(() => {});
+
+  const parser = createParser({
+    onEvent: (message) => {
+      if (message.id !== undefined) lastEventId = message.id;
+      const event = safeEvent(message.data);
+      if (event !== undefined) onEvent(event);
+    },
+    onRetry: (ms) => (retryMs = ms),
+    onComment: (comment) => {
+      const start = OPENING_COMMENT.exec(comment);
+      if (start && lastEventId === undefined) lastEventId = start[1];
+    },
+  });
+
+  /** The connection is gone: the stream goes on through a new one, unless it was closed. */
+  const cut = () => {
+    if (closed) return;
+    if (init.signal.aborted) return endStream();
+    failures += 1;
+    if (failures > policy.attempts) return endStream();
+    const delay = Math.min((retryMs ?? policy.delayMs) * 2 ** (failures - 1), Math.max(policy.maxDelayMs, retryMs ?? 0));
+    retryTimer = setTimeout(connect, delay);
+  };
+
+  function connect(): void {
+    if (closed) return;
+    const headers: Record<string, string> = { Accept: 'text/event-stream', 'Cache-Control': 'no-cache' };
+    if (lastEventId !== undefined) headers['Last-Event-ID'] = lastEventId;
+    // What a cut connection left half-read is not an event: the next one starts clean.
+    parser.reset({ consume: false });
+    const request = send(url)(url, requestOptions(init, 'GET', headers));
+    req = request;
+    track(init, request);
     const timer = setTimeout(
-      () => req?.destroy(Object.assign(new Error(`no answer within ${formatDuration(init.timeoutMs)}`), { code: 'ETIMEDOUT' })),
+      () => request.destroy(Object.assign(new Error(`no answer within ${formatDuration(init.timeoutMs)}`), { code: 'ETIMEDOUT' })),
       init.timeoutMs,
     );
-    req.on('error', (error: NodeJS.ErrnoException) => {
+    request.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      endStream();
-      reject(init.signal.aborted ? new InterruptedError('interrupted') : networkError(error, url));
+      if (first) {
+        endStream();
+        refusedFirst(init.signal.aborted ? new InterruptedError('interrupted') : networkError(error, url));
+      } else cut();
     });
-    req.on('response', (res: IncomingMessage) => {
+    request.on('response', (res: IncomingMessage) => {
       clearTimeout(timer);
       if (res.statusCode !== 200) {
         let text = '';
         res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
         res.on('end', () => {
+          // A sandbox that answers, but not with the stream (the conversation is gone, too many
+          // streams): the first time the caller reports it; later the stream has ended.
+          if (first) refusedFirst(new StreamRefused({ status: res.statusCode ?? 0, text, json: safeJson(text) }));
           endStream();
-          reject(new StreamRefused({ status: res.statusCode ?? 0, text, json: safeJson(text) }));
         });
         return;
       }
-      resolve();
-      let buffer = '';
+      if (first) {
+        first = false;
+        openedFirst();
+      }
+      failures = 0;
       res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) !== -1) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = block
-            .split('\n')
-            .filter((line) => line.startsWith('data: '))
-            .map((line) => line.slice(6))
-            .join('\n');
-          if (data === '') continue;
-          const event = safeEvent(data);
-          if (event !== undefined) onEvent(event);
-        }
-      });
-      res.on('end', endStream);
-      res.on('close', endStream);
-      res.on('error', endStream);
+      res.on('data', (chunk: string) => parser.feed(chunk));
+      let gone = false;
+      const done = () => {
+        if (gone) return;
+        gone = true;
+        cut();
+      };
+      res.on('end', done);
+      res.on('close', done);
+      res.on('error', done);
     });
-    req.end();
-  });
-  // A rejection nobody awaits yet must not end the process; the caller awaits `opened`.
-  opened.catch(() => {});
-  return { opened, ended, close: () => req?.destroy() };
+    request.end();
+  }
+
+  connect();
+  return {
+    opened,
+    ended,
+    close: () => {
+      endStream();
+      req?.destroy();
+    },
+  };
 }
 
 /** The event stream was answered with another status than 200. */
