@@ -1,14 +1,15 @@
 import { createServer as createHttpServer, type ServerResponse } from 'node:http';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openEventStream, type EventStream } from '../../src/commands/customer/client.js';
+import { openEventStream } from '../../src/platform/event-stream.js';
+import type { EventStream } from '../../src/platform/connection.js';
 import type { SandboxEvent } from '../../src/sandbox/events.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { happens } from '../helpers/wait.js';
 import { customerSays, startConversation } from '../sandbox/helpers.js';
 
 /**
- * The client of the sandbox's event stream (src/commands/customer/client.ts), which `core customer`,
+ * The client of the sandbox's event stream (src/platform/event-stream.ts), which `core customer`,
  * `core test` and `core check-bot` read events through: it reads the stream as the Server-Sent Events
  * spec says, and when the connection is cut it opens it again with Last-Event-ID, so that no event is
  * lost and none comes twice. The cuts are real: a TCP relay between the client and the sandbox

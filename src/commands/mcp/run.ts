@@ -87,7 +87,7 @@ export async function runMcp(ctx: Context): Promise<number> {
   const sandboxRequest = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<ToolResult> => {
     const missing = needsSandbox();
     if (missing) return missing;
-    const { requestJson } = await import('../customer/client.js');
+    const { requestJson } = await import('../../platform/http.js');
     const result = await requestJson(
       { baseUrl: sandbox!.values.CORE_BASE_URL!, timeoutMs: 30_000, signal: ctx.signal },
       method,
