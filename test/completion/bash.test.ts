@@ -89,6 +89,7 @@ describe('the bash completion script', () => {
         'example',
         'greet',
         'help',
+        'mcp',
         'reason',
         'reply',
         'sandbox',
