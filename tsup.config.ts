@@ -222,8 +222,11 @@ const vendor = [
   '@inquirer/checkbox',
   '@inquirer/password',
   '@inquirer/number',
+  // core mcp alone: the server and its stdio transport.
+  '@modelcontextprotocol/sdk/server/mcp.js',
+  '@modelcontextprotocol/sdk/server/stdio.js',
 ];
-const vendorFile = (name: string) => `vendor/${name.replace('@', '').replace(/\//g, '-')}`;
+const vendorFile = (name: string) => `vendor/${name.replace('@', '').replace(/\.js$/, '').replace(/\//g, '-')}`;
 
 /**
  * In the application bundle, every vendor module stays a file of its own (dist/vendor/<name>.cjs),

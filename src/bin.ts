@@ -1,4 +1,8 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --
+// The `--` ends Node's own options: Node 20 and 24 read `--env-file FILE` anywhere on the command line,
+// after the script's name too, so `core sandbox --env-file .env` would otherwise stop in Node with
+// `node: .env: not found` (exit 9) before core starts. npm's cmd-shim reads `env -S` and keeps the
+// `--` in the Windows shims it makes.
 import { writeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createLoader, runPath, type Application } from './compile-cache.js';

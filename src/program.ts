@@ -14,6 +14,7 @@ import { completionCommand } from './commands/completion/command.js';
 import { apiCommand } from './commands/api/command.js';
 import { exampleCommand } from './commands/example/command.js';
 import { doctorCommand } from './commands/doctor/command.js';
+import { mcpCommand } from './commands/mcp/command.js';
 import { versionCommand } from './commands/version/command.js';
 import { DOCS_URL, isTopic, TOPICS, TOPIC_NAMES, type Direct, type TopicName } from './commands/help-topics.js';
 import { version } from './version.js';
@@ -29,6 +30,7 @@ const commands: Record<string, CommandFactory> = {
   test: testCommand,
   'check-bot': checkBotCommand,
   bridge: bridgeCommand,
+  mcp: mcpCommand,
   example: exampleCommand,
   config: configCommand,
   doctor: doctorCommand,

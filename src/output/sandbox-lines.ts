@@ -8,19 +8,26 @@ import type { Sandbox } from '../sandbox/server.js';
  * export lines point `core` and the bot at it, each value one shell word.
  */
 export function startLines(sandbox: Sandbox, options: SandboxRunOptions): string[] {
-  const token = options.token ?? sandboxDefaults.token;
-  const lines = [
+  return [
     comment(`core sandbox listening on ${sandbox.url} (tenants: ${sandbox.tenants.join(', ')}; duplicates: ${sandbox.duplicates})`),
-    `export CORE_BASE_URL=${shellWord(sandbox.url)}`,
-    `export CORE_TENANT=${shellWord(sandbox.tenants[0] ?? '')}`,
-    `export CORE_TOKEN=${shellWord(token)}`,
+    ...startValues(sandbox, options).map(([name, value]) => `export ${name}=${shellWord(value)}`),
+  ];
+}
+
+/** The variables the export lines set, in their order: also the first line of `--json`. */
+export function startValues(sandbox: Sandbox, options: SandboxRunOptions): Array<[string, string]> {
+  const token = options.token ?? sandboxDefaults.token;
+  const values: Array<[string, string]> = [
+    ['CORE_BASE_URL', sandbox.url],
+    ['CORE_TENANT', sandbox.tenants[0] ?? ''],
+    ['CORE_TOKEN', token],
   ];
   if (options.integratorToken !== undefined && options.integratorToken !== token) {
-    lines.push(`export CORE_INTEGRATOR_TOKEN=${shellWord(options.integratorToken)}`);
+    values.push(['CORE_INTEGRATOR_TOKEN', options.integratorToken]);
   }
   // The bot verifies webhooks with it (docs/sandbox.md, "The MESSAGE webhook"): a test value, printed like the tokens.
-  lines.push(`export CORE_WEBHOOK_SECRET=${shellWord(sandbox.webhookSecret)}`);
-  return lines;
+  values.push(['CORE_WEBHOOK_SECRET', sandbox.webhookSecret]);
+  return values;
 }
 
 /** Text as one shell comment line: a line break in it would end the comment, so none is left. */

@@ -1,13 +1,14 @@
 import type { IncomingMessage } from 'node:http';
+import { createParser } from 'eventsource-parser';
 import type { EventStream, PlatformEvent, SandboxAnswer } from './connection.js';
 import { parseEvent } from '../sandbox/event-json.js';
 import { jsonOf, startRequest, type ClientInit } from './http.js';
 
 /**
  * The sandbox's event stream over HTTP (GET /_sandbox/events, docs/sandbox.md, "Events"): Server-Sent
- * Events, one JSON event in the `data:` lines of each block. The reading of the text is
- * `createEventParser` alone, in the shape of eventsource-parser's (`feed(chunk)`, an event per
- * block), so that another reader takes its place without touching the rest.
+ * Events, read as the spec says by eventsource-parser (`data:` with or without its space, several
+ * `data:` lines joined, `id:`, `retry:`, comments, CR LF and CR line ends), and opened again with
+ * `Last-Event-ID` when the connection is cut, so that no event is lost or seen twice.
  */
 
 /** The event stream was answered with another status than 200. */
@@ -17,72 +18,146 @@ export class StreamRefused extends Error {
   }
 }
 
-export interface EventParser {
-  /** Text as it arrives, cut anywhere; each complete block is handed on as it ends. */
-  feed(chunk: string): void;
+/** How a stream that was cut is opened again: `retry:` from the sandbox replaces `delayMs`. */
+export interface ReconnectPolicy {
+  /** The wait before the first attempt after a cut; doubled after each failed attempt, up to maxDelayMs. */
+  delayMs: number;
+  maxDelayMs: number;
+  /** Failed attempts in a row after which the stream has ended. */
+  attempts: number;
 }
 
+export const reconnectDefaults: ReconnectPolicy = { delayMs: 250, maxDelayMs: 2_000, attempts: 5 };
+
 /**
- * Reads the stream's text: a block ends at a blank line, its `data: ` lines joined by line breaks are
- * its data, and a block without data (a comment, a keep-alive) is passed over.
+ * The comment the sandbox opens each stream with (src/sandbox/stream.ts): where the stream starts,
+ * so that a stream cut before its first event resumes there too.
  */
-export function createEventParser(onData: (data: string) => void, onTooLarge: () => void = () => {}): EventParser {
-  let buffer = '';
-  return {
-    feed(chunk) {
-      // Only the new text is searched for the end of a block: what came before has none.
-      const from = Math.max(0, buffer.length - 1);
-      buffer += chunk;
-      if (buffer.indexOf('\n\n', from) === -1) {
-        // A block without end past the bound: the stream is given up.
-        if (buffer.length > MAX_SANDBOX_EVENT_BYTES) onTooLarge();
-        return;
-      }
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) !== -1) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = block
-          .split('\n')
-          .filter((line) => line.startsWith('data: '))
-          .map((line) => line.slice(6))
-          .join('\n');
-        if (data !== '') onData(data);
-      }
-    },
-  };
-}
+const OPENING_COMMENT = /^ ?core sandbox events after seq (\d{1,15})$/;
 
 /**
  * Opens GET /_sandbox/events with `query` and hands each event, read from its JSON form
  * (src/sandbox/event-json.ts), to `onEvent`; a message that is not an event this version knows (a
- * type a later sandbox added) is passed over. A status other than 200 rejects `opened` with `StreamRefused`, so the caller can report it. The
- * time limit covers the answer to the request; once open, the stream lives until it ends or close().
+ * type a later sandbox added) is passed over. A status other than 200 rejects `opened` with
+ * `StreamRefused`, so the caller can report it. The time limit covers the answer to each request.
+ *
+ * When the connection is cut (the sandbox closes a stream that does not keep up, a proxy drops it,
+ * the sandbox restarts on its port), it is opened again after `retry:` (else `policy.delayMs`), with
+ * `Last-Event-ID` set to the last event's id (the seq; before any event, the seq the sandbox said the
+ * stream started after), so the sandbox replays exactly the events after it. Only after
+ * `policy.attempts` failed attempts in a row, or an answer other than 200 to one (the conversation
+ * is gone), has the stream ended.
  */
-export function openEventStream(init: ClientInit, query: string, onEvent: (event: PlatformEvent) => void): EventStream {
+export function openEventStream(
+  init: ClientInit,
+  query: string,
+  onEvent: (event: PlatformEvent) => void,
+  policy: ReconnectPolicy = reconnectDefaults,
+): EventStream {
+  let lastEventId: string | undefined;
+  let retryMs: number | undefined;
+  let failures = 0;
+  let closed = false;
+  let first = true;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let current: { destroy(): void } | undefined;
   let endStream!: () => void;
-  const ended = new Promise<void>((resolve) => (endStream = resolve));
-  let close = () => {};
-  const opened = new Promise<void>((resolve, reject) => {
-    const fail = (error: Error) => {
-      endStream();
-      reject(error);
+  const ended = new Promise<void>((resolve) => {
+    endStream = () => {
+      closed = true;
+      clearTimeout(retryTimer);
+      resolve();
     };
-    const { req, answered } = startRequest(init, 'GET', `/_sandbox/events${query}`, { Accept: 'text/event-stream' }, fail);
-    close = () => req.destroy();
-    req.on('response', (res: IncomingMessage) => {
-      answered();
-      if (res.statusCode !== 200) refuse(res, fail);
-      else {
-        resolve();
-        read(res, onEvent, endStream);
-      }
-    });
-    req.end();
+  });
+  let openedFirst!: () => void;
+  let refusedFirst!: (error: unknown) => void;
+  const opened = new Promise<void>((resolve, reject) => {
+    openedFirst = resolve;
+    refusedFirst = reject;
   });
   // A rejection nobody awaits yet must not end the process; the caller awaits `opened`.
   opened.catch(() => {});
-  return { opened, ended, close: () => close() };
+
+  // What has come since the last whole event: past MAX_SANDBOX_EVENT_BYTES the stream is given up.
+  let pending = 0;
+  const parser = createParser({
+    onEvent: (message) => {
+      pending = 0;
+      if (message.id !== undefined) lastEventId = message.id;
+      const event = eventOf(message.data);
+      if (event !== undefined) onEvent(event);
+    },
+    onRetry: (ms) => (retryMs = ms),
+    onComment: (comment) => {
+      const start = OPENING_COMMENT.exec(comment);
+      if (start && lastEventId === undefined) lastEventId = start[1];
+    },
+  });
+
+  /** The connection is gone: the stream goes on through a new one, unless it was closed. */
+  const cut = () => {
+    if (closed) return;
+    if (init.signal.aborted) return endStream();
+    failures += 1;
+    if (failures > policy.attempts) return endStream();
+    const base = retryMs ?? policy.delayMs;
+    retryTimer = setTimeout(connect, Math.min(base * 2 ** (failures - 1), Math.max(policy.maxDelayMs, base)));
+  };
+
+  function connect(): void {
+    if (closed) return;
+    const headers: Record<string, string> = { Accept: 'text/event-stream', 'Cache-Control': 'no-cache' };
+    if (lastEventId !== undefined) headers['Last-Event-ID'] = lastEventId;
+    // What a cut connection left half-read is not an event: the next one starts clean.
+    parser.reset({ consume: false });
+    const fail = (error: Error) => {
+      if (!first) return cut();
+      endStream();
+      refusedFirst(error);
+    };
+    const { req, answered } = startRequest(init, 'GET', `/_sandbox/events${query}`, headers, fail);
+    current = req;
+    req.on('response', (res: IncomingMessage) => {
+      answered();
+      if (res.statusCode !== 200) return refuse(res, first ? fail : () => endStream());
+      if (first) {
+        first = false;
+        openedFirst();
+      }
+      failures = 0;
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        pending += chunk.length;
+        if (pending > MAX_SANDBOX_EVENT_BYTES) {
+          // An event without end where a sandbox's stream was expected: not read further, not asked again.
+          endStream();
+          res.destroy();
+          return;
+        }
+        parser.feed(chunk);
+      });
+      let gone = false;
+      const done = () => {
+        if (gone) return;
+        gone = true;
+        cut();
+      };
+      res.on('end', done);
+      res.on('close', done);
+      res.on('error', done);
+    });
+    req.end();
+  }
+
+  connect();
+  return {
+    opened,
+    ended,
+    close: () => {
+      endStream();
+      current?.destroy();
+    },
+  };
 }
 
 /** The most one event of the stream may be (docs/sandbox.md, "Bounds"): a bot answer of the sandbox's 1 MB, its every character escaped. */
@@ -109,22 +184,6 @@ function refuse(res: IncomingMessage, fail: (error: Error) => void): void {
   });
   res.on('end', finish);
   res.on('close', finish);
-}
-
-/** The events of an open stream, each event read to `onEvent`, until the stream ends. */
-function read(res: IncomingMessage, onEvent: (event: PlatformEvent) => void, endStream: () => void): void {
-  const parser = createEventParser(
-    (data) => {
-      const event = eventOf(data);
-      if (event !== undefined) onEvent(event);
-    },
-    () => res.destroy(),
-  );
-  res.setEncoding('utf8');
-  res.on('data', (chunk: string) => parser.feed(chunk));
-  res.on('end', endStream);
-  res.on('close', endStream);
-  res.on('error', endStream);
 }
 
 /** An event from its JSON form; undefined for one this version does not know. */

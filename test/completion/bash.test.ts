@@ -90,6 +90,7 @@ describe('the bash completion script', () => {
         'example',
         'greet',
         'help',
+        'mcp',
         'reason',
         'reply',
         'sandbox',

@@ -14,8 +14,9 @@ import { hangLimit } from '../helpers/time-scale.js';
  *
  * Node (20 and 24 alike) reads `--env-file FILE` anywhere on its command line, after the script's
  * name too: it stops with "node: FILE: not found" (exit 9) when FILE does not exist, and waits for
- * ever on a FIFO, before core runs. `node -- core ...` ends Node's own options, and so do these
- * tests (docs/sandbox.md, "An env file for your bot", says what users can do).
+ * ever on a FIFO, before core runs. The installed bin ends Node's options in its first line
+ * (test/package/pack.test.ts runs it so); these tests run the script through `node` themselves, so
+ * they end them with `node --` as users must then (docs/sandbox.md, "An env file for your bot").
  */
 
 beforeAll(() => ensureBuilt());

@@ -1,5 +1,18 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -253,6 +266,61 @@ describe('the npm package', () => {
       child.kill('SIGTERM');
       await exited;
     }
+  });
+
+  it("starts the installed core sandbox with --env-file FILE, a file that does not exist yet, which Node's own --env-file would refuse", async () => {
+    const envFile = join(work, 'bot.env');
+    rmSync(envFile, { force: true });
+    const child = spawn(join(prefix, 'bin', 'core'), ['sandbox', '--port', '0', '--env-file', envFile], {
+      cwd: work,
+      env: { PATH: process.env.PATH, HOME: work } as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let out = '';
+      let err = '';
+      child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+      const started = new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const url = /^export CORE_BASE_URL=(\S+)$/m.exec(out)?.[1];
+          if (url) resolve(url);
+        });
+        child.once('exit', (code) => reject(new Error(`core sandbox exited ${code}: ${out}${err}`)));
+      });
+      const url = await happens(started, 'the installed core sandbox to start');
+      expect(readFileSync(envFile, 'utf8')).toContain(`CORE_BASE_URL=${url}\n`);
+      expect(statSync(envFile).mode & 0o777).toBe(0o600);
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  it("ends Node's own options in the bin's first line, and npm's Windows shims keep that end", () => {
+    const bin = join(prefix, 'lib', 'node_modules', 'core-cli', 'dist', 'bin.js');
+    expect(readFileSync(bin, 'utf8').split('\n')[0]).toBe('#!/usr/bin/env -S node --');
+    // The cmd-shim of the npm that installed the package: what `npm install` runs on Windows.
+    const npmCli = realpathSync(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim());
+    const require = createRequire(npmCli);
+    const cmdShim = require('cmd-shim') as (from: string, to: string) => Promise<void>;
+    const shims = join(work, 'shims');
+    mkdirSync(shims, { recursive: true });
+    return cmdShim(bin, join(shims, 'core')).then(() => {
+      // The .cmd and .ps1 shims run node with `--` between Node's options and the script.
+      expect(readFileSync(join(shims, 'core.cmd'), 'utf8')).toMatch(/"%_prog%" -- +"%dp0%\\[^"]*bin\.js" %\*/);
+      expect(readFileSync(join(shims, 'core.ps1'), 'utf8')).toMatch(/& "\$basedir\/node\$exe" -- +"\$basedir\/[^"]*bin\.js" \$args/);
+      // The shell shim for Cygwin and Git Bash does the same.
+      expect(readFileSync(join(shims, 'core'), 'utf8')).toMatch(/exec node -- +"\$basedir\/[^"]*bin\.js" "\$@"/);
+      // Run, it reaches core, which answers for the missing folder itself (exit 2), where Node would have stopped with 9.
+      const run = spawnSync('sh', [join(shims, 'core'), 'sandbox', '--env-file', join(work, 'no-such-folder', '.env')], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, HOME: work } as NodeJS.ProcessEnv,
+      });
+      expect(run.stderr).not.toMatch(/^node:/m);
+      expect(run.status, run.stderr).toBe(2);
+    });
   });
 
   it('prints the schemas and a completion script from the install', () => {

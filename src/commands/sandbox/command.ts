@@ -53,6 +53,10 @@ export const sandboxCommand: CommandFactory = (inv) => {
     )
     .option('--open', "open the sandbox's page in your browser ($BROWSER, else the system's opener)")
     .option(
+      '--json',
+      'stdout as NDJSON for jq and log shippers: a first line with the CORE_* values as one JSON object, then every event, one a line',
+    )
+    .option(
       '--env-file <file>',
       "also write the CORE_* lines into this file (NAME=value, mode 0600), updating them in place and keeping the file's other lines",
     );
@@ -74,7 +78,8 @@ Examples:
   $ core sandbox --bot-url http://127.0.0.1:3000/webhook --webhook-timeout 3s --webhook-retries 1
   $ core sandbox --new-webhook-secret                          # a new kept secret: give the bot the new CORE_WEBHOOK_SECRET
   $ core sandbox --allow-host host.docker.internal             # a bot in a container calls the API by that name
-  $ core sandbox --bot-url http://127.0.0.1:3000/webhook --env-file .env   # your bot reads .env (dotenv)`,
+  $ core sandbox --bot-url http://127.0.0.1:3000/webhook --env-file .env   # your bot reads .env (dotenv)
+  $ core sandbox --json | jq -c 'select(.type? == "bot.answer")'          # the event log as NDJSON`,
   );
   cmd.action(async (raw: Record<string, unknown>) => {
     const flags: SandboxFlags = {
@@ -105,7 +110,8 @@ Examples:
     const options = await parseSandboxFlags(flags, inv.ctx.cwd, inv.ctx.env);
     const { runSandbox } = await import('./run.js');
     const envFile = raw.envFile as string | undefined;
-    inv.exitCode = await runSandbox(envFile === undefined ? options : { ...options, envFile }, inv.ctx);
+    const json = raw.json === true;
+    inv.exitCode = await runSandbox({ ...options, ...(envFile === undefined ? {} : { envFile }), ...(json ? { json } : {}) }, inv.ctx);
   });
   return cmd;
 };

@@ -7,7 +7,7 @@ import { SandboxOptionsError, startSandbox, type Sandbox } from '../../sandbox/s
 import { WEBHOOK_SECRET_VARIABLE, type SandboxRunOptions } from '../../platform/flags.js';
 import type { ResolvedSecret } from '../../platform/secret.js';
 import { listenError } from '../../platform/start.js';
-import { startLines } from '../../output/sandbox-lines.js';
+import { startLines, startValues } from '../../output/sandbox-lines.js';
 
 /**
  * `core sandbox`: starts the local server, prints where it is and how to point `core` at it
@@ -17,11 +17,11 @@ import { startLines } from '../../output/sandbox-lines.js';
  * The sandbox's tokens are fixed, documented test values, not secrets, so they are printed as is.
  */
 export async function runSandbox(
-  runOptions: SandboxRunOptions & { envFile?: string },
+  runOptions: SandboxRunOptions & { envFile?: string; json?: boolean },
   ctx: Context,
   random?: () => number,
 ): Promise<number> {
-  const { open, newWebhookSecret, envFile, ...named } = runOptions;
+  const { open, newWebhookSecret, envFile, json, ...named } = runOptions;
   // --env-file: refused before the sandbox starts when core would not write there (src/output/env-file.ts).
   const envFileAt = envFile === undefined ? undefined : await checkEnvFile(envFile, ctx);
   const { withSigningSecret, unkeptWarning } = await import('../../platform/secret.js');
@@ -44,7 +44,16 @@ export async function runSandbox(
       throw error;
     }
   }
-  ctx.out(lines.join('\n') + '\n');
+  // --json (docs/sandbox.md, "The event log on stdout"): one JSON line of the export values in place of
+  // the shell lines, then every event as it happens, one a line, in its one JSON form (src/sandbox/event-json.ts).
+  let unsubscribe = () => {};
+  if (json === true) {
+    const { eventJson } = await import('../../sandbox/event-json.js');
+    ctx.out(`${JSON.stringify(Object.fromEntries(startValues(sandbox, options)))}\n`);
+    unsubscribe = sandbox.subscribe((event) => ctx.out(`${eventJson(event)}\n`));
+  } else {
+    ctx.out(lines.join('\n') + '\n');
+  }
   ctx.err(guide(sandbox, options, secret, { open: open === true, envFile }));
   if (open) {
     const { openInBrowser } = await import('../../platform/open.js');
@@ -55,6 +64,7 @@ export async function runSandbox(
     if (ctx.signal.aborted) resolve();
     else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
+  unsubscribe();
   await sandbox.close();
   ctx.err('core sandbox stopped\n');
   return ExitCode.ok;
