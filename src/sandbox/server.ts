@@ -5,11 +5,13 @@ import type { Problem } from '../errors.js';
 import { loadSafeHtmlRenderer } from '../markdown/safe-html.js';
 import type { Reason } from '../payload/index.js';
 import { version } from '../version.js';
+import { defaultAgents, prepareAgents } from './agents-seed.js';
 import { apiRoutes } from './api.js';
 import { customerHandlers, directCustomer, type DirectCustomer } from './customer.js';
 import type { SandboxEvent } from './events.js';
 import { allowedHosts } from './host.js';
 import { baseUrl, formatProblems } from './http.js';
+import type { AgentSeed } from './model.js';
 import { inspectHandlers } from './inspect.js';
 import { closeServer, listen, sandboxServer } from './listen.js';
 import { isLoopbackHost, sandboxDefaults, sandboxOptionProblems, type DuplicateMode, type SandboxOptions } from './options.js';
@@ -80,16 +82,20 @@ export class SandboxOptionsError extends TypeError {
   }
 }
 
-/** The seed reasons of valid options; throws SandboxOptionsError naming every problem of the options. */
-function checkedSeed(options: SandboxOptions): Reason[] {
+/** The seed reasons and agents of valid options; throws SandboxOptionsError naming every problem of the options. */
+function checkedSeed(options: SandboxOptions): { reasons: Reason[]; agents: AgentSeed[] } {
   const optionProblems = sandboxOptionProblems(options);
   const maxActiveReasons = options.maxActiveReasons ?? sandboxDefaults.maxActiveReasons;
   const seed = prepareReasons(options.reasons ?? defaultReasons, maxActiveReasons);
   if (!seed.ok) {
     for (const problem of seed.problems) optionProblems.push({ ...problem, path: `reasons${problem.path}` });
   }
-  if (optionProblems.length > 0 || !seed.ok) throw new SandboxOptionsError(optionProblems);
-  return seed.reasons;
+  const agents = seed.ok ? prepareAgents(options.agents ?? defaultAgents, seed.reasons) : null;
+  if (agents && !agents.ok) {
+    for (const problem of agents.problems) optionProblems.push({ ...problem, path: `agents${problem.path}` });
+  }
+  if (optionProblems.length > 0 || !seed.ok || !agents?.ok) throw new SandboxOptionsError(optionProblems);
+  return { reasons: seed.reasons, agents: agents.agents };
 }
 
 /** The MESSAGE webhook's sender (webhook.ts), each attempt recorded in the state. */
@@ -180,7 +186,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 export type LocalSandbox = Sandbox & { readonly customer: DirectCustomer };
 
 export async function startLocalSandbox(options: SandboxOptions = {}): Promise<LocalSandbox> {
-  const seedReasons = checkedSeed(options);
+  const { reasons: seedReasons, agents: seedAgents } = checkedSeed(options);
   const host = options.host ?? sandboxDefaults.host;
   const botUrl = options.botUrl ?? null;
   const webhookSecret = options.webhookSecret ?? newWebhookSecret();
@@ -190,6 +196,7 @@ export async function startLocalSandbox(options: SandboxOptions = {}): Promise<L
   const state = new SandboxState({
     tenants,
     seedReasons,
+    seedAgents,
     duplicates,
     maxActiveReasons: options.maxActiveReasons ?? sandboxDefaults.maxActiveReasons,
     maxEvents: options.maxEvents ?? sandboxDefaults.maxEvents,

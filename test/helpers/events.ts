@@ -134,6 +134,27 @@ const defaults: { [T in EventType]: (seq: number) => EventOf<T> } = {
     code: 'LUNCH',
     reason: { code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }], active: true },
   }),
+  'handover.routed': (seq) => ({
+    ...base(seq),
+    type: 'handover.routed',
+    sessionId: 's-1',
+    scope: 'thread',
+    questionId: 5001n,
+    agentId: 7n,
+    agentName: 'Ann',
+    matched: ['skillIds'],
+    fromQueue: false,
+  }),
+  'handover.queued': (seq) => ({
+    ...base(seq),
+    type: 'handover.queued',
+    sessionId: 's-1',
+    scope: 'thread',
+    questionId: 5001n,
+    why: 'all matching agents are away or full',
+  }),
+  'agent.status': (seq) => ({ ...base(seq), type: 'agent.status', sessionId: null, agentId: 7n, agentStatus: 'away', reason: 'LUNCH' }),
+  'agent.message': (seq) => ({ ...base(seq), type: 'agent.message', sessionId: 's-1', agentId: 7n, agentName: 'Ann', text: 'Hello, Ann here' }),
   'sandbox.reset': (seq) => ({ ...base(seq), type: 'sandbox.reset', sessionId: null }),
 };
 

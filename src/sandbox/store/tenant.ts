@@ -1,6 +1,6 @@
 import type { Reason } from '../../payload/index.js';
 import type { Owner, SandboxEvent } from '../events.js';
-import type { Client, Delivery, Handover, KeptTenant, LastBotMessage, Question, ReasonRecord, Thread } from '../model.js';
+import type { Agent, AgentSeed, Assignment, Client, Delivery, Handover, KeptTenant, LastBotMessage, Question, QueuedHandover, ReasonRecord, Thread } from '../model.js';
 import { firstIds } from '../model.js';
 import { isActive } from '../seed.js';
 import { SeqQueue } from '../seq.js';
@@ -22,12 +22,21 @@ export interface QuestionState extends Question {
   readonly thread: ThreadState;
   answered: boolean;
   withAgents: Handover | null;
+  agentId: bigint | null;
 }
+
+export interface AgentState extends Agent {
+  status: 'online' | 'away';
+  reason: string | null;
+  readonly assigned: Map<string, Assignment>;
+}
+
 
 export interface ThreadState extends Thread {
   readonly client: ClientState;
   owner: Owner;
   handover: Handover | null;
+  agentId: bigint | null;
   readonly questions: SeqQueue<QuestionState>;
   nextIndex: bigint;
   lastSeq: number;
@@ -55,12 +64,14 @@ export interface TenantState extends KeptTenant {
   readonly deliveries: Map<string, DeliveryState>;
   readonly reasons: Map<string, ReasonRecord>;
   activeCount: number;
+  readonly agents: Map<bigint, AgentState>;
+  readonly queue: Map<string, QueuedHandover>;
   nextClientId: bigint;
   nextQuestionId: bigint;
 }
 
-/** A tenant as it starts: no events, clients or threads, and its own copy of the seed reasons. */
-export function freshTenant(name: string, seedReasons: readonly Reason[]): TenantState {
+/** A tenant as it starts: no events, clients or threads, its own copy of the seed reasons, the agents as configured. */
+export function freshTenant(name: string, seedReasons: readonly Reason[], seedAgents: readonly AgentSeed[] = []): TenantState {
   const reasons = new Map<string, ReasonRecord>();
   for (const reason of seedReasons) {
     // A copy per tenant, so an update in one tenant can never show in another.
@@ -80,6 +91,8 @@ export function freshTenant(name: string, seedReasons: readonly Reason[]): Tenan
     deliveries: new Map(),
     reasons,
     activeCount,
+    agents: new Map(seedAgents.map((seed) => [seed.id, { ...seed, skills: [...seed.skills], units: [...seed.units], assigned: new Map() }])),
+    queue: new Map(),
     nextClientId: firstIds.coreClientId,
     nextQuestionId: firstIds.questionId,
   };
