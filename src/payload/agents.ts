@@ -46,6 +46,21 @@ export const agentsFileSchema = z
   .check(z.describe('The agents every tenant of core sandbox starts with (and returns to on reset). core sandbox --agents FILE.'));
 export type AgentsFile = z.output<typeof agentsFileSchema>;
 
+/**
+ * Validates an agents file as read. The JSON and YAML readers give every integer as a bigint; a
+ * capacity is a count, not an identifier, so one within 2^53 is made a number first.
+ */
 export function validateAgentsFile(input: unknown): Validation<AgentsFile> {
-  return validateWith(agentsFileSchema, input);
+  return validateWith(agentsFileSchema, countsAsNumbers(input));
+}
+
+function countsAsNumbers(input: unknown): unknown {
+  if (typeof input !== 'object' || input === null || !Array.isArray((input as { agents?: unknown }).agents)) return input;
+  const agents = (input as { agents: unknown[] }).agents.map((entry) => {
+    if (typeof entry !== 'object' || entry === null) return entry;
+    const { capacity } = entry as { capacity?: unknown };
+    if (typeof capacity !== 'bigint' || capacity > BigInt(Number.MAX_SAFE_INTEGER) || capacity < -BigInt(Number.MAX_SAFE_INTEGER)) return entry;
+    return { ...entry, capacity: Number(capacity) };
+  });
+  return { ...input, agents };
 }

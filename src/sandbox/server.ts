@@ -6,6 +6,7 @@ import { loadSafeHtmlRenderer } from '../markdown/safe-html.js';
 import type { Reason } from '../payload/index.js';
 import { version } from '../version.js';
 import { defaultAgents, prepareAgents } from './agents-seed.js';
+import { agentHandlers } from './agents.js';
 import { apiRoutes } from './api.js';
 import { customerHandlers, directCustomer, type DirectCustomer } from './customer.js';
 import type { SandboxEvent } from './events.js';
@@ -167,6 +168,7 @@ async function routesOf(parts: Parts, bot: { timeoutMs: number; retries: number 
     customer: customerHandlers({ state, sender, defaultTenant: parts.tenants[0] ?? 'sandbox' }),
     probes,
     page: pageHandlers(),
+    agents: agentHandlers({ state, defaultTenant: parts.tenants[0] ?? 'sandbox' }),
     events: eventStream({
       state,
       open: parts.streams,

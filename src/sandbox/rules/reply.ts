@@ -148,7 +148,8 @@ export function replyOutcome(view: TenantView, reply: ReplyFields, meta: Request
     events.push(handoverEvent(handover, target.sessionId, meta.requestId));
     // Routed at once to an agent, or queued (src/sandbox/rules/routing.ts).
     const { scope, question: passed, targets } = handover;
-    events.push(routingEvent(view, { sessionId: target.sessionId, scope, questionId: passed?.questionId ?? null, targets }));
+    const questionId = scope === 'question' ? (passed?.questionId ?? null) : null;
+    events.push(routingEvent(view, { sessionId: target.sessionId, scope, questionId, targets }));
   }
   return { status: 200, error: null, events, answer: events.indexOf(event) };
 }
