@@ -16,7 +16,7 @@ export const MAX_AGENTS = 1000;
 
 export const agentSchema = z
   .strictObject({
-    id: longSchema.check(z.describe('The agent\'s id: the value a bot names in userIds.')),
+    id: longSchema.check(z.describe("The agent's id: the value a bot names in userIds.")),
     name: text('The name shown on the page and in listings, 1 to 100 characters.', 100),
     skills: z.optional(longSetSchema('The ids of the skills the agent has: what skillIds match. Default none.')),
     units: z.optional(longSetSchema('The ids of the units (departments) the agent belongs to: what unitIds match. Default none.')),
@@ -59,7 +59,8 @@ function countsAsNumbers(input: unknown): unknown {
   const agents = (input as { agents: unknown[] }).agents.map((entry) => {
     if (typeof entry !== 'object' || entry === null) return entry;
     const { capacity } = entry as { capacity?: unknown };
-    if (typeof capacity !== 'bigint' || capacity > BigInt(Number.MAX_SAFE_INTEGER) || capacity < -BigInt(Number.MAX_SAFE_INTEGER)) return entry;
+    if (typeof capacity !== 'bigint' || capacity > BigInt(Number.MAX_SAFE_INTEGER) || capacity < -BigInt(Number.MAX_SAFE_INTEGER))
+      return entry;
     return { ...entry, capacity: Number(capacity) };
   });
   return { ...input, agents };

@@ -36,11 +36,13 @@ export function prepareAgents(input: readonly unknown[], reasons: readonly Reaso
   const active = reasons.filter(isActive).map((reason) => reason.code);
   validated.value.agents.forEach((entry, index) => {
     const earlier = firstIndexOfId.get(entry.id);
-    if (earlier !== undefined) problems.push({ path: `[${index}].id`, message: `${entry.id} is also the id of [${earlier}]; ids must be unique` });
+    if (earlier !== undefined)
+      problems.push({ path: `[${index}].id`, message: `${entry.id} is also the id of [${earlier}]; ids must be unique` });
     else firstIndexOfId.set(entry.id, index);
     const status = entry.status ?? 'online';
     const reason = entry.reason ?? null;
-    if (status === 'online' && reason !== null) problems.push({ path: `[${index}].reason`, message: 'only an agent with status away gives a reason' });
+    if (status === 'online' && reason !== null)
+      problems.push({ path: `[${index}].reason`, message: 'only an agent with status away gives a reason' });
     if (status === 'away' && (reason === null || !active.includes(reason))) {
       problems.push({
         path: `[${index}].reason`,

@@ -18,7 +18,11 @@ export interface AgentDeps {
 const LONG_MAX = 9_223_372_036_854_775_807n;
 
 /** The tenant of ?tenant=, or the default one; an answer for one not served. */
-function tenantOf(deps: AgentDeps, ex: Exchange, fallback: string | undefined): { ok: true; tenant: string | undefined } | { ok: false; answer: Answer } {
+function tenantOf(
+  deps: AgentDeps,
+  ex: Exchange,
+  fallback: string | undefined,
+): { ok: true; tenant: string | undefined } | { ok: false; answer: Answer } {
   const tenant = ex.query.get('tenant') ?? fallback;
   if (tenant !== undefined && !deps.state.hasTenant(tenant)) {
     return {
@@ -53,7 +57,8 @@ async function status(deps: AgentDeps, ex: Exchange): Promise<Answer> {
   if (!read.ok) return read.answer;
   const tenant = read.tenant!;
   const agentId = agentIdOf(ex.params[0] ?? '');
-  if (agentId === null) return { status: 404, error: `no agent '${ex.params[0] ?? ''}': an agent's id is an integer`, what: 'unknown agent' };
+  if (agentId === null)
+    return { status: 404, error: `no agent '${ex.params[0] ?? ''}': an agent's id is an integer`, what: 'unknown agent' };
   const problems: Problem[] = Object.keys(body.value)
     .filter((key) => key !== 'status' && key !== 'reason')
     .map((key) => ({ path: key, message: 'unknown field; this request takes status, reason' }));

@@ -166,7 +166,11 @@ async function readAgents(file: string, cwd: string, reasons: Reason[]): Promise
   const validated = validateAgentsFile(rest);
   const agents = (rest as { agents: unknown[] }).agents;
   const prepared = validated.ok ? prepareAgents(agents, reasons) : null;
-  const problems: Problem[] = validated.ok ? (prepared!.ok ? [] : prepared!.problems.map((p) => ({ ...p, path: `agents${p.path}` }))) : validated.problems;
+  const problems: Problem[] = validated.ok
+    ? prepared!.ok
+      ? []
+      : prepared!.problems.map((p) => ({ ...p, path: `agents${p.path}` }))
+    : validated.problems;
   if (problems.length > 0) {
     throw new PayloadError(`--agents: ${file} holds ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}`, problems, {
       hint: 'fix the agents in the file; core schema agents prints its JSON Schema, docs/sandbox.md "Agents" explains it',

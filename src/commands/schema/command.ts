@@ -5,7 +5,9 @@ import { SCHEMA_KINDS, type SchemaKind } from '../../schema/kinds.js';
 /** `core schema reply|greet|reason|config|test|agents` (docs/commands/schema.md). */
 export const schemaCommand: CommandFactory = (inv) => {
   const cmd = new Command('schema')
-    .summary('print the JSON Schema of a payload (reply, greet, reason), of the config file, of a core test file or of a sandbox agents file')
+    .summary(
+      'print the JSON Schema of a payload (reply, greet, reason), of the config file, of a core test file or of a sandbox agents file',
+    )
     .description(
       'Print the JSON Schema (draft 2020-12) of a request body, reply, greet or reason, of the config file, or of a ' +
         'conversation test file of core test, or of the agents file of core sandbox --agents, ' +
@@ -20,9 +22,7 @@ export const schemaCommand: CommandFactory = (inv) => {
       new Argument(
         '<kind>',
         'the request body (reply, greet, reason), the config file (config), a test file (test) or an agents file (agents)',
-      ).choices(
-        SCHEMA_KINDS,
-      ),
+      ).choices(SCHEMA_KINDS),
     );
   cmd.addHelpText(
     'after',

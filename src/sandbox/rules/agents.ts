@@ -40,12 +40,21 @@ export function statusChange(
   }
   if (status === 'away') {
     if (reason === null) {
-      return { ok: false, status: 400, message: `an agent going away gives a reason: the code of an active reason (${active.join(', ') || 'none is active'})` };
+      return {
+        ok: false,
+        status: 400,
+        message: `an agent going away gives a reason: the code of an active reason (${active.join(', ') || 'none is active'})`,
+      };
     }
     const record = view.reasons.get(reason);
-    if (record === undefined) return { ok: false, status: 404, message: `no inactivity reason with code '${reason}' in tenant '${view.name}'` };
+    if (record === undefined)
+      return { ok: false, status: 404, message: `no inactivity reason with code '${reason}' in tenant '${view.name}'` };
     if (!isActive(record.reason)) {
-      return { ok: false, status: 409, message: `the inactivity reason '${reason}' is not active: an agent may pick ${active.join(', ') || 'none'}` };
+      return {
+        ok: false,
+        status: 409,
+        message: `the inactivity reason '${reason}' is not active: an agent may pick ${active.join(', ') || 'none'}`,
+      };
     }
   }
   if (agent.status === status && agent.reason === reason) return { ok: true, agent, event: null };
@@ -54,7 +63,9 @@ export function statusChange(
 
 /** The agents holding a thread or a question of it, the thread's own agent first. */
 export function holdersOf(view: Pick<TenantView, 'agents'>, thread: Thread): Agent[] {
-  const holders = [...view.agents.values()].filter((agent) => [...agent.assigned.values()].some((held) => held.sessionId === thread.sessionId));
+  const holders = [...view.agents.values()].filter((agent) =>
+    [...agent.assigned.values()].some((held) => held.sessionId === thread.sessionId),
+  );
   return holders.sort((a, b) => Number(b.id === thread.agentId) - Number(a.id === thread.agentId));
 }
 
@@ -69,7 +80,8 @@ export function agentMessage(
   agentId: bigint | null,
 ): { ok: true; event: EventFields<'agent.message'> } | AgentRefusal {
   if (typeof text !== 'string' || text.trim() === '') return { ok: false, status: 400, message: 'text: must be a non-empty string' };
-  if (text.length > maxCustomerText) return { ok: false, status: 400, message: `text: ${text.length} characters, limit ${maxCustomerText} (a sandbox limit)` };
+  if (text.length > maxCustomerText)
+    return { ok: false, status: 400, message: `text: ${text.length} characters, limit ${maxCustomerText} (a sandbox limit)` };
   const holders = holdersOf(view, thread);
   let agent: Agent | undefined;
   if (agentId !== null) {

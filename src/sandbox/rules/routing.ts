@@ -56,7 +56,14 @@ export function route(agents: Iterable<RoutingAgent>, targets: Targets): Routing
 
 /** The tenant's agents as routing reads them. */
 export function routingAgents(agents: Iterable<Agent>): RoutingAgent[] {
-  return [...agents].map(({ id, skills, units, status, capacity, assigned }) => ({ id, skills, units, status, capacity, load: assigned.size }));
+  return [...agents].map(({ id, skills, units, status, capacity, assigned }) => ({
+    id,
+    skills,
+    units,
+    status,
+    capacity,
+    load: assigned.size,
+  }));
 }
 
 /** A hand-over to route: where it is held, and its targets. */

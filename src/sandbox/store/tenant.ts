@@ -1,6 +1,19 @@
 import type { Reason } from '../../payload/index.js';
 import type { Owner, SandboxEvent } from '../events.js';
-import type { Agent, AgentSeed, Assignment, Client, Delivery, Handover, KeptTenant, LastBotMessage, Question, QueuedHandover, ReasonRecord, Thread } from '../model.js';
+import type {
+  Agent,
+  AgentSeed,
+  Assignment,
+  Client,
+  Delivery,
+  Handover,
+  KeptTenant,
+  LastBotMessage,
+  Question,
+  QueuedHandover,
+  ReasonRecord,
+  Thread,
+} from '../model.js';
 import { firstIds } from '../model.js';
 import { isActive } from '../seed.js';
 import { SeqQueue } from '../seq.js';
@@ -30,7 +43,6 @@ export interface AgentState extends Agent {
   reason: string | null;
   readonly assigned: Map<string, Assignment>;
 }
-
 
 export interface ThreadState extends Thread {
   readonly client: ClientState;
@@ -91,7 +103,9 @@ export function freshTenant(name: string, seedReasons: readonly Reason[], seedAg
     deliveries: new Map(),
     reasons,
     activeCount,
-    agents: new Map(seedAgents.map((seed) => [seed.id, { ...seed, skills: [...seed.skills], units: [...seed.units], assigned: new Map() }])),
+    agents: new Map(
+      seedAgents.map((seed) => [seed.id, { ...seed, skills: [...seed.skills], units: [...seed.units], assigned: new Map() }]),
+    ),
     queue: new Map(),
     nextClientId: firstIds.coreClientId,
     nextQuestionId: firstIds.questionId,

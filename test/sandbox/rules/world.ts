@@ -1,7 +1,12 @@
 import type { Channel, Owner } from '../../../src/sandbox/events.js';
 import type { Delivery, Handover, QueuedHandover, ReasonRecord, TenantView } from '../../../src/sandbox/model.js';
 import { SeqQueue } from '../../../src/sandbox/seq.js';
-import type { AgentState, ClientState as Client, QuestionState as Question, ThreadState as Thread } from '../../../src/sandbox/store/tenant.js';
+import type {
+  AgentState,
+  ClientState as Client,
+  QuestionState as Question,
+  ThreadState as Thread,
+} from '../../../src/sandbox/store/tenant.js';
 
 /**
  * A tenant's state built by hand for the rules' unit tests: plain maps, no store, no server. Each
@@ -97,13 +102,29 @@ export function world(name = 'acme') {
     },
     /** An agent: online with room for two unless told, holding nothing. */
     agent(id: bigint, fields: Partial<Omit<AgentState, 'id' | 'assigned'>> = {}): AgentState {
-      const agent: AgentState = { id, name: `Agent ${id}`, skills: [], units: [], status: 'online', reason: null, capacity: 2, ...fields, assigned: new Map() };
+      const agent: AgentState = {
+        id,
+        name: `Agent ${id}`,
+        skills: [],
+        units: [],
+        status: 'online',
+        reason: null,
+        capacity: 2,
+        ...fields,
+        assigned: new Map(),
+      };
       agents.set(id, agent);
       return agent;
     },
     /** A thread given to an agent, as a handover.routed event leaves it. */
     assign(agent: AgentState, thread: Thread): void {
-      agent.assigned.set(thread.sessionId, { key: thread.sessionId, sessionId: thread.sessionId, scope: 'thread', questionId: null, seq: (seq += 1) });
+      agent.assigned.set(thread.sessionId, {
+        key: thread.sessionId,
+        sessionId: thread.sessionId,
+        scope: 'thread',
+        questionId: null,
+        seq: (seq += 1),
+      });
       thread.owner = 'agents';
       thread.agentId = agent.id;
     },
