@@ -21,7 +21,7 @@ import { probeHandlers } from './probe.js';
 import { route, routeTable, type HostRule, type RouteTable } from './routes.js';
 import { defaultReasons, prepareReasons } from './seed.js';
 import { newWebhookSecret } from './signature.js';
-import { SandboxState, type ConversationView, type MessageRecord, type ReasonRecord } from './state.js';
+import { SandboxState, type AgentView, type ConversationView, type MessageRecord, type ReasonRecord } from './state.js';
 import { eventStream } from './stream.js';
 import { WebhookSender } from './webhook.js';
 
@@ -37,7 +37,7 @@ import { WebhookSender } from './webhook.js';
  */
 
 export type { DuplicateMode, SandboxOptions, FaultOptions } from './options.js';
-export type { MessageRecord, ReasonRecord, ConversationView } from './state.js';
+export type { AgentView, MessageRecord, ReasonRecord, ConversationView } from './state.js';
 export type { SandboxEvent } from './events.js';
 
 export interface Sandbox {
@@ -67,10 +67,40 @@ export interface Sandbox {
   sizes(tenant: string): Record<'events' | 'bytes' | 'clients' | 'threads' | 'questions' | 'answerIds' | 'deliveries', number>;
   /** What GET /_sandbox/reasons returns. */
   reasons(tenant?: string): ReasonRecord[];
+  /** The agents, of one tenant or all, with what each holds (GET /_sandbox/agents). */
+  agents(tenant?: string): AgentView[];
+  /**
+   * One agent of a tenant (the first tenant by default): change its status, write in a thread it
+   * holds, give a thread back to the bot, as POST /_sandbox/agents/{id}/status, .../agent-messages
+   * and .../release do. A refusal throws an AgentRefusedError with the sandbox's status and message.
+   */
+  agent(id: bigint | number, tenant?: string): SandboxAgent;
   /** What POST /_sandbox/reset does; returns the tenants reset. */
   reset(tenant?: string): string[];
   /** Stops listening, answers what is in flight at once (skipping any latency), and closes every connection. */
   close(): Promise<void>;
+}
+
+/** One agent of a sandbox, from code (`sandbox.agent(id)`). */
+export interface SandboxAgent {
+  readonly id: bigint;
+  /** Online, or away with the code of one of the tenant's active reasons. */
+  status(status: 'online' | 'away', reason?: string): AgentView;
+  /** Writes in a thread the agent holds (the thread, or a question of it); returns the agent.message event. */
+  say(sessionId: string, text: string): SandboxEvent;
+  /** Gives a thread back to the bot; false when it was not with agents. */
+  release(sessionId: string): boolean;
+}
+
+/** A request of an agent the sandbox refused: `status` and the message it answers over HTTP. */
+export class AgentRefusedError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AgentRefusedError';
+  }
 }
 
 /** Thrown by startSandbox for options it cannot run with; `problems` names each option. */
@@ -270,6 +300,8 @@ function handle(parts: Parts, server: Server, address: AddressInfo, closing: Abo
     },
     sizes: (tenant) => state.sizesOf(tenant),
     reasons: (tenant) => state.reasons(tenant),
+    agents: (tenant) => state.agents(tenant),
+    agent: (id, tenant) => agentHandle(state, BigInt(id), tenant ?? parts.tenants[0] ?? 'sandbox'),
     reset: (tenant) => state.reset(tenant),
     close: () => {
       if (closed === undefined) {
@@ -284,6 +316,28 @@ function handle(parts: Parts, server: Server, address: AddressInfo, closing: Abo
       }
       return closed;
     },
+  };
+}
+
+function agentHandle(state: SandboxState, id: bigint, tenant: string): SandboxAgent {
+  const threadOf = (sessionId: string) => {
+    const thread = state.thread(sessionId);
+    if (thread === undefined || thread.tenant !== tenant) throw new AgentRefusedError(404, `no conversation with sessionId '${sessionId}'`);
+    return thread;
+  };
+  return {
+    id,
+    status: (status, reason) => {
+      const changed = state.agentStatus(tenant, id, status, reason ?? null);
+      if (!changed.ok) throw new AgentRefusedError(changed.status, changed.message);
+      return changed.agent;
+    },
+    say: (sessionId, text) => {
+      const written = state.agentMessage(threadOf(sessionId), text, id);
+      if (!written.ok) throw new AgentRefusedError(written.status, written.message);
+      return written.event;
+    },
+    release: (sessionId) => state.release(threadOf(sessionId)) !== null,
   };
 }
 

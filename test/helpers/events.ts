@@ -154,7 +154,14 @@ const defaults: { [T in EventType]: (seq: number) => EventOf<T> } = {
     why: 'all matching agents are away or full',
   }),
   'agent.status': (seq) => ({ ...base(seq), type: 'agent.status', sessionId: null, agentId: 7n, agentStatus: 'away', reason: 'LUNCH' }),
-  'agent.message': (seq) => ({ ...base(seq), type: 'agent.message', sessionId: 's-1', agentId: 7n, agentName: 'Ann', text: 'Hello, Ann here' }),
+  'agent.message': (seq) => ({
+    ...base(seq),
+    type: 'agent.message',
+    sessionId: 's-1',
+    agentId: 7n,
+    agentName: 'Ann',
+    text: 'Hello, Ann here',
+  }),
   'sandbox.reset': (seq) => ({ ...base(seq), type: 'sandbox.reset', sessionId: null }),
 };
 

@@ -285,6 +285,9 @@ async function converse(
       delivery: asked.deliveryId === null ? null : { deliveryId: asked.deliveryId, outcome: result.delivery, attempts: result.attempts },
       answers: result.answers,
       handovers: result.handovers,
+      routings: result.routings,
+      agentMessages: result.agentMessages,
+      holder: await holderOf(client, asked.sessionId),
       refused: result.refused,
       error:
         end === 'answered'
@@ -299,6 +302,7 @@ async function converse(
       const { out, err } = await renderExchange(result, { columns, color: ctx.color, glyphs: ctx.glyphs });
       if (out !== '') ctx.out(out);
       if (err !== '') ctx.err(err);
+      if (document.holder !== null) ctx.err(`${holderLine(document.holder)}\n`);
     }
     if (end === 'refused') throw new BotRefusedError(refusedMessage(result.refused), refusedHint(result.refused));
     if (end !== 'answered')
@@ -353,7 +357,7 @@ function noAnswerMessage(end: string, result: WaitResult, waitMs: number, noWebh
   const refusedNote = refusedCount > 0 ? ` (${refusedCount} answer${refusedCount === 1 ? ' was' : 's were'} not delivered; see above)` : '';
   switch (end) {
     case 'with-agents':
-      return `no answer can come from the bot: ${noWebhook ?? 'the thread is with agents'}, so no webhook was sent`;
+      return `no answer from the bot or an agent within ${formatDuration(waitMs)}: ${noWebhook ?? 'the thread is with agents'}, so no webhook was sent`;
     case 'webhook-failed': {
       const last = result.attempts.at(-1);
       const why = last ? (last.status != null ? `status ${String(last.status)}` : String(last.error)) : 'no attempt';
@@ -368,7 +372,7 @@ function noAnswerMessage(end: string, result: WaitResult, waitMs: number, noWebh
 
 function noAnswerHint(end: string, sessionId: string): string | undefined {
   if (end === 'with-agents')
-    return `give the thread back to the bot: curl -X POST -H 'Content-Type: application/json' $CORE_BASE_URL/_sandbox/conversations/${sessionId}/release`;
+    return `answer as the agent (core agent say --session ${sessionId} TEXT), or give the thread back to the bot: core agent release --session ${sessionId}, or curl -X POST -H 'Content-Type: application/json' $CORE_BASE_URL/_sandbox/conversations/${sessionId}/release`;
   if (end === 'webhook-failed')
     return "check the bot is running at the sandbox's --bot-url and verifies with CORE_WEBHOOK_SECRET; the attempts are in the sandbox's log";
   if (end === 'no-answer')
@@ -391,6 +395,20 @@ function refused(answer: SandboxAnswer, what: string, options: CommonOptions & {
         ? 'use the base URL core sandbox printed: it answers only requests addressed to its own address'
         : undefined;
   throw new SandboxRefusedError(answer, what, hint);
+}
+
+/** Who has the thread now (GET /_sandbox/conversations/{sessionId}): the bot, an agent, or the queue; null when unknown. */
+async function holderOf(client: ClientInit, sessionId: string): Promise<{ by: string; agentId: bigint | null } | null> {
+  const shown = await requestJson(client, 'GET', `/_sandbox/conversations/${encodeURIComponent(sessionId)}?limit=0`).catch(() => null);
+  const conversation = (shown?.json as { conversation?: { holder?: unknown; agentId?: unknown } } | undefined)?.conversation;
+  if (shown?.status !== 200 || typeof conversation?.holder !== 'string') return null;
+  return { by: conversation.holder, agentId: typeof conversation.agentId === 'bigint' ? conversation.agentId : null };
+}
+
+function holderLine(holder: { by: string; agentId: bigint | null }): string {
+  if (holder.by === 'agent') return `the thread is with agent ${String(holder.agentId)}`;
+  if (holder.by === 'queue') return 'the thread waits in the queue for an agent';
+  return 'the thread is with the bot';
 }
 
 /** Whether an answer is a JSON object with `key`: what a sandbox's answer holds, and another server's may not. */
