@@ -48,6 +48,7 @@ export const UNIT_TESTS = [
 ];
 
 export const PROCESS_TESTS = [
+  'test/agents/**/*.test.ts',
   'test/build/**/*.test.ts',
   'test/completion/**/*.test.ts',
   'test/config/{search,secret,stuck}.test.ts',
