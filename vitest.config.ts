@@ -20,6 +20,7 @@ import { hangLimit } from './test/helpers/time-scale.js';
  */
 export const UNIT_TESTS = [
   'test/batch/**/*.test.ts',
+  'test/code/**/*.test.ts',
   'test/config/{duration,loaders,reading,require,schema}.test.ts',
   'test/customer/wait.test.ts',
   'test/doctor/clock.test.ts',

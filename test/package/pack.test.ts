@@ -891,7 +891,8 @@ export function createBot(settings: () => { baseUrl: string; tenant: string; tok
     );
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.status).toBe(0);
-    const run = spawnSync(process.execPath, ['--test', join(folder, 'build', 'test', 'bot.test.js')], {
+    // The TAP reporter on every Node (Node 24's default without a terminal is the spec reporter).
+    const run = spawnSync(process.execPath, ['--test', '--test-reporter=tap', join(folder, 'build', 'test', 'bot.test.js')], {
       cwd: folder,
       encoding: 'utf8',
       env: { PATH: process.env.PATH, HOME: work } as NodeJS.ProcessEnv,

@@ -1,9 +1,9 @@
 import type { Context } from '../../context.js';
 import { parseDuration } from '../../config/duration.js';
-import { ExitCode, UsageError } from '../../errors.js';
+import { CoreError, ExitCode, exitCodeForStatus, UsageError } from '../../errors.js';
 import { stringifyJson } from '../../payload/json.js';
-import { requestJson, type ClientInit, type SandboxAnswer } from '../customer/client.js';
-import { NO_SANDBOX_HINT, SandboxRefusedError } from '../customer/run.js';
+import type { SandboxAnswer } from '../../platform/connection.js';
+import { requestJson, type ClientInit } from '../../platform/http.js';
 import type { GlobalOptions } from '../definition.js';
 import { printable } from '../../output/terminal.js';
 
@@ -21,6 +21,26 @@ export interface AgentCommonOptions {
 }
 
 const LONG_MAX = 9_223_372_036_854_775_807n;
+
+const NO_SANDBOX_HINT =
+  'start a sandbox in another shell with core sandbox and run the export lines it prints, which set CORE_BASE_URL; ' +
+  'or pass --sandbox with the address of a running one';
+
+/** The sandbox refused the agent's request: exit 4 (5 for a 5xx), its message as the sandbox wrote it. */
+class AgentRequestRefused extends CoreError {
+  constructor(answer: SandboxAnswer, what: string, hint?: string) {
+    const message = (answer.json as { message?: unknown } | undefined)?.message;
+    const said = typeof message === 'string' ? message : answer.text.slice(0, 2048) || '(no body)';
+    super(
+      answer.status < 400
+        ? `the server answered ${answer.status} to ${what}, not as a core sandbox answers: ${said}`
+        : `the sandbox refused ${what} (${answer.status}): ${said}`,
+      answer.status >= 500 ? exitCodeForStatus(answer.status) : ExitCode.http4xx,
+      'EREFUSED',
+      hint ? { hint } : {},
+    );
+  }
+}
 
 function idOf(flag: string, text: string): bigint {
   if (!/^\d{1,19}$/.test(text) || BigInt(text) > LONG_MAX)
@@ -65,7 +85,7 @@ function done(
 ): number {
   if (answer.status !== expected || typeof answer.json !== 'object' || answer.json === null) {
     if (options.json) ctx.out(`${stringifyJson({ ok: false, status: answer.status, error: answer.json ?? { message: answer.text } })}\n`);
-    throw new SandboxRefusedError(
+    throw new AgentRequestRefused(
       answer,
       what,
       answer.status === 404 && /no such path/.test(answer.text) ? 'is this URL a core sandbox?' : undefined,
