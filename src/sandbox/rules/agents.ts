@@ -1,5 +1,5 @@
 import type { EventFields } from '../events.js';
-import { maxCustomerText } from '../limits.js';
+import { maxCustomerText } from '../model.js';
 import type { Agent, TenantView, Thread } from '../model.js';
 import { isActive } from '../seed.js';
 
