@@ -52,6 +52,7 @@ export const UNIT_TESTS = [
 
 export const PROCESS_TESTS = [
   'test/bridge/end-to-end.test.ts',
+  'test/agents/**/*.test.ts',
   'test/build/**/*.test.ts',
   'test/check-bot/fuzz.test.ts',
   'test/completion/**/*.test.ts',
@@ -193,6 +194,7 @@ export const NOT_ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> 
   ['test/config/precedence.test.ts', COMMANDS],
   ['test/config/profiles.test.ts', COMMANDS],
   ['test/config/require.test.ts', RULES],
+  ['test/agents/agents.test.ts', COMMANDS],
   ['test/customer/customer.test.ts', COMMANDS],
   ['test/customer/render.test.ts', RULES],
   ['test/customer/wait.test.ts', RULES],

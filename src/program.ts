@@ -6,6 +6,7 @@ import { reasonCommand } from './commands/reason/command.js';
 import { sandboxCommand } from './commands/sandbox/command.js';
 import { bridgeCommand } from './commands/bridge/command.js';
 import { customerCommand } from './commands/customer/command.js';
+import { agentCommand } from './commands/agent/command.js';
 import { testCommand } from './commands/test-command/command.js';
 import { checkBotCommand } from './commands/check-bot/command.js';
 import { configCommand } from './commands/config/command.js';
@@ -27,6 +28,7 @@ const commands: Record<string, CommandFactory> = {
   api: apiCommand,
   sandbox: sandboxCommand,
   customer: customerCommand,
+  agent: agentCommand,
   test: testCommand,
   'check-bot': checkBotCommand,
   bridge: bridgeCommand,

@@ -1,12 +1,22 @@
 import { isRefusal } from '../sandbox/events.js';
-import type { BotAnswerEvent, HandoverEvent, SandboxEvent, WebhookAttemptEvent } from '../sandbox/events.js';
+import type {
+  AgentMessageEvent,
+  BotAnswerEvent,
+  HandoverEvent,
+  HandoverQueuedEvent,
+  HandoverRoutedEvent,
+  ReleasedEvent,
+  SandboxEvent,
+  WebhookAttemptEvent,
+} from '../sandbox/events.js';
 
 /**
  * When `core customer say` and `press` stop waiting (docs/sandbox.md, "`core customer`", and the help of
  * both commands): they read the sandbox's event stream for the conversation and stop
  *
- * - at once when no answer can come: the thread is with agents (no webhook was sent), or the webhook
- *   failed for good and no answer arrived;
+ * - at once when the webhook failed for good and no answer arrived;
+ * - for a thread with agents (no webhook was sent), `settleMs` after an agent's message, else when
+ *   `--wait` runs out ("with-agents": no answer came);
  * - once the webhook delivery has finished (delivered or failed; at once when none was sent) and at
  *   least one bot answer to the conversation has arrived, plus `settleMs` after the latest answer,
  *   so that answers sent one after another are all taken;
@@ -21,8 +31,9 @@ import type { BotAnswerEvent, HandoverEvent, SandboxEvent, WebhookAttemptEvent }
  *   of backoff) says nothing more; the cause is nearly always the secret the bot verifies with;
  * - when `--wait` runs out, whatever has arrived by then.
  *
- * Answered means at least one bot answer was delivered to the customer; answers the sandbox refused
- * (a thread with agents, a broken rule) are shown with why, but do not count.
+ * Answered means at least one bot answer was delivered to the customer, or an agent wrote; answers the
+ * sandbox refused (a thread with agents, a broken rule) are shown with why, but do not count. The
+ * routing of a hand-over (to an agent, or the queue) and a release are kept to show who has the thread.
  */
 
 export const SETTLE_MS = 300;
@@ -56,6 +67,10 @@ export interface WaitResult {
   end: WaitEnd;
   answers: BotAnswerEvent[];
   handovers: HandoverEvent[];
+  /** Where each hand-over went (an agent, or the queue), and the thread given back to the bot. */
+  routings: (HandoverRoutedEvent | HandoverQueuedEvent | ReleasedEvent)[];
+  /** What agents wrote in the thread. */
+  agentMessages: AgentMessageEvent[];
   attempts: WebhookAttemptEvent[];
   /**
    * The bot's requests the sandbox refused during the wait: those tied to this conversation, and
@@ -71,6 +86,10 @@ export class AnswerWait {
   private readonly early: SandboxEvent[] = [];
   private readonly answers: BotAnswerEvent[] = [];
   private readonly handovers: HandoverEvent[] = [];
+  private readonly routings: (HandoverRoutedEvent | HandoverQueuedEvent | ReleasedEvent)[] = [];
+  private readonly agentMessages: AgentMessageEvent[] = [];
+  /** The thread is with agents: the wait is for an agent's message. */
+  private withAgents = false;
   private readonly attempts: WebhookAttemptEvent[] = [];
   private readonly refused: SandboxEvent[] = [];
   private refusalTimer: NodeJS.Timeout | undefined;
@@ -114,10 +133,7 @@ export class AnswerWait {
     // Ended already (the sandbox closed while the message was on its way): no timer to hold the process.
     if (this.done) return;
     this.waitTimer = setTimeout(() => this.finish(this.outcome()), this.waitMs);
-    if (asked.noWebhook !== null && asked.deliveryId === null && /agents/.test(asked.noWebhook)) {
-      this.finish('with-agents');
-      return;
-    }
+    if (asked.noWebhook !== null && asked.deliveryId === null && /agents/.test(asked.noWebhook)) this.withAgents = true;
     for (const event of this.early.splice(0)) if (BigInt(event.seq) > asked.seq) this.take(event);
     this.check();
   }
@@ -134,16 +150,25 @@ export class AnswerWait {
 
   result(end: WaitEnd): WaitResult {
     const delivery = this.asked?.deliveryId == null ? null : (this.deliveryOutcome ?? 'pending');
-    return { end, answers: this.answers, handovers: this.handovers, attempts: this.attempts, refused: this.refused, delivery };
+    return {
+      end,
+      answers: this.answers,
+      handovers: this.handovers,
+      routings: this.routings,
+      agentMessages: this.agentMessages,
+      attempts: this.attempts,
+      refused: this.refused,
+      delivery,
+    };
   }
 
   /** How the wait ends when its time is up: refused, else answered when an answer was delivered. */
   private outcome(): WaitEnd {
-    return this.refusedCounts() ? 'refused' : this.delivered() ? 'answered' : 'no-answer';
+    return this.refusedCounts() ? 'refused' : this.delivered() ? 'answered' : this.withAgents ? 'with-agents' : 'no-answer';
   }
 
   private delivered(): boolean {
-    return this.answers.some((answer) => answer.delivered === true);
+    return this.answers.some((answer) => answer.delivered === true) || this.agentMessages.length > 0;
   }
 
   /**
@@ -180,7 +205,12 @@ export class AnswerWait {
       // Each answer restarts the settle time, so answers sent one after another are all taken.
       clearTimeout(this.settleTimer);
       this.settleTimer = undefined;
-    } else if (event.type === 'handover') this.handovers.push(event);
+    } else if (event.type === 'agent.message') {
+      this.agentMessages.push(event);
+      clearTimeout(this.settleTimer);
+      this.settleTimer = undefined;
+    } else if (event.type === 'handover.routed' || event.type === 'handover.queued' || event.type === 'released') this.routings.push(event);
+    else if (event.type === 'handover') this.handovers.push(event);
     else if (event.type === 'webhook.attempt' && deliveryId != null && event.deliveryId === deliveryId) {
       this.attempts.push(event);
       if (event.outcome === 'delivered' || event.outcome === 'failed') this.deliveryOutcome = event.outcome;
@@ -205,7 +235,7 @@ export class AnswerWait {
       this.finish('webhook-failed');
       return;
     }
-    if (finished && this.answers.length > 0 && this.settleTimer === undefined) {
+    if (finished && (this.answers.length > 0 || this.agentMessages.length > 0) && this.settleTimer === undefined) {
       this.settleTimer = setTimeout(() => this.finish(this.outcome()), this.settleMs);
     }
   }

@@ -56,7 +56,7 @@ export interface WaitOptions {
 
 /**
  * Why the wait ended: `answered` (at least one answer was delivered to the customer), `no-answer`
- * (the wait ran out), `with-agents` (the thread is with agents, so no webhook was sent),
+ * (the wait ran out), `with-agents` (the thread is with agents, so no webhook was sent, and no agent wrote),
  * `webhook-failed` (the bot was not reached and no answer came), `stream-ended` (the sandbox closed),
  * `refused` (the sandbox refused a request of the bot: see `refused`).
  */
@@ -82,6 +82,10 @@ export interface CustomerExchange {
   /** The `text` of each delivered answer, in order: what the customer reads. */
   texts: string[];
   handovers: HandoverEvent[];
+  /** Where each hand-over went (handover.routed to an agent, handover.queued), and a release back to the bot. */
+  routings: WaitResult['routings'];
+  /** What agents wrote in the thread during the wait (an agent's message counts as an answer for `ok`). */
+  agentMessages: WaitResult['agentMessages'];
   /** The MESSAGE webhook's attempts; empty when none was sent. */
   attempts: WebhookAttemptEvent[];
   /** delivered or failed; pending when the wait ended during the attempts; null when no webhook was sent. */
@@ -205,7 +209,7 @@ function exchangeOf(
   conversation: { sessionId: string; tenant: string },
   question: CustomerExchange['question'],
 ): CustomerExchange {
-  const { handovers, attempts, delivery, refused } = result;
+  const { handovers, routings, agentMessages, attempts, delivery, refused } = result;
   // The same events, read more closely: a bot.answer is recorded only for an answer the reply
   // schema accepted (its body a ReplyBody), addressed by the ways replyAddressing names.
   const answers = result.answers as ExchangeAnswer[];
@@ -218,6 +222,8 @@ function exchangeOf(
     answers,
     texts: answers.filter((answer) => answer.delivered).map((answer) => answer.body.text ?? ''),
     handovers,
+    routings,
+    agentMessages,
     attempts,
     delivery,
     refused,

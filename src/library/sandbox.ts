@@ -13,12 +13,15 @@ import {
   type ConversationView,
   type DuplicateMode,
   type MessageRecord,
+  type AgentView,
   type Sandbox as ServerSandbox,
+  type SandboxAgent,
   type SandboxEvent,
   type SandboxOptions,
 } from '../sandbox/server.js';
 
-export { SandboxOptionsError } from '../sandbox/server.js';
+export { AgentRefusedError, SandboxOptionsError } from '../sandbox/server.js';
+export type { AgentView, SandboxAgent } from '../sandbox/server.js';
 export type { Channel, ChannelName } from '../payload/channels.js';
 export type { ConversationView, DuplicateMode, FaultOptions, MessageRecord, SandboxEvent, SandboxOptions } from '../sandbox/server.js';
 export {
@@ -93,6 +96,13 @@ export interface Sandbox {
   sizes(tenant: string): Record<'events' | 'bytes' | 'clients' | 'threads' | 'questions' | 'answerIds' | 'deliveries', number>;
   /** What GET /_sandbox/reasons returns: the reasons of one tenant, or of all. */
   reasons(tenant?: string): ReasonRecord[];
+  /** The agents, of one tenant or all, with what each holds (GET /_sandbox/agents). */
+  agents(tenant?: string): AgentView[];
+  /**
+   * One agent of a tenant (the first by default): its status, its messages, a thread given back to the
+   * bot. A refusal throws AgentRefusedError with the status and message the HTTP endpoint answers.
+   */
+  agent(id: bigint | number, tenant?: string): SandboxAgent;
   /** What POST /_sandbox/reset does; returns the tenants reset. */
   reset(tenant?: string): string[];
   /** Stops listening, answers what is in flight at once (skipping any latency), and closes every connection. */

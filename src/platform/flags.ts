@@ -4,6 +4,11 @@ import { PayloadError, UsageError, type Problem } from '../errors.js';
 import { parseJson } from '../payload/json.js';
 import { sandboxDefaults, sandboxOptionProblems, type DuplicateMode, type SandboxOptions } from '../sandbox/options.js';
 import { defaultReasons, prepareReasons } from '../sandbox/seed.js';
+import { prepareAgents } from '../sandbox/agents-seed.js';
+import { validateAgentsFile } from '../payload/agents.js';
+import type { Reason } from '../payload/index.js';
+import { decode, parseText } from '../input/files.js';
+import { SCHEMA_KEY } from '../input/fields.js';
 import { parseDuration } from '../config/duration.js';
 import type { Env } from '../io.js';
 
@@ -16,6 +21,7 @@ export interface SandboxFlags {
   integratorToken?: string;
   duplicates?: string;
   reasons?: string;
+  agents?: string;
   maxActiveReasons?: string;
   latency?: string;
   fail?: string;
@@ -132,7 +138,48 @@ export async function parseSandboxFlags(flags: SandboxFlags, cwd: string, env: E
       );
     }
   }
+  if (flags.agents !== undefined) {
+    const seeded = prepareReasons(options.reasons ?? defaultReasons, maxActiveReasons);
+    options.agents = await readAgents(flags.agents, cwd, seeded.ok ? seeded.reasons : []);
+  }
   return options;
+}
+
+/**
+ * The agents file of --agents (YAML or JSON, `core schema agents`): checked with its schema and
+ * against the reasons the tenants start with (an agent starting away names an active one).
+ */
+async function readAgents(file: string, cwd: string, reasons: Reason[]): Promise<unknown[]> {
+  const path = resolve(cwd, file);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`--agents: cannot read ${file}${code ? ` (${code})` : ''}`, { cause: error });
+  }
+  const name = `--agents: ${file}`;
+  const data = await parseText(decode(bytes, name), name, 'auto');
+  if (typeof data !== 'object' || data === null || Array.isArray(data) || !Array.isArray((data as { agents?: unknown }).agents)) {
+    throw new UsageError(`--agents: ${file} must hold an object with a list of agents`, {
+      hint: 'write agents: [{id: 101, name: Ann, skills: [12]}] (see core schema agents)',
+    });
+  }
+  const { [SCHEMA_KEY]: _schema, ...rest } = data as Record<string, unknown>;
+  const validated = validateAgentsFile(rest);
+  const agents = (rest as { agents: unknown[] }).agents;
+  const prepared = validated.ok ? prepareAgents(agents, reasons) : null;
+  const problems: Problem[] = validated.ok
+    ? prepared!.ok
+      ? []
+      : prepared!.problems.map((p) => ({ ...p, path: `agents${p.path}` }))
+    : validated.problems;
+  if (problems.length > 0) {
+    throw new PayloadError(`--agents: ${file} holds ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}`, problems, {
+      hint: 'fix the agents in the file; core schema agents prints its JSON Schema, docs/sandbox.md "Agents" explains it',
+    });
+  }
+  return agents;
 }
 
 function duration(flag: string, text: string): number {

@@ -1,6 +1,6 @@
 import type { Problem } from '../errors.js';
 import { parseJson, stringifyJson } from '../payload/json.js';
-import { notDeliveredReasons, type EventOf, type EventType, type SandboxEvent } from './events.js';
+import { notDeliveredReasons, queuedReasons, type EventOf, type EventType, type SandboxEvent } from './events.js';
 
 /**
  * The JSON form of an event (docs/sandbox.md, "Events"): one JSON object, every field of its type,
@@ -70,6 +70,7 @@ type FieldsOf<T extends EventType> = { readonly [K in Exclude<keyof EventOf<T>, 
 
 const base = { seq: 'number', tenant: 'string', time: 'string' } as const;
 const CHANNEL = ['WEB', 'IM', 'EMAIL'] as const;
+const QUEUED = Object.values(queuedReasons);
 const NOT_DELIVERED = [...Object.values(notDeliveredReasons), null] as const;
 const message = {
   ...base,
@@ -187,6 +188,25 @@ const FIELDS: { readonly [T in EventType]: FieldsOf<T> } = {
     error: 'string?',
     bodyBytes: 'number',
   },
+  'handover.routed': {
+    ...base,
+    sessionId: 'string',
+    scope: ['thread', 'question'],
+    questionId: 'bigint?',
+    agentId: 'bigint',
+    agentName: 'string',
+    matched: 'strings',
+    fromQueue: 'boolean',
+  },
+  'handover.queued': {
+    ...base,
+    sessionId: 'string',
+    scope: ['thread', 'question'],
+    questionId: 'bigint?',
+    why: QUEUED,
+  },
+  'agent.status': { ...base, sessionId: 'string?', agentId: 'bigint', agentStatus: ['online', 'away'], reason: 'string?' },
+  'agent.message': { ...base, sessionId: 'string', agentId: 'bigint', agentName: 'string', text: 'string' },
   'sandbox.reset': { ...base, sessionId: 'string?' },
 };
 

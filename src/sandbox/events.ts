@@ -214,6 +214,62 @@ export interface ReasonUpdatedEvent extends EventBase {
   reason: unknown;
 }
 
+/** The kinds of target a routing matched (docs/sandbox.md, "Agents": the combining rule). */
+export type TargetKind = 'userIds' | 'skillIds' | 'unitIds';
+
+/** Why a hand-over waits in the queue. */
+export const queuedReasons = {
+  noMatch: 'no agent matches the targets',
+  unavailable: 'all matching agents are away or full',
+} as const;
+export type QueuedWhy = (typeof queuedReasons)[keyof typeof queuedReasons];
+
+/**
+ * A hand-over (a thread with SWITCH_TO_HUMAN, a question with UNCLEAR_QUESTION) given to one agent:
+ * right after the hand-over, or later from the queue when a matching agent comes online or has room.
+ */
+export interface HandoverRoutedEvent extends EventBase {
+  type: 'handover.routed';
+  sessionId: string;
+  scope: 'thread' | 'question';
+  questionId: bigint | null;
+  agentId: bigint;
+  /** The agent's name, as it was when routed. */
+  agentName: string;
+  /** The targets that narrowed the choice (empty: the hand-over named none, any agent of the tenant). */
+  matched: TargetKind[];
+  /** Whether it waited in the queue first. */
+  fromQueue: boolean;
+}
+
+/** A hand-over no agent can take now: it waits in the tenant's queue. */
+export interface HandoverQueuedEvent extends EventBase {
+  type: 'handover.queued';
+  sessionId: string;
+  scope: 'thread' | 'question';
+  questionId: bigint | null;
+  why: QueuedWhy;
+}
+
+/** An agent's status changed (POST /_sandbox/agents/{id}/status): online, or away with an active reason's code. */
+export interface AgentStatusEvent extends EventBase {
+  type: 'agent.status';
+  agentId: bigint;
+  /** Named apart from `status`, which other events hold an HTTP status in. */
+  agentStatus: 'online' | 'away';
+  /** The inactivity reason's code when away; null when online. */
+  reason: string | null;
+}
+
+/** An agent wrote in a thread it holds (a thread or a question of it routed to the agent). */
+export interface AgentMessageEvent extends EventBase {
+  type: 'agent.message';
+  sessionId: string;
+  agentId: bigint;
+  agentName: string;
+  text: string;
+}
+
 /** A tenant returned to its start state: the first event of its fresh log ("" for the sandbox-wide log, reset with all). */
 /**
  * A bot's API request a bridge (`core bridge`, src/bridge/) sent on to the real platform, after the
@@ -272,6 +328,10 @@ export type SandboxEvent =
   | ReasonUpdatedEvent
   | BridgeForwardEvent
   | BridgeWebhookEvent
+  | HandoverRoutedEvent
+  | HandoverQueuedEvent
+  | AgentStatusEvent
+  | AgentMessageEvent
   | ResetEvent;
 
 export type EventType = SandboxEvent['type'];

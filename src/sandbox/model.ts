@@ -56,6 +56,59 @@ export interface Client {
   readonly latest: Thread | null;
 }
 
+/** Where a hand-over is held: a thread (SWITCH_TO_HUMAN) or one question of it (UNCLEAR_QUESTION). */
+export interface Assignment {
+  /** The thread's sessionId for a thread, `sessionId/questionId` for a question (`assignmentKey`). */
+  readonly key: string;
+  readonly sessionId: string;
+  readonly scope: 'thread' | 'question';
+  readonly questionId: bigint | null;
+  /** The seq of the hand-over event. */
+  readonly seq: number;
+}
+
+/** A hand-over waiting in the queue, with the targets it is routed by. */
+export interface QueuedHandover extends Assignment {
+  readonly targets: Targets;
+}
+
+/** The targets of a hand-over (the reply's userIds, skillIds and unitIds). */
+export interface Targets {
+  readonly userIds: readonly bigint[];
+  readonly skillIds: readonly bigint[];
+  readonly unitIds: readonly bigint[];
+}
+
+/** The key of an assignment: one per thread, one per question handed over. */
+export const assignmentKey = (sessionId: string, questionId: bigint | null): string =>
+  questionId === null ? sessionId : `${sessionId}/${questionId}`;
+
+/** An agent of a tenant (docs/sandbox.md, "Agents"). */
+export interface Agent {
+  readonly id: bigint;
+  readonly name: string;
+  readonly skills: readonly bigint[];
+  readonly units: readonly bigint[];
+  readonly status: 'online' | 'away';
+  /** The inactivity reason's code while away; null while online. */
+  readonly reason: string | null;
+  /** How many hand-overs (threads and questions) the agent holds at once. */
+  readonly capacity: number;
+  /** What the agent holds now, by assignment key, in the order routed. */
+  readonly assigned: ReadonlyMap<string, Assignment>;
+}
+
+/** An agent as configured (`core sandbox --agents FILE`, docs/sandbox.md, "Agents"): how every tenant starts. */
+export interface AgentSeed {
+  readonly id: bigint;
+  readonly name: string;
+  readonly skills: readonly bigint[];
+  readonly units: readonly bigint[];
+  readonly capacity: number;
+  readonly status: 'online' | 'away';
+  readonly reason: string | null;
+}
+
 export interface Question {
   /** The seq of the customer message that asked it. */
   readonly seq: number;
@@ -65,6 +118,8 @@ export interface Question {
   readonly thread: Thread;
   readonly answered: boolean;
   readonly withAgents: Handover | null;
+  /** The agent the question was routed to; null while queued or with the bot. */
+  readonly agentId: bigint | null;
 }
 
 export interface Thread {
@@ -74,6 +129,8 @@ export interface Thread {
   readonly client: Client;
   readonly owner: Owner;
   readonly handover: Handover | null;
+  /** The agent the thread was routed to (SWITCH_TO_HUMAN); null while queued or with the bot. */
+  readonly agentId: bigint | null;
   readonly questions: ReadonlySeqQueue<Question>;
   /** The questionIndex of the thread's next question. */
   readonly nextIndex: bigint;
@@ -118,6 +175,12 @@ export interface ConversationView {
   clientId: string | null;
   owner: Owner;
   handover: Handover | null;
+  /**
+   * Who has the thread now: the bot, an agent (`agentId`), or the queue (handed over, no agent
+   * yet). A question passed with UNCLEAR_QUESTION leaves the thread with the bot.
+   */
+  holder: 'bot' | 'agent' | 'queue';
+  agentId: bigint | null;
   /** Questions handed to agents with UNCLEAR_QUESTION, by questionIndex. */
   questionsWithAgents: bigint[];
   questions: number;
@@ -150,6 +213,10 @@ export interface TenantView {
   readonly reasons: ReadonlyMap<string, ReasonRecord>;
   /** How many of `reasons` are active. */
   readonly activeCount: number;
+  /** The tenant's agents, by id, in the order they were configured. */
+  readonly agents: ReadonlyMap<bigint, Agent>;
+  /** Hand-overs waiting for an agent, by assignment key, oldest first. */
+  readonly queue: ReadonlyMap<string, QueuedHandover>;
   /** Where the next coreClientId the sandbox makes is looked for: the first one from here no client has. */
   readonly nextClientId: bigint;
   /** The questionId of the tenant's next question. */

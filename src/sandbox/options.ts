@@ -41,6 +41,11 @@ export interface SandboxOptions {
    * the reason schema. Default: `defaultReasons` from src/sandbox/seed.ts.
    */
   reasons?: readonly unknown[];
+  /**
+   * The agents every tenant starts with (and returns to on reset), as the entries of an agents file
+   * (`core schema agents`). Default: `defaultAgents` from src/sandbox/agents-seed.ts.
+   */
+  agents?: readonly unknown[];
   /** The most reasons that may be active at once in one tenant. Default 10. */
   maxActiveReasons?: number;
   /** The service's message.max-quick-replies and message.max-quick-reply-length, when a test wants them enforced. */

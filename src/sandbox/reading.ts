@@ -38,6 +38,8 @@ export function conversationView(thread: Thread): ConversationView {
     clientId: thread.client.clientId,
     owner: thread.owner,
     handover: thread.handover,
+    holder: thread.owner === 'bot' ? 'bot' : thread.agentId === null ? 'queue' : 'agent',
+    agentId: thread.agentId,
     questionsWithAgents,
     questions: thread.questions.length,
     startedSeq: thread.startedSeq,

@@ -37,6 +37,7 @@ export interface RouteHandlers {
   customer: Record<'list' | 'start' | 'show' | 'message' | 'release' | 'test' | 'redeliver', Handler>;
   probes: Record<'probe' | 'arm' | 'showFault', Handler>;
   page: Record<'index' | 'file', Handler>;
+  agents: Record<'list' | 'status' | 'message', Handler>;
   /** GET /_sandbox/events (stream.ts). */
   events: Handler;
   /** Routes of a sandbox in bridge mode (src/bridge/): POST /webhook. */
@@ -44,7 +45,7 @@ export interface RouteHandlers {
 }
 
 export function routeTable(handlers: RouteHandlers): RouteTable {
-  const { inspect, customer, probes, page } = handlers;
+  const { inspect, customer, probes, page, agents } = handlers;
   const exact = new Map<string, Record<string, Handler>>([
     ...handlers.api,
     ['/_sandbox/messages', { GET: inspect.messages }],
@@ -56,6 +57,7 @@ export function routeTable(handlers: RouteHandlers): RouteTable {
     ['/_sandbox/probes/faults', { POST: probes.arm }],
     ['/', { GET: page.index }],
     ['/_sandbox/events', { GET: handlers.events }],
+    ['/_sandbox/agents', { GET: agents.list }],
     ...(handlers.extra ?? []),
   ]);
   const patterns: [RegExp, Record<string, Handler>][] = [
@@ -63,6 +65,8 @@ export function routeTable(handlers: RouteHandlers): RouteTable {
     [/^\/_sandbox\/conversations\/([^/]+)\/messages$/, { POST: customer.message }],
     [/^\/_sandbox\/conversations\/([^/]+)\/release$/, { POST: customer.release }],
     [/^\/_sandbox\/conversations\/([^/]+)\/test$/, { GET: customer.test }],
+    [/^\/_sandbox\/conversations\/([^/]+)\/agent-messages$/, { POST: agents.message }],
+    [/^\/_sandbox\/agents\/([^/]+)\/status$/, { POST: agents.status }],
     [/^\/_sandbox\/deliveries\/([^/]+)\/redeliver$/, { POST: customer.redeliver }],
     [/^\/_sandbox\/probes\/faults\/([^/]+)$/, { GET: probes.showFault }],
     [/^\/_sandbox\/page\/([^/]+)$/, { GET: page.file }],

@@ -5,11 +5,14 @@ import type { Problem } from '../errors.js';
 import { loadSafeHtmlRenderer } from '../markdown/safe-html.js';
 import type { Reason } from '../payload/index.js';
 import { version } from '../version.js';
+import { defaultAgents, prepareAgents } from './agents-seed.js';
+import { agentHandlers } from './agents.js';
 import { apiRoutes } from './api.js';
 import { customerHandlers, directCustomer, type DirectCustomer } from './customer.js';
 import type { SandboxEvent } from './events.js';
 import { allowedHosts } from './host.js';
 import { baseUrl, formatProblems } from './http.js';
+import type { AgentSeed } from './model.js';
 import { inspectHandlers } from './inspect.js';
 import { closeServer, listen, sandboxServer } from './listen.js';
 import { isLoopbackHost, sandboxDefaults, sandboxOptionProblems, type DuplicateMode, type SandboxOptions } from './options.js';
@@ -18,7 +21,7 @@ import { probeHandlers } from './probe.js';
 import { route, routeTable, type HostRule, type RouteTable } from './routes.js';
 import { defaultReasons, prepareReasons } from './seed.js';
 import { newWebhookSecret } from './signature.js';
-import { SandboxState, type ConversationView, type MessageRecord, type ReasonRecord } from './state.js';
+import { SandboxState, type AgentView, type ConversationView, type MessageRecord, type ReasonRecord } from './state.js';
 import { eventStream } from './stream.js';
 import { WebhookSender, type AttemptRecord } from './webhook.js';
 import type { Answer, Exchange, Handler } from './exchange.js';
@@ -36,7 +39,7 @@ import type { Delivery } from './model.js';
  */
 
 export type { DuplicateMode, SandboxOptions, FaultOptions } from './options.js';
-export type { MessageRecord, ReasonRecord, ConversationView } from './state.js';
+export type { AgentView, MessageRecord, ReasonRecord, ConversationView } from './state.js';
 export type { SandboxEvent } from './events.js';
 
 export interface Sandbox {
@@ -66,10 +69,40 @@ export interface Sandbox {
   sizes(tenant: string): Record<'events' | 'bytes' | 'clients' | 'threads' | 'questions' | 'answerIds' | 'deliveries', number>;
   /** What GET /_sandbox/reasons returns. */
   reasons(tenant?: string): ReasonRecord[];
+  /** The agents, of one tenant or all, with what each holds (GET /_sandbox/agents). */
+  agents(tenant?: string): AgentView[];
+  /**
+   * One agent of a tenant (the first tenant by default): change its status, write in a thread it
+   * holds, give a thread back to the bot, as POST /_sandbox/agents/{id}/status, .../agent-messages
+   * and .../release do. A refusal throws an AgentRefusedError with the sandbox's status and message.
+   */
+  agent(id: bigint | number, tenant?: string): SandboxAgent;
   /** What POST /_sandbox/reset does; returns the tenants reset. */
   reset(tenant?: string): string[];
   /** Stops listening, answers what is in flight at once (skipping any latency), and closes every connection. */
   close(): Promise<void>;
+}
+
+/** One agent of a sandbox, from code (`sandbox.agent(id)`). */
+export interface SandboxAgent {
+  readonly id: bigint;
+  /** Online, or away with the code of one of the tenant's active reasons. */
+  status(status: 'online' | 'away', reason?: string): AgentView;
+  /** Writes in a thread the agent holds (the thread, or a question of it); returns the agent.message event. */
+  say(sessionId: string, text: string): SandboxEvent;
+  /** Gives a thread back to the bot; false when it was not with agents. */
+  release(sessionId: string): boolean;
+}
+
+/** A request of an agent the sandbox refused: `status` and the message it answers over HTTP. */
+export class AgentRefusedError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AgentRefusedError';
+  }
 }
 
 /** Thrown by startSandbox for options it cannot run with; `problems` names each option. */
@@ -82,16 +115,20 @@ export class SandboxOptionsError extends TypeError {
   }
 }
 
-/** The seed reasons of valid options; throws SandboxOptionsError naming every problem of the options. */
-function checkedSeed(options: SandboxOptions): Reason[] {
+/** The seed reasons and agents of valid options; throws SandboxOptionsError naming every problem of the options. */
+function checkedSeed(options: SandboxOptions): { reasons: Reason[]; agents: AgentSeed[] } {
   const optionProblems = sandboxOptionProblems(options);
   const maxActiveReasons = options.maxActiveReasons ?? sandboxDefaults.maxActiveReasons;
   const seed = prepareReasons(options.reasons ?? defaultReasons, maxActiveReasons);
   if (!seed.ok) {
     for (const problem of seed.problems) optionProblems.push({ ...problem, path: `reasons${problem.path}` });
   }
-  if (optionProblems.length > 0 || !seed.ok) throw new SandboxOptionsError(optionProblems);
-  return seed.reasons;
+  const agents = seed.ok ? prepareAgents(options.agents ?? defaultAgents, seed.reasons) : null;
+  if (agents && !agents.ok) {
+    for (const problem of agents.problems) optionProblems.push({ ...problem, path: `agents${problem.path}` });
+  }
+  if (optionProblems.length > 0 || !seed.ok || !agents?.ok) throw new SandboxOptionsError(optionProblems);
+  return { reasons: seed.reasons, agents: agents.agents };
 }
 
 /**
@@ -192,6 +229,7 @@ async function routesOf(parts: Parts, bot: { timeoutMs: number; retries: number 
     }),
     probes,
     page: pageHandlers(),
+    agents: agentHandlers({ state, defaultTenant: parts.tenants[0] ?? 'sandbox' }),
     events: eventStream({
       state,
       open: parts.streams,
@@ -215,7 +253,7 @@ export async function startLocalSandbox(
   options: SandboxOptions = {},
   extend?: (parts: ExtensionParts) => SandboxExtension,
 ): Promise<LocalSandbox> {
-  const seedReasons = checkedSeed(options);
+  const { reasons: seedReasons, agents: seedAgents } = checkedSeed(options);
   const host = options.host ?? sandboxDefaults.host;
   const botUrl = options.botUrl ?? null;
   const webhookSecret = options.webhookSecret ?? newWebhookSecret();
@@ -225,6 +263,7 @@ export async function startLocalSandbox(
   const state = new SandboxState({
     tenants,
     seedReasons,
+    seedAgents,
     duplicates,
     maxActiveReasons: options.maxActiveReasons ?? sandboxDefaults.maxActiveReasons,
     maxEvents: options.maxEvents ?? sandboxDefaults.maxEvents,
@@ -309,6 +348,8 @@ function handle(parts: Parts, server: Server, address: AddressInfo, closing: Abo
     },
     sizes: (tenant) => state.sizesOf(tenant),
     reasons: (tenant) => state.reasons(tenant),
+    agents: (tenant) => state.agents(tenant),
+    agent: (id, tenant) => agentHandle(state, BigInt(id), tenant ?? parts.tenants[0] ?? 'sandbox'),
     reset: (tenant) => state.reset(tenant),
     close: () => {
       if (closed === undefined) {
@@ -323,6 +364,28 @@ function handle(parts: Parts, server: Server, address: AddressInfo, closing: Abo
       }
       return closed;
     },
+  };
+}
+
+function agentHandle(state: SandboxState, id: bigint, tenant: string): SandboxAgent {
+  const threadOf = (sessionId: string) => {
+    const thread = state.thread(sessionId);
+    if (thread === undefined || thread.tenant !== tenant) throw new AgentRefusedError(404, `no conversation with sessionId '${sessionId}'`);
+    return thread;
+  };
+  return {
+    id,
+    status: (status, reason) => {
+      const changed = state.agentStatus(tenant, id, status, reason ?? null);
+      if (!changed.ok) throw new AgentRefusedError(changed.status, changed.message);
+      return changed.agent;
+    },
+    say: (sessionId, text) => {
+      const written = state.agentMessage(threadOf(sessionId), text, id);
+      if (!written.ok) throw new AgentRefusedError(written.status, written.message);
+      return written.event;
+    },
+    release: (sessionId) => state.release(threadOf(sessionId)) !== null,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Greeting, Reason, Reply } from '../payload/index.js';
 import type {
+  AgentMessageEvent,
   ApiRequestEvent,
   BotAnswerEvent,
   Channel,
@@ -11,7 +12,20 @@ import type {
   WebhookRedeliveryEvent,
 } from './events.js';
 import type { Listener } from './log.js';
-import { LARGE_ID_OFFSET, type ConversationView, type Delivery, type ReasonRecord, type ReplyFields, type Thread } from './model.js';
+import {
+  LARGE_ID_OFFSET,
+  type Agent,
+  type AgentSeed,
+  type ConversationView,
+  type Delivery,
+  type ReasonRecord,
+  type ReplyFields,
+  type Targets,
+  type TenantView,
+  type Thread,
+} from './model.js';
+import { activeReasonCodes, agentMessage, statusChange } from './rules/agents.js';
+import { drainQueue } from './rules/routing.js';
 import type { DuplicateMode } from './options.js';
 import { startConversation } from './rules/conversation-client.js';
 import { customerMessage, type CustomerWords } from './rules/customer-message.js';
@@ -44,6 +58,51 @@ export type { RequestMeta } from './rules/reply.js';
 export type { BridgedMessage } from './rules/bridged.js';
 export type { RefusedRequest } from './rules/tying.js';
 
+/** An agent as GET /_sandbox/agents lists it. */
+export interface AgentView {
+  tenant: string;
+  id: bigint;
+  name: string;
+  skills: bigint[];
+  units: bigint[];
+  status: 'online' | 'away';
+  reason: string | null;
+  /** Whether the reason of an agent away is still active (false: "reason no longer active"); null while online. */
+  reasonActive: boolean | null;
+  capacity: number;
+  /** The sessionIds of the threads the agent holds (the thread, or a question of it), in the order routed. */
+  threads: string[];
+  /** Each hand-over held: a thread, or a question of one. */
+  holds: { sessionId: string; scope: 'thread' | 'question'; questionId: bigint | null }[];
+}
+
+/** A hand-over waiting for an agent, as GET /_sandbox/agents lists it. */
+export interface QueuedView {
+  tenant: string;
+  sessionId: string;
+  scope: 'thread' | 'question';
+  questionId: bigint | null;
+  seq: number;
+  targets: Targets;
+}
+
+function agentView(view: TenantView, agent: Agent): AgentView {
+  const holds = [...agent.assigned.values()].map(({ sessionId, scope, questionId }) => ({ sessionId, scope, questionId }));
+  return {
+    tenant: view.name,
+    id: agent.id,
+    name: agent.name,
+    skills: [...agent.skills],
+    units: [...agent.units],
+    status: agent.status,
+    reason: agent.reason,
+    reasonActive: agent.reason === null ? null : activeReasonCodes(view).includes(agent.reason),
+    capacity: agent.capacity,
+    threads: [...new Set(holds.map((held) => held.sessionId))],
+    holds,
+  };
+}
+
 export type ReasonUpdate = { ok: true; record: ReasonRecord } | { ok: false; status: 404 | 409; message: string };
 
 /** A bot answer's status, and its event: a refusal carries the Error body's message. */
@@ -52,6 +111,8 @@ export type ReplyOutcome = { status: 200; event: BotAnswerEvent } | { status: 40
 export interface SandboxStateConfig {
   tenants: readonly string[];
   seedReasons: readonly Reason[];
+  /** The agents every tenant starts with; none when absent. */
+  seedAgents?: readonly AgentSeed[];
   duplicates: DuplicateMode;
   maxActiveReasons: number;
   maxEvents: number;
@@ -169,10 +230,71 @@ export class SandboxState {
     this.store.recordOne(delivery.tenant, attemptEvent(delivery, attempt));
   }
 
-  /** Gives a thread back to the bot, with the questions handed over in it. Null when nothing was with agents. */
+  /**
+   * Gives a thread back to the bot, with the questions handed over in it; the agent who held it has
+   * room again, so the queue is routed. Null when nothing was with agents.
+   */
   release(thread: Thread): ReleasedEvent | null {
     const fields = releaseEvent(thread);
-    return fields === null ? null : (this.store.recordOne(thread.tenant, fields) as ReleasedEvent);
+    if (fields === null) return null;
+    const [released] = this.store.record(thread.tenant, [fields]);
+    this.store.record(thread.tenant, drainQueue(this.store.tenant(thread.tenant)));
+    return released as ReleasedEvent;
+  }
+
+  // ---- the agents (src/sandbox/rules/agents.ts, routing.ts) --------------------------------------
+
+  /** The agents of one tenant or all, tenant by tenant, with what each holds. */
+  agents(tenant?: string): AgentView[] {
+    const names = tenant === undefined ? this.tenantNames : [tenant];
+    return names.flatMap((name) => {
+      const view = this.store.tenant(name);
+      return [...view.agents.values()].map((agent) => agentView(view, agent));
+    });
+  }
+
+  /** The hand-overs waiting for an agent, of one tenant or all, oldest first in each tenant. */
+  queue(tenant?: string): QueuedView[] {
+    const names = tenant === undefined ? this.tenantNames : [tenant];
+    return names.flatMap((name) =>
+      [...this.store.tenant(name).queue.values()].map(({ sessionId, scope, questionId, seq, targets }) => ({
+        tenant: name,
+        sessionId,
+        scope,
+        questionId,
+        seq,
+        targets,
+      })),
+    );
+  }
+
+  /**
+   * An agent's status change (src/sandbox/rules/agents.ts), and the queued hand-overs it lets through
+   * when the agent comes online: the events recorded (none when the agent was already so).
+   */
+  agentStatus(
+    name: string,
+    agentId: bigint,
+    status: 'online' | 'away',
+    reason: string | null,
+  ): { ok: true; agent: AgentView; events: SandboxEvent[] } | { ok: false; status: 400 | 404 | 409; message: string } {
+    const decided = statusChange(this.store.tenant(name), agentId, status, reason);
+    if (!decided.ok) return decided;
+    const events = decided.event === null ? [] : this.store.record(name, [decided.event]);
+    if (decided.event !== null) events.push(...this.store.record(name, drainQueue(this.store.tenant(name))));
+    const view = this.store.tenant(name);
+    return { ok: true, agent: agentView(view, view.agents.get(agentId)!), events };
+  }
+
+  /** An agent's message in a thread it holds (src/sandbox/rules/agents.ts). */
+  agentMessage(
+    thread: Thread,
+    text: unknown,
+    agentId: bigint | null,
+  ): { ok: true; event: AgentMessageEvent } | { ok: false; status: 400 | 404 | 409; message: string } {
+    const decided = agentMessage(this.store.tenant(thread.tenant), thread, text, agentId);
+    if (!decided.ok) return decided;
+    return { ok: true, event: this.store.recordOne(thread.tenant, decided.event) as AgentMessageEvent };
   }
 
   // ---- the API -----------------------------------------------------------------------------------

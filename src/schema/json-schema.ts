@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { configSchema } from '../config/schema.js';
+import { agentsFileSchema } from '../payload/agents.js';
 import { greetingSchema, longJsonSchemaOverride, reasonSchema, receivedAtSchema, replySchema } from '../payload/index.js';
 import { messageDeliverySchema } from '../payload/message.js';
 import { receivedAtInFile, SCHEMA_KEY, SCHEMA_KEY_JSON_SCHEMA } from '../input/fields.js';
@@ -46,6 +47,7 @@ const SOURCES: Record<SchemaKind, { schema: z.core.$ZodType; title: string }> = 
   greet: { schema: greetingSchema, title: 'Greeting: the request body of POST /api/v1/chatbot/greet (core greet)' },
   reason: { schema: reasonSchema, title: 'Inactivity reason: the request body of PUT /api/v1/inactivity/reasons (core reason update)' },
   config: { schema: configSchema, title: 'The configuration file of core (.corerc, ~/.config/core/config.yaml)' },
+  agents: { schema: agentsFileSchema, title: 'The agents of core sandbox --agents FILE: the agents every tenant starts with' },
   test: {
     schema: testFileSchema,
     title: 'A conversation test of core test: the steps of a conversation with a bot, and the answers expected',

@@ -143,13 +143,16 @@ describe('core customer say', () => {
     expect(result.stdout).toContain('→ the thread is now with agents (SWITCH_TO_HUMAN; skills 12, units 3)');
   });
 
-  it('exits 6 at once when the thread is with agents, naming how to give it back', async () => {
+  it('exits 6 when the thread is with an agent who writes nothing within --wait, naming how to answer or give it back', async () => {
     const { env, sb } = await platform((message, sbx) => reply(sbx, message, { code: 'SWITCH_TO_HUMAN' }));
     const first = await runInProcess(['customer', 'say', 'A person', '--json'], { env });
     const sessionId = (parseJson(first.stdout) as { sessionId: string }).sessionId;
-    const result = await runInProcess(['customer', 'say', 'Hello?', '--session', sessionId, '--wait', '10m'], { env });
+    const result = await runInProcess(['customer', 'say', 'Hello?', '--session', sessionId, '--wait', '300ms'], { env });
     expect(result.code).toBe(6);
-    expect(result.stderr).toContain('error: no answer can come from the bot: the thread is with agents, so no webhook was sent');
+    expect(result.stderr).toContain(
+      'error: no answer from the bot or an agent within 300ms: the thread is with agents, so no webhook was sent',
+    );
+    expect(result.stderr).toContain('the thread is with agent 101');
     expect(result.stderr).toContain(`/_sandbox/conversations/${sessionId}/release`);
     expect(sb.conversation(sessionId)?.questions).toBe(2);
   });

@@ -29,6 +29,8 @@ const result = (end: WaitResult['end'], refused: SandboxEvent[]): WaitResult => 
   end,
   answers: [],
   handovers: [],
+  routings: [],
+  agentMessages: [],
   attempts: [],
   refused,
   delivery: null,

@@ -100,12 +100,27 @@ describe('the wait of core customer', () => {
     expect(settled).toBeUndefined();
   });
 
-  it('ends at once when the thread is with agents (no webhook was sent)', async () => {
+  it('for a thread with agents (no webhook was sent), ends as with-agents when --wait runs out with no agent message', async () => {
     const wait = new AnswerWait(WAIT);
     track(wait);
     wait.start({ seq: 10n, deliveryId: null, noWebhook: 'the thread is with agents' });
-    await flush();
+    await vi.advanceTimersByTimeAsync(WAIT - 1);
+    expect(settled).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
     expect(settled).toBe('with-agents');
+  });
+
+  it("for a thread with agents, ends as answered once an agent's message came and settled", async () => {
+    const wait = new AnswerWait(WAIT);
+    track(wait);
+    wait.start({ seq: 10n, deliveryId: null, noWebhook: 'the thread is with agents' });
+    wait.accept(anEvent('handover.routed', { seq: 11, sessionId: 's-1' }));
+    wait.accept(anEvent('agent.message', { seq: 12, sessionId: 's-1', text: 'Ann here' }));
+    await vi.advanceTimersByTimeAsync(SETTLE_MS - 1);
+    expect(settled).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(settled).toBe('answered');
+    expect(wait.result('answered')).toMatchObject({ routings: [{ type: 'handover.routed' }], agentMessages: [{ text: 'Ann here' }] });
   });
 
   it('without a webhook, ends once an answer came and settled', async () => {

@@ -115,7 +115,8 @@ describe('core-cli/sandbox with a bot', () => {
     expect(exchange.handovers).toMatchObject([{ type: 'handover', code: 'SWITCH_TO_HUMAN', scope: 'thread' }]);
     expect(sandbox.conversation(conversation.sessionId)?.owner).toBe('agents');
 
-    const withAgents = await happens(conversation.say('Hello?', { waitMs }), 'the wait to end at once');
+    // With agents, the wait is for an agent's message: none comes here, so it ends when waitMs runs out.
+    const withAgents = await happens(conversation.say('Hello?', { waitMs: 1000 }), 'the wait to end');
     expect(withAgents).toMatchObject({ ok: false, end: 'with-agents', delivery: null, answers: [] });
     expect(withAgents.question.noWebhook).toMatch(/agents/);
   });

@@ -78,7 +78,8 @@ export async function converse(
     const end = await wait.ended;
     if (ctx.signal.aborted) throw new InterruptedError('interrupted while waiting for the bot');
     const result = wait.result(end);
-    await print(exchangeDocument(asked, message, end, result, exchange.waitMs), result, options, ctx);
+    const holder = await holderOf(exchange.connection, asked.sessionId);
+    await print(exchangeDocument(asked, message, end, result, exchange.waitMs, holder), result, options, ctx, holder);
     if (end === 'refused') throw new BotRefusedError(refusedMessage(result.refused), refusedHint(result.refused));
     if (end !== 'answered')
       throw new NoAnswerError(noAnswerMessage(end, result, exchange.waitMs, asked.noWebhook), noAnswerHint(end, asked.sessionId));
@@ -123,7 +124,14 @@ async function sendMessage(
 }
 
 /** The document `--json` prints: the question, the delivery, the answers, the hand-overs, the refusals, and why it ended badly. */
-function exchangeDocument(asked: Asked, message: Record<string, string>, end: WaitEnd, result: WaitResult, waitMs: number) {
+function exchangeDocument(
+  asked: Asked,
+  message: Record<string, string>,
+  end: WaitEnd,
+  result: WaitResult,
+  waitMs: number,
+  holder: Holder | null,
+) {
   return {
     ok: end === 'answered',
     tenant: asked.tenant,
@@ -140,6 +148,9 @@ function exchangeDocument(asked: Asked, message: Record<string, string>, end: Wa
     delivery: asked.deliveryId === null ? null : { deliveryId: asked.deliveryId, outcome: result.delivery, attempts: result.attempts },
     answers: result.answers,
     handovers: result.handovers,
+    routings: result.routings,
+    agentMessages: result.agentMessages,
+    holder,
     refused: result.refused,
     error:
       end === 'answered'
@@ -151,7 +162,7 @@ function exchangeDocument(asked: Asked, message: Record<string, string>, end: Wa
 }
 
 /** The exchange as one JSON document (--json), or drawn for people: the answers on stdout, the attempts and warnings on stderr. */
-async function print(document: unknown, result: WaitResult, options: ExchangeOptions, ctx: Context): Promise<void> {
+async function print(document: unknown, result: WaitResult, options: ExchangeOptions, ctx: Context, holder: Holder | null): Promise<void> {
   if (options.json) {
     ctx.out(`${stringifyJson(document)}\n`);
     return;
@@ -160,6 +171,27 @@ async function print(document: unknown, result: WaitResult, options: ExchangeOpt
   const { out, err } = await renderExchange(result, { columns, color: ctx.color, glyphs: ctx.glyphs });
   if (out !== '') ctx.out(out);
   if (err !== '') ctx.err(err);
+  if (holder !== null) ctx.err(`${holderLine(holder)}\n`);
+}
+
+/** Who has the thread: the bot, an agent, or the queue (docs/sandbox.md, "Agents"). */
+interface Holder {
+  by: string;
+  agentId: bigint | null;
+}
+
+/** Who has the thread now (GET /_sandbox/conversations/{sessionId}); null when the sandbox does not say. */
+async function holderOf(connection: HttpConnection, sessionId: string): Promise<Holder | null> {
+  const shown = await connection.showConversation(sessionId).catch(() => null);
+  const conversation = (shown?.json as { conversation?: { holder?: unknown; agentId?: unknown } } | undefined)?.conversation;
+  if (shown?.status !== 200 || typeof conversation?.holder !== 'string') return null;
+  return { by: conversation.holder, agentId: typeof conversation.agentId === 'bigint' ? conversation.agentId : null };
+}
+
+function holderLine(holder: Holder): string {
+  if (holder.by === 'agent') return `the thread is with agent ${String(holder.agentId)}`;
+  if (holder.by === 'queue') return 'the thread waits in the queue for an agent';
+  return 'the thread is with the bot';
 }
 
 /** Reports a refusal of the sandbox: the JSON document with --json (with the sessionId when known), then the typed error. */

@@ -102,7 +102,7 @@ export function noAnswerMessage(end: string, result: WaitResult, waitMs: number,
   const refusedNote = refusedCount > 0 ? ` (${refusedCount} answer${refusedCount === 1 ? ' was' : 's were'} not delivered; see above)` : '';
   switch (end) {
     case 'with-agents':
-      return `no answer can come from the bot: ${noWebhook ?? 'the thread is with agents'}, so no webhook was sent`;
+      return `no answer from the bot or an agent within ${formatDuration(waitMs)}: ${noWebhook ?? 'the thread is with agents'}, so no webhook was sent`;
     case 'signature-refused': {
       const status = result.attempts.at(-1)?.status ?? 401;
       return `the bot refuses the sandbox's signature: it answered the delivery ${status}, so it will refuse every retry of it too`;
@@ -121,7 +121,7 @@ export function noAnswerMessage(end: string, result: WaitResult, waitMs: number,
 
 export function noAnswerHint(end: string, sessionId: string): string | undefined {
   if (end === 'with-agents')
-    return `give the thread back to the bot: curl -X POST -H 'Content-Type: application/json' $CORE_BASE_URL/_sandbox/conversations/${sessionId}/release`;
+    return `answer as the agent (core agent say --session ${sessionId} TEXT), or give the thread back to the bot: core agent release --session ${sessionId}, or curl -X POST -H 'Content-Type: application/json' $CORE_BASE_URL/_sandbox/conversations/${sessionId}/release`;
   if (end === 'signature-refused') return SIGNATURE_HINT;
   if (end === 'webhook-failed')
     return "check the bot is running at the sandbox's --bot-url and verifies with CORE_WEBHOOK_SECRET; the attempts are in the sandbox's log";

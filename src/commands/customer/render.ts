@@ -54,6 +54,24 @@ export function describeRefusal(event: SandboxEvent): string {
   return printable(`${method} ${path}: ${status} ${statusText(status)}`.trimEnd() + (message !== null ? `: ${message}` : '') + untied);
 }
 
+/** Who has the thread after a routing event: an agent (and what matched), the queue (and why), or the bot again. */
+export function routingLine(event: {
+  type: string;
+  scope?: string;
+  agentId?: unknown;
+  agentName?: unknown;
+  matched?: unknown;
+  why?: unknown;
+  fromQueue?: unknown;
+}): string {
+  const what = event.scope === 'question' ? 'the question' : 'the thread';
+  if (event.type === 'released') return 'the thread is back with the bot';
+  if (event.type === 'handover.queued') return `${what} waits in the queue: ${String(event.why)}`;
+  const matched =
+    Array.isArray(event.matched) && event.matched.length > 0 ? `matched by ${event.matched.join(' and ')}` : 'no targets: any agent';
+  return `${what} is with agent ${String(event.agentId)} (${String(event.agentName)}; ${matched}${event.fromQueue === true ? ', from the queue' : ''})`;
+}
+
 export async function renderExchange(exchange: WaitResult, options: RenderOptions): Promise<{ out: string; err: string }> {
   const [{ renderPreview }, { makeStyle }, { outsideValue }] = await Promise.all([
     import('../../prompts/preview.js'),
@@ -77,8 +95,21 @@ export async function renderExchange(exchange: WaitResult, options: RenderOption
   }
   if (result.delivery === 'pending') err += 'webhook: still being attempted when the wait ended\n';
 
-  const shown = [...result.answers, ...result.handovers].sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
+  const shown = [...result.answers, ...result.handovers, ...result.routings, ...result.agentMessages].sort((a, b) =>
+    Number(BigInt(a.seq) - BigInt(b.seq)),
+  );
   for (const event of shown) {
+    if (event.type === 'handover.routed' || event.type === 'handover.queued' || event.type === 'released') {
+      out += `${style.yellow(`${glyphs.arrow} ${routingLine(event)}`)}\n`;
+      continue;
+    }
+    if (event.type === 'agent.message') {
+      out += renderPreview(
+        { text: event.text },
+        { title: `Agent${glyphs.separator}${String(event.agentName)} (${String(event.agentId)})`, columns: options.columns, style },
+      );
+      continue;
+    }
     if (event.type === 'handover') {
       const what =
         event.scope === 'thread' ? 'the thread is now with agents' : `question ${String(event.questionIndex)} is passed to agents`;

@@ -27,6 +27,7 @@ export const sandboxCommand: CommandFactory = (inv) => {
     .option('--integrator-token <token>', 'bearer token of PUT /api/v1/inactivity/reasons (default: the --token value)')
     .option('--duplicates <mode>', 'a second answer to an answered question: strict rejects it (409), soft delivers it (default soft)')
     .option('--reasons <file>', 'JSON array of the inactivity reasons each tenant starts with (default: LUNCH, MEETING, TRAINING, OTHER)')
+    .option('--agents <file>', 'YAML or JSON file of the agents each tenant starts with (core schema agents; default: Ann, Boris, Chen)')
     .option('--max-active-reasons <n>', 'most reasons that may be active at once in a tenant (default 10)')
     .option('--latency <ms>', 'delay every answer by this many milliseconds (default 0)')
     .option('--fail <status:rate>', 'answer this status to this share of API requests, such as 503:0.2 (rate 1 when omitted)')
@@ -72,6 +73,7 @@ Examples:
   $ curl -s 'http://127.0.0.1:8080/_sandbox/messages?tenant=sandbox'
   $ core sandbox --tenant acme --tenant globex --duplicates strict
   $ core sandbox --reasons reasons.json --max-active-reasons 3
+  $ core sandbox --agents agents.yaml
   $ core sandbox --fail 503:0.25 --latency 300
   $ core sandbox --port 8080 --bot-url http://127.0.0.1:3000/webhook
   $ core customer say "Where is my order?"                     # in another shell, with the export lines
@@ -90,6 +92,7 @@ Examples:
       integratorToken: raw.integratorToken as string | undefined,
       duplicates: raw.duplicates as string | undefined,
       reasons: raw.reasons as string | undefined,
+      agents: raw.agents as string | undefined,
       maxActiveReasons: raw.maxActiveReasons as string | undefined,
       latency: raw.latency as string | undefined,
       fail: raw.fail as string | undefined,

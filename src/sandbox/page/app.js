@@ -41,6 +41,9 @@ import { botBubble, channelName, customerBubble, exchangePanel, reasonsTable, re
  *   coreClientId: number | bigint,
  *   clientId: string | null,
  *   owner: string,
+ *   holder: string,
+ *   agentId: number | bigint | null,
+ *   agentName: string | null,
  *   handover: Omit<NonNullable<PageConversation['handover']>, 'time'> | null,
  *   questionsWithAgents: (number | bigint)[],
  *   startedSeq: number,
@@ -128,6 +131,9 @@ function summaryOf(view) {
     coreClientId: view.coreClientId,
     clientId: view.clientId,
     owner: view.owner,
+    holder: view.holder,
+    agentId: view.agentId,
+    agentName: null,
     handover: view.handover,
     questionsWithAgents: [...(view.questionsWithAgents ?? [])],
     startedSeq: view.startedSeq,
@@ -188,7 +194,15 @@ function updateSummary(summary, event) {
       summary.questionsWithAgents.push(event.questionIndex);
     }
   }
+  if (event.type === 'handover.routed' && event.scope === 'thread') {
+    summary.holder = 'agent';
+    summary.agentId = event.agentId;
+    summary.agentName = event.agentName;
+  }
+  if (event.type === 'handover.queued' && event.scope === 'thread') summary.holder = 'queue';
   if (event.type === 'released') {
+    summary.holder = 'bot';
+    summary.agentId = null;
     summary.owner = 'bot';
     summary.handover = null;
     summary.questionsWithAgents = [];
@@ -226,7 +240,16 @@ function apply(event) {
   let summary = state.conversations.get(event.sessionId);
   const added = summary === undefined && event.type === 'conversation.started';
   if (added) {
-    summary = summaryOf({ ...event, owner: 'bot', handover: null, questionsWithAgents: [], startedSeq: event.seq, lastSeq: event.seq });
+    summary = summaryOf({
+      ...event,
+      owner: 'bot',
+      holder: 'bot',
+      agentId: null,
+      handover: null,
+      questionsWithAgents: [],
+      startedSeq: event.seq,
+      lastSeq: event.seq,
+    });
     state.conversations.set(event.sessionId, summary);
   }
   if (summary === undefined) return;
@@ -632,7 +655,7 @@ function drawHeader() {
       'p',
       { className: `owner owner-${summary?.owner ?? 'bot'}`, id: 'owner', role: 'status' },
       summary?.owner === 'agents'
-        ? `With agents since ${summary.handover?.code ?? 'a hand-over'}: the bot\u2019s answers are not delivered and customer messages send no webhook.`
+        ? `${summary.holder === 'agent' ? `With agent ${show(summary.agentId)}${summary.agentName ? ` (${summary.agentName})` : ''}` : summary.holder === 'queue' ? 'In the queue for an agent' : 'With agents'} since ${summary.handover?.code ?? 'a hand-over'}: the bot\u2019s answers are not delivered and customer messages send no webhook.`
         : summary?.questionsWithAgents.length
           ? `With the bot; question${summary.questionsWithAgents.length === 1 ? '' : 's'} ${summary.questionsWithAgents.join(', ')} passed to agents.`
           : 'With the bot.',

@@ -620,6 +620,15 @@ export function systemLine(event) {
           ? `Handed over to agents (${event.code}) \u00b7 ${targets(event)}`
           : `Question ${show(event.questionIndex)} passed to agents (${event.code}) \u00b7 ${targets(event)}`;
       break;
+    case 'handover.routed':
+      content = `${event.scope === 'thread' ? 'Thread' : 'Question'} with agent ${show(event.agentId)} (${event.agentName})${event.fromQueue ? ' from the queue' : ''} \u00b7 ${event.matched.length > 0 ? `matched by ${event.matched.join(' and ')}` : 'no targets: any agent'} \u00b7 rule: each target list given narrows (any one of a list, all lists), then the least busy online agent under capacity`;
+      break;
+    case 'handover.queued':
+      content = `${event.scope === 'thread' ? 'Thread' : 'Question'} queued: ${event.why} \u00b7 rule: each target list given narrows (any one of a list, all lists), then the least busy online agent under capacity`;
+      break;
+    case 'agent.message':
+      content = `Agent ${event.agentName} (${show(event.agentId)}): ${event.text}`;
+      break;
     case 'released':
       content = `Given back to the bot${event.questions > 0 ? ` with ${event.questions} question${event.questions === 1 ? '' : 's'}` : ''}`;
       break;

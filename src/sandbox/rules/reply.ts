@@ -8,6 +8,7 @@ import { channelWarnings } from './channel.js';
 import { flatOrNull, threadStarted } from './conversation-client.js';
 import { emailAddressing } from './email-addressing.js';
 import { handoverEvent, handoverOf, withAgents } from './handover.js';
+import { routingEvent } from './routing.js';
 import { freeCoreClientId } from './ids.js';
 import type { Refusal } from './refusal.js';
 import { secondAnswer } from './second-answer.js';
@@ -143,6 +144,12 @@ export function replyOutcome(view: TenantView, reply: ReplyFields, meta: Request
   };
   events.push(event);
   const handover = handoverOf(reply, thread, question);
-  if (handover !== null) events.push(handoverEvent(handover, target.sessionId, meta.requestId));
+  if (handover !== null) {
+    events.push(handoverEvent(handover, target.sessionId, meta.requestId));
+    // Routed at once to an agent, or queued (src/sandbox/rules/routing.ts).
+    const { scope, question: passed, targets } = handover;
+    const questionId = scope === 'question' ? (passed?.questionId ?? null) : null;
+    events.push(routingEvent(view, { sessionId: target.sessionId, scope, questionId, targets }));
+  }
   return { status: 200, error: null, events, answer: events.indexOf(event) };
 }

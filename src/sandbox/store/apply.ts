@@ -1,6 +1,7 @@
 import type { Reason } from '../../payload/index.js';
 import type { EventOf, SandboxEvent } from '../events.js';
 import { lastBotMessage } from '../rules/channel.js';
+import { assignmentKey, type AgentSeed } from '../model.js';
 import { freeCoreClientId } from '../rules/ids.js';
 import { LARGE_ID_OFFSET } from '../model.js';
 import { isActive } from '../seed.js';
@@ -25,6 +26,8 @@ import { freshTenant, LARGE_QUESTION_IDS, type ClientState, type QuestionState, 
 export interface ModelConfig {
   tenants: readonly string[];
   seedReasons: readonly Reason[];
+  /** The agents every tenant starts with (and returns to on reset); none when absent. */
+  seedAgents?: readonly AgentSeed[];
   maxEvents: number;
   maxEventBytes: number;
   /** Every identifier the sandbox makes above 2^53 (`--large-ids`). */
@@ -47,7 +50,7 @@ export interface SandboxModel {
 /** A model as the sandbox starts: each tenant with its seed reasons, no event. */
 export function newModel(config: ModelConfig): SandboxModel {
   const tenants = new Map<string, TenantState>();
-  for (const name of config.tenants) tenants.set(name, freshTenant(name, config.seedReasons, config.largeIds));
+  for (const name of config.tenants) tenants.set(name, freshTenant(name, config.seedReasons, config.largeIds, config.seedAgents));
   return { config, tenants, sessions: new Map(), sandboxWide: freshTenant('', []), lastSeq: 0, sizes: new WeakMap() };
 }
 
@@ -107,6 +110,20 @@ function change(model: SandboxModel, tenant: TenantState, event: SandboxEvent): 
     case 'reason.updated':
       updateReason(tenant, event);
       return 0;
+    case 'handover.routed':
+      routed(tenant, event);
+      return 0;
+    case 'handover.queued':
+      queued(tenant, event);
+      return 0;
+    case 'agent.status': {
+      const agent = tenant.agents.get(event.agentId);
+      if (agent === undefined) throw new EventApplyError(event, `no agent ${event.agentId} in tenant '${tenant.name}'`);
+      agent.status = event.agentStatus;
+      agent.reason = event.reason;
+      return 0;
+    }
+    case 'agent.message':
     case 'api.request':
     case 'bridge.forward':
     case 'bridge.webhook':
@@ -139,6 +156,7 @@ function startThread(model: SandboxModel, tenant: TenantState, event: EventOf<'c
     client,
     owner: 'bot',
     handover: null,
+    agentId: null,
     questions: new SeqQueue(),
     nextIndex: 1n,
     startedSeq: event.seq,
@@ -165,6 +183,7 @@ function ask(tenant: TenantState, event: EventOf<'customer.message'>): number {
     thread,
     answered: false,
     withAgents: null,
+    agentId: null,
   };
   thread.questions.push(question);
   tenant.questions.set(questionId, question);
@@ -215,13 +234,53 @@ function handOver(tenant: TenantState, event: EventOf<'handover'>): void {
   if (question) question.withAgents = record;
 }
 
-/** The thread given back to the bot, with every question of it that was with agents. */
+/** The thread given back to the bot, with every question of it that was with agents: off its agent, or out of the queue. */
 function release(tenant: TenantState, event: EventOf<'released'>): void {
   const thread = tenant.threads.get(event.sessionId);
   if (thread === undefined) return;
   thread.owner = 'bot';
   thread.handover = null;
-  for (const question of thread.questions.after(0)) question.withAgents = null;
+  for (const question of thread.questions.after(0)) {
+    question.withAgents = null;
+    question.agentId = null;
+  }
+  unassign(tenant, thread);
+}
+
+/** Every hand-over of a thread taken off its agent and out of the queue (a release, a thread forgotten). */
+function unassign(tenant: TenantState, thread: ThreadState): void {
+  thread.agentId = null;
+  const ofThread = (assignment: { sessionId: string }) => assignment.sessionId === thread.sessionId;
+  for (const agent of tenant.agents.values()) for (const [key, held] of agent.assigned) if (ofThread(held)) agent.assigned.delete(key);
+  for (const [key, waiting] of tenant.queue) if (ofThread(waiting)) tenant.queue.delete(key);
+}
+
+/** A hand-over given to an agent: out of the queue (when it waited there), held by the agent. */
+function routed(tenant: TenantState, event: EventOf<'handover.routed'>): void {
+  const agent = tenant.agents.get(event.agentId);
+  if (agent === undefined) throw new EventApplyError(event, `no agent ${event.agentId} in tenant '${tenant.name}'`);
+  const { sessionId, scope, questionId } = event;
+  const key = assignmentKey(sessionId, scope === 'thread' ? null : questionId);
+  tenant.queue.delete(key);
+  agent.assigned.set(key, { key, sessionId, scope, questionId: scope === 'thread' ? null : questionId, seq: event.seq });
+  const thread = tenant.threads.get(sessionId);
+  if (scope === 'thread') {
+    if (thread) thread.agentId = event.agentId;
+    return;
+  }
+  const question = questionId === null ? undefined : tenant.questions.get(questionId);
+  if (question) question.agentId = event.agentId;
+}
+
+/** A hand-over no agent can take now: into the queue, with the targets of its hand-over. */
+function queued(tenant: TenantState, event: EventOf<'handover.queued'>): void {
+  const { sessionId, scope, questionId } = event;
+  const thread = tenant.threads.get(sessionId);
+  const question = questionId === null ? undefined : tenant.questions.get(questionId);
+  const handover = scope === 'thread' ? thread?.handover : question?.withAgents;
+  const targets = { userIds: handover?.userIds ?? [], skillIds: handover?.skillIds ?? [], unitIds: handover?.unitIds ?? [] };
+  const key = assignmentKey(sessionId, scope === 'thread' ? null : questionId);
+  tenant.queue.set(key, { key, sessionId, scope, questionId: scope === 'thread' ? null : questionId, seq: event.seq, targets });
 }
 
 function updateReason(tenant: TenantState, event: EventOf<'reason.updated'>): void {
@@ -236,7 +295,7 @@ function reset(model: SandboxModel, name: string): TenantState {
   if (name === '') return (model.sandboxWide = freshTenant('', []));
   const old = model.tenants.get(name);
   for (const sessionId of old?.threads.keys() ?? []) model.sessions.delete(sessionId);
-  const tenant = freshTenant(name, model.config.seedReasons, model.config.largeIds);
+  const tenant = freshTenant(name, model.config.seedReasons, model.config.largeIds, model.config.seedAgents);
   model.tenants.set(name, tenant);
   return tenant;
 }
@@ -292,6 +351,8 @@ function drop(model: SandboxModel, tenant: TenantState): void {
 }
 
 function forgetThread(model: SandboxModel, tenant: TenantState, thread: ThreadState): void {
+  // A thread forgotten frees its agent and leaves the queue: nothing can release it any more.
+  unassign(tenant, thread);
   tenant.threads.delete(thread.sessionId);
   model.sessions.delete(thread.sessionId);
   for (const question of thread.questions.after(0)) tenant.questions.delete(question.questionId);

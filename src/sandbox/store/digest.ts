@@ -1,5 +1,5 @@
 import type { SandboxEvent } from '../events.js';
-import type { Handover, LastBotMessage, ReasonRecord } from '../model.js';
+import type { Assignment, Handover, LastBotMessage, QueuedHandover, ReasonRecord } from '../model.js';
 import type { SandboxModel } from './apply.js';
 import type { TenantState } from './tenant.js';
 
@@ -32,6 +32,7 @@ export interface TenantDigest {
     client: bigint;
     owner: string;
     handover: Handover | null;
+    agentId: bigint | null;
     questions: bigint[];
     nextIndex: bigint;
     startedSeq: number;
@@ -48,6 +49,7 @@ export interface TenantDigest {
     thread: string;
     answered: boolean;
     withAgents: Handover | null;
+    agentId: bigint | null;
   }[];
   answerIds: [string, number][];
   deliveries: {
@@ -61,6 +63,17 @@ export interface TenantDigest {
     inFlight: boolean;
   }[];
   reasons: [string, ReasonRecord][];
+  agents: {
+    id: bigint;
+    name: string;
+    skills: bigint[];
+    units: bigint[];
+    status: string;
+    reason: string | null;
+    capacity: number;
+    assigned: Assignment[];
+  }[];
+  queue: QueuedHandover[];
 }
 
 export function digestOf(model: SandboxModel): ModelDigest {
@@ -94,6 +107,7 @@ function tenantDigest(tenant: TenantState): TenantDigest {
       client: thread.client.coreClientId,
       owner: thread.owner,
       handover: thread.handover,
+      agentId: thread.agentId,
       questions: [...thread.questions.after(0)].map((question) => question.questionId),
       nextIndex: thread.nextIndex,
       startedSeq: thread.startedSeq,
@@ -110,6 +124,7 @@ function tenantDigest(tenant: TenantState): TenantDigest {
       thread: question.thread.sessionId,
       answered: question.answered,
       withAgents: question.withAgents,
+      agentId: question.agentId,
     })),
     answerIds: [...tenant.answerIds],
     deliveries: [...tenant.deliveries.values()].map((delivery) => ({
@@ -123,5 +138,16 @@ function tenantDigest(tenant: TenantState): TenantDigest {
       inFlight: delivery.inFlight,
     })),
     reasons: [...tenant.reasons],
+    agents: [...tenant.agents.values()].map((agent) => ({
+      id: agent.id,
+      name: agent.name,
+      skills: [...agent.skills],
+      units: [...agent.units],
+      status: agent.status,
+      reason: agent.reason,
+      capacity: agent.capacity,
+      assigned: [...agent.assigned.values()],
+    })),
+    queue: [...tenant.queue.values()],
   };
 }

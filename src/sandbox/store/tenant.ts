@@ -1,6 +1,19 @@
 import type { Reason } from '../../payload/index.js';
 import type { Owner, SandboxEvent } from '../events.js';
-import type { Client, Delivery, Handover, KeptTenant, LastBotMessage, Question, ReasonRecord, Thread } from '../model.js';
+import type {
+  Agent,
+  AgentSeed,
+  Assignment,
+  Client,
+  Delivery,
+  Handover,
+  KeptTenant,
+  LastBotMessage,
+  Question,
+  QueuedHandover,
+  ReasonRecord,
+  Thread,
+} from '../model.js';
 import { firstIdsOf } from '../model.js';
 import { isActive } from '../seed.js';
 import { SeqQueue } from '../seq.js';
@@ -22,12 +35,20 @@ export interface QuestionState extends Question {
   readonly thread: ThreadState;
   answered: boolean;
   withAgents: Handover | null;
+  agentId: bigint | null;
+}
+
+export interface AgentState extends Agent {
+  status: 'online' | 'away';
+  reason: string | null;
+  readonly assigned: Map<string, Assignment>;
 }
 
 export interface ThreadState extends Thread {
   readonly client: ClientState;
   owner: Owner;
   handover: Handover | null;
+  agentId: bigint | null;
   readonly questions: SeqQueue<QuestionState>;
   nextIndex: bigint;
   lastSeq: number;
@@ -55,6 +76,8 @@ export interface TenantState extends KeptTenant {
   readonly deliveries: Map<string, DeliveryState>;
   readonly reasons: Map<string, ReasonRecord>;
   activeCount: number;
+  readonly agents: Map<bigint, AgentState>;
+  readonly queue: Map<string, QueuedHandover>;
   nextClientId: bigint;
   nextQuestionId: bigint;
   /** The next questionId above 2^53 a probe may ask for (src/sandbox/probe.ts, `largeIds`). */
@@ -68,8 +91,13 @@ export interface TenantState extends KeptTenant {
  */
 export const LARGE_QUESTION_IDS = { first: 2n ** 53n + 1n, step: 4n } as const;
 
-/** A tenant as it starts: no events, clients or threads, and its own copy of the seed reasons. */
-export function freshTenant(name: string, seedReasons: readonly Reason[], largeIds = false): TenantState {
+/** A tenant as it starts: no events, clients or threads, its own copy of the seed reasons, the agents as configured. */
+export function freshTenant(
+  name: string,
+  seedReasons: readonly Reason[],
+  largeIds = false,
+  seedAgents: readonly AgentSeed[] = [],
+): TenantState {
   const first = firstIdsOf(largeIds);
   const reasons = new Map<string, ReasonRecord>();
   for (const reason of seedReasons) {
@@ -90,6 +118,10 @@ export function freshTenant(name: string, seedReasons: readonly Reason[], largeI
     deliveries: new Map(),
     reasons,
     activeCount,
+    agents: new Map(
+      seedAgents.map((seed) => [seed.id, { ...seed, skills: [...seed.skills], units: [...seed.units], assigned: new Map() }]),
+    ),
+    queue: new Map(),
     nextClientId: first.coreClientId,
     nextQuestionId: first.questionId,
     nextLargeQuestionId: LARGE_QUESTION_IDS.first,

@@ -213,7 +213,14 @@ describe('the events of a bot answer', () => {
   ])('delivered with %s', (_, code, scope) => {
     const { w } = tenant();
     const outcome = replyOutcome(w.view, { questionId: 5001n, code, userIds: [7n] }, meta, soft, ids);
-    expect(outcome.events.map((event) => event.type)).toEqual(['bot.answer', 'handover']);
+    expect(outcome.events.map((event) => event.type)).toEqual(['bot.answer', 'handover', 'handover.queued']);
+    expect(outcome.events[2]).toEqual({
+      type: 'handover.queued',
+      sessionId: 's-1',
+      scope,
+      questionId: scope === 'thread' ? null : 5001n,
+      why: 'no agent matches the targets',
+    });
     expect(outcome.events[1]).toEqual({
       type: 'handover',
       sessionId: 's-1',
@@ -232,7 +239,7 @@ describe('the events of a bot answer', () => {
     const { w } = tenant();
     const outcome = replyOutcome(w.view, { coreClientId: 42n, clientId: 'erin', code: 'SWITCH_TO_HUMAN' }, meta, soft, ids);
     expect(outcome.answer).toBe(1);
-    expect(outcome.events.map((event) => event.type)).toEqual(['conversation.started', 'bot.answer', 'handover']);
+    expect(outcome.events.map((event) => event.type)).toEqual(['conversation.started', 'bot.answer', 'handover', 'handover.queued']);
     expect(outcome.events[0]).toEqual({
       type: 'conversation.started',
       sessionId: 's-new',
@@ -255,8 +262,24 @@ describe('the events of a bot answer', () => {
   it("by client to a kept client: into its latest thread, the thread's latest question handed over with UNCLEAR_QUESTION", () => {
     const { w } = tenant();
     const outcome = replyOutcome(w.view, { clientId: 'alice', code: 'UNCLEAR_QUESTION' }, meta, soft, ids);
-    expect(outcome.events.map((event) => event.type)).toEqual(['bot.answer', 'handover']);
+    expect(outcome.events.map((event) => event.type)).toEqual(['bot.answer', 'handover', 'handover.queued']);
     expect(outcome.events[1]).toMatchObject({ sessionId: 's-1', scope: 'question', questionId: 5001n });
+  });
+
+  it('a hand-over routed at once to the one agent it matches, online with room', () => {
+    const { w } = tenant();
+    w.agent(7n, { name: 'Zoe', skills: [12n] });
+    const outcome = replyOutcome(w.view, { questionId: 5001n, code: 'SWITCH_TO_HUMAN', skillIds: [12n] }, meta, soft, ids);
+    expect(outcome.events.at(-1)).toEqual({
+      type: 'handover.routed',
+      sessionId: 's-1',
+      scope: 'thread',
+      questionId: null,
+      agentId: 7n,
+      agentName: 'Zoe',
+      matched: ['skillIds'],
+      fromQueue: false,
+    });
   });
 });
 

@@ -1,7 +1,12 @@
 import type { Channel, Owner } from '../../../src/sandbox/events.js';
-import type { Delivery, Handover, ReasonRecord, TenantView } from '../../../src/sandbox/model.js';
+import type { Delivery, Handover, QueuedHandover, ReasonRecord, TenantView } from '../../../src/sandbox/model.js';
 import { SeqQueue } from '../../../src/sandbox/seq.js';
-import type { ClientState as Client, QuestionState as Question, ThreadState as Thread } from '../../../src/sandbox/store/tenant.js';
+import type {
+  AgentState,
+  ClientState as Client,
+  QuestionState as Question,
+  ThreadState as Thread,
+} from '../../../src/sandbox/store/tenant.js';
 
 /**
  * A tenant's state built by hand for the rules' unit tests: plain maps, no store, no server. Each
@@ -15,6 +20,8 @@ export function world(name = 'acme') {
   const answerIds = new Map<string, number>();
   const deliveries = new Map<string, Delivery>();
   const reasons = new Map<string, ReasonRecord>();
+  const agents = new Map<bigint, AgentState>();
+  const queue = new Map<string, QueuedHandover>();
   let activeCount = 0;
   let seq = 0;
   let nextQuestionId = 5001n;
@@ -30,6 +37,8 @@ export function world(name = 'acme') {
     get activeCount() {
       return activeCount;
     },
+    agents,
+    queue,
     nextClientId: 1001n,
     get nextQuestionId() {
       return nextQuestionId;
@@ -53,6 +62,7 @@ export function world(name = 'acme') {
         client,
         owner: options.owner ?? 'bot',
         handover: options.owner === 'agents' ? handover('SWITCH_TO_HUMAN') : null,
+        agentId: null,
         questions: new SeqQueue(),
         nextIndex: 1n,
         startedSeq: seq,
@@ -75,6 +85,7 @@ export function world(name = 'acme') {
         thread,
         answered: options.answered ?? false,
         withAgents: options.withAgents ? handover('UNCLEAR_QUESTION') : null,
+        agentId: null,
       };
       nextQuestionId += 1n;
       thread.nextIndex += 1n;
@@ -89,6 +100,48 @@ export function world(name = 'acme') {
     },
     claim(answerId: string): void {
       answerIds.set(answerId, (seq += 1));
+    },
+    /** An agent: online with room for two unless told, holding nothing. */
+    agent(id: bigint, fields: Partial<Omit<AgentState, 'id' | 'assigned'>> = {}): AgentState {
+      const agent: AgentState = {
+        id,
+        name: `Agent ${id}`,
+        skills: [],
+        units: [],
+        status: 'online',
+        reason: null,
+        capacity: 2,
+        ...fields,
+        assigned: new Map(),
+      };
+      agents.set(id, agent);
+      return agent;
+    },
+    /** A thread given to an agent, as a handover.routed event leaves it. */
+    assign(agent: AgentState, thread: Thread): void {
+      agent.assigned.set(thread.sessionId, {
+        key: thread.sessionId,
+        sessionId: thread.sessionId,
+        scope: 'thread',
+        questionId: null,
+        seq: (seq += 1),
+      });
+      thread.owner = 'agents';
+      thread.agentId = agent.id;
+    },
+    /** A hand-over waiting in the queue. */
+    enqueue(thread: Thread, targets: Partial<QueuedHandover['targets']> = {}): QueuedHandover {
+      const queued: QueuedHandover = {
+        key: thread.sessionId,
+        sessionId: thread.sessionId,
+        scope: 'thread',
+        questionId: null,
+        seq: (seq += 1),
+        targets: { userIds: [], skillIds: [], unitIds: [], ...targets },
+      };
+      queue.set(queued.key, queued);
+      thread.owner = 'agents';
+      return queued;
     },
     reason(code: string, active: boolean): ReasonRecord {
       const record: ReasonRecord = {

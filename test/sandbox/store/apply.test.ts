@@ -14,7 +14,14 @@ import { eventFrom, type PartialEvent } from '../../helpers/events.js';
 
 const LUNCH: Reason = { code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }], active: true, system: false };
 const MEETING: Reason = { code: 'MEETING', reasons: [{ locale: 'en', name: 'Meeting' }], active: false, system: false };
-const config: ModelConfig = { tenants: ['sandbox'], seedReasons: [LUNCH, MEETING], maxEvents: 1000, maxEventBytes: 64 * 1024 * 1024 };
+const ANN = { id: 7n, name: 'Ann', skills: [12n], units: [], capacity: 2, status: 'online' as const, reason: null };
+const config: ModelConfig = {
+  tenants: ['sandbox'],
+  seedReasons: [LUNCH, MEETING],
+  seedAgents: [ANN],
+  maxEvents: 1000,
+  maxEventBytes: 64 * 1024 * 1024,
+};
 
 /** A model with `events` applied, each given the next seq. */
 function modelWith(events: PartialEvent[], settings: Partial<ModelConfig> = {}): SandboxModel {
@@ -49,6 +56,18 @@ const passedOn: PartialEvent = {
   questionId: 5001n,
   userIds: [7n],
 };
+
+const routedThread: PartialEvent = {
+  type: 'handover.routed',
+  sessionId: 's-1',
+  scope: 'thread',
+  questionId: null,
+  agentId: 7n,
+  fromQueue: false,
+};
+const queuedThread: PartialEvent = { type: 'handover.queued', sessionId: 's-1', scope: 'thread', questionId: null };
+const heldThread = (seq: number) => ({ key: 's-1', sessionId: 's-1', scope: 'thread' as const, questionId: null, seq });
+const annWith = (fields: object) => ({ ...ANN, assigned: [], ...fields });
 
 describe('applyEvent, event by event: the state before, the event, what it changed', () => {
   it.each<[string, PartialEvent[], PartialEvent, (seq: number) => Partial<TenantDigest>]>([
@@ -108,7 +127,9 @@ describe('applyEvent, event by event: the state before, the event, what it chang
         nextQuestionId: 5002n,
         clients: [{ coreClientId: 1001n, clientId: null, lastSeq: seq, latest: 's-1' }],
         threads: [expect.objectContaining({ sessionId: 's-1', questions: [5001n], nextIndex: 2n, lastSeq: seq })],
-        questions: [{ questionId: 5001n, seq, questionIndex: 1n, type: 'TEXT', thread: 's-1', answered: false, withAgents: null }],
+        questions: [
+          { questionId: 5001n, seq, questionIndex: 1n, type: 'TEXT', thread: 's-1', answered: false, withAgents: null, agentId: null },
+        ],
         deliveries: [
           expect.objectContaining({ deliveryId: 'msg_1', sessionId: 's-1', questionId: 5001n, seq, redeliveries: 0, inFlight: true }),
         ],
@@ -293,8 +314,92 @@ describe('applyEvent, event by event: the state before, the event, what it chang
       }),
     ],
     [
+      'handover.routed of a thread: the agent holds it, the thread names the agent',
+      [...world(), { ...handedOver, skillIds: [12n] }],
+      routedThread,
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ owner: 'agents', agentId: 7n, lastSeq: seq })],
+        agents: [annWith({ assigned: [heldThread(seq)] })],
+      }),
+    ],
+    [
+      'handover.routed of a question: the agent holds the question, the thread stays with the bot',
+      [...world(), passedOn],
+      { type: 'handover.routed', sessionId: 's-1', scope: 'question', questionId: 5001n, agentId: 7n },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ owner: 'bot', agentId: null, lastSeq: seq })],
+        questions: [expect.objectContaining({ agentId: 7n })],
+        agents: [annWith({ assigned: [{ key: 's-1/5001', sessionId: 's-1', scope: 'question', questionId: 5001n, seq }] })],
+      }),
+    ],
+    [
+      'handover.queued: into the queue with the targets of its hand-over',
+      [...world(), { ...handedOver, skillIds: [12n], unitIds: [3n] }],
+      queuedThread,
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ lastSeq: seq })],
+        queue: [{ ...heldThread(seq), targets: { userIds: [], skillIds: [12n], unitIds: [3n] } }],
+      }),
+    ],
+    [
+      'handover.routed from the queue: out of the queue, held by the agent',
+      [...world(), handedOver, queuedThread],
+      { ...routedThread, fromQueue: true },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ agentId: 7n, lastSeq: seq })],
+        agents: [annWith({ assigned: [heldThread(seq)] })],
+        queue: [],
+      }),
+    ],
+    [
+      'agent.status away: the agent away with its reason',
+      world(),
+      { type: 'agent.status', sessionId: null, agentId: 7n, agentStatus: 'away', reason: 'LUNCH' },
+      () => ({ agents: [annWith({ status: 'away', reason: 'LUNCH' })] }),
+    ],
+    [
+      'agent.status online: the reason gone',
+      [...world(), { type: 'agent.status', sessionId: null, agentId: 7n, agentStatus: 'away', reason: 'LUNCH' }],
+      { type: 'agent.status', sessionId: null, agentId: 7n, agentStatus: 'online', reason: null },
+      () => ({ agents: [annWith({})] }),
+    ],
+    [
+      'agent.message: the thread and its client kept alive, nothing else',
+      [...world(), handedOver, routedThread],
+      { type: 'agent.message', sessionId: 's-1', agentId: 7n, text: 'Hello' },
+      (seq) => ({ clients: [expect.objectContaining({ lastSeq: seq })], threads: [expect.objectContaining({ lastSeq: seq })] }),
+    ],
+    [
+      'released of a thread an agent holds: the agent has room again',
+      [...world(), handedOver, routedThread],
+      { type: 'released', sessionId: 's-1', questions: 0, thread: true },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ owner: 'bot', handover: null, agentId: null, lastSeq: seq })],
+        agents: [annWith({})],
+      }),
+    ],
+    [
+      'released of a queued thread: out of the queue',
+      [...world(), handedOver, queuedThread],
+      { type: 'released', sessionId: 's-1', questions: 0, thread: true },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ owner: 'bot', handover: null, lastSeq: seq })],
+        queue: [],
+      }),
+    ],
+    [
       'sandbox.reset: the tenant as it started, the counters too',
-      [...world(), { type: 'reason.updated', code: 'LUNCH', reason: { ...LUNCH, active: false } }],
+      [
+        ...world(),
+        { type: 'reason.updated', code: 'LUNCH', reason: { ...LUNCH, active: false } },
+        { type: 'agent.status', sessionId: null, agentId: 7n, agentStatus: 'away', reason: 'LUNCH' },
+      ],
       { type: 'sandbox.reset', sessionId: null },
       () => ({
         activeCount: 1,
@@ -308,6 +413,7 @@ describe('applyEvent, event by event: the state before, the event, what it chang
           ['LUNCH', expect.objectContaining({ reason: LUNCH, updatedAt: null })],
           ['MEETING', expect.anything()],
         ],
+        agents: [annWith({})],
       }),
     ],
   ])('%s', (_, before, event, changed) => {

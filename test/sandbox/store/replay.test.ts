@@ -19,6 +19,13 @@ import { Store } from '../../../src/sandbox/store/store.js';
  */
 
 const TENANTS = ['acme', 'globex'];
+// The seed agents: ids 1 and 2 are the userIds a SWITCH_TO_HUMAN below names; 9 is no agent.
+const AGENT_IDS = [1n, 2n, 3n, 9n];
+const seedAgents = [
+  { id: 1n, name: 'One', skills: [], units: [], capacity: 1, status: 'online' as const, reason: null },
+  { id: 2n, name: 'Two', skills: [], units: [], capacity: 2, status: 'away' as const, reason: 'LUNCH' },
+  { id: 3n, name: 'Three', skills: [], units: [], capacity: 1, status: 'online' as const, reason: null },
+];
 const seed = prepareReasons(defaultReasons, 10);
 if (!seed.ok) throw new Error('the default reasons do not check');
 
@@ -42,7 +49,9 @@ type Op =
   | { kind: 'refused'; tenant: number | null; thread: number; status: number }
   | { kind: 'redeliver'; delivery: number }
   | { kind: 'attempt'; delivery: number; outcome: AttemptFields['outcome']; status: number | null }
-  | { kind: 'reset'; tenant: number | null };
+  | { kind: 'reset'; tenant: number | null }
+  | { kind: 'agentStatus'; tenant: number; agent: number; away: boolean; reason: string }
+  | { kind: 'agentSay'; thread: number; agent: number | null };
 
 const small = fc.nat({ max: 20 });
 const tenant = fc.nat({ max: TENANTS.length - 1 });
@@ -106,6 +115,14 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     status: fc.option(fc.constantFrom(200, 500, 503), { nil: null }),
   }),
   fc.record({ kind: fc.constant('reset' as const), tenant: fc.option(tenant, { nil: null }) }),
+  fc.record({
+    kind: fc.constant('agentStatus' as const),
+    tenant,
+    agent: fc.nat({ max: 3 }),
+    away: fc.boolean(),
+    reason: fc.constantFrom('LUNCH', 'TRAINING', 'NOPE'),
+  }),
+  fc.record({ kind: fc.constant('agentSay' as const), thread: small, agent: fc.option(fc.nat({ max: 3 }), { nil: null }) }),
 );
 
 const settings = fc.record({
@@ -180,7 +197,7 @@ function run(state: SandboxState, op: Op): void {
       if (op.by === 'newClient') body.coreClientId = 7_000n + BigInt(op.thread);
       if (op.answerId !== null) body.answerId = op.answerId;
       if (op.code !== null) body.code = op.code;
-      if (op.code === 'SWITCH_TO_HUMAN') body.userIds = [1n, 2n];
+      if (op.code === 'SWITCH_TO_HUMAN') body.userIds = op.thread % 2 === 0 ? [1n, 2n] : [3n];
       if (op.extras === 'markdown') body.formattedText = '**Hi** there';
       else body.text = 'Hi';
       if (op.extras === 'buttons')
@@ -275,6 +292,14 @@ function run(state: SandboxState, op: Op): void {
     case 'reset':
       state.reset(op.tenant === null ? undefined : TENANTS[op.tenant]);
       return;
+    case 'agentStatus':
+      state.agentStatus(TENANTS[op.tenant]!, AGENT_IDS[op.agent]!, op.away ? 'away' : 'online', op.away ? op.reason : null);
+      return;
+    case 'agentSay': {
+      const thread = at(threads, op.thread);
+      if (thread) state.agentMessage(thread, 'Agent here', op.agent === null ? null : AGENT_IDS[op.agent]!);
+      return;
+    }
   }
 }
 
@@ -297,6 +322,7 @@ const configOf = (extra: {
 }): SandboxStateConfig => ({
   tenants: TENANTS,
   seedReasons: seed.reasons,
+  seedAgents,
   maxActiveReasons: 3,
   ...extra,
 });
@@ -345,12 +371,16 @@ describe('a replay of the event log', () => {
       { numRuns: 100, seed: 1 },
     );
     expect([...seen].sort()).toEqual([
+      'agent.message',
+      'agent.status',
       'api.request',
       'bot.answer',
       'conversation.started',
       'customer.message',
       'greeting',
       'handover',
+      'handover.queued',
+      'handover.routed',
       'reason.updated',
       'released',
       'sandbox.reset',
