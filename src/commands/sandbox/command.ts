@@ -47,6 +47,10 @@ export const sandboxCommand: CommandFactory = (inv) => {
       'a Host name accepted besides the loopback ones, with any port, such as host.docker.internal or a tunnel (repeatable)',
       collect,
     )
+    .option(
+      '--state <file>',
+      'keep the state in this file (an event log, NDJSON): a restart restores every conversation; a request is answered once its events are on disk',
+    )
     .option('--open', "open the sandbox's page in your browser ($BROWSER, else the system's opener)")
     .option(
       '--env-file <file>',
@@ -70,7 +74,8 @@ Examples:
   $ core sandbox --bot-url http://127.0.0.1:3000/webhook --webhook-timeout 3s --webhook-retries 1
   $ core sandbox --new-webhook-secret                          # a new kept secret: give the bot the new CORE_WEBHOOK_SECRET
   $ core sandbox --allow-host host.docker.internal             # a bot in a container calls the API by that name
-  $ core sandbox --bot-url http://127.0.0.1:3000/webhook --env-file .env   # your bot reads .env (dotenv)`,
+  $ core sandbox --bot-url http://127.0.0.1:3000/webhook --env-file .env   # your bot reads .env (dotenv)
+  $ core sandbox --state sandbox.ndjson                        # stop and start again: every conversation is still there`,
   );
   cmd.action(async (raw: Record<string, unknown>) => {
     const flags: SandboxFlags = {
@@ -94,6 +99,7 @@ Examples:
       webhookTimeout: raw.webhookTimeout as string | undefined,
       webhookRetries: raw.webhookRetries as string | undefined,
       open: raw.open as boolean | undefined,
+      state: raw.state as string | undefined,
     };
     // The parser reads the reasons file and checks it with the payload schemas: loaded only here.
     const { parseSandboxFlags } = await import('./options.js');

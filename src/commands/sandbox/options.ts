@@ -30,6 +30,8 @@ export interface SandboxFlags {
   webhookTimeout?: string;
   webhookRetries?: string;
   open?: boolean;
+  /** --state FILE: the state file, relative to the working directory. */
+  state?: string;
 }
 
 /**
@@ -58,6 +60,7 @@ const flagOf: Record<string, string> = {
   allowHosts: '--allow-host',
   maxConnections: '--max-connections',
   webhookConcurrency: '--webhook-concurrency',
+  state: '--state',
 };
 
 /** The environment variable that sets the webhook secret when --webhook-secret is not given. */
@@ -88,6 +91,7 @@ export async function parseSandboxFlags(flags: SandboxFlags, cwd: string, env: E
     options.webhookConcurrency = wholeNumber('--webhook-concurrency', flags.webhookConcurrency);
   }
   if (flags.botUrl !== undefined) options.botUrl = flags.botUrl;
+  if (flags.state !== undefined) options.state = flags.state.trim() === '' ? flags.state : resolve(cwd, flags.state);
   if (flags.webhookTimeout !== undefined) options.webhookTimeoutMs = duration('--webhook-timeout', flags.webhookTimeout);
   if (flags.webhookRetries !== undefined) options.webhookRetries = wholeNumber('--webhook-retries', flags.webhookRetries);
   const secretFromEnv = env[WEBHOOK_SECRET_VARIABLE];

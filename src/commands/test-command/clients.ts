@@ -37,9 +37,9 @@ export function inProcessClient(sandbox: LocalSandbox, signal: AbortSignal): Tes
     };
   }, signal);
   // As over HTTP: an answer settles after the request was made, never inside it.
-  const answer = async (method: string, path: string, made: () => Answer): Promise<SandboxAnswer> => {
+  const answer = async (method: string, path: string, made: () => Answer | Promise<Answer>): Promise<SandboxAnswer> => {
     await Promise.resolve();
-    return asHttp(method, path, made());
+    return asHttp(method, path, await made());
   };
   return {
     startConversation: (body) => answer('POST', '/_sandbox/conversations', () => sandbox.customer.start(body)),
