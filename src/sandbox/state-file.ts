@@ -24,7 +24,7 @@ interface Header {
   checkpoint: CheckpointState | null;
 }
 
-type Line = { kind: 'header'; header: Header } | { kind: 'event'; event: SandboxEvent };
+export type Line = { kind: 'header'; header: Header } | { kind: 'event'; event: SandboxEvent };
 
 /**
  * The checkpoint's JSON: every bigint written as {"$bigint":"digits"}, so that plain JSON.parse reads
@@ -40,11 +40,13 @@ const readValue = (_key: string, value: unknown): unknown => {
   return value;
 };
 
-function headerLine(checkpoint: CheckpointState | null): string {
+/** The header line of a state file, with the checkpoint a compaction took (or null). */
+export function headerLine(checkpoint: CheckpointState | null): string {
   return JSON.stringify({ format: STATE_FORMAT, version: STATE_VERSION, checkpoint } satisfies Header, writeValue);
 }
 
-function readLine(text: string, line: number): Line {
+/** One line of a state file read back: the header (line 1) or an event; throws for a damaged line. */
+export function readLine(text: string, line: number): Line {
   if (line === 1) {
     let value: unknown;
     try {

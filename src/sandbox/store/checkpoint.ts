@@ -44,13 +44,15 @@ export interface TenantCheckpoint {
 export interface CheckpointState {
   lastSeq: number;
   tenants: TenantCheckpoint[];
+  /** Every kept thread's sessionId, in the order the sandbox's index of them holds. */
+  sessions: string[];
 }
 
 /** The model's state besides its events, and its kept events in seq order (every tenant's, merged). */
 export function checkpointOf(model: SandboxModel): { state: CheckpointState; events: SandboxEvent[] } {
   const tenants = [...model.tenants.values(), model.sandboxWide];
   const events = tenants.flatMap((tenant) => [...tenant.log.after(0)]).sort((a, b) => a.seq - b.seq);
-  return { state: { lastSeq: model.lastSeq, tenants: tenants.map(tenantCheckpoint) }, events };
+  return { state: { lastSeq: model.lastSeq, tenants: tenants.map(tenantCheckpoint), sessions: [...model.sessions.keys()] }, events };
 }
 
 function tenantCheckpoint(tenant: TenantState): TenantCheckpoint {
@@ -157,6 +159,14 @@ export function restoreModel(config: ModelConfig, state: CheckpointState, events
     for (const [questionId, question] of tenant.questions) if (question.seq === -1) tenant.questions.delete(questionId);
     for (const [deliveryId, delivery] of tenant.deliveries) if (delivery.seq === -1) tenant.deliveries.delete(deliveryId);
   }
+  // The index of threads by sessionId, in its order.
+  const sessions = new Map(model.sessions);
+  model.sessions.clear();
+  for (const sessionId of state.sessions) {
+    const tenant = sessions.get(sessionId);
+    if (tenant !== undefined) model.sessions.set(sessionId, tenant);
+  }
+  for (const [sessionId, tenant] of sessions) if (!model.sessions.has(sessionId)) model.sessions.set(sessionId, tenant);
   model.lastSeq = state.lastSeq;
   return model;
 }
