@@ -26,6 +26,7 @@ export const testCommand: CommandFactory = (inv) => {
     .option('--bot-url <url>', 'start a sandbox that delivers the MESSAGE webhooks to your bot at this URL')
     .option('--port <n>', 'the port of the sandbox core test starts (default 0: a free port); your bot answers to it')
     .option('--sandbox <url>', 'use the running core sandbox at this base URL instead, with the bot it delivers to')
+    .option('--state <file>', 'keep the state of the sandbox core test starts in this file, as core sandbox --state does')
     .addOption(
       new Option(
         '--reporter <name>',
@@ -77,6 +78,7 @@ Examples:
       ...optional('repeat', raw.repeat),
       ...optional('botUrl', raw.botUrl),
       ...optional('port', raw.port),
+      ...optional('state', raw.state),
       ...optional('sandbox', raw.sandbox),
       ...optional('output', raw.output),
       ...optional('timeout', raw.timeout),

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Context } from '../../context.js';
 import { parseDuration } from '../../config/duration.js';
-import { ExitCode, InterruptedError, NetworkError, UsageError } from '../../errors.js';
+import { ConfigError, ExitCode, InterruptedError, NetworkError, UsageError } from '../../errors.js';
 import { makeStyle } from '../../output/style.js';
 import type { Glyphs } from '../../output/glyphs.js';
 import { outputFilePath, writeOutputFile } from '../../output/file.js';
@@ -42,6 +42,8 @@ export interface TestOptions {
   sandbox?: string;
   botUrl?: string;
   port?: string;
+  /** --state FILE: the state file of the sandbox core test starts. */
+  state?: string;
   /** Each --reporter as given: NAME, or NAME=FILE; none means human. */
   reporters: string[];
   output?: string;
@@ -227,6 +229,11 @@ async function reportTargets(options: TestOptions, cwd: string): Promise<ReportT
 
 function checkOptions(options: TestOptions): { timeoutMs: number; concurrency: number; repeat: number } {
   checkSandboxTarget(options, 'core test', 'core test tests/*.yaml --bot-url http://127.0.0.1:3000/webhook');
+  if (options.sandbox !== undefined && options.state !== undefined) {
+    throw new UsageError('--sandbox uses a running sandbox, which keeps its own state; --state is for the one core test starts', {
+      hint: 'start the running sandbox with core sandbox --state FILE, or give --state without --sandbox',
+    });
+  }
   let timeoutMs: number;
   try {
     timeoutMs = parseDuration(options.timeout ?? DEFAULT_TIMEOUT);
@@ -257,7 +264,7 @@ function checkOptions(options: TestOptions): { timeoutMs: number; concurrency: n
  * started on --port delivering to --bot-url (closed by the caller).
  */
 export async function connect(
-  options: Pick<TestOptions, 'sandbox' | 'botUrl' | 'port'>,
+  options: Pick<TestOptions, 'sandbox' | 'botUrl' | 'port' | 'state'>,
   ctx: Context,
 ): Promise<{ url: string; botUrl: string | null; sandbox?: LocalSandbox }> {
   if (options.sandbox !== undefined) {
@@ -276,7 +283,7 @@ export async function connect(
     }
     return { url, botUrl: typeof bot.url === 'string' ? bot.url : null };
   }
-  const [{ parseSandboxFlags }, { withSigningSecret, unkeptWarning }, { startLocalSandbox, SandboxOptionsError }, { listenError }] =
+  const [{ parseSandboxFlags }, { withSigningSecret, unkeptWarning }, { startLocalSandbox, SandboxOptionsError, StateFileError }, { listenError }] =
     await Promise.all([
       import('../sandbox/options.js'),
       import('../sandbox/secret.js'),
@@ -285,15 +292,16 @@ export async function connect(
     ]);
   // The secret named by CORE_SANDBOX_WEBHOOK_SECRET, else the one kept for the user, as core sandbox signs with.
   const { options: sandboxOptions, secret } = await withSigningSecret(
-    await parseSandboxFlags({ botUrl: options.botUrl, port: options.port }, ctx.cwd, ctx.env),
+    await parseSandboxFlags({ botUrl: options.botUrl, port: options.port, state: options.state }, ctx.cwd, ctx.env),
     ctx.env,
   );
   const unkept = unkeptWarning(secret);
   if (unkept !== undefined) ctx.warn(unkept);
   try {
-    const sandbox = await startLocalSandbox(sandboxOptions);
+    const sandbox = await startLocalSandbox({ ...sandboxOptions, warn: (line) => ctx.warn(line) });
     return { url: sandbox.url, botUrl: sandbox.botUrl, sandbox };
   } catch (error) {
+    if (error instanceof StateFileError) throw new ConfigError(error.message, { hint: error.hint, cause: error });
     if (error instanceof SandboxOptionsError) throw new UsageError(error.message, { hint: 'see core test --help', cause: error });
     throw listenError(error, '127.0.0.1', sandboxOptions.port ?? 0);
   }
