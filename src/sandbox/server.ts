@@ -175,6 +175,7 @@ async function routesOf(parts: Parts, bot: { timeoutMs: number; retries: number 
       maxEvents: options.maxEvents ?? sandboxDefaults.maxEvents,
       webhookSecret: parts.webhookSecret,
       bot: botUrl === null || sender === null ? null : { url: botUrl, ...bot, sender },
+      stateFile: parts.stateFile?.info ?? null,
     }),
     customer: customerHandlers({ state, sender, defaultTenant: parts.tenants[0] ?? 'sandbox' }),
     probes,
