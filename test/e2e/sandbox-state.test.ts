@@ -27,6 +27,7 @@ async function start(file: string, cwd: string, unprivileged = false): Promise<{
     'the sandbox listens',
     30_000,
   );
+  await happens(sandbox.printed('stderr', /stop with Ctrl-C/), 'the sandbox says how to stop it');
   return { sandbox, url: LISTENING.exec(sandbox.stdout())![1]! };
 }
 
