@@ -104,7 +104,8 @@ export function readJournal<R>(path: string, read: (text: string, line: number) 
         complete = offset - got + at + 1;
         start = at + 1;
       }
-      if (start < got) carry = carry === null ? Buffer.from(buffer.subarray(start, got)) : Buffer.concat([carry, buffer.subarray(start, got)]);
+      if (start < got)
+        carry = carry === null ? Buffer.from(buffer.subarray(start, got)) : Buffer.concat([carry, buffer.subarray(start, got)]);
     }
   } finally {
     closeSync(handle);
@@ -138,7 +139,8 @@ export function lockJournal(path: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) {
         if (error instanceof JournalLockedError) throw error;
-        if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new JournalError(path, null, `its lock ${lockPath} was taken while it was read`);
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+          throw new JournalError(path, null, `its lock ${lockPath} was taken while it was read`);
         throw new JournalError(path, null, `cannot be locked (${lockPath}): ${errorText(error)}`);
       }
       const holder = lockHolder(lockPath);

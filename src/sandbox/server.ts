@@ -243,8 +243,7 @@ async function started(
 ): Promise<LocalSandbox> {
   const { state, stateFile, bot, botUrl, webhookSecret, log, duplicates, tenants } = made;
   const host = options.host ?? sandboxDefaults.host;
-  const sender =
-    botUrl === null ? null : webhookSender(options, state, { url: botUrl, secret: webhookSecret, ...bot }, log, stateFile);
+  const sender = botUrl === null ? null : webhookSender(options, state, { url: botUrl, secret: webhookSecret, ...bot }, log, stateFile);
   const parts: Parts = { options, state, sender, botUrl, webhookSecret, tenants, duplicates, log, streams: new Set(), stateFile };
   const table = await routesOf(parts, bot);
   // Filled in once the server listens: the Host values the sandbox answers, and whether the API's
@@ -257,7 +256,9 @@ async function started(
       requestTimeoutMs: options.requestTimeoutMs ?? sandboxDefaults.requestTimeoutMs,
       maxConnections: options.maxConnections ?? sandboxDefaults.maxConnections,
     },
-    stateFile === null ? (ex) => route(table, state, hostRule, ex) : durably(stateFile, (ex: Exchange) => route(table, state, hostRule, ex)),
+    stateFile === null
+      ? (ex) => route(table, state, hostRule, ex)
+      : durably(stateFile, (ex: Exchange) => route(table, state, hostRule, ex)),
     { latencyMs: options.latencyMs ?? sandboxDefaults.latencyMs, closing: closing.signal, log },
   );
   await listen(server, host, options.port ?? sandboxDefaults.port, log);
@@ -271,7 +272,8 @@ async function started(
     stateFile === null ? direct : { start: durably(stateFile, direct.start), message: durably(stateFile, direct.message) };
   // The deliveries whose attempts had not ended when the sandbox stopped: sent again, on their own schedule.
   if (sender !== null && stateFile?.info.restored) {
-    for (const tenant of state.store.selected(undefined)) for (const delivery of tenant.deliveries.values()) if (delivery.inFlight) sender.deliver(delivery);
+    for (const tenant of state.store.selected(undefined))
+      for (const delivery of tenant.deliveries.values()) if (delivery.inFlight) sender.deliver(delivery);
   }
   return { ...handle(parts, server, address, closing), customer };
 }

@@ -55,8 +55,10 @@ export function readLine(text: string, line: number): Line {
       throw new Error(`not a state file of core sandbox (its first line is not JSON)`);
     }
     const header = value as Partial<Header> | null;
-    if (header?.format !== STATE_FORMAT) throw new Error(`not a state file of core sandbox (its first line has no "format": "${STATE_FORMAT}")`);
-    if (header.version !== STATE_VERSION) throw new Error(`a state file of version ${String(header.version)}; this core reads version ${STATE_VERSION}`);
+    if (header?.format !== STATE_FORMAT)
+      throw new Error(`not a state file of core sandbox (its first line has no "format": "${STATE_FORMAT}")`);
+    if (header.version !== STATE_VERSION)
+      throw new Error(`a state file of version ${String(header.version)}; this core reads version ${STATE_VERSION}`);
     return { kind: 'header', header: header as Header };
   }
   return { kind: 'event', event: parseEvent(text) };
@@ -208,11 +210,18 @@ function rebuild(path: string, state: SandboxState, read: JournalRead<Line>): nu
   try {
     store.restore(checkpoint === null ? null : { state: checkpoint, events: kept });
   } catch (error) {
-    throw new StateFileError(`state file ${path}, line 1: the checkpoint cannot be restored: ${errorText(error)}`, 'start with another --state file');
+    throw new StateFileError(
+      `state file ${path}, line 1: the checkpoint cannot be restored: ${errorText(error)}`,
+      'start with another --state file',
+    );
   }
   for (; index < read.records.length; index += 1) {
     const { line, record } = read.records[index]!;
-    if (record.kind !== 'event') throw new StateFileError(`state file ${path}, line ${line}: damaged: a header in the middle of the file`, 'the file is left as it is');
+    if (record.kind !== 'event')
+      throw new StateFileError(
+        `state file ${path}, line ${line}: damaged: a header in the middle of the file`,
+        'the file is left as it is',
+      );
     try {
       store.replay([record.event]);
     } catch (error) {

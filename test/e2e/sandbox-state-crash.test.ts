@@ -57,7 +57,10 @@ async function start(file: string, cwd: string): Promise<{ sandbox: BuiltProcess
   const sandbox = startBuilt(['sandbox', '--state', file], { env: baseEnv(), cwd });
   const listening = /listening on (http:\/\/\S+)/;
   await happens(
-    Promise.race([sandbox.printed('stdout', listening), sandbox.exited.then((code) => Promise.reject(new Error(`exited ${code}: ${sandbox.stderr()}`)))]),
+    Promise.race([
+      sandbox.printed('stdout', listening),
+      sandbox.exited.then((code) => Promise.reject(new Error(`exited ${code}: ${sandbox.stderr()}`))),
+    ]),
     'the sandbox listens',
     30_000,
   );
@@ -117,8 +120,10 @@ async function checkAllThere(url: string, answered: Answered): Promise<void> {
     bySession.set(sessionId, seen);
   }
   for (const [sessionId, coreClientId] of answered.conversations) expect(bySession.get(sessionId)?.coreClientId).toBe(coreClientId);
-  for (const [questionId, sessionId] of answered.questions) expect(bySession.get(sessionId)?.questions.has(questionId), `question ${questionId}`).toBe(true);
-  for (const [answerId, sessionId] of answered.answers) expect(bySession.get(sessionId)?.answers.has(answerId), `answer ${answerId}`).toBe(true);
+  for (const [questionId, sessionId] of answered.questions)
+    expect(bySession.get(sessionId)?.questions.has(questionId), `question ${questionId}`).toBe(true);
+  for (const [answerId, sessionId] of answered.answers)
+    expect(bySession.get(sessionId)?.answers.has(answerId), `answer ${answerId}`).toBe(true);
 }
 
 describe('core sandbox --state, killed with SIGKILL', () => {

@@ -37,7 +37,11 @@ async function stop(sandbox: BuiltProcess): Promise<void> {
 }
 
 async function post(url: string, path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-  const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: stringifyJson(body) });
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: stringifyJson(body),
+  });
   return { status: response.status, json: parseJson(await response.text()) as Record<string, unknown> };
 }
 
@@ -149,7 +153,9 @@ describe('core sandbox --state', () => {
     ({ sandbox, url } = await start(file, dir, true));
     const refused = await conversation(url);
     expect(refused.status).toBe(503);
-    expect(String((refused.json as { message?: unknown }).message)).toMatch(/could not write its state file \(EACCES.*nothing of this request was kept/);
+    expect(String((refused.json as { message?: unknown }).message)).toMatch(
+      /could not write its state file \(EACCES.*nothing of this request was kept/,
+    );
     expect(readFileSync(file)).toEqual(before);
     const listed = await get(url, '/_sandbox/conversations');
     expect(listed.json.conversations).toHaveLength(1);

@@ -283,13 +283,17 @@ export async function connect(
     }
     return { url, botUrl: typeof bot.url === 'string' ? bot.url : null };
   }
-  const [{ parseSandboxFlags }, { withSigningSecret, unkeptWarning }, { startLocalSandbox, SandboxOptionsError, StateFileError }, { listenError }] =
-    await Promise.all([
-      import('../sandbox/options.js'),
-      import('../sandbox/secret.js'),
-      import('../../sandbox/server.js'),
-      import('../sandbox/run.js'),
-    ]);
+  const [
+    { parseSandboxFlags },
+    { withSigningSecret, unkeptWarning },
+    { startLocalSandbox, SandboxOptionsError, StateFileError },
+    { listenError },
+  ] = await Promise.all([
+    import('../sandbox/options.js'),
+    import('../sandbox/secret.js'),
+    import('../../sandbox/server.js'),
+    import('../sandbox/run.js'),
+  ]);
   // The secret named by CORE_SANDBOX_WEBHOOK_SECRET, else the one kept for the user, as core sandbox signs with.
   const { options: sandboxOptions, secret } = await withSigningSecret(
     await parseSandboxFlags({ botUrl: options.botUrl, port: options.port, state: options.state }, ctx.cwd, ctx.env),

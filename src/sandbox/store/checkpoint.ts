@@ -187,7 +187,8 @@ function restoreTenant(model: SandboxModel, tenant: TenantState, saved: TenantCh
   }
   for (const each of saved.threads) {
     const client = tenant.clients.get(each.client);
-    if (client === undefined) throw new CheckpointError(`thread '${each.sessionId}' names client ${each.client}, which the checkpoint lacks`);
+    if (client === undefined)
+      throw new CheckpointError(`thread '${each.sessionId}' names client ${each.client}, which the checkpoint lacks`);
     const thread: ThreadState = {
       tenant: tenant.name,
       sessionId: each.sessionId,

@@ -354,26 +354,31 @@ describe('a replay of the event log', () => {
 
   it('goes on from a checkpoint as from the model it was taken of: the next ids, the events applied after it, the drops', () => {
     fc.assert(
-      fc.property(settings, fc.array(op, { minLength: 1, maxLength: 60 }), fc.array(op, { minLength: 1, maxLength: 30 }), (extra, ops, more) => {
-        const config = configOf(extra);
-        const { state } = playAndReplay(config, ops);
-        const taken = state.store.checkpoint();
-        const again = new SandboxState(config);
-        again.store.restore({ state: structuredClone(taken.state), events: taken.events.map((event) => parseEvent(eventJson(event))) });
-        // The requests after the checkpoint, recorded on the original and applied to the restored one.
-        const after: SandboxEvent[] = [];
-        const stop = state.subscribe((event) => after.push(event));
-        for (const each of more) run(state, each);
-        stop();
-        again.store.replay(after.map((event) => parseEvent(eventJson(event))));
-        expect(again.store.digest()).toEqual(state.store.digest());
-        for (const name of TENANTS) {
-          const original = state.startConversation(name, { channel: 'WEB' });
-          const resumed = again.startConversation(name, { channel: 'WEB' });
-          if (!original.ok || !resumed.ok) throw new Error('a new conversation was refused');
-          expect(resumed.thread.client.coreClientId).toBe(original.thread.client.coreClientId);
-        }
-      }),
+      fc.property(
+        settings,
+        fc.array(op, { minLength: 1, maxLength: 60 }),
+        fc.array(op, { minLength: 1, maxLength: 30 }),
+        (extra, ops, more) => {
+          const config = configOf(extra);
+          const { state } = playAndReplay(config, ops);
+          const taken = state.store.checkpoint();
+          const again = new SandboxState(config);
+          again.store.restore({ state: structuredClone(taken.state), events: taken.events.map((event) => parseEvent(eventJson(event))) });
+          // The requests after the checkpoint, recorded on the original and applied to the restored one.
+          const after: SandboxEvent[] = [];
+          const stop = state.subscribe((event) => after.push(event));
+          for (const each of more) run(state, each);
+          stop();
+          again.store.replay(after.map((event) => parseEvent(eventJson(event))));
+          expect(again.store.digest()).toEqual(state.store.digest());
+          for (const name of TENANTS) {
+            const original = state.startConversation(name, { channel: 'WEB' });
+            const resumed = again.startConversation(name, { channel: 'WEB' });
+            if (!original.ok || !resumed.ok) throw new Error('a new conversation was refused');
+            expect(resumed.thread.client.coreClientId).toBe(original.thread.client.coreClientId);
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });
