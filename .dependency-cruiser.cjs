@@ -76,6 +76,14 @@ module.exports = {
       to: { path: '^src/sandbox/(?!limits\\.ts$)', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'testing-names-the-connection-only',
+      severity: 'error',
+      comment:
+        'Bot testing is handed a connection to the sandbox (src/platform/connection.ts) by its command: it may name its types, and runs nothing of the transports.',
+      from: { path: '^src/testing/' },
+      to: { path: '^src/platform/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'operations-is-a-leaf',
       severity: 'error',
       comment: 'The operation descriptors are read by the sender, the sandbox and the OpenAPI generator: they import nothing.',
@@ -97,6 +105,14 @@ module.exports = {
         'Bot testing (the file format, the runner, the reports) is used by its commands the way reply uses send/: the command hands it a sandbox client; it imports no command.',
       from: { path: '^src/testing/' },
       to: { path: '^src/commands/' },
+    },
+    {
+      name: 'commands-import-no-other-command',
+      comment:
+        "A command's folder is its own: what two commands share lives in the files directly under src/commands/ (definition.ts, common.ts, send-options.ts) or below the commands (the sandbox client: src/platform/).",
+      severity: 'error',
+      from: { path: '^src/commands/([^/]+)/' },
+      to: { path: '^src/commands/[^/]+/', pathNot: '^src/commands/$1/' },
     },
     {
       name: 'commands-do-not-import-the-program',

@@ -1,4 +1,5 @@
-import { defineConfig } from 'vitest/config';
+import { availableParallelism } from 'node:os';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { hangLimit } from './test/helpers/time-scale.js';
 
 /**
@@ -20,6 +21,7 @@ import { hangLimit } from './test/helpers/time-scale.js';
  */
 export const UNIT_TESTS = [
   'test/batch/**/*.test.ts',
+  'test/code/**/*.test.ts',
   'test/config/{duration,loaders,reading,require,schema}.test.ts',
   'test/customer/wait.test.ts',
   'test/doctor/clock.test.ts',
@@ -44,7 +46,7 @@ export const UNIT_TESTS = [
   'test/send/prepare.test.ts',
   'test/testing/**/*.test.ts',
   'test/text/**/*.test.ts',
-  'test/tiers/**/*.test.ts',
+  'test/tiers/{node24,unit-tier}.test.ts',
 ];
 
 export const PROCESS_TESTS = [
@@ -60,13 +62,229 @@ export const PROCESS_TESTS = [
   'test/prompts/{composer-tmux,no-terminal}.test.ts',
   'test/reason/{built,fifo-source,heap,quiet-resume,stopping}.test.ts',
   'test/reply/answer-id.test.ts',
+  'test/tiers/node24-run.test.ts',
 ];
+
+/**
+ * The second run, on Node 24 (scripts/test-node24.mjs sets CORE_TEST_NODE24=1), runs again what
+ * could differ on it and nothing else (CONTRIBUTING.md, "Tests on Node 24"). What differs between
+ * Node 20 and 24 is not the language core is written in but what Node brings (process.versions):
+ * V8 11.3 and 13.6, OpenSSL 3.0 and 3.5, the URL parser Ada 2.9 and 4.0, undici (fetch) 6 and 7,
+ * llhttp, libuv, the module loader (require of an ES module from 22.12), stream defaults, and which
+ * APIs warn or are gone. So the files that reach those run on both; the rules computed in
+ * JavaScript and the commands' own behaviour run once, on Node 20.
+ *
+ * Each test file is in exactly one of the two lists, by its folder ('test/e2e/') or by its name,
+ * each with its reason; test/tiers/node24.test.ts fails when a file is in neither or in both, so a
+ * new file is classified when it is added. A file in neither still runs on Node 24 (only
+ * NOT_ON_NODE24 is left out of that run).
+ */
+const BINARY = 'the built binary: start-up, the loader, the standard streams, exit codes, warnings Node prints itself';
+const SIGNALS = 'signals, child processes, pipes and FIFOs';
+const HTTP_CLIENT = 'the HTTP client: got on node:http (llhttp, agents, socket errors and their codes), fetch (undici 6 and 7)';
+const HTTP_SERVER = "the sandbox's node:http server: request parsing, time limits, connections, event streams";
+const TLS = 'TLS and certificates (OpenSSL 3.0 and 3.5): error codes, trust, proxies that tunnel it';
+const V8 = 'V8 itself: JSON.parse and its messages, strings in the heap, heap flags and their defaults, stack depth';
+const URLS = 'the WHATWG URL parser (Ada 2.9 and 4.0)';
+const STREAMS = 'streams and file reading: chunks, UTF-8 across chunks, standard input, idle pipes';
+const FILES = 'file modes, owners, symbolic links and open flags';
+const LOADER = 'the module loader: import() and require() of JavaScript config files';
+const TERMINAL = 'readline and terminals: keypresses, raw mode, what inquirer draws';
+const TEXT = "ICU: grapheme segmentation and TextDecoder's legacy encodings";
+const PACKAGE = 'the package as installed: npm, exports, an ES module consumer, core-cli/sandbox on fetch and node:http';
+
+const RULES = 'rules computed in JavaScript (schemas, matching, masking, planning, rendering): the language, not Node';
+const COMMANDS =
+  "a command's own behaviour run in-process (flags, payloads, output, exit codes), over the HTTP client and server that the files of HTTP_CLIENT and HTTP_SERVER run on Node 24";
+const BROWSER = "the page in Chromium, the same browser whichever Node serves it; the sandbox's side is tested on Node 24 by HTTP_SERVER";
+const SHELLS = 'what bash, zsh, fish, tmux and groff make of what core printed; the binary they call starts as test/e2e/ shows on Node 24';
+const NPM = 'npm, git and YAML over the repository: no code of core runs';
+
+export const ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> = [
+  ['test/batch/lines.test.ts', STREAMS],
+  ['test/batch/parse-line.test.ts', V8],
+  ['test/batch/source.test.ts', STREAMS],
+  ['test/build/', `${BINARY}; V8's code cache, zlib.crc32 and module.enableCompileCache; the rewritten got on this V8`],
+  ['test/config/header-values.test.ts', 'the header values node:http accepts'],
+  ['test/config/loaders.test.ts', LOADER],
+  ['test/config/prompts.test.ts', TERMINAL],
+  ['test/config/reading.test.ts', `${LOADER}; ${V8}`],
+  ['test/config/schema.test.ts', URLS],
+  ['test/config/search.test.ts', `${FILES}; ${BINARY}`],
+  ['test/config/secret.test.ts', `token commands: ${SIGNALS}`],
+  ['test/config/stuck.test.ts', `${BINARY}; ${SIGNALS}; top-level await`],
+  ['test/config/trusted.test.ts', `${FILES}; ${BINARY}`],
+  ['test/customer/refusal-stream.test.ts', `the event stream read over ${HTTP_CLIENT}`],
+  ['test/doctor/doctor.test.ts', `${BINARY}; ${TLS}; ${HTTP_CLIENT}; token commands: ${SIGNALS}`],
+  ['test/e2e/', BINARY],
+  ['test/hardening/faults.test.ts', HTTP_CLIENT],
+  ['test/hardening/hanging-proxy.test.ts', `${BINARY}; ${SIGNALS}; ${HTTP_CLIENT}`],
+  ['test/hardening/output-files.test.ts', FILES],
+  ['test/output/env-file.test.ts', FILES],
+  ['test/hardening/payload-files.test.ts', `${BINARY}; ${V8}; ${STREAMS}`],
+  ['test/hardening/proxy-rules.test.ts', URLS],
+  ['test/hardening/proxy.test.ts', `${HTTP_CLIENT}; ${TLS}`],
+  ['test/hardening/sandbox-connections.test.ts', HTTP_SERVER],
+  ['test/hardening/sandbox-requests.test.ts', HTTP_SERVER],
+  ['test/hardening/sandbox-streams.test.ts', HTTP_SERVER],
+  ['test/hardening/sandbox-webhooks.test.ts', `${HTTP_SERVER}; ${HTTP_CLIENT}`],
+  ['test/hardening/tls.test.ts', TLS],
+  ['test/http/client.test.ts', HTTP_CLIENT],
+  ['test/package/library.test.ts', PACKAGE],
+  ['test/package/pack.test.ts', PACKAGE],
+  ['test/payload/attachment.test.ts', URLS],
+  ['test/payload/checks.test.ts', URLS],
+  ['test/payload/flat-strings.test.ts', V8],
+  ['test/payload/json-readable.test.ts', V8],
+  ['test/payload/json.test.ts', V8],
+  ['test/prompts/composer-tmux.test.ts', `${BINARY}; ${TERMINAL}`],
+  ['test/prompts/editor-encodings.test.ts', TEXT],
+  ['test/prompts/inquirer-prompts.test.ts', TERMINAL],
+  ['test/prompts/no-terminal.test.ts', `${BINARY}; ${STREAMS}`],
+  ['test/prompts/width.test.ts', TEXT],
+  ['test/reason/built.test.ts', `${BINARY}; ${SIGNALS}`],
+  ['test/reason/fifo-source.test.ts', SIGNALS],
+  ['test/reason/heap.test.ts', V8],
+  ['test/reason/lines.test.ts', STREAMS],
+  ['test/reason/parse-line.test.ts', V8],
+  ['test/reason/quiet-resume.test.ts', BINARY],
+  ['test/reason/stopping.test.ts', `${BINARY}; ${SIGNALS}`],
+  ['test/reply/answer-id.test.ts', `${BINARY}: which of Node's modules a dry run loads`],
+  ['test/reply/reply-edges.test.ts', `${HTTP_CLIENT}: redirects, Ctrl-C while waiting`],
+  ['test/sandbox/command.test.ts', `${HTTP_SERVER}: listening, a port taken, stopping`],
+  ['test/sandbox/customer-side.test.ts', HTTP_SERVER],
+  ['test/sandbox/events/event-json.test.ts', `${V8}: identifiers past 2^53 read back exact`],
+  ['test/sandbox/heap.test.ts', V8],
+  ['test/sandbox/http.test.ts', HTTP_SERVER],
+  ['test/sandbox/kept-secret.test.ts', FILES],
+  ['test/sandbox/memory.test.ts', V8],
+  ['test/sandbox/page-json.test.ts', `${V8}: JSON.parse's source text in a reviver (Node 21+)`],
+  ['test/sandbox/warm.test.ts', `${HTTP_CLIENT}: the sandbox's kept-alive connection to the bot, and one the bot closed`],
+  ['test/sandbox/webhook.test.ts', `${HTTP_SERVER}; ${HTTP_CLIENT}`],
+  ['test/test-command/clients.test.ts', `the sandbox reached over ${HTTP_CLIENT}`],
+];
+
+export const NOT_ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> = [
+  ['test/api/', COMMANDS],
+  ['test/batch/check.test.ts', RULES],
+  ['test/batch/progress.test.ts', RULES],
+  ['test/batch/resume.test.ts', RULES],
+  ['test/batch/send.test.ts', RULES],
+  ['test/check-bot/', COMMANDS],
+  ['test/completion/', SHELLS],
+  ['test/code/', 'the sources read by the TypeScript parser: no code of core runs'],
+  ['test/config/command.test.ts', COMMANDS],
+  ['test/config/duration.test.ts', RULES],
+  ['test/config/precedence.test.ts', COMMANDS],
+  ['test/config/profiles.test.ts', COMMANDS],
+  ['test/config/require.test.ts', RULES],
+  ['test/customer/customer.test.ts', COMMANDS],
+  ['test/customer/render.test.ts', RULES],
+  ['test/customer/wait.test.ts', RULES],
+  ['test/docs/', `${RULES}; ${SHELLS}`],
+  ['test/doctor/clock.test.ts', RULES],
+  ['test/example/', COMMANDS],
+  ['test/greet/', COMMANDS],
+  ['test/help/', `${COMMANDS}; the sources read as text`],
+  ['test/hardening/argv.test.ts', COMMANDS],
+  ['test/hardening/hostile-markdown.test.ts', COMMANDS],
+  ['test/hardening/linear-trim.test.ts', RULES],
+  ['test/hardening/mask-rule.test.ts', RULES],
+  ['test/hardening/masking.test.ts', COMMANDS],
+  ['test/hardening/outside-colours.test.ts', COMMANDS],
+  ['test/hardening/payload-properties.test.ts', RULES],
+  ['test/hardening/plain-http.test.ts', COMMANDS],
+  ['test/hardening/secrets.test.ts', COMMANDS],
+  ['test/hardening/terminal.test.ts', COMMANDS],
+  ['test/http/throttle.test.ts', RULES],
+  ['test/markdown/', RULES],
+  ['test/mask/', RULES],
+  ['test/mutation/', "mutation testing's ledger: Stryker's instrumenter over the sources as text; Stryker runs on the Node of npm test"],
+  ['test/output/color.test.ts', COMMANDS],
+  ['test/output/count.test.ts', RULES],
+  ['test/output/error-body.test.ts', COMMANDS],
+  ['test/output/glyphs.test.ts', RULES],
+  ['test/output/hints.test.ts', COMMANDS],
+  ['test/output/hold.test.ts', COMMANDS],
+  ['test/package/lock.test.ts', NPM],
+  ['test/package/release.test.ts', NPM],
+  ['test/page/', BROWSER],
+  ['test/payload/bounds.test.ts', RULES],
+  ['test/payload/channels.test.ts', RULES],
+  ['test/payload/common.test.ts', RULES],
+  ['test/payload/descriptions.test.ts', RULES],
+  ['test/payload/greeting-options.test.ts', RULES],
+  ['test/payload/greeting.test.ts', RULES],
+  ['test/payload/list-picker.test.ts', RULES],
+  ['test/payload/load.test.ts', RULES],
+  ['test/payload/long-messages.test.ts', RULES],
+  ['test/payload/long.test.ts', RULES],
+  ['test/payload/messages.test.ts', RULES],
+  ['test/payload/quick-reply.test.ts', RULES],
+  ['test/payload/reason-locales.test.ts', RULES],
+  ['test/payload/reason.test.ts', RULES],
+  ['test/payload/reply-options.test.ts', RULES],
+  ['test/payload/reply-fields.test.ts', RULES],
+  ['test/payload/reply.test.ts', RULES],
+  ['test/payload/schema-walk.test.ts', RULES],
+  ['test/payload/shared.test.ts', RULES],
+  ['test/payload/validate.test.ts', RULES],
+  ['test/program/', COMMANDS],
+  ['test/prompts/composer.test.ts', RULES],
+  ['test/prompts/reason.test.ts', RULES],
+  ['test/prompts/run-interactive.test.ts', COMMANDS],
+  ['test/reason/batch.test.ts', COMMANDS],
+  ['test/reason/flags.test.ts', COMMANDS],
+  ['test/reason/interactive.test.ts', COMMANDS],
+  ['test/reason/lay-fields.test.ts', RULES],
+  ['test/reason/progress.test.ts', COMMANDS],
+  ['test/reason/rate-limit.test.ts', COMMANDS],
+  ['test/reason/second-pass.test.ts', RULES],
+  ['test/reason/single.test.ts', COMMANDS],
+  ['test/reply/build.test.ts', RULES],
+  ['test/reply/reply-run.test.ts', COMMANDS],
+  ['test/sandbox/auth-and-tenants.test.ts', COMMANDS],
+  ['test/sandbox/host.test.ts', RULES],
+  ['test/sandbox/kept-secret-commands.test.ts', COMMANDS],
+  ['test/sandbox/page.test.ts', COMMANDS],
+  ['test/sandbox/platform.test.ts', COMMANDS],
+  ['test/sandbox/random.test.ts', RULES],
+  ['test/sandbox/reasons.test.ts', COMMANDS],
+  ['test/sandbox/refusals.test.ts', COMMANDS],
+  ['test/sandbox/replies.test.ts', COMMANDS],
+  ['test/sandbox/rules/', RULES],
+  ['test/sandbox/stdout-source.test.ts', RULES],
+  ['test/sandbox/store/', RULES],
+  ['test/schema/', RULES],
+  ['test/send/', COMMANDS],
+  ['test/test-command/depth.test.ts', COMMANDS],
+  ['test/test-command/file-problems.test.ts', COMMANDS],
+  ['test/test-command/refusals.test.ts', COMMANDS],
+  ['test/test-command/reports.test.ts', COMMANDS],
+  ['test/test-command/run.test.ts', COMMANDS],
+  ['test/test-command/save-as-test.test.ts', COMMANDS],
+  ['test/testing/', RULES],
+  ['test/text/', RULES],
+  ['test/tiers/', 'the configuration of the test suite itself'],
+];
+
+/** A path of the lists above as a glob: a folder is everything under it. */
+export const globOf = (path: string): string => (path.endsWith('/') ? `${path}**` : path);
+
+/** What a run leaves out: NOT_ON_NODE24 in the run on Node 24 (CORE_TEST_NODE24=1), nothing otherwise. */
+export function leftOut(env: Record<string, string | undefined> = process.env): string[] {
+  return env.CORE_TEST_NODE24 === '1' ? NOT_ON_NODE24.map(([path]) => globOf(path)) : [];
+}
 
 export default defineConfig({
   test: {
     testTimeout: hangLimit(120_000),
     hookTimeout: hangLimit(120_000),
     pool: 'forks',
+    // Two test files at a time at least: much of the suite waits (on child processes, servers, a
+    // browser, a time limit a check sits out), so vitest's default of one worker per core but one
+    // left a 2-core machine with one file at a time and a core idle. More cores keep the default.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // An unhandled error or rejection fails the run, even when every test passed (vitest's
     // default, stated here so that it is not switched off by accident): it is a bug somewhere.
     dangerouslyIgnoreUnhandledErrors: false,
@@ -74,9 +292,20 @@ export default defineConfig({
     globalSetup: ['test/helpers/temporary-folder.ts'],
     reporters: ['default'],
     projects: [
-      { extends: true, test: { name: 'unit', include: UNIT_TESTS, setupFiles: ['test/helpers/unit-tier.ts'] } },
-      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...UNIT_TESTS, ...PROCESS_TESTS] } },
-      { extends: true, test: { name: 'process', include: PROCESS_TESTS } },
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: UNIT_TESTS,
+          exclude: [...configDefaults.exclude, ...leftOut()],
+          setupFiles: ['test/helpers/unit-tier.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...UNIT_TESTS, ...PROCESS_TESTS, ...leftOut()] },
+      },
+      { extends: true, test: { name: 'process', include: PROCESS_TESTS, exclude: [...configDefaults.exclude, ...leftOut()] } },
     ],
   },
 });

@@ -81,7 +81,7 @@ export const modules = {
     // The test-file loader of core test, against files in a new folder, in-process. The runs of
     // test/test-command/ (a sandbox and a bot on loopback) reach it too, at a run's cost per mutant;
     // what they check of the files is pinned by test/testing/load.test.ts.
-    mutate: ['src/testing/load.ts'],
+    mutate: ['src/testing/load.ts', 'src/testing/read-file.ts'],
     tests: ['test/testing/load*.test.ts'],
   },
   match: {

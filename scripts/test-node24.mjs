@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // The test suite on Node 24, the newest release line core supports, next to the Node that runs
-// `npm test` (20 in CI): the same vitest run, with Node 24 from the npm registry's `node` package.
+// `npm test` (20 in CI): vitest with Node 24 from the npm registry's `node` package, over the test
+// files that exercise what could differ on it (CORE_TEST_NODE24=1 makes vitest.config.ts leave out
+// NOT_ON_NODE24; CONTRIBUTING.md, "Tests on Node 24", says which and why).
 //
 // Node 24 is installed outside the project's dependencies, in node_modules/.cache/core-node24 with
 // a package.json of its own, and reused while it is there: as a dependency of the project it would
@@ -13,6 +15,8 @@
 //
 // Run alone: node scripts/test-node24.mjs [vitest arguments]. scripts/test.mjs runs it after the
 // suite on the current Node; CORE_TEST_COUNTS_FILE names a file for the counts it reads back.
+// `node scripts/test-node24.mjs --install-only` installs Node 24 and runs nothing (exit 0 when it is
+// there): scripts/test.mjs starts it beside the first run, so that the download is not waited for.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
@@ -70,15 +74,27 @@ function main() {
     };
   }
   const version = versionOf(node);
-  console.log(`\nRunning the test suite on Node ${version} (${node})\n`);
+  console.log(`\nRunning the tests of what could differ on Node ${version} (${node}; vitest.config.ts, ON_NODE24)\n`);
   // Child processes of the tests that start `node` by name (the packed tarball's bin) get Node 24 too.
-  const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}` };
+  const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`, CORE_TEST_NODE24: '1' };
   const counts = runVitest(node, process.argv.slice(2), env);
   console.log(`\nNode ${version}: ${summary(counts)}`);
   return { ...counts, node: version };
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+function installOnly() {
+  try {
+    console.log(`Node ${MAJOR} for the second run: ${installNode24()}`);
+    return 0;
+  } catch (error) {
+    console.error(`error: Node ${MAJOR} could not be installed: ${error.message}`);
+    return 1;
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === '--install-only') {
+  process.exit(installOnly());
+} else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const counts = main();
   if (process.env.CORE_TEST_COUNTS_FILE) writeFileSync(process.env.CORE_TEST_COUNTS_FILE, JSON.stringify(counts));
   process.exit(counts.code);

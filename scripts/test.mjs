@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Runs the whole test suite with vitest on the Node running this script, then again on Node 24
-// (scripts/test-node24.mjs), and ends with a plain summary that any CI can read: per Node and in
+// Runs the whole test suite with vitest on the Node running this script, then on Node 24 the files
+// of what could differ there (scripts/test-node24.mjs; vitest.config.ts, ON_NODE24), and ends with a plain summary that any CI can read: per Node and in
 // total "N passed, N failed, N skipped", then every failed and every skipped test by name.
 //
 // Strict by default: a skipped test fails the run, so a test that could not run (a tool missing,
@@ -11,8 +11,8 @@
 //
 // Exits non-zero when either run failed, when the Node 24 run could not start, or when a test
 // was skipped in strict mode. CORE_TEST_SUMMARY_FILE names a file to write the summary to as well.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureTools } from './test-tools.mjs';
@@ -22,10 +22,26 @@ const args = process.argv.slice(2);
 const strict = strictMode();
 ensureTools();
 
+// Node 24 is fetched (when it is not there yet) while the first run goes on, its output kept in a
+// file and shown after that run; the second run installs it again only if this failed, and says why.
+const dir = mkdtempSync(join(tmpdir(), 'core-test24-'));
+const installLog = join(dir, 'install.log');
+const logFd = openSync(installLog, 'w');
+const installing = spawn(process.execPath, [join(root, 'scripts', 'test-node24.mjs'), '--install-only'], {
+  stdio: ['ignore', logFd, logFd],
+});
+closeSync(logFd);
+const installed = new Promise((resolve) => {
+  installing.on('error', resolve);
+  installing.on('close', resolve);
+});
+
 const current = { ...runVitest(process.execPath, args), node: process.versions.node };
 console.log(`\nNode ${current.node}: ${summary(current)}`);
 
-const dir = mkdtempSync(join(tmpdir(), 'core-test24-'));
+await installed;
+process.stdout.write(`\n${readFileSync(installLog, 'utf8')}`);
+
 const countsFile = join(dir, 'counts.json');
 const run24 = spawnSync(process.execPath, [join(root, 'scripts', 'test-node24.mjs'), ...args], {
   stdio: 'inherit',
@@ -53,6 +69,7 @@ const total = {
   passed: current.passed + node24.passed,
   failed: current.failed + node24.failed,
   skipped: current.skipped + node24.skipped,
+  seconds: (current.seconds ?? 0) + (node24.seconds ?? 0),
 };
 const skipFails = strict && total.skipped > 0;
 const failed = current.code !== 0 || node24.code !== 0 || run24.status !== 0 || skipFails;

@@ -2,7 +2,7 @@
 // report as counts and the names of the tests that failed or were skipped. Shared by
 // scripts/test.mjs (the current Node) and scripts/test-node24.mjs.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,11 +25,25 @@ function testName(file, assertion) {
 }
 
 /**
+ * CORE_TEST_REPORT_DIR names a folder to keep each run's vitest JSON report in, as
+ * results-node<major>.json (each file's start and end times are there, to see where a run's time goes).
+ */
+function keepReport(node, report, env) {
+  const folder = env.CORE_TEST_REPORT_DIR;
+  if (!folder) return;
+  const version = spawnSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout?.trim() ?? 'unknown';
+  mkdirSync(folder, { recursive: true });
+  copyFileSync(report, join(folder, `results-node${version.split('.')[0]}.json`));
+}
+
+/**
  * Runs vitest with `node` (a path to a Node binary) and returns
- * { code, passed, failed, skipped, failedTests, skippedTests }, the last two lists of names.
+ * { code, passed, failed, skipped, failedTests, skippedTests, seconds }: the two lists are names, seconds
+ * the wall time of vitest's run (its start-up and collection included).
  * A run that reports no tests at all, or no report, counts as a failure.
  */
 export function runVitest(node, args, env = process.env) {
+  const started = performance.now();
   const dir = mkdtempSync(join(tmpdir(), 'core-test-'));
   const report = join(dir, 'results.json');
   const vitest = spawnSync(
@@ -37,7 +51,9 @@ export function runVitest(node, args, env = process.env) {
     [join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...args],
     { stdio: 'inherit', cwd: root, env },
   );
+  const seconds = Math.round((performance.now() - started) / 1000);
   try {
+    keepReport(node, report, env);
     const results = JSON.parse(readFileSync(report, 'utf8'));
     const failedTests = [];
     const skippedTests = [];
@@ -58,6 +74,7 @@ export function runVitest(node, args, env = process.env) {
       skipped: (results.numPendingTests ?? 0) + (results.numTodoTests ?? 0),
       failedTests,
       skippedTests,
+      seconds,
     };
     if (results.numTotalTests === 0) counts.code ||= 1;
     // A suite that failed to load, or an unhandled error or rejection (vitest exits 1 and its JSON
@@ -72,12 +89,22 @@ export function runVitest(node, args, env = process.env) {
     }
     return counts;
   } catch {
-    return { code: vitest.status || 1, passed: 0, failed: 1, skipped: 0, failedTests: ['(vitest wrote no report)'], skippedTests: [] };
+    return {
+      code: vitest.status || 1,
+      passed: 0,
+      failed: 1,
+      skipped: 0,
+      failedTests: ['(vitest wrote no report)'],
+      skippedTests: [],
+      seconds,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+/** "N passed, N failed, N skipped", and the run's wall time when known: " in N s". */
 export function summary(counts) {
-  return `${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`;
+  const time = counts.seconds === undefined ? '' : ` in ${counts.seconds} s`;
+  return `${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped${time}`;
 }

@@ -14,7 +14,7 @@ import { apiCommand } from './commands/api/command.js';
 import { exampleCommand } from './commands/example/command.js';
 import { doctorCommand } from './commands/doctor/command.js';
 import { versionCommand } from './commands/version/command.js';
-import { DOCS_URL, isTopic, TOPICS, TOPIC_NAMES, type Direct, type TopicName } from './commands/help/topics.js';
+import { DOCS_URL, isTopic, TOPICS, TOPIC_NAMES, type Direct, type TopicName } from './commands/help-topics.js';
 import { version } from './version.js';
 
 /** The commands, by name, in the order help lists them. Each factory module is small; its run function is imported lazily. */

@@ -1,7 +1,7 @@
 import type { CommandSpec, OptionSpec } from '../../src/commands/completion/tree.js';
 import { ENVIRONMENT } from '../../src/commands/help/environment.js';
 import { EXIT_CODES } from '../../src/commands/help/text.js';
-import { TOPICS, TOPIC_NAMES } from '../../src/commands/help/topics.js';
+import { TOPICS, TOPIC_NAMES } from '../../src/commands/help-topics.js';
 import { isHelpCommand, type AfterHelp } from './reference.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { CommandSpec, OptionSpec } from '../../src/commands/completion/tree.js';
 import { topicText } from '../../src/commands/help/text.js';
-import { TOPICS, TOPIC_NAMES } from '../../src/commands/help/topics.js';
+import { TOPICS, TOPIC_NAMES } from '../../src/commands/help-topics.js';
 
 /**
  * The command reference in docs/commands: one Markdown page per command and subcommand, and an

@@ -172,20 +172,9 @@ export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
   if (slot === null) throw toNetworkError(abortError(), request);
   // Its repeats go before the attempts of requests that started after it (src/http/throttle.ts).
   const rank = slot.ticket;
-  let attempt = 0;
-  let retried = 0;
-  let asked = 0;
-  let progress = throttle.progress;
-  // For a 429 without Retry-After: how many this request met in a row; its own step of the backoff,
-  // one more for each after which nothing of the run was answered (each of those takes a retry, so
-  // it stays at most retries + 1), back to 1 when something was; and the run's progress this
-  // request last knew of (`seen`): at its first attempt, as it was when the run was last refused a
-  // request, after that, as it was at this request's previous answer.
-  let pacedInRow = 0;
-  let step = 0;
-  let seen = throttle.progressAtRefusal;
+  const state = firstAttempt(throttle);
   for (;;) {
-    attempt += 1;
+    state.attempt += 1;
     let outcome: HttpResponse | NetworkError;
     try {
       outcome = await attemptOnce(request, client);
@@ -193,91 +182,14 @@ export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
       outcome = toNetworkError(error, request);
     }
     slot.release(paceOf(outcome));
-    // Whether some request of the run was answered since this request last looked: the service is
-    // letting requests through, so a 429 then is pacing, not refusing.
-    const progressed = throttle.progress > seen;
-    seen = throttle.progress;
-    // A wait the service asks for with Retry-After uses none of the retries, so even `retries: 0`
-    // waits it out (up to MAX_ASKED_WAITS times), nor does a 429 without it while the run gets
-    // through (below); any other repeat takes one of the retries.
-    const canRepeat = request.retryable && !request.signal?.aborted && !request.retrySignal?.aborted;
-    let delay: number | null = null;
-    let reason = '';
-    let waitAsked = false;
-    let paced = false;
-    let counted = false;
-    if (outcome instanceof NetworkError) {
-      outcome.attempts = attempt;
-      if (canRepeat && retried < request.retries && RETRYABLE_CODES.has(outcome.code)) {
-        retried += 1;
-        counted = true;
-        delay = backoff(retried);
-        reason = outcome.code;
-      }
-    } else if (isRetryableStatus(outcome.status)) {
-      reason = `HTTP ${outcome.status}`;
-      const retryAfter = parseRetryAfter(outcome.headers['retry-after']);
-      const rateLimit = retryAfter !== null && (outcome.status === 429 || outcome.status === 503);
-      if (outcome.status === 429 && retryAfter === null) {
-        // The service asks the run to slow down without saying for how long: the whole run pauses
-        // for a backoff, at the longer of this request's step (a lone request: 300 ms, 600 ms,
-        // 1.2 s ...) and the run's (the pace of the service as the run has learnt it, throttle.ts).
-        // While other requests are answered, the service is pacing, not refusing, and the repeat
-        // uses none of the retries (up to MAX_PACED_WAITS in a row); otherwise it takes one, so a
-        // lone request against a service that refuses everything gives up after its retries.
-        pacedInRow += 1;
-        step = progressed ? 1 : step + 1;
-        const wait = backoff(Math.max(step, throttle.step));
-        throttle.pause(wait);
-        if (!canRepeat || (!progressed && retried >= request.retries)) {
-          // Out of retries: the answer stands, as after any other failure.
-        } else if (pacedInRow > MAX_PACED_WAITS) {
-          request.onNoRetry?.(`not repeated: the service answered 429 ${pacedInRow} times in a row, with no Retry-After`);
-        } else {
-          if (!progressed) retried += 1;
-          counted = !progressed;
-          paced = true;
-          delay = Math.max(wait, Math.round(throttle.pausedFor));
-        }
-      } else if (rateLimit && retryAfter > MAX_RETRY_AFTER_MS) {
-        if (canRepeat) {
-          request.onNoRetry?.(
-            `not repeated: the service asked to wait ${Math.round(retryAfter / 1000)} s (Retry-After), more than the ${MAX_RETRY_AFTER_MS / 1000} s core waits`,
-          );
-        }
-      } else if (rateLimit) {
-        // The service says when it takes requests again: the whole run waits until then.
-        throttle.pause(retryAfter);
-        // Only waits in a row during which no request of the run got through count towards the
-        // limit: in a batch that shares the service's rate, requests that are answered meanwhile
-        // show it is pacing, not refusing.
-        if (throttle.progress > progress) {
-          progress = throttle.progress;
-          asked = 0;
-        }
-        if (canRepeat && asked < MAX_ASKED_WAITS) {
-          asked += 1;
-          delay = retryAfter;
-          waitAsked = true;
-        } else if (canRepeat) {
-          request.onNoRetry?.(`not repeated: the service asked to wait ${MAX_ASKED_WAITS} times (Retry-After) and still refuses`);
-        }
-      } else if (canRepeat && retried < request.retries) {
-        retried += 1;
-        counted = true;
-        delay = backoff(retried);
-      }
-    }
-    if (!paced) {
-      pacedInRow = 0;
-      step = 0;
-    }
+    const repeat = nextAttempt(outcome, request, { throttle, backoff, state });
     const last = (): HttpResponse => {
       if (outcome instanceof NetworkError) throw outcome;
-      return { ...outcome, attempts: attempt, durationMs: Math.round(performance.now() - started) };
+      return { ...outcome, attempts: state.attempt, durationMs: Math.round(performance.now() - started) };
     };
-    if (delay === null) return last();
-    request.onRetry?.({ attempt: attempt + 1, delayMs: delay, reason, asked: waitAsked, paced, counted, retry: retried });
+    if (repeat.delay === null) return last();
+    const { delay, reason, waitAsked, paced, counted } = repeat;
+    request.onRetry?.({ attempt: state.attempt + 1, delayMs: delay, reason, asked: waitAsked, paced, counted, retry: state.retried });
     // A wait the service asked for, and the backoff after a 429 without Retry-After, are the run's
     // pause, which taking the next slot waits out; any other backoff is this request's own.
     if (!waitAsked && !paced && !(await sleep(delay, stopWaiting))) return last();
@@ -285,6 +197,149 @@ export async function sendRequest(request: HttpRequest): Promise<HttpResponse> {
     if (next === null) return last();
     slot = next;
   }
+}
+
+/** What one request has used of the retry rules, from one attempt to the next (see `nextAttempt`). */
+interface RetryState {
+  attempt: number;
+  /** The repeats that took one of the retries. */
+  retried: number;
+  /** The waits in a row that a Retry-After asked for while no request of the run got through, and the run's progress then. */
+  asked: number;
+  progress: number;
+  /**
+   * For a 429 without Retry-After: how many this request met in a row; its own step of the backoff,
+   * one more for each after which nothing of the run was answered (each of those takes a retry, so
+   * it stays at most retries + 1), back to 1 when something was; and the run's progress this
+   * request last knew of (`seen`): at its first attempt, as it was when the run was last refused a
+   * request, after that, as it was at this request's previous answer.
+   */
+  pacedInRow: number;
+  step: number;
+  seen: number;
+}
+
+function firstAttempt(throttle: Throttle): RetryState {
+  return { attempt: 0, retried: 0, asked: 0, progress: throttle.progress, pacedInRow: 0, step: 0, seen: throttle.progressAtRefusal };
+}
+
+/** Whether and when to repeat: `delay` null for no repeat; how the repeat counts, for `onRetry`. */
+interface Repeat {
+  delay: number | null;
+  reason: string;
+  /** A wait the service asked for (Retry-After). */
+  waitAsked: boolean;
+  /** The run's backoff after a 429 without Retry-After. */
+  paced: boolean;
+  /** Whether the repeat took one of the retries. */
+  counted: boolean;
+}
+
+interface RetryContext {
+  throttle: Throttle;
+  backoff: (retry: number) => number;
+  state: RetryState;
+}
+
+const NO_REPEAT: Repeat = { delay: null, reason: '', waitAsked: false, paced: false, counted: false };
+
+/**
+ * The retry rules after one attempt. A wait the service asks for with Retry-After uses none of the
+ * retries, so even `retries: 0` waits it out (up to MAX_ASKED_WAITS times), nor does a 429 without
+ * it while the run gets through (below); any other repeat takes one of the retries.
+ */
+function nextAttempt(outcome: HttpResponse | NetworkError, request: HttpRequest, context: RetryContext): Repeat {
+  const { throttle, state } = context;
+  // Whether some request of the run was answered since this request last looked: the service is
+  // letting requests through, so a 429 then is pacing, not refusing.
+  const progressed = throttle.progress > state.seen;
+  state.seen = throttle.progress;
+  const canRepeat = request.retryable && !request.signal?.aborted && !request.retrySignal?.aborted;
+  let repeat = NO_REPEAT;
+  if (outcome instanceof NetworkError) {
+    outcome.attempts = state.attempt;
+    if (canRepeat && state.retried < request.retries && RETRYABLE_CODES.has(outcome.code)) repeat = counted(context, outcome.code);
+  } else if (isRetryableStatus(outcome.status)) {
+    repeat = statusRepeat(outcome, request, context, canRepeat, progressed);
+  }
+  if (!repeat.paced) {
+    state.pacedInRow = 0;
+    state.step = 0;
+  }
+  return repeat;
+}
+
+/** A repeat after the backoff that takes one of the retries. */
+function counted(context: RetryContext, reason: string): Repeat {
+  context.state.retried += 1;
+  return { delay: context.backoff(context.state.retried), reason, waitAsked: false, paced: false, counted: true };
+}
+
+/** After a 429 or a 5xx: paced (429 without Retry-After), the wait asked for (Retry-After), or a counted repeat. */
+function statusRepeat(outcome: HttpResponse, request: HttpRequest, context: RetryContext, canRepeat: boolean, progressed: boolean): Repeat {
+  const reason = `HTTP ${outcome.status}`;
+  const retryAfter = parseRetryAfter(outcome.headers['retry-after']);
+  const rateLimit = retryAfter !== null && (outcome.status === 429 || outcome.status === 503);
+  if (outcome.status === 429 && retryAfter === null) return pacedRepeat(request, context, canRepeat, progressed);
+  if (rateLimit && retryAfter > MAX_RETRY_AFTER_MS) {
+    if (canRepeat) {
+      request.onNoRetry?.(
+        `not repeated: the service asked to wait ${Math.round(retryAfter / 1000)} s (Retry-After), more than the ${MAX_RETRY_AFTER_MS / 1000} s core waits`,
+      );
+    }
+    return { ...NO_REPEAT, reason };
+  }
+  if (rateLimit) return askedRepeat(request, context, canRepeat, retryAfter, reason);
+  if (canRepeat && context.state.retried < request.retries) return counted(context, reason);
+  return { ...NO_REPEAT, reason };
+}
+
+/**
+ * A 429 without Retry-After: the service asks the run to slow down without saying for how long, so
+ * the whole run pauses for a backoff, at the longer of this request's step (a lone request: 300 ms,
+ * 600 ms, 1.2 s ...) and the run's (the pace of the service as the run has learnt it, throttle.ts).
+ * While other requests are answered, the service is pacing, not refusing, and the repeat uses none
+ * of the retries (up to MAX_PACED_WAITS in a row); otherwise it takes one, so a lone request against
+ * a service that refuses everything gives up after its retries.
+ */
+function pacedRepeat(request: HttpRequest, context: RetryContext, canRepeat: boolean, progressed: boolean): Repeat {
+  const { throttle, state } = context;
+  const reason = 'HTTP 429';
+  state.pacedInRow += 1;
+  state.step = progressed ? 1 : state.step + 1;
+  const wait = context.backoff(Math.max(state.step, throttle.step));
+  throttle.pause(wait);
+  if (!canRepeat || (!progressed && state.retried >= request.retries)) {
+    // Out of retries: the answer stands, as after any other failure.
+    return { ...NO_REPEAT, reason };
+  }
+  if (state.pacedInRow > MAX_PACED_WAITS) {
+    request.onNoRetry?.(`not repeated: the service answered 429 ${state.pacedInRow} times in a row, with no Retry-After`);
+    return { ...NO_REPEAT, reason };
+  }
+  if (!progressed) state.retried += 1;
+  return { delay: Math.max(wait, Math.round(throttle.pausedFor)), reason, waitAsked: false, paced: true, counted: !progressed };
+}
+
+/**
+ * A 429 or 503 with Retry-After: the service says when it takes requests again, and the whole run
+ * waits until then. Only waits in a row during which no request of the run got through count towards
+ * the limit: in a batch that shares the service's rate, requests that are answered meanwhile show it
+ * is pacing, not refusing.
+ */
+function askedRepeat(request: HttpRequest, context: RetryContext, canRepeat: boolean, retryAfter: number, reason: string): Repeat {
+  const { throttle, state } = context;
+  throttle.pause(retryAfter);
+  if (throttle.progress > state.progress) {
+    state.progress = throttle.progress;
+    state.asked = 0;
+  }
+  if (canRepeat && state.asked < MAX_ASKED_WAITS) {
+    state.asked += 1;
+    return { delay: retryAfter, reason, waitAsked: true, paced: false, counted: false };
+  }
+  if (canRepeat) request.onNoRetry?.(`not repeated: the service asked to wait ${MAX_ASKED_WAITS} times (Retry-After) and still refuses`);
+  return { ...NO_REPEAT, reason };
 }
 
 /** How an attempt counts for the pace of the run. */

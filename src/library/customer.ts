@@ -1,17 +1,19 @@
 import { choose } from '../customer/choose.js';
-import { AnswerWait, SETTLE_MS, untiedRefusalFor, type WaitEnd } from '../customer/wait.js';
+import { AnswerWait, SETTLE_MS, type WaitEnd, type WaitResult } from '../customer/wait.js';
 import type { Channel, ChannelName } from '../payload/channels.js';
-import { parseJson, stringifyJson } from '../payload/json.js';
+import type { SandboxAnswer } from '../platform/connection.js';
+import { inProcessConnection } from '../platform/in-process.js';
 import type { BotAnswerEvent, HandoverEvent, WebhookAttemptEvent } from '../sandbox/events.js';
 import type { ConversationView, SandboxEvent } from '../sandbox/server.js';
 import type { AddressedBy, ReplyBody } from './reply-body.js';
 
 /**
  * The customer's side of a sandbox conversation from code: what `core customer say` and `press` do,
- * in-process. Messages go to the sandbox's own endpoints over loopback HTTP (docs/sandbox.md, "The
- * customer's side"), exactly as the page and `core customer` send them; the bot's answers are read
- * from the sandbox's events through `sandbox.subscribe`, opened before each message is sent so none
- * can slip by. When the wait ends is the rule of `core customer` (src/customer/wait.ts).
+ * in-process, through the in-process connection of src/platform/ on the sandbox's handle. Messages go
+ * to the sandbox's own endpoints over loopback HTTP (docs/sandbox.md, "The customer's side"), exactly
+ * as the page and `core customer` send them; the bot's answers are read from the sandbox's events
+ * through `sandbox.subscribe`, opened before each message is sent so none can slip by. When the wait
+ * ends is the rule of `core customer` (src/customer/wait.ts).
  */
 
 /** What the customer needs of a running sandbox: a handle of `startSandbox` has all of it. */
@@ -119,22 +121,12 @@ export class SandboxCustomerError extends Error {
 
 const DEFAULT_WAIT_MS = 10_000;
 
-async function post(sandbox: CustomerSandbox, path: string, body: unknown, what: string): Promise<Record<string, unknown>> {
-  const response = await fetch(`${sandbox.url}${path}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-    body: stringifyJson(body),
-  });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = text === '' ? undefined : parseJson(text);
-  } catch {
-    json = undefined;
-  }
-  if (response.status !== 201 || typeof json !== 'object' || json === null) {
+/** A customer request's answer: its JSON object when the sandbox did it (201), else the sandbox's refusal. */
+function created(answer: SandboxAnswer, what: string): Record<string, unknown> {
+  const json = answer.json;
+  if (answer.status !== 201 || typeof json !== 'object' || json === null) {
     const message = (json as { message?: unknown } | undefined)?.message;
-    throw new SandboxCustomerError(response.status, what, typeof message === 'string' ? message : text.slice(0, 2048) || '(no body)');
+    throw new SandboxCustomerError(answer.status, what, typeof message === 'string' ? message : answer.text.slice(0, 2048) || '(no body)');
   }
   return json as Record<string, unknown>;
 }
@@ -150,72 +142,84 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
   if (start.channel !== undefined) body.channel = start.channel;
   if (start.clientId !== undefined) body.clientId = start.clientId;
   if (start.coreClientId !== undefined) body.coreClientId = start.coreClientId;
-  const started = await post(sandbox, '/_sandbox/conversations', body, 'the new conversation');
-  const sessionId = String(started.sessionId);
-  const tenant = String(started.tenant);
-  const path = `/_sandbox/conversations/${encodeURIComponent(sessionId)}/messages`;
-
-  const send = async (message: Record<string, string>, options: WaitOptions): Promise<CustomerExchange> => {
-    const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
-    const settleMs = options.settleMs ?? SETTLE_MS;
-    if (!Number.isFinite(waitMs) || waitMs < 0) throw new RangeError(`waitMs: ${waitMs} is not a number of milliseconds from 0`);
-    if (!Number.isFinite(settleMs) || settleMs < 0) throw new RangeError(`settleMs: ${settleMs} is not a number of milliseconds from 0`);
-    const wait = new AnswerWait(waitMs, settleMs);
-    // Subscribed first, so no answer can come between the message and the wait.
-    // The conversation's events, and the refusals tied to none that its event stream carries too.
-    // A sandbox that closes ends the wait (`stream-ended`), as a closed event stream ends core customer's.
-    const stop = sandbox.subscribe(
-      (event) => {
-        if (event.sessionId === sessionId || untiedRefusalFor(event, tenant)) wait.accept(event);
-      },
-      () => wait.streamEnded(),
-    );
-    try {
-      const asked = await post(sandbox, path, message, 'the message');
-      const question = {
-        seq: Number(asked.seq),
-        questionId: BigInt(asked.questionId as bigint),
-        questionIndex: BigInt(asked.questionIndex as bigint),
-        type: asked.type as 'TEXT' | 'EMAIL',
-        deliveryId: (asked.deliveryId as string | null) ?? null,
-        noWebhook: (asked.noWebhook as string | null) ?? null,
-      };
-      wait.start({ seq: BigInt(question.seq), deliveryId: question.deliveryId, noWebhook: question.noWebhook });
-      const end = await wait.ended;
-      const result = wait.result(end);
-      const { handovers, attempts, delivery, refused } = result;
-      // The same events, read more closely: a bot.answer is recorded only for an answer the reply
-      // schema accepted (its body a ReplyBody), addressed by the ways replyAddressing names.
-      const answers = result.answers as ExchangeAnswer[];
-      return {
-        ok: end === 'answered',
-        end,
-        tenant,
-        sessionId,
-        question,
-        answers,
-        texts: answers.filter((answer) => answer.delivered).map((answer) => answer.body.text ?? ''),
-        handovers,
-        attempts,
-        delivery,
-        refused,
-      };
-    } finally {
-      stop();
-      wait.stop();
-    }
-  };
-
+  const started = created(await inProcessConnection(sandbox).startConversation(body), 'the new conversation');
+  const conversation = { sessionId: String(started.sessionId), tenant: String(started.tenant) };
   return {
-    tenant,
-    sessionId,
+    ...conversation,
     channel: started.channel as Channel,
     coreClientId: BigInt(started.coreClientId as bigint),
     clientId: (started.clientId as string | null | undefined) ?? null,
-    say: (text, options = {}) => send({ text }, options),
-    press: (label, options = {}) => {
-      const last = sandbox.conversation(sessionId)?.lastBotMessage ?? null;
-      return send(choose(last, label), options);
-    },
+    say: (text, options = {}) => exchange(sandbox, conversation, { text }, options),
+    press: (label, options = {}) =>
+      exchange(sandbox, conversation, choose(sandbox.conversation(conversation.sessionId)?.lastBotMessage ?? null, label), options),
+  };
+}
+
+/**
+ * One customer message and the wait for the bot's answers, on a connection of its own (src/platform/):
+ * the conversation is followed before the message is sent, so no answer can come between the message
+ * and the wait, and a sandbox that closes ends the wait (`stream-ended`), as a closed event stream
+ * ends core customer's. The conversation's events come with the refusals tied to none that its event
+ * stream carries too.
+ */
+async function exchange(
+  sandbox: CustomerSandbox,
+  conversation: { sessionId: string; tenant: string },
+  message: Record<string, string>,
+  options: WaitOptions,
+): Promise<CustomerExchange> {
+  const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
+  const settleMs = options.settleMs ?? SETTLE_MS;
+  if (!Number.isFinite(waitMs) || waitMs < 0) throw new RangeError(`waitMs: ${waitMs} is not a number of milliseconds from 0`);
+  if (!Number.isFinite(settleMs) || settleMs < 0) throw new RangeError(`settleMs: ${settleMs} is not a number of milliseconds from 0`);
+  const wait = new AnswerWait(waitMs, settleMs);
+  const connection = inProcessConnection(sandbox);
+  const stream = connection.follow(conversation.sessionId, conversation.tenant, (event) => wait.accept(event));
+  void stream.ended.then(() => wait.streamEnded());
+  try {
+    const asked = created(await connection.sendMessage(conversation.sessionId, message), 'the message');
+    const question = questionOf(asked);
+    wait.start({ seq: BigInt(question.seq), deliveryId: question.deliveryId, noWebhook: question.noWebhook });
+    const end = await wait.ended;
+    return exchangeOf(end, wait.result(end), conversation, question);
+  } finally {
+    connection.close();
+    wait.stop();
+  }
+}
+
+function questionOf(asked: Record<string, unknown>): CustomerExchange['question'] {
+  return {
+    seq: Number(asked.seq),
+    questionId: BigInt(asked.questionId as bigint),
+    questionIndex: BigInt(asked.questionIndex as bigint),
+    type: asked.type as 'TEXT' | 'EMAIL',
+    deliveryId: (asked.deliveryId as string | null) ?? null,
+    noWebhook: (asked.noWebhook as string | null) ?? null,
+  };
+}
+
+function exchangeOf(
+  end: ExchangeEnd,
+  result: WaitResult,
+  conversation: { sessionId: string; tenant: string },
+  question: CustomerExchange['question'],
+): CustomerExchange {
+  const { handovers, attempts, delivery, refused } = result;
+  // The same events, read more closely: a bot.answer is recorded only for an answer the reply
+  // schema accepted (its body a ReplyBody), addressed by the ways replyAddressing names.
+  const answers = result.answers as ExchangeAnswer[];
+  return {
+    ok: end === 'answered',
+    end,
+    tenant: conversation.tenant,
+    sessionId: conversation.sessionId,
+    question,
+    answers,
+    texts: answers.filter((answer) => answer.delivered).map((answer) => answer.body.text ?? ''),
+    handovers,
+    attempts,
+    delivery,
+    refused,
   };
 }

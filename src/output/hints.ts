@@ -34,10 +34,6 @@ export function failureHint(result: RequestResult, context: HintContext): string
   const attempts = result.attempts ?? 1;
   const repeated = attempts > 1 ? `it was sent ${attempts} times` : context.retryable ? 'it was sent once' : 'it was not repeated';
   const reason = context.operation === 'reason';
-  const message = (result.error as { message?: unknown } | null)?.message;
-  // The sandbox's words for an answer into a thread (or to a question) with agents (docs/api.md,
-  // gap 5); a service that says so gets the same hint.
-  const withAgents = typeof message === 'string' && /\bwith agents\b|\bpassed to agents\b/i.test(message);
   switch (status) {
     case 400:
     case 422:
@@ -68,54 +64,75 @@ export function failureHint(result: RequestResult, context: HintContext): string
     case 408:
       return `the service stopped waiting for the request (HTTP 408): a slow network or proxy; ${repeated}: try again`;
     case 409:
-      return reason
-        ? 'too many inactivity reasons would be active: make another inactive first (--inactive), or send this one with --inactive'
-        : withAgents
-          ? 'the thread (or the question) is with agents, so a bot message is refused: release the thread to the bot first (in core sandbox: "Give back to the bot" on the page, or POST /_sandbox/conversations/SESSION/release), then send again'
-          : context.operation === 'reply'
-            ? 'the question may already have a bot answer and the service rejects a second one (strict mode): answer a new question, or address the reply by another way'
-            : 'the service refused the request as conflicting with its state';
+      return conflictHint(result, context);
     case 413:
       return 'the request is larger than the service takes: shorten the texts, or send fewer quick replies, attachments or list items';
     case 415:
       return 'the service did not take the body as JSON: core sends Content-Type: application/json, so check that no proxy or header in the profile changes it';
-    case 429: {
-      if (result.retryAfterMs !== undefined && attempts === 1 && context.retryable)
-        return `the service limits the rate of requests and asked to wait ${Math.ceil(result.retryAfterMs / 1000)} s (Retry-After), longer than core waits, so it was not repeated: try again after that${reason ? ', or lower --concurrency' : ''}`;
-      // How it waited between attempts: as the last answer's Retry-After asked or, with none, with a
-      // backoff of the whole run (docs/security.md, "Rate limits").
-      const waited =
-        attempts === 1
-          ? ''
-          : result.retryAfterMs !== undefined
-            ? ', waiting as Retry-After asked'
-            : ', waiting longer each time, as the service sent no Retry-After';
-      return `the service limits the rate of requests; ${repeated}${waited}: try again later${reason ? ', or lower --concurrency' : ''}`;
-    }
+    case 429:
+      return rateLimitHint(result, context, repeated);
     case 431:
       return "the request's headers are larger than the service takes (HTTP 431): check the profile's headers (core config show)";
     default:
-      if (status >= 500 && result.retryAfterMs !== undefined && context.retryable) {
-        // What stopped the send was the service's own request to wait, which retries do not count:
-        // raising them would change nothing.
-        const seconds = Math.ceil(result.retryAfterMs / 1000);
-        const asked = `the service is unavailable (HTTP ${status}) and asked to wait ${seconds} s (Retry-After)`;
-        return attempts > 1
-          ? `${asked}; it was sent ${attempts} times, each after the wait it asked for: try again later`
-          : `${asked}, longer than core waits, so it was not repeated: try again after that`;
-      }
-      if (status >= 500) {
-        const more = context.retryable
-          ? `; raise retries in the profile (now ${context.retries}) or try again later`
-          : context.operation === 'greet'
-            ? '; a greeting is repeated only with --retry, as a repeat could greet twice'
-            : '; try again later';
-        return `the service failed (HTTP ${status}); ${repeated}${more}`;
-      }
-      if (status >= 300 && status < 400)
-        return 'set the base URL to the address the service points to (core config show says where it comes from)';
-      if (status >= 400 && status < 500)
-        return `the service refused the request (HTTP ${status}): its message may say why; check the base URL and the tenant (core config show), and that this version of core (core --version) speaks the service's API`;
-      return `the service answered HTTP ${status}, which core does not expect as the end of a request: check the base URL (core config show), and whether a proxy or gateway answered instead of the service`;
+      return otherStatusHint(status, result, context, repeated);
   }
+}
+
+/** 409: the active reasons' limit, a thread with agents, or a second answer (strict mode). */
+function conflictHint(result: RequestResult, context: HintContext): string {
+  const message = (result.error as { message?: unknown } | null)?.message;
+  // The sandbox's words for an answer into a thread (or to a question) with agents (docs/api.md,
+  // gap 5); a service that says so gets the same hint.
+  const withAgents = typeof message === 'string' && /\bwith agents\b|\bpassed to agents\b/i.test(message);
+  return context.operation === 'reason'
+    ? 'too many inactivity reasons would be active: make another inactive first (--inactive), or send this one with --inactive'
+    : withAgents
+      ? 'the thread (or the question) is with agents, so a bot message is refused: release the thread to the bot first (in core sandbox: "Give back to the bot" on the page, or POST /_sandbox/conversations/SESSION/release), then send again'
+      : context.operation === 'reply'
+        ? 'the question may already have a bot answer and the service rejects a second one (strict mode): answer a new question, or address the reply by another way'
+        : 'the service refused the request as conflicting with its state';
+}
+
+/** 429: how long the service asked to wait, or how the run waited between attempts. */
+function rateLimitHint(result: RequestResult, context: HintContext, repeated: string): string {
+  const attempts = result.attempts ?? 1;
+  const reason = context.operation === 'reason';
+  if (result.retryAfterMs !== undefined && attempts === 1 && context.retryable)
+    return `the service limits the rate of requests and asked to wait ${Math.ceil(result.retryAfterMs / 1000)} s (Retry-After), longer than core waits, so it was not repeated: try again after that${reason ? ', or lower --concurrency' : ''}`;
+  // How it waited between attempts: as the last answer's Retry-After asked or, with none, with a
+  // backoff of the whole run (docs/security.md, "Rate limits").
+  const waited =
+    attempts === 1
+      ? ''
+      : result.retryAfterMs !== undefined
+        ? ', waiting as Retry-After asked'
+        : ', waiting longer each time, as the service sent no Retry-After';
+  return `the service limits the rate of requests; ${repeated}${waited}: try again later${reason ? ', or lower --concurrency' : ''}`;
+}
+
+/** A status without a hint of its own: a 5xx (with or without Retry-After), a redirect, another 4xx, anything else. */
+function otherStatusHint(status: number, result: RequestResult, context: HintContext, repeated: string): string {
+  const attempts = result.attempts ?? 1;
+  if (status >= 500 && result.retryAfterMs !== undefined && context.retryable) {
+    // What stopped the send was the service's own request to wait, which retries do not count:
+    // raising them would change nothing.
+    const seconds = Math.ceil(result.retryAfterMs / 1000);
+    const asked = `the service is unavailable (HTTP ${status}) and asked to wait ${seconds} s (Retry-After)`;
+    return attempts > 1
+      ? `${asked}; it was sent ${attempts} times, each after the wait it asked for: try again later`
+      : `${asked}, longer than core waits, so it was not repeated: try again after that`;
+  }
+  if (status >= 500) {
+    const more = context.retryable
+      ? `; raise retries in the profile (now ${context.retries}) or try again later`
+      : context.operation === 'greet'
+        ? '; a greeting is repeated only with --retry, as a repeat could greet twice'
+        : '; try again later';
+    return `the service failed (HTTP ${status}); ${repeated}${more}`;
+  }
+  if (status >= 300 && status < 400)
+    return 'set the base URL to the address the service points to (core config show says where it comes from)';
+  if (status >= 400 && status < 500)
+    return `the service refused the request (HTTP ${status}): its message may say why; check the base URL and the tenant (core config show), and that this version of core (core --version) speaks the service's API`;
+  return `the service answered HTTP ${status}, which core does not expect as the end of a request: check the base URL (core config show), and whether a proxy or gateway answered instead of the service`;
 }

@@ -1,11 +1,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, extname, join, relative, resolve } from 'node:path';
 import { PayloadError, UsageError, type Problem } from '../errors.js';
-import { cjs } from '../interop.js';
-import { isRecord, parseJson } from '../payload/json.js';
+import { isRecord } from '../payload/json.js';
 import { formatPath, type Path } from '../payload/messages.js';
-import { formatBytes } from '../input/bytes.js';
-import { decode, MAX_PAYLOAD_BYTES } from '../input/files.js';
 import { withoutEditorKeys } from '../input/fields.js';
 import {
   DEFAULT_WITHIN_MS,
@@ -15,10 +12,12 @@ import {
   type TestChannel,
   type TestClient,
   type TestConversation,
+  type TestFile,
 } from './schema.js';
 import { parseDuration } from '../config/duration.js';
 import { checkReferences } from './references.js';
 import { readFast } from './fast-yaml.js';
+import { lineFinder, pathSegments, problemOf, readText, readValue, type LineFinder } from './read-file.js';
 import { substitute } from './substitute.js';
 
 /**
@@ -146,77 +145,43 @@ export async function loadTests(files: readonly string[], cwd: string): Promise<
 type Loaded = PlannedFile | { problems: Problem[] };
 
 async function loadOne(file: string, cwd: string): Promise<Loaded> {
-  const problem = (message: string, line?: number): Loaded => ({ problems: [{ path: line ? `${file}:${line}` : file, message }] });
-  const full = resolve(cwd, file);
-  const info = await stat(full);
-  if (info.size > MAX_PAYLOAD_BYTES)
-    return problem(`${formatBytes(info.size)}, more than a test file can be (limit ${formatBytes(MAX_PAYLOAD_BYTES)})`);
-  const { readFile } = await import('node:fs/promises');
-  let text: string;
-  try {
-    text = decode(await readFile(full), file);
-  } catch (error) {
-    return problem((error as Error).message.replace(`${file} `, ''));
-  }
-  if (text.trim() === '') return problem('is empty');
-
+  const text = await readText(file, cwd);
+  if (typeof text !== 'string') return text;
   const isJson = extname(file).toLowerCase() === '.json';
   // A YAML file is read fast, keeping only the lines of its collections (src/testing/fast-yaml.ts);
   // the `yaml` library's document, which gives every value's place, is parsed only when that reader
   // declines the file, for JSON (which is YAML too, so both get lines), and for the lines of problems.
   const fast = isJson ? undefined : await readFast(text);
-  let document: Awaited<ReturnType<typeof parseDocument>> | undefined;
-  const exact = async () => (document ??= await parseDocument(text));
-  let value: unknown;
-  if (fast !== undefined) value = fast.value;
-  else if (isJson) {
-    try {
-      value = parseJson(text);
-    } catch (error) {
-      return problem(`not valid JSON: ${(error as Error).message}`);
-    }
-  } else {
-    const { doc, lines } = await exact();
-    if (doc.errors.length > 0) {
-      const first = doc.errors[0]!;
-      return problem(`not valid YAML: ${first.message.split('\n')[0]}`, lines.linePos(first.pos[0]).line);
-    }
-    try {
-      value = doc.toJS({ maxAliasCount: 100 });
-    } catch {
-      return problem('not a usable YAML file: its aliases expand too far (more than 100 copies)');
-    }
-  }
-  // The line of a problem's path: the document's, whatever the reader.
-  const problemLine = async (path: Path): Promise<number> => {
-    const { doc, lines } = await exact();
-    for (let end = path.length; end >= 0; end -= 1) {
-      const node =
-        doc.errors.length === 0 ? (doc.getIn(path.slice(0, end), true) as { range?: [number, number, number] } | undefined) : undefined;
-      if (node?.range) return lines.linePos(node.range[0]).line;
-    }
-    return 1;
-  };
-  // The line of a conversation or a step (a mapping): the fast reader's when it read the file.
-  const lineOf = async (path: Path): Promise<number> => fast?.lineOf(path) ?? (await problemLine(path));
-
-  if (!isRecord(value)) return problem('must hold a mapping: name, channel and steps (see docs/testing-bots.md)', 1);
+  const lines = lineFinder(text, fast);
+  const read = await readValue(file, text, isJson, fast, lines);
+  if ('problems' in read) return read;
+  const value = read.value;
+  if (!isRecord(value)) return problemOf(file, 'must hold a mapping: name, channel and steps (see docs/testing-bots.md)', 1);
   const checked = validateTestFile(withoutEditorKeys(value));
   if (!checked.ok) {
     const problems: Problem[] = [];
     for (const p of checked.problems) {
-      problems.push({ path: `${file}:${await problemLine(pathSegments(p.path))}${p.path === '' ? '' : ` ${p.path}`}`, message: p.message });
+      problems.push({
+        path: `${file}:${await lines.problemLine(pathSegments(p.path))}${p.path === '' ? '' : ` ${p.path}`}`,
+        message: p.message,
+      });
     }
     return { problems };
   }
-  const test = checked.value;
+  return planFile(file, checked.value, lines);
+}
+
+type Source = { base: Path; named: boolean; conversation: Omit<TestConversation, 'name'> & { name?: string | undefined } };
+
+/** A checked file's conversations, planned; a ${NAME} that nothing defines is a problem of the file. */
+async function planFile(file: string, test: TestFile, lines: LineFinder): Promise<Loaded> {
+  const { problemLine } = lines;
   const stem = basename(file).replace(/\.(ya?ml|json)$/i, '');
   // A ${NAME} problem has a path: a step's field, a row of examples or a name.
   const located = async (path: Path, message: string): Promise<Problem> => ({
     path: `${file}:${await problemLine(path)} ${formatPath(path)}`,
     message,
   });
-  type Source = { base: Path; named: boolean; conversation: Omit<TestConversation, 'name'> & { name?: string | undefined } };
   const sources: Source[] = test.conversations
     ? test.conversations.map((conversation, index) => ({ base: ['conversations', index], conversation, named: true }))
     : [{ base: [], conversation: { name: test.name, steps: test.steps!, examples: test.examples }, named: test.name !== undefined }];
@@ -226,42 +191,43 @@ async function loadOne(file: string, cwd: string): Promise<Loaded> {
   if (referenceProblems.length > 0) return { problems: await Promise.all(referenceProblems.map((p) => located(p.path, p.message))) };
 
   const conversations: PlannedConversation[] = [];
-  for (const { base, conversation } of sources) {
-    const steps: PlannedStep[] = [];
-    for (const [i, step] of conversation.steps.entries()) steps.push(planStep(step, i, await lineOf([...base, 'steps', i])));
-    const shared = {
-      file,
-      line: await lineOf(base),
-      channel: conversation.channel ?? test.channel ?? 'WEB',
-      client: conversation.client ?? test.client,
-      steps,
-    };
-    const name = conversation.name ?? test.name ?? stem;
-    const rows = conversation.examples;
-    if (rows === undefined) {
-      // A name is a template too: `$${` in it reads `${`.
-      const shown = substitute(name, new Map(), 'send');
-      conversations.push({ ...shared, index: conversations.length, ordinal: 0, name: shown, row: null, values: new Map() });
-      continue;
-    }
-    const values = rows.map((row) => new Map(Object.entries(row).map(([key, value]) => [key, String(value)])));
-    const names = values.map((row) => substitute(name, row, 'send'));
-    rows.forEach((_, row) => {
-      // A name the rows do not tell apart is followed by the row's values: `echo (word=gamma)`.
-      const unique = names.filter((other) => other === names[row]).length === 1;
-      const shown = unique ? names[row]! : `${names[row]} (${[...values[row]!].map(([key, value]) => `${key}=${value}`).join(', ')})`;
-      conversations.push({ ...shared, index: conversations.length, ordinal: 0, name: shown, row, values: values[row]! });
-    });
-  }
+  for (const source of sources) conversations.push(...(await planConversation(file, test, source, stem, lines, conversations.length)));
   return { file, name: test.conversations ? (test.name ?? stem) : stem, conversations };
 }
 
-/** The `yaml` library's document of a file, with the line of every offset. */
-async function parseDocument(text: string) {
-  const YAML = cjs(await import('yaml'), 'parseDocument');
-  const lines = new YAML.LineCounter();
-  const doc = YAML.parseDocument(text, { intAsBigInt: true, uniqueKeys: true, lineCounter: lines, prettyErrors: false });
-  return { doc, lines };
+/** One conversation of a file, or one per row of its examples, from `index` on. */
+async function planConversation(
+  file: string,
+  test: TestFile,
+  { base, conversation }: Source,
+  stem: string,
+  lines: LineFinder,
+  index: number,
+): Promise<PlannedConversation[]> {
+  const steps: PlannedStep[] = [];
+  for (const [i, step] of conversation.steps.entries()) steps.push(planStep(step, i, await lines.lineOf([...base, 'steps', i])));
+  const shared = {
+    file,
+    line: await lines.lineOf(base),
+    channel: conversation.channel ?? test.channel ?? 'WEB',
+    client: conversation.client ?? test.client,
+    steps,
+  };
+  const name = conversation.name ?? test.name ?? stem;
+  const rows = conversation.examples;
+  if (rows === undefined) {
+    // A name is a template too: `$${` in it reads `${`.
+    const shown = substitute(name, new Map(), 'send');
+    return [{ ...shared, index, ordinal: 0, name: shown, row: null, values: new Map() }];
+  }
+  const values = rows.map((row) => new Map(Object.entries(row).map(([key, value]) => [key, String(value)])));
+  const names = values.map((row) => substitute(name, row, 'send'));
+  return rows.map((_, row) => {
+    // A name the rows do not tell apart is followed by the row's values: `echo (word=gamma)`.
+    const unique = names.filter((other) => other === names[row]).length === 1;
+    const shown = unique ? names[row]! : `${names[row]} (${[...values[row]!].map(([key, value]) => `${key}=${value}`).join(', ')})`;
+    return { ...shared, index: index + row, ordinal: 0, name: shown, row, values: values[row]! };
+  });
 }
 
 function planStep(step: Step, index: number, line: number): PlannedStep {
@@ -270,15 +236,4 @@ function planStep(step: Step, index: number, line: number): PlannedStep {
   const within = step.within === undefined ? undefined : parseDuration(String(step.within));
   if (step.bot === 'none') return { kind: 'none', withinMs: within ?? DEFAULT_WITHIN_MS, index, line };
   return { kind: 'bot', expect: step.bot!, withinMs: within ?? null, capture: Object.entries(step.capture ?? {}), index, line };
-}
-
-/** `steps[2].bot.text` as path segments, for finding its line. */
-function pathSegments(path: string): Path {
-  const segments: (string | number)[] = [];
-  for (const match of path.matchAll(/([^.[\]]+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]/g)) {
-    if (match[2] !== undefined) segments.push(Number(match[2]));
-    else if (match[3] !== undefined) segments.push(JSON.parse(`"${match[3]}"`) as string);
-    else segments.push(match[1]!);
-  }
-  return segments;
 }

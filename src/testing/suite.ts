@@ -1,6 +1,7 @@
 import { merge, type CoverageCounts } from './coverage.js';
 import type { PlannedConversation } from './load.js';
-import { runConversation, stepTitle, type RunnerInit, type RunResult } from './runner.js';
+import type { RunResult } from './results.js';
+import { runConversation, stepTitle, type RunnerInit } from './runner.js';
 
 /**
  * A suite of `core test`: every conversation played `repeat` times (each run a new thread and

@@ -1,5 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import module from 'node:module';
 import { join } from 'node:path';
 import zlib, { crc32 } from 'node:zlib';
@@ -73,8 +84,15 @@ function recordedPaths(file: string): string[] {
 /**
  * V8's code cache for a module of the same length as dist/main.cjs that prints "planted" and exits,
  * compiled with the same wrapper as src/compile-cache.ts, its function body compiled in the cache.
+ * Made once for the file: it depends only on dist/main.cjs.
  */
+let planted: Buffer | undefined;
 function plantedCode(): Buffer {
+  planted ??= compilePlanted();
+  return planted;
+}
+
+function compilePlanted(): Buffer {
   const script = `
     const vm = require('node:vm');
     const length = require('node:fs').readFileSync(${JSON.stringify(join(binPath, '..', 'main.cjs'))}, 'utf8').length;
@@ -88,14 +106,31 @@ function plantedCode(): Buffer {
   return Buffer.from(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }), 'base64');
 }
 
-/** A home whose cache holds a planted main.cjs cache file (after a first run made the real one). */
-async function plantedHome(extra: Record<string, string> = {}) {
-  const context = setup(extra);
-  const first = await runBuilt(args, { env: context.env });
-  expect(first.stdout).toMatch(expected);
+/**
+ * A home whose cache holds what a first run wrote. The first run is made once, in a home of its own
+ * that no test changes; each test gets a copy of that home's cache, modes and all.
+ */
+let firstRun: ReturnType<typeof setup> | undefined;
+async function firstRunHome() {
+  if (firstRun === undefined) {
+    const made = setup();
+    const first = await runBuilt(args, { env: made.env });
+    expect(first.stdout).toMatch(expected);
+    firstRun = made;
+  }
+  const context = setup();
+  cpSync(join(firstRun.home, '.cache'), join(context.home, '.cache'), { recursive: true });
   const file = mainCacheFile(context.folder);
-  writeFileSync(file, cacheFile(plantedCode()), { mode: 0o600 });
+  for (const dir of [join(context.home, '.cache', 'core'), context.folder]) expect(statSync(dir).mode & 0o777).toBe(0o700);
+  expect(statSync(file).mode & 0o777).toBe(0o600);
   return { ...context, file };
+}
+
+/** A home whose cache holds a planted main.cjs cache file (after a first run made the real one). */
+async function plantedHome() {
+  const context = await firstRunHome();
+  writeFileSync(context.file, cacheFile(plantedCode()), { mode: 0o600 });
+  return context;
 }
 
 // Each Node runs the tests of the cache it uses (scripts/test.mjs runs the suite on 20 and on 24).
@@ -138,9 +173,7 @@ if (ownCache)
       ['not a cache file at all', () => Buffer.from('hello, this is not compiled code\n')],
     ];
     it.each(damaged)('runs as without a cache when the file is %s, and writes a good one in its place', async (_name, damage) => {
-      const { env, folder } = setup();
-      await runBuilt(args, { env });
-      const file = mainCacheFile(folder);
+      const { env, folder, file } = await firstRunHome();
       const broken = damage(readFileSync(file));
       writeFileSync(file, broken);
       const result = await runBuilt(args, { env });

@@ -457,7 +457,7 @@ describe('core check-bot usage errors (exit 2)', () => {
   });
 
   it('accepts the longest time limit, 10m (the bound passes; 11m above does not)', async () => {
-    const { selectChecks } = await import('../../src/commands/check-bot/run.js');
+    const { selectChecks } = await import('../../src/commands/check-bot/plan.js');
     expect(selectChecks(['timestamp'])).toEqual(['timestamp.stale', 'timestamp.future']);
     // A group written as its suggestion says, `signature.*`, names the same checks.
     expect(selectChecks(['timestamp.*'])).toEqual(['timestamp.stale', 'timestamp.future']);

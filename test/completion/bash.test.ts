@@ -118,7 +118,7 @@ describe('the bash completion script', () => {
     ['nothing after the schema kind', ['core', 'schema', 'reply', ''], []],
     ['shells', ['core', 'completion', ''], ['bash', 'fish', 'powershell', 'zsh']],
     ['command names after help', ['core', 'help', 'r'], ['reason', 'reply']],
-    ['help topics after help', ['core', 'help', 'e'], ['environment', 'exit-codes']],
+    ['help topics and command names after help', ['core', 'help', 'e'], ['environment', 'example', 'exit-codes']],
     ['subcommand names after reason help', ['core', 'reason', 'help', ''], ['update']],
     ['commands after a global option and its value', ['core', '-p', 'prod', 'gr'], ['greet']],
     ['nothing for a free-text value, even one that looks like an option', ['core', 'reply', '--text', '--co'], []],

@@ -4,7 +4,7 @@ import { Language, Parser, type Node } from 'web-tree-sitter';
 import { psQuote } from '../../src/commands/completion/powershell.js';
 import { tables } from '../../src/commands/completion/shell.js';
 import { acceptedOptions, flatten, namesOf, type ValueKind } from '../../src/commands/completion/tree.js';
-import { TOPIC_NAMES } from '../../src/commands/help/topics.js';
+import { TOPIC_NAMES } from '../../src/commands/help-topics.js';
 import { CODES } from '../../src/payload/common.js';
 import { commandTree } from '../../scripts/docs/generate.js';
 import { runInProcess } from '../helpers/run.js';

@@ -134,10 +134,15 @@ withTool('tmux').describe('TAB in bash, zsh and fish, in a terminal (tmux)', () 
     start.bash = `bash --noprofile --rcfile ${JSON.stringify(bashrc)} -i`;
     const zdot = join(dir, 'zsh');
     mkdirSync(zdot);
+    // compinit scans every completion function of the system when it has no dump file (seconds on a
+    // busy machine): the dump is written once here, and every shell of the cases loads it.
+    const dump = join(zdot, '.zcompdump');
     writeFileSync(
       join(zdot, '.zshrc'),
-      `autoload -Uz compinit && compinit -u -D\nsource ${JSON.stringify(script('zsh'))}\nPROMPT='READY> '\n`,
+      `autoload -Uz compinit && compinit -u -d ${JSON.stringify(dump)}\nsource ${JSON.stringify(script('zsh'))}\nPROMPT='READY> '\n`,
     );
+    const first = spawnSync('zsh', ['-i', '-c', 'exit'], { env: { ...env, ZDOTDIR: zdot }, encoding: 'utf8' });
+    if (!existsSync(dump)) throw new Error(`zsh wrote no completion dump: ${first.stderr}`);
     start.zsh = `ZDOTDIR=${JSON.stringify(zdot)} zsh -i`;
     start.fish =
       `fish --no-config --init-command ` +

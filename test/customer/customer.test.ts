@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { LAST_SESSIONS_FILE } from '../../src/commands/customer/last-session.js';
+import { LAST_SESSIONS_FILE } from '../../src/customer/last-session.js';
 import { choose } from '../../src/customer/choose.js';
 import { parseJson } from '../../src/payload/json.js';
 import { startRecordingServer, type RecordedRequest, type ScriptedAnswer } from '../helpers/recording-server.js';

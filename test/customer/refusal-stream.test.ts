@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openEventStream } from '../../src/commands/customer/client.js';
+import { openEventStream } from '../../src/platform/event-stream.js';
 import { untiedRefusalFor } from '../../src/customer/wait.js';
 import type { EventOf, SandboxEvent } from '../../src/sandbox/events.js';
 import { anEvent } from '../helpers/events.js';

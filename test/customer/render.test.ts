@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeRefusal, renderExchange } from '../../src/commands/customer/render.js';
-import { refusedMessage } from '../../src/commands/customer/run.js';
+import { refusedMessage } from '../../src/commands/customer/outcome.js';
 import type { WaitResult } from '../../src/customer/wait.js';
 import type { SandboxEvent } from '../../src/sandbox/events.js';
 import { anEvent } from '../helpers/events.js';

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startProcess, stopProcesses } from '../helpers/processes.js';
 import { baseEnv, binPath, ensureBuilt, repoRoot, runBuilt, type RunResult } from '../helpers/run.js';
+import { hangLimit } from '../helpers/time-scale.js';
 
 /**
  * Under a locale that is not UTF-8 (LC_ALL=C, LANG=C, LC_CTYPE=POSIX), core's human output holds no
@@ -65,7 +66,7 @@ beforeAll(async () => {
       '"}]}\n',
   );
   writeFileSync(join(dir, '.corerc.yaml'), 'profiles:\n  local:\n    tenant: sandbox\n    token: {env: CORE_TOKEN}\n');
-}, 120_000);
+}, hangLimit(120_000));
 
 afterAll(() => stopProcesses());
 

@@ -2,13 +2,14 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, repoRoot } from '../helpers/run.js';
+import { hangLimit } from '../helpers/time-scale.js';
 
 /** The README's main job must work on a fresh clone: this runs it as `npm run demo` does after the build. */
 describe('the demo', () => {
   beforeAll(() => ensureBuilt());
 
   it('starts the sandbox, sends a reply, a greeting and two reason updates, plays the customer of the example bot, and stops cleanly', () => {
-    const run = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'demo.mjs')], { encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'demo.mjs')], { encoding: 'utf8', timeout: hangLimit(60_000) });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('core sandbox listening on http://127.0.0.1:');

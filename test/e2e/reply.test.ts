@@ -5,9 +5,13 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { baseEnv, binPath, ensureBuilt, runBuilt } from '../helpers/run.js';
+import { baseEnv, binPath, ensureBuilt, runBuilt, runInProcess } from '../helpers/run.js';
 
-/** The built binary, run exactly as a user types it. */
+/**
+ * The built binary, run exactly as a user types it: a pipe from the shell, --version, a config file
+ * found from a nested folder, standard input, a refusal (exit 2 and no stack trace). The tables of
+ * the same refusals and the rest run main() in-process, as the binary does.
+ */
 
 const TOKEN = 'e2e-token-7d2c1a9b';
 let server: RecordingServer | undefined;
@@ -48,7 +52,7 @@ describe('the built core binary', () => {
   });
 
   it('ends the help of reply with examples', async () => {
-    const result = await runBuilt(['reply', '--help']);
+    const result = await runInProcess(['reply', '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/Examples:\n(\s+\$ core reply .*\n)+\s*$/);
   });
@@ -92,31 +96,39 @@ describe('the built core binary', () => {
     server = await startRecordingServer();
     const dir = project({ 'answer.json': '{"text":"from file","questionId":12345678901234567890,"answerId":"f-1"}' });
     const env = baseEnv({ CORE_BASE_URL: server.url, CORE_TENANT: 'acme', CORE_TOKEN: TOKEN });
-    const bad = await runBuilt(['reply', '-f', 'answer.json'], { env, cwd: dir });
+    const bad = await runInProcess(['reply', '-f', 'answer.json'], { env, cwd: dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('questionId: expected an integer from 0 to 9,223,372,036,854,775,807, got 12345678901234567890');
-    const good = await runBuilt(['reply', '-f', 'answer.json', '--question-id', '77', '-t', 'from flag'], { env, cwd: dir });
+    const good = await runInProcess(['reply', '-f', 'answer.json', '--question-id', '77', '-t', 'from flag'], { env, cwd: dir });
     expect(good.code).toBe(0);
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]!.body.toString()).toBe('{"text":"from flag","questionId":77,"answerId":"f-1"}');
   });
 
-  it.each<[string, string[], Record<string, string | Buffer>, RegExp]>([
-    ['an unknown option', ['reply', '--bogus'], {}, /unknown option '--bogus'/],
-    ['a --code outside the enumeration', ['reply', '-t', 'x', '--code', 'MAYBE'], {}, /--code.*MAYBE/s],
-    ['a payload file that does not exist', ['reply', '-f', 'nope.json'], {}, /not found: nope.json/],
-    ['a payload that is a folder', ['reply', '-f', 'folder'], { 'folder/.keep': '' }, /is a folder/],
-    ['a payload of invalid UTF-8', ['reply', '-f', 'bad.json'], { 'bad.json': Buffer.from([0x7b, 0xff, 0xfe, 0x7d]) }, /not valid UTF-8/],
+  it.each<[string, string[], Record<string, string | Buffer>, RegExp, typeof runInProcess]>([
+    ['an unknown option, the built binary', ['reply', '--bogus'], {}, /unknown option '--bogus'/, runBuilt],
+    ['an unknown option', ['reply', '--bogus'], {}, /unknown option '--bogus'/, runInProcess],
+    ['a --code outside the enumeration', ['reply', '-t', 'x', '--code', 'MAYBE'], {}, /--code.*MAYBE/s, runInProcess],
+    ['a payload file that does not exist', ['reply', '-f', 'nope.json'], {}, /not found: nope.json/, runInProcess],
+    ['a payload that is a folder', ['reply', '-f', 'folder'], { 'folder/.keep': '' }, /is a folder/, runInProcess],
+    [
+      'a payload of invalid UTF-8',
+      ['reply', '-f', 'bad.json'],
+      { 'bad.json': Buffer.from([0x7b, 0xff, 0xfe, 0x7d]) },
+      /not valid UTF-8/,
+      runInProcess,
+    ],
     [
       'a payload that is neither JSON nor YAML',
       ['reply', '-f', 'bad.txt'],
       { 'bad.txt': '{"text": [' },
       /neither valid JSON nor valid YAML/,
+      runInProcess,
     ],
-    ['a missing base URL', ['reply', '-t', 'x', '--core-client-id', '1'], {}, /base URL/i],
-  ])('exits 2 with a message and no stack trace for %s', async (_name, args, files, message) => {
+    ['a missing base URL', ['reply', '-t', 'x', '--core-client-id', '1'], {}, /base URL/i, runInProcess],
+  ])('exits 2 with a message and no stack trace for %s', async (_name, args, files, message, run) => {
     const dir = project(files);
-    const result = await runBuilt(args, { cwd: dir, env: baseEnv() });
+    const result = await run(args, { cwd: dir, env: baseEnv() });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)/);
@@ -125,7 +137,7 @@ describe('the built core binary', () => {
   it('shows a dry run with the token masked and sends nothing', async () => {
     server = await startRecordingServer();
     const env = baseEnv({ CORE_BASE_URL: server.url, CORE_TENANT: 'acme', CORE_TOKEN: TOKEN });
-    const result = await runBuilt(['reply', '-t', 'x', '--question-id', '1', '--dry-run', '--verbose'], { env });
+    const result = await runInProcess(['reply', '-t', 'x', '--question-id', '1', '--dry-run', '--verbose'], { env });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Authorization: Bearer ********');
     expect(result.stdout + result.stderr).not.toContain(TOKEN);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startProcess, stopProcesses } from '../helpers/processes.js';
 import { baseEnv, binPath, ensureBuilt, runningAsRoot, type RunResult } from '../helpers/run.js';
+import { hangLimit } from '../helpers/time-scale.js';
 
 /**
  * `core sandbox --env-file FILE`, run as a user runs it: the CORE_* lines of stdout written into FILE
@@ -33,7 +34,12 @@ async function runSandbox(args: string[]): Promise<{ stdout: string; stderr: str
 
 /** A run of the built core that is expected to end by itself. */
 function run(args: string[], cwd: string): RunResult {
-  const result = spawnSync(process.execPath, core(args), { cwd, env: baseEnv() as NodeJS.ProcessEnv, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, core(args), {
+    cwd,
+    env: baseEnv() as NodeJS.ProcessEnv,
+    encoding: 'utf8',
+    timeout: hangLimit(60_000),
+  });
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 

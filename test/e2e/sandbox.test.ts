@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runBuilt } from '../helpers/run.js';
+import { baseEnv, ensureBuilt, runBuilt, runInProcess } from '../helpers/run.js';
 
-/** `core sandbox` refusals, through the built binary exactly as a user runs it. */
+/** `core sandbox` refusals: one through the built binary exactly as a user runs it, one in-process. */
 describe('core sandbox, built', () => {
   beforeAll(() => ensureBuilt());
 
@@ -15,8 +15,7 @@ describe('core sandbox, built', () => {
   });
 
   it('exits 2 naming CORE_SANDBOX_WEBHOOK_SECRET when the secret it holds is not a whsec_ secret', async () => {
-    const { baseEnv } = await import('../helpers/run.js');
-    const result = await runBuilt(['sandbox'], { env: baseEnv({ CORE_SANDBOX_WEBHOOK_SECRET: 'not-a-secret' }) });
+    const result = await runInProcess(['sandbox'], { env: baseEnv({ CORE_SANDBOX_WEBHOOK_SECRET: 'not-a-secret' }) });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('CORE_SANDBOX_WEBHOOK_SECRET: must start with whsec_');
     expect(result.stderr).not.toContain('not-a-secret');

@@ -2,15 +2,15 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { baseEnv, ensureBuilt, killStillRunning, runBuilt, startBuilt } from '../helpers/run.js';
+import { baseEnv, ensureBuilt, killStillRunning, runInProcess, startBuilt } from '../helpers/run.js';
 import { jsonLines, ndjson, readJsonLines, reason, tempFile } from '../reason/helpers.js';
 import { TEST_HOST, startHangingProxy, type HangingProxy } from './helpers.js';
 
 /**
  * A proxy that accepts the connection and never answers CONNECT: the one place where a request
- * waits with no socket of its own, which a time limit on the socket never sees. The built binary, as
- * a user runs it: --timeout bounds each attempt, and a single SIGTERM ends the run at once, with
- * every reason of a batch in the report.
+ * waits with no socket of its own, which a time limit on the socket never sees. --timeout bounds
+ * each attempt (main() in-process, as the binary runs it), and a single SIGTERM ends the run at
+ * once, with every reason of a batch in the report (the built binary, as a user runs it).
  */
 
 const TOKEN = 'hanging-proxy-token-4d1c';
@@ -40,7 +40,7 @@ function reportPath(): string {
 describe('a proxy that never answers CONNECT', () => {
   it('ends each attempt at --timeout and gives up after the retries: exit 6, ETIMEDOUT, 3 attempts', async () => {
     const proxy = await start();
-    const run = await runBuilt(['reply', '--core-client-id', '42', '-t', 'Hello', '--timeout', '200ms', '--json'], { env: env() });
+    const run = await runInProcess(['reply', '--core-client-id', '42', '-t', 'Hello', '--timeout', '200ms', '--json'], { env: env() });
     expect(run.code).toBe(6);
     const [result] = jsonLines(run.stdout);
     expect(result).toMatchObject({ ok: false, status: null, error: { code: 'ETIMEDOUT' }, attempts: 3 });
@@ -52,7 +52,7 @@ describe('a proxy that never answers CONNECT', () => {
     const list = codes(3);
     const file = tempFile('three.ndjson', ndjson(list.map((code) => reason(code))));
     const report = reportPath();
-    const run = await runBuilt(['reason', 'update', '-f', file, '--timeout', '200ms', '--concurrency', '2', '--report', report], {
+    const run = await runInProcess(['reason', 'update', '-f', file, '--timeout', '200ms', '--concurrency', '2', '--report', report], {
       env: env(),
     });
     expect(run.code).toBe(6);

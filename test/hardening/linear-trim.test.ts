@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseSandboxFlags } from '../../src/commands/sandbox/options.js';
+import { parseSandboxFlags } from '../../src/platform/flags.js';
 import { checkToken } from '../../src/config/token.js';
 import { createContext } from '../../src/context.js';
 import { UsageError } from '../../src/errors.js';

@@ -2,22 +2,34 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseEnv, ensureBuilt, runBuilt, type RunResult } from '../helpers/run.js';
+import { baseEnv, runBuilt, runInProcess, type RunInit, type RunResult } from '../helpers/run.js';
 import { startRecordingServer, type RecordedRequest, type RecordingServer, type ScriptedAnswer } from '../helpers/recording-server.js';
 
 /**
- * The masking rule of docs/security.md, through the built binary and a server that echoes what it
- * received in every form a service could: as is, JSON-escaped (with `\/` for a slash, as PHP
- * writes it), percent-encoded in a URL, in a response header and in a body that is not JSON. No form
- * of a secret may appear in any output, --json must stay valid JSON whatever the secret holds, and
- * a token that cannot be told apart from ordinary output is refused before anything is sent.
+ * The masking rule of docs/security.md, through main() as the binary runs it and a server that
+ * echoes what it received in every form a service could: as is, JSON-escaped (with `\/` for a
+ * slash, as PHP writes it), percent-encoded in a URL, in a response header and in a body that is not
+ * JSON. No form of a secret may appear in any output, --json must stay valid JSON whatever the secret
+ * holds, and a token that cannot be told apart from ordinary output is refused before anything is
+ * sent. The tables run in-process; one case of each runs the built binary too, whose standard
+ * streams carry what main() writes.
  */
 
 let server: RecordingServer;
 beforeAll(async () => {
-  ensureBuilt();
   server = await startRecordingServer(echo);
 });
+
+type Run = (argv: string[], init: RunInit) => Promise<RunResult>;
+
+/** The rows of a table, run in-process, and the row at `index` once more through the built binary. */
+function withBinaryRun<Row extends readonly [string, ...unknown[]]>(rows: Row[], index: number): Array<[...Row, Run]> {
+  const row = rows[index]!;
+  return [
+    ...rows.map((r): [...Row, Run] => [...r, runInProcess]),
+    [...([`${row[0]} (the built binary)`, ...row.slice(1)] as unknown as Row), runBuilt],
+  ];
+}
 afterAll(async () => {
   await server.close();
 });
@@ -112,9 +124,10 @@ describe('no form of the token in any output', () => {
     argvs.map(([argvName, argv]) => [`${tokenName}: ${argvName}`, token, argv] as const),
   );
 
-  it.each(cases)('a token %s', async (_name, token, argv) => {
+  // The binary's case: the token shaped to break JSON, with reply --json.
+  it.each(withBinaryRun([...cases], 15))('a token %s', async (_name, token, argv, runner) => {
     const report = argv.at(-1) === '--report' ? join(mkdtempSync(join(dir, 'r-')), 'report.ndjson') : undefined;
-    const run = await runBuilt([...argv, ...(report ? [report] : [])], {
+    const run = await runner([...argv, ...(report ? [report] : [])], {
       env: baseEnv({ CORE_BASE_URL: server.url, CORE_TENANT: 'acme', CORE_TOKEN: token }),
     });
     expect(run.stderr).not.toContain('unexpected');
@@ -190,9 +203,9 @@ describe('a token that cannot be told apart from ordinary output, or sent unchan
     ],
   ];
 
-  it.each(cases)('%s', async (_name, env, message) => {
+  it.each(withBinaryRun(cases, 6))('%s', async (_name, env, message, runner) => {
     const before = server.requests.length;
-    const run = await runBuilt([...reply, '--json'], { env: baseEnv({ CORE_BASE_URL: server.url, CORE_TENANT: 'acme', ...env }) });
+    const run = await runner([...reply, '--json'], { env: baseEnv({ CORE_BASE_URL: server.url, CORE_TENANT: 'acme', ...env }) });
     expect(run.stderr).toMatch(message);
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
@@ -211,7 +224,7 @@ describe('profile headers: every value masked unless its header is on the short 
     });
   });
 
-  it.each<[string, string[], boolean]>([
+  const table: Array<[string, string[], boolean]> = [
     ['--dry-run', [...reply, '--dry-run'], true],
     ['--dry-run --json', [...reply, '--dry-run', '--json'], true],
     ['--curl', [...reply, '--curl'], true],
@@ -219,8 +232,9 @@ describe('profile headers: every value masked unless its header is on the short 
     ['--json, echoed by the service', [...reply, '--json'], false],
     ['config show', ['config', 'show'], true],
     ['config show --json', ['config', 'show', '--json'], true],
-  ])('%s', async (_name, argv, showsHeaders) => {
-    const run = await runBuilt(argv, { env: baseEnv({ CORE_CONFIG: file, T: 'header-test-token-1' }) });
+  ];
+  it.each(withBinaryRun(table, 3))('%s', async (_name, argv, showsHeaders, runner) => {
+    const run = await runner(argv, { env: baseEnv({ CORE_CONFIG: file, T: 'header-test-token-1' }) });
     expect([0, 4]).toContain(run.code);
     const text = output(run);
     for (const [i] of names.entries()) expectNoForm(text, `${secret}-${i}`);

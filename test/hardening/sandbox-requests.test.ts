@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { parseSandboxFlags } from '../../src/commands/sandbox/options.js';
+import { parseSandboxFlags } from '../../src/platform/flags.js';
 import { UsageError } from '../../src/errors.js';
 import type { Answer, Exchange } from '../../src/sandbox/exchange.js';
 import { pageHandlers } from '../../src/sandbox/page.js';

@@ -2,13 +2,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseEnv, ensureBuilt, runBuilt } from '../helpers/run.js';
+import { baseEnv, runBuilt, runInProcess } from '../helpers/run.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
 
 /**
  * A service (or a file) that sends terminal control sequences: a window title, a cleared screen, a
  * carriage return that overwrites a line, a bidi override, an 8-bit CSI. The human views print them
- * escaped (src/output/terminal.ts), as --json already does; the built binary, as a user runs it.
+ * escaped (src/output/terminal.ts), as --json already does. The table runs in-process, main() as
+ * the binary runs it; one row runs the built binary too, whose standard streams carry what main() writes.
  */
 
 const TITLE = '\u001b]0;pwned\u0007';
@@ -23,7 +24,6 @@ const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066
 
 let server: RecordingServer;
 beforeAll(async () => {
-  ensureBuilt();
   server = await startRecordingServer((request) => {
     const plain = request.url.includes('greet');
     return {
@@ -49,13 +49,14 @@ writeFileSync(
 );
 
 describe('control characters from the service or a file reach the terminal escaped', () => {
-  it.each<[string, string[]]>([
-    ['an error body in JSON (reply)', ['reply', '--core-client-id', '1', '-t', 'Hi']],
-    ['an error body that is not JSON (greet)', ['greet', '--core-client-id', '1', '-t', 'Hi']],
-    ['the answer headers with --verbose', ['reply', '--core-client-id', '1', '-t', 'Hi', '--verbose']],
-    ['a batch: the codes of the file and the messages', ['reason', 'update', '-f', reasons]],
-  ])('%s', async (_name, argv) => {
-    const run = await runBuilt(argv, { env: env() });
+  it.each<[string, string[], typeof runInProcess]>([
+    ['an error body in JSON (reply)', ['reply', '--core-client-id', '1', '-t', 'Hi'], runInProcess],
+    ['an error body that is not JSON (greet)', ['greet', '--core-client-id', '1', '-t', 'Hi'], runInProcess],
+    ['the answer headers with --verbose', ['reply', '--core-client-id', '1', '-t', 'Hi', '--verbose'], runInProcess],
+    ['a batch: the codes of the file and the messages', ['reason', 'update', '-f', reasons], runInProcess],
+    ['an error body in JSON (reply), the built binary', ['reply', '--core-client-id', '1', '-t', 'Hi'], runBuilt],
+  ])('%s', async (_name, argv, runner) => {
+    const run = await runner(argv, { env: env() });
     expect(run.code).toBe(4);
     const text = run.stdout + run.stderr;
     expect(text).not.toMatch(RAW_CONTROL);
@@ -65,7 +66,7 @@ describe('control characters from the service or a file reach the terminal escap
   });
 
   it('--json keeps them as JSON escapes, the document valid', async () => {
-    const run = await runBuilt(['reply', '--core-client-id', '1', '-t', 'Hi', '--json'], { env: env() });
+    const run = await runInProcess(['reply', '--core-client-id', '1', '-t', 'Hi', '--json'], { env: env() });
     expect(run.code).toBe(4);
     expect(run.stdout).not.toMatch(RAW_CONTROL);
     expect((JSON.parse(run.stdout) as { error: { message: string } }).error.message).toBe(HOSTILE);

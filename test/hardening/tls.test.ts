@@ -108,7 +108,7 @@ withTool('openssl').describe('TLS with a private CA', () => {
     // The certificate names 127.0.0.1, localhost and api.example.test; 127.0.0.2 is this machine too.
     const other = await startRecordingServer(undefined, { tls: pki, host: '127.0.0.2' });
     try {
-      const run = await runBuilt([...reply, '--ca-file', pki.caFile, '--json'], { env: env({ CORE_BASE_URL: other.url }) });
+      const run = await runInProcess([...reply, '--ca-file', pki.caFile, '--json'], { env: env({ CORE_BASE_URL: other.url }) });
       expect(run.code).toBe(6);
       const { error } = JSON.parse(run.stdout) as { error: { code: string; message: string } };
       expect(error.code).toBe('ERR_TLS_CERT_ALTNAME_INVALID');

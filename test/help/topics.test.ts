@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
 import { EXIT_CODES } from '../../src/commands/help/text.js';
-import { DOCS_URL, TOPIC_NAMES } from '../../src/commands/help/topics.js';
+import { DOCS_URL, TOPIC_NAMES } from '../../src/commands/help-topics.js';
 import { directInvocation, expandHelp } from '../../src/program.js';
 import { versionRequest } from '../../src/version.js';
 import { baseEnv, runInProcess } from '../helpers/run.js';

@@ -1,10 +1,12 @@
-import { execFileSync, spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { buildFreshness } from '../../scripts/build-state.mjs';
 import { createContext, type Context } from '../../src/context.js';
 import { main, reportError } from '../../src/main.js';
 import { memoryStreams } from './streams.js';
+import { hangLimit } from './time-scale.js';
 
 export interface RunResult {
   code: number;
@@ -77,9 +79,81 @@ export async function runWithTerminal(
   return { code, stdout: io.stdout(), stderr: io.stderr() };
 }
 
-/** Builds dist/ once if a test run started without it. */
-export function ensureBuilt(): void {
-  if (!existsSync(binPath)) execFileSync('npx', ['tsup'], { cwd: repoRoot, stdio: 'ignore' });
+/**
+ * Makes sure dist/ is what the sources make before a test runs the built binary: when dist/ is
+ * missing, or the sources differ from the state the last `npm run build` recorded
+ * (scripts/build-state.mjs), it builds again, once, and fails naming the fix when that build fails.
+ * A test of the binary never runs an old build by accident. Workers that find dist/ out of date at
+ * the same moment take turns (a lock folder): the first builds, the others find it fresh.
+ */
+export function ensureBuilt(projectRoot = repoRoot): void {
+  // Checked once a test file (each runs in a process of its own): the state is a hash of ~250 files.
+  if (projectRoot === repoRoot && builtChecked) return;
+  if (!buildFreshness(projectRoot).fresh) {
+    withBuildLock(projectRoot, () => rebuildIfStale(projectRoot));
+  }
+  if (projectRoot === repoRoot) builtChecked = true;
+}
+
+let builtChecked = false;
+
+function rebuildIfStale(projectRoot: string): void {
+  const now = buildFreshness(projectRoot);
+  if (now.fresh) return;
+  process.stderr.write(`${now.reason}: building it again (npm run build)\n`);
+  const build = spawnSync(process.execPath, [join(projectRoot, 'scripts', 'build.mjs')], { cwd: projectRoot, encoding: 'utf8' });
+  const after = build.status === 0 ? buildFreshness(projectRoot) : undefined;
+  if (after?.fresh === true) return;
+  const output = `${build.stdout ?? ''}${build.stderr ?? ''}`.trim().split('\n').slice(-15).join('\n');
+  throw new Error(
+    `dist/ is out of date (${now.reason}), and building it again failed` +
+      (after?.fresh === false ? ` (${after.reason})` : ` (exit status ${build.status ?? build.signal})`) +
+      `; fix the build and run npm run build before the tests that run the built binary:\n${output}`,
+  );
+}
+
+/** Runs `build` holding the project's build lock (a folder made atomically), waiting for another holder to finish. */
+function withBuildLock(projectRoot: string, build: () => void): void {
+  const lock = join(projectRoot, 'node_modules', '.cache', 'core-build.lock');
+  mkdirSync(dirname(lock), { recursive: true });
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  // A bound that only catches a lock nobody releases: a build takes well under a minute.
+  const giveUp = Date.now() + hangLimit(600_000);
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), String(process.pid));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // A lock whose holder is gone (a run that was killed) is taken over.
+      if (!holderAlive(lock)) rmSync(lock, { recursive: true, force: true });
+      else if (Date.now() > giveUp)
+        throw new Error(`another test run has been building dist/ for too long: if none is running, remove ${lock}`);
+      else Atomics.wait(pause, 0, 0, 200);
+    }
+  }
+  try {
+    build();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function holderAlive(lock: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(lock, 'pid'), 'utf8'));
+  } catch {
+    // Made a moment ago, its pid not written yet: alive.
+    return true;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** Whether the tests run as root, for whom every file is readable and writable. */

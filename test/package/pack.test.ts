@@ -5,9 +5,11 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pageFiles } from '../../src/sandbox/page.js';
 import { CHECK_IDS } from '../../src/testing/check-bot/ids.js';
+import { describeOnce } from '../helpers/node24.js';
 import { freePort, startProcess, stopProcesses } from '../helpers/processes.js';
 import { binPath, ensureBuilt, repoRoot } from '../helpers/run.js';
 import { withTool } from '../helpers/tools.js';
+import { hangLimit } from '../helpers/time-scale.js';
 import { happens } from '../helpers/wait.js';
 
 /**
@@ -94,7 +96,7 @@ beforeAll(() => {
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'a-bot', private: true, type: 'module' }, null, 2)}\n`);
   npm(['install', '--offline', '--save-dev', tarball], project);
-}, 180_000);
+}, hangLimit(180_000));
 
 describe('the npm package', () => {
   it("holds the bundle (with its on-demand vendor modules, the sandbox's page and core-cli/sandbox), the README, the changelog, the license, the security policy, the package.json, the example config, the guides, the command reference, the examples, the JSON Schemas, the OpenAPI document and the man page, and nothing else", () => {
@@ -302,7 +304,8 @@ function everyHelp(): Map<string, string> {
   return helps;
 }
 
-describe('what help, hints, the man page and the README name', () => {
+// Once: text the installed core prints, read for the paths it names.
+describeOnce('what help, hints, the man page and the README name', () => {
   const installed = () => join(project, 'node_modules', 'core-cli');
   /** Whether the packed tarball holds `path`: a file, or a folder (a path ending in /, or one some file is under). */
   const shipped = (path: string) => {
@@ -547,7 +550,8 @@ it('throws SandboxOptionsError, the same class from require', async () => {
     expect(result.status).toBe(0);
   });
 
-  describe('its declarations, compiled against in strict TypeScript with moduleResolution nodenext', () => {
+  // Once: what tsc makes of the declarations; no code of core runs.
+  describeOnce('its declarations, compiled against in strict TypeScript with moduleResolution nodenext', () => {
     /** The consumer files and what tsc says of each: one run of the compiler for all of them. */
     const typed = `import { startConversation, startSandbox, SandboxCustomerError, type AddressedBy, type CustomerExchange, type ExchangeAnswer, type ReplyBody, type Sandbox, type SandboxEvent, type SandboxOptions } from 'core-cli/sandbox';
 
@@ -662,7 +666,7 @@ export = main;
       const result = spawnSync(process.execPath, [tsc, '-p', folder, '--pretty', 'false'], { cwd: folder, encoding: 'utf8' });
       output = result.stdout;
       status = result.status;
-    }, 120_000);
+    }, hangLimit(120_000));
 
     const errorsOf = (file: string) => output.split('\n').filter((line) => line.startsWith(`${file}(`));
 
@@ -733,7 +737,8 @@ describe("the installed core sandbox's output", () => {
   });
 });
 
-describe('the example bots, as the installed core prints them', () => {
+// Once: test/e2e/example-bot.test.ts and test/e2e/core-test.test.ts run the example bot against core on Node 24.
+describeOnce('the example bots, as the installed core prints them', () => {
   afterEach(() => stopProcesses());
 
   /** A folder of the user's, where they write the bot core prints. */
@@ -826,27 +831,30 @@ describe('the example bots, as the installed core prints them', () => {
   });
 });
 
-describe('the TypeScript quick start of docs/sandbox.md, "From code"', () => {
-  it('compiles under tsc --strict against the installed package, and passes with node --test against a bot as it describes one', () => {
-    const guide = readFileSync(join(project, 'node_modules', 'core-cli', 'docs', 'sandbox.md'), 'utf8');
-    const section = guide.slice(guide.indexOf('### A TypeScript quick start'));
-    const example = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-    expect(example).toMatch(/from 'core-cli\/sandbox'/);
-    // A TypeScript project of its own beside the JavaScript one (whose vitest run would take its compiled test for its
-    // own), with the same tarball installed: its node_modules are the JavaScript project's.
-    const folder = join(work, 'typescript-project');
-    mkdirSync(join(folder, 'test'), { recursive: true });
-    mkdirSync(join(folder, 'src'), { recursive: true });
-    writeFileSync(
-      join(folder, 'package.json'),
-      `${JSON.stringify({ name: 'a-typescript-bot', private: true, type: 'module' }, null, 2)}\n`,
-    );
-    if (!existsSync(join(folder, 'node_modules'))) symlinkSync(join(project, 'node_modules'), join(folder, 'node_modules'));
-    writeFileSync(join(folder, 'test', 'bot.test.ts'), example!);
-    // The bot the example stands for: an echo with a button, answering by questionId.
-    writeFileSync(
-      join(folder, 'src', 'bot.ts'),
-      `import { createServer, type Server } from 'node:http';
+// Once: what tsc makes of the guide's example; the library itself runs on Node 24 above.
+describeOnce('the TypeScript quick start of docs/sandbox.md, "From code"', () => {
+  it(
+    'compiles under tsc --strict against the installed package, and passes with node --test against a bot as it describes one',
+    () => {
+      const guide = readFileSync(join(project, 'node_modules', 'core-cli', 'docs', 'sandbox.md'), 'utf8');
+      const section = guide.slice(guide.indexOf('### A TypeScript quick start'));
+      const example = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+      expect(example).toMatch(/from 'core-cli\/sandbox'/);
+      // A TypeScript project of its own beside the JavaScript one (whose vitest run would take its compiled test for its
+      // own), with the same tarball installed: its node_modules are the JavaScript project's.
+      const folder = join(work, 'typescript-project');
+      mkdirSync(join(folder, 'test'), { recursive: true });
+      mkdirSync(join(folder, 'src'), { recursive: true });
+      writeFileSync(
+        join(folder, 'package.json'),
+        `${JSON.stringify({ name: 'a-typescript-bot', private: true, type: 'module' }, null, 2)}\n`,
+      );
+      if (!existsSync(join(folder, 'node_modules'))) symlinkSync(join(project, 'node_modules'), join(folder, 'node_modules'));
+      writeFileSync(join(folder, 'test', 'bot.test.ts'), example!);
+      // The bot the example stands for: an echo with a button, answering by questionId.
+      writeFileSync(
+        join(folder, 'src', 'bot.ts'),
+        `import { createServer, type Server } from 'node:http';
 export function createBot(settings: () => { baseUrl: string; tenant: string; token: string; secret: string }): Server {
   return createServer((req, res) => {
     let body = '';
@@ -864,57 +872,63 @@ export function createBot(settings: () => { baseUrl: string; tenant: string; tok
   });
 }
 `,
-    );
-    writeFileSync(
-      join(folder, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          target: 'es2022',
-          outDir: 'build',
-          types: ['node'],
-          typeRoots: [join(repoRoot, 'node_modules', '@types')],
-          skipLibCheck: true,
+      );
+      writeFileSync(
+        join(folder, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            module: 'nodenext',
+            moduleResolution: 'nodenext',
+            target: 'es2022',
+            outDir: 'build',
+            types: ['node'],
+            typeRoots: [join(repoRoot, 'node_modules', '@types')],
+            skipLibCheck: true,
+          },
+          files: ['test/bot.test.ts', 'src/bot.ts'],
+        }),
+      );
+      const tsc = spawnSync(
+        process.execPath,
+        [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', folder, '--pretty', 'false'],
+        {
+          cwd: folder,
+          encoding: 'utf8',
         },
-        files: ['test/bot.test.ts', 'src/bot.ts'],
-      }),
-    );
-    const tsc = spawnSync(
-      process.execPath,
-      [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', folder, '--pretty', 'false'],
-      {
+      );
+      expect(tsc.stdout + tsc.stderr).toBe('');
+      expect(tsc.status).toBe(0);
+      // The TAP reporter on every Node (Node 24's default without a terminal is the spec reporter).
+      const run = spawnSync(process.execPath, ['--test', '--test-reporter=tap', join(folder, 'build', 'test', 'bot.test.js')], {
         cwd: folder,
         encoding: 'utf8',
-      },
-    );
-    expect(tsc.stdout + tsc.stderr).toBe('');
-    expect(tsc.status).toBe(0);
-    const run = spawnSync(process.execPath, ['--test', join(folder, 'build', 'test', 'bot.test.js')], {
-      cwd: folder,
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH, HOME: work } as NodeJS.ProcessEnv,
-    });
-    expect(run.stdout).toMatch(/^# pass 1$/m);
-    expect(run.status).toBe(0);
-  }, 120_000);
+        env: { PATH: process.env.PATH, HOME: work } as NodeJS.ProcessEnv,
+      });
+      expect(run.stdout).toMatch(/^# pass 1$/m);
+      expect(run.status).toBe(0);
+    },
+    hangLimit(120_000),
+  );
 });
 
-describe('the vitest example of docs/sandbox.md, "From code"', () => {
-  it('passes as written, in a project with the tarball installed, against a bot as the example describes it', () => {
-    // The example as the installed package ships it.
-    const guide = readFileSync(join(project, 'node_modules', 'core-cli', 'docs', 'sandbox.md'), 'utf8');
-    const section = guide.slice(guide.indexOf('## From code'));
-    const example = /```js\n([\s\S]*?)```/.exec(section)?.[1];
-    expect(example).toMatch(/from 'core-cli\/sandbox'/);
-    mkdirSync(join(project, 'test'), { recursive: true });
-    mkdirSync(join(project, 'src'), { recursive: true });
-    writeFileSync(join(project, 'test', 'bot.test.mjs'), example!);
-    // The bot the example stands for: its node:http server, reading the platform's settings from the function it is given.
-    writeFileSync(
-      join(project, 'src', 'bot.js'),
-      `import { createServer } from 'node:http';
+// Once: vitest's run of the guide's example; the library itself runs on Node 24 above, from an ES module and from CommonJS.
+describeOnce('the vitest example of docs/sandbox.md, "From code"', () => {
+  it(
+    'passes as written, in a project with the tarball installed, against a bot as the example describes it',
+    () => {
+      // The example as the installed package ships it.
+      const guide = readFileSync(join(project, 'node_modules', 'core-cli', 'docs', 'sandbox.md'), 'utf8');
+      const section = guide.slice(guide.indexOf('## From code'));
+      const example = /```js\n([\s\S]*?)```/.exec(section)?.[1];
+      expect(example).toMatch(/from 'core-cli\/sandbox'/);
+      mkdirSync(join(project, 'test'), { recursive: true });
+      mkdirSync(join(project, 'src'), { recursive: true });
+      writeFileSync(join(project, 'test', 'bot.test.mjs'), example!);
+      // The bot the example stands for: its node:http server, reading the platform's settings from the function it is given.
+      writeFileSync(
+        join(project, 'src', 'bot.js'),
+        `import { createServer } from 'node:http';
 
 export function createBot(settingsOf) {
   return createServer((req, res) => {
@@ -937,22 +951,24 @@ export function createBot(settingsOf) {
   });
 }
 `,
-    );
-    // vitest is the project's development dependency in real life; here, this repository's copy.
-    if (!existsSync(join(project, 'node_modules', 'vitest')))
-      symlinkSync(join(repoRoot, 'node_modules', 'vitest'), join(project, 'node_modules', 'vitest'));
-    const result = spawnSync(
-      process.execPath,
-      [join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', project, '--reporter', 'verbose'],
-      {
-        cwd: project,
-        encoding: 'utf8',
-        env: { PATH: process.env.PATH, HOME: work, NO_COLOR: '1', CI: '1' } as NodeJS.ProcessEnv,
-      },
-    );
-    expect(result.stdout + result.stderr).toMatch(/2 passed/);
-    expect(result.stdout).toMatch(/✓ .*echoes the customer and offers a person/);
-    expect(result.stdout).toMatch(/✓ .*hands the thread over when the customer presses "Talk to a person"/);
-    expect(result.status).toBe(0);
-  }, 120_000);
+      );
+      // vitest is the project's development dependency in real life; here, this repository's copy.
+      if (!existsSync(join(project, 'node_modules', 'vitest')))
+        symlinkSync(join(repoRoot, 'node_modules', 'vitest'), join(project, 'node_modules', 'vitest'));
+      const result = spawnSync(
+        process.execPath,
+        [join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', project, '--reporter', 'verbose'],
+        {
+          cwd: project,
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH, HOME: work, NO_COLOR: '1', CI: '1' } as NodeJS.ProcessEnv,
+        },
+      );
+      expect(result.stdout + result.stderr).toMatch(/2 passed/);
+      expect(result.stdout).toMatch(/✓ .*echoes the customer and offers a person/);
+      expect(result.stdout).toMatch(/✓ .*hands the thread over when the customer presses "Talk to a person"/);
+      expect(result.status).toBe(0);
+    },
+    hangLimit(120_000),
+  );
 });

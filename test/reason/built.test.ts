@@ -5,13 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { binPath, ensureBuilt, repoRoot, runBuilt } from '../helpers/run.js';
+import { binPath, ensureBuilt, repoRoot, runBuilt, runInProcess } from '../helpers/run.js';
 import { gate, startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
 import { codeOf, envFor, jsonLines, ndjson, readJsonLines, reason, tempFile } from './helpers.js';
 
 /**
- * The built binary exactly as a user runs it: a real SIGINT in the middle of a batch, and
- * standard input spooled to a temporary file that is removed afterwards.
+ * The built binary exactly as a user runs it: a real SIGINT in the middle of a batch, standard
+ * input spooled to a temporary file that is removed afterwards, and Node's own warnings. The
+ * early stops that empty an old report run main() in-process, one of them in the binary too.
  */
 
 let sandbox: Sandbox | undefined;
@@ -146,16 +147,22 @@ describe('core reason update, built', () => {
     expect(readdirSync(tmp).filter((name) => name !== 'node-compile-cache')).toEqual([]);
   });
 
-  it.each<[string, (dir: string) => string[], Record<string, string | undefined>]>([
-    ['a missing input file', (dir) => ['-f', join(dir, 'missing.ndjson')], {}],
-    ['an empty array', (dir) => ['-f', tempIn(dir, 'empty.json', '[]')], {}],
-    ['an invalid reason', (dir) => ['-f', tempIn(dir, 'bad.ndjson', ndjson([reason('B1', { color: 'red' })]))], {}],
-    ['a missing token', (dir) => ['-f', tempIn(dir, 'one.ndjson', ndjson([reason('B1'), reason('B2')]))], { CORE_TOKEN: undefined }],
-    ['-i without a terminal', () => ['-i'], {}],
-  ])('empties a report left by an earlier run when it stops early on %s: exit 2', async (_name, args, extra) => {
+  it.each<[string, (dir: string) => string[], Record<string, string | undefined>, typeof runInProcess]>([
+    ['a missing input file (the built binary)', (dir) => ['-f', join(dir, 'missing.ndjson')], {}, runBuilt],
+    ['a missing input file', (dir) => ['-f', join(dir, 'missing.ndjson')], {}, runInProcess],
+    ['an empty array', (dir) => ['-f', tempIn(dir, 'empty.json', '[]')], {}, runInProcess],
+    ['an invalid reason', (dir) => ['-f', tempIn(dir, 'bad.ndjson', ndjson([reason('B1', { color: 'red' })]))], {}, runInProcess],
+    [
+      'a missing token',
+      (dir) => ['-f', tempIn(dir, 'one.ndjson', ndjson([reason('B1'), reason('B2')]))],
+      { CORE_TOKEN: undefined },
+      runInProcess,
+    ],
+    ['-i without a terminal', () => ['-i'], {}, runInProcess],
+  ])('empties a report left by an earlier run when it stops early on %s: exit 2', async (_name, args, extra, run) => {
     const dir = mkdtempSync(join(tmpdir(), 'core-reason-stale-'));
     const report = tempIn(dir, 'report.ndjson', '{"ok":true,"status":200,"code":"FROM_BEFORE"}\n');
-    const result = await runBuilt(['reason', 'update', ...args(dir), '--report', report], {
+    const result = await run(['reason', 'update', ...args(dir), '--report', report], {
       env: { ...envFor('http://127.0.0.1:9'), ...extra },
     });
     expect(result.code).toBe(2);
@@ -174,7 +181,7 @@ describe('core reason update, built', () => {
   });
 
   it('shows its help with examples', async () => {
-    const result = await runBuilt(['reason', 'update', '--help']);
+    const result = await runInProcess(['reason', 'update', '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Usage: core reason update [options]');
     expect(result.stdout).toMatch(/Examples:\n {2}\$ core reason update --code LUNCH/);

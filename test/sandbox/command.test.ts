@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseSandboxFlags } from '../../src/commands/sandbox/options.js';
+import { parseSandboxFlags } from '../../src/platform/flags.js';
 import { PayloadError, UsageError } from '../../src/errors.js';
 import { main } from '../../src/main.js';
 import { browserCommand } from '../../src/commands/sandbox/open.js';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { keptWebhookSecret } from '../../src/commands/sandbox/secret.js';
+import { keptWebhookSecret } from '../../src/platform/secret.js';
 import { startBot } from '../check-bot/bots.js';
 import { freePort } from '../helpers/processes.js';
 import { baseEnv, runInProcess } from '../helpers/run.js';

@@ -13,7 +13,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { keptWebhookSecret, unkeptWarning, webhookSecretFile, withSigningSecret } from '../../src/commands/sandbox/secret.js';
+import { keptWebhookSecret, unkeptWarning, webhookSecretFile, withSigningSecret } from '../../src/platform/secret.js';
 import { ConfigError } from '../../src/errors.js';
 import { newWebhookSecret } from '../../src/sandbox/signature.js';
 

@@ -1,6 +1,8 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { httpClient, inProcessClient, type TestClient } from '../../src/commands/test-command/clients.js';
+import type { SandboxConnection as TestClient } from '../../src/platform/connection.js';
+import { inProcessConnection as inProcessClient } from '../../src/platform/in-process.js';
+import { httpConnection as httpClient } from '../../src/platform/over-http.js';
 import { startLocalSandbox, type LocalSandbox } from '../../src/sandbox/server.js';
 import { listFiles, loadTests } from '../../src/testing/load.js';
 import { runSuite, type ConversationSummary } from '../../src/testing/suite.js';

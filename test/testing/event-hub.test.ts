@@ -1,7 +1,8 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { EventOf } from '../../src/sandbox/events.js';
-import { EventHub, type PlatformEvent } from '../../src/testing/platform.js';
+import { EventHub } from '../../src/platform/hub.js';
+import type { PlatformEvent } from '../../src/testing/platform.js';
 import { anEvent } from '../helpers/events.js';
 
 /**

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { NamedIdentifiers, SandboxEvent } from '../../src/sandbox/events.js';
 import type { PlannedConversation, PlannedStep } from '../../src/testing/load.js';
 import type { SandboxClient } from '../../src/testing/platform.js';
-import { runConversation, type RunResult } from '../../src/testing/runner.js';
+import type { RunResult } from '../../src/testing/results.js';
+import { runConversation } from '../../src/testing/runner.js';
 import { Latencies } from '../../src/testing/suite.js';
 import { eventFrom, type PartialEvent } from '../helpers/events.js';
 

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { CHECK_IDS, CHECK_REPORTERS } from '../../testing/check-bot/ids.js';
 import type { CommandFactory } from '../definition.js';
-import type { CheckBotOptions } from './run.js';
+import type { CheckBotOptions } from './plan.js';
 
 /** `core check-bot` (docs/check-bot.md, docs/commands/check-bot.md). */
 export const checkBotCommand: CommandFactory = (inv) => {

@@ -2,7 +2,7 @@ import type { Argument, Command, Option } from 'commander';
 import { CODES, KNOWN_ACTIONS } from '../../payload/codes.js';
 import { duplicateModes } from '../../sandbox/options.js';
 import { CHECK_IDS } from '../../testing/check-bot/ids.js';
-import { TOPIC_NAMES } from '../help/topics.js';
+import { TOPIC_NAMES } from '../help-topics.js';
 
 /**
  * The command line as data: every visible command with its options, their values and its

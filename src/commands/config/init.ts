@@ -12,7 +12,7 @@ import {
   type SecretSpec,
 } from '../../config/index.js';
 import { cjs } from '../../interop.js';
-import { openEditable, saveEditable } from '../../config/edit.js';
+import { openEditable, saveEditable, type EditableConfig } from '../../config/edit.js';
 import type { Context } from '../../context.js';
 import { ConfigError, InterruptedError, UsageError } from '../../errors.js';
 import type { GlobalOptions } from '../definition.js';
@@ -82,33 +82,49 @@ export async function runConfigInit(options: ConfigInitOptions, ctx: Context): P
   const profile = { baseUrl: answers.baseUrl!, tenant: answers.tenant!, token: answers.token! };
   if (typeof answers.token === 'string') ctx.addSecret(answers.token);
 
-  if (editable === undefined) {
-    const config = { defaultProfile: profileName, profiles: { [profileName]: profile } };
-    // The file must load with the same schema that reads it: one source of truth for the rules.
-    const { problems } = validateConfig(config);
-    if (problems.length > 0) throw new ConfigError('the answers do not make a valid config file', { problems });
-    await writeConfig(target, await render(target, config));
-    ctx.out(`Wrote profile ${profileName} to ${target}\n`);
-  } else {
-    const before = editable.profiles();
-    const replaced = before.includes(profileName);
-    editable.setProfile(profileName, profile);
-    // Adding a profile does not change which one is used: a file whose only profile was used
-    // implicitly now names it, so the new one does not leave the choice open.
-    if (editable.defaultProfile() === undefined) {
-      editable.setDefaultProfile(before.length === 1 && !replaced ? before[0]! : profileName);
-    }
-    await saveEditable(editable, { privateMode: typeof answers.token === 'string' });
-    ctx.out(`${replaced ? 'Replaced' : 'Added'} profile ${profileName} ${replaced ? 'in' : 'to'} ${target}\n`);
-    const chosen = editable.defaultProfile();
-    if (chosen !== profileName) {
-      ctx.err(
-        `The default profile stays ${chosen}: use this one with -p ${profileName}, or make it the default with: core config use ${profileName}\n`,
-      );
-    }
-  }
+  if (editable === undefined) await writeNewFile(target, profileName, profile, ctx);
+  else await addToFile(editable, target, profileName, profile, typeof answers.token === 'string', ctx);
   await adviseAfterWrite(target, answers.token!, ctx);
   return 0;
+}
+
+type Profile = { baseUrl: string; tenant: string; token: SecretSpec };
+
+/** A new config file holding the one profile, its default. */
+async function writeNewFile(target: string, profileName: string, profile: Profile, ctx: Context): Promise<void> {
+  const config = { defaultProfile: profileName, profiles: { [profileName]: profile } };
+  // The file must load with the same schema that reads it: one source of truth for the rules.
+  const { problems } = validateConfig(config);
+  if (problems.length > 0) throw new ConfigError('the answers do not make a valid config file', { problems });
+  await writeConfig(target, await render(target, config));
+  ctx.out(`Wrote profile ${profileName} to ${target}\n`);
+}
+
+/** The profile added to the existing file (or put in place of its namesake, with --force), its comments and order kept. */
+async function addToFile(
+  editable: EditableConfig,
+  target: string,
+  profileName: string,
+  profile: Profile,
+  literalToken: boolean,
+  ctx: Context,
+): Promise<void> {
+  const before = editable.profiles();
+  const replaced = before.includes(profileName);
+  editable.setProfile(profileName, profile);
+  // Adding a profile does not change which one is used: a file whose only profile was used
+  // implicitly now names it, so the new one does not leave the choice open.
+  if (editable.defaultProfile() === undefined) {
+    editable.setDefaultProfile(before.length === 1 && !replaced ? before[0]! : profileName);
+  }
+  await saveEditable(editable, { privateMode: literalToken });
+  ctx.out(`${replaced ? 'Replaced' : 'Added'} profile ${profileName} ${replaced ? 'in' : 'to'} ${target}\n`);
+  const chosen = editable.defaultProfile();
+  if (chosen !== profileName) {
+    ctx.err(
+      `The default profile stays ${chosen}: use this one with -p ${profileName}, or make it the default with: core config use ${profileName}\n`,
+    );
+  }
 }
 
 function profileExists(name: string, file: string): UsageError {

@@ -28,27 +28,31 @@ export interface FoundFile {
 
 export async function configFiles(global: GlobalOptions, ctx: Context): Promise<FoundFile[]> {
   const named = global.config !== undefined ? { file: global.config, by: 'flag --config' } : namedByEnv(ctx);
-  if (named !== undefined) {
-    const file = path.resolve(ctx.cwd, named.file);
-    const exists = await isFile(file);
-    return [
-      exists
-        ? {
-            path: file,
-            inUse: true,
-            namedBy: named.by,
-            note: `in use, named by ${named.by} (read as you named it, without the search's ownership check)`,
-          }
-        : {
-            path: file,
-            inUse: true,
-            namedBy: named.by,
-            note: '',
-            problem: `named by ${named.by}, but there is no such file`,
-            fix: `create it (core config init), or fix ${named.by.replace(/^(flag|env) /, '')}`,
-          },
-    ];
-  }
+  return named !== undefined ? [await namedFile(named, ctx)] : searchedFiles(ctx);
+}
+
+/** The file --config or CORE_CONFIG names: the only one read, whoever owns it. */
+async function namedFile(named: { file: string; by: string }, ctx: Context): Promise<FoundFile> {
+  const file = path.resolve(ctx.cwd, named.file);
+  return (await isFile(file))
+    ? {
+        path: file,
+        inUse: true,
+        namedBy: named.by,
+        note: `in use, named by ${named.by} (read as you named it, without the search's ownership check)`,
+      }
+    : {
+        path: file,
+        inUse: true,
+        namedBy: named.by,
+        note: '',
+        problem: `named by ${named.by}, but there is no such file`,
+        fix: `create it (core config init), or fix ${named.by.replace(/^(flag|env) /, '')}`,
+      };
+}
+
+/** Every file the search would find, in its order; the first YAML or JSON one is in use. */
+async function searchedFiles(ctx: Context): Promise<FoundFile[]> {
   const folders = searchFolders(ctx.cwd, ctx.env);
   const found: FoundFile[] = [];
   let first: string | undefined;
@@ -68,17 +72,8 @@ export async function configFiles(global: GlobalOptions, ctx: Context): Promise<
       }
       const inUse = first === undefined;
       first ??= file;
-      let problem: string | undefined;
-      let fix: string | undefined;
-      try {
-        await assertTrusted(file, {});
-      } catch (error) {
-        if (!(error instanceof ConfigError)) throw error;
-        problem = error.message.replace(/^refusing the config file [^:]*: /, 'refused: ');
-        fix = error.hint;
-      }
       const note = inUse ? 'in use; yours and writable by you alone' : `not read: ${first} comes first; yours and writable by you alone`;
-      found.push(problem === undefined ? { path: file, inUse, note } : { path: file, inUse, note, problem, fix });
+      found.push({ path: file, inUse, note, ...(await distrust(file)) });
     }
   }
   if (found.length === 0) {
@@ -89,6 +84,17 @@ export async function configFiles(global: GlobalOptions, ctx: Context): Promise<
     });
   }
   return found;
+}
+
+/** Why the search refuses a file (src/config/locate.ts, `assertTrusted`), and the fix; nothing when it trusts it. */
+async function distrust(file: string): Promise<{ problem: string; fix: string | undefined } | Record<string, never>> {
+  try {
+    await assertTrusted(file, {});
+    return {};
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return { problem: error.message.replace(/^refusing the config file [^:]*: /, 'refused: '), fix: error.hint };
+  }
 }
 
 function namedByEnv(ctx: Context): { file: string; by: string } | undefined {

@@ -2,7 +2,7 @@ import { access, constants, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheFolder } from '../../cache-folder.js';
 import type { Env } from '../../io.js';
-import { userStateDir } from '../customer/last-session.js';
+import { userStateDir } from '../../customer/last-session.js';
 import type { DoctorCheck } from './report.js';
 
 /**

@@ -57,54 +57,63 @@ export async function networkChecks(settings: Settings, options: DoctorOptions, 
     };
   }
   try {
-    const get = (target: string) =>
-      sendRequest({
-        method: 'GET',
-        url: target,
-        headers: { Accept: 'application/json' },
-        body: '',
-        timeoutMs: settings.timeoutMs.value,
-        retries: 0,
-        retryable: false,
-        signal: ctx.signal,
-        agent: transport.agents,
-        ...(transport.proxy !== null ? { proxy: transport.proxy } : {}),
-        ...(transport.caFile !== null ? { caFile: transport.caFile } : {}),
-        maxBodyBytes: 64 * 1024,
-      });
-    const via = transport.proxy === null ? 'directly' : `through the proxy ${transport.proxy}`;
-    const trust =
-      url.protocol === 'https:'
-        ? `; TLS certificate verified${transport.caFile === null ? '' : ` (trusting ${transport.caFile} too)`}`
-        : '';
-    const sentAt = Date.now();
-    let answer: HttpResponse;
-    try {
-      answer = await get(baseUrl);
-    } catch (error) {
-      if (!(error instanceof NetworkError)) throw error;
-      checks.push({
-        id: 'network.connection',
-        name: 'connection',
-        status: 'fail',
-        message: `${error.message} (${via})`,
-        fix: error.hint ?? fixFor(error.code, settings),
-      });
-      return { checks, probe: null, sandbox: [skip('sandbox', 'sandbox', 'not asked: the service was not reached')] };
-    }
-    const answeredAt = Date.now();
-    checks.push({
-      id: 'network.connection',
-      name: 'connection',
-      status: 'pass',
-      message: `${url.origin} answered ${answer.status} in ${answer.durationMs} ms, reached ${via}${trust}`,
-    });
-    const date = answer.headers.date;
-    const probe: Probe = { date: Array.isArray(date) ? date[0] : date, sentAt, answeredAt };
-    return { checks, probe, sandbox: await sandboxChecks(baseUrl, get, ctx) };
+    return await connection(url, transport, settings, checks, ctx);
   } finally {
     transport.close();
   }
+}
+
+/** One GET as a send would make it (no token, no retry), through the transport's agents, proxy and CA file. */
+function getThrough(transport: Transport, settings: Settings, ctx: Context): (target: string) => Promise<HttpResponse> {
+  return (target) =>
+    sendRequest({
+      method: 'GET',
+      url: target,
+      headers: { Accept: 'application/json' },
+      body: '',
+      timeoutMs: settings.timeoutMs.value,
+      retries: 0,
+      retryable: false,
+      signal: ctx.signal,
+      agent: transport.agents,
+      ...(transport.proxy !== null ? { proxy: transport.proxy } : {}),
+      ...(transport.caFile !== null ? { caFile: transport.caFile } : {}),
+      maxBodyBytes: 64 * 1024,
+    });
+}
+
+/** The GET of the base URL: the connection's check, the answer the clock is read from, and the sandbox's checks. */
+async function connection(url: URL, transport: Transport, settings: Settings, checks: DoctorCheck[], ctx: Context): Promise<NetworkResult> {
+  const baseUrl = settings.baseUrl!.value;
+  const get = getThrough(transport, settings, ctx);
+  const via = transport.proxy === null ? 'directly' : `through the proxy ${transport.proxy}`;
+  const trust =
+    url.protocol === 'https:' ? `; TLS certificate verified${transport.caFile === null ? '' : ` (trusting ${transport.caFile} too)`}` : '';
+  const sentAt = Date.now();
+  let answer: HttpResponse;
+  try {
+    answer = await get(baseUrl);
+  } catch (error) {
+    if (!(error instanceof NetworkError)) throw error;
+    checks.push({
+      id: 'network.connection',
+      name: 'connection',
+      status: 'fail',
+      message: `${error.message} (${via})`,
+      fix: error.hint ?? fixFor(error.code, settings),
+    });
+    return { checks, probe: null, sandbox: [skip('sandbox', 'sandbox', 'not asked: the service was not reached')] };
+  }
+  const answeredAt = Date.now();
+  checks.push({
+    id: 'network.connection',
+    name: 'connection',
+    status: 'pass',
+    message: `${url.origin} answered ${answer.status} in ${answer.durationMs} ms, reached ${via}${trust}`,
+  });
+  const date = answer.headers.date;
+  const probe: Probe = { date: Array.isArray(date) ? date[0] : date, sentAt, answeredAt };
+  return { checks, probe, sandbox: await sandboxChecks(baseUrl, get, ctx) };
 }
 
 /** The host name the connection starts from, resolved: the service's, or the proxy's when one is used. */

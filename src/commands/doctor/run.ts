@@ -1,7 +1,7 @@
 import type { Settings } from '../../config/index.js';
 import type { Context } from '../../context.js';
 import { CoreError, ExitCode } from '../../errors.js';
-import { collectChecks } from '../config/check.js';
+import { collectChecks } from '../config-checks.js';
 import { skip, type DoctorCheck, type DoctorOptions, type DoctorReport, type DoctorStatus } from './report.js';
 import { configFiles, type FoundFile } from './files.js';
 import { clockCheck } from './clock.js';

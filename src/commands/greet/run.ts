@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { mayRetry, operations } from '../../operations.js';
 import { validateGreeting } from '../../payload/greeting.js';
+import type { Limits } from '../../payload/common.js';
 import { printWarnings, rejectPayload, sendOne } from '../../send/deliver.js';
 import { readPayloadFile, readTextFile, refuseTwoStdinReaders } from '../../input/files.js';
 import { loadSendSettings, requireTerminal } from '../common.js';
@@ -41,16 +42,7 @@ export async function runGreet(options: GreetOptions, ctx: Context): Promise<num
   const built = buildGreeting(file, fields, { now: new Date() });
 
   const limits = settings.limits.value;
-  let payload = built.payload;
-  if (options.interactive) {
-    const prompts = await import('../../prompts/index.js');
-    payload = await prompts.composeGreeting(payload, prompts.composerEnv(ctx.prompter(), limits), {
-      validate: (draft) => validateGreeting(draft, { limits }),
-      sendLabel: prompts.finishLabel(options),
-      save: (path, draft) => prompts.savePayload(path, draft, ctx.cwd),
-      cwd: ctx.cwd,
-    });
-  }
+  const payload = options.interactive ? await compose(built.payload, limits, options, ctx) : built.payload;
 
   const validation = validateGreeting(payload, { limits });
   // The composer's preview has shown the warnings already.
@@ -64,16 +56,8 @@ export async function runGreet(options: GreetOptions, ctx: Context): Promise<num
     });
   }
 
-  if (options.save !== undefined) {
-    // Written before sending, so the greeting is kept whatever the send's outcome.
-    const { savePayload } = await import('../../prompts/save.js');
-    await savePayload(options.save, payload, ctx.cwd);
-    if (options.dryRun) {
-      ctx.err(`saved the greeting to ${options.save}; nothing sent (--dry-run)\n`);
-      return ExitCode.ok;
-    }
-    ctx.err(`saved the greeting to ${options.save}\n`);
-  }
+  // Written before sending, so the greeting is kept whatever the send's outcome; with --dry-run, that is all.
+  if (options.save !== undefined && (await save(options.save, payload, options.dryRun, ctx))) return ExitCode.ok;
 
   return sendOne(
     {
@@ -87,4 +71,32 @@ export async function runGreet(options: GreetOptions, ctx: Context): Promise<num
     },
     ctx,
   );
+}
+
+/** The composer's greeting (-i): it asks for what the file and the flags did not give, and previews it. */
+async function compose(
+  payload: Record<string, unknown>,
+  limits: Limits,
+  options: GreetOptions,
+  ctx: Context,
+): Promise<Record<string, unknown>> {
+  const prompts = await import('../../prompts/index.js');
+  return prompts.composeGreeting(payload, prompts.composerEnv(ctx.prompter(), limits), {
+    validate: (draft) => validateGreeting(draft, { limits }),
+    sendLabel: prompts.finishLabel(options),
+    save: (path, draft) => prompts.savePayload(path, draft, ctx.cwd),
+    cwd: ctx.cwd,
+  });
+}
+
+/** Saves the greeting to `path` (--save); whether the run ends there (--dry-run). */
+async function save(path: string, payload: Record<string, unknown>, dryRun: boolean | undefined, ctx: Context): Promise<boolean> {
+  const { savePayload } = await import('../../prompts/save.js');
+  await savePayload(path, payload, ctx.cwd);
+  if (dryRun) {
+    ctx.err(`saved the greeting to ${path}; nothing sent (--dry-run)\n`);
+    return true;
+  }
+  ctx.err(`saved the greeting to ${path}\n`);
+  return false;
 }

@@ -72,10 +72,14 @@ export const ENVIRONMENT: readonly VariableGroup[] = [
     variables: [
       {
         names: ['HOME', 'USERPROFILE'],
-        what: 'the home folder: the config search stops there; ~/.config, ~/.cache and ~/.local/state are in it',
+        what: 'the home folder: the config search stops there; ~/.config, ~/.cache, ~/.local/share and ~/.local/state are in it',
       },
       { names: ['XDG_CONFIG_HOME'], what: 'the user config folder is $XDG_CONFIG_HOME/core (else ~/.config/core)' },
       { names: ['XDG_CACHE_HOME'], what: 'the compile cache is in $XDG_CACHE_HOME/core (else ~/.cache/core)' },
+      {
+        names: ['XDG_DATA_HOME'],
+        what: 'core sandbox keeps its webhook secret in $XDG_DATA_HOME/core/webhook-secret (else ~/.local/share/core)',
+      },
       { names: ['XDG_STATE_HOME'], what: 'core customer --session last is kept in $XDG_STATE_HOME/core (else ~/.local/state/core)' },
       { names: ['CORE_NO_COMPILE_CACHE'], what: '1: neither read nor write the compile cache' },
       { names: ['TMPDIR'], what: 'where core reason update -f - keeps its copy of standard input', readBy: 'Node' },

@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { versionText } from '../../version.js';
 import { topicText } from './text.js';
-import { DOCS_URL, TOPIC_NAMES, type Direct } from './topics.js';
+import { DOCS_URL, TOPIC_NAMES, type Direct } from '../help-topics.js';
 
 /**
  * What main answers without commander (src/program.ts, `directInvocation`): a help topic, the short

@@ -1,6 +1,6 @@
 import { ExitCode } from '../../errors.js';
 import { ENVIRONMENT } from './environment.js';
-import { DOCS_URL, TOPICS, type TopicName } from './topics.js';
+import { DOCS_URL, TOPICS, type TopicName } from '../help-topics.js';
 
 /**
  * The text of each help topic (`core help environment`, ...), and the data the man page reads for

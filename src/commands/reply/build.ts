@@ -77,39 +77,14 @@ export async function buildReply(file: unknown, fields: ReplyFields, env: BuildE
   if (fields.attachments?.length) payload.attachments = await Promise.all(fields.attachments.map(attachmentFromUrl));
   applyQuickReplyFlags(payload, fields.quickReplies);
   applySettingsFlags(payload, fields);
-  if (fields.segments?.length || fields.personalManager !== undefined) {
-    const info = isRecord(payload.segmentationInfo) ? { ...payload.segmentationInfo } : {};
-    for (const segment of fields.segments ?? []) {
-      const [key, value] = parseSegment(segment);
-      // Defined, not assigned: a key such as __proto__ is a key of the JSON object like any other.
-      Object.defineProperty(info, key, { value, enumerable: true, writable: true, configurable: true });
-    }
-    // docs/api.md, answer rule 5: personal_manager holds an agent login for personal-manager routing.
-    if (fields.personalManager !== undefined) info.personal_manager = fields.personalManager;
-    payload.segmentationInfo = info;
-  }
+  applySegmentFlags(payload, fields);
 
   applyReceivedAt(payload, env.now, notes);
 
   // docs/api.md, chatbot rule 3: text is required unless formattedText is used; answer rule 1: the plain-text form
   // "should also be sent in text for display in the user interface".
   if (payload.text === undefined && typeof payload.formattedText === 'string' && payload.formattedText !== '') {
-    const [{ markdownToPlainText }, { MarkdownLimitError }] = await Promise.all([
-      import('../../markdown/plain-text.js'),
-      import('../../markdown/bounds.js'),
-    ]);
-    try {
-      payload.text = await markdownToPlainText(payload.formattedText);
-    } catch (error) {
-      // Markdown past the reader's bounds (src/markdown/bounds.ts: too long, too deeply nested, too much
-      // emphasis to match in bounded time) is the user's input to change: exit 2, before anything is sent.
-      if (!(error instanceof MarkdownLimitError)) throw error;
-      const source = fields.markdown !== undefined ? 'the Markdown (--markdown or --markdown-file)' : "the payload's formattedText";
-      throw new UsageError(`cannot write the plain-text form of ${source}: ${error.reason}`, {
-        hint: 'give the plain-text form yourself with -t/--text or --text-file (it is then sent as is), or simplify the Markdown',
-        cause: error,
-      });
-    }
+    payload.text = await plainTextOf(payload.formattedText, fields);
     notes.push('text filled with a plain-text rendering of the Markdown in formattedText');
   }
 
@@ -122,6 +97,42 @@ export async function buildReply(file: unknown, fields: ReplyFields, env: BuildE
     notes.push(`answerId generated: ${String(payload.answerId)}`);
   }
   return { payload, answerId: answerIdOf(payload), answerIdGenerated, notes };
+}
+
+/** --segment KEY=VALUE and --personal-manager, set inside the file's segmentationInfo (or a new one). */
+function applySegmentFlags(payload: Record<string, unknown>, fields: ReplyFields): void {
+  if (!fields.segments?.length && fields.personalManager === undefined) return;
+  const info = isRecord(payload.segmentationInfo) ? { ...payload.segmentationInfo } : {};
+  for (const segment of fields.segments ?? []) {
+    const [key, value] = parseSegment(segment);
+    // Defined, not assigned: a key such as __proto__ is a key of the JSON object like any other.
+    Object.defineProperty(info, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  // docs/api.md, answer rule 5: personal_manager holds an agent login for personal-manager routing.
+  if (fields.personalManager !== undefined) info.personal_manager = fields.personalManager;
+  payload.segmentationInfo = info;
+}
+
+/**
+ * The plain-text form of the answer's Markdown. Markdown past the reader's bounds (src/markdown/bounds.ts:
+ * too long, too deeply nested, too much emphasis to match in bounded time) is the user's input to change:
+ * exit 2, before anything is sent.
+ */
+async function plainTextOf(markdown: string, fields: ReplyFields): Promise<string> {
+  const [{ markdownToPlainText }, { MarkdownLimitError }] = await Promise.all([
+    import('../../markdown/plain-text.js'),
+    import('../../markdown/bounds.js'),
+  ]);
+  try {
+    return await markdownToPlainText(markdown);
+  } catch (error) {
+    if (!(error instanceof MarkdownLimitError)) throw error;
+    const source = fields.markdown !== undefined ? 'the Markdown (--markdown or --markdown-file)' : "the payload's formattedText";
+    throw new UsageError(`cannot write the plain-text form of ${source}: ${error.reason}`, {
+      hint: 'give the plain-text form yourself with -t/--text or --text-file (it is then sent as is), or simplify the Markdown',
+      cause: error,
+    });
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { CommandFactory } from '../definition.js';
-import type { SandboxFlags } from './options.js';
+import type { SandboxFlags } from '../../platform/flags.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -102,7 +102,7 @@ Examples:
       state: raw.state as string | undefined,
     };
     // The parser reads the reasons file and checks it with the payload schemas: loaded only here.
-    const { parseSandboxFlags } = await import('./options.js');
+    const { parseSandboxFlags } = await import('../../platform/flags.js');
     const options = await parseSandboxFlags(flags, inv.ctx.cwd, inv.ctx.env);
     const { runSandbox } = await import('./run.js');
     const envFile = raw.envFile as string | undefined;

@@ -4,8 +4,9 @@ import { ConfigError, ExitCode, UsageError } from '../../errors.js';
 import { printable } from '../../output/terminal.js';
 import { isLoopbackHost, percent, sandboxDefaults } from '../../sandbox/options.js';
 import { SandboxOptionsError, StateFileError, startSandbox, type Sandbox } from '../../sandbox/server.js';
-import { WEBHOOK_SECRET_VARIABLE, type SandboxRunOptions } from './options.js';
-import type { ResolvedSecret } from './secret.js';
+import { WEBHOOK_SECRET_VARIABLE, type SandboxRunOptions } from '../../platform/flags.js';
+import type { ResolvedSecret } from '../../platform/secret.js';
+import { listenError } from '../../platform/start.js';
 
 /**
  * `core sandbox`: starts the local server, prints where it is and how to point `core` at it
@@ -22,7 +23,7 @@ export async function runSandbox(
   const { open, newWebhookSecret, envFile, ...named } = runOptions;
   // --env-file: refused before the sandbox starts when core would not write there (src/output/env-file.ts).
   const envFileAt = envFile === undefined ? undefined : await checkEnvFile(envFile, ctx);
-  const { withSigningSecret, unkeptWarning } = await import('./secret.js');
+  const { withSigningSecret, unkeptWarning } = await import('../../platform/secret.js');
   const { options, secret } = await withSigningSecret(named, ctx.env, newWebhookSecret === true);
   const unkept = unkeptWarning(secret);
   if (unkept !== undefined) ctx.warn(unkept);
@@ -32,9 +33,36 @@ export async function runSandbox(
   }
   if (ctx.signal.aborted) return ExitCode.ok;
 
-  let sandbox: Sandbox;
+  const sandbox = await start(options, host, ctx, random);
+  const lines = startLines(sandbox, options);
+  if (envFileAt !== undefined) {
+    try {
+      await writeStartLines(envFileAt, envFile!, lines);
+    } catch (error) {
+      await sandbox.close();
+      throw error;
+    }
+  }
+  ctx.out(lines.join('\n') + '\n');
+  ctx.err(guide(sandbox, options, secret, { open: open === true, envFile }));
+  if (open) {
+    const { openInBrowser } = await import('./open.js');
+    openInBrowser(`${sandbox.url}/`, ctx);
+  }
+
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) resolve();
+    else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await sandbox.close();
+  ctx.err('core sandbox stopped\n');
+  return ExitCode.ok;
+}
+
+/** Starts the sandbox, each request logged on stderr; an option or a failure to listen is the user's to fix. */
+async function start(options: SandboxRunOptions, host: string, ctx: Context, random: (() => number) | undefined): Promise<Sandbox> {
   try {
-    sandbox = await startSandbox({
+    return await startSandbox({
       ...options,
       ...(random ? { random } : {}),
       log: (line) => ctx.err(`${printable(line)}\n`),
@@ -48,44 +76,29 @@ export async function runSandbox(
     }
     throw listenError(error, host, options.port ?? sandboxDefaults.port);
   }
+}
 
-  const lines = startLines(sandbox, options);
-  if (envFileAt !== undefined) {
-    try {
-      await writeStartLines(envFileAt, envFile!, lines);
-    } catch (error) {
-      await sandbox.close();
-      throw error;
-    }
-  }
-  ctx.out(lines.join('\n') + '\n');
+/** What stderr says once the sandbox listens: the bot, the webhook secret, the page, the customer, what to inspect. */
+function guide(
+  sandbox: Sandbox,
+  options: SandboxRunOptions,
+  secret: ResolvedSecret,
+  { open, envFile }: { open: boolean; envFile: string | undefined },
+): string {
   const bot =
     sandbox.botUrl === null
       ? 'no bot connected: customer messages are recorded, no webhook is sent (start with --bot-url URL to deliver them)\n'
       : `bot: a MESSAGE webhook for each customer message to POST ${sandbox.botUrl}, signed with CORE_WEBHOOK_SECRET ` +
         `(timeout ${options.webhookTimeoutMs ?? sandboxDefaults.webhookTimeoutMs} ms, ${options.webhookRetries ?? sandboxDefaults.webhookRetries} retries)\n`;
-  const page = `${sandbox.url}/`;
-  ctx.err(
+  return (
     bot +
-      secretLine(secret) +
-      `page: ${page} (every conversation as the customer sees it, live${open ? '' : '; --open opens it'})\n` +
-      `customer: core customer say "Hi" (with the export lines), or POST ${sandbox.url}/_sandbox/conversations\n` +
-      `inspect: GET ${sandbox.url}/_sandbox/conversations, /_sandbox/messages, /_sandbox/reasons; live: GET ${sandbox.url}/_sandbox/events\n` +
-      `${describeFaults(options)}${describeHosts(options)}${describeState(sandbox)}` +
-      `${envFile === undefined ? '' : `env file: the CORE_* lines are in ${envFile} too (NAME=value, mode 0600)\n`}stop with Ctrl-C\n`,
+    secretLine(secret) +
+    `page: ${sandbox.url}/ (every conversation as the customer sees it, live${open ? '' : '; --open opens it'})\n` +
+    `customer: core customer say "Hi" (with the export lines), or POST ${sandbox.url}/_sandbox/conversations\n` +
+    `inspect: GET ${sandbox.url}/_sandbox/conversations, /_sandbox/messages, /_sandbox/reasons; live: GET ${sandbox.url}/_sandbox/events\n` +
+    `${describeFaults(options)}${describeHosts(options)}${describeState(sandbox)}` +
+    `${envFile === undefined ? '' : `env file: the CORE_* lines are in ${envFile} too (NAME=value, mode 0600)\n`}stop with Ctrl-C\n`
   );
-  if (open) {
-    const { openInBrowser } = await import('./open.js');
-    openInBrowser(page, ctx);
-  }
-
-  await new Promise<void>((resolve) => {
-    if (ctx.signal.aborted) resolve();
-    else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-  await sandbox.close();
-  ctx.err('core sandbox stopped\n');
-  return ExitCode.ok;
 }
 
 /**
@@ -173,30 +186,4 @@ function comment(text: string): string {
 /** A value as one POSIX shell word: as is when it is plain, else in single quotes. */
 function shellWord(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
-}
-
-/** Turns a failure to listen into a UsageError that says what to change; anything else passes through. */
-export function listenError(error: unknown, host: string, port: number): unknown {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  switch (code) {
-    case 'EADDRINUSE':
-      return new UsageError(`port ${port} on ${host} is already in use`, {
-        hint: 'choose another --port, or --port 0 for a free one',
-        cause: error,
-      });
-    case 'EACCES':
-      return new UsageError(`no permission to listen on port ${port} of ${host}`, {
-        hint: 'ports below 1024 need privileges; choose --port 1024 or above',
-        cause: error,
-      });
-    case 'EADDRNOTAVAIL':
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return new UsageError(`cannot listen on ${host}: not an address of this machine`, {
-        hint: 'leave out --host to bind 127.0.0.1',
-        cause: error,
-      });
-    default:
-      return error;
-  }
 }

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import type { CommandFactory } from '../definition.js';
-import type { TestOptions } from './run.js';
+import type { TestOptions } from './plan.js';
 
 /** The reporters, listed here as well as in src/testing/report.ts so that the definition loads nothing else; a test pins the two together. */
 export const REPORTER_CHOICES = ['human', 'junit', 'tap', 'json'] as const;

@@ -1,5 +1,15 @@
 import { performance } from 'node:perf_hooks';
-import { CHECKS, CHECK_IDS, refusal, type CheckId, type CheckKit, type Craft, type DeliveryAnswer, type FaultView } from './checks.js';
+import {
+  CHECKS,
+  CHECK_IDS,
+  refusal,
+  type CheckDefinition,
+  type CheckId,
+  type CheckKit,
+  type Craft,
+  type DeliveryAnswer,
+  type FaultView,
+} from './checks.js';
 import type { Unreachable } from '../unreachable.js';
 import { errorOf, num, Observer, statusOf, type SandboxEvent } from './observe.js';
 
@@ -63,7 +73,7 @@ export interface BatteryReport {
 export class SandboxRefused extends Error {}
 
 export async function runBattery(init: BatteryInit): Promise<BatteryReport> {
-  const { port, timeoutMs, signal } = init;
+  const { port, timeoutMs } = init;
   const startedAt = new Date();
   const started = performance.now();
   const info = await port.request('GET', '/_sandbox/info');
@@ -79,98 +89,10 @@ export async function runBattery(init: BatteryInit): Promise<BatteryReport> {
   const attempts: DeliveryAnswer[] = [];
   try {
     await stream.opened;
-    const call = async (method: 'GET' | 'POST', path: string, body: unknown, expected: number): Promise<Record<string, unknown>> => {
-      const answer = await port.request(method, path, body);
-      if (answer.status !== expected) {
-        const message = (answer.json as { message?: unknown } | undefined)?.message;
-        const missing = answer.status === 404 && typeof message === 'string' && message.startsWith('no such path');
-        throw new SandboxRefused(
-          missing
-            ? `the sandbox does not offer ${path}: it is older than this core; start it with this version`
-            : `the sandbox answered ${answer.status} to ${method} ${path}${typeof message === 'string' ? `: ${message}` : ''}`,
-        );
-      }
-      return (answer.json ?? {}) as Record<string, unknown>;
-    };
-    const delivery = (json: Record<string, unknown>): DeliveryAnswer => {
-      const attempt = (json.attempt ?? {}) as Record<string, unknown>;
-      const result = {
-        status: num(attempt.status),
-        error: typeof attempt.error === 'string' ? attempt.error : null,
-        latencyMs: num(attempt.latencyMs) ?? 0,
-        body: typeof attempt.body === 'string' ? attempt.body : '',
-      };
-      attempts.push(result);
-      return result;
-    };
-
-    const kit: CheckKit = {
-      timeoutMs,
-      signal,
-      async start(channel) {
-        const json = await call('POST', '/_sandbox/conversations', { tenant, channel }, 201);
-        const sessionId = String(json.sessionId);
-        sessions.add(sessionId);
-        return sessionId;
-      },
-      async probe(sessionId, craft: Craft, text) {
-        const json = await call('POST', '/_sandbox/probes', { sessionId, craft, text }, 200);
-        return { sessionId, questionId: json.questionId as bigint, deliveryId: String(json.deliveryId), attempt: delivery(json) };
-      },
-      async replay(deliveryId) {
-        return delivery(await call('POST', '/_sandbox/probes', { craft: 'replay', deliveryId }, 200));
-      },
-      async say(sessionId, text) {
-        const json = await call('POST', `/_sandbox/conversations/${encodeURIComponent(sessionId)}/messages`, { text }, 201);
-        return { questionId: json.questionId as bigint, deliveryId: typeof json.deliveryId === 'string' ? json.deliveryId : null };
-      },
-      async armFault(sessionId) {
-        return String((await call('POST', '/_sandbox/probes/faults', { sessionId }, 201)).faultId);
-      },
-      async fault(faultId) {
-        const json = await call('GET', `/_sandbox/probes/faults/${encodeURIComponent(faultId)}`, undefined, 200);
-        return {
-          triggered: json.triggered === true,
-          answerId: typeof json.answerId === 'string' ? json.answerId : null,
-          triggeredAt: typeof json.triggeredAt === 'string' ? json.triggeredAt : null,
-        } satisfies FaultView;
-      },
-      wait: (sessionId, test, from = 0) => observer.wait(sessionId, test, timeoutMs, signal, from),
-      seen: (sessionId) => observer.events(sessionId).length,
-      untiedNote: () => untiedNote(observer.untied),
-    };
-
+    const kit = checkKit(init, tenant, sessions, observer, attempts);
     const selected = CHECKS.filter((check) => init.only === undefined || init.only.includes(check.id));
-    const checks = await Promise.all(
-      selected.map(async (check): Promise<CheckResult> => {
-        const began = performance.now();
-        let sessionId: string | null = null;
-        let verdict: { status: 'pass' | 'fail'; message: string };
-        try {
-          verdict = await check.run(kit, (id) => (sessionId = id));
-        } catch (error) {
-          if (!(error instanceof SandboxRefused)) throw error;
-          verdict = { status: 'fail', message: error.message };
-        }
-        return {
-          id: check.id,
-          status: verdict.status,
-          message: verdict.message,
-          fix: verdict.status === 'fail' ? check.fix : null,
-          sends: check.sends,
-          passes: check.passes,
-          sessionId,
-          durationMs: Math.round(performance.now() - began),
-        };
-      }),
-    );
+    const checks = await Promise.all(selected.map((check) => runCheck(check, kit)));
     checks.sort((a, b) => CHECK_IDS.indexOf(a.id) - CHECK_IDS.indexOf(b.id));
-    const webhookAttempts = [...sessions].flatMap((id) =>
-      observer
-        .events(id)
-        .filter((event) => event.type === 'webhook.attempt')
-        .map((event) => ({ status: statusOf(event), error: errorOf(event) })),
-    );
     return {
       startedAt: startedAt.toISOString(),
       durationMs: Math.round(performance.now() - started),
@@ -180,11 +102,118 @@ export async function runBattery(init: BatteryInit): Promise<BatteryReport> {
       checks,
       passed: checks.filter((check) => check.status === 'pass').length,
       failed: checks.filter((check) => check.status === 'fail').length,
-      unreachable: observer.botSpoke ? null : unreachable([...attempts, ...webhookAttempts]),
+      unreachable: observer.botSpoke ? null : unreachable([...attempts, ...webhookAttempts(sessions, observer)]),
     };
   } finally {
     stream.close();
   }
+}
+
+/**
+ * A request to the sandbox's own endpoints that must be answered with `expected`; any other answer
+ * fails the check that made it (`SandboxRefused`), naming what the sandbox said.
+ */
+function sandboxCall(port: SandboxPort) {
+  return async (method: 'GET' | 'POST', path: string, body: unknown, expected: number): Promise<Record<string, unknown>> => {
+    const answer = await port.request(method, path, body);
+    if (answer.status !== expected) {
+      const message = (answer.json as { message?: unknown } | undefined)?.message;
+      const missing = answer.status === 404 && typeof message === 'string' && message.startsWith('no such path');
+      throw new SandboxRefused(
+        missing
+          ? `the sandbox does not offer ${path}: it is older than this core; start it with this version`
+          : `the sandbox answered ${answer.status} to ${method} ${path}${typeof message === 'string' ? `: ${message}` : ''}`,
+      );
+    }
+    return (answer.json ?? {}) as Record<string, unknown>;
+  };
+}
+
+/** How the bot answered a delivery the sandbox made for a check, kept in `attempts` too. */
+function deliveryOf(json: Record<string, unknown>, attempts: DeliveryAnswer[]): DeliveryAnswer {
+  const attempt = (json.attempt ?? {}) as Record<string, unknown>;
+  const result = {
+    status: num(attempt.status),
+    error: typeof attempt.error === 'string' ? attempt.error : null,
+    latencyMs: num(attempt.latencyMs) ?? 0,
+    body: typeof attempt.body === 'string' ? attempt.body : '',
+  };
+  attempts.push(result);
+  return result;
+}
+
+/** The checks' hands on the sandbox: conversations started in `tenant` and noted in `sessions`, probes, faults and waits. */
+function checkKit(init: BatteryInit, tenant: string, sessions: Set<string>, observer: Observer, attempts: DeliveryAnswer[]): CheckKit {
+  const { timeoutMs, signal } = init;
+  const call = sandboxCall(init.port);
+  return {
+    timeoutMs,
+    signal,
+    async start(channel) {
+      const json = await call('POST', '/_sandbox/conversations', { tenant, channel }, 201);
+      const sessionId = String(json.sessionId);
+      sessions.add(sessionId);
+      return sessionId;
+    },
+    async probe(sessionId, craft: Craft, text) {
+      const json = await call('POST', '/_sandbox/probes', { sessionId, craft, text }, 200);
+      return { sessionId, questionId: json.questionId as bigint, deliveryId: String(json.deliveryId), attempt: deliveryOf(json, attempts) };
+    },
+    async replay(deliveryId) {
+      return deliveryOf(await call('POST', '/_sandbox/probes', { craft: 'replay', deliveryId }, 200), attempts);
+    },
+    async say(sessionId, text) {
+      const json = await call('POST', `/_sandbox/conversations/${encodeURIComponent(sessionId)}/messages`, { text }, 201);
+      return { questionId: json.questionId as bigint, deliveryId: typeof json.deliveryId === 'string' ? json.deliveryId : null };
+    },
+    async armFault(sessionId) {
+      return String((await call('POST', '/_sandbox/probes/faults', { sessionId }, 201)).faultId);
+    },
+    async fault(faultId) {
+      const json = await call('GET', `/_sandbox/probes/faults/${encodeURIComponent(faultId)}`, undefined, 200);
+      return {
+        triggered: json.triggered === true,
+        answerId: typeof json.answerId === 'string' ? json.answerId : null,
+        triggeredAt: typeof json.triggeredAt === 'string' ? json.triggeredAt : null,
+      } satisfies FaultView;
+    },
+    wait: (sessionId, test, from = 0) => observer.wait(sessionId, test, timeoutMs, signal, from),
+    seen: (sessionId) => observer.events(sessionId).length,
+    untiedNote: () => untiedNote(observer.untied),
+  };
+}
+
+/** One check in its own conversation; a request the sandbox did not answer as expected fails it. */
+async function runCheck(check: CheckDefinition, kit: CheckKit): Promise<CheckResult> {
+  const began = performance.now();
+  let sessionId: string | null = null;
+  let verdict: { status: 'pass' | 'fail'; message: string };
+  try {
+    verdict = await check.run(kit, (id) => (sessionId = id));
+  } catch (error) {
+    if (!(error instanceof SandboxRefused)) throw error;
+    verdict = { status: 'fail', message: error.message };
+  }
+  return {
+    id: check.id,
+    status: verdict.status,
+    message: verdict.message,
+    fix: verdict.status === 'fail' ? check.fix : null,
+    sends: check.sends,
+    passes: check.passes,
+    sessionId,
+    durationMs: Math.round(performance.now() - began),
+  };
+}
+
+/** The webhook attempts of the checks' conversations, as the event stream told of them. */
+function webhookAttempts(sessions: ReadonlySet<string>, observer: Observer): { status: number | null; error: string | null }[] {
+  return [...sessions].flatMap((id) =>
+    observer
+      .events(id)
+      .filter((event) => event.type === 'webhook.attempt')
+      .map((event) => ({ status: statusOf(event), error: errorOf(event) })),
+  );
 }
 
 /** Whether no delivery connected at all: some were attempted, each failed to connect (no status, and not a time-out, which means it connected). */

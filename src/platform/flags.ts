@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { PayloadError, UsageError, type Problem } from '../../errors.js';
-import { parseJson } from '../../payload/json.js';
-import { sandboxDefaults, sandboxOptionProblems, type DuplicateMode, type SandboxOptions } from '../../sandbox/options.js';
-import { defaultReasons, prepareReasons } from '../../sandbox/seed.js';
-import { parseDuration } from '../../config/duration.js';
-import type { Env } from '../../io.js';
+import { PayloadError, UsageError, type Problem } from '../errors.js';
+import { parseJson } from '../payload/json.js';
+import { sandboxDefaults, sandboxOptionProblems, type DuplicateMode, type SandboxOptions } from '../sandbox/options.js';
+import { defaultReasons, prepareReasons } from '../sandbox/seed.js';
+import { parseDuration } from '../config/duration.js';
+import type { Env } from '../io.js';
 
 /** The flags of `core sandbox` as typed, before checking. */
 export interface SandboxFlags {

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, mkdir, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { envValue, homeDir } from '../../config/locate.js';
-import { ConfigError } from '../../errors.js';
-import { newWebhookSecret, webhookSecretProblem } from '../../sandbox/signature.js';
+import { envValue, homeDir } from '../config/locate.js';
+import { ConfigError } from '../errors.js';
+import { newWebhookSecret, webhookSecretProblem } from '../sandbox/signature.js';
 
-/** The variable that names a secret instead (src/commands/sandbox/options.ts reads it). */
+/** The variable that names a secret instead (src/platform/flags.ts reads it). */
 const SECRET_VARIABLE = 'CORE_SANDBOX_WEBHOOK_SECRET';
 
 /**

@@ -1,7 +1,7 @@
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { envValue, homeDir } from '../../config/locate.js';
-import { UsageError } from '../../errors.js';
+import { envValue, homeDir } from '../config/locate.js';
+import { UsageError } from '../errors.js';
 
 /**
  * `--session last` of `core customer say` and `press` (docs/sandbox.md, "`core customer`"): the last
