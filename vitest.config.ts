@@ -21,6 +21,7 @@ import { hangLimit } from './test/helpers/time-scale.js';
  */
 export const UNIT_TESTS = [
   'test/batch/**/*.test.ts',
+  'test/bridge/{map,verify,personal-data}.test.ts',
   'test/code/**/*.test.ts',
   'test/config/{duration,loaders,reading,require,schema}.test.ts',
   'test/customer/wait.test.ts',
@@ -50,6 +51,7 @@ export const UNIT_TESTS = [
 ];
 
 export const PROCESS_TESTS = [
+  'test/bridge/end-to-end.test.ts',
   'test/build/**/*.test.ts',
   'test/completion/**/*.test.ts',
   'test/config/{search,secret,stuck}.test.ts',
@@ -167,6 +169,10 @@ export const ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> = [
 export const NOT_ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> = [
   ['test/api/', COMMANDS],
   ['test/batch/check.test.ts', RULES],
+  ['test/bridge/end-to-end.test.ts', `${COMMANDS}; the bridge's client is the HTTP client of HTTP_CLIENT, its server the sandbox's`],
+  ['test/bridge/map.test.ts', RULES],
+  ['test/bridge/personal-data.test.ts', RULES],
+  ['test/bridge/verify.test.ts', RULES],
   ['test/batch/progress.test.ts', RULES],
   ['test/batch/resume.test.ts', RULES],
   ['test/batch/send.test.ts', RULES],

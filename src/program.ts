@@ -4,6 +4,7 @@ import { replyCommand } from './commands/reply/command.js';
 import { greetCommand } from './commands/greet/command.js';
 import { reasonCommand } from './commands/reason/command.js';
 import { sandboxCommand } from './commands/sandbox/command.js';
+import { bridgeCommand } from './commands/bridge/command.js';
 import { customerCommand } from './commands/customer/command.js';
 import { testCommand } from './commands/test-command/command.js';
 import { checkBotCommand } from './commands/check-bot/command.js';
@@ -27,6 +28,7 @@ const commands: Record<string, CommandFactory> = {
   customer: customerCommand,
   test: testCommand,
   'check-bot': checkBotCommand,
+  bridge: bridgeCommand,
   example: exampleCommand,
   config: configCommand,
   doctor: doctorCommand,

@@ -35,6 +35,8 @@ export interface Settings {
   token: Resolved<SecretSpec> | null;
   /** null means: fall back to token (the caller decides). */
   integratorToken: Resolved<SecretSpec> | null;
+  /** The platform's webhook signing secret (`core bridge`): the profile's webhookSecret, or null. */
+  webhookSecret: Resolved<SecretSpec> | null;
   headers: Resolved<Record<string, string>>;
   timeoutMs: Resolved<number>;
   retries: Resolved<number>;
@@ -107,6 +109,7 @@ export async function loadSettings(input: LoadInput): Promise<Settings> {
     token: envSecret(input.env, 'CORE_TOKEN', printed) ?? literalChecked(pick(settings.token), 'token', printed),
     integratorToken:
       envSecret(input.env, 'CORE_INTEGRATOR_TOKEN', printed) ?? literalChecked(pick(settings.integratorToken), 'integratorToken', printed),
+    webhookSecret: pick(settings.webhookSecret) ?? null,
     headers: pick(settings.headers) ?? { value: {}, source: 'default' },
     timeoutMs: timeout(input) ??
       (settings.timeout === undefined ? null : { value: parseDuration(settings.timeout), source: fromProfile }) ?? {
@@ -317,6 +320,7 @@ export function literalSecrets(config: ConfigFile): string[] {
   const found = new Set<string>();
   for (const profile of Object.values(config.profiles ?? {})) {
     if (typeof profile.token === 'string' || typeof profile.integratorToken === 'string') found.add('a token');
+    if (typeof profile.webhookSecret === 'string') found.add('a webhook secret');
     if (Object.keys(profile.headers ?? {}).some((name) => !isShownRequestHeader(name))) found.add('a header value');
     if (profile.proxy !== undefined) {
       const parsed = parseProxyUrl(profile.proxy);

@@ -6,6 +6,7 @@ import { isRecord } from '../payload/json.js';
 import { MASK, MIN_MASKED_LENGTH } from '../mask.js';
 import { checkToken } from './token.js';
 import { suggest } from '../text/suggest.js';
+import { webhookSecretProblem } from '../sandbox/signature.js';
 
 /**
  * The config file's schema (docs/configuration.md, "Keys"). It is strict: an unknown key is an
@@ -135,6 +136,23 @@ export const secretSpecSchema = z.union(
   { error: `must be ${TOKEN_FORMS}` },
 );
 
+/**
+ * The platform's webhook signing secret (`core bridge` verifies deliveries with it): a literal
+ * `whsec_...` string, `{env: NAME}` or `{command: "..."}`; a secret like a token, never printed.
+ */
+export const webhookSecretSpecSchema = z.union(
+  [
+    z
+      .string()
+      .check(
+        z.refine((value) => webhookSecretProblem(value) === undefined, { error: (issue) => webhookSecretProblem(String(issue.input)) }),
+      ),
+    z.strictObject({ env: z.string().check(z.regex(ENV_NAME)) }),
+    z.strictObject({ command: z.string().check(z.minLength(1)) }),
+  ],
+  { error: 'must be a whsec_... secret, {env: NAME} or {command: "..."}' },
+);
+
 const baseUrlSchema = z
   .string({ error: 'must be a URL string such as https://chat.example.com' })
   .check(z.refine((value) => baseUrlProblem(value) === undefined, { error: (issue) => baseUrlProblem(String(issue.input)) }));
@@ -193,6 +211,7 @@ export const profileSchema = z.strictObject(
     ),
     token: z.optional(secretSpecSchema),
     integratorToken: z.optional(secretSpecSchema),
+    webhookSecret: z.optional(webhookSecretSpecSchema),
     headers: z.optional(headersSchema),
     timeout: z.optional(timeoutSchema),
     retries: z.optional(retriesSchema),
@@ -217,7 +236,19 @@ export type ConfigFile = z.infer<typeof configSchema>;
 export type ProfileConfig = z.infer<typeof profileSchema>;
 
 const TOP_KEYS = ['$schema', 'defaultProfile', 'profiles'];
-const PROFILE_KEYS = ['baseUrl', 'tenant', 'token', 'integratorToken', 'headers', 'timeout', 'retries', 'limits', 'proxy', 'caFile'];
+const PROFILE_KEYS = [
+  'baseUrl',
+  'tenant',
+  'token',
+  'integratorToken',
+  'webhookSecret',
+  'headers',
+  'timeout',
+  'retries',
+  'limits',
+  'proxy',
+  'caFile',
+];
 const LIMIT_KEYS = ['maxQuickReplies', 'maxQuickReplyLength'];
 const TOKEN_KEYS = ['env', 'command'];
 

@@ -19,6 +19,11 @@ type Role = Credential;
 export interface ApiDeps extends OperationDeps {
   botToken: string;
   integratorToken: string;
+  /**
+   * A bridge's say in each answer (src/bridge/outbound.ts): the request, once checked and recorded
+   * here, sent on to the real platform, whose answer replaces the sandbox's.
+   */
+  forward?: ((ex: Exchange, answer: Answer) => Promise<Answer>) | undefined;
   /** Injected failures (--fail), decided by `random` before the request is read. */
   fail: FaultOptions | undefined;
   random: () => number;
@@ -124,6 +129,7 @@ async function readApiBody(ex: Exchange): Promise<{ ok: true } | { ok: false; an
   const read = await readBody(ex.req, maxBodyBytes);
   if (!read.ok) return { ok: false, answer: tooLarge() };
   ex.bodyBytes = read.bytes.length;
+  ex.rawBody = read.bytes;
   try {
     ex.body = parseJson(new TextDecoder('utf-8', { fatal: true }).decode(read.bytes));
   } catch (error) {
@@ -169,6 +175,7 @@ async function checkAndHandle(deps: ApiDeps, ex: Exchange, role: Role, operation
   }
   const read = await readApiBody(ex);
   if (!read.ok) return read.answer;
+  ex.passedChecks = true;
   return operation(deps, ex, ex.tenant as string, ex.body);
 }
 
@@ -182,7 +189,7 @@ const api =
   async (ex) => {
     const answer = await checkAndHandle(deps, ex, role, operation);
     if (!answer.recorded) recordRefusal(deps.state, ex, answer);
-    return answer;
+    return deps.forward === undefined ? answer : deps.forward(ex, answer);
   };
 
 const handlers: Record<OperationId, OperationHandler> = { reply, greet, reason: updateReason };

@@ -19,6 +19,8 @@ export interface CustomerDeps {
   sender: WebhookSender | null;
   /** The tenant a conversation starts in when the request names none. */
   defaultTenant: string;
+  /** "Save as test" replaces personal data in the saved texts unless asked to keep it (SandboxOptions.maskPersonalData). */
+  maskPersonalData?: boolean;
 }
 
 const LONG_MAX = 9_223_372_036_854_775_807n;
@@ -216,11 +218,19 @@ async function release(state: SandboxState, ex: Exchange, thread: Thread): Promi
  * GET /_sandbox/conversations/{sessionId}/test: the conversation as a `core test` file that passes
  * again against the same bot (src/testing/record.ts), as a YAML download: the page's "save as test".
  */
-async function test(state: SandboxState, thread: Thread): Promise<Answer> {
+async function test(deps: CustomerDeps, ex: Exchange, thread: Thread): Promise<Answer> {
+  const { state } = deps;
+  const personalData = ex.query.get('personal-data');
+  if (personalData !== null && personalData !== 'keep' && personalData !== 'mask') {
+    return invalid([{ path: 'personal-data', message: 'must be keep or mask' }]);
+  }
+  const loose = ex.query.get('loose');
+  if (loose !== null && loose !== 'true' && loose !== 'false') return invalid([{ path: 'loose', message: 'must be true or false' }]);
   const { recordConversation, recordedYaml } = await import('../testing/record.js');
   const recorded = recordConversation(
     { sessionId: thread.sessionId, channel: thread.channel, clientId: thread.client.clientId },
     state.events({ sessionId: thread.sessionId }),
+    { loose: loose === 'true', maskPersonalData: personalData === null ? deps.maskPersonalData === true : personalData === 'mask' },
   );
   const text = await recordedYaml(
     recorded,
@@ -272,7 +282,7 @@ export function customerHandlers(
     list: (ex) => list(state, ex),
     show: withThread(state, (ex, thread) => show(state, ex, thread)),
     release: withThread(state, (ex, thread) => release(state, ex, thread)),
-    test: withThread(state, (_ex, thread) => test(state, thread)),
+    test: withThread(state, (ex, thread) => test(deps, ex, thread)),
     redeliver: (ex) => redeliver(deps, ex),
   };
 }

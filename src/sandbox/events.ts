@@ -215,6 +215,46 @@ export interface ReasonUpdatedEvent extends EventBase {
 }
 
 /** A tenant returned to its start state: the first event of its fresh log ("" for the sandbox-wide log, reset with all). */
+/**
+ * A bot's API request a bridge (`core bridge`, src/bridge/) sent on to the real platform, after the
+ * sandbox's own checks: the platform's answer as it came back to the bot.
+ */
+export interface BridgeForwardEvent extends EventBase {
+  type: 'bridge.forward';
+  requestId: string;
+  method: string;
+  path: string;
+  /** What the sandbox's checks answered: 200, or the refusal sent on anyway with --forward-invalid. */
+  localStatus: number;
+  /** Sent on although the sandbox refused it (--forward-invalid). */
+  forcedInvalid: boolean;
+  /** The platform's status; null when it could not be reached. */
+  status: number | null;
+  /** Why the platform could not be reached, or null. */
+  error: string | null;
+  /** The platform's answer body, cut to the kept size. */
+  body: string;
+  bodyTruncated: boolean;
+  latencyMs: number;
+}
+
+/**
+ * A webhook delivery a bridge received from the real platform and could not take as a customer
+ * message (its signature did not verify, or its body could not be read): passed on to the bot as it
+ * came, and recorded as such.
+ */
+export interface BridgeWebhookEvent extends EventBase {
+  type: 'bridge.webhook';
+  /** 'failed': the platform's secret is known and the signature did not verify; 'unchecked': no secret known. */
+  signature: 'verified' | 'failed' | 'unchecked';
+  /** Why it was not taken as a customer message. */
+  problem: string;
+  /** The bot's status, or null when it was not reached. */
+  botStatus: number | null;
+  error: string | null;
+  bodyBytes: number;
+}
+
 export interface ResetEvent extends EventBase {
   type: 'sandbox.reset';
 }
@@ -230,6 +270,8 @@ export type SandboxEvent =
   | WebhookAttemptEvent
   | ApiRequestEvent
   | ReasonUpdatedEvent
+  | BridgeForwardEvent
+  | BridgeWebhookEvent
   | ResetEvent;
 
 export type EventType = SandboxEvent['type'];

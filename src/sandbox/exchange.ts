@@ -45,6 +45,10 @@ export interface Exchange {
   body?: unknown;
   /** How many bytes of body were read. */
   bodyBytes: number;
+  /** An API request's body as read, byte for byte (a bridge sends it on as it came). */
+  rawBody?: Buffer;
+  /** An API request that passed the checks made before its body (token, tenant, Content-Type) and whose body was read. */
+  passedChecks?: boolean;
 }
 
 export type Handler = (ex: Exchange) => Answer | Promise<Answer>;

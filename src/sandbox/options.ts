@@ -62,6 +62,12 @@ export interface SandboxOptions {
   maxEventBytes?: number;
   /** Where the MESSAGE webhook of each customer message goes; without it messages are only recorded. */
   botUrl?: string;
+  /**
+   * "Save as test" (GET /_sandbox/conversations/{sessionId}/test) replaces e-mail addresses, phone
+   * numbers and card-like numbers in the saved texts with placeholders, unless the request asks to
+   * keep them (`?personal-data=keep`). Default false; a bridge's is true.
+   */
+  maskPersonalData?: boolean;
   /** The Standard Webhooks secret, `whsec_` + base64 of 24 to 64 bytes. Default: a new one for each start. */
   webhookSecret?: string;
   /** The time limit of one webhook attempt, in milliseconds. Default 10000. */

@@ -39,6 +39,8 @@ export interface RouteHandlers {
   page: Record<'index' | 'file', Handler>;
   /** GET /_sandbox/events (stream.ts). */
   events: Handler;
+  /** Routes of a sandbox in bridge mode (src/bridge/): POST /webhook. */
+  extra?: [string, Record<string, Handler>][];
 }
 
 export function routeTable(handlers: RouteHandlers): RouteTable {
@@ -54,6 +56,7 @@ export function routeTable(handlers: RouteHandlers): RouteTable {
     ['/_sandbox/probes/faults', { POST: probes.arm }],
     ['/', { GET: page.index }],
     ['/_sandbox/events', { GET: handlers.events }],
+    ...(handlers.extra ?? []),
   ]);
   const patterns: [RegExp, Record<string, Handler>][] = [
     [/^\/_sandbox\/conversations\/([^/]+)$/, { GET: customer.show }],

@@ -18,12 +18,13 @@ import { pageHandlers } from './page.js';
 import { probeHandlers } from './probe.js';
 import { route, routeTable, type HostRule, type RouteTable } from './routes.js';
 import { defaultReasons, prepareReasons } from './seed.js';
-import type { Answer, Exchange } from './exchange.js';
 import { openStateFile, type StateFile, type StateFileInfo } from './state-file.js';
 import { newWebhookSecret } from './signature.js';
 import { SandboxState, type ConversationView, type MessageRecord, type ReasonRecord } from './state.js';
 import { eventStream } from './stream.js';
-import { WebhookSender } from './webhook.js';
+import { WebhookSender, type AttemptRecord } from './webhook.js';
+import type { Answer, Exchange, Handler } from './exchange.js';
+import type { Delivery } from './model.js';
 
 /**
  * A local implementation of the API's three operations (docs/api.md, "Endpoints") on node:http,
@@ -99,6 +100,24 @@ function checkedSeed(options: SandboxOptions): Reason[] {
   return seed.reasons;
 }
 
+/**
+ * What a sandbox in bridge mode adds (`core bridge`, src/bridge/): routes of its own, a say in each
+ * API answer, and a look at each webhook attempt. Made once the state and the sender exist.
+ */
+export interface SandboxExtension {
+  routes: [string, Record<string, Handler>][];
+  forward?: (ex: Exchange, answer: Answer) => Promise<Answer>;
+  attempted?: (delivery: Delivery, attempt: AttemptRecord) => void;
+}
+
+/** The parts of a sandbox an extension is made from. */
+export interface ExtensionParts {
+  state: SandboxState;
+  /** The sender of webhooks to the bot (a bridge always has a bot). */
+  sender: WebhookSender;
+  log: (line: string) => void;
+}
+
 /** The MESSAGE webhook's sender (webhook.ts), each attempt recorded in the state. */
 function webhookSender(
   options: SandboxOptions,
@@ -106,6 +125,7 @@ function webhookSender(
   bot: { url: string; secret: string; timeoutMs: number; retries: number },
   log: (line: string) => void,
   stateFile: StateFile | null,
+  attempted: (delivery: Delivery, attempt: AttemptRecord) => void = () => {},
 ): WebhookSender {
   return new WebhookSender(
     {
@@ -127,7 +147,10 @@ function webhookSender(
               return state.store.delivery(delivery.deliveryId) !== undefined;
             },
     },
-    (delivery, attempt) => state.webhookAttempt(delivery, attempt),
+    (delivery, attempt) => {
+      state.webhookAttempt(delivery, attempt);
+      attempted(delivery, attempt);
+    },
     log,
   );
 }
@@ -149,6 +172,7 @@ interface Parts {
   streams: Set<ServerResponse>;
   /** The state file, when the sandbox keeps its state on disk. */
   stateFile: StateFile | null;
+  extension: SandboxExtension | undefined;
 }
 
 /** Every route of the sandbox: the API's operations, the inspection, the customer's side, the probes, the page, the events. */
@@ -166,6 +190,7 @@ async function routesOf(parts: Parts, bot: { timeoutMs: number; retries: number 
     // lexer is loaded here, so recording stays synchronous (src/sandbox/state.ts).
     renderMarkdown: await loadSafeHtmlRenderer(),
     intercept: probes.intercept,
+    forward: parts.extension?.forward,
   });
   return routeTable({
     api,
@@ -177,7 +202,12 @@ async function routesOf(parts: Parts, bot: { timeoutMs: number; retries: number 
       bot: botUrl === null || sender === null ? null : { url: botUrl, ...bot, sender },
       stateFile: parts.stateFile?.info ?? null,
     }),
-    customer: customerHandlers({ state, sender, defaultTenant: parts.tenants[0] ?? 'sandbox' }),
+    customer: customerHandlers({
+      state,
+      sender,
+      defaultTenant: parts.tenants[0] ?? 'sandbox',
+      maskPersonalData: options.maskPersonalData === true,
+    }),
     probes,
     page: pageHandlers(),
     events: eventStream({
@@ -186,6 +216,7 @@ async function routesOf(parts: Parts, bot: { timeoutMs: number; retries: number 
       maxTotalBufferedBytes: options.maxStreamBufferedBytes ?? sandboxDefaults.maxStreamBufferedBytes,
       log: parts.log,
     }),
+    extra: parts.extension?.routes ?? [],
   });
 }
 
@@ -198,7 +229,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 /** A sandbox for a client in this same process: the handle, and the customer's side without HTTP (`core test`). */
 export type LocalSandbox = Sandbox & { readonly customer: DirectCustomer };
 
-export async function startLocalSandbox(options: SandboxOptions = {}): Promise<LocalSandbox> {
+export async function startLocalSandbox(
+  options: SandboxOptions = {},
+  extend?: (parts: ExtensionParts) => SandboxExtension,
+): Promise<LocalSandbox> {
   const seedReasons = checkedSeed(options);
   const botUrl = options.botUrl ?? null;
   const webhookSecret = options.webhookSecret ?? newWebhookSecret();
@@ -220,7 +254,7 @@ export async function startLocalSandbox(options: SandboxOptions = {}): Promise<L
   };
   const stateFile = options.state === undefined ? null : await openStateFile(resolvePath(options.state), state, options.warn ?? log);
   try {
-    return await started(options, { state, stateFile, bot, botUrl, webhookSecret, log, duplicates, tenants });
+    return await started(options, { state, stateFile, bot, botUrl, webhookSecret, log, duplicates, tenants, extend });
   } catch (error) {
     await stateFile?.close();
     throw error;
@@ -239,12 +273,33 @@ async function started(
     log: (line: string) => void;
     duplicates: DuplicateMode;
     tenants: string[];
+    extend: ((parts: ExtensionParts) => SandboxExtension) | undefined;
   },
 ): Promise<LocalSandbox> {
-  const { state, stateFile, bot, botUrl, webhookSecret, log, duplicates, tenants } = made;
+  const { state, stateFile, bot, botUrl, webhookSecret, log, duplicates, tenants, extend } = made;
   const host = options.host ?? sandboxDefaults.host;
-  const sender = botUrl === null ? null : webhookSender(options, state, { url: botUrl, secret: webhookSecret, ...bot }, log, stateFile);
-  const parts: Parts = { options, state, sender, botUrl, webhookSecret, tenants, duplicates, log, streams: new Set(), stateFile };
+  // The extension sees every attempt; it is made once the sender exists, so the sender asks for it late.
+  let extension: SandboxExtension | undefined;
+  const attempted = (delivery: Delivery, attempt: AttemptRecord) => extension?.attempted?.(delivery, attempt);
+  const sender =
+    botUrl === null ? null : webhookSender(options, state, { url: botUrl, secret: webhookSecret, ...bot }, log, stateFile, attempted);
+  if (extend !== undefined) {
+    if (sender === null) throw new SandboxOptionsError([{ path: 'botUrl', message: 'a bridge needs the URL of the bot' }]);
+    extension = extend({ state, sender, log });
+  }
+  const parts: Parts = {
+    options,
+    state,
+    sender,
+    botUrl,
+    webhookSecret,
+    tenants,
+    duplicates,
+    log,
+    streams: new Set(),
+    extension,
+    stateFile,
+  };
   const table = await routesOf(parts, bot);
   // Filled in once the server listens: the Host values the sandbox answers, and whether the API's
   // paths are checked too (bound to loopback).
@@ -267,7 +322,12 @@ async function started(
   hostRule.checkEveryPath = isLoopbackHost(address.address);
   // The connection to the bot, opened now, so the first delivery's time holds no connect of the sandbox's making.
   await sender?.warm(Math.min(bot.timeoutMs, WARM_LIMIT_MS));
-  const direct = directCustomer({ state, sender, defaultTenant: tenants[0] ?? 'sandbox' });
+  const direct = directCustomer({
+    state,
+    sender,
+    defaultTenant: tenants[0] ?? 'sandbox',
+    maskPersonalData: options.maskPersonalData === true,
+  });
   const customer: DirectCustomer =
     stateFile === null ? direct : { start: durably(stateFile, direct.start), message: durably(stateFile, direct.message) };
   // The deliveries whose attempts had not ended when the sandbox stopped: sent again, on their own schedule.

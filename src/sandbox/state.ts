@@ -4,6 +4,7 @@ import type {
   BotAnswerEvent,
   Channel,
   CustomerMessageEvent,
+  EventFields,
   GreetingEvent,
   ReleasedEvent,
   SandboxEvent,
@@ -14,6 +15,7 @@ import type { ConversationView, Delivery, ReasonRecord, ReplyFields, Thread } fr
 import type { DuplicateMode } from './options.js';
 import { startConversation } from './rules/conversation-client.js';
 import { customerMessage, type CustomerWords } from './rules/customer-message.js';
+import { bridgedMessageEvents, type BridgedMessage } from './rules/bridged.js';
 import { attemptEvent, redelivery, type AttemptFields } from './rules/delivery.js';
 import { greetingEvents } from './rules/greeting-addressing.js';
 import { releaseEvent } from './rules/handover.js';
@@ -39,6 +41,7 @@ export type { ConversationView, Delivery, Handover, LastBotMessage, ReasonRecord
 export { channelWarnings } from './rules/channel.js';
 export type { MessageRecord } from './reading.js';
 export type { RequestMeta } from './rules/reply.js';
+export type { BridgedMessage } from './rules/bridged.js';
 export type { RefusedRequest } from './rules/tying.js';
 
 export type ReasonUpdate = { ok: true; record: ReasonRecord } | { ok: false; status: 404 | 409; message: string };
@@ -128,6 +131,26 @@ export class SandboxState {
     if (!decided.ok) return delivery === undefined ? decided : { ...decided, tenant: delivery.tenant };
     const event = this.store.recordOne(delivery!.tenant, decided.event) as WebhookRedeliveryEvent;
     return { ok: true, event, delivery: delivery! };
+  }
+
+  /**
+   * A customer message the real platform delivered to a bridge (src/sandbox/rules/bridged.ts): its
+   * event and delivery; for a question already kept (the platform delivering it again), the kept
+   * delivery and no new event.
+   */
+  bridgedMessage(name: string, message: BridgedMessage): { event: CustomerMessageEvent | null; delivery: Delivery | undefined } {
+    const events = bridgedMessageEvents(this.store.tenant(name), message, this.store.randomIds(name));
+    if (events === null) {
+      const deliveryId = this.store.deliveryOfQuestion(name, message.questionId);
+      return { event: null, delivery: deliveryId === undefined ? undefined : this.store.delivery(deliveryId) };
+    }
+    const event = this.store.record(name, events).at(-1) as CustomerMessageEvent;
+    return { event, delivery: event.deliveryId === null ? undefined : this.store.delivery(event.deliveryId) };
+  }
+
+  /** Records what a bridge saw of the real platform: a request sent on, or a delivery it could not take. */
+  bridgeRecord(name: string, fields: EventFields<'bridge.forward'> | EventFields<'bridge.webhook'>): SandboxEvent {
+    return this.store.recordOne(name, fields);
   }
 
   /** Records one webhook attempt; the delivery's thread may be gone by now (reset, or dropped). */

@@ -1,7 +1,8 @@
 import { cjs } from '../interop.js';
 import { isRecord } from '../payload/json.js';
 import type { SandboxEvent } from '../sandbox/events.js';
-import { literal } from './pattern.js';
+import { exactPattern, literal } from './pattern.js';
+import { PersonalDataMask } from './personal-data.js';
 import { escapeTemplate } from './substitute.js';
 import { CHECKED_FIELDS, type TestChannel } from './schema.js';
 import { trimEndOf, trimOf } from '../text/trim.js';
@@ -32,9 +33,21 @@ export interface RecordedTest {
 
 const NAME_LENGTH = 60;
 
-export function recordConversation(conversation: RecordedConversation, events: Iterable<SandboxEvent>): RecordedTest {
+/** How a conversation is saved: `loose` writes the numbers of the bot's texts as any number; `maskPersonalData` replaces personal data. */
+export interface RecordOptions {
+  loose?: boolean;
+  maskPersonalData?: boolean;
+}
+
+export function recordConversation(
+  conversation: RecordedConversation,
+  events: Iterable<SandboxEvent>,
+  options: RecordOptions = {},
+): RecordedTest {
   const steps: Record<string, unknown>[] = [];
   const notes: string[] = [];
+  const mask = options.maskPersonalData === true ? new PersonalDataMask() : undefined;
+  const words = (text: string) => (mask === undefined ? text : mask.mask(text));
   let firstText: string | undefined;
   // Whether the latest customer message has had an answer; undefined before the first one.
   let answered: boolean | undefined;
@@ -48,14 +61,14 @@ export function recordConversation(conversation: RecordedConversation, events: I
         steps.push({ press: escapeTemplate(event.quickReply.text) });
       else if (event.listItem !== null) steps.push({ press: escapeTemplate(event.listItem.identifier) });
       else {
-        steps.push({ customer: escapeTemplate(event.text) });
-        firstText ??= event.text;
+        steps.push({ customer: escapeTemplate(words(event.text)) });
+        firstText ??= words(event.text);
       }
       answered = false;
     } else if (event.type === 'bot.answer') {
       // Answers before the first customer message have nothing to follow; refused ones never reached the customer.
       if (answered === undefined || !event.delivered) continue;
-      steps.push({ bot: answerFields(event.body) });
+      steps.push({ bot: answerFields(event.body, { loose: options.loose === true, words }) });
       answered = true;
     } else if (event.type === 'greeting') {
       notes.push(`a greeting at ${event.time} is not replayed: core test plays the customer's side`);
@@ -66,6 +79,12 @@ export function recordConversation(conversation: RecordedConversation, events: I
     }
   }
   closeSilence();
+  if (mask !== undefined) {
+    const { email, card, phone } = mask.replaced;
+    if (email + card + phone > 0) {
+      notes.push(`personal data replaced with placeholders: ${email} e-mail address(es), ${card} card number(s), ${phone} phone number(s)`);
+    }
+  }
   if (steps.length === 0 || !('customer' in steps[0]!)) {
     // A conversation the customer has not written in yet, or one whose first step is a press
     // (recorded only in part): the file says so rather than failing to load.
@@ -93,19 +112,34 @@ export async function recordedYaml(recorded: RecordedTest, origin: string): Prom
 }
 
 /** The fields of an answer a test checks, each string written so that it matches itself. */
-function answerFields(body: unknown): Record<string, unknown> {
+interface Writing {
+  loose: boolean;
+  words: (text: string) => string;
+}
+
+function answerFields(body: unknown, writing: Writing): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (!isRecord(body)) return out;
-  for (const field of CHECKED_FIELDS) if (body[field] !== undefined) out[field] = exact(body[field]);
+  for (const field of CHECKED_FIELDS) if (body[field] !== undefined) out[field] = exact(body[field], writing);
   return out;
 }
 
-function exact(value: unknown): unknown {
-  // A text holding `${` is written `$${`, so it is not read as a captured value.
-  if (typeof value === 'string') return literal(value) === value ? escapeTemplate(value) : literal(value);
-  if (Array.isArray(value)) return value.map(exact);
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, exact(item)]));
+function exact(value: unknown, writing: Writing): unknown {
+  if (typeof value === 'string') {
+    const text = writing.words(value);
+    // --loose: a text with numbers (an order, a time, a count) matches the same text with any numbers.
+    if (writing.loose && /\d/.test(text)) return loosePattern(text);
+    // A text holding `${` is written `$${`, so it is not read as a captured value.
+    return literal(text) === text ? escapeTemplate(text) : literal(text);
+  }
+  if (Array.isArray(value)) return value.map((item) => exact(item, writing));
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, exact(item, writing)]));
   return value;
+}
+
+/** A pattern matching `text` with each run of digits any run of digits. */
+export function loosePattern(text: string): string {
+  return exactPattern(text).replace(/\d+/g, '\\d+');
 }
 
 function cut(text: string): string {

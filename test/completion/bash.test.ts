@@ -81,6 +81,7 @@ describe('the bash completion script', () => {
       ['core', ''],
       [
         'api',
+        'bridge',
         'check-bot',
         'completion',
         'config',

@@ -255,6 +255,8 @@ describe('the command tree the scripts are made from', () => {
         'core reason update --report <file>',
         'core reason update --resume <report>',
         'core api -f, --file <path>',
+        'core bridge --ca-file <file>',
+        'core bridge --webhook-map <file>',
         'core api --ca-file <file>',
         'core sandbox --reasons <file>',
         'core test <file>',

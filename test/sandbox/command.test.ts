@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parseSandboxFlags } from '../../src/platform/flags.js';
 import { PayloadError, UsageError } from '../../src/errors.js';
 import { main } from '../../src/main.js';
-import { browserCommand } from '../../src/commands/sandbox/open.js';
+import { browserCommand } from '../../src/platform/open.js';
 import { memoryStreams } from '../helpers/streams.js';
 import { happens } from '../helpers/wait.js';
 import { call, messages, paths, replyBody, sandbox } from './helpers.js';

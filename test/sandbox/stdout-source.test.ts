@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { startLines } from '../../src/commands/sandbox/run.js';
+import { startLines } from '../../src/output/sandbox-lines.js';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { withTool } from '../helpers/tools.js';
 

@@ -7,6 +7,7 @@ import { SandboxOptionsError, StateFileError, startSandbox, type Sandbox } from 
 import { WEBHOOK_SECRET_VARIABLE, type SandboxRunOptions } from '../../platform/flags.js';
 import type { ResolvedSecret } from '../../platform/secret.js';
 import { listenError } from '../../platform/start.js';
+import { startLines } from '../../output/sandbox-lines.js';
 
 /**
  * `core sandbox`: starts the local server, prints where it is and how to point `core` at it
@@ -46,7 +47,7 @@ export async function runSandbox(
   ctx.out(lines.join('\n') + '\n');
   ctx.err(guide(sandbox, options, secret, { open: open === true, envFile }));
   if (open) {
-    const { openInBrowser } = await import('./open.js');
+    const { openInBrowser } = await import('../../platform/open.js');
     openInBrowser(`${sandbox.url}/`, ctx);
   }
 
@@ -99,27 +100,6 @@ function guide(
     `${describeFaults(options)}${describeHosts(options)}${describeState(sandbox)}` +
     `${envFile === undefined ? '' : `env file: the CORE_* lines are in ${envFile} too (NAME=value, mode 0600)\n`}stop with Ctrl-C\n`
   );
-}
-
-/**
- * What the sandbox prints on stdout, and all it prints there: lines a POSIX shell can `source` or
- * `eval` (docs/sandbox.md, "Running it"). The first says where the sandbox listens, as a comment; the
- * export lines point `core` and the bot at it, each value one shell word.
- */
-export function startLines(sandbox: Sandbox, options: SandboxRunOptions): string[] {
-  const token = options.token ?? sandboxDefaults.token;
-  const lines = [
-    comment(`core sandbox listening on ${sandbox.url} (tenants: ${sandbox.tenants.join(', ')}; duplicates: ${sandbox.duplicates})`),
-    `export CORE_BASE_URL=${shellWord(sandbox.url)}`,
-    `export CORE_TENANT=${shellWord(sandbox.tenants[0] ?? '')}`,
-    `export CORE_TOKEN=${shellWord(token)}`,
-  ];
-  if (options.integratorToken !== undefined && options.integratorToken !== token) {
-    lines.push(`export CORE_INTEGRATOR_TOKEN=${shellWord(options.integratorToken)}`);
-  }
-  // The bot verifies webhooks with it (docs/sandbox.md, "The MESSAGE webhook"): a test value, printed like the tokens.
-  lines.push(`export CORE_WEBHOOK_SECRET=${shellWord(sandbox.webhookSecret)}`);
-  return lines;
 }
 
 /** Where the secret CORE_WEBHOOK_SECRET carries came from: kept for the user, made now, or named. */
@@ -176,14 +156,4 @@ function describeState(sandbox: Sandbox): string {
 function describeHosts(options: SandboxRunOptions): string {
   const names = options.allowHosts ?? [];
   return names.length > 0 ? `hosts: also answering requests addressed to ${names.join(', ')} (--allow-host)\n` : '';
-}
-
-/** Text as one shell comment line: a line break in it would end the comment, so none is left. */
-function comment(text: string): string {
-  return `# ${text.replace(/[\r\n]+/g, ' ')}`;
-}
-
-/** A value as one POSIX shell word: as is when it is plain, else in single quotes. */
-function shellWord(value: string): string {
-  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }

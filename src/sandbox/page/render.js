@@ -626,6 +626,15 @@ export function systemLine(event) {
     case 'api.request':
       content = `API request refused: ${event.method} ${event.path} \u2192 ${event.status}${event.error ? ` \u00b7 ${event.error}` : ''}`;
       break;
+    case 'bridge.forward':
+      content =
+        `Sent on to the platform${event.forcedInvalid ? ` although refused here (${event.localStatus}, --forward-invalid)` : ''}: ` +
+        `${event.method} ${event.path} \u2192 ${event.status === null ? `not reached (${event.error ?? 'no answer'})` : event.status}` +
+        `${event.body ? ` \u00b7 ${event.body}` : ''}`;
+      break;
+    case 'bridge.webhook':
+      content = `A platform delivery passed on as it came (signature ${event.signature}): ${event.problem} \u00b7 the bot answered ${event.botStatus ?? event.error ?? 'nothing'}`;
+      break;
     default:
       return null;
   }

@@ -105,6 +105,8 @@ function change(model: SandboxModel, tenant: TenantState, event: SandboxEvent): 
       updateReason(tenant, event);
       return 0;
     case 'api.request':
+    case 'bridge.forward':
+    case 'bridge.webhook':
     case 'sandbox.reset':
       return 0;
   }

@@ -81,6 +81,14 @@ export class Store {
     return undefined;
   }
 
+  /** The id of the kept delivery of a question of one tenant, if any. */
+  deliveryOfQuestion(name: string, questionId: bigint): string | undefined {
+    for (const delivery of this.model.tenants.get(name)?.deliveries.values() ?? []) {
+      if (delivery.questionId === questionId) return delivery.deliveryId;
+    }
+    return undefined;
+  }
+
   subscribe(listener: Listener): () => void {
     return this.log.subscribe(listener);
   }

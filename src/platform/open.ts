@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { Context, Env } from '../../context.js';
+import type { Context, Env } from '../context.js';
 
 /**
  * `core sandbox --open`: the page in the user's browser, the way gh and the Stripe CLI open one:
