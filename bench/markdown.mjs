@@ -26,7 +26,7 @@ try {
       contents:
         "export { loadSafeHtmlRenderer } from './src/markdown/safe-html.ts';\n" +
         "export { markdownToPlainText } from './src/markdown/plain-text.ts';\n" +
-        "export { markdownLimits } from './src/markdown/bounds.ts';\n",
+        "export { markdownLimits, inlineDelimiters } from './src/markdown/bounds.ts';\n",
       resolveDir: root,
       loader: 'ts',
     },
@@ -36,7 +36,7 @@ try {
     outfile: out,
     logLevel: 'error',
   });
-  const { loadSafeHtmlRenderer, markdownLimits } = await import(pathToFileURL(out).href);
+  const { loadSafeHtmlRenderer, markdownLimits, inlineDelimiters } = await import(pathToFileURL(out).href);
   const render = await loadSafeHtmlRenderer();
   const fill = (unit, n) => unit.repeat(Math.max(1, Math.floor(n / unit.length)));
   const list = (n) => Array.from({ length: n }, (_, i) => `${' '.repeat(2 * i)}- a`).join('\n');
@@ -54,6 +54,12 @@ try {
     '< repeated': (n) => fill('<', n),
     '<!-- repeated': (n) => fill('<!--', n),
     'table rows': (n) => `|a|b|\n|-|-|\n${fill('|*a*|_b_|\n', n)}`,
+    '~~a~ lines': (n) => fill('~~a~\n', n),
+    '`a repeated': (n) => fill('`a', n),
+    '!a repeated': (n) => fill('!a', n),
+    '\\a repeated': (n) => fill('\\a', n),
+    'a@a repeated': (n) => fill('a@a ', n),
+    'hard breaks': (n) => fill('a  \n', n),
     'prose with emphasis': (n) => fill('Some *emphasis*, a **strong** word and a [link](https://example.com).\n\n', n),
   };
   const inside = {
@@ -103,6 +109,33 @@ try {
     const { median, worst, shown } = time(text);
     slowest = Math.max(slowest, worst);
     console.log(`${name} (${text.length} characters)\t${median.toFixed(1)}/${worst.toFixed(1)} ${shown}`);
+  }
+  // Each inline delimiter at the inline-work bound (the longest repetition of its unit still read),
+  // against `_a` at the bound measured in this run: the bound counts each delimiter by what its scan
+  // costs, so every ratio should stay near 1 or below.
+  const atBound = (unit) => {
+    // A last line break is no part of the paragraph: the text ends with a word instead.
+    const text = (n) => unit.repeat(n).replace(/\n$/, '\nend');
+    let n = 1;
+    while (inlineDelimiters(text(n + 1)) * text(n + 1).length <= markdownLimits.maxEmphasisWork) n++;
+    return text(n);
+  };
+  const baseline = time(atBound('_a'));
+  console.log(
+    `\neach delimiter at the inline-work bound: CPU ms median/slowest, and median / median of _a (${baseline.median.toFixed(1)} ms)`,
+  );
+  for (const unit of ['*a', '~~a~\n', '~a', '`a', '[a', '[a](', '!a', '![a', '<a', '\\a', 'a@a ', 'http://a ', 'www.a ', 'a  \n']) {
+    const text = atBound(unit);
+    const { median, worst, shown } = time(text);
+    slowest = Math.max(slowest, worst);
+    console.log(
+      [
+        JSON.stringify(unit),
+        `${text.length} characters`,
+        `${median.toFixed(1)}/${worst.toFixed(1)} ${shown}`,
+        (median / baseline.median).toFixed(2),
+      ].join('\t'),
+    );
   }
   console.log(`slowest render: ${slowest.toFixed(1)} ms of CPU (goal: under 100 ms)`);
 } finally {

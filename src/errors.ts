@@ -29,6 +29,46 @@ export interface Problem {
   message: string;
 }
 
+/**
+ * The most problems listed (docs/security.md, "Hostile input"): past it, a list holds the first ones
+ * and one more entry that counts the rest, `… and 79,900 more`. A payload of 80,000 unknown fields is
+ * answered in one short message, not a 1.8 MB one (in a 400 body, on stderr and in a log line alike).
+ */
+export const MAX_LISTED_PROBLEMS = 100;
+
+const MORE = /^… and ([\d,]+) more$/;
+
+/** The entry that stands for `n` problems left out of a list. */
+export function moreProblems(n: number, path = ''): Problem {
+  return { path, message: `… and ${String(n).replace(/\B(?=(\d{3})+$)/g, ',')} more` };
+}
+
+/** How many problems a list stands for: its entries, each one that counts others as that many. */
+export function countProblems(problems: readonly Problem[]): number {
+  let total = 0;
+  for (const problem of problems) {
+    const more = MORE.exec(problem.message);
+    total += more ? Number(more[1]!.replace(/,/g, '')) : 1;
+  }
+  return total;
+}
+
+/** A list of problems as it is shown: at most MAX_LISTED_PROBLEMS of them, then one entry counting the rest. */
+export function listedProblems(problems: readonly Problem[]): Problem[] {
+  // A list within the bound, or one already made so (its first ones and its count), is shown as it is.
+  const capped = problems.length === MAX_LISTED_PROBLEMS + 1 && MORE.test(problems.at(-1)!.message);
+  if (problems.length <= MAX_LISTED_PROBLEMS || capped) return [...problems];
+  const listed: Problem[] = [];
+  let rest = 0;
+  for (const problem of problems) {
+    const more = MORE.exec(problem.message);
+    if (more) rest += Number(more[1]!.replace(/,/g, ''));
+    else if (listed.length < MAX_LISTED_PROBLEMS) listed.push(problem);
+    else rest += 1;
+  }
+  return rest > 0 ? [...listed, moreProblems(rest)] : listed;
+}
+
 export interface CoreErrorOptions {
   hint?: string;
   cause?: unknown;
@@ -61,7 +101,7 @@ export class ConfigError extends CoreError {
   readonly problems: Problem[];
   constructor(message: string, options: CoreErrorOptions & { problems?: Problem[] } = {}) {
     super(message, ExitCode.usage, 'ECONFIG', options);
-    this.problems = options.problems ?? [];
+    this.problems = listedProblems(options.problems ?? []);
   }
 }
 
@@ -70,7 +110,7 @@ export class PayloadError extends CoreError {
   readonly problems: Problem[];
   constructor(message: string, problems: Problem[], options?: CoreErrorOptions) {
     super(message, ExitCode.usage, 'EPAYLOAD', options);
-    this.problems = problems;
+    this.problems = listedProblems(problems);
   }
 }
 

@@ -32,6 +32,7 @@ export async function generatedDocs(repoRoot: string): Promise<Map<string, strin
   const openapi = openApiDocument({
     version: version(),
     examples: { reply: await example('reply.json'), greet: await example('greeting.json'), reason: await example('reason.json') },
+    messageExample: await example('message.json'),
   });
   // The examples are read with every integer as a bigint, so they are written back the same way.
   files.set('docs/openapi.json', `${stringifyJson(openapi, 2)}\n`);

@@ -14,6 +14,8 @@ export interface OpenApiOptions {
   version: string;
   /** A realistic request body per operation, shown by Postman and served by mock servers. */
   examples?: Partial<Record<PayloadKind, unknown>>;
+  /** A realistic body of the MESSAGE webhook. */
+  messageExample?: unknown;
 }
 
 /** Component names of the request bodies. */
@@ -133,6 +135,99 @@ const DESCRIPTIONS: Record<string, { operationId: string; tag: string; summary: 
   },
 };
 
+/**
+ * The MESSAGE webhook (docs/sandbox.md, "The MESSAGE webhook"): what the platform POSTs to the bot. The
+ * API shows no webhook payload, signing or retries (docs/api.md, gap 8): this is the format core sandbox
+ * sends and core check-bot grades, signed as Standard Webhooks 1.0 describes. Its body is the JSON
+ * Schema of `core schema message`, from the zod schema the sandbox builds every delivery through.
+ */
+const WEBHOOK_HEADERS: JsonSchema[] = [
+  {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    description: 'The delivery\'s ID: the same on every attempt and on a redelivery, so a bot can tell a repeat (remember it, or make the answerId from it).',
+    schema: { type: 'string', minLength: 1 },
+    example: 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W',
+  },
+  {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    description: 'Unix seconds of this attempt. Refuse a timestamp more than five minutes from your clock, in either direction.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+    example: '1767607200',
+  },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description:
+      'One or more space-separated signatures `v1,<base64>` (several during a key rotation: accept when any matches). ' +
+      'Each is base64(HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")), where key is the base64 after `whsec_` ' +
+      'in the secret, decoded, and the raw body is the bytes as received, before any JSON parsing. Compare in constant time.',
+    schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$' },
+    example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+  },
+  {
+    name: 'X-Tenant-Name',
+    in: 'header',
+    required: true,
+    description: 'The tenant of the thread (also the body\'s tenant): send it back in X-Tenant-Name when you answer.',
+    schema: { type: 'string', minLength: 1 },
+    example: 'acme',
+  },
+];
+
+function messageWebhook(example: unknown): JsonSchema {
+  return {
+    post: {
+      operationId: 'receiveMessage',
+      tags: ['webhooks'],
+      summary: 'A customer message for the bot (MESSAGE webhook)',
+      description: [
+        'Sent to the bot\'s URL for each customer message; the bot answers it through POST /api/v1/chatbot (chatbot rule 1):',
+        'by questionId, or by sessionId and questionIndex for a message of type EMAIL (chatbot rule 2), with identifiers exactly as received.',
+        'Signed as Standard Webhooks 1.0 describes (the webhook-* headers): verify the signature over the raw body before parsing it.',
+        'Identifiers are JSON integers up to 2^63 - 1: read them without losing digits.',
+        'Fields not in the schema may be added later: ignore them.',
+        'The API shows no webhook payload (docs/api.md, gap 8): this is the format of core sandbox, which core check-bot grades bots against.',
+      ].join(' '),
+      security: [{ webhookSignature: [] }],
+      parameters: WEBHOOK_HEADERS,
+      requestBody: {
+        required: true,
+        description: 'The MESSAGE delivery, exactly the bytes the signature covers.',
+        content: {
+          'application/json': {
+            schema: { $ref: '#/components/schemas/MessageDelivery' },
+            ...(example === undefined ? {} : { example }),
+          },
+        },
+      },
+      responses: {
+        '2XX': {
+          description:
+            'Delivered: the bot took the delivery (its answer comes through POST /api/v1/chatbot, before or after this response). ' +
+            'The body of the response is not read beyond its first 2 KB and means nothing.',
+        },
+        default: {
+          description:
+            'Not delivered: any other status, a redirect (never followed), a time-out or a network failure. The delivery is sent again ' +
+            'under the same webhook-id with a new timestamp and signature, after the Retry-After the bot sends or a doubling backoff. ' +
+            'Answer 401 (or any non-2xx) to a delivery whose signature or timestamp does not verify.',
+        },
+      },
+    },
+  };
+}
+
+/** The message body as a component, without the standalone document's `$schema` and `$id`. */
+function messageComponent(): JsonSchema {
+  const { $schema: _schema, $id: _id, ...rest } = jsonSchemaOf('message', 'body');
+  return rest;
+}
+
 /** The path items, one operation each, from the descriptors. */
 function paths(examples: Partial<Record<PayloadKind, unknown>>): JsonSchema {
   const items: JsonSchema = {};
@@ -165,7 +260,7 @@ export function openApiDocument(options: OpenApiOptions): JsonSchema {
       version: options.version,
       summary: 'Bot replies to customer messages, the bot greeting, and updating an agent inactivity reason.',
       description: [
-        'The three operations of the chatbot integration API, as the command-line client core-cli knows them.',
+        'The three operations of the chatbot integration API, as the command-line client core-cli knows them, and the MESSAGE webhook the platform sends the bot (the format of core sandbox).',
         'Generated from the schemas core checks every payload against (docs/schemas); the rules a JSON Schema cannot express are in the schemas\' descriptions.',
         'All paths begin with /api/v1; a version policy beyond this path segment is not shown by the API, nor are rate limits.',
       ].join(' '),
@@ -182,13 +277,16 @@ export function openApiDocument(options: OpenApiOptions): JsonSchema {
     tags: [
       { name: 'bot', description: 'Operations of the bot: answers and greetings (Bearer token).' },
       { name: 'inactivity reasons', description: 'Inactivity reasons of agents (permission INTEGRATOR).' },
+      { name: 'webhooks', description: 'What the platform sends the bot: the signed MESSAGE webhook.' },
     ],
     paths: paths(examples),
+    webhooks: { MESSAGE: messageWebhook(options.messageExample) },
     components: {
       schemas: {
         BotAnswer: component('reply'),
         Greeting: component('greet'),
         InactivityReason: component('reason'),
+        MessageDelivery: messageComponent(),
         Error: errorSchema,
       },
       parameters: { TenantName: tenantParameter },
@@ -219,6 +317,15 @@ export function openApiDocument(options: OpenApiOptions): JsonSchema {
           type: 'http',
           scheme: 'bearer',
           description: "The bot's access token: Authorization: Bearer <ACCESS_TOKEN>. How it is obtained, its lifetime and scope are not shown by the API.",
+        },
+        webhookSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'webhook-signature',
+          description: [
+            'Standard Webhooks 1.0: the platform signs each attempt with the webhook secret (whsec_ followed by base64; core sandbox prints it as CORE_WEBHOOK_SECRET).',
+            'The bot verifies webhook-signature against webhook-id, webhook-timestamp and the raw body; it is not a key the bot sends.',
+          ].join(' '),
         },
         integratorAuth: {
           type: 'http',

@@ -1,7 +1,9 @@
-import { access, constants, lstat, readdir, readFile, stat } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { access, open, readdir, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, InterruptedError } from '../errors.js';
+import { linksOnTheWay } from '../links.js';
 
 /**
  * Where the config file is looked for (docs/configuration.md, "Where the file is looked for").
@@ -178,85 +180,124 @@ async function isFile(file: string): Promise<boolean> {
   }
 }
 
+/** What one read of a file gives: its text, and what the descriptor that read it says of the file. */
+interface FileRead {
+  text: string;
+  info: Stats;
+}
+
+/**
+ * Opens `file` once and reads it through that descriptor; every check is then made of what the
+ * descriptor names (fstat), never of the path again, so a file swapped under the same name between
+ * the check and the read (a rename in a folder someone else owns) cannot be the one parsed. A
+ * folder fails with EISDIR, as a read of it does; a FIFO, a device or a socket is refused, without
+ * waiting for a writer (O_NONBLOCK; on a regular file it changes nothing).
+ */
+async function readOnce(file: string): Promise<FileRead> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const info = await handle.stat();
+    if (info.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${file}'`), { code: 'EISDIR' });
+    if (!info.isFile()) throw new ConfigError(`the config file ${file} is not a regular file; core reads a config file only from one`);
+    return { text: await handle.readFile('utf8'), info };
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * Refuses a config file the search found unless it is the user's (or root's) and no one else may
  * write it, as ssh refuses such a key file and git a repository of another owner: a file planted in
  * a parent folder or in /tmp would otherwise choose the service the token is sent to, and run its
- * token command. A symbolic link must be the user's (or root's) too, and so must its target. Not on
- * Windows, which has no such owners and modes.
+ * token command. Every symbolic link the path passes through must be the user's (or root's) too: a
+ * link at the name itself, in a folder of the path, or in a chain of links, since whoever owns one
+ * chooses the file read. Not on Windows, which has no such owners and modes.
+ *
+ * The file checked is the one read: its owner and mode come from the descriptor that read it
+ * (`read.info`), and the path is walked after the read, link by link, to the file whose device and
+ * inode must be the descriptor's. A path changed meanwhile is refused: what was read cannot be told
+ * to be what the walk saw.
  *
  * The same holds for every file such a file pulls in with `$import`, at any depth (docs/security.md,
  * "Configuration: trusted files only"): `imported` then names the file that imports it and the file
  * the search found, for the message and the fix.
  */
-export async function assertTrusted(
+async function assertTrusted(
   file: string,
+  info: Stats,
   input: Pick<LocateInput, 'uid'>,
   imported?: { by: string; searched: string },
 ): Promise<void> {
   const uid = input.uid ?? process.getuid?.();
   if (process.platform === 'win32' || uid === undefined) return;
-  let link;
-  let target;
-  try {
-    link = await lstat(file);
-    target = link.isSymbolicLink() ? await stat(file) : link;
-  } catch {
-    // It was just read: gone since, the reading of it fails on its own.
-    return;
-  }
   const foreign = (owner: number) => owner !== uid && owner !== 0;
-  const reasons: string[] = [];
-  const foreignLink = link.isSymbolicLink() && foreign(link.uid);
-  if (foreignLink) reasons.push(`is a symbolic link owned by uid ${link.uid}`);
-  if (foreign(target.uid)) reasons.push(`is owned by uid ${target.uid}, not by you (uid ${uid}) or root`);
-  const writers = [(target.mode & 0o020) !== 0 ? 'its group' : '', (target.mode & 0o002) !== 0 ? 'other users' : ''].filter(Boolean);
-  if (writers.length > 0) reasons.push(`can be written by ${writers.join(' and ')}`);
-  if (reasons.length === 0) return;
-  const owned = !foreignLink && !foreign(target.uid);
   const which = imported ? `${file}, imported by ${imported.by}` : file;
   const rule = imported ? 'a config file found by the search, and every file it imports,' : 'a config file found by the search';
-  throw new ConfigError(
-    `refusing the config file ${which}: it ${reasons.join(' and ')}; ${rule} must be yours and writable by you alone, as it chooses where the token goes and may run a command`,
-    {
-      hint: owned
-        ? `if the file is yours, run: chmod go-w ${file}`
-        : imported
-          ? `if you do not know ${file}, remove its $import from ${imported.by}; a config file you trust can be named with --config ${imported.searched} (or CORE_CONFIG), which loads what it imports unchecked`
-          : `remove ${file} if you do not know it, or run core from another folder; a file you trust can be named with --config ${file} (or CORE_CONFIG)`,
-    },
+  const refuse = (reasons: string[], hint: string) =>
+    new ConfigError(
+      `refusing the config file ${which}: it ${reasons.join(' and ')}; ${rule} must be yours and writable by you alone, as it chooses where the token goes and may run a command`,
+      { hint },
+    );
+  let walked;
+  try {
+    walked = linksOnTheWay(file);
+    if (walked.missing) throw Object.assign(new Error('gone'), { code: 'ENOENT' });
+  } catch (error) {
+    throw refuse(
+      [`changed while it was read (${(error as NodeJS.ErrnoException).code ?? 'error'})`],
+      'run the command again; if it keeps failing, something is changing the file or a folder of its path',
+    );
+  }
+  const reasons: string[] = [];
+  const absolute = path.resolve(file);
+  const foreignLinks = walked.links.filter((link) => foreign(link.uid));
+  for (const link of foreignLinks) {
+    reasons.push(
+      link.path === absolute
+        ? `is a symbolic link owned by uid ${link.uid}`
+        : `is reached through the symbolic link ${link.path}, owned by uid ${link.uid}`,
+    );
+  }
+  if (foreign(info.uid)) reasons.push(`is owned by uid ${info.uid}, not by you (uid ${uid}) or root`);
+  const writers = [(info.mode & 0o020) !== 0 ? 'its group' : '', (info.mode & 0o002) !== 0 ? 'other users' : ''].filter(Boolean);
+  if (writers.length > 0) reasons.push(`can be written by ${writers.join(' and ')}`);
+  if (reasons.length === 0) {
+    const end = await stat(walked.end).catch(() => undefined);
+    if (end !== undefined && end.dev === info.dev && end.ino === info.ino) return;
+    throw refuse(
+      ['changed while it was read (the file its path leads to now is not the one read)'],
+      'run the command again; if it keeps failing, something is changing the file or a folder of its path',
+    );
+  }
+  const owned = foreignLinks.length === 0 && !foreign(info.uid);
+  throw refuse(
+    reasons,
+    owned
+      ? `if the file is yours, run: chmod go-w ${file}`
+      : imported
+        ? `if you do not know ${file}, remove its $import from ${imported.by}; a config file you trust can be named with --config ${imported.searched} (or CORE_CONFIG), which loads what it imports unchecked`
+        : `remove ${file} if you do not know it, or run core from another folder; a file you trust can be named with --config ${file} (or CORE_CONFIG)`,
   );
 }
 
 /**
- * The loaders for a file the search found, each checking with assertTrusted the file it is about to
- * parse: cosmiconfig hands every file of an `$import` to a loader, at any depth, once it has read
- * it and before it merges anything or the settings use it. A loader learns only the file's path, so
- * the `$import` of each file loaded is noted first, to name the importer in the message (a file that
- * two files import is named with one of them). The searched file was checked before cosmiconfig read
- * it; it is checked again on cosmiconfig's own read.
+ * The search's check of a file, for a caller that does not read it (core doctor lists the files
+ * the search would find): the file is opened, and the owner and mode checked are the descriptor's.
+ * A file that cannot be opened is left to the reading of it, which fails on its own.
  */
-function trustedLoaders(loaders: Record<string, Loader>, searched: string, input: LocateInput): Record<string, Loader> {
-  const importers = new Map<string, string>();
-  const checked =
-    (loader: Loader): Loader =>
-    async (filepath, content) => {
-      const by = importers.get(filepath);
-      await assertTrusted(filepath, input, filepath === searched ? undefined : { by: by ?? searched, searched });
-      const loaded = await loader(filepath, content);
-      for (const imported of importsOf(filepath, loaded)) importers.set(path.resolve(path.dirname(filepath), imported), filepath);
-      return loaded;
-    };
-  return Object.fromEntries(Object.entries(loaders).map(([extension, loader]) => [extension, checked(loader)]));
-}
-
-/** The paths a loaded file names in `$import`, where cosmiconfig looks (a package.json's "core" key). */
-function importsOf(file: string, loaded: unknown): string[] {
-  const config = path.basename(file, path.extname(file)) === 'package' ? (loaded as { core?: unknown } | null | undefined)?.core : loaded;
-  if (typeof config !== 'object' || config === null || !Object.hasOwn(config, '$import')) return [];
-  const imports = (config as { $import: unknown }).$import;
-  // cosmiconfig refuses anything but strings itself, after this loader returns.
-  return (Array.isArray(imports) ? imports : [imports]).filter((item): item is string => typeof item === 'string');
+export async function assertTrustedFile(file: string, input: Pick<LocateInput, 'uid'>): Promise<void> {
+  let info: Stats;
+  try {
+    const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      info = await handle.stat();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return;
+  }
+  await assertTrusted(file, info, input);
 }
 
 /** Failures to read a candidate that the search passes over, as cosmiconfig's does. */
@@ -268,39 +309,30 @@ const PASSED_OVER = new Set(['ENOENT', 'EISDIR', 'ENOTDIR', 'EACCES']);
  * YAML and parses: JSON with `JSON.parse` (which cosmiconfig's parse-json calls first) and YAML with
  * js-yaml's `load` (cosmiconfig's YAML loader). A file that does not parse is handed to cosmiconfig's
  * loader, so its error is cosmiconfig's, word for word; a JavaScript file goes to cosmiconfig's
- * loaders as before; a file with `$import` to cosmiconfig itself, which merges the imported files.
+ * loaders as before. `$import` is read here too (`withImports`), with cosmiconfig's merge.
+ *
+ * The file is opened once (`readOnce`): the text parsed is the text of the descriptor whose owner
+ * and mode were checked.
  *
  * Returns null when the search goes on past this file (missing, unreadable, empty, a package.json
  * without a "core" key, a null config); for a named file that means no content.
  */
 async function readConfigFile(file: string, mode: 'search' | 'named', input: LocateInput): Promise<{ content: unknown } | null> {
-  let text: string;
+  let read: FileRead;
   try {
-    text = await readFile(file, 'utf8');
+    read = await readOnce(file);
   } catch (error) {
     if (mode === 'search' && PASSED_OVER.has((error as NodeJS.ErrnoException).code ?? '')) return null;
     throw error;
   }
+  const { text } = read;
   if (text.trim() === '') return mode === 'search' ? null : { content: undefined };
-  const extension = path.extname(file);
   // A package.json without a "core" key is passed over whoever owns it; any other file is checked
   // before it is parsed, so a refused file's content is never used.
-  if (mode === 'search' && !(path.basename(file) === 'package.json' && !hasCoreKeyIn(text))) await assertTrusted(file, input);
-  const kind = extension === '.json' ? 'json' : /^\.(ya?ml|)$/.test(extension) || !LOADED_BY_EXTENSION.has(extension) ? 'yaml' : 'other';
-  let loaded: unknown;
-  const parsed = kind === 'other' ? undefined : await parseQuietly(kind, text);
-  if (parsed !== undefined) loaded = parsed.value;
-  else {
-    const loaders = await configLoaders(input.env, input.signal, mode === 'named' && !input.noCode);
-    loaded = await (loaders[extension === '' ? 'noExt' : extension] ?? loaders.default!)(file, text);
-  }
-  if (path.basename(file, extension) === 'package') {
-    // cosmiconfig reads the "core" key (its getPropertyByPath), and fails on a package.json of null.
-    if (loaded === null || loaded === undefined) return viaCosmiconfig(file, mode, input);
-    loaded = (loaded as Record<string, unknown>).core ?? null;
-  }
-  if ((typeof loaded === 'object' || typeof loaded === 'function') && loaded !== null && Object.hasOwn(loaded, '$import'))
-    return viaCosmiconfig(file, mode, input);
+  if (mode === 'search' && !(path.basename(file) === 'package.json' && !hasCoreKeyIn(text))) await assertTrusted(file, read.info, input);
+  let loaded = await parseConfig(file, text, mode, input);
+  if (isPackageJson(file)) loaded = coreKeyOf(loaded);
+  loaded = await withImports(file, loaded, mode, input, [{ file, identity: identityOf(read.info) }]);
   if (loaded === null) return null;
   if (loaded === undefined) return mode === 'search' ? null : { content: undefined };
   return { content: loaded };
@@ -308,6 +340,158 @@ async function readConfigFile(file: string, mode: 'search' | 'named', input: Loc
 
 /** Extensions cosmiconfig's loaders know; a named file with any other is read as YAML. */
 const LOADED_BY_EXTENSION = new Set(['.json', '.yaml', '.yml', '.js', '.cjs', '.mjs', '.ts']);
+
+/**
+ * A config file's text as a value: JSON and YAML parsed here, anything else (and a text that does
+ * not parse, for cosmiconfig's message) by cosmiconfig's loader for its extension. JavaScript runs
+ * only from a file named with --config or CORE_CONFIG, outside TAB completion.
+ */
+async function parseConfig(file: string, text: string, mode: 'search' | 'named', input: LocateInput): Promise<unknown> {
+  const extension = path.extname(file);
+  const kind = extension === '.json' ? 'json' : /^\.(ya?ml|)$/.test(extension) || !LOADED_BY_EXTENSION.has(extension) ? 'yaml' : 'other';
+  const parsed = kind === 'other' ? undefined : await parseQuietly(kind, text);
+  if (parsed !== undefined) return parsed.value;
+  const loaders = await configLoaders(input.env, input.signal, mode === 'named' && !input.noCode);
+  return (loaders[extension === '' ? 'noExt' : extension] ?? loaders.default!)(file, text);
+}
+
+const isPackageJson = (file: string) => path.basename(file, path.extname(file)) === 'package';
+
+/**
+ * The "core" key of a package.json, read as cosmiconfig's getPropertyByPath reads it: a package.json
+ * of null (or empty) fails as it fails there, with the engine's TypeError.
+ */
+function coreKeyOf(loaded: unknown): unknown {
+  if (!Object.prototype.hasOwnProperty.call(loaded, 'core')) return null;
+  return (loaded as { core: unknown }).core ?? null;
+}
+
+/** A file as the kernel knows it, whatever path reaches it: a cycle of `$import` through links is still a cycle. */
+const identityOf = (info: Stats) => `${info.dev}:${info.ino}`;
+
+type ImportLink = { file: string; identity: string };
+
+/**
+ * A config value with its `$import` resolved, as cosmiconfig 9 resolves it (its
+ * `#loadConfigFileWithImports`): each file named, relative to the importing file, is read with its
+ * own imports, then merged in order, and the importing file's own keys last (objects merged key by
+ * key, lists joined). Unlike cosmiconfig, here:
+ *
+ * - a file is read once, through one descriptor, and a file a file found by the search imports is
+ *   checked as that file is (`assertTrusted`) before anything of it is parsed;
+ * - a cycle (a file that imports itself, or one of the files that import it, by any path: a link
+ *   is followed to the file) is a configuration error naming the chain, exit 2; so is an import
+ *   that cannot be read, and one that does not hold a mapping;
+ * - an empty imported file (or one of only `null`) adds nothing, where cosmiconfig fails on it.
+ *
+ * `chain` is the files from the one read first down to `file`.
+ */
+async function withImports(
+  file: string,
+  loaded: unknown,
+  mode: 'search' | 'named',
+  input: LocateInput,
+  chain: ImportLink[],
+): Promise<unknown> {
+  if (!isObject(loaded) || !Object.hasOwn(loaded, '$import')) return loaded;
+  const { $import: imports, ...own } = loaded as Record<string, unknown>;
+  const names = Array.isArray(imports) ? (imports as unknown[]) : [imports];
+  if (names.some((name) => typeof name !== 'string')) {
+    throw new ConfigError(`${file}: $import must be a file name or a list of file names`, {
+      hint: 'write each imported file as a path, relative to this file',
+    });
+  }
+  const searched = chain[0]!.file;
+  const imported: unknown[] = [];
+  for (const name of names as string[]) {
+    const target = path.resolve(path.dirname(file), name);
+    const named = chain.find((link) => link.file === target);
+    if (named !== undefined) throw importCycle(chain, target, named);
+    let read: FileRead;
+    try {
+      read = await readOnce(target);
+    } catch (error) {
+      throw error instanceof ConfigError ? error : unreadableImport(error, target, file);
+    }
+    const identity = identityOf(read.info);
+    const same = chain.find((link) => link.identity === identity);
+    if (same !== undefined) throw importCycle(chain, target, same);
+    // An empty imported file holds nothing to use, and nothing of it is used: it is not checked.
+    if (read.text.trim() === '') continue;
+    if (mode === 'search') await assertTrusted(target, read.info, input, { by: file, searched });
+    let value = await parseConfig(target, read.text, mode, input);
+    if (isPackageJson(target)) value = coreKeyOf(value);
+    value = await withImports(target, value, mode, input, [...chain, { file: target, identity }]);
+    if (value === null || value === undefined) continue;
+    if (!isObject(value) || Array.isArray(value)) {
+      throw new ConfigError(`${target}, imported by ${file}, does not hold a mapping of settings`, {
+        hint: `a file that $import names must hold settings (profiles:, defaultProfile:), as ${searched} does`,
+      });
+    }
+    imported.push(value);
+  }
+  return mergeAll([...imported, own]);
+}
+
+const isObject = (value: unknown): value is object => (typeof value === 'object' || typeof value === 'function') && value !== null;
+
+function importCycle(chain: ImportLink[], target: string, repeated: ImportLink): ConfigError {
+  const files = chain.map((link) => link.file);
+  const last = files.at(-1)!;
+  const through = target === repeated.file ? '' : ` (${target} is ${repeated.file})`;
+  const message =
+    files.length === 1
+      ? `${last} imports itself${through}`
+      : `$import cycle: ${files[0]}${[...files.slice(1), target].map((f, i) => (i === 0 ? ` imports ${f}` : `, which imports ${f}`)).join('')}${through}`;
+  return new ConfigError(message, { hint: `remove the $import of ${target} from ${last}, or another $import of the cycle` });
+}
+
+function unreadableImport(error: unknown, target: string, by: string): ConfigError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why =
+    code === 'ENOENT' || code === 'ENOTDIR'
+      ? 'does not exist'
+      : code === 'EACCES'
+        ? 'cannot be read (permission denied)'
+        : code === 'EISDIR'
+          ? 'is a folder'
+          : code === 'ELOOP'
+            ? 'cannot be reached (a loop of symbolic links)'
+            : `cannot be read (${code ?? 'error'})`;
+  return new ConfigError(`the config file ${target}, imported by ${by}, ${why}`, {
+    hint: `check the $import of ${by}: a path relative to that file`,
+  });
+}
+
+/**
+ * cosmiconfig 9's merge of imported configs (its merge.js, `mergeImportArrays: true`): plain objects
+ * key by key, lists joined, anything else replaced by the later value; `__proto__` and `constructor`
+ * are never copied.
+ */
+function mergeAll(objects: readonly unknown[]): Record<string, unknown> {
+  const merge = (target: Record<string, unknown>, source: Record<string, unknown>): Record<string, unknown> => {
+    for (const key of Object.keys(source)) {
+      if (key === '__proto__' || key === 'constructor') continue;
+      const value = source[key];
+      const current = target[key];
+      if (Object.hasOwn(target, key)) {
+        if (Array.isArray(current) && Array.isArray(value)) {
+          current.push(...(value as unknown[]));
+          continue;
+        }
+        if (isPlainObject(current) && isPlainObject(value)) {
+          target[key] = merge(current, value);
+          continue;
+        }
+      }
+      target[key] = value;
+    }
+    return target;
+  };
+  return objects.reduce<Record<string, unknown>>((target, source) => merge(target, source as Record<string, unknown>), {});
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => Object.prototype.toString.call(value) === '[object Object]';
 
 /** The parsed value, or undefined when the text does not parse (cosmiconfig's loader then says why). */
 async function parseQuietly(kind: 'json' | 'yaml', text: string): Promise<{ value: unknown } | undefined> {
@@ -318,25 +502,6 @@ async function parseQuietly(kind: 'json' | 'yaml', text: string): Promise<{ valu
   } catch {
     return undefined;
   }
-}
-
-/** One file through cosmiconfig itself: for `$import`, which it merges, and a package.json of null. */
-async function viaCosmiconfig(file: string, mode: 'search' | 'named', input: LocateInput): Promise<{ content: unknown } | null> {
-  // cosmiconfig is CommonJS: its exports arrive as `default` in the ESM bundle (and in Node alike).
-  const { cosmiconfig } = (await import('cosmiconfig')).default;
-  // A file found by the search may $import only YAML and JSON: JavaScript is loaded when named.
-  const loaders = await configLoaders(input.env, input.signal, mode === 'named' && !input.noCode);
-  // What a file found by the search imports must be trusted as the file itself is; a named file is
-  // the user's choice, and so is what it imports (docs/configuration.md, "Trusted files only").
-  const explorer = cosmiconfig('core', {
-    searchStrategy: 'none',
-    cache: false,
-    loaders: mode === 'search' ? trustedLoaders(loaders, file, input) : loaders,
-    searchPlaces: [path.basename(file)],
-  });
-  const result = mode === 'search' ? await explorer.search(path.dirname(file)) : await explorer.load(file);
-  if (result === null) return null;
-  return mode === 'search' && result.isEmpty === true ? null : { content: result.config };
 }
 
 /**

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { InterruptedError, PayloadError, UsageError } from '../errors.js';
 import { cjs } from '../interop.js';
+import { inexactFloatTags } from '../payload/inexact.js';
 import { parseJson } from '../payload/json.js';
 import { trimLineBreaks } from '../text/trim.js';
 import { unreadableFile } from '../text/files.js';
@@ -169,7 +170,7 @@ export async function parseText(text: string, name: string, format: 'json' | 'ya
   const looksJson = /^\s*[[{"]/.test(text);
   if (format === 'json' || (format === 'auto' && looksJson)) {
     try {
-      return parseJson(text);
+      return parseJson(text, { inexact: true });
     } catch (error) {
       if (format === 'json') throw new PayloadError(`${name} is not valid JSON: ${(error as Error).message}`, []);
       // "auto" text that starts like JSON but is not: YAML (a superset) gives the better message below.
@@ -181,7 +182,8 @@ export async function parseText(text: string, name: string, format: 'json' | 'ya
 async function parseYaml(text: string, name: string): Promise<unknown> {
   // Loaded here rather than at the top: only YAML payloads pay for the parser.
   const YAML = cjs(await import('yaml'), 'parseAllDocuments');
-  const docs = YAML.parseAllDocuments(text, { intAsBigInt: true, uniqueKeys: true });
+  // A number whose written digits are lost to an integer is kept as written, for validation to refuse (payload/inexact.ts).
+  const docs = YAML.parseAllDocuments(text, { intAsBigInt: true, uniqueKeys: true, customTags: inexactFloatTags });
   const list = Array.isArray(docs) ? docs : [docs];
   if (list.length !== 1) throw new PayloadError(`${name} holds ${list.length} YAML documents; a payload is one`, []);
   const doc = list[0]!;

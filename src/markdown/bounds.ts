@@ -5,7 +5,7 @@ import type { Lexer as MarkedLexer, Token } from 'marked';
  * quadratic on some inputs (a paragraph of `_a` repeated: each `_` that cannot close scans the rest of
  * the paragraph) and recursive on nesting (`> ` or `- ` repeated, `*` x 100k around a word: the stack
  * overflows). So a Markdown text is read only when it is within these bounds: a linear scan, made
- * first, checks its size, lines and nesting, and the emphasis work is counted between marked's two
+ * first, checks its size, lines and nesting, and the inline work is counted between marked's two
  * steps (lexBounded). Otherwise nothing reads it: the sandbox shows it as written, and `core reply`
  * refuses to turn it into plain text. The bounds are counts, not times, so what is rendered does not depend on
  * how busy the machine is; bench/markdown.mjs measures the time the worst inputs within them take.
@@ -21,10 +21,10 @@ export const markdownLimits = {
    */
   maxLines: 2_000,
   /**
-   * Emphasis markers (`*` and `_`) times characters, summed over the texts the inline step reads (each
-   * paragraph, heading, table cell, list item's text): the quadratic part of marked's work. A paragraph
-   * of 1,000 characters with 100 markers counts 100,000; `_a` repeated over 8,000 characters counts
-   * 32,000,000.
+   * Inline delimiters (`inlineDelimiters`) times characters, summed over the texts the inline step reads
+   * (each paragraph, heading, table cell, list item's text): the quadratic part of marked's work. A
+   * paragraph of 1,000 characters with 100 delimiters counts 100,000; `_a` repeated over 8,000
+   * characters counts 32,000,000.
    */
   maxEmphasisWork: 4_000_000,
 } as const;
@@ -107,12 +107,45 @@ const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 // What may follow a list marker: a space, a tab or the end of the line.
 const isBreak = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 
-/** How many `*` and `_` a text holds: the delimiters whose matching is the quadratic part of the lexer. */
-function emphasisMarkers(text: string): number {
+/**
+ * The inline delimiters of a text, weighted: every place where marked's inline reader stops its plain
+ * text to try a rule that may scan the rest of the paragraph (emphasis, strikethrough, code, links,
+ * images, tags, autolinks, escapes, hard breaks). Each such place costs up to the length of the
+ * paragraph, so delimiters times characters bounds the inline step's work, whatever the delimiter
+ * (test/markdown/inline-work.test.ts checks this of marked's reader, fuzzed over every delimiter).
+ * Counted: `*`, `_`, `` ` ``, `[`, `!`, `<`, `\`, `:` (`http://`, `mailto:`), each `www.`, and a
+ * line break after a space (a hard break); `@` counts 2 (the text before a mail address stops, then
+ * the address is read), and `~` counts 3, as marked's strikethrough scan of the rest costs about three
+ * times an emphasis one (bench/markdown.mjs). One pass, no regular
+ * expression.
+ */
+export function inlineDelimiters(text: string): number {
   let count = 0;
   for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x2a || c === 0x5f) count++;
+    switch (text.charCodeAt(i)) {
+      case 0x2a: // *
+      case 0x5f: // _
+      case 0x60: // `
+      case 0x5b: // [
+      case 0x21: // !
+      case 0x3c: // <
+      case 0x5c: // \
+      case 0x3a: // :
+        count += 1;
+        break;
+      case 0x40: // @: the run before it and the address are two steps
+        count += 2;
+        break;
+      case 0x7e: // ~
+        count += 3;
+        break;
+      case 0x0a: // a line break after a space: a hard break
+        if (i > 0 && text.charCodeAt(i - 1) === 0x20) count += 1;
+        break;
+      case 0x77: // www.
+        if (text.startsWith('ww.', i + 1)) count += 1;
+        break;
+    }
   }
   return count;
 }
@@ -132,7 +165,7 @@ export type LexResult = { ok: true; tokens: Token[] } | { ok: false; reason: str
  * The tokens of `markdown` when it is within the bounds, else why not. It does what marked's
  * `Lexer.lex` does, in its two steps: the blocks first (linear once the nesting is bounded), which
  * queue the text of every paragraph, heading, table cell and list item for the inline step; then,
- * once the emphasis work of that queue is known to be within `maxEmphasisWork`, the inline step. A
+ * once the inline work of that queue is known to be within `maxEmphasisWork`, the inline step. A
  * stack overflow inside the lexer (nesting the line scan could not see, such as `*` x 5,000 around a
  * word) is a reason too, not an exception.
  */
@@ -149,12 +182,12 @@ export function lexBounded(Lexer: typeof MarkedLexer, markdown: string, limits: 
   }
   let work = 0;
   for (const { src } of lexer.inlineQueue) {
-    const markers = emphasisMarkers(src);
-    work += markers * src.length;
+    const delimiters = inlineDelimiters(src);
+    work += delimiters * src.length;
     if (work > limits.maxEmphasisWork) {
       return {
         ok: false,
-        reason: `${group(markers)} emphasis markers (* and _) in ${group(src.length)} characters of one paragraph: more than are read`,
+        reason: `${group(delimiters)} inline delimiters (such as * _ \` [ < !; each ~ counts 3) in ${group(src.length)} characters of one paragraph: more than are read`,
       };
     }
   }

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { outputFilePath, writeOutputFile } from './file.js';
+import { outputFileIdentity, outputFilePath, writeOutputFile } from './file.js';
 
 /**
  * Where the reports of a run go, for `core test` and `core check-bot` alike: each `--reporter NAME=FILE`
@@ -59,15 +59,24 @@ export async function reportTargets<R extends string>(
     }
     toStdout[0]!.file = output;
   }
-  const seen = new Map<string, string>();
+  // Two reports to one file (the same name, a link and its target, a name through a linked folder)
+  // would leave only the last one written.
+  const seen = new Map<string, { reporter: string; shown: string }>();
   for (const target of targets) {
     if (target.file === undefined) continue;
-    target.shown = target.file;
-    target.file = await outputFilePath(target.shown, cwd, target.given ?? '--output');
-    const before = seen.get(target.file);
-    if (before !== undefined)
-      throw new UsageError(`--reporter: ${before} and ${target.reporter} both write ${target.shown}; give each its own file`);
-    seen.set(target.file, target.reporter);
+    const shown = target.file;
+    target.shown = shown;
+    target.file = await outputFilePath(shown, cwd, target.given ?? '--output');
+    const identity = await outputFileIdentity(target.file);
+    const before = seen.get(identity);
+    if (before !== undefined) {
+      throw new UsageError(
+        before.shown === shown
+          ? `--reporter: ${before.reporter} and ${target.reporter} both write ${shown}; give each its own file`
+          : `--reporter: ${before.reporter} and ${target.reporter} both write one file: ${before.shown} and ${shown} are the same file; give each its own file`,
+      );
+    }
+    seen.set(identity, { reporter: target.reporter, shown });
   }
   return targets;
 }

@@ -1,4 +1,5 @@
-import { isInteger, parse, stringify } from 'lossless-json';
+import { isInteger, isLosslessNumber, parse, stringify } from 'lossless-json';
+import { readInteger, readNumber } from './inexact.js';
 
 /**
  * JSON that keeps every integer exact. The API's identifiers are Java longs (docs/api.md,
@@ -14,7 +15,7 @@ import { isInteger, parse, stringify } from 'lossless-json';
  * sandbox keeps parsed bodies for hours. A text the engine refuses goes to the lossless reader too,
  * whose messages say where the text is wrong.
  */
-export function parseJson(text: string): unknown {
+export function parseJson(text: string, options: { inexact?: boolean } = {}): unknown {
   if (engineReadable(text)) {
     try {
       return JSON.parse(text, integersAsBigint);
@@ -22,7 +23,10 @@ export function parseJson(text: string): unknown {
       // Not JSON: the lossless reader's message names the position and what was expected.
     }
   }
-  const value = parse(text, null, (literal: string) => (isInteger(literal) ? BigInt(literal) : Number(literal)));
+  // With `inexact`, for a text that holds identifiers: a number whose written digits are lost to an
+  // integer (1.9999999999999999 reads as 2) is kept as an InexactNumber, which validation refuses.
+  const number = options.inexact === true ? readNumber : Number;
+  const value = parse(text, null, (literal: string) => (isInteger(literal) ? readInteger(literal) : number(literal)));
   flattenStrings(value);
   return value;
 }
@@ -157,7 +161,7 @@ export const BIGINT_LOOKUP_OBJECTS = 256;
  * `toJSON` returns, say) still makes the engine refuse the value, and the lossless writer write it.
  */
 export function holdsBigint(root: unknown): boolean {
-  if (typeof root === 'bigint') return true;
+  if (typeof root === 'bigint' || isLosslessNumber(root)) return true;
   if (typeof root !== 'object' || root === null) return false;
   const pending: object[] = [root];
   let looked = 0;
@@ -166,7 +170,8 @@ export function holdsBigint(root: unknown): boolean {
     looked += 1;
     const value = pending.pop()!;
     for (const item of Array.isArray(value) ? value : Object.values(value)) {
-      if (typeof item === 'bigint') return true;
+      // A number kept as written (an InexactNumber) is written by the lossless writer too.
+      if (typeof item === 'bigint' || isLosslessNumber(item)) return true;
       if (typeof item === 'object' && item !== null) pending.push(item as object);
     }
   }

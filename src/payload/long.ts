@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { reportRepeat, rule } from './checks.js';
+import { InexactNumber } from './inexact.js';
 import { describeValue, formatCount } from './messages.js';
 
 /**
@@ -25,6 +26,10 @@ const RANGE = `an integer from 0 to ${formatCount(MAX_LONG)}`;
 
 function longMessage(input: unknown): string {
   if (input === undefined) return 'required';
+  if (input instanceof InexactNumber) {
+    // Written with a fraction or an exponent, it reads as another integer: sent, it would name another client.
+    return `expected ${RANGE}, got ${describeValue(input)}; write the identifier in plain digits`;
+  }
   let got = describeValue(input);
   if (typeof input === 'string' && /^-?\d+$/.test(input.trim())) got += ' (a string: write the number without quotes)';
   else if (typeof input === 'number' && Number.isInteger(input) && !Number.isSafeInteger(input)) {

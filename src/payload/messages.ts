@@ -1,5 +1,7 @@
 import type * as z from 'zod/mini';
+import { isLosslessNumber } from 'lossless-json';
 import { suggest } from '../text/suggest.js';
+import { InexactNumber } from './inexact.js';
 
 /**
  * The wording of every validation message. A message names the rule and the value or size that
@@ -27,12 +29,17 @@ export function formatCount(value: number | bigint): string {
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
-/** Writes a path the way users read it: `quickReplies[0].text`; keys that are not names are quoted. */
+/** The longest key a path shows whole; a longer one (an unknown field of a megabyte) is cut, with its length. */
+const MAX_KEY_SHOWN = 60;
+
+/** Writes a path the way users read it: `quickReplies[0].text`; keys that are not names are quoted, and long ones cut. */
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const segment of path) {
     if (typeof segment === 'number') out += `[${segment}]`;
-    else if (typeof segment === 'string' && IDENTIFIER.test(segment)) out += out === '' ? segment : `.${segment}`;
+    else if (typeof segment === 'string' && segment.length > MAX_KEY_SHOWN) {
+      out += `[${JSON.stringify(segment.slice(0, MAX_KEY_SHOWN - 3)).slice(0, -1)}…" (${formatCount(segment.length)} characters)]`;
+    } else if (typeof segment === 'string' && IDENTIFIER.test(segment)) out += out === '' ? segment : `.${segment}`;
     else out += `[${JSON.stringify(String(segment))}]`;
   }
   return out;
@@ -55,7 +62,18 @@ export function comparePaths(a: Path, b: Path): number {
 
 const MAX_SHOWN = 60;
 
-/** Shows a value after "got": strings quoted (and cut when long), numbers as written, containers by kind. */
+/**
+ * A number as written, cut when long: a million-digit coreClientId is named by its first digits and
+ * its length, so that a message (and the sandbox's 400 answer and its log line) stays one short line.
+ */
+function cut(written: string): string {
+  if (written.length <= MAX_SHOWN) return written;
+  const digits = /^-?\d+$/.test(written) ? written.replace('-', '').length : undefined;
+  const size = digits === undefined ? `${formatCount(written.length)} characters` : `${formatCount(digits)} digits`;
+  return `${written.slice(0, MAX_SHOWN - 3)}… (${size})`;
+}
+
+/** Shows a value after "got": strings quoted (and cut when long), numbers as written (cut when long), containers by kind. */
 export function describeValue(value: unknown): string {
   switch (typeof value) {
     case 'string': {
@@ -64,12 +82,16 @@ export function describeValue(value: unknown): string {
     }
     case 'number':
     case 'bigint':
+      return cut(String(value));
     case 'boolean':
       return String(value);
     case 'undefined':
       return 'nothing';
     case 'object':
       if (value === null) return 'null';
+      if (value instanceof InexactNumber) return `${cut(value.value)} (which reads as ${value.read}: a number keeps 15 to 17 digits)`;
+      // An integer too long to be read as a bigint (inexact.ts), as written.
+      if (isLosslessNumber(value)) return cut(value.value);
       return Array.isArray(value) ? 'an array' : 'an object';
     default:
       return `a ${typeof value}`;

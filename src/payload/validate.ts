@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { Problem } from '../errors.js';
+import { MAX_LISTED_PROBLEMS, moreProblems, type Problem } from '../errors.js';
 import { isRecord } from './checks.js';
 import {
   comparePaths,
@@ -142,37 +142,53 @@ function toPath(path: readonly PropertyKey[]): PathSegment[] {
   return path.map((segment) => (typeof segment === 'number' ? segment : String(segment)));
 }
 
+/** A problem whose message is made only if it is listed: the suggestion for an unknown field costs a comparison with every known one. */
+type PendingProblem = { path: Path; message: string | (() => string) };
+
 /**
- * Sorts problems by path (indexes as numbers), drops exact repeats, and writes the paths out. Problems at one path
- * keep the order they were found in: Array.prototype.sort is stable.
+ * Sorts problems by path (indexes as numbers), drops exact repeats, writes the paths out, and lists
+ * at most MAX_LISTED_PROBLEMS of them, then one entry counting the rest (`… and 79,900 more`). The
+ * cost per problem is a sort and a path written out; a message is made only for a problem listed.
+ * Problems at one path keep the order they were found in: Array.prototype.sort is stable.
  */
-export function finishProblems(raw: readonly RawProblem[]): Problem[] {
-  const sorted = [...raw].sort((a, b) => comparePaths(a.path, b.path));
+export function finishProblems(raw: readonly (RawProblem | PendingProblem)[], unlisted = 0): Problem[] {
+  const sorted = raw.map((problem, order) => ({ problem, order })).sort((a, b) => comparePaths(a.problem.path, b.problem.path));
   const out: Problem[] = [];
   const seen = new Set<string>();
-  for (const problem of sorted) {
+  let rest = unlisted;
+  for (const { problem, order } of sorted) {
     const path = formatPath(problem.path);
-    const key = `${path}\u0000${problem.message}`;
+    // A pending message is an unknown field's, never repeated (a key is in its object once); a long
+    // key is cut in its path, so two of them may be written alike: the order tells them apart.
+    const key = typeof problem.message === 'string' ? `${path}\u0000${problem.message}` : `${path}\u0000${order}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ path, message: problem.message });
+    if (out.length === MAX_LISTED_PROBLEMS) rest += 1;
+    else out.push({ path, message: typeof problem.message === 'string' ? problem.message : problem.message() });
   }
-  return out;
+  return rest > 0 ? [...out, moreProblems(rest)] : out;
 }
 
 /**
  * The problems of a failed parse. zod reports unknown fields as one issue per object; here each
- * unknown field is its own problem at its own path, with a suggestion. A repeated value's message
+ * unknown field is its own problem at its own path, with a suggestion (the first ones of an object,
+ * in the order the object holds them; the rest counted). A repeated value's message
  * names the full path of the first one, which the check could not know (see `reportRepeat`).
  */
 export function toProblems(schema: AnySchema, issues: readonly z.core.$ZodIssue[]): Problem[] {
-  const raw: RawProblem[] = [];
+  const raw: PendingProblem[] = [];
+  // Unknown fields past the first MAX_LISTED_PROBLEMS of an object cannot all be listed: they are
+  // counted, not sorted, so an answer of 80,000 unknown fields costs a count for most of them.
+  let unlisted = 0;
   for (const issue of issues) {
     const path = toPath(issue.path);
     switch (issue.code) {
       case 'unrecognized_keys': {
-        const known = knownFields(schema, path);
-        for (const key of issue.keys) raw.push({ path: [...path, key], message: unknownFieldMessage(key, known) });
+        let known: string[] | undefined;
+        const message = (key: string) => () => unknownFieldMessage(key, (known ??= knownFields(schema, path)));
+        const listed = Math.min(issue.keys.length, MAX_LISTED_PROBLEMS);
+        for (let i = 0; i < listed; i++) raw.push({ path: [...path, issue.keys[i]!], message: message(issue.keys[i]!) });
+        unlisted += issue.keys.length - listed;
         break;
       }
       case 'invalid_key': {
@@ -195,7 +211,7 @@ export function toProblems(schema: AnySchema, issues: readonly z.core.$ZodIssue[
         raw.push({ path, message: issue.message });
     }
   }
-  return finishProblems(raw);
+  return finishProblems(raw, unlisted);
 }
 
 function describeError(error: unknown): string {

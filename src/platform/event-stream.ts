@@ -26,11 +26,18 @@ export interface EventParser {
  * Reads the stream's text: a block ends at a blank line, its `data: ` lines joined by line breaks are
  * its data, and a block without data (a comment, a keep-alive) is passed over.
  */
-export function createEventParser(onData: (data: string) => void): EventParser {
+export function createEventParser(onData: (data: string) => void, onTooLarge: () => void = () => {}): EventParser {
   let buffer = '';
   return {
     feed(chunk) {
+      // Only the new text is searched for the end of a block: what came before has none.
+      const from = Math.max(0, buffer.length - 1);
       buffer += chunk;
+      if (buffer.indexOf('\n\n', from) === -1) {
+        // A block without end past the bound: the stream is given up.
+        if (buffer.length > MAX_SANDBOX_EVENT_BYTES) onTooLarge();
+        return;
+      }
       let end: number;
       while ((end = buffer.indexOf('\n\n')) !== -1) {
         const block = buffer.slice(0, end);
@@ -78,19 +85,41 @@ export function openEventStream(init: ClientInit, query: string, onEvent: (event
   return { opened, ended, close: () => close() };
 }
 
-/** An answer other than 200, read whole and handed on as `StreamRefused`. */
+/** The most one event of the stream may be (docs/sandbox.md, "Bounds"): a bot answer of the sandbox's 1 MB, its every character escaped. */
+export const MAX_SANDBOX_EVENT_BYTES = 16 * 1024 * 1024;
+/** The most kept of the body of a refused stream, for its message. */
+const MAX_REFUSAL_BYTES = 64 * 1024;
+
+/** An answer other than 200, read up to MAX_REFUSAL_BYTES and handed on as `StreamRefused`. */
 function refuse(res: IncomingMessage, fail: (error: Error) => void): void {
   let text = '';
-  res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-  res.on('end', () => fail(new StreamRefused({ status: res.statusCode ?? 0, text, json: jsonOf(text) })));
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    fail(new StreamRefused({ status: res.statusCode ?? 0, text, json: jsonOf(text) }));
+  };
+  res.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+    if (text.length > MAX_REFUSAL_BYTES) {
+      text = text.slice(0, MAX_REFUSAL_BYTES);
+      res.destroy();
+      finish();
+    }
+  });
+  res.on('end', finish);
+  res.on('close', finish);
 }
 
 /** The events of an open stream, each event read to `onEvent`, until the stream ends. */
 function read(res: IncomingMessage, onEvent: (event: PlatformEvent) => void, endStream: () => void): void {
-  const parser = createEventParser((data) => {
-    const event = eventOf(data);
-    if (event !== undefined) onEvent(event);
-  });
+  const parser = createEventParser(
+    (data) => {
+      const event = eventOf(data);
+      if (event !== undefined) onEvent(event);
+    },
+    () => res.destroy(),
+  );
   res.setEncoding('utf8');
   res.on('data', (chunk: string) => parser.feed(chunk));
   res.on('end', endStream);

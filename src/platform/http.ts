@@ -1,6 +1,7 @@
 import { request as httpRequest, type Agent, type ClientRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { InterruptedError, NetworkError } from '../errors.js';
+import { formatBytes } from '../input/bytes.js';
 import { parseJson, stringifyJson } from '../payload/json.js';
 import { trimEndOf } from '../text/trim.js';
 import { formatDuration } from '../text/duration.js';
@@ -82,7 +83,19 @@ export function networkError(error: NodeJS.ErrnoException, url: URL): NetworkErr
   });
 }
 
-/** One JSON request; a network failure or a time-out is a NetworkError (exit 6). */
+/**
+ * The most the client reads of an answer of the sandbox's (docs/sandbox.md, "Bounds"). Its answers to
+ * these requests are a few hundred bytes; a server that answers without end (a wrong --sandbox URL)
+ * grew core test, check-bot and core customer to 6 GB. Past the bound the request fails: a JSON
+ * answer cut is no answer.
+ */
+export const MAX_SANDBOX_ANSWER_BYTES = 1024 * 1024;
+
+/** The error of an answer past `limit`, for the request to be destroyed with. */
+export const tooLarge = (what: string, limit: number) =>
+  Object.assign(new Error(`${what} is larger than ${formatBytes(limit)}: this is not a sandbox of core's`), { code: 'ETOOLARGE' });
+
+/** One JSON request; a network failure, a time-out or an answer past MAX_SANDBOX_ANSWER_BYTES is a NetworkError (exit 6). */
 export function requestJson(init: ClientInit, method: 'GET' | 'POST', path: string, body?: unknown): Promise<SandboxAnswer> {
   const payload = body === undefined ? undefined : Buffer.from(stringifyJson(body), 'utf8');
   const headers: Record<string, string> = { Accept: 'application/json' };
@@ -94,7 +107,12 @@ export function requestJson(init: ClientInit, method: 'GET' | 'POST', path: stri
     const { req, url, answered } = startRequest(init, method, path, headers, reject);
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_SANDBOX_ANSWER_BYTES) req.destroy(tooLarge('its answer', MAX_SANDBOX_ANSWER_BYTES));
+        else chunks.push(chunk);
+      });
       res.on('end', () => {
         answered();
         const text = Buffer.concat(chunks).toString('utf8');

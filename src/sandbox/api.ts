@@ -131,7 +131,9 @@ async function readApiBody(ex: Exchange): Promise<{ ok: true } | { ok: false; an
   ex.bodyBytes = read.bytes.length;
   ex.rawBody = read.bytes;
   try {
-    ex.body = parseJson(new TextDecoder('utf-8', { fatal: true }).decode(read.bytes));
+    // A number whose written digits are lost to an integer (1.9999999999999999 reads as 2) is kept as
+    // written, so that an identifier written so is refused, not taken for another (payload/inexact.ts).
+    ex.body = parseJson(new TextDecoder('utf-8', { fatal: true }).decode(read.bytes), { inexact: true });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return { ok: false, answer: { status: 400, error: `the request body is not valid JSON: ${reason}`, what: 'invalid: not JSON' } };

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Problem } from '../errors.js';
+import { listedProblems, type Problem } from '../errors.js';
 
 /** Small HTTP helpers of the sandbox, kept apart from its routing so each reads on its own. */
 
@@ -15,9 +15,11 @@ export function errorBody(method: string, uri: string, message: string): ErrorBo
   return { timestamp: new Date().toISOString(), method, uri, message };
 }
 
-/** `path: message; path: message`: how a 400 answer lists every problem of a payload. */
+/** `path: message; path: message`: how a 400 answer lists the problems of a payload (the first ones, then a count). */
 export function formatProblems(problems: readonly Problem[]): string {
-  return problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join('; ');
+  return listedProblems(problems)
+    .map((p) => (p.path ? `${p.path}: ${p.message}` : p.message))
+    .join('; ');
 }
 
 /**

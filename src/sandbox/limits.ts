@@ -4,5 +4,5 @@
  * sandbox's state.
  */
 
-/** The longest customer message, in UTF-16 code units (a sandbox choice, docs/sandbox.md). */
-export const maxCustomerText = 4000;
+/** The longest customer message, in UTF-16 code units (a sandbox choice, docs/sandbox.md), as the MESSAGE webhook's contract states it. */
+export { MAX_CUSTOMER_TEXT as maxCustomerText } from '../payload/customer-text.js';

@@ -140,6 +140,8 @@ export interface TenantView {
   readonly nextClientId: bigint;
   /** The questionId of the tenant's next question. */
   readonly nextQuestionId: bigint;
+  /** The questionId of the tenant's next question asked above 2^53 (a probe's `largeIds`, src/sandbox/probe.ts). */
+  readonly nextLargeQuestionId: bigint;
 }
 
 /** A tenant as the readers see it (listings, sizes): its view, its event log and the bytes that log holds. */

@@ -5,6 +5,7 @@ import { invalid, readJsonObject, type Answer, type Exchange, type Handler } fro
 import { Faults } from './faults.js';
 import { maxCustomerText, type Delivery, type SandboxState } from './state.js';
 import { secretKey, signature } from './signature.js';
+import { SHAPE_FIELDS, WORDS_FIELDS, shapeBody, shapeOf, shapeProblems, wordsProblems, type ProbeShape } from './probe-shape.js';
 import type { AttemptResult, WebhookSender } from './webhook.js';
 
 /**
@@ -37,6 +38,7 @@ export const CRAFTS = [
   'future',
   'unknown-fields',
   'replay',
+  'fuzz',
 ] as const;
 export type Craft = (typeof CRAFTS)[number];
 
@@ -82,6 +84,7 @@ export function craftRequest(
   switch (craft) {
     case 'signed':
     case 'replay':
+    case 'fuzz':
       return signed(body, now, signature(key, id, now, body));
     case 'unsigned':
       return { headers: { ...base }, body };
@@ -135,10 +138,11 @@ interface Prober {
   url: string | null;
 }
 
-/** Sends one crafted attempt and records it as the delivery's attempt. */
-async function sendCrafted(prober: Prober, craft: Craft, delivery: Delivery): Promise<AttemptResult> {
+/** Sends one crafted attempt (its body shaped as asked: probe-shape.ts) and records it as the delivery's attempt. */
+async function sendCrafted(prober: Prober, craft: Craft, delivery: Delivery, shape?: ProbeShape): Promise<SentAttempt> {
   const { sender } = prober;
-  const request = craftRequest(craft, delivery, prober.key, Math.floor(Date.now() / 1000), sender.baseHeaders(delivery.tenant));
+  const sent = shape === undefined ? delivery : { deliveryId: delivery.deliveryId, body: shapeBody(delivery.body, shape) };
+  const request = craftRequest(craft, sent, prober.key, Math.floor(Date.now() / 1000), sender.baseHeaders(delivery.tenant));
   const result = await sender.probe(request.headers, request.body);
   const delivered = result.status !== null && result.status >= 200 && result.status < 300;
   prober.state.webhookAttempt(delivery, {
@@ -154,15 +158,27 @@ async function sendCrafted(prober: Prober, craft: Craft, delivery: Delivery): Pr
     retryInMs: null,
     retryAfter: false,
   });
-  return result;
+  return { ...result, sent: request.body };
 }
 
-const attemptJson = (result: AttemptResult) => ({
+/** An attempt's result and the body it sent. */
+type SentAttempt = AttemptResult & { sent: Buffer };
+
+/** How the bot answered, and (`delivery`) the exact body sent, as text: a lone surrogate is written escaped, so it reads as UTF-8. */
+const attemptJson = (result: SentAttempt) => ({
   status: result.status,
   error: result.error,
   latencyMs: result.latencyMs,
   body: result.body,
+  delivery: result.sent.toString('utf8'),
 });
+
+/** The fields each kind of probe takes. */
+function allowedFields(craft: unknown): readonly string[] {
+  if (craft === 'replay') return ['craft', 'deliveryId', ...SHAPE_FIELDS];
+  if (craft === 'fuzz') return ['craft', 'sessionId', 'text', ...WORDS_FIELDS, ...SHAPE_FIELDS];
+  return ['craft', 'sessionId', 'text'];
+}
 
 /** Every problem with the body of POST /_sandbox/probes. */
 function probeProblems(body: Record<string, unknown>): Problem[] {
@@ -172,23 +188,27 @@ function probeProblems(body: Record<string, unknown>): Problem[] {
     problems.push({ path: 'craft', message: `${JSON.stringify(craft) ?? 'absent'}: use one of ${CRAFTS.join(', ')}` });
   }
   const replay = craft === 'replay';
-  const allowed = replay ? ['craft', 'deliveryId'] : ['craft', 'sessionId', 'text'];
+  const allowed = allowedFields(craft);
   for (const field of Object.keys(body)) {
     if (!allowed.includes(field)) problems.push({ path: field, message: `unknown field; this probe takes ${allowed.join(', ')}` });
   }
   const named = replay ? 'deliveryId' : 'sessionId';
   if (typeof body[named] !== 'string' || body[named] === '') problems.push({ path: named, message: 'must be a non-empty string' });
-  const text = probeText(body);
-  if (!replay && (typeof text !== 'string' || text === '' || text.length > maxCustomerText)) {
-    problems.push({ path: 'text', message: `must be a non-empty string of at most ${maxCustomerText} characters` });
+  if (replay || craft === 'fuzz') problems.push(...shapeProblems(body));
+  if (craft === 'fuzz') problems.push(...wordsProblems(body));
+  else if (!replay) {
+    const text = probeText(body);
+    if (typeof text !== 'string' || text === '' || text.length > maxCustomerText) {
+      problems.push({ path: 'text', message: `must be a non-empty string of at most ${maxCustomerText} characters` });
+    }
   }
   return problems;
 }
 
 const probeText = (body: Record<string, unknown>) => body.text ?? `A question sent by core check-bot (${String(body.craft)}).`;
 
-/** `{"deliveryId", "craft": "replay"}`: a kept delivery sent again. */
-async function replayProbe(prober: Prober, deliveryId: string): Promise<Answer> {
+/** `{"deliveryId", "craft": "replay"}`: a kept delivery sent again (shaped as the body asks, so as its first attempt was). */
+async function replayProbe(prober: Prober, deliveryId: string, shape: ProbeShape): Promise<Answer> {
   const sent = prober.state.redeliver(deliveryId);
   if (!sent.ok) {
     return {
@@ -199,7 +219,7 @@ async function replayProbe(prober: Prober, deliveryId: string): Promise<Answer> 
     };
   }
   const { delivery } = sent;
-  const result = await sendCrafted(prober, 'replay', delivery);
+  const result = await sendCrafted(prober, 'replay', delivery, shape);
   return {
     status: 200,
     tenant: delivery.tenant,
@@ -214,13 +234,35 @@ async function replayProbe(prober: Prober, deliveryId: string): Promise<Answer> 
   };
 }
 
-/** `{"sessionId", "craft", "text"?}`: a customer question in the thread, its webhook sent once as `craft` says. */
-async function craftedProbe(prober: Prober, craft: Craft, sessionId: string, text: string): Promise<Answer> {
+/** What the customer sent in a probe's question: the text alone, or (`fuzz`) a button pressed or an item picked. */
+interface ProbeWords {
+  text: string;
+  quickReply: Record<string, unknown> | null;
+  listItem: { identifier: string; title: string } | null;
+  largeId: boolean;
+}
+
+function wordsOf(body: Record<string, unknown>): ProbeWords {
+  const fuzz = body.craft === 'fuzz';
+  return {
+    text: probeText(body) as string,
+    quickReply: fuzz ? ((body.quickReply as ProbeWords['quickReply'] | undefined) ?? null) : null,
+    listItem: fuzz ? ((body.listItem as ProbeWords['listItem'] | undefined) ?? null) : null,
+    largeId: fuzz && body.largeIds === true,
+  };
+}
+
+/**
+ * `{"sessionId", "craft", "text"?}`: a customer question in the thread, its webhook sent once as `craft`
+ * says; with `fuzz`, what the customer sent and the delivery's shape as the body says (probe-shape.ts).
+ */
+async function craftedProbe(prober: Prober, craft: Craft, sessionId: string, words: ProbeWords, shape: ProbeShape): Promise<Answer> {
   const thread = prober.state.thread(sessionId);
   if (thread === undefined) {
     return { status: 404, error: `no conversation with sessionId '${sessionId}'`, what: 'unknown conversation' };
   }
-  const { event, delivery } = prober.state.customerMessage(thread, { text, quickReply: null, listItem: null });
+  const { text, quickReply, listItem, largeId } = words;
+  const { event, delivery } = prober.state.customerMessage(thread, { text, quickReply, listItem, largeId });
   if (delivery === null) {
     return {
       status: 409,
@@ -229,7 +271,7 @@ async function craftedProbe(prober: Prober, craft: Craft, sessionId: string, tex
       what: 'refused: no delivery',
     };
   }
-  const result = await sendCrafted(prober, craft, delivery);
+  const result = await sendCrafted(prober, craft, delivery, craft === 'fuzz' ? shape : undefined);
   return {
     status: 200,
     tenant: thread.tenant,
@@ -254,8 +296,9 @@ async function probe(deps: ProbeDeps, key: Buffer, ex: Exchange): Promise<Answer
   if (problems.length > 0) return invalid(problems);
   if (deps.sender === null) return noBot;
   const prober: Prober = { state: deps.state, sender: deps.sender, key, url: deps.url };
-  if (body.craft === 'replay') return replayProbe(prober, body.deliveryId as string);
-  return craftedProbe(prober, body.craft as Craft, body.sessionId as string, probeText(body) as string);
+  const shape = shapeOf(body);
+  if (body.craft === 'replay') return replayProbe(prober, body.deliveryId as string, shape);
+  return craftedProbe(prober, body.craft as Craft, body.sessionId as string, wordsOf(body), shape);
 }
 
 export function probeHandlers(deps: ProbeDeps): {

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { configSchema } from '../config/schema.js';
 import { greetingSchema, longJsonSchemaOverride, reasonSchema, receivedAtSchema, replySchema } from '../payload/index.js';
+import { messageDeliverySchema } from '../payload/message.js';
 import { receivedAtInFile, SCHEMA_KEY, SCHEMA_KEY_JSON_SCHEMA } from '../input/fields.js';
 import { testFileSchema } from '../testing/schema.js';
 import { CONFIG_NOTES } from './config-notes.js';
@@ -49,6 +50,10 @@ const SOURCES: Record<SchemaKind, { schema: z.core.$ZodType; title: string }> = 
     schema: testFileSchema,
     title: 'A conversation test of core test: the steps of a conversation with a bot, and the answers expected',
   },
+  message: {
+    schema: messageDeliverySchema,
+    title: "MESSAGE webhook: the body the platform POSTs to the bot for a customer message (the sandbox's format)",
+  },
 };
 
 /**
@@ -76,7 +81,8 @@ export function jsonSchemaOf(kind: SchemaKind, form: SchemaForm = 'file'): JsonS
   const body = structuredClone(generated);
   delete body.$schema;
   if (kind === 'config') applyNotes(body, CONFIG_NOTES);
-  else if (form === 'file') allowEditorKey(body);
+  // A delivery is what the platform sends, never a file core reads: no `$schema` key for editors.
+  else if (form === 'file' && kind !== 'message') allowEditorKey(body);
   const { description, ...rest } = body;
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',

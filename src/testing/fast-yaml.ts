@@ -1,4 +1,5 @@
 import { cjs } from '../interop.js';
+import { readInteger, readNumber } from '../payload/inexact.js';
 import type { Path } from '../payload/messages.js';
 
 /**
@@ -53,8 +54,7 @@ function coreSchema(yaml: JsYaml): import('js-yaml').Schema {
       new yaml.Type('tag:yaml.org,2002:int', {
         kind: 'scalar',
         resolve: (data: unknown) => typeof data === 'string' && INT.test(data),
-        construct: (data: string) =>
-          data.startsWith('0o') ? BigInt(`0o${data.slice(2)}`) : BigInt(data.startsWith('+') ? data.slice(1) : data),
+        construct: (data: string) => (data.startsWith('0o') ? BigInt(`0o${data.slice(2)}`) : readInteger(data)),
       }),
       new yaml.Type('tag:yaml.org,2002:float', {
         kind: 'scalar',
@@ -63,7 +63,8 @@ function coreSchema(yaml: JsYaml): import('js-yaml').Schema {
           const plain = data.replace(/^\+/, '');
           if (/inf$/i.test(plain)) return plain.startsWith('-') ? -Infinity : Infinity;
           if (/nan$/i.test(plain)) return NaN;
-          return Number(plain);
+          // A number whose written digits are lost to an integer is kept as written (payload/inexact.ts).
+          return readNumber(plain);
         },
       }),
     ],

@@ -25,17 +25,32 @@ export function patternProblem(text: string): string | undefined {
   const unknown = [...flags].filter((flag) => !PATTERN_FLAGS.includes(flag));
   if (unknown.length > 0) {
     return (
-      `${JSON.stringify(text)} is written as a /regular expression/ but ends with the flag${unknown.length === 1 ? '' : 's'} ` +
+      `${quoted(text)} is written as a /regular expression/ but ends with the flag${unknown.length === 1 ? '' : 's'} ` +
       `${unknown.join('')}; the flags are ${[...PATTERN_FLAGS].join(', ')}. To match this text exactly, write ${JSON.stringify(exactPattern(text))}`
     );
   }
-  if (new Set(flags).size !== flags.length) return `${JSON.stringify(text)}: a flag is repeated`;
+  if (new Set(flags).size !== flags.length) return `${quoted(text)}: a flag is repeated`;
   try {
-    new RegExp(source, flags);
+    // V8 compiles a pattern when it is first used, not when it is made: a pattern too large to compile
+    // (a source of 40,000 letters: "Regular expression too large", or "Stack overflow") is valid until
+    // then. Using it once on the empty string compiles it here, where the file is checked.
+    new RegExp(source, flags).exec('');
     return undefined;
   } catch (error) {
-    return `${JSON.stringify(text)} is not a valid regular expression: ${(error as Error).message}`;
+    // The engine's message repeats the whole source: for a long one, only its reason is kept.
+    const message = (error as Error).message;
+    const reason = text.length <= MAX_QUOTED ? message : message.slice(message.lastIndexOf(': ') + 2);
+    return `${quoted(text)} is not a valid regular expression: ${reason}${/too large|overflow/i.test(reason) ? ' (it is too long or too deeply nested to compile)' : ''}`;
   }
+}
+
+/** The longest text a message quotes whole; a longer one is quoted by its start and its length. */
+const MAX_QUOTED = 80;
+
+/** A text as a message quotes it: JSON-quoted, cut past MAX_QUOTED characters with its length. */
+function quoted(text: string): string {
+  if (text.length <= MAX_QUOTED) return JSON.stringify(text);
+  return `${JSON.stringify(text.slice(0, MAX_QUOTED - 3)).slice(0, -1)}…" (${text.length.toLocaleString('en-US')} characters)`;
 }
 
 /** A string as a matcher; a pattern is compiled. Call only on strings that passed patternProblem. */

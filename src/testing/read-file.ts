@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Problem } from '../errors.js';
 import { cjs } from '../interop.js';
+import { inexactFloatTags } from '../payload/inexact.js';
 import { parseJson } from '../payload/json.js';
 import type { Path } from '../payload/messages.js';
 import { formatBytes } from '../input/bytes.js';
@@ -80,7 +81,7 @@ export async function readValue(
   if (fast !== undefined) value = fast.value;
   else if (isJson) {
     try {
-      value = parseJson(text);
+      value = parseJson(text, { inexact: true });
     } catch (error) {
       return problem(`not valid JSON: ${(error as Error).message}`);
     }
@@ -103,7 +104,13 @@ export async function readValue(
 async function parseDocument(text: string) {
   const YAML = cjs(await import('yaml'), 'parseDocument');
   const lines = new YAML.LineCounter();
-  const doc = YAML.parseDocument(text, { intAsBigInt: true, uniqueKeys: true, lineCounter: lines, prettyErrors: false });
+  const doc = YAML.parseDocument(text, {
+    intAsBigInt: true,
+    uniqueKeys: true,
+    lineCounter: lines,
+    prettyErrors: false,
+    customTags: inexactFloatTags,
+  });
   return { doc, lines };
 }
 

@@ -1,5 +1,6 @@
 import { stringifyJson } from '../payload/json.js';
 import { looksLikePattern } from './pattern.js';
+import { printable } from '../output/terminal.js';
 import type { Unreachable } from './unreachable.js';
 import { coverageReport, type CoverageCounts } from './coverage.js';
 import type { PlannedFile } from './load.js';
@@ -96,6 +97,7 @@ export function runsText(summary: ConversationSummary): string {
 /** What is shown for an expected or received value: patterns as written, the rest as JSON, absence as such. */
 export function showValue(value: unknown): string {
   if (value === undefined) return '(absent)';
-  if (typeof value === 'string' && looksLikePattern(value)) return value;
+  // A string written like a pattern is shown as written, its control characters escaped (JSON escapes the rest).
+  if (typeof value === 'string' && looksLikePattern(value)) return printable(value);
   return stringifyJson(value) ?? String(value);
 }

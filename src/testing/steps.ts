@@ -3,7 +3,7 @@ import { ConversationEvents, type Asked, type Event, type Next } from './convers
 import type { PlannedStep } from './load.js';
 import type { BotAnswerEvent, WebhookAttemptEvent } from '../sandbox/events.js';
 import { matchAnswer } from './match.js';
-import { toPattern } from './pattern.js';
+import { patternProblem, toPattern } from './pattern.js';
 import type { SandboxAnswer, SandboxClient } from './platform.js';
 import { formatLatency, formatMs, type Failure } from './results.js';
 import { ADDRESSING_FIELDS, CHECKED_FIELDS } from './schema.js';
@@ -95,6 +95,10 @@ function checkAnswer(
   }
   const latencyMs = events.latency(answer, asked);
   const withLatency = (failure: Failure): Taken => (latencyMs === undefined ? { failure } : { failure, latencyMs });
+  // A pattern that its captured or examples values make one the engine cannot compile (a value of
+  // 60,000 characters): the file was checked with placeholders, so it is known only now.
+  const unusable = unusablePattern(expected, step.capture, values);
+  if (unusable !== undefined) return withLatency({ message: unusable, received: visible(answer.body, expected) });
   const diff = matchAnswer(expected, answer.body);
   if (diff.length > 0) {
     return withLatency({
@@ -113,6 +117,28 @@ function checkAnswer(
   const failure = capture(step, values, answer, expected);
   if (failure) return withLatency(failure);
   return latencyMs === undefined ? {} : { latencyMs };
+}
+
+/** Why a /pattern/ of a step, its values filled in, cannot be used; undefined when every one can. */
+function unusablePattern(expected: unknown, capture: BotStep['capture'], values: Map<string, string>): string | undefined {
+  const inAnswer = patternProblemIn(expected);
+  if (inAnswer !== undefined) return `with its values filled in, ${inAnswer}`;
+  for (const [name, template] of capture) {
+    const problem = patternProblem(substitute(template, values, 'match'));
+    if (problem !== undefined) return `capture ${name}: with its values filled in, ${problem}`;
+  }
+  return undefined;
+}
+
+/** The first problem of a /pattern/ among the strings of an expected value. */
+function patternProblemIn(value: unknown): string | undefined {
+  if (typeof value === 'string') return patternProblem(value);
+  const items = Array.isArray(value) ? value : isRecord(value) ? Object.values(value) : [];
+  for (const item of items) {
+    const problem = patternProblemIn(item);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
 }
 
 /** Keeps each value the step captures from the answer's text; a pattern that does not match is the failure. */

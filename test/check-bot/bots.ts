@@ -37,6 +37,14 @@ export interface Flaws {
   invalidAnswer?: boolean;
   /** Answers before refusing a delivery it finds invalid: the check must see the answer, whatever the status. */
   answersBeforeVerifying?: boolean;
+  /** Answers 500 to a message whose text is longer than this many UTF-16 units. */
+  failsOverLength?: number;
+  /** Drops the connection, unanswered, on a message whose text holds this (a handler that crashes). */
+  crashesOn?: string;
+  /** Addresses an EMAIL answer by questionId alone from the thread's second question on (questionIndex 2: it counts from 1). */
+  emailByQuestionIdAfterFirst?: boolean;
+  /** Reads the webhook with JSON.parse, so identifiers past 2^53 come back rounded. */
+  readsIdsAsDoubles?: boolean;
 }
 
 export interface TestBot {
@@ -111,12 +119,13 @@ export async function startBot(secret: string, flaws: Flaws = {}): Promise<TestB
 
   const answer = async (webhook: Record<string, unknown>, webhookId: string, again: boolean): Promise<void> => {
     const message = webhook.message as Record<string, unknown>;
-    const email = message.type === 'EMAIL' && !flaws.emailByQuestionId;
+    const laterEmail = flaws.emailByQuestionIdAfterFirst === true && BigInt(message.questionIndex as bigint | number) >= 2n;
+    const email = message.type === 'EMAIL' && !flaws.emailByQuestionId && !laterEmail;
     const answerId = again && flaws.replay === 'new-answerId' ? `answer-${randomUUID()}` : `answer-${webhookId}`;
     const body: Record<string, unknown> = {
       answerId,
       ...(email ? { sessionId: message.sessionId, questionIndex: message.questionIndex } : { questionId: message.questionId }),
-      ...(flaws.invalidAnswer ? {} : { text: `You said: ${String(message.text)}` }),
+      ...(flaws.invalidAnswer ? {} : { text: `You said ${String(message.text).length} characters.` }),
     };
     let status = await post(body);
     if ((status === 0 || status >= 500) && flaws.retry !== 'none') {
@@ -127,8 +136,11 @@ export async function startBot(secret: string, flaws: Flaws = {}): Promise<TestB
   const server = await startRecordingServer((request): ScriptedAnswer => {
     const problem = refusal(request);
     if (problem !== null && !flaws.answersBeforeVerifying) return { status: 401, body: problem };
-    const webhook = parseJson(request.text) as Record<string, unknown>;
+    const webhook = (flaws.readsIdsAsDoubles ? JSON.parse(request.text) : parseJson(request.text)) as Record<string, unknown>;
     const message = webhook.message as Record<string, unknown>;
+    const text = typeof message.text === 'string' ? message.text : '';
+    if (flaws.crashesOn !== undefined && text.includes(flaws.crashesOn)) return { reset: true };
+    if (flaws.failsOverLength !== undefined && text.length > flaws.failsOverLength) return { status: 500, body: 'internal error' };
     if (flaws.strictFields) {
       const unknown = [
         ...Object.keys(webhook).filter((field) => !KNOWN_TOP.includes(field)),

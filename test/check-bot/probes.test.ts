@@ -220,7 +220,7 @@ describe('POST /_sandbox/probes sends one crafted delivery of a new question', (
       'an unknown craft',
       { craft: 'forged', sessionId: 's-x' },
       400,
-      /^craft: "forged": use one of signed, unsigned, tampered, wrong-secret, rotation, stale, future, unknown-fields, replay$/,
+      /^craft: "forged": use one of signed, unsigned, tampered, wrong-secret, rotation, stale, future, unknown-fields, replay, fuzz$/,
     ],
     ['no craft', { sessionId: 's-x' }, 400, /^craft: absent: use one of /],
     ['no sessionId', { craft: 'signed' }, 400, /^sessionId: must be a non-empty string$/],
@@ -234,7 +234,7 @@ describe('POST /_sandbox/probes sends one crafted delivery of a new question', (
       'a replay named by sessionId',
       { craft: 'replay', sessionId: 's-x' },
       400,
-      /sessionId: unknown field; this probe takes craft, deliveryId; deliveryId: must be a non-empty string/,
+      /sessionId: unknown field; this probe takes craft, deliveryId, attachments, unknownFields, format; deliveryId: must be a non-empty string/,
     ],
     [
       'a text of 4,001 characters',

@@ -1,6 +1,9 @@
+import { XMLValidator } from 'fast-xml-parser';
+import { Parser as TapParser } from 'tap-parser';
 import { describe, expect, it } from 'vitest';
 import { makeStyle } from '../../src/output/style.js';
 import type { BatteryReport, CheckResult } from '../../src/testing/check-bot/battery.js';
+import { showValue } from '../../src/testing/report.js';
 import { renderCheckJson, renderCheckJunit, renderCheckTap, renderTable, type ReportContext } from '../../src/testing/check-bot/report.js';
 
 /** The four renderings of one report (docs/check-bot.md, "Reports"), from data: no bot, no sandbox. */
@@ -46,13 +49,29 @@ describe('the table', () => {
       [
         'check                   result  what happened',
         'answers                 pass    answered',
-        `signature.wrong-secret  FAIL    ${hostile}`,
+        `signature.wrong-secret  FAIL    ${hostile.replace('\u0007', '\\u0007')}`,
         '                                fix: the fix of signature.wrong-secret',
         '',
         '1 passed, 1 failed (2 checks of the bot at http://127.0.0.1:3000/webhook, 10.259s)',
         '',
       ].join('\n'),
     );
+  });
+
+  it.each([
+    ['a line break and a coloured pass row', '\nreplay                  \u001b[32mpass\u001b[39m    not answered'],
+    ['a carriage return over the FAIL', '\r' + 'answers                 pass  '],
+    ['C1 controls and bidi overrides', '\u009b32m pass \u202e ssap'],
+  ])('a bot value holding %s cannot draw a row of its own: one line per check, every control escaped', (_, forged) => {
+    const forgedReport = report([result('answers', 'fail', `answered (answerId ${forged})`)]);
+    const table = renderTable(forgedReport, context, makeStyle(true));
+    const lines = table.split('\n');
+    // The header, the check, its fix, a blank line, the summary, and the last line break.
+    expect(lines).toHaveLength(6);
+    expect(lines[1]).toContain('answerId \\');
+    // eslint-disable-next-line no-control-regex
+    expect(lines[1]!.replace(/\u001b\[(?:31|39)m/g, '')).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+    expect(table).not.toContain('\r');
   });
 
   it("names the running sandbox where the checks' conversations stay", () => {
@@ -146,5 +165,61 @@ describe('JSON', () => {
       message: sandboxGone.unreachable!.message,
       sandboxUrl: context.sandboxUrl,
     });
+  });
+});
+
+describe("core test's human report shows a bot's text written like a pattern", () => {
+  it.each([
+    ['/a/', '/a/'],
+    ['/\u001b[32m✓ passes\u001b[39m/', '/\\u001b[32m✓ passes\\u001b[39m/'],
+    ['/a\nb/', '/a\\nb/'],
+    ['/\u009b2J/', '/\\u009b2J/'],
+  ])('%j as %s: as written, every control character escaped', (value, shown) => {
+    expect(showValue(value)).toBe(shown);
+  });
+});
+
+describe('a fuzzed failure in every reporter', () => {
+  const command = "core check-bot --fuzz-replay 7:12:0:3 --port 8080 --bot-url http://127.0.0.1:3000/webhook --only 'fuzz.server-error'";
+  // A delivery whose text holds what XML and a terminal cannot carry as it is.
+  const delivery = '{"type":"MESSAGE","message":{"text":"\\u0000 \uffff \u202e <b>&"}}';
+  const fuzzed = {
+    ...result('fuzz.server-error' as CheckResult['id'], 'fail', 'message 1: the bot answered 500'),
+    replay: '7:12:0:3',
+    command,
+    delivery,
+  };
+  const fuzzReport = report([fuzzed]);
+
+  it('is one case with the replay command and the delivery, in JSON', () => {
+    const json = JSON.parse(renderCheckJson(fuzzReport, context)) as { checks: Record<string, unknown>[] };
+    expect(json.checks).toHaveLength(1);
+    expect(json.checks[0]).toMatchObject({ id: 'fuzz.server-error', status: 'fail', replay: '7:12:0:3', command, delivery });
+  });
+
+  it('is one test case with the replay command in its failure, in JUnit XML that parses', () => {
+    const xml = renderCheckJunit(fuzzReport);
+    expect(XMLValidator.validate(xml)).toBe(true);
+    expect(xml.match(/<testcase /g)).toHaveLength(1);
+    expect(xml).toContain(`replay: ${command.replace(/&/g, '&amp;')}`);
+    expect(xml).toContain('delivery: {"type":"MESSAGE","message":{"text":"\\u0000 \ufffd \u202e &lt;b&gt;&amp;"}}');
+  });
+
+  it('is one test point with the replay command in its YAML block, in TAP', async () => {
+    const tap = await renderCheckTap(fuzzReport);
+    const points: { ok: boolean; diag?: Record<string, unknown> }[] = [];
+    const parser = new TapParser({ strict: true });
+    parser.on('assert', (point: { ok: boolean; diag?: Record<string, unknown> }) => points.push(point));
+    parser.end(tap);
+    expect(points).toHaveLength(1);
+    expect(points[0]!.ok).toBe(false);
+    expect(points[0]!.diag).toMatchObject({ replay: command, delivery });
+  });
+
+  it('has the replay command and the delivery under the failure, in the table', () => {
+    const table = renderTable(fuzzReport, context, makeStyle(false));
+    expect(table).toContain(`replay: ${command}`);
+    expect(table).toMatch(/delivery: \{"type":"MESSAGE".*\}/);
+    expect(table).not.toContain('\u202e');
   });
 });

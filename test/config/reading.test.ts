@@ -15,7 +15,9 @@ import { sandbox, type Sandbox } from './helpers.js';
  * promises cosmiconfig's results and errors for every file kind docs/configuration.md lists. These
  * tests hold it to that: each case is read by the search (or as a --config file) and by cosmiconfig 9
  * itself, as the search used it before (one folder at a time, with the same wrapped loaders), and the
- * two must agree on the file found, its content, and the error, word for word.
+ * two must agree on the file found, its content, and the error, word for word. `$import` is read by
+ * locate.ts too, with cosmiconfig's merge; where the two part (a cycle, an import that cannot be read,
+ * an empty imported file), test/config/imports.test.ts says what core does.
  */
 
 type Outcome = { configFile: string | null; content: unknown } | { error: string; kind: string };
@@ -95,7 +97,19 @@ const searchCases: Array<[string, Record<string, string>]> = [
     '$import of a YAML file',
     { '.corerc.yaml': '$import: base.yaml\nprofiles:\n  a: {tenant: mine}\n', 'base.yaml': 'defaultProfile: a\n' },
   ],
-  ['$import of itself', { '.corerc.json': '{"$import": ".corerc.json"}' }],
+  [
+    '$import of a list of files, nested, with lists joined and mappings merged',
+    {
+      '.corerc.yaml': '$import: [one.yaml, two.json]\nprofiles:\n  a: {tenant: mine}\n',
+      'one.yaml': '$import: ../sub/three.yml\nprofiles:\n  a: {baseUrl: https://one.example.com}\n  b: {tenant: one}\n',
+      'two.json': '{"profiles": {"b": {"tenant": "two"}}, "extra": [1]}',
+      'three.yml': 'extra: [0]\ndefaultProfile: a\n',
+    },
+  ],
+  [
+    '$import in the "core" key of a package.json',
+    { 'package.json': JSON.stringify({ core: { $import: 'base.json' } }), 'base.json': json },
+  ],
   ['JavaScript (passed over), after empty JSON', { '.corerc.json': '', '.corerc.cjs': `module.exports = ${json};` }],
   ['JavaScript (passed over), then YAML in the folder above', { '.corerc.cjs': `module.exports = ${json};`, '../.corerc.yaml': yaml }],
   ['JavaScript that throws (passed over)', { '.corerc.cjs': `throw new Error("${token}");` }],

@@ -400,3 +400,89 @@ describe.skipIf(process.platform === 'win32')('a config file planted in a shared
     expect(existsSync(marker)).toBe(false);
   });
 });
+
+// Whoever owns a symbolic link chooses the file read through it, wherever the link is on the way:
+// at the name itself, further down a chain of links, or as a folder of the path (an $import through
+// a shared folder's link, XDG_CONFIG_HOME through one). Each link the path passes through must be the
+// user's or root's (docs/security.md, "Configuration: trusted files only"). Only root can make a
+// link another user's (lchown).
+describe.skipIf(!runningAsRoot || process.platform === 'win32')('a symbolic link on the way to a config file', () => {
+  const FOREIGN = 65534;
+  const rule = 'must be yours and writable by you alone, as it chooses where the token goes and may run a command';
+
+  /** root's settings, in a file of root's outside the project. */
+  async function rootFile(box: Sandbox, name = 'real.yaml') {
+    return box.write(path.join(box.root, 'elsewhere', name), yamlWithCommand(path.join(box.root, 'ran')));
+  }
+
+  type Case = [string, (box: Sandbox, owner: number) => Promise<{ file: string; link: string; importer?: string }>];
+  const cases: Case[] = [
+    [
+      "the searched file: a root link to a second link (the one owned by the user tested) to a file of root's",
+      async (box, owner) => {
+        const real = await rootFile(box);
+        const middle = path.join(box.root, 'middle.yaml');
+        symlinkSync(real, middle);
+        lchownSync(middle, owner, owner);
+        const file = path.join(box.project, '.corerc.yaml');
+        symlinkSync(middle, file);
+        return { file, link: middle };
+      },
+    ],
+    [
+      'the user config folder reached through a link to a folder (XDG_CONFIG_HOME)',
+      async (box, owner) => {
+        const real = await box.write(path.join(box.root, 'xdg-real', 'core', 'config.yaml'), 'profiles: {}\n');
+        const link = path.join(box.root, 'xdg');
+        symlinkSync(path.dirname(path.dirname(real)), link);
+        lchownSync(link, owner, owner);
+        box.env.XDG_CONFIG_HOME = link;
+        return { file: path.join(link, 'core', 'config.yaml'), link };
+      },
+    ],
+    [
+      "an $import through a link to a folder of root's",
+      async (box, owner) => {
+        const real = await rootFile(box, 'base.yaml');
+        const link = path.join(box.project, 'shared');
+        symlinkSync(path.dirname(real), link);
+        lchownSync(link, owner, owner);
+        const importer = await box.write(path.join(box.project, '.corerc.yaml'), '$import: shared/base.yaml\ndefaultProfile: planted\n');
+        return { file: path.join(link, 'base.yaml'), link, importer };
+      },
+    ],
+    [
+      "an $import of a root link to a second link to a file of root's",
+      async (box, owner) => {
+        const real = await rootFile(box, 'base.yaml');
+        const middle = path.join(box.root, 'middle.yaml');
+        symlinkSync(real, middle);
+        lchownSync(middle, owner, owner);
+        const file = path.join(box.project, 'base.yaml');
+        symlinkSync(middle, file);
+        const importer = await box.write(path.join(box.project, '.corerc.yaml'), '$import: base.yaml\n');
+        return { file, link: middle, importer };
+      },
+    ],
+  ];
+
+  it.each(cases)("is refused when the link is another user's: %s", async (_name, make) => {
+    const box = await sandbox();
+    const { file, link, importer } = await make(box, FOREIGN);
+    const error = await refusal(loadSettings({ cwd: box.cwd, env: box.env, flags: {} }));
+    expect(error.exitCode).toBe(2);
+    const which = importer ? `${file}, imported by ${importer}` : file;
+    const whose = importer ? 'a config file found by the search, and every file it imports,' : 'a config file found by the search';
+    expect(error.message).toBe(
+      `refusing the config file ${which}: it is reached through the symbolic link ${link}, owned by uid ${FOREIGN}; ${whose} ${rule}`,
+    );
+    expect(existsSync(path.join(box.root, 'ran'))).toBe(false);
+  });
+
+  it.each(cases)("is followed when the link is root's: %s", async (_name, make) => {
+    const box = await sandbox();
+    const { file } = await make(box, 0);
+    const settings = await loadSettings({ cwd: box.cwd, env: box.env, flags: {} });
+    expect(settings.configFile).toBe(file.endsWith('base.yaml') ? path.join(box.project, '.corerc.yaml') : file);
+  });
+});

@@ -52,6 +52,23 @@ describe('the sandbox validates bodies with the payload schemas', () => {
   });
 });
 
+// An identifier whose written digits do not survive (1.9999999999999999 reads as 2) is refused as
+// core reply refuses it (test/payload/inexact.test.ts): taken as 2, the answer would go to client 2.
+describe('an identifier written with digits a number cannot keep', () => {
+  it.each(['1.9999999999999999', '5001.0000000000000001'])(
+    '%s is answered 400 naming what was written, and nothing is delivered',
+    async (id) => {
+      const sb = await sandbox();
+      const result = await call(sb, paths.reply, { body: `{"answerId": "a-1", "text": "Hi", "coreClientId": ${id}}` });
+      expect(result.status).toBe(400);
+      expect(errorMessage(result)).toBe(
+        `coreClientId: expected an integer from 0 to 9,223,372,036,854,775,807, got ${id} (which reads as ${Number(id)}: a number keeps 15 to 17 digits); write the identifier in plain digits`,
+      );
+      expect(await messages(sb)).toEqual([]);
+    },
+  );
+});
+
 describe('answerId de-duplication (chatbot rule 6)', () => {
   it('answers 200 to a repeated answerId but does not deliver it, and logs why', async () => {
     const sb = await sandbox();

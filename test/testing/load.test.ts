@@ -536,3 +536,32 @@ describe('every problem of every file at once', () => {
     expect((error as PayloadError).problems.map((p) => `${p.path}: ${p.message}`)).toEqual(problems);
   });
 });
+
+// An identifier written with digits that do not survive (1.9999999999999999 reads as 2) is refused as
+// in a payload file (test/payload/inexact.test.ts), whichever reader reads the file, naming what was
+// written (it was named by the number it reads as: "got 2").
+describe('an identifier whose written digits do not survive', () => {
+  const refused = (literal: string) =>
+    `expected an integer from 0 to 9,223,372,036,854,775,807, got ${literal} (which reads as ${Number(literal)}: a number keeps 15 to 17 digits); write the identifier in plain digits`;
+
+  it.each([
+    ['YAML (the fast reader)', 'a.yaml', (id: string) => `client: {coreClientId: ${id}}\nsteps:\n  - customer: Hi\n`],
+    [
+      'YAML with an alias (the yaml library)',
+      'a.yaml',
+      (id: string) => `client: {coreClientId: ${id}}\nsteps:\n  - customer: &hi Hi\n  - customer: *hi\n`,
+    ],
+    ['JSON', 'a.json', (id: string) => `{"client": {"coreClientId": ${id}}, "steps": [{"customer": "Hi"}]}`],
+  ])('is refused as the client in %s, with exit 2', async (_reader, name, text) => {
+    for (const id of ['1.9999999999999999', '5001.0000000000000001']) {
+      expect(await problemsOf(name, text(id))).toEqual([`${name}:1 client.coreClientId: ${refused(id)}`]);
+    }
+  });
+
+  it('is refused where a bot step expects one, naming what was written', async () => {
+    const problems = await problemsOf('a.yaml', 'steps:\n  - customer: Hi\n  - bot: {questionIndex: 1.9999999999999999}\n');
+    expect(problems).toEqual([
+      'a.yaml:3 steps[1].bot.questionIndex: expected a whole number or a pattern (/.../), got 1.9999999999999999 (which reads as 2: a number keeps 15 to 17 digits)',
+    ]);
+  });
+});

@@ -50,6 +50,22 @@ describe('patterns refused, each with its reason', () => {
     else expect(patternProblem(text)).toContain(problem);
   });
 
+  it.each([
+    ['40,000 letters', `/${'a'.repeat(40_000)}/`, 'Regular expression too large'],
+    ['20,000 groups nested', `/${'('.repeat(20_000)}${')'.repeat(20_000)}/`, 'Stack overflow'],
+    ['60,000 optional letters', `/${'a?'.repeat(30_000)}/i`, 'Stack overflow'],
+  ])('a pattern too large to compile, %s, is refused in a short message (it compiles only when first used)', (_, text, reason) => {
+    const problem = patternProblem(text);
+    expect(problem).toContain(`is not a valid regular expression: ${reason} (it is too long or too deeply nested to compile)`);
+    expect(problem).toContain(`(${text.length.toLocaleString('en-US')} characters)`);
+    expect(problem!.length).toBeLessThan(300);
+  });
+
+  it('a long pattern that compiles is allowed', () => {
+    expect(patternProblem(`/${'a'.repeat(10_000)}/`)).toBeUndefined();
+    expect(patternProblem(`/${'(a)'.repeat(3_000)}/`)).toBeUndefined();
+  });
+
   it('allows exactly the flags i, m, s, u and v', () => {
     expect([...PATTERN_FLAGS].sort()).toEqual(['i', 'm', 's', 'u', 'v']);
   });

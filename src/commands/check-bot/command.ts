@@ -29,10 +29,23 @@ export const checkBotCommand: CommandFactory = (inv) => {
     )
     .option('--output <file>', 'write the report to FILE instead of stdout')
     .option('--timeout <duration>', 'how long an answer may take, such as 5s (default 10s); a check that expects none waits this long')
-    .option('--only <id...>', `run only these checks (an id, or the part before its dot: signature, timestamp): ${CHECK_IDS.join(', ')}`);
+    .option(
+      '--only <id...>',
+      `run only these checks (an id, or the part before its dot: signature, timestamp): ${CHECK_IDS.join(', ')}; with --fuzz, judge only these rules (fuzz.<rule>)`,
+    )
+    .option('--fuzz <n>', 'instead of the checks, send N fuzzed conversations and shrink each rule the bot breaks to its smallest case')
+    .option('--seed <s>', 'with --fuzz: the seed of the conversations (default a new one, printed); the same seed makes the same run')
+    .option(
+      '--fuzz-replay <spec>',
+      "play one fuzzed case again: a spec '<seed>:<path>' a failure printed, or a .fuzz.json file --fuzz-save wrote",
+    )
+    .option('--fuzz-save <dir>', 'write each failing fuzzed case into DIR as a core test file and a --fuzz-replay file');
   cmd.addHelpText(
     'after',
     `
+With --fuzz, each rule the bot breaks is one failed check (fuzz.<rule>), shrunk to its smallest
+conversation and printed with the command that replays exactly it (docs/check-bot.md, "Fuzzing").
+
 Exit status: 0 when every check passed; 3 when one failed; 6 when the bot could not be
 reached at all (or the sandbox at --sandbox could not be); 2 for bad usage.
 
@@ -44,7 +57,10 @@ Examples:
   $ core check-bot --port 8080 --bot-url http://127.0.0.1:3000/webhook
   $ core check-bot --port 8080 --bot-url http://127.0.0.1:3000/webhook --only signature replay
   $ core check-bot --sandbox http://127.0.0.1:8080 --reporter junit --output check-bot.xml
-  $ core check-bot --sandbox http://127.0.0.1:8080 --reporter json | jq '.checks[] | select(.status == "fail")'`,
+  $ core check-bot --sandbox http://127.0.0.1:8080 --reporter json | jq '.checks[] | select(.status == "fail")'
+  $ core check-bot --port 8080 --bot-url http://127.0.0.1:3000/webhook --fuzz 300 --seed 42 --timeout 2s
+  $ core check-bot --port 8080 --bot-url http://127.0.0.1:3000/webhook --fuzz-replay '42:17:0:3'
+  $ core check-bot --sandbox http://127.0.0.1:8080 --fuzz 1000 --fuzz-save tests/fuzz`,
   );
   cmd.action(async (raw: Record<string, unknown>) => {
     const options: CheckBotOptions = {
@@ -55,6 +71,10 @@ Examples:
       ...optional('output', raw.output),
       ...optional('timeout', raw.timeout),
       ...(Array.isArray(raw.only) ? { only: raw.only as string[] } : {}),
+      ...optional('fuzz', raw.fuzz),
+      ...optional('seed', raw.seed),
+      ...optional('fuzzReplay', raw.fuzzReplay),
+      ...optional('fuzzSave', raw.fuzzSave),
     };
     const { runCheckBot } = await import('./run.js');
     inv.exitCode = await runCheckBot(options, inv.ctx);

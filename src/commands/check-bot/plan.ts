@@ -18,8 +18,14 @@ export interface CheckBotOptions {
   reporter: CheckReporter;
   output?: string;
   timeout?: string;
-  /** Check ids, or the part before their dot (`signature`), each word possibly a comma-separated list. */
+  /** Check ids, or the part before their dot (`signature`), each word possibly a comma-separated list; with --fuzz, fuzz rules. */
   only?: string[];
+  /** --fuzz N: fuzzed conversations instead of the checks (docs/check-bot.md, "Fuzzing"; fuzz.ts). */
+  fuzz?: string;
+  seed?: string;
+  /** --fuzz-replay: a spec `<seed>:<path>`, or a file the fuzzer saved. */
+  fuzzReplay?: string;
+  fuzzSave?: string;
 }
 
 export const DEFAULT_TIMEOUT = '10s';
@@ -55,7 +61,9 @@ function checkOptions(options: CheckBotOptions): Pick<CheckPlan, 'timeoutMs' | '
       hint: 'a run of core check-bot takes about --timeout; such as --timeout 30s',
     });
   }
-  return { timeoutMs, only: options.only === undefined ? undefined : selectChecks(options.only) };
+  // With --fuzz or --fuzz-replay, --only names fuzz rules (fuzz.ts).
+  const fuzzing = options.fuzz !== undefined || options.fuzzReplay !== undefined;
+  return { timeoutMs, only: options.only === undefined || fuzzing ? undefined : selectChecks(options.only) };
 }
 
 /** The parts before the dot of the check ids that have one (`signature`, `timestamp`, ...): each names its checks. */

@@ -11,6 +11,7 @@ import { runBattery, unplayedBattery, type BatteryReport, type SandboxPort } fro
 import { CHECK_IDS } from '../../testing/check-bot/ids.js';
 import type { ReportContext } from '../../testing/check-bot/report.js';
 import { trimEndOf } from '../../text/trim.js';
+import type { FuzzPlan } from './fuzz.js';
 import type { CheckPlan } from './plan.js';
 
 /**
@@ -29,7 +30,7 @@ export interface Played {
   sandboxUnreachable?: NetworkError;
 }
 
-export async function playCheckBot(plan: CheckPlan, ctx: Context): Promise<Played> {
+export async function playCheckBot(plan: CheckPlan, ctx: Context, fuzzing?: FuzzPlan): Promise<Played> {
   const connecting = { at: new Date(), started: performance.now() };
   let sandbox: BotSandbox;
   try {
@@ -60,10 +61,10 @@ export async function playCheckBot(plan: CheckPlan, ctx: Context): Promise<Playe
   // Nothing prints the secret; a bot that echoes a delivery's headers back in its answer must not make it either.
   if (sandbox.started) ctx.addSecret(sandbox.started.webhookSecret);
   const context: ReportContext = { sandboxUrl: sandbox.url, botUrl: sandbox.botUrl, sandboxKept: sandbox.started === undefined };
-  return { report: await check(plan, sandbox, ctx), context };
+  return { report: await check(plan, sandbox, ctx, fuzzing), context };
 }
 
-async function check(plan: CheckPlan, sandbox: BotSandbox, ctx: Context): Promise<BatteryReport> {
+async function check(plan: CheckPlan, sandbox: BotSandbox, ctx: Context, fuzzing: FuzzPlan | undefined): Promise<BatteryReport> {
   // Every check waits and asks at once, each listening to the stop signal: one signal of the run's
   // own, told of Ctrl-C, takes their listeners without Node's warning about a leak.
   const stop = new AbortController();
@@ -73,13 +74,19 @@ async function check(plan: CheckPlan, sandbox: BotSandbox, ctx: Context): Promis
   const connection = httpConnection(sandbox.url, sandbox.webhookTimeoutMs + REQUEST_MARGIN_MS, stop.signal);
   const count = plan.only?.length ?? CHECK_IDS.length;
   let report;
+  const bot = sandbox.botUrl ?? "the sandbox's --bot-url";
   try {
-    ctx.err(
-      `core check-bot: ${count} check${count === 1 ? '' : 's'} of the bot at ${sandbox.botUrl ?? "the sandbox's --bot-url"}, through the sandbox at ${sandbox.url}; ` +
-        `the checks that expect no answer wait ${formatDuration(plan.timeoutMs)}\n`,
-    );
     const port = batteryPort(connection, sandbox.url);
-    report = await runBattery({ port, timeoutMs: plan.timeoutMs, ...(plan.only ? { only: plan.only } : {}), signal: stop.signal });
+    if (fuzzing !== undefined) {
+      ctx.err(`core check-bot: ${fuzzing.what} against the bot at ${bot}, through the sandbox at ${sandbox.url}\n`);
+      report = await fuzzing.run(port, plan.timeoutMs, stop.signal, sandbox.url);
+    } else {
+      ctx.err(
+        `core check-bot: ${count} check${count === 1 ? '' : 's'} of the bot at ${bot}, through the sandbox at ${sandbox.url}; ` +
+          `the checks that expect no answer wait ${formatDuration(plan.timeoutMs)}\n`,
+      );
+      report = await runBattery({ port, timeoutMs: plan.timeoutMs, ...(plan.only ? { only: plan.only } : {}), signal: stop.signal });
+    }
   } finally {
     ctx.signal.removeEventListener('abort', onStop);
     connection.close();

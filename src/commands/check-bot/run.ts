@@ -1,4 +1,5 @@
 import type { Context } from '../../context.js';
+import { planFuzz } from './fuzz.js';
 import { planCheckBot, type CheckBotOptions } from './plan.js';
 import { playCheckBot } from './play.js';
 import { reportCheckBot } from './report.js';
@@ -17,6 +18,9 @@ import { reportCheckBot } from './report.js';
  */
 export async function runCheckBot(options: CheckBotOptions, ctx: Context): Promise<number> {
   const plan = await planCheckBot(options, ctx.cwd);
-  const played = await playCheckBot(plan, ctx);
+  // --fuzz or --fuzz-replay: fuzzed conversations instead of the checks (fuzz.ts, docs/check-bot.md, "Fuzzing").
+  const fuzzing = await planFuzz(options, ctx);
+  const played = await playCheckBot(plan, ctx, fuzzing);
+  await fuzzing?.save(played.report);
   return reportCheckBot(plan, played, ctx);
 }

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { assertTrusted, isJavaScriptConfig } from '../../config/locate.js';
+import { assertTrustedFile, isJavaScriptConfig } from '../../config/locate.js';
 import { envValue, projectSearchPlaces, searchFolders, userSearchPlaces } from '../../config/index.js';
 import type { Context } from '../../context.js';
 import { ConfigError } from '../../errors.js';
@@ -8,7 +8,7 @@ import type { GlobalOptions } from '../definition.js';
 
 /**
  * The config files core would find, each with whether the search trusts it (src/config/locate.ts,
- * `assertTrusted`: yours or root's, writable by you alone) and whether it is the one in use: the
+ * `assertTrustedFile`: yours or root's, writable by you alone) and whether it is the one in use: the
  * first the search reads. A JavaScript file found by the search is never loaded; a file named with
  * --config or CORE_CONFIG is the only one read, as the user's own choice.
  */
@@ -86,10 +86,10 @@ async function searchedFiles(ctx: Context): Promise<FoundFile[]> {
   return found;
 }
 
-/** Why the search refuses a file (src/config/locate.ts, `assertTrusted`), and the fix; nothing when it trusts it. */
+/** Why the search refuses a file (src/config/locate.ts, `assertTrustedFile`), and the fix; nothing when it trusts it. */
 async function distrust(file: string): Promise<{ problem: string; fix: string | undefined } | Record<string, never>> {
   try {
-    await assertTrusted(file, {});
+    await assertTrustedFile(file, {});
     return {};
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;

@@ -22,6 +22,8 @@ export interface CustomerWords {
   text: string;
   quickReply: Record<string, unknown> | null;
   listItem: { identifier: string; title: string } | null;
+  /** A questionId above 2^53 (a probe's `largeIds`, src/sandbox/probe.ts). */
+  largeId?: boolean;
 }
 
 /**
@@ -40,7 +42,11 @@ export function customerMessage(
   return {
     type: 'customer.message',
     ...{ sessionId, channel, coreClientId: client.coreClientId, clientId: client.clientId },
-    ...{ questionId: view.nextQuestionId, questionIndex: thread.nextIndex, questionType },
+    ...{
+      questionId: words.largeId === true ? view.nextLargeQuestionId : view.nextQuestionId,
+      questionIndex: thread.nextIndex,
+      questionType,
+    },
     ...{ text: flatten(words.text), quickReply: words.quickReply, listItem: words.listItem },
     ...{ deliveryId: noWebhook === null ? ids.deliveryId() : null, noWebhook },
   };

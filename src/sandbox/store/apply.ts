@@ -6,7 +6,7 @@ import { isActive } from '../seed.js';
 import { SeqQueue } from '../seq.js';
 import { retainedBytes } from './bytes.js';
 import { DELIVERY_OVERHEAD, newDelivery } from './delivery.js';
-import { freshTenant, type ClientState, type QuestionState, type TenantState, type ThreadState } from './tenant.js';
+import { freshTenant, LARGE_QUESTION_IDS, type ClientState, type QuestionState, type TenantState, type ThreadState } from './tenant.js';
 
 /**
  * The one place the sandbox's model changes: `applyEvent(model, event)`. Every change of state is
@@ -166,7 +166,9 @@ function ask(tenant: TenantState, event: EventOf<'customer.message'>): number {
   thread.questions.push(question);
   tenant.questions.set(questionId, question);
   thread.nextIndex = questionIndex + 1n;
-  if (questionId >= tenant.nextQuestionId) tenant.nextQuestionId = questionId + 1n;
+  if (questionId >= LARGE_QUESTION_IDS.first) {
+    if (questionId >= tenant.nextLargeQuestionId) tenant.nextLargeQuestionId = questionId + LARGE_QUESTION_IDS.step;
+  } else if (questionId >= tenant.nextQuestionId) tenant.nextQuestionId = questionId + 1n;
   const { deliveryId } = event;
   if (deliveryId === null) return 0;
   const delivery = newDelivery({ ...event, deliveryId });

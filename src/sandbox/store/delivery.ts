@@ -1,4 +1,5 @@
 import { stringifyJson } from '../../payload/json.js';
+import { messageDelivery } from '../../payload/message.js';
 import type { CustomerMessageEvent } from '../events.js';
 import type { DeliveryState } from './tenant.js';
 
@@ -12,7 +13,8 @@ export const DELIVERY_OVERHEAD = 160;
  * from the start: the sender takes it as soon as it is recorded.
  */
 export function newDelivery(event: CustomerMessageEvent & { deliveryId: string }): DeliveryState {
-  const body = {
+  // Built through the contract's schema (src/payload/message.ts): a delivery that breaks it is never sent.
+  const body = messageDelivery({
     type: 'MESSAGE',
     tenant: event.tenant,
     timestamp: event.time,
@@ -29,7 +31,7 @@ export function newDelivery(event: CustomerMessageEvent & { deliveryId: string }
       quickReply: event.quickReply,
       listItem: event.listItem,
     },
-  };
+  });
   return {
     deliveryId: event.deliveryId,
     tenant: event.tenant,

@@ -21,6 +21,7 @@ export interface TenantDigest {
   activeCount: number;
   nextClientId: bigint;
   nextQuestionId: bigint;
+  nextLargeQuestionId: bigint;
   log: SandboxEvent[];
   clients: { coreClientId: bigint; clientId: string | null; lastSeq: number; latest: string | null }[];
   clientsByExternalId: [string, bigint][];
@@ -77,6 +78,7 @@ function tenantDigest(tenant: TenantState): TenantDigest {
     activeCount: tenant.activeCount,
     nextClientId: tenant.nextClientId,
     nextQuestionId: tenant.nextQuestionId,
+    nextLargeQuestionId: tenant.nextLargeQuestionId,
     log: [...tenant.log.after(0)],
     clients: [...tenant.clients.values()].map((client) => ({
       coreClientId: client.coreClientId,

@@ -57,7 +57,16 @@ export interface TenantState extends KeptTenant {
   activeCount: number;
   nextClientId: bigint;
   nextQuestionId: bigint;
+  /** The next questionId above 2^53 a probe may ask for (src/sandbox/probe.ts, `largeIds`). */
+  nextLargeQuestionId: bigint;
 }
+
+/**
+ * The first questionId above 2^53 a probe's `largeIds` takes, and the step to the next: 2^53 + 1 + 4k
+ * is odd (no double holds it) and rounds to 2^53 + 4k, which no other such id rounds to and no question
+ * has, so an answer naming a rounded id names no question.
+ */
+export const LARGE_QUESTION_IDS = { first: 2n ** 53n + 1n, step: 4n } as const;
 
 /** A tenant as it starts: no events, clients or threads, and its own copy of the seed reasons. */
 export function freshTenant(name: string, seedReasons: readonly Reason[]): TenantState {
@@ -82,5 +91,6 @@ export function freshTenant(name: string, seedReasons: readonly Reason[]): Tenan
     activeCount,
     nextClientId: firstIds.coreClientId,
     nextQuestionId: firstIds.questionId,
+    nextLargeQuestionId: LARGE_QUESTION_IDS.first,
   };
 }

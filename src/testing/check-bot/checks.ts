@@ -24,6 +24,7 @@ export const PROBE_CRAFTS = [
   'future',
   'unknown-fields',
   'replay',
+  'fuzz',
 ] as const;
 export type Craft = (typeof PROBE_CRAFTS)[number];
 

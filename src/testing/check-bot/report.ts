@@ -1,5 +1,6 @@
 import { formatDuration } from '../../config/duration.js';
 import type { Style } from '../../output/style.js';
+import { printable } from '../../output/terminal.js';
 import { stringifyJson } from '../../payload/json.js';
 import { tapDocument } from '../tap.js';
 import { unreachableJson, unreachableJunit } from '../unreachable.js';
@@ -35,10 +36,36 @@ export function renderTable(report: BatteryReport, context: ReportContext, style
   const lines = [style.bold(`${pad('check', width)}  ${pad('result', 6)}  what happened`)];
   for (const check of report.checks) {
     const result = check.status === 'pass' ? style.green(pad('pass', 6)) : style.red(pad('FAIL', 6));
-    lines.push(`${pad(check.id, width)}  ${result}  ${check.message}`);
-    if (check.fix !== null) lines.push(`${' '.repeat(width + 10)}${style.dim('fix:')} ${check.fix}`);
+    // A message quotes what the bot sent (an answerId, a status text): every control character in it
+    // escaped, line breaks and colour codes included, so the bot cannot draw rows of its own.
+    lines.push(`${pad(check.id, width)}  ${result}  ${printable(check.message)}`);
+    if (check.fix !== null) lines.push(`${' '.repeat(width + 10)}${style.dim('fix:')} ${printable(check.fix)}`);
+    for (const [label, value] of replayLines(check)) lines.push(`${' '.repeat(width + 10)}${style.dim(`${label}:`)} ${value}`);
   }
   return `${lines.join('\n')}\n\n${summaryLine(report, context, style)}`;
+}
+
+/** What a fuzzed case adds to a failed check: the command that replays it and the delivery that broke the bot. */
+interface Replayable {
+  command?: string | null;
+  delivery?: string | null;
+  replay?: string | null;
+}
+
+function replayLines(check: CheckResult & Replayable): [string, string][] {
+  const lines: [string, string][] = [];
+  if (check.command) lines.push(['replay', check.command]);
+  if (check.delivery) lines.push(['delivery', printableBody(check.delivery)]);
+  return lines;
+}
+
+/** A delivery's body on one line: its control characters and separators as escapes, 2,000 characters at most. */
+function printableBody(body: string): string {
+  const escaped = body.replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return escaped.length > 2000 ? `${escaped.slice(0, 2000)}… (${body.length} characters)` : escaped;
 }
 
 export function summaryLine(report: BatteryReport, context: ReportContext, style: Style): string {
@@ -69,6 +96,7 @@ export function renderCheckJson(report: BatteryReport, context: ReportContext): 
       passes: check.passes,
       sessionId: check.sessionId,
       durationMs: check.durationMs,
+      ...fuzzFields(check),
     })),
     summary: { checks: report.checks.length, passed: report.passed, failed: report.failed },
     error: report.unreachable
@@ -76,6 +104,11 @@ export function renderCheckJson(report: BatteryReport, context: ReportContext): 
       : null,
   };
   return `${stringifyJson(document, 2)}\n`;
+}
+
+/** The replay spec, command and delivery of a fuzzed case, in the JSON report. */
+function fuzzFields(check: CheckResult & Replayable): Record<string, unknown> {
+  return check.replay === undefined ? {} : { replay: check.replay, command: check.command ?? null, delivery: check.delivery ?? null };
 }
 
 // ---- JUnit XML --------------------------------------------------------------------------------
@@ -112,8 +145,15 @@ export function renderCheckJunit(report: BatteryReport): string {
   return `${out.join('\n')}\n`;
 }
 
-function details(check: CheckResult): string {
-  return [`sent: ${check.sends}`, `passes when: ${check.passes}`, `what happened: ${check.message}`, `fix: ${check.fix ?? ''}`].join('\n');
+function details(check: CheckResult & Replayable): string {
+  return [
+    `sent: ${check.sends}`,
+    `passes when: ${check.passes}`,
+    `what happened: ${check.message}`,
+    `fix: ${check.fix ?? ''}`,
+    ...(check.command ? [`replay: ${check.command}`] : []),
+    ...(check.delivery ? [`delivery: ${check.delivery}`] : []),
+  ].join('\n');
 }
 
 // ---- TAP 14 -----------------------------------------------------------------------------------
@@ -134,6 +174,7 @@ export function renderCheckTap(report: BatteryReport): Promise<string> {
             sent: check.sends,
             conversation: check.sessionId,
             duration_ms: check.durationMs,
+            ...((check as Replayable).command ? { replay: (check as Replayable).command, delivery: (check as Replayable).delivery } : {}),
           },
         }
       : {}),

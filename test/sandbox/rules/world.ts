@@ -34,6 +34,7 @@ export function world(name = 'acme') {
     get nextQuestionId() {
       return nextQuestionId;
     },
+    nextLargeQuestionId: 2n ** 53n + 1n,
   };
   return {
     view,

@@ -126,6 +126,17 @@ describe('applyEvent, event by event: the state before, the event, what it chang
       }),
     ],
     [
+      'customer.message asked above 2^53 (a fuzz probe): the next such questionId on, the plain one kept',
+      [started],
+      { type: 'customer.message', sessionId: 's-1', questionId: 2n ** 53n + 1n, questionIndex: 1n, deliveryId: null },
+      () => ({
+        nextLargeQuestionId: 2n ** 53n + 5n,
+        clients: [expect.objectContaining({ lastSeq: expect.any(Number) })],
+        threads: [expect.objectContaining({ questions: [2n ** 53n + 1n], nextIndex: 2n })],
+        questions: [expect.objectContaining({ questionId: 2n ** 53n + 1n })],
+      }),
+    ],
+    [
       'bot.answer delivered: its answerId and question claimed, what the customer can press',
       world(),
       {
