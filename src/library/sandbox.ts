@@ -18,12 +18,21 @@ import {
   type SandboxAgent,
   type SandboxEvent,
   type SandboxOptions,
+  type StateFileInfo,
 } from '../sandbox/server.js';
 
-export { AgentRefusedError, SandboxOptionsError } from '../sandbox/server.js';
+export { AgentRefusedError, SandboxOptionsError, StateFileError } from '../sandbox/server.js';
 export type { AgentView, SandboxAgent } from '../sandbox/server.js';
 export type { Channel, ChannelName } from '../payload/channels.js';
-export type { ConversationView, DuplicateMode, FaultOptions, MessageRecord, SandboxEvent, SandboxOptions } from '../sandbox/server.js';
+export type {
+  ConversationView,
+  DuplicateMode,
+  FaultOptions,
+  MessageRecord,
+  SandboxEvent,
+  SandboxOptions,
+  StateFileInfo,
+} from '../sandbox/server.js';
 export {
   startConversation,
   SandboxCustomerError,
@@ -81,6 +90,8 @@ export interface Sandbox {
   readonly botUrl: string | null;
   /** The Standard Webhooks secret the webhooks are signed with (`whsec_...`). */
   readonly webhookSecret: string;
+  /** The state file (`state`) and what the start read from it: the events read, whether it restored any; null for a sandbox in memory. */
+  readonly stateFile: StateFileInfo | null;
   /** Every kept bot answer and greeting, of one tenant or all (what GET /_sandbox/messages pages through). */
   messages(tenant?: string): MessageRecord[];
   /** The kept events after `after` (default 0), of one tenant or all, or of one thread. */

@@ -38,6 +38,8 @@ export interface SandboxFlags {
   /** --large-ids: every identifier above 2^53. */
   largeIds?: boolean;
   open?: boolean;
+  /** --state FILE: the state file, relative to the working directory. */
+  state?: string;
 }
 
 /**
@@ -66,6 +68,7 @@ const flagOf: Record<string, string> = {
   allowHosts: '--allow-host',
   maxConnections: '--max-connections',
   webhookConcurrency: '--webhook-concurrency',
+  state: '--state',
 };
 
 /** The environment variable that sets the webhook secret when --webhook-secret is not given. */
@@ -97,6 +100,7 @@ export async function parseSandboxFlags(flags: SandboxFlags, cwd: string, env: E
   }
   if (flags.botUrl !== undefined) options.botUrl = flags.botUrl;
   if (flags.largeIds === true) options.largeIds = true;
+  if (flags.state !== undefined) options.state = flags.state.trim() === '' ? flags.state : resolve(cwd, flags.state);
   if (flags.webhookTimeout !== undefined) options.webhookTimeoutMs = duration('--webhook-timeout', flags.webhookTimeout);
   if (flags.webhookRetries !== undefined) options.webhookRetries = wholeNumber('--webhook-retries', flags.webhookRetries);
   const secretFromEnv = env[WEBHOOK_SECRET_VARIABLE];

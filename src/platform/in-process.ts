@@ -74,9 +74,9 @@ export function inProcessConnection(sandbox: InProcessSandbox, signal: AbortSign
 
 /** The customer's routes called directly; as over HTTP, an answer settles after the request was made, never inside it. */
 function direct(customer: DirectCustomer): Requests {
-  const answer = async (method: string, path: string, made: () => Answer): Promise<SandboxAnswer> => {
+  const answer = async (method: string, path: string, made: () => Answer | Promise<Answer>): Promise<SandboxAnswer> => {
     await Promise.resolve();
-    return asHttp(method, path, made());
+    return asHttp(method, path, await made());
   };
   return {
     startConversation: (body) => answer('POST', '/_sandbox/conversations', () => customer.start(body)),

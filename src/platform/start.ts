@@ -1,7 +1,7 @@
-import { UsageError } from '../errors.js';
+import { ConfigError, UsageError } from '../errors.js';
 import type { Env } from '../io.js';
 import { sandboxDefaults } from '../sandbox/options.js';
-import { SandboxOptionsError, startLocalSandbox, type LocalSandbox } from '../sandbox/server.js';
+import { SandboxOptionsError, StateFileError, startLocalSandbox, type LocalSandbox } from '../sandbox/server.js';
 import { parseSandboxFlags } from './flags.js';
 import { unkeptWarning, withSigningSecret } from './secret.js';
 
@@ -13,17 +13,21 @@ import { unkeptWarning, withSigningSecret } from './secret.js';
  * listen, which `core sandbox` shares.
  */
 export async function startBotSandbox(
-  target: { botUrl?: string; port?: string; largeIds?: boolean },
+  target: { botUrl?: string; port?: string; largeIds?: boolean; state?: string },
   init: { command: string; cwd: string; env: Env; warn: (message: string) => void },
 ): Promise<{ url: string; botUrl: string | null; webhookTimeoutMs: number; started: LocalSandbox }> {
   const { options, secret } = await withSigningSecret(
-    await parseSandboxFlags({ botUrl: target.botUrl, port: target.port, largeIds: target.largeIds }, init.cwd, init.env),
+    await parseSandboxFlags(
+      { botUrl: target.botUrl, port: target.port, largeIds: target.largeIds, state: target.state },
+      init.cwd,
+      init.env,
+    ),
     init.env,
   );
   const unkept = unkeptWarning(secret);
   if (unkept !== undefined) init.warn(unkept);
   try {
-    const sandbox = await startLocalSandbox(options);
+    const sandbox = await startLocalSandbox({ ...options, warn: init.warn });
     return {
       url: sandbox.url,
       botUrl: sandbox.botUrl,
@@ -31,6 +35,7 @@ export async function startBotSandbox(
       started: sandbox,
     };
   } catch (error) {
+    if (error instanceof StateFileError) throw new ConfigError(error.message, { hint: error.hint, cause: error });
     if (error instanceof SandboxOptionsError) throw new UsageError(error.message, { hint: `see ${init.command} --help`, cause: error });
     throw listenError(error, '127.0.0.1', options.port ?? 0);
   }

@@ -13,6 +13,8 @@ export interface SandboxTarget {
   port?: string;
   /** --large-ids: the sandbox started makes every identifier above 2^53. */
   largeIds?: boolean;
+  /** --state FILE (core test): the state file of the sandbox it starts. */
+  state?: string;
 }
 
 /**
@@ -27,6 +29,11 @@ export function checkSandboxTarget(options: SandboxTarget, command: string, exam
         flag === 'large-ids'
           ? 'start the running sandbox with core sandbox --large-ids, or give --bot-url URL --large-ids without --sandbox'
           : 'give --sandbox URL alone, or --bot-url URL (and --port N) without it',
+    });
+  }
+  if (options.sandbox !== undefined && options.state !== undefined) {
+    throw new UsageError(`--sandbox uses a running sandbox, which keeps its own state; --state is for the one ${command} starts`, {
+      hint: 'start the running sandbox with core sandbox --state FILE, or give --state without --sandbox',
     });
   }
   if (options.sandbox === undefined && options.botUrl === undefined) {

@@ -347,8 +347,8 @@ function offers(last: LastBotMessage, thread: Thread): string {
 
 /** Starting a conversation and writing in it, from this process: see `directCustomer`. */
 export interface DirectCustomer {
-  start(body: Record<string, unknown>): Answer;
-  message(sessionId: string, body: Record<string, unknown>): Answer;
+  start(body: Record<string, unknown>): Answer | Promise<Answer>;
+  message(sessionId: string, body: Record<string, unknown>): Answer | Promise<Answer>;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { StateFileInfo } from './state-file.js';
 import { version } from '../version.js';
 import { count, readJsonObject, readPaging, type Answer, type Exchange, type Handler } from './exchange.js';
 import type { DuplicateMode } from './options.js';
@@ -18,6 +19,8 @@ export interface InspectDeps {
   webhookSecret: string;
   /** The bot's webhook as /_sandbox/info shows it; null without --bot-url. */
   bot: { url: string; timeoutMs: number; retries: number; sender: WebhookSender } | null;
+  /** The state file and what the start read from it; null for a sandbox in memory. */
+  stateFile: StateFileInfo | null;
 }
 
 /** What GET /_sandbox/info answers (the page reads it, src/sandbox/page/api.js). */
@@ -30,6 +33,8 @@ export interface SandboxInfo {
   /** The secret webhooks are signed with (a test value; core doctor compares it with the bot's). */
   webhookSecret: string;
   bot: { url: string; timeoutMs: number; retries: number; inFlight: number; queued: number } | null;
+  /** The state file (`--state`): its path, whether the start restored events from it and how many it read; null in memory. */
+  state: StateFileInfo | null;
 }
 
 export const unknownTenant = (state: SandboxState, tenant: string): Answer => ({
@@ -93,6 +98,7 @@ export function inspectHandlers(deps: InspectDeps): Record<'messages' | 'reasons
         lastSeq: state.lastSeq,
         webhookSecret: deps.webhookSecret,
         bot: bot === null ? null : { url: bot.url, timeoutMs: bot.timeoutMs, retries: bot.retries, ...bot.sender.load },
+        state: deps.stateFile,
       } satisfies SandboxInfo,
       what: 'info',
     })),

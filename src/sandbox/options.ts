@@ -116,6 +116,14 @@ export interface SandboxOptions {
   headersTimeoutMs?: number;
   /** The time a client has to send a whole request, body included, in milliseconds. Default 30000. */
   requestTimeoutMs?: number;
+  /**
+   * The state file (docs/sandbox.md, "State on disk"): the event log is appended to it and replayed
+   * from it at start, so a restart keeps every conversation. A request is answered only once its
+   * events are on disk. Without it the sandbox lives in memory.
+   */
+  state?: string;
+  /** Receives the warnings of the start (a state file's torn last line, say); by default `log`. */
+  warn?: (line: string) => void;
 }
 
 export const sandboxDefaults = {
@@ -189,6 +197,7 @@ export function sandboxOptionProblems(options: SandboxOptions): Problem[] {
 /** The address, the tenants, the tokens and the duplicate mode. */
 function addressProblems(options: SandboxOptions, add: Add): void {
   if (options.host !== undefined && options.host.trim() === '') add('host', 'must not be empty');
+  if (options.state !== undefined && options.state.trim() === '') add('state', 'must not be empty: name the state file');
   if (options.port !== undefined && !isIntegerIn(options.port, sandboxBounds.port)) {
     add('port', `${String(options.port)} is not a port: use a whole number from 0 to 65535 (0 picks a free port)`);
   }

@@ -1,6 +1,7 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import { resolve as resolvePath } from 'node:path';
 import type { Problem } from '../errors.js';
 import { loadSafeHtmlRenderer } from '../markdown/safe-html.js';
 import type { Reason } from '../payload/index.js';
@@ -20,6 +21,7 @@ import { pageHandlers } from './page.js';
 import { probeHandlers } from './probe.js';
 import { route, routeTable, type HostRule, type RouteTable } from './routes.js';
 import { defaultReasons, prepareReasons } from './seed.js';
+import { openStateFile, type StateFile, type StateFileInfo } from './state-file.js';
 import { newWebhookSecret } from './signature.js';
 import { SandboxState, type AgentView, type ConversationView, type MessageRecord, type ReasonRecord } from './state.js';
 import { eventStream } from './stream.js';
@@ -41,6 +43,8 @@ import type { Delivery } from './model.js';
 export type { DuplicateMode, SandboxOptions, FaultOptions } from './options.js';
 export type { AgentView, MessageRecord, ReasonRecord, ConversationView } from './state.js';
 export type { SandboxEvent } from './events.js';
+export type { StateFileInfo } from './state-file.js';
+export { StateFileError } from './state-file.js';
 
 export interface Sandbox {
   /** The base URL to send requests to, such as http://127.0.0.1:43121 (no trailing slash). */
@@ -54,6 +58,8 @@ export interface Sandbox {
   readonly botUrl: string | null;
   /** The Standard Webhooks secret the webhooks are signed with (`whsec_...`). */
   readonly webhookSecret: string;
+  /** The state file (`state`) and what the start read from it; null for a sandbox in memory. */
+  readonly stateFile: StateFileInfo | null;
   /** Every kept bot answer and greeting, of one tenant or all (what GET /_sandbox/messages pages through). */
   messages(tenant?: string): MessageRecord[];
   /** The kept events after `after` (default 0), of one tenant ("": the sandbox-wide ones), or all (those too), or of one thread. */
@@ -155,6 +161,7 @@ function webhookSender(
   state: SandboxState,
   bot: { url: string; secret: string; timeoutMs: number; retries: number },
   log: (line: string) => void,
+  stateFile: StateFile | null,
   attempted: (delivery: Delivery, attempt: AttemptRecord) => void = () => {},
 ): WebhookSender {
   return new WebhookSender(
@@ -168,6 +175,14 @@ function webhookSender(
       userAgent: `core-sandbox/${version()}`,
       maxConcurrent: options.webhookConcurrency ?? sandboxDefaults.webhookConcurrency,
       maxQueued: options.webhookQueue ?? sandboxDefaults.webhookQueue,
+      // A webhook goes out once its customer message is on disk, and not at all when that write failed.
+      ready:
+        stateFile === null
+          ? undefined
+          : async (delivery) => {
+              await stateFile.settled();
+              return state.store.delivery(delivery.deliveryId) !== undefined;
+            },
     },
     (delivery, attempt) => {
       state.webhookAttempt(delivery, attempt);
@@ -192,6 +207,8 @@ interface Parts {
   log: (line: string) => void;
   /** The open event streams, ended by close(). */
   streams: Set<ServerResponse>;
+  /** The state file, when the sandbox keeps its state on disk. */
+  stateFile: StateFile | null;
   extension: SandboxExtension | undefined;
 }
 
@@ -220,6 +237,7 @@ async function routesOf(parts: Parts, bot: { timeoutMs: number; retries: number 
       maxEvents: options.maxEvents ?? sandboxDefaults.maxEvents,
       webhookSecret: parts.webhookSecret,
       bot: botUrl === null || sender === null ? null : { url: botUrl, ...bot, sender },
+      stateFile: parts.stateFile?.info ?? null,
     }),
     customer: customerHandlers({
       state,
@@ -254,7 +272,6 @@ export async function startLocalSandbox(
   extend?: (parts: ExtensionParts) => SandboxExtension,
 ): Promise<LocalSandbox> {
   const { reasons: seedReasons, agents: seedAgents } = checkedSeed(options);
-  const host = options.host ?? sandboxDefaults.host;
   const botUrl = options.botUrl ?? null;
   const webhookSecret = options.webhookSecret ?? newWebhookSecret();
   const log = options.log ?? (() => {});
@@ -275,15 +292,54 @@ export async function startLocalSandbox(
     timeoutMs: options.webhookTimeoutMs ?? sandboxDefaults.webhookTimeoutMs,
     retries: options.webhookRetries ?? sandboxDefaults.webhookRetries,
   };
+  const stateFile = options.state === undefined ? null : await openStateFile(resolvePath(options.state), state, options.warn ?? log);
+  try {
+    return await started(options, { state, stateFile, bot, botUrl, webhookSecret, log, duplicates, tenants, extend });
+  } catch (error) {
+    await stateFile?.close();
+    throw error;
+  }
+}
+
+/** The rest of the start, once the state is read: the routes, the server listening, the deliveries left in flight sent again. */
+async function started(
+  options: SandboxOptions,
+  made: {
+    state: SandboxState;
+    stateFile: StateFile | null;
+    bot: { timeoutMs: number; retries: number };
+    botUrl: string | null;
+    webhookSecret: string;
+    log: (line: string) => void;
+    duplicates: DuplicateMode;
+    tenants: string[];
+    extend: ((parts: ExtensionParts) => SandboxExtension) | undefined;
+  },
+): Promise<LocalSandbox> {
+  const { state, stateFile, bot, botUrl, webhookSecret, log, duplicates, tenants, extend } = made;
+  const host = options.host ?? sandboxDefaults.host;
   // The extension sees every attempt; it is made once the sender exists, so the sender asks for it late.
   let extension: SandboxExtension | undefined;
   const attempted = (delivery: Delivery, attempt: AttemptRecord) => extension?.attempted?.(delivery, attempt);
-  const sender = botUrl === null ? null : webhookSender(options, state, { url: botUrl, secret: webhookSecret, ...bot }, log, attempted);
+  const sender =
+    botUrl === null ? null : webhookSender(options, state, { url: botUrl, secret: webhookSecret, ...bot }, log, stateFile, attempted);
   if (extend !== undefined) {
     if (sender === null) throw new SandboxOptionsError([{ path: 'botUrl', message: 'a bridge needs the URL of the bot' }]);
     extension = extend({ state, sender, log });
   }
-  const parts: Parts = { options, state, sender, botUrl, webhookSecret, tenants, duplicates, log, streams: new Set(), extension };
+  const parts: Parts = {
+    options,
+    state,
+    sender,
+    botUrl,
+    webhookSecret,
+    tenants,
+    duplicates,
+    log,
+    streams: new Set(),
+    extension,
+    stateFile,
+  };
   const table = await routesOf(parts, bot);
   // Filled in once the server listens: the Host values the sandbox answers, and whether the API's
   // paths are checked too (bound to loopback).
@@ -295,7 +351,9 @@ export async function startLocalSandbox(
       requestTimeoutMs: options.requestTimeoutMs ?? sandboxDefaults.requestTimeoutMs,
       maxConnections: options.maxConnections ?? sandboxDefaults.maxConnections,
     },
-    (ex) => route(table, state, hostRule, ex),
+    stateFile === null
+      ? (ex) => route(table, state, hostRule, ex)
+      : durably(stateFile, (ex: Exchange) => route(table, state, hostRule, ex)),
     { latencyMs: options.latencyMs ?? sandboxDefaults.latencyMs, closing: closing.signal, log },
   );
   await listen(server, host, options.port ?? sandboxDefaults.port, log);
@@ -304,13 +362,41 @@ export async function startLocalSandbox(
   hostRule.checkEveryPath = isLoopbackHost(address.address);
   // The connection to the bot, opened now, so the first delivery's time holds no connect of the sandbox's making.
   await sender?.warm(Math.min(bot.timeoutMs, WARM_LIMIT_MS));
-  const customer = directCustomer({
+  const direct = directCustomer({
     state,
     sender,
     defaultTenant: tenants[0] ?? 'sandbox',
     maskPersonalData: options.maskPersonalData === true,
   });
+  const customer: DirectCustomer =
+    stateFile === null ? direct : { start: durably(stateFile, direct.start), message: durably(stateFile, direct.message) };
+  // The deliveries whose attempts had not ended when the sandbox stopped: sent again, on their own schedule.
+  if (sender !== null && stateFile?.info.restored) {
+    for (const tenant of state.store.selected(undefined))
+      for (const delivery of tenant.deliveries.values()) if (delivery.inFlight) sender.deliver(delivery);
+  }
   return { ...handle(parts, server, address, closing), customer };
+}
+
+/**
+ * A handler whose answer waits until the events recorded so far are on disk (group commit: one write
+ * for the events of every request answered meanwhile). When a write failed while the request ran, its
+ * events were taken back (src/sandbox/state-file.ts): it is answered 503, and nothing of it is kept.
+ */
+function durably<A extends unknown[]>(file: StateFile, handler: (...args: A) => Answer | Promise<Answer>): (...args: A) => Promise<Answer> {
+  return async (...args) => {
+    const failures = file.failures;
+    const answer = await handler(...args);
+    if (answer.streamed) return answer;
+    const after = await file.settled();
+    if (after === failures) return answer;
+    return {
+      status: 503,
+      error: `the sandbox could not write its state file (${file.lastFailure}): nothing of this request was kept; try again once the file can be written`,
+      headers: { 'Retry-After': '1' },
+      what: 'state file not written: nothing kept',
+    };
+  };
 }
 
 /** The handle startSandbox returns: the address, the state's views, and close(). */
@@ -327,6 +413,7 @@ function handle(parts: Parts, server: Server, address: AddressInfo, closing: Abo
     duplicates: parts.duplicates,
     botUrl: parts.botUrl,
     webhookSecret: parts.webhookSecret,
+    stateFile: parts.stateFile?.info ?? null,
     messages: (tenant) => state.messages(tenant),
     events: (filter = {}) => [...state.events(filter)],
     subscribe: (listener, onClose) => {
@@ -358,7 +445,7 @@ function handle(parts: Parts, server: Server, address: AddressInfo, closing: Abo
         closing.abort();
         sender?.close();
         for (const stream of streams) stream.end();
-        closed = closeServer(server);
+        closed = closeServer(server).then(() => parts.stateFile?.close());
         for (const onClose of closeListeners) onClose();
         closeListeners.clear();
       }

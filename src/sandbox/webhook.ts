@@ -27,6 +27,11 @@ import type { Delivery } from './state.js';
  */
 
 export interface WebhookConfig {
+  /**
+   * Awaited before a delivery's first attempt (the sandbox with a state file: its customer message on
+   * disk); false sends nothing (the write failed and the delivery was taken back).
+   */
+  ready?: ((delivery: Delivery) => Promise<boolean>) | undefined;
   url: string;
   secret: string;
   timeoutMs: number;
@@ -145,6 +150,21 @@ export class WebhookSender {
 
   /** Starts a series of attempts for `delivery` (its first, or a redelivery) and returns at once. */
   deliver(delivery: Delivery): void {
+    if (this.closed) return;
+    const { ready } = this.config;
+    if (ready !== undefined) {
+      void ready(delivery).then(
+        (go) => {
+          if (go) this.send(delivery);
+        },
+        () => {},
+      );
+      return;
+    }
+    this.send(delivery);
+  }
+
+  private send(delivery: Delivery): void {
     if (this.closed) return;
     const series = delivery.redeliveries;
     let current = 1;

@@ -52,6 +52,10 @@ export const sandboxCommand: CommandFactory = (inv) => {
       '--large-ids',
       'make every coreClientId and questionId above 2^53 (from 9007199254741993 and 9007199254745993), as a bot reading them with JSON.parse gets them wrong',
     )
+    .option(
+      '--state <file>',
+      'keep the state in this file (an event log, NDJSON): a restart restores every conversation; a request is answered once its events are on disk',
+    )
     .option('--open', "open the sandbox's page in your browser ($BROWSER, else the system's opener)")
     .option(
       '--json',
@@ -81,7 +85,8 @@ Examples:
   $ core sandbox --new-webhook-secret                          # a new kept secret: give the bot the new CORE_WEBHOOK_SECRET
   $ core sandbox --allow-host host.docker.internal             # a bot in a container calls the API by that name
   $ core sandbox --bot-url http://127.0.0.1:3000/webhook --env-file .env   # your bot reads .env (dotenv)
-  $ core sandbox --json | jq -c 'select(.type? == "bot.answer")'          # the event log as NDJSON`,
+  $ core sandbox --json | jq -c 'select(.type? == "bot.answer")'          # the event log as NDJSON
+  $ core sandbox --state sandbox.ndjson                        # stop and start again: every conversation is still there`,
   );
   cmd.action(async (raw: Record<string, unknown>) => {
     const flags: SandboxFlags = {
@@ -107,6 +112,7 @@ Examples:
       webhookRetries: raw.webhookRetries as string | undefined,
       largeIds: raw.largeIds as boolean | undefined,
       open: raw.open as boolean | undefined,
+      state: raw.state as string | undefined,
     };
     // The parser reads the reasons file and checks it with the payload schemas: loaded only here.
     const { parseSandboxFlags } = await import('../../platform/flags.js');

@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
-import { ExitCode, UsageError } from '../../errors.js';
+import { ConfigError, ExitCode, UsageError } from '../../errors.js';
 import { printable } from '../../output/terminal.js';
 import { isLoopbackHost, percent, sandboxDefaults } from '../../sandbox/options.js';
-import { SandboxOptionsError, startSandbox, type Sandbox } from '../../sandbox/server.js';
+import { SandboxOptionsError, StateFileError, startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { WEBHOOK_SECRET_VARIABLE, type SandboxRunOptions } from '../../platform/flags.js';
 import type { ResolvedSecret } from '../../platform/secret.js';
 import { listenError } from '../../platform/start.js';
@@ -73,8 +73,14 @@ export async function runSandbox(
 /** Starts the sandbox, each request logged on stderr; an option or a failure to listen is the user's to fix. */
 async function start(options: SandboxRunOptions, host: string, ctx: Context, random: (() => number) | undefined): Promise<Sandbox> {
   try {
-    return await startSandbox({ ...options, ...(random ? { random } : {}), log: (line) => ctx.err(`${printable(line)}\n`) });
+    return await startSandbox({
+      ...options,
+      ...(random ? { random } : {}),
+      log: (line) => ctx.err(`${printable(line)}\n`),
+      warn: (line) => ctx.warn(line),
+    });
   } catch (error) {
+    if (error instanceof StateFileError) throw new ConfigError(error.message, { hint: error.hint, cause: error });
     if (error instanceof SandboxOptionsError) {
       // The flags were checked before; any option problem left is still the user's to fix.
       throw new UsageError(error.message, { hint: 'see core sandbox --help', cause: error });
@@ -101,7 +107,7 @@ function guide(
     `page: ${sandbox.url}/ (every conversation as the customer sees it, live${open ? '' : '; --open opens it'})\n` +
     `customer: core customer say "Hi" (with the export lines), or POST ${sandbox.url}/_sandbox/conversations\n` +
     `inspect: GET ${sandbox.url}/_sandbox/conversations, /_sandbox/messages, /_sandbox/reasons; live: GET ${sandbox.url}/_sandbox/events\n` +
-    `${describeFaults(options)}${describeHosts(options)}${describeIds(options)}` +
+    `${describeFaults(options)}${describeHosts(options)}${describeIds(options)}${describeState(sandbox)}` +
     `${envFile === undefined ? '' : `env file: the CORE_* lines are in ${envFile} too (NAME=value, mode 0600)\n`}stop with Ctrl-C\n`
   );
 }
@@ -151,6 +157,14 @@ function describeFaults(options: SandboxRunOptions): string {
 
 function describeIds(options: SandboxRunOptions): string {
   return options.largeIds === true ? 'ids: every coreClientId and questionId above 2^53 (--large-ids)\n' : '';
+}
+
+function describeState(sandbox: Sandbox): string {
+  const file = sandbox.stateFile;
+  if (file === null) return '';
+  return file.restored
+    ? `state: restored from ${file.file} (${file.eventsRead} events read); every event is kept there\n`
+    : `state: kept in ${file.file} (a new state file); a restart with --state ${file.file} restores it\n`;
 }
 
 function describeHosts(options: SandboxRunOptions): string {

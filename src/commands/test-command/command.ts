@@ -27,6 +27,7 @@ export const testCommand: CommandFactory = (inv) => {
     .option('--port <n>', 'the port of the sandbox core test starts (default 0: a free port); your bot answers to it')
     .option('--sandbox <url>', 'use the running core sandbox at this base URL instead, with the bot it delivers to')
     .option('--large-ids', 'the sandbox core test starts makes every coreClientId and questionId above 2^53 (as core sandbox --large-ids)')
+    .option('--state <file>', 'keep the state of the sandbox core test starts in this file, as core sandbox --state does')
     .addOption(
       new Option(
         '--reporter <name>',
@@ -78,6 +79,7 @@ Examples:
       ...optional('repeat', raw.repeat),
       ...optional('botUrl', raw.botUrl),
       ...optional('port', raw.port),
+      ...optional('state', raw.state),
       ...optional('sandbox', raw.sandbox),
       ...(raw.largeIds === true ? { largeIds: true } : {}),
       ...optional('output', raw.output),

@@ -16,6 +16,8 @@ export interface TestOptions {
   sandbox?: string;
   botUrl?: string;
   port?: string;
+  /** --state FILE: the state file of the sandbox core test starts. */
+  state?: string;
   /** Each --reporter as given: NAME, or NAME=FILE; none means human. */
   reporters: string[];
   output?: string;
@@ -55,7 +57,7 @@ export async function planTest(options: TestOptions, cwd: string): Promise<TestP
     ...checked,
     files,
     conversations: files.flatMap((file) => file.conversations),
-    target: { sandbox: options.sandbox, botUrl: options.botUrl, port: options.port, largeIds: options.largeIds },
+    target: { sandbox: options.sandbox, botUrl: options.botUrl, port: options.port, largeIds: options.largeIds, state: options.state },
     coverage: options.coverage === true,
     reports,
   };

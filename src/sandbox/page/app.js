@@ -494,6 +494,12 @@ function drawStatus(live) {
     bot == null
       ? 'No bot connected: customer messages are recorded, no webhook is sent (start core sandbox with --bot-url URL).'
       : `Bot: a MESSAGE webhook to POST ${bot.url} for each customer message.`;
+  const kept = state.info?.state;
+  if (kept != null) {
+    $('bot-status').textContent += kept.restored
+      ? ` Restored from ${kept.file} at ${kept.readAt} (${kept.eventsRead} events read).`
+      : ` State kept in ${kept.file}.`;
+  }
   $('bot-status').classList.toggle('warning', bot == null);
   if (live !== undefined) {
     /** @type {Record<string, string>} */

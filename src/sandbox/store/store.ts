@@ -4,10 +4,13 @@ import type { Delivery, KeptTenant, RandomIds, Thread } from '../model.js';
 import { randomText } from '../random.js';
 import { mergeBySeq } from '../seq.js';
 import { applyEvent, newModel, type ModelConfig, type SandboxModel } from './apply.js';
+import { checkpointOf, restoreModel, type CheckpointState } from './checkpoint.js';
 import { digestOf, type ModelDigest } from './digest.js';
 import type { TenantState } from './tenant.js';
 
 export type StoreConfig = ModelConfig;
+export type { CheckpointState, TenantCheckpoint } from './checkpoint.js';
+export { CheckpointError } from './checkpoint.js';
 
 /**
  * The sandbox's memory: the model (src/sandbox/store/apply.ts: the tenants, the threads of all of them
@@ -23,10 +26,10 @@ export type StoreConfig = ModelConfig;
  * events that apply it (answerId seen? then claimed) cannot interleave with another request.
  */
 export class Store {
-  private readonly model: SandboxModel;
+  private model: SandboxModel;
   private readonly log = new EventLog();
 
-  constructor(config: StoreConfig) {
+  constructor(private readonly config: StoreConfig) {
     this.model = newModel(config);
   }
 
@@ -112,6 +115,30 @@ export class Store {
    */
   replay(events: Iterable<SandboxEvent>): void {
     for (const event of events) applyEvent(this.model, event);
+  }
+
+  /**
+   * The model written down (src/sandbox/store/checkpoint.ts): its state besides its events, and its
+   * kept events in seq order. `restore` makes the same model from them.
+   */
+  checkpoint(): { state: CheckpointState; events: SandboxEvent[] } {
+    return checkpointOf(this.model);
+  }
+
+  /**
+   * Starts again from a checkpoint and its kept events, or from nothing (null): the model as it was
+   * when the checkpoint was taken, ready for the events after it (`replay`). No listener hears of it.
+   */
+  restore(checkpoint: { state: CheckpointState; events: readonly SandboxEvent[] } | null): void {
+    this.model = checkpoint === null ? newModel(this.config) : restoreModel(this.config, checkpoint.state, checkpoint.events);
+  }
+
+  /**
+   * Moves the seq on to `seq` when it is behind: the next event recorded has a higher one, so that a
+   * seq once handed out (to an event whose write failed, taken back) is never handed out again.
+   */
+  skipTo(seq: number): void {
+    if (seq > this.model.lastSeq) this.model.lastSeq = seq;
   }
 
   /** The whole model as plain data (src/sandbox/store/digest.ts): equal digests, equal states. */

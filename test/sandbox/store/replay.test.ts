@@ -7,6 +7,7 @@ import type { Channel, SandboxEvent } from '../../../src/sandbox/events.js';
 import type { AttemptFields } from '../../../src/sandbox/rules/delivery.js';
 import { defaultReasons, prepareReasons } from '../../../src/sandbox/seed.js';
 import { SandboxState, type SandboxStateConfig } from '../../../src/sandbox/state.js';
+import { headerLine, readLine } from '../../../src/sandbox/state-file.js';
 import { Store } from '../../../src/sandbox/store/store.js';
 
 /**
@@ -358,6 +359,53 @@ describe('a replay of the event log', () => {
         expect(again.lastSeq).toBe(state.lastSeq);
       }),
       { numRuns: 100 },
+    );
+  });
+
+  it('restores the same state from a checkpoint and its kept events, written as a state file writes them and read back', () => {
+    fc.assert(
+      fc.property(settings, fc.array(op, { minLength: 1, maxLength: 80 }), (extra, ops) => {
+        const config = configOf(extra);
+        const { state } = playAndReplay(config, ops);
+        const taken = state.store.checkpoint();
+        const header = readLine(headerLine(taken.state), 1);
+        if (header.kind !== 'header' || header.header.checkpoint === null) throw new Error('the header was not read back');
+        const restored = new Store(config);
+        restored.restore({ state: header.header.checkpoint, events: taken.events.map((event) => parseEvent(eventJson(event))) });
+        expect(restored.digest()).toEqual(state.store.digest());
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('goes on from a checkpoint as from the model it was taken of: the next ids, the events applied after it, the drops', () => {
+    fc.assert(
+      fc.property(
+        settings,
+        fc.array(op, { minLength: 1, maxLength: 60 }),
+        fc.array(op, { minLength: 1, maxLength: 30 }),
+        (extra, ops, more) => {
+          const config = configOf(extra);
+          const { state } = playAndReplay(config, ops);
+          const taken = state.store.checkpoint();
+          const again = new SandboxState(config);
+          again.store.restore({ state: structuredClone(taken.state), events: taken.events.map((event) => parseEvent(eventJson(event))) });
+          // The requests after the checkpoint, recorded on the original and applied to the restored one.
+          const after: SandboxEvent[] = [];
+          const stop = state.subscribe((event) => after.push(event));
+          for (const each of more) run(state, each);
+          stop();
+          again.store.replay(after.map((event) => parseEvent(eventJson(event))));
+          expect(again.store.digest()).toEqual(state.store.digest());
+          for (const name of TENANTS) {
+            const original = state.startConversation(name, { channel: 'WEB' });
+            const resumed = again.startConversation(name, { channel: 'WEB' });
+            if (!original.ok || !resumed.ok) throw new Error('a new conversation was refused');
+            expect(resumed.thread.client.coreClientId).toBe(original.thread.client.coreClientId);
+          }
+        },
+      ),
+      { numRuns: 150 },
     );
   });
 
