@@ -155,13 +155,13 @@ describe('core check-bot --fuzz against a flawless bot', () => {
   it(
     'finds nothing, and the same seed gives the same run',
     async () => {
-      const { code, report } = await fuzz({}, ['--fuzz', '300', '--seed', SEED]);
+      const { code, report } = await fuzz({}, ['--fuzz', '100', '--seed', SEED]);
       expect(
         report.checks.filter((check) => check.status === 'fail'),
         JSON.stringify(report.checks, null, 2),
       ).toEqual([]);
       expect(report.checks.map((check) => check.id)).toEqual(['fuzz']);
-      expect(report.checks[0]!.message).toMatch(new RegExp(`^300 conversations of seed ${SEED}: `));
+      expect(report.checks[0]!.message).toMatch(new RegExp(`^100 conversations of seed ${SEED}: `));
       expect(code).toBe(0);
     },
     HANG_LIMIT,
