@@ -170,6 +170,7 @@ export const ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> = [
   ['test/sandbox/kept-secret.test.ts', FILES],
   ['test/sandbox/memory.test.ts', V8],
   ['test/sandbox/page-json.test.ts', `${V8}: JSON.parse's source text in a reviver (Node 21+)`],
+  ['test/customer/stream-reconnect.test.ts', `${HTTP_CLIENT}: the event stream's client, its connections cut and made again`],
   ['test/sandbox/warm.test.ts', `${HTTP_CLIENT}: the sandbox's kept-alive connection to the bot, and one the bot closed`],
   ['test/sandbox/webhook.test.ts', `${HTTP_SERVER}; ${HTTP_CLIENT}`],
   ['test/test-command/clients.test.ts', `the sandbox reached over ${HTTP_CLIENT}`],
@@ -179,6 +180,7 @@ export const ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> = [
 export const NOT_ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> = [
   ['test/api/', COMMANDS],
   ['test/batch/check.test.ts', RULES],
+  ['test/sandbox/large-ids.test.ts', COMMANDS],
   ['test/bridge/end-to-end.test.ts', `${COMMANDS}; the bridge's client is the HTTP client of HTTP_CLIENT, its server the sandbox's`],
   ['test/bridge/map.test.ts', RULES],
   ['test/bridge/personal-data.test.ts', RULES],

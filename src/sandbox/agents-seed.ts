@@ -15,6 +15,25 @@ export const defaultAgents: readonly unknown[] = [
   { id: 103, name: 'Chen', skills: [14, 15], units: [2], capacity: 3, status: 'away', reason: 'LUNCH' },
 ];
 
+/**
+ * The default set for the seed reasons a sandbox starts with: the agent away gives LUNCH when it is
+ * active, else the first active reason, and is online when none is (custom `--reasons` need not
+ * have LUNCH, and the default set must never stop a start).
+ */
+export function defaultAgentsFor(reasons: readonly Reason[]): readonly unknown[] {
+  const active = reasons.filter(isActive).map((reason) => reason.code);
+  const reason = active.includes('LUNCH') ? 'LUNCH' : active[0];
+  return defaultAgents.map((agent) => {
+    const entry = agent as { status?: string; reason?: string };
+    if (entry.status !== 'away') return agent;
+    if (reason === undefined) {
+      const { status: _status, reason: _reason, ...online } = entry;
+      return online;
+    }
+    return { ...entry, reason };
+  });
+}
+
 /** The capacity of an agent whose entry names none. */
 export const DEFAULT_CAPACITY = 3;
 

@@ -6,7 +6,7 @@ import type { Problem } from '../errors.js';
 import { loadSafeHtmlRenderer } from '../markdown/safe-html.js';
 import type { Reason } from '../payload/index.js';
 import { version } from '../version.js';
-import { defaultAgents, prepareAgents } from './agents-seed.js';
+import { defaultAgentsFor, prepareAgents } from './agents-seed.js';
 import { agentHandlers } from './agents.js';
 import { apiRoutes } from './api.js';
 import { customerHandlers, directCustomer, type DirectCustomer } from './customer.js';
@@ -129,7 +129,7 @@ function checkedSeed(options: SandboxOptions): { reasons: Reason[]; agents: Agen
   if (!seed.ok) {
     for (const problem of seed.problems) optionProblems.push({ ...problem, path: `reasons${problem.path}` });
   }
-  const agents = seed.ok ? prepareAgents(options.agents ?? defaultAgents, seed.reasons) : null;
+  const agents = seed.ok ? prepareAgents(options.agents ?? defaultAgentsFor(seed.reasons), seed.reasons) : null;
   if (agents && !agents.ok) {
     for (const problem of agents.problems) optionProblems.push({ ...problem, path: `agents${problem.path}` });
   }

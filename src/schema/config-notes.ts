@@ -49,6 +49,14 @@ export const CONFIG_NOTES: Readonly<Record<string, string>> = {
     'integratorToken',
     `The credential of core reason update (permission INTEGRATOR), sent as a Bearer token: ${TOKEN_FORMS}. When absent, token is used. Env CORE_INTEGRATOR_TOKEN.`,
   ),
+  'profiles.*.webhookSecret':
+    "The platform's webhook signing secret: core bridge verifies the MESSAGE webhooks it receives with it (Standard Webhooks). A whsec_... string, or read from an environment variable or a command as a token is. A secret: never printed.",
+  'profiles.*.webhookSecret|0':
+    'The secret itself: whsec_ followed by the base64 of 24 to 64 bytes; keep the file readable by you only (chmod 600).',
+  'profiles.*.webhookSecret|1': 'Read the secret from an environment variable.',
+  'profiles.*.webhookSecret|1.env': 'The name of the environment variable: letters, digits and _, not starting with a digit.',
+  'profiles.*.webhookSecret|2': "Run a shell command (in the config file's folder, 10 s time limit) and use the first line it prints.",
+  'profiles.*.webhookSecret|2.command': 'The shell command that prints the secret.',
   'profiles.*.headers':
     "Extra request headers sent with every request, by name. A header named here replaces core's own: an Authorization header replaces the Bearer token (for a credential of another format).",
   'profiles.*.headers.*':

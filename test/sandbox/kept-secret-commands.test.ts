@@ -48,6 +48,7 @@ describe('the secret kept for the user, in the commands that start a sandbox', (
       ['signature.tampered', 'pass'],
       ['signature.wrong-secret', 'pass'],
       ['signature.rotation', 'pass'],
+      ['signature.raw-body', 'pass'],
     ]);
     expect(result.code).toBe(0);
   });
@@ -57,7 +58,7 @@ describe('the secret kept for the user, in the commands that start a sandbox', (
     const bot = await startBot(await keptIn(env));
     const port = await freePort();
     bot.connect(`http://127.0.0.1:${port}`);
-    const folder = testFolder({ 'hello.yaml': 'steps:\n  - customer: Hi\n  - bot: {text: "You said: Hi"}\n' });
+    const folder = testFolder({ 'hello.yaml': 'steps:\n  - customer: Hi\n  - bot: {text: "You said 2 characters."}\n' });
     const result = await runInProcess(['test', 'hello.yaml', '--bot-url', bot.url, '--port', String(port), '--timeout', '30s'], {
       env,
       cwd: folder,
@@ -72,7 +73,7 @@ describe('the secret kept for the user, in the commands that start a sandbox', (
     const bot = await startBot(kept);
     const port = await freePort();
     bot.connect(`http://127.0.0.1:${port}`);
-    const folder = testFolder({ 'hello.yaml': 'steps:\n  - customer: Hi\n  - bot: {text: "You said: Hi"}\n' });
+    const folder = testFolder({ 'hello.yaml': 'steps:\n  - customer: Hi\n  - bot: {text: "You said 2 characters."}\n' });
     const result = await runInProcess(['test', 'hello.yaml', '--bot-url', bot.url, '--port', String(port), '--timeout', '3s'], {
       env: { ...env, CORE_SANDBOX_WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
       cwd: folder,

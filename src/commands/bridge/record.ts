@@ -22,6 +22,7 @@ export interface RecordFlags {
 const REQUEST_LIMIT_MS = 30_000;
 
 export async function runBridgeRecord(flags: RecordFlags, ctx: Context): Promise<number> {
+  if (flags.out.trim() === '') throw new UsageError('--out needs a folder', { hint: 'such as --out tests/real' });
   const base = bridgeUrl(flags.sandbox ?? envValue(ctx.env, 'CORE_BASE_URL'));
   const sessions = await conversations(base, ctx);
   const out = resolve(ctx.cwd, flags.out);
@@ -91,7 +92,9 @@ async function get(base: string, path: string, ctx: Context): Promise<Response> 
 }
 
 function refused(answer: Response, base: string): UsageError {
-  return new UsageError(`the bridge at ${base} answered ${answer.status}`, { hint: 'is it a core bridge or core sandbox?' });
+  return new UsageError(`${base} answered ${answer.status}, not as a core bridge or core sandbox does`, {
+    hint: 'pass the address core bridge printed (CORE_BASE_URL of its export lines) with --sandbox URL',
+  });
 }
 
 /** The sessionIds of every kept conversation, page by page. */
@@ -101,7 +104,13 @@ async function conversations(base: string, ctx: Context): Promise<string[]> {
   for (;;) {
     const answer = await get(base, `/_sandbox/conversations?after=${after}&limit=100`, ctx);
     if (answer.status !== 200) throw refused(answer, base);
-    const page = (await answer.json()) as { conversations?: { sessionId: string }[]; next?: number | null; nextAfter?: number | null };
+    let page: { conversations?: { sessionId: string }[]; next?: number | null; nextAfter?: number | null };
+    try {
+      page = (await answer.json()) as typeof page;
+    } catch {
+      throw refused(answer, base);
+    }
+    if (!Array.isArray(page.conversations)) throw refused(answer, base);
     for (const conversation of page.conversations ?? []) sessions.push(conversation.sessionId);
     const next = page.next ?? page.nextAfter ?? null;
     if (next === null || next === undefined || (page.conversations ?? []).length === 0) return sessions;

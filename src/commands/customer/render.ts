@@ -72,6 +72,19 @@ export function routingLine(event: {
   return `${what} is with agent ${String(event.agentId)} (${String(event.agentName)}; ${matched}${event.fromQueue === true ? ', from the queue' : ''})`;
 }
 
+/** The webhook's attempts of an exchange, a line each, for stderr. */
+function attemptLines(result: WaitResult): string {
+  let err = '';
+  for (const attempt of result.attempts) {
+    const what =
+      attempt.status != null ? `${String(attempt.status)}${attempt.error ? ` (${String(attempt.error)})` : ''}` : String(attempt.error);
+    const retry = attempt.retryInMs != null ? `, next attempt in ${String(attempt.retryInMs)} ms` : '';
+    err += `webhook ${String(attempt.deliveryId)} attempt ${String(attempt.attempt)}: ${what} in ${String(attempt.latencyMs)} ms, ${String(attempt.outcome)}${retry}\n`;
+  }
+  if (result.delivery === 'pending') err += 'webhook: still being attempted when the wait ended\n';
+  return err;
+}
+
 export async function renderExchange(exchange: WaitResult, options: RenderOptions): Promise<{ out: string; err: string }> {
   const [{ renderPreview }, { makeStyle }, { outsideValue }] = await Promise.all([
     import('../../prompts/preview.js'),
@@ -85,15 +98,7 @@ export async function renderExchange(exchange: WaitResult, options: RenderOption
   const style = makeStyle(options.color.stdout, glyphs);
   const errStyle = makeStyle(options.color.stderr, glyphs);
   let out = '';
-  let err = '';
-
-  for (const attempt of result.attempts) {
-    const what =
-      attempt.status != null ? `${String(attempt.status)}${attempt.error ? ` (${String(attempt.error)})` : ''}` : String(attempt.error);
-    const retry = attempt.retryInMs != null ? `, next attempt in ${String(attempt.retryInMs)} ms` : '';
-    err += `webhook ${String(attempt.deliveryId)} attempt ${String(attempt.attempt)}: ${what} in ${String(attempt.latencyMs)} ms, ${String(attempt.outcome)}${retry}\n`;
-  }
-  if (result.delivery === 'pending') err += 'webhook: still being attempted when the wait ended\n';
+  let err = attemptLines(result);
 
   const shown = [...result.answers, ...result.handovers, ...result.routings, ...result.agentMessages].sort((a, b) =>
     Number(BigInt(a.seq) - BigInt(b.seq)),

@@ -1,5 +1,5 @@
 import type { Channel, Owner, SandboxEvent } from '../events.js';
-import type { Handover, LastBotMessage, ReasonRecord } from '../model.js';
+import type { Assignment, Handover, LastBotMessage, QueuedHandover, ReasonRecord } from '../model.js';
 import { SeqQueue } from '../seq.js';
 import { type ModelConfig, type SandboxModel, newModel } from './apply.js';
 import { retainedBytes } from './bytes.js';
@@ -20,7 +20,11 @@ export interface TenantCheckpoint {
   name: string;
   nextClientId: bigint;
   nextQuestionId: bigint;
+  nextLargeQuestionId: bigint;
   activeCount: number;
+  /** What events changed of the configured agents: status, reason, what each holds. */
+  agents: { id: bigint; status: 'online' | 'away'; reason: string | null; assigned: Assignment[] }[];
+  queue: QueuedHandover[];
   reasons: ReasonRecord[];
   clients: { coreClientId: bigint; clientId: string | null; lastSeq: number; latest: string | null }[];
   threads: {
@@ -29,6 +33,7 @@ export interface TenantCheckpoint {
     client: bigint;
     owner: Owner;
     handover: Handover | null;
+    agentId: bigint | null;
     nextIndex: bigint;
     startedSeq: number;
     startedAt: string;
@@ -36,7 +41,7 @@ export interface TenantCheckpoint {
     lastBotMessage: LastBotMessage | null;
   }[];
   /** The questions kept, by questionId, with what later events changed in them. */
-  questions: { questionId: bigint; answered: boolean; withAgents: Handover | null }[];
+  questions: { questionId: bigint; answered: boolean; withAgents: Handover | null; agentId: bigint | null }[];
   answerIds: [string, number][];
   deliveries: { deliveryId: string; redeliveries: number; inFlight: boolean }[];
 }
@@ -60,7 +65,15 @@ function tenantCheckpoint(tenant: TenantState): TenantCheckpoint {
     name: tenant.name,
     nextClientId: tenant.nextClientId,
     nextQuestionId: tenant.nextQuestionId,
+    nextLargeQuestionId: tenant.nextLargeQuestionId,
     activeCount: tenant.activeCount,
+    agents: [...tenant.agents.values()].map((agent) => ({
+      id: agent.id,
+      status: agent.status,
+      reason: agent.reason,
+      assigned: [...agent.assigned.values()],
+    })),
+    queue: [...tenant.queue.values()],
     reasons: [...tenant.reasons.values()],
     clients: [...tenant.clients.values()].map((client) => ({
       coreClientId: client.coreClientId,
@@ -74,6 +87,7 @@ function tenantCheckpoint(tenant: TenantState): TenantCheckpoint {
       client: thread.client.coreClientId,
       owner: thread.owner,
       handover: thread.handover,
+      agentId: thread.agentId,
       nextIndex: thread.nextIndex,
       startedSeq: thread.startedSeq,
       startedAt: thread.startedAt,
@@ -84,6 +98,7 @@ function tenantCheckpoint(tenant: TenantState): TenantCheckpoint {
       questionId: question.questionId,
       answered: question.answered,
       withAgents: question.withAgents,
+      agentId: question.agentId,
     })),
     answerIds: [...tenant.answerIds],
     deliveries: [...tenant.deliveries.values()].map((delivery) => ({
@@ -142,8 +157,7 @@ export function restoreModel(config: ModelConfig, state: CheckpointState, events
           thread,
           answered: saved.answered,
           withAgents: saved.withAgents,
-          // Who holds a question is not in a checkpoint yet (docs/sandbox.md, "State on disk").
-          agentId: null,
+          agentId: saved.agentId,
         };
         tenant.questions.set(event.questionId, question);
         thread.questions.push(question);
@@ -182,7 +196,18 @@ export function restoreModel(config: ModelConfig, state: CheckpointState, events
 function restoreTenant(model: SandboxModel, tenant: TenantState, saved: TenantCheckpoint): void {
   tenant.nextClientId = saved.nextClientId;
   tenant.nextQuestionId = saved.nextQuestionId;
+  tenant.nextLargeQuestionId = saved.nextLargeQuestionId;
   tenant.activeCount = saved.activeCount;
+  for (const each of saved.agents) {
+    const agent = tenant.agents.get(each.id);
+    if (agent === undefined) continue; // no longer configured (--agents changed)
+    agent.status = each.status;
+    agent.reason = each.reason;
+    agent.assigned.clear();
+    for (const assignment of each.assigned) agent.assigned.set(assignment.key, assignment);
+  }
+  tenant.queue.clear();
+  for (const queued of saved.queue) tenant.queue.set(queued.key, queued);
   tenant.reasons.clear();
   for (const record of saved.reasons) tenant.reasons.set(record.code, record);
   const latest = new Map<ClientState, string>();
@@ -203,7 +228,7 @@ function restoreTenant(model: SandboxModel, tenant: TenantState, saved: TenantCh
       client,
       owner: each.owner,
       handover: each.handover,
-      agentId: null,
+      agentId: each.agentId,
       questions: new SeqQueue(),
       nextIndex: each.nextIndex,
       startedSeq: each.startedSeq,
@@ -234,4 +259,10 @@ function restoreTenant(model: SandboxModel, tenant: TenantState, saved: TenantCh
 }
 
 const placeholderQuestion = (saved: TenantCheckpoint['questions'][number]): QuestionState =>
-  ({ seq: -1, questionId: saved.questionId, answered: saved.answered, withAgents: saved.withAgents }) as QuestionState;
+  ({
+    seq: -1,
+    questionId: saved.questionId,
+    answered: saved.answered,
+    withAgents: saved.withAgents,
+    agentId: saved.agentId,
+  }) as QuestionState;
