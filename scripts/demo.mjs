@@ -103,7 +103,7 @@ const session = /--session (s-[0-9a-f]+)/.exec(said.stderr)?.[1];
 if (session) {
   run('the customer presses the button: the bot hands over to agents', ['customer', 'press', 'Talk to a person', '--session', session], 0);
   run(
-    'the thread is with agents now: no webhook, so no answer (exit 6)',
+    'the thread is with agents now: no webhook, and no agent writes within 2 s (exit 6)',
     ['customer', 'say', 'Hello?', '--session', session, '--wait', '2s'],
     6,
   );

@@ -72,6 +72,7 @@ describe('the example bot with the sandbox and core customer', () => {
       'customer.message',
       'bot.answer',
       'handover',
+      expect.stringMatching(/^handover\.(routed|queued)$/),
       'webhook.attempt',
       'customer.message',
     ]);

@@ -68,6 +68,16 @@ export const agentCommand: CommandFactory = (inv) => {
     inv.exitCode = await runAgentRelease({ ...base(raw, self), session: raw.session as string }, inv.ctx);
   });
 
+  const examples: [Command, string][] = [
+    [list, '  $ core agent list\n  $ core agent list --json --sandbox http://127.0.0.1:8080'],
+    [
+      say,
+      '  $ core agent say --session s-1f2e3d4c5b6a "Hello, Ann here. How can I help?"\n  $ core agent say --session s-1f2e3d4c5b6a --agent 102 "Boris here."',
+    ],
+    [status, '  $ core agent status 101 away --reason LUNCH\n  $ core agent status 101 online'],
+    [release, '  $ core agent release --session s-1f2e3d4c5b6a\n  $ core agent release --session s-1f2e3d4c5b6a --json'],
+  ];
+  for (const [cmd, lines] of examples) cmd.addHelpText('after', `\nExamples:\n${lines}`);
   for (const cmd of [list, say, status, release]) group.addCommand(cmd);
   group.addHelpText(
     'after',
