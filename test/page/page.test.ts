@@ -125,7 +125,7 @@ browserTests.describe('the page, following the sandbox', () => {
       const questionId = (question as { questionId: bigint }).questionId;
       expect(await reply({ questionId, answerId: 'h-1', text: 'To billing.', code: 'SWITCH_TO_HUMAN', unitIds: [3n] }, 'acme')).toBe(200);
       await page.locator('.system-handover', { hasText: 'Handed over to agents (SWITCH_TO_HUMAN) · units 3' }).waitFor();
-      await page.locator('#owner', { hasText: 'With agents since SWITCH_TO_HUMAN' }).waitFor();
+      await page.locator('#owner', { hasText: /(With agents?\b.*|In the queue for an agent) since SWITCH_TO_HUMAN/ }).waitFor();
       await page.locator(`#conversation-list a[data-session="${web.sessionId}"] .badge.agents`).waitFor();
       await page.click('#release');
       await page.locator('.system-released', { hasText: 'Given back to the bot' }).waitFor();

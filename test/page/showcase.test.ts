@@ -95,7 +95,7 @@ browserTests.describe('the page, playing the customer of a bot', () => {
       await page.click('#send');
       await page.locator('.system-handover', { hasText: 'Handed over to agents (SWITCH_TO_HUMAN) · users 7, 9 · skills 12' }).waitFor();
       await page.locator('.bubble.bot.undelivered .not-delivered', { hasText: 'Not delivered: thread with agents' }).waitFor();
-      await page.locator('#owner', { hasText: 'With agents since SWITCH_TO_HUMAN' }).waitFor();
+      await page.locator('#owner', { hasText: /(With agents?\b.*|In the queue for an agent) since SWITCH_TO_HUMAN/ }).waitFor();
       expect(await page.isVisible('#release')).toBe(true);
       expect(await page.textContent('#composer-note')).toContain('The thread is with agents');
 
