@@ -21,7 +21,9 @@ describe('the demo', () => {
     expect(run.stdout).toContain('│ You said: Where is my order? │');
     expect(run.stdout).toContain('→ the thread is now with agents (SWITCH_TO_HUMAN)');
     expect(run.stdout).toMatch(/no answer from the bot or an agent within 2s: the thread is with agents[\s\S]*\(exit 6\)/);
-    expect(run.stdout).toMatch(/handover\n {2}handover\.(routed|queued)\n {2}webhook\.attempt \(status 200\)\n {2}customer\.message "Hello\?"/);
+    expect(run.stdout).toMatch(
+      /handover\n {2}handover\.(routed|queued)\n {2}webhook\.attempt \(status 200\)\n {2}customer\.message "Hello\?"/,
+    );
     expect(run.stdout).toContain('Demo complete: the sandbox has stopped.');
   });
 });
