@@ -156,7 +156,7 @@ export function messageDelivery(body: unknown): MessageDelivery {
   const result = z.safeParse(messageDeliverySchema, body);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`);
-    throw new Error(`the MESSAGE delivery breaks its contract (src/payload/message.ts): ${problems.join('; ')}`);
+    throw new Error(`the MESSAGE delivery breaks its contract (core schema message): ${problems.join('; ')}`);
   }
   return result.data;
 }

@@ -183,9 +183,10 @@ describe('the npm package', () => {
 
   it('is a tarball of reasonable size', () => {
     expect(statSync(tarball).size).toBe(packed.size);
-    // Everything core uses is in it, and the page's screenshot (330 KB of PNG, which does not compress);
-    // a jump far past this means something unintended was bundled or shipped.
-    expect(packed.size).toBeLessThan(1_400_000);
+    // Everything core uses is in it, and the page's screenshot (330 KB of PNG, which does not compress),
+    // and the MCP SDK's two bundles that only `core mcp` loads (about 250 KB packed); a jump far past
+    // this means something unintended was bundled or shipped.
+    expect(packed.size).toBeLessThan(1_800_000);
     console.info(
       `npm pack: ${packed.filename}, ${packed.size} bytes packed, ${packed.unpackedSize} bytes unpacked, ${packed.files.length} files`,
     );

@@ -111,13 +111,18 @@ function verify(headers: IncomingHttpHeaders, rawBody: Buffer): string | null {
 
 // coreClientId and questionId may be any long (up to 9223372036854775807); JSON.parse would round
 // those past 2^53. Every integer of the body is read as a bigint instead: each integer token is
-// quoted with a mark before parsing, and the mark turned into a bigint after. A JSON string
+// quoted with a mark before parsing (one written with a zero fraction, 3.0, too), and the mark turned
+// into a bigint after. A JSON string
 // holding a NUL character followed by this word is no customer's text.
 const MARK = '\u0000bigint:';
 const TOKENS = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 
 function parseExact(text: string): unknown {
-  const quoted = text.replace(TOKENS, (token) => (/^-?\d+$/.test(token) ? `"\\u0000bigint:${token}"` : token));
+  // An integer may be written with a zero fraction (3.0): the same integer.
+  const quoted = text.replace(TOKENS, (token) => {
+    const integer = /^(-?\d+)(?:\.0+)?$/.exec(token);
+    return integer ? `"\\u0000bigint:${integer[1]}"` : token;
+  });
   return JSON.parse(quoted, (_key, value: unknown) =>
     typeof value === 'string' && value.startsWith(MARK) ? BigInt(value.slice(MARK.length)) : value,
   );
