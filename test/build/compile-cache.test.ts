@@ -106,6 +106,14 @@ function compilePlanted(): Buffer {
   return Buffer.from(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }), 'base64');
 }
 
+/** Gives each folder under `to` the mode of the same folder under `from`. */
+function copyFolderModes(from: string, to: string): void {
+  chmodSync(to, statSync(from).mode & 0o7777);
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    if (entry.isDirectory()) copyFolderModes(join(from, entry.name), join(to, entry.name));
+  }
+}
+
 /**
  * A home whose cache holds what a first run wrote. The first run is made once, in a home of its own
  * that no test changes; each test gets a copy of that home's cache, modes and all.
@@ -120,6 +128,8 @@ async function firstRunHome() {
   }
   const context = setup();
   cpSync(join(firstRun.home, '.cache'), join(context.home, '.cache'), { recursive: true });
+  // Node 24's cpSync makes the folders with the umask's mode: each gets the first run's mode back.
+  copyFolderModes(join(firstRun.home, '.cache'), join(context.home, '.cache'));
   const file = mainCacheFile(context.folder);
   for (const dir of [join(context.home, '.cache', 'core'), context.folder]) expect(statSync(dir).mode & 0o777).toBe(0o700);
   expect(statSync(file).mode & 0o777).toBe(0o600);
