@@ -1,6 +1,8 @@
+import { isAscii } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { decode } from '../../src/compile-cache.js';
 import { ensureBuilt, repoRoot } from '../helpers/run.js';
 
 /**
@@ -36,5 +38,20 @@ describe('the application bundle read by every run', () => {
 
   it('is at most 900 KB, so that a module added to every run is a decision and not an accident', () => {
     expect(Buffer.byteLength(main)).toBeLessThanOrEqual(900 * 1024);
+  });
+});
+
+describe('reading a module for the compile cache', () => {
+  it('finds main.cjs in ASCII (a regular expression of the sources with a raw non-ASCII character breaks this), so it is decoded as Latin-1', () => {
+    const bytes = readFileSync(join(dist, 'main.cjs'));
+    expect(isAscii(bytes)).toBe(true);
+  });
+
+  it.each([
+    { what: 'ASCII', text: 'let a = "x"; // plain' },
+    { what: 'UTF-8 with characters of two, three and four bytes', text: 'const s = "é … 😀";' },
+    { what: 'the empty file', text: '' },
+  ])('decodes $what to the same text as UTF-8 does', ({ text }) => {
+    expect(decode(Buffer.from(text, 'utf8'))).toBe(text);
   });
 });
