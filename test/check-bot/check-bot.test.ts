@@ -58,7 +58,9 @@ const readReport = (text: string) => JSON.parse(text) as Report;
 const failing = (report: Report) => report.checks.filter((c) => c.status === 'fail').map((c) => c.id);
 const messageOf = (report: Report, id: string) => report.checks.find((c) => c.id === id)?.message;
 
-describe.concurrent('core check-bot against a flawless bot', () => {
+// First and one test at a time: the first run loads the command's modules (transformed by vitest on
+// first import), which five batteries started together would wait on while their time limits run.
+describe('core check-bot against a flawless bot', () => {
   it('passes every check, in the order of the table, and exits 0', async ({ onTestFinished }) => {
     const { code, report, stderr } = await checkJson(onTestFinished, {});
     expect(stderr).toContain('core check-bot: 13 checks of the bot at');
