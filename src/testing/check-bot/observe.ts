@@ -53,6 +53,8 @@ function isBotRequest(event: SandboxEvent): boolean {
 interface Waiter {
   sessionId: string;
   test: (event: SandboxEvent) => Seen | undefined;
+  /** Also told of each refused request that names no conversation (one that lost its identifiers, say). */
+  untied?: ((event: SandboxEvent) => Seen | undefined) | undefined;
   done: (seen: Seen) => void;
 }
 
@@ -80,7 +82,13 @@ export class Observer {
     const ours = sessionId !== null && this.sessions.has(sessionId);
     if (isBotRequest(event) && (ours || sessionId === null)) this.botSpoke = true;
     if (!ours) {
-      if (sessionId === null && isRefusal(event)) this.untied.push(event);
+      if (sessionId === null && isRefusal(event)) {
+        this.untied.push(event);
+        for (const waiter of [...this.waiters]) {
+          const seen = waiter.untied?.(event);
+          if (seen !== undefined) waiter.done(seen);
+        }
+      }
       return;
     }
     const list = this.bySession.get(sessionId) ?? [];
@@ -99,12 +107,17 @@ export class Observer {
   }
 
   /**
-   * The first event of the conversation, from the `from`-th on, that `test` makes something of, or
-   * a timeout after `timeoutMs`; `signal` ends the wait as a timeout too.
+   * The first event of the conversation, from the `from`-th on, that `test` makes something of (or,
+   * with `untied`, the first refusal naming no conversation that it makes something of),
+   * or a timeout after `timeoutMs`; `signal` ends the wait as a timeout too.
    */
-  wait(sessionId: string, test: Waiter['test'], timeoutMs: number, signal: AbortSignal, from = 0): Promise<Seen> {
+  wait(sessionId: string, test: Waiter['test'], timeoutMs: number, signal: AbortSignal, from = 0, untied?: Waiter['untied']): Promise<Seen> {
     for (const event of this.events(sessionId).slice(from)) {
       const seen = test(event);
+      if (seen !== undefined) return Promise.resolve(seen);
+    }
+    for (const event of untied === undefined ? [] : this.untied) {
+      const seen = untied!(event);
       if (seen !== undefined) return Promise.resolve(seen);
     }
     return new Promise((resolve) => {
@@ -114,7 +127,7 @@ export class Observer {
         this.waiters.delete(waiter);
         resolve(seen);
       };
-      const waiter: Waiter = { sessionId, test, done: finish };
+      const waiter: Waiter = { sessionId, test, untied, done: finish };
       const onAbort = () => finish({ kind: 'timeout' });
       const timer = setTimeout(onAbort, timeoutMs);
       signal.addEventListener('abort', onAbort, { once: true });
