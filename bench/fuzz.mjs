@@ -72,7 +72,9 @@ function peakKb(pid) {
 /** The CPU time (user + system) a running process has used, in seconds (0 once it is gone). */
 function cpuSeconds(pid) {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /, '')
+      .split(' ');
     // utime and stime are fields 14 and 15 of stat, 12 and 13 after the name; in clock ticks (100 a second).
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
@@ -131,7 +133,9 @@ console.log(
   `  CPU: check-bot (the sandbox in it) ${fuzzed.cpu.toFixed(1)} s, the bot ${fuzzed.botCpu.toFixed(1)} s ` +
     `(${((fuzzed.cpu * 1000) / runs).toFixed(0)} ms and ${((fuzzed.botCpu * 1000) / runs).toFixed(0)} ms a conversation)`,
 );
-console.log(`  load average (1 min) before and after: ${loadBefore.toFixed(1)}, ${loadavg()[0].toFixed(1)} (${availableParallelism()} cores)`);
+console.log(
+  `  load average (1 min) before and after: ${loadBefore.toFixed(1)}, ${loadavg()[0].toFixed(1)} (${availableParallelism()} cores)`,
+);
 console.log(
   `peak RSS of check-bot --fuzz: ${(fuzzed.peakKb / 1024).toFixed(0)} MB (goal: at most 200 MB) ${fuzzed.peakKb <= 200 * 1024 ? 'met' : 'NOT MET'}`,
 );

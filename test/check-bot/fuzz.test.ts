@@ -224,83 +224,89 @@ describe.concurrent('core check-bot --fuzz against a bot with one hidden flaw', 
     },
   );
 
-  it('keeps the shrunk case as a core test file (--fuzz-save DIR) that fails against the flawed bot and passes against a fixed one', { timeout: HANG_LIMIT }, async ({
-    expect,
-  }) => {
-    const { report, dir } = await runOf(FLAWED[0]!.flaws);
-    const found = report.checks.find((check) => check.id === 'fuzz.server-error')!;
-    const file = savedCase(dir, found.id, found.replay!).test;
-    expect(readFileSync(file, 'utf8')).toContain(`customer: ${'a'.repeat(1001)}`);
-    const test = async (flaws: Flaws) => {
-      const bot = await startBot(SECRET, flaws, keep);
-      const port = await freePort();
-      bot.connect(`http://127.0.0.1:${port}`);
-      const env = baseEnv({ CORE_SANDBOX_WEBHOOK_SECRET: SECRET });
-      return run(['test', file, '--bot-url', bot.url, '--port', String(port), '--timeout', TIMEOUT], { env });
-    };
-    const [flawed, fixed] = await Promise.all([test(FLAWED[0]!.flaws), test({})]);
-    // The delivery of the 1,001 characters is answered 500, every attempt: no answer comes.
-    expect(flawed.stdout + flawed.stderr).toMatch(/step 2, line \d+ \(bot\)[\s\S]*no answer from the bot within/);
-    expect(flawed.code, flawed.stdout + flawed.stderr).toBe(3);
-    expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0);
-  });
+  it(
+    'keeps the shrunk case as a core test file (--fuzz-save DIR) that fails against the flawed bot and passes against a fixed one',
+    { timeout: HANG_LIMIT },
+    async ({ expect }) => {
+      const { report, dir } = await runOf(FLAWED[0]!.flaws);
+      const found = report.checks.find((check) => check.id === 'fuzz.server-error')!;
+      const file = savedCase(dir, found.id, found.replay!).test;
+      expect(readFileSync(file, 'utf8')).toContain(`customer: ${'a'.repeat(1001)}`);
+      const test = async (flaws: Flaws) => {
+        const bot = await startBot(SECRET, flaws, keep);
+        const port = await freePort();
+        bot.connect(`http://127.0.0.1:${port}`);
+        const env = baseEnv({ CORE_SANDBOX_WEBHOOK_SECRET: SECRET });
+        return run(['test', file, '--bot-url', bot.url, '--port', String(port), '--timeout', TIMEOUT], { env });
+      };
+      const [flawed, fixed] = await Promise.all([test(FLAWED[0]!.flaws), test({})]);
+      // The delivery of the 1,001 characters is answered 500, every attempt: no answer comes.
+      expect(flawed.stdout + flawed.stderr).toMatch(/step 2, line \d+ \(bot\)[\s\S]*no answer from the bot within/);
+      expect(flawed.code, flawed.stdout + flawed.stderr).toBe(3);
+      expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0);
+    },
+  );
 
-  it('finds a second answer to one question through a running sandbox in strict mode (--sandbox URL), and replays it there', { timeout: HANG_LIMIT }, async ({
-    expect,
-  }) => {
-    const bot = await startBot(SECRET, { answersTwice: true }, keep);
-    const sandbox = await startSandbox({ botUrl: bot.url, webhookSecret: SECRET, duplicates: 'strict' });
-    keep(() => sandbox.close());
-    bot.connect(sandbox.url);
-    const target: Target = { bot, args: ['--sandbox', sandbox.url], env: baseEnv() };
-    // --only: a second answer to a redelivered question is the rule of redeliveries, which this bot breaks too.
-    const { code, report, stderr } = await checkBot(target, ['--fuzz', RUNS, '--seed', SEED, '--only', 'fuzz.second-answer']);
-    expect(stderr).toContain(`through the sandbox at ${sandbox.url}`);
-    expect(code).toBe(3);
-    const found = foundOnly(report, 'fuzz.second-answer', expect);
-    expect(found.command).toContain(`--sandbox ${sandbox.url}`);
-    expect(found.command).toContain('--only fuzz.second-answer');
-    const message = messageOf(found.delivery!);
-    expect(message.questionIndex).toBe(1n);
-    expect(message.text).toBe('a');
-    await replaysAlone(found, 'fuzz.second-answer', target.env, expect);
-  });
+  it(
+    'finds a second answer to one question through a running sandbox in strict mode (--sandbox URL), and replays it there',
+    { timeout: HANG_LIMIT },
+    async ({ expect }) => {
+      const bot = await startBot(SECRET, { answersTwice: true }, keep);
+      const sandbox = await startSandbox({ botUrl: bot.url, webhookSecret: SECRET, duplicates: 'strict' });
+      keep(() => sandbox.close());
+      bot.connect(sandbox.url);
+      const target: Target = { bot, args: ['--sandbox', sandbox.url], env: baseEnv() };
+      // --only: a second answer to a redelivered question is the rule of redeliveries, which this bot breaks too.
+      const { code, report, stderr } = await checkBot(target, ['--fuzz', RUNS, '--seed', SEED, '--only', 'fuzz.second-answer']);
+      expect(stderr).toContain(`through the sandbox at ${sandbox.url}`);
+      expect(code).toBe(3);
+      const found = foundOnly(report, 'fuzz.second-answer', expect);
+      expect(found.command).toContain(`--sandbox ${sandbox.url}`);
+      expect(found.command).toContain('--only fuzz.second-answer');
+      const message = messageOf(found.delivery!);
+      expect(message.questionIndex).toBe(1n);
+      expect(message.text).toBe('a');
+      await replaysAlone(found, 'fuzz.second-answer', target.env, expect);
+    },
+  );
 
-  it('writes each failure as one case with its replay command in JUnit and TAP, the same cases for the same seed', { timeout: HANG_LIMIT }, async ({
-    expect,
-  }) => {
-    const twoFlaws: Flaws = { failsOverLength: 1000, crashesOn: '\u200F' };
-    const [junit, tap] = await Promise.all(
-      ['junit', 'tap'].map(async (reporter) =>
-        checkBot(await botBehindItsSandbox(twoFlaws), ['--fuzz', RUNS, '--seed', SEED, '--reporter', reporter]),
-      ),
-    );
-    expect(junit!.code, junit!.stderr).toBe(3);
-    expect(tap!.code, tap!.stderr).toBe(3);
-    const replayOf = (text: string) => /replay: core check-bot --fuzz-replay (\S+)/.exec(text)?.[1];
+  it(
+    'writes each failure as one case with its replay command in JUnit and TAP, the same cases for the same seed',
+    { timeout: HANG_LIMIT },
+    async ({ expect }) => {
+      const twoFlaws: Flaws = { failsOverLength: 1000, crashesOn: '\u200F' };
+      const [junit, tap] = await Promise.all(
+        ['junit', 'tap'].map(async (reporter) =>
+          checkBot(await botBehindItsSandbox(twoFlaws), ['--fuzz', RUNS, '--seed', SEED, '--reporter', reporter]),
+        ),
+      );
+      expect(junit!.code, junit!.stderr).toBe(3);
+      expect(tap!.code, tap!.stderr).toBe(3);
+      const replayOf = (text: string) => /replay: core check-bot --fuzz-replay (\S+)/.exec(text)?.[1];
 
-    expect(XMLValidator.validate(junit!.stdout)).toBe(true);
-    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(junit!.stdout) as {
-      testsuites: { testsuite: { testcase: { name: string; failure?: { '#text'?: string } }[] } };
-    };
-    const failedCases = [xml.testsuites.testsuite.testcase].flat().filter((testcase) => testcase.failure !== undefined);
-    expect(failedCases.map((testcase) => testcase.name).sort()).toEqual(['fuzz.no-response', 'fuzz.server-error']);
+      expect(XMLValidator.validate(junit!.stdout)).toBe(true);
+      const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(junit!.stdout) as {
+        testsuites: { testsuite: { testcase: { name: string; failure?: { '#text'?: string } }[] } };
+      };
+      const failedCases = [xml.testsuites.testsuite.testcase].flat().filter((testcase) => testcase.failure !== undefined);
+      expect(failedCases.map((testcase) => testcase.name).sort()).toEqual(['fuzz.no-response', 'fuzz.server-error']);
 
-    const points: { ok: boolean; name: string; diag?: Record<string, unknown> }[] = [];
-    const parser = new TapParser({ strict: true });
-    parser.on('assert', (point: (typeof points)[number]) => points.push(point));
-    await new Promise((done) => parser.end(tap!.stdout, done));
-    const failedPoints = points.filter((point) => !point.ok);
-    expect(failedPoints.map((point) => point.name).sort()).toEqual(['fuzz.no-response', 'fuzz.server-error']);
+      const points: { ok: boolean; name: string; diag?: Record<string, unknown> }[] = [];
+      const parser = new TapParser({ strict: true });
+      parser.on('assert', (point: (typeof points)[number]) => points.push(point));
+      await new Promise((done) => parser.end(tap!.stdout, done));
+      const failedPoints = points.filter((point) => !point.ok);
+      expect(failedPoints.map((point) => point.name).sort()).toEqual(['fuzz.no-response', 'fuzz.server-error']);
 
-    for (const rule of ['fuzz.server-error', 'fuzz.no-response']) {
-      const testcase = failedCases.find((c) => c.name === rule)!;
-      const point = failedPoints.find((p) => p.name === rule)!;
-      const replay = replayOf(JSON.stringify(testcase.failure));
-      expect(replay, JSON.stringify(testcase)).toMatch(new RegExp(`^${SEED}:\\d+(:\\d+)*$`));
-      expect(String(point.diag?.replay)).toContain(`core check-bot --fuzz-replay ${replay} `);
-    }
-  });
+      for (const rule of ['fuzz.server-error', 'fuzz.no-response']) {
+        const testcase = failedCases.find((c) => c.name === rule)!;
+        const point = failedPoints.find((p) => p.name === rule)!;
+        const replay = replayOf(JSON.stringify(testcase.failure));
+        expect(replay, JSON.stringify(testcase)).toMatch(new RegExp(`^${SEED}:\\d+(:\\d+)*$`));
+        expect(String(point.diag?.replay)).toContain(`core check-bot --fuzz-replay ${replay} `);
+      }
+    },
+  );
 });
 
 describe.concurrent('core check-bot --fuzz against a flawless bot', () => {

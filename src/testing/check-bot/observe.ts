@@ -61,6 +61,8 @@ interface Waiter {
 export class Observer {
   private readonly bySession = new Map<string, SandboxEvent[]>();
   private readonly waiters = new Set<Waiter>();
+  /** What keepOnly keeps of a conversation's events to come. */
+  private readonly kept = new Map<string, (event: SandboxEvent) => boolean>();
   /** Refused requests of the bot that named no conversation of the battery, newest last. */
   readonly untied: SandboxEvent[] = [];
   /** Whether any request of the bot reached the sandbox's API during the battery. */
@@ -92,13 +94,20 @@ export class Observer {
       return;
     }
     const list = this.bySession.get(sessionId) ?? [];
-    list.push(event);
+    if (this.kept.get(sessionId)?.(event) !== false) list.push(event);
     this.bySession.set(sessionId, list);
     for (const waiter of [...this.waiters]) {
       if (waiter.sessionId !== sessionId) continue;
       const seen = waiter.test(event);
       if (seen !== undefined) waiter.done(seen);
     }
+  }
+
+  /** Of a conversation's events, keeps only those `keep` takes, those so far and those to come. */
+  keepOnly(sessionId: string, keep: (event: SandboxEvent) => boolean): void {
+    const list = this.bySession.get(sessionId);
+    if (list !== undefined) this.bySession.set(sessionId, list.filter(keep));
+    this.kept.set(sessionId, keep);
   }
 
   /** The events of a conversation so far. */
@@ -111,7 +120,14 @@ export class Observer {
    * with `untied`, the first refusal naming no conversation that it makes something of),
    * or a timeout after `timeoutMs`; `signal` ends the wait as a timeout too.
    */
-  wait(sessionId: string, test: Waiter['test'], timeoutMs: number, signal: AbortSignal, from = 0, untied?: Waiter['untied']): Promise<Seen> {
+  wait(
+    sessionId: string,
+    test: Waiter['test'],
+    timeoutMs: number,
+    signal: AbortSignal,
+    from = 0,
+    untied?: Waiter['untied'],
+  ): Promise<Seen> {
     for (const event of this.events(sessionId).slice(from)) {
       const seen = test(event);
       if (seen !== undefined) return Promise.resolve(seen);

@@ -113,6 +113,7 @@ function fuzzKit(run: FuzzRun, tenant: string, sessions: Set<string>, observer: 
     wait: (sessionId, test, untied) => observer.wait(sessionId, test, run.timeoutMs, run.signal, 0, untied),
     events: (sessionId) => observer.events(sessionId),
     untied: () => observer.untied,
+    done: (sessionId) => observer.keepOnly(sessionId, (event) => event.type === 'bot.answer' || event.type === 'api.request'),
     strict,
   };
 }

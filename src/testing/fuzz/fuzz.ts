@@ -1,7 +1,7 @@
 import * as fc from 'fast-check';
 import { performance } from 'node:perf_hooks';
 import { conversationArbitrary, conversationAt, conversations } from './arbitraries.js';
-import { judge, PROMPT_RULES, type FuzzFailure, type FuzzRule, type PlayedConversation } from './judge.js';
+import { judge, PROMPT_RULES, type Attempt, type FuzzFailure, type FuzzRule, type PlayedConversation } from './judge.js';
 import type { FuzzConversation } from './model.js';
 import { playConversation, type FuzzKit } from './play.js';
 
@@ -92,7 +92,10 @@ export async function runFuzz(init: FuzzInit, seed: number, runs: number): Promi
   const worker = async () => {
     while (next < runs && !init.signal.aborted) {
       const index = next++;
-      played[index] = await playConversation(init.kit, all[index]!);
+      const conversation = await playConversation(init.kit, all[index]!);
+      // Kept until the end of the run, for 1,000 conversations and more: only what the judge reads then.
+      played[index] = lighter(conversation);
+      init.kit.done(conversation.sessionId);
     }
   };
   await Promise.all(Array.from({ length: Math.min(FUZZ_CONCURRENCY, runs) }, worker));
@@ -112,6 +115,24 @@ export async function runFuzz(init: FuzzInit, seed: number, runs: number): Promi
     cases.push({ ...(await shrink(init, seed, index, rule)), first: index + 1, count });
   }
   return { seed, runs, cases, durationMs: Math.round(performance.now() - started) };
+}
+
+/**
+ * A played conversation as the end of a run judges it: its events read again then (the kit keeps the
+ * ones the judge reads), its attempts without the bodies sent, the largest part of it (a delivery can
+ * be 4,000 characters written with \u escapes).
+ */
+function lighter(played: PlayedConversation): PlayedConversation {
+  const light = (attempt: Attempt): Attempt => ({ ...attempt, delivery: '' });
+  return {
+    ...played,
+    events: [],
+    messages: played.messages.map((message) => ({
+      ...message,
+      attempt: light(message.attempt),
+      redelivery: message.redelivery === null ? null : light(message.redelivery),
+    })),
+  };
 }
 
 /**

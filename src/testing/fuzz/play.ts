@@ -26,6 +26,8 @@ export interface FuzzKit {
   ): Promise<Seen>;
   events(sessionId: string): readonly SandboxEvent[];
   untied(): readonly SandboxEvent[];
+  /** The conversation's waits are over: of its events, only the bot's requests (what the judge reads) are kept from now on. */
+  done(sessionId: string): void;
   strict: boolean;
 }
 
