@@ -1,11 +1,5 @@
 import { isRefusal } from '../customer/wait.js';
-import type {
-  BotAnswerEvent,
-  HandoverQueuedEvent,
-  HandoverRoutedEvent,
-  SandboxEvent,
-  WebhookAttemptEvent,
-} from '../sandbox/events.js';
+import type { BotAnswerEvent, HandoverQueuedEvent, HandoverRoutedEvent, SandboxEvent, WebhookAttemptEvent } from '../sandbox/events.js';
 
 /** An event of the conversation, as the sandbox records it (src/sandbox/events.ts), whichever way it came. */
 export type Event = SandboxEvent;

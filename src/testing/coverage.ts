@@ -32,12 +32,7 @@ const ROUTINGS = [
   'routedFromQueue',
 ] as const;
 
-export type CoverageName =
-  | Channel
-  | CountedName
-  | (typeof ACTIONS)[number]
-  | (typeof OUTCOMES)[number]
-  | (typeof ROUTINGS)[number];
+export type CoverageName = Channel | CountedName | (typeof ACTIONS)[number] | (typeof OUTCOMES)[number] | (typeof ROUTINGS)[number];
 
 export const COVERAGE_NAMES: readonly CoverageName[] = [
   // The channels of the conversations played.

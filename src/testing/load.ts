@@ -307,7 +307,11 @@ function planStep(step: Step, index: number, line: number): PlannedStep {
   if (step.release !== undefined) return { kind: 'release', index, line };
   const within = step.within === undefined ? undefined : parseDuration(String(step.within));
   if (step.bot === 'none') return { kind: 'none', withinMs: within ?? DEFAULT_WITHIN_MS, index, line };
-  return { kind: 'bot', expect: step.bot!, withinMs: within ?? null, capture: Object.entries(step.capture ?? {}),
+  return {
+    kind: 'bot',
+    expect: step.bot!,
+    withinMs: within ?? null,
+    capture: Object.entries(step.capture ?? {}),
     handover: step.handover ?? null,
     index,
     line,

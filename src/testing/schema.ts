@@ -271,7 +271,9 @@ const STEP_KEYS = ['customer', 'press', 'bot', 'agent', 'release'] as const;
 const handoverSchema = z
   .union(
     [
-      z.literal('queued').check(z.describe('The hand-over waits in the queue: no agent matches its targets, or all those that do are away or full.')),
+      z
+        .literal('queued')
+        .check(z.describe('The hand-over waits in the queue: no agent matches its targets, or all those that do are away or full.')),
       z
         .strictObject({
           agent: longSchema.check(z.describe("The id of the agent the hand-over is routed to (the agents' ids: core agent list).")),
@@ -324,7 +326,11 @@ export const stepSchema = z
     release: z.optional(
       z
         .literal(true, { error: (issue) => `expected true, got ${describeValue(issue.input)}` })
-        .check(z.describe('release: true gives the thread back to the bot, with the questions of it passed to agents, as core agent release does.')),
+        .check(
+          z.describe(
+            'release: true gives the thread back to the bot, with the questions of it passed to agents, as core agent release does.',
+          ),
+        ),
     ),
   })
   .check(

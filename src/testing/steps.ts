@@ -128,7 +128,10 @@ export async function releaseThread(sandbox: SandboxClient, sessionId: string): 
   if (released.status !== 200 || !has(released.json, 'released'))
     return { message: `the sandbox refused to give the thread back to the bot: ${said(released)}` };
   if ((released.json as { released: unknown }).released === true) return undefined;
-  return { message: 'nothing to give back: the thread and its questions are with the bot (release: true gives back what agents hold or the queue holds)' };
+  return {
+    message:
+      'nothing to give back: the thread and its questions are with the bot (release: true gives back what agents hold or the queue holds)',
+  };
 }
 
 /** The bot's next doing since the step began, or why none can come: the thread is with agents, or the webhook failed. */

@@ -132,6 +132,8 @@ describe('core test steps of the agent side', () => {
     expect(result.code).toBe(0);
     const { coverage } = JSON.parse(result.stdout) as { coverage: { exercised: Record<string, number>; notExercised: string[] } };
     expect(coverage.exercised).toMatchObject({ routedBySkillIds: 1, queuedNoMatch: 1, queuedAwayOrFull: 1 });
-    expect(coverage.notExercised).toEqual(expect.arrayContaining(['routedByUserIds', 'routedByUnitIds', 'routedToAnyAgent', 'routedFromQueue']));
+    expect(coverage.notExercised).toEqual(
+      expect.arrayContaining(['routedByUserIds', 'routedByUnitIds', 'routedToAnyAgent', 'routedFromQueue']),
+    );
   });
 });

@@ -260,7 +260,9 @@ describe('--coverage', () => {
         'routedFromQueue',
       ],
     });
-    expect(result.stderr).toMatch(/\nnot exercised: EMAIL, UNCLEAR_QUESTION, SWITCH_TO_HUMAN, formattedText, .*, refusal, routedByUserIds, .*, routedFromQueue\n$/);
+    expect(result.stderr).toMatch(
+      /\nnot exercised: EMAIL, UNCLEAR_QUESTION, SWITCH_TO_HUMAN, formattedText, .*, refusal, routedByUserIds, .*, routedFromQueue\n$/,
+    );
   });
 
   it('has coverage: null without --coverage', async () => {
