@@ -51,6 +51,7 @@ export const pageFiles: Readonly<Record<string, string>> = {
   'render.js': 'text/javascript; charset=utf-8',
   'refusal.js': 'text/javascript; charset=utf-8',
   'dom.js': 'text/javascript; charset=utf-8',
+  'agents.js': 'text/javascript; charset=utf-8',
 };
 
 /** Where the files are: page/ beside this module (src/sandbox/page/ in the sources, dist/page/ in the bundle). */

@@ -8,6 +8,7 @@
 // package and the sandbox serves them itself. The state below is the page's only model: filled from
 // the listings once, then kept up to date by the event stream, one event at a time, in seq order.
 
+import { agentBubble, agentComposer, changesAgents, drawAgents, refreshAgents } from './agents.js';
 import { api, openEvents } from './api.js';
 import { append, clear, h, replaceKeepingFocus, show } from './dom.js';
 import { stringifyJson } from './json.js';
@@ -216,6 +217,7 @@ function apply(event) {
     noteRefusal(event);
     return;
   }
+  if (changesAgents(event)) refreshAgents(drawAgentsPanel, notice);
   if (event.type === 'sandbox.reset') {
     resetTenant(event.tenant);
     return;
@@ -389,6 +391,9 @@ function addToTimeline(open, event) {
       } else item = systemLine(event);
       break;
     }
+    case 'agent.message':
+      item = agentBubble(event);
+      break;
     default:
       item = systemLine(event);
   }
@@ -639,10 +644,20 @@ function drawReasons() {
   }
 }
 
+function drawAgentsPanel() {
+  drawAgents(
+    $('agents'),
+    state.info?.tenants ?? [...state.reasons.keys()],
+    (tenant) => [...(state.reasons.get(tenant)?.values() ?? [])],
+    notice,
+  );
+}
+
 function drawHeader() {
   const open = state.open;
-  // The header is drawn again on each event: a button that had the focus gets it back.
+  // The header is drawn again on each event: a button that had the focus gets it back, an agent's draft its text.
   const focused = $('conversation-header').contains(document.activeElement) ? document.activeElement?.id : undefined;
+  const draft = /** @type {HTMLInputElement | null} */ (document.getElementById('agent-message'))?.value ?? '';
   const header = clear($('conversation-header'));
   if (open === null) return;
   const summary = state.conversations.get(open.sessionId);
@@ -673,6 +688,7 @@ function drawHeader() {
       h('button', { type: 'button', id: 'save-test', on: { click: saveTest } }, 'Save as test'),
       h('button', { type: 'button', id: 'export', on: { click: exportTranscript } }, 'Export transcript (JSON)'),
     ),
+    summary ? agentComposer(summary, notice) : null,
     open.channel === 'IM'
       ? null
       : h(
@@ -682,6 +698,8 @@ function drawHeader() {
           open.channel === 'EMAIL' ? ' The bot must answer an EMAIL question by sessionId and questionIndex (chatbot rule 2).' : '',
         ),
   ]);
+  const agentInput = /** @type {HTMLInputElement | null} */ (document.getElementById('agent-message'));
+  if (agentInput) agentInput.value = draft;
   if (focused) $(focused)?.focus();
 }
 
@@ -895,6 +913,7 @@ async function start() {
   for (const view of conversations) state.conversations.set(view.sessionId, summaryOf(view));
   setReasons(reasons);
   drawReasons();
+  refreshAgents(drawAgentsPanel, notice);
   const wanted = new URLSearchParams(location.search).get('session');
   const first = wanted ?? sortedConversations()[0]?.sessionId;
   if (first) await openConversation(first, { history: wanted ? 'none' : 'replace' });
