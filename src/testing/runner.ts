@@ -27,6 +27,9 @@ import type { WebhookAttemptEvent } from '../sandbox/events.js';
  *   message, and after the last step, the runner waits until the webhook of the previous message has
  *   been answered (or failed), and any answer not yet taken is the failure. An answer to an earlier
  *   question that a `bot:` step meets is one too.
+ * - `handover:` beside a `bot:` step waits, after the answer, for the routing of its hand-over (routed
+ *   to an agent, or queued) and compares it; `agent:` and `release: true` are requests of the agent's
+ *   side. A thread still held by agents or queued when the run ends is given back to the bot.
  * - `${NAME}` in a step's strings is filled in from the conversation's examples row and the values
  *   captured so far (src/testing/substitute.ts).
  */
