@@ -4,7 +4,7 @@ import { parseJson } from '../../src/payload/json.js';
 import { browserTests, eventually, launchBrowser, watchedPage } from '../helpers/browser.js';
 import { baseEnv, runInProcess } from '../helpers/run.js';
 import { happens } from '../helpers/wait.js';
-import { customerSays, startConversation, updateReason } from '../sandbox/helpers.js';
+import { customerSays, startConversation } from '../sandbox/helpers.js';
 import { addressed, pageSandbox, type Script } from './bot.js';
 
 /**
@@ -105,10 +105,12 @@ browserTests.describe('the agent side of the page', () => {
       await eventually(() => page.textContent('.queue')).toContain(sessionId);
       await page.locator('.timeline-list li', { hasText: 'Thread queued: all matching agents are away or full' }).waitFor();
 
-      // Chen starts away with LUNCH; LUNCH made inactive, as core reason update --code LUNCH --inactive does.
+      // Chen starts away with LUNCH; core reason update makes LUNCH inactive.
       expect(await page.locator('#agent-status-sandbox-103').inputValue()).toBe('away:LUNCH');
-      const inactive = { code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }], color: '#ff8800', active: false };
-      expect((await updateReason(sandbox, inactive)).status).toBe(200);
+      const env = baseEnv({ CORE_BASE_URL: sandbox.url, CORE_TENANT: 'sandbox', CORE_TOKEN: 'sandbox-token' });
+      const update = await runInProcess(['reason', 'update', '--code', 'LUNCH', '--name', 'en=Lunch', '--inactive'], { env });
+      expect(update.stderr).toBe('');
+      expect(update.code).toBe(0);
       await eventually(options).not.toContain('away:LUNCH');
       expect(await options()).toContain('away:MEETING');
       await eventually(() => page.locator('.agent[data-agent="103"]').textContent()).toContain('reason no longer active');
