@@ -74,8 +74,7 @@ export function recordConversation(
     } else if (event.type === 'greeting') {
       notes.push(`a greeting at ${event.time} is not replayed: core test plays the customer's side`);
     } else if (event.type === 'agent.message' || event.type === 'released') {
-      // The agent's side, replayed as it happened: what an agent wrote (by the agent that holds the
-      // thread then, whichever that is on the replay), and the thread given back to the bot.
+      // Replayed as it happened: the agent's message by whichever agent holds the thread on the replay.
       if (answered === undefined) continue;
       closeSilence();
       answered = true;
@@ -83,12 +82,7 @@ export function recordConversation(
     }
   }
   closeSilence();
-  if (mask !== undefined) {
-    const { email, card, phone } = mask.replaced;
-    if (email + card + phone > 0) {
-      notes.push(`personal data replaced with placeholders: ${email} e-mail address(es), ${card} card number(s), ${phone} phone number(s)`);
-    }
-  }
+  notes.push(...maskedNotes(mask));
   if (steps.length === 0 || !('customer' in steps[0]!)) {
     // A conversation the customer has not written in yet, or one whose first step is a press
     // (recorded only in part): the file says so rather than failing to load.
@@ -101,6 +95,14 @@ export function recordConversation(
   if (conversation.clientId !== null) value.client = { clientId: conversation.clientId };
   value.steps = steps;
   return { filename: `${slug(name) || conversation.sessionId}.yaml`, value, notes };
+}
+
+/** The note of the personal data a mask replaced, if any. */
+function maskedNotes(mask: PersonalDataMask | undefined): string[] {
+  if (mask === undefined) return [];
+  const { email, card, phone } = mask.replaced;
+  if (email + card + phone === 0) return [];
+  return [`personal data replaced with placeholders: ${email} e-mail address(es), ${card} card number(s), ${phone} phone number(s)`];
 }
 
 /** The test file as YAML, with a comment naming its schema and where it came from. */
