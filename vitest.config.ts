@@ -294,6 +294,7 @@ export const NOT_ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> 
   ['test/sandbox/store/', RULES],
   ['test/schema/', RULES],
   ['test/send/', COMMANDS],
+  ['test/test-command/agents.test.ts', COMMANDS],
   ['test/test-command/depth.test.ts', COMMANDS],
   ['test/test-command/file-problems.test.ts', COMMANDS],
   ['test/test-command/refusals.test.ts', COMMANDS],
