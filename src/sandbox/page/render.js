@@ -518,7 +518,12 @@ export function refusalItem(event, showTenant, candidates, open) {
       ? null
       : h(
           'span',
-          { className: 'refusal-candidates' },
+          {
+            className: 'refusal-candidates',
+            title: inFlight
+              ? 'the deliveries that were in flight when it came'
+              : 'no delivery was in flight when it came: the latest conversation of its tenant started before it',
+          },
           inFlight ? ' \u00b7 during the deliveries of ' : ' \u00b7 may belong to ',
           candidates.map((sessionId, i) => [
             i > 0 ? ', ' : '',
@@ -538,7 +543,6 @@ export function refusalItem(event, showTenant, candidates, open) {
               sessionId,
             ),
           ]),
-          inFlight ? '' : ' (the latest conversation before it; no delivery was in flight)',
         ),
   );
 }
