@@ -1,5 +1,5 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { onTestFinished, type TestContext } from 'vitest';
+import { onTestFinished } from 'vitest';
 import { parseJson, stringifyJson } from '../../src/payload/json.js';
 import { startRecordingServer, type RecordedRequest, type RecordingServer, type ScriptedAnswer } from '../helpers/recording-server.js';
 
@@ -49,6 +49,8 @@ export interface Flaws {
   emailByQuestionIdAfterFirst?: boolean;
   /** Reads the webhook with JSON.parse, so identifiers past 2^53 come back rounded. */
   readsIdsAsDoubles?: boolean;
+  /** Answers each question twice, under two answerIds: a sandbox in strict mode refuses the second. */
+  answersTwice?: boolean;
 }
 
 export interface TestBot {
@@ -81,7 +83,7 @@ const TOLERANCE_SECONDS = 300;
 export async function startBot(
   secret: string,
   flaws: Flaws = {},
-  whenFinished: TestContext['onTestFinished'] = onTestFinished,
+  whenFinished: (close: () => Promise<void>) => void = onTestFinished,
 ): Promise<TestBot> {
   const key = Buffer.from((flaws.secret ?? secret).replace(/^whsec_/, ''), 'base64');
   let apiBase = '';
@@ -144,6 +146,7 @@ export async function startBot(
     if ((status === 0 || status >= 500) && flaws.retry !== 'none') {
       status = await post(flaws.retry === 'new-answerId' ? { ...body, answerId: `answer-${randomUUID()}` } : body);
     }
+    if (flaws.answersTwice) await post({ ...body, answerId: `again-${webhookId}` });
   };
 
   const server = await startRecordingServer((request): ScriptedAnswer => {
