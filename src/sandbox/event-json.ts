@@ -1,6 +1,6 @@
 import type { Problem } from '../errors.js';
 import { parseJson, stringifyJson } from '../payload/json.js';
-import { notDeliveredReasons, queuedReasons, type EventOf, type EventType, type SandboxEvent } from './events.js';
+import { notDeliveredReasons, queuedReasons, type DeliveryInFlight, type EventOf, type EventType, type SandboxEvent } from './events.js';
 
 /**
  * The JSON form of an event (docs/sandbox.md, "Events"): one JSON object, every field of its type,
@@ -28,6 +28,7 @@ type Kind =
   | 'bigints'
   | 'strings'
   | 'problems'
+  | 'deliveries'
   | 'object'
   | 'object?'
   | 'any'
@@ -60,11 +61,13 @@ type KindOf<V> = unknown extends V
                     ? 'strings'
                     : [V] extends [readonly Problem[]]
                       ? 'problems'
-                      : [V] extends [object]
-                        ? 'object'
-                        : [V] extends [object | null]
-                          ? 'object?'
-                          : never;
+                      : [V] extends [readonly DeliveryInFlight[]]
+                        ? 'deliveries'
+                        : [V] extends [object]
+                          ? 'object'
+                          : [V] extends [object | null]
+                            ? 'object?'
+                            : never;
 
 type FieldsOf<T extends EventType> = { readonly [K in Exclude<keyof EventOf<T>, 'type'>]-?: KindOf<EventOf<T>[K]> };
 
@@ -86,6 +89,7 @@ const message = {
   warnings: 'problems',
   body: 'any',
   userAgent: 'string?',
+  during: 'deliveries',
 } as const;
 
 const FIELDS: { readonly [T in EventType]: FieldsOf<T> } = {
@@ -155,7 +159,7 @@ const FIELDS: { readonly [T in EventType]: FieldsOf<T> } = {
   'api.request': {
     ...base,
     sessionId: 'string?',
-    scope: ['conversation', 'tenant', 'sandbox'],
+    scope: ['conversation', 'delivery', 'tenant', 'sandbox'],
     method: 'string',
     path: 'string',
     status: 'number',
@@ -163,6 +167,7 @@ const FIELDS: { readonly [T in EventType]: FieldsOf<T> } = {
     error: 'string?',
     named: 'object',
     userAgent: 'string?',
+    during: 'deliveries',
   },
   'reason.updated': { ...base, sessionId: 'string?', requestId: 'string', code: 'string', reason: 'any' },
   'bridge.forward': {
@@ -264,6 +269,8 @@ function readField(kind: Kind, value: unknown): unknown {
         value.every((item) => isObject(item) && typeof item.path === 'string' && typeof item.message === 'string')
         ? value
         : undefined;
+    case 'deliveries':
+      return Array.isArray(value) && value.every(isDelivery) ? value.map(readDelivery) : undefined;
     case 'object':
     case 'object?':
       return isObject(value) ? value : undefined;
@@ -273,6 +280,18 @@ function readField(kind: Kind, value: unknown): unknown {
 }
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+const isDelivery = (value: unknown): boolean =>
+  isObject(value) &&
+  typeof value.sessionId === 'string' &&
+  typeof value.deliveryId === 'string' &&
+  (typeof value.questionId === 'bigint' || Number.isSafeInteger(value.questionId));
+
+const readDelivery = (value: Record<string, unknown>): DeliveryInFlight => ({
+  sessionId: value.sessionId as string,
+  questionId: BigInt(value.questionId as bigint | number),
+  deliveryId: value.deliveryId as string,
+});
 
 const describeKind = (kind: Kind): string =>
   typeof kind !== 'string'
@@ -288,6 +307,7 @@ const describeKind = (kind: Kind): string =>
         bigints: 'an array of integers',
         strings: 'an array of strings',
         problems: 'an array of {path, message}',
+        deliveries: 'an array of {sessionId, questionId, deliveryId}',
         object: 'an object',
         'object?': 'an object or null',
         any: 'any value',

@@ -70,6 +70,16 @@ export interface CustomerMessageEvent extends EventBase {
   noWebhook: string | null;
 }
 
+/**
+ * A MESSAGE webhook delivery that was in flight (an attempt sent to the bot, its answer not yet come)
+ * when a request was refused: the exchange the refusal may belong to.
+ */
+export interface DeliveryInFlight {
+  sessionId: string;
+  questionId: bigint;
+  deliveryId: string;
+}
+
 /** What a bot answer and a greeting have in common: the record GET /_sandbox/messages lists. */
 interface MessageFields {
   /** The X-Request-Id of the sandbox's answer to the request. */
@@ -96,6 +106,8 @@ interface MessageFields {
   body: unknown;
   /** The request's User-Agent (its first 200 characters): who sent it, where the sender says; null without one. */
   userAgent: string | null;
+  /** For a refusal its body ties to no conversation: the deliveries in flight when it came (`duringDelivery`); else empty. */
+  during: DeliveryInFlight[];
 }
 
 export interface BotAnswerEvent extends EventBase, MessageFields {
@@ -195,7 +207,7 @@ export interface NamedIdentifiers {
  */
 export interface ApiRequestEvent extends EventBase {
   type: 'api.request';
-  scope: 'conversation' | 'tenant' | 'sandbox';
+  scope: 'conversation' | 'delivery' | 'tenant' | 'sandbox';
   method: string;
   path: string;
   status: number;
@@ -205,6 +217,12 @@ export interface ApiRequestEvent extends EventBase {
   named: NamedIdentifiers;
   /** The request's User-Agent (its first 200 characters): who sent it, where the sender says; null without one. */
   userAgent: string | null;
+  /**
+   * For a refusal its body ties to no conversation: the tenant's deliveries in flight when it came.
+   * With exactly one, the refusal is that exchange's (`sessionId` is its conversation, scope
+   * "delivery"); with several it stays tenant-wide and names them all. Empty otherwise.
+   */
+  during: DeliveryInFlight[];
 }
 
 export interface ReasonUpdatedEvent extends EventBase {

@@ -179,7 +179,8 @@ async function sendCrafted(prober: Prober, craft: Craft, delivery: Delivery, sha
   const { sender } = prober;
   const sent = shape === undefined ? delivery : { deliveryId: delivery.deliveryId, body: shapeBody(delivery.body, shape) };
   const request = craftRequest(craft, sent, prober.key, Math.floor(Date.now() / 1000), sender.baseHeaders(delivery.tenant));
-  const result = await sender.probe(request.headers, request.body);
+  const answered = prober.state.attemptSent(delivery);
+  const result = await sender.probe(request.headers, request.body).finally(answered);
   const delivered = result.status !== null && result.status >= 200 && result.status < 300;
   prober.state.webhookAttempt(delivery, {
     attempt: 1,

@@ -175,6 +175,8 @@ function webhookSender(
       userAgent: `core-sandbox/${version()}`,
       maxConcurrent: options.webhookConcurrency ?? sandboxDefaults.webhookConcurrency,
       maxQueued: options.webhookQueue ?? sandboxDefaults.webhookQueue,
+      // A refusal that names nothing, made while an attempt is out, is that exchange's (rules/tying.ts).
+      sending: (delivery) => state.attemptSent(delivery),
       // A webhook goes out once its customer message is on disk, and not at all when that write failed.
       ready:
         stateFile === null

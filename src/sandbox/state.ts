@@ -5,6 +5,7 @@ import type {
   BotAnswerEvent,
   Channel,
   CustomerMessageEvent,
+  DeliveryInFlight,
   EventFields,
   GreetingEvent,
   ReleasedEvent,
@@ -35,7 +36,7 @@ import { greetingEvents } from './rules/greeting-addressing.js';
 import { releaseEvent } from './rules/handover.js';
 import { reasonUpdate } from './rules/reason-limits.js';
 import { replyOutcome, type RequestMeta } from './rules/reply.js';
-import { namedIdentifiers, refusedRequest, tiedSession, type RefusedRequest } from './rules/tying.js';
+import { duringDelivery, namedIdentifiers, refusedRequest, tiedSession, type RefusedRequest } from './rules/tying.js';
 import { page, type Page } from './seq.js';
 import { Store } from './store/store.js';
 import { conversationPage, conversationView, messagesOf, messagePageOf, type MessageRecord } from './reading.js';
@@ -127,8 +128,42 @@ export class SandboxState {
   /** What the state keeps (src/sandbox/store/): read it freely; it changes only by the events recorded here. */
   readonly store: Store;
 
+  /**
+   * The attempts sent to the bot and not answered yet, by deliveryId (with how many of its attempts
+   * are out: a probe's and a series' may overlap). Not state: what the network is doing now, which a
+   * refusal its body ties to nothing is tied by (rules/tying.ts, `duringDelivery`).
+   */
+  private readonly sending = new Map<string, { delivery: Delivery; count: number }>();
+
   constructor(private readonly config: SandboxStateConfig) {
     this.store = new Store(config);
+  }
+
+  /**
+   * An attempt of `delivery` is being sent to the bot: until the returned function is called (its
+   * answer came, or it failed), a refusal that names nothing is taken as this exchange's.
+   */
+  attemptSent(delivery: Delivery): () => void {
+    const entry = this.sending.get(delivery.deliveryId) ?? { delivery, count: 0 };
+    entry.count += 1;
+    this.sending.set(delivery.deliveryId, entry);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      entry.count -= 1;
+      if (entry.count === 0 && this.sending.get(delivery.deliveryId) === entry) this.sending.delete(delivery.deliveryId);
+    };
+  }
+
+  /** The deliveries of a tenant with an attempt sent to the bot and not yet answered, oldest first. */
+  inFlight(tenant: string): DeliveryInFlight[] {
+    const found: DeliveryInFlight[] = [];
+    for (const { delivery } of this.sending.values()) {
+      if (delivery.tenant === tenant)
+        found.push({ sessionId: delivery.sessionId, questionId: delivery.questionId, deliveryId: delivery.deliveryId });
+    }
+    return found;
   }
 
   get tenantNames(): string[] {
@@ -302,6 +337,8 @@ export class SandboxState {
   /** A valid bot answer, decided by src/sandbox/rules/reply.ts and recorded. */
   reply(name: string, reply: Reply, meta: RequestMeta): ReplyOutcome {
     const outcome = replyOutcome(this.store.tenant(name), reply as ReplyFields, meta, this.config, this.store.randomIds(name));
+    const answer = outcome.events[outcome.answer];
+    if (answer?.type === 'bot.answer') outcome.events[outcome.answer] = duringDelivery(answer, this.inFlight(name));
     const event = this.store.record(name, outcome.events)[outcome.answer] as BotAnswerEvent;
     return outcome.status === 200 ? { status: 200, event } : { status: outcome.status, error: outcome.error ?? '', event };
   }
@@ -318,7 +355,11 @@ export class SandboxState {
    */
   apiRequest(name: string | undefined, request: RefusedRequest): ApiRequestEvent {
     const tenant = this.store.tenantOrSandbox(name);
-    return this.store.recordOne(tenant.name, refusedRequest(tenant, request)) as ApiRequestEvent;
+    const fields = refusedRequest(tenant, request);
+    return this.store.recordOne(
+      tenant.name,
+      tenant.name === '' ? fields : duringDelivery(fields, this.inFlight(tenant.name)),
+    ) as ApiRequestEvent;
   }
 
   /** The conversation a request body names in a tenant (src/sandbox/rules/tying.ts), or null. */

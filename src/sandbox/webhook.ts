@@ -41,6 +41,8 @@ export interface WebhookConfig {
   userAgent: string;
   /** Attempts in flight at once; the next ones wait. */
   maxConcurrent: number;
+  /** Told when an attempt of a delivery is sent; the function it returns, when its answer came (or it failed). */
+  sending?: ((delivery: Delivery) => () => void) | undefined;
   /** Attempts that may wait for one in flight to end; one more is recorded as failed, not sent. */
   maxQueued: number;
 }
@@ -179,9 +181,11 @@ export class WebhookSender {
         if (this.closed) return;
       }
       let result: AttemptResult;
+      const answered = this.config.sending?.(delivery);
       try {
         result = await this.attempt(delivery);
       } finally {
+        answered?.();
         this.releaseSlot();
       }
       if (this.closed) return;

@@ -54,6 +54,7 @@ const defaults: { [T in EventType]: (seq: number) => EventOf<T> } = {
     body: { questionId: 5001n, text: 'Hi' },
     userAgent: 'my-bot/1.0',
     formattedHtml: null,
+    during: [],
   }),
   greeting: (seq) => ({
     ...base(seq),
@@ -72,6 +73,7 @@ const defaults: { [T in EventType]: (seq: number) => EventOf<T> } = {
     warnings: [],
     body: { coreClientId: 1001n, text: 'Welcome' },
     userAgent: null,
+    during: [],
   }),
   handover: (seq) => ({
     ...base(seq),
@@ -125,6 +127,7 @@ const defaults: { [T in EventType]: (seq: number) => EventOf<T> } = {
     error: 'invalid bearer token',
     named: { questionId: null, questionIndex: null, sessionId: null, coreClientId: null, clientId: null },
     userAgent: 'curl/8.5.0',
+    during: [],
   }),
   'reason.updated': (seq) => ({
     ...base(seq),

@@ -99,6 +99,11 @@ browserTests.describe('the page, exactly as tall as the window', () => {
       const { sandbox } = await pageSandbox(answerAll);
       const { sessionId } = await startConversation(sandbox);
       await customerSays(sandbox, sessionId, 'hello');
+      // Its webhook answered first: a refusal made while a delivery is in flight is that exchange's.
+      await eventually(async () => {
+        const listed = await fetch(`${sandbox.url}/_sandbox/conversations/${encodeURIComponent(sessionId)}`);
+        return /"outcome": ?"delivered"/.test(await listed.text());
+      }).toBe(true);
       // Thirty refusals tied to no conversation: an unknown questionId each.
       for (let i = 0; i < 30; i += 1) {
         const refused = await call(sandbox, '/api/v1/chatbot', {

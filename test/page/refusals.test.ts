@@ -25,6 +25,8 @@ const script: Script = (message) => [
     answerId: `a-${message.questionId}`,
     text: 'Pick one.',
     ...(message.text === 'long button' ? { quickReplies: [{ type: 'TEXT', text: 'x'.repeat(4001) }] } : {}),
+    // Answered inside the webhook handler, naming a question the sandbox does not have.
+    ...(message.text === 'unknown id' ? { questionId: 99n } : {}),
   },
 ];
 
@@ -153,4 +155,42 @@ browserTests.describe("the page, showing the bot's refused requests", () => {
     expect(await page.locator('details.exchange').first().getAttribute('class')).toBe('exchange');
     expect(problems).toEqual([]);
   });
+
+  browserTests.it(
+    'shows a refusal that named no conversation but came during the only delivery in flight in that exchange, and links the strip to conversations',
+    async () => {
+      const { sandbox } = await pageSandbox(script);
+      const { page, problems } = await watchedPage(browser);
+      await page.goto(`${sandbox.url}/`);
+      await page.waitForSelector('body[data-ready="true"]');
+      const { sessionId } = await startConversation(sandbox);
+      await customerSays(sandbox, sessionId, 'unknown id');
+      const badge = page.locator(`#conversation-list li[data-session="${sessionId}"] .badge.refused`);
+      await badge.waitFor();
+      expect(await badge.textContent()).toBe('\u2717 1 refused');
+      const exchange = page.locator('details.exchange').first();
+      await eventually(() => exchange.getAttribute('class')).toBe('exchange has-refusal');
+      await eventually(() => exchange.locator('.requests li').first().textContent()).toMatch(
+        /^POST \/api\/v1\/chatbot \u2192 404 · not delivered: unknown question · .* · refused during this delivery$/,
+      );
+      expect(await page.locator('#refusals').isHidden()).toBe(true);
+
+      // Nothing in flight: the refusal is the strip's, linked to the latest conversation before it.
+      const untied = await call(sandbox, '/api/v1/chatbot', {
+        token: 'not-the-token',
+        body: replyBody({ coreClientId: undefined, questionId: 99n }),
+      });
+      expect(untied.status).toBe(401);
+      const link = page.locator(`#refusal-list li .refusal-candidates a[data-session="${sessionId}"]`);
+      await link.waitFor();
+      expect(await page.locator('#refusal-list li .refusal-candidates').textContent()).toBe(` \u00b7 may belong to ${sessionId}`);
+      // The link opens the conversation, from another one.
+      const other = await startConversation(sandbox);
+      await page.locator(`#conversation-list a[data-session="${other.sessionId}"]`).click();
+      await eventually(() => page.locator('#conversation-list [aria-current="page"]').getAttribute('data-session')).toBe(other.sessionId);
+      await link.click();
+      await eventually(() => page.locator('#conversation-list [aria-current="page"]').getAttribute('data-session')).toBe(sessionId);
+      expect(problems).toEqual([]);
+    },
+  );
 });

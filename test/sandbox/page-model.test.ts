@@ -3,6 +3,8 @@ import type { EventOf, EventType } from '../../src/sandbox/events.js';
 import type { PageConversation } from '../../src/sandbox/model.js';
 import {
   apply,
+  candidatesOf,
+  deliveryTie,
   closed,
   emptyState,
   inputBlocked,
@@ -347,5 +349,34 @@ describe('reasons and resets', () => {
     expect(reset.open).toBeNull();
     const otherReset = play(state, next('sandbox.reset', { tenant: 'other' }));
     expect(otherReset.open).toBe(state.open);
+  });
+});
+
+describe('refusals tied by time to a delivery in flight', () => {
+  it('puts a refusal made during the only delivery in flight into that exchange, not the latest one, and counts it in the badge', () => {
+    const start = play(withOpen(), question(5001n), question(5002n));
+    const during = [{ sessionId: 's-1', questionId: 5001n, deliveryId: 'msg_5001' }];
+    const refusal = next('bot.answer', { questionId: null, status: 404, delivered: false, notDelivered: 'unknown question', during });
+    const state = play(start, refusal);
+    expect(state.open?.exchanges.get('5001')?.requests).toEqual([refusal]);
+    expect(state.open?.exchanges.get('5002')?.requests).toEqual([]);
+    expect(state.conversations.get('s-1')?.refused).toBe(1);
+    expect(deliveryTie(refusal)).toEqual(during[0]);
+  });
+
+  it('links a refusal made during several deliveries to all their conversations, and one made during none to the latest before it', () => {
+    let state = play(emptyState(), next('conversation.started', { sessionId: 'a' }), next('conversation.started', { sessionId: 'b' }));
+    state = play(state, next('customer.message', { sessionId: 'a' }));
+    const during = [
+      { sessionId: 'a', questionId: 1n, deliveryId: 'm1' },
+      { sessionId: 'b', questionId: 2n, deliveryId: 'm2' },
+    ];
+    const several = next('api.request', { during });
+    const none = next('api.request');
+    state = play(state, several, none);
+    expect(deliveryTie(several)).toBeNull();
+    expect(candidatesOf(state, several)).toEqual(['a', 'b']);
+    expect(candidatesOf(state, none)).toEqual(['a']);
+    expect(candidatesOf(state, { ...none, tenant: 'other' })).toEqual([]);
   });
 });

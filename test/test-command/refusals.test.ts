@@ -42,16 +42,18 @@ describe('core test fails a bot step at once on a refused request of the bot', (
     expect(result.stdout).not.toContain('no answer from the bot');
   });
 
-  it('an answer naming a questionId the sandbox does not have: the step fails with 404, marked not tied to a conversation', async () => {
+  it('an answer naming a questionId the sandbox does not have, sent while its delivery is the only one in flight: the step fails with 404, tied to that conversation', async () => {
     const unknown = (message: Message, sb: TestSandbox) => reply(sb, message, { questionId: 99n });
     const { sb, env } = await platform(unknown);
     const folder = testFolder({ 'unknown.yaml': 'steps:\n  - customer: Hi\n  - bot: {}\n' });
     const result = await runInProcess(['test', 'unknown.yaml', '--sandbox', sb.url, ...LONG], { env, cwd: folder });
     expect(result.code).toBe(3);
     expect(result.stdout).toContain('  step 2, line 3 (bot), conversation s-');
+    // The bot answers inside its webhook handler: the delivery is in flight, so the refusal is its exchange's.
     expect(result.stdout).toContain(
-      "  the bot's answer (not tied to a conversation) was not delivered (404: unknown question): no question with questionId 99 in tenant 'sandbox'",
+      "  the bot's answer was not delivered (404: unknown question): no question with questionId 99 in tenant 'sandbox'",
     );
+    expect(result.stdout).not.toContain('not tied');
   });
 });
 
@@ -83,15 +85,18 @@ describe('core test with several conversations at once', () => {
       const waiting: Message[] = [];
       let answered = false;
       let sent: Promise<unknown> | undefined;
+      let release!: () => void;
+      const acknowledged = new Promise<void>((resolve) => (release = resolve));
       // The refusal goes once the three waiting conversations have sent their message and the fourth has its answer;
-      // each webhook is acknowledged only then, so all four are in flight together.
+      // each webhook is acknowledged only then, so all four are in flight together: a refusal made during
+      // several deliveries stays tied to none.
       const bot = async (received: Message, sb: TestSandbox) => {
         if (received.text === 'answer me') {
           await reply(sb, received);
           answered = true;
         } else waiting.push(received);
-        if (waiting.length === 3 && answered) sent ??= send(sb, waiting[0]!);
-        await sent;
+        if (waiting.length === 3 && answered) sent ??= send(sb, waiting[0]!).finally(release);
+        await acknowledged;
       };
       const { sb, env } = await platform(bot);
       const conversation = (name: string, text: string) => `  - name: ${name}\n    steps:\n      - customer: ${text}\n      - bot: {}\n`;

@@ -14,7 +14,18 @@ import { agentBubble, agentComposer, changesAgents, drawAgents, refreshAgents } 
 import { api, openEvents } from './api.js';
 import { append, clear, h, replaceKeepingFocus, show } from './dom.js';
 import { stringifyJson } from './json.js';
-import { apply, closed, emptyState, inputBlocked, opened, sortedConversations, UNTIED_SHOWN, withListings, withReasons } from './model.js';
+import {
+  apply,
+  candidatesOf,
+  closed,
+  emptyState,
+  inputBlocked,
+  opened,
+  sortedConversations,
+  UNTIED_SHOWN,
+  withListings,
+  withReasons,
+} from './model.js';
 import { botBubble, channelName, customerBubble, exchangePanel, reasonsTable, refusalItem, systemLine } from './render.js';
 
 /**
@@ -357,7 +368,7 @@ function drawRefusalsNow() {
     ...page.model.untied
       .slice(-UNTIED_SHOWN)
       .reverse()
-      .map((event) => refusalItem(event, showTenant)),
+      .map((event) => refusalItem(event, showTenant, candidatesOf(page.model, event), (sessionId) => void openConversation(sessionId))),
   );
 }
 

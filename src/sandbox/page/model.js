@@ -398,6 +398,38 @@ function exchangeKeyOf(open, questionId) {
 }
 
 /**
+ * The exchange a refusal was tied to by time (`during`: the one delivery in flight when it came), or null.
+ *
+ * @param {PageEvent} event
+ */
+export function deliveryTie(event) {
+  if (event.type !== 'api.request' && event.type !== 'bot.answer' && event.type !== 'greeting') return null;
+  const during = event.during ?? [];
+  const only = during.length === 1 ? during[0] : undefined;
+  return only !== undefined && only.sessionId === event.sessionId ? only : null;
+}
+
+/**
+ * The conversations a refusal tied to no conversation may belong to, for the strip's links: those
+ * whose deliveries were in flight when it came; with none, the conversation of its tenant (any, for a
+ * sandbox-wide one) most recently active among those started before it; none when there is none.
+ *
+ * @param {PageState} state
+ * @param {RequestEvent} event
+ * @returns {string[]}
+ */
+export function candidatesOf(state, event) {
+  const during = event.during ?? [];
+  if (during.length > 0) return [...new Set(during.map((delivery) => delivery.sessionId))];
+  let latest = /** @type {Summary | undefined} */ (undefined);
+  for (const summary of state.conversations.values()) {
+    if (summary.startedSeq >= event.seq || (event.tenant !== '' && summary.tenant !== event.tenant)) continue;
+    if (latest === undefined || summary.lastSeq > latest.lastSeq) latest = summary;
+  }
+  return latest === undefined ? [] : [latest.sessionId];
+}
+
+/**
  * Puts an event into a draft of the open conversation: the draft's own timeline and map are changed,
  * an exchange is replaced by a new one, never changed.
  *
@@ -426,14 +458,17 @@ function step(draft, event) {
       return;
     case 'bot.answer':
     case 'greeting': {
-      const key = exchangeKeyOf(draft, event.type === 'bot.answer' ? event.questionId : null);
+      const key = exchangeKeyOf(draft, deliveryTie(event)?.questionId ?? (event.type === 'bot.answer' ? event.questionId : null));
       change(key, (exchange) => ({ ...exchange, requests: [...exchange.requests, event] }));
       draft.timeline.push({ seq: event.seq, kind: 'bot', event });
       if (event.delivered) draft.lastBot = event;
       return;
     }
     case 'api.request': {
-      const placed = change(draft.current, (exchange) => ({ ...exchange, requests: [...exchange.requests, event] }));
+      const placed = change(exchangeKeyOf(draft, deliveryTie(event)?.questionId ?? null), (exchange) => ({
+        ...exchange,
+        requests: [...exchange.requests, event],
+      }));
       if (!placed) draft.timeline.push({ seq: event.seq, kind: 'line', event });
       return;
     }

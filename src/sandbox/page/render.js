@@ -7,6 +7,7 @@
 import { externalLink, h, safeUrl, show } from './dom.js';
 import { stringifyJson } from './json.js';
 import { markdownFragment } from './markdown.js';
+import { deliveryTie } from './model.js';
 import { isRefusal } from './refusal.js';
 
 /**
@@ -422,6 +423,25 @@ function attemptRow(attempt) {
   );
 }
 
+/**
+ * What a refusal tied by time says in its exchange: it named no conversation, and came while this
+ * exchange's delivery was the only one in flight.
+ *
+ * @param {RequestEvent} event
+ */
+function duringNote(event) {
+  return deliveryTie(event) === null
+    ? null
+    : h(
+        'span',
+        {
+          className: 'during',
+          title: 'the request named no conversation; it came while this exchange\u2019s webhook was the only one in flight',
+        },
+        ' \u00b7 refused during this delivery',
+      );
+}
+
 /** @param {RequestEvent} event */
 function requestLine(event) {
   if (event.type === 'api.request') {
@@ -430,6 +450,7 @@ function requestLine(event) {
       { className: 'api-request refused' },
       `${event.method} ${event.path} \u2192 ${event.status}`,
       event.error ? ` \u00b7 ${event.error}` : '',
+      duringNote(event),
     );
   }
   const path = event.type === 'greeting' ? '/api/v1/chatbot/greet' : '/api/v1/chatbot';
@@ -439,6 +460,7 @@ function requestLine(event) {
     `POST ${path} \u2192 ${event.status} \u00b7 ${event.delivered ? 'delivered' : `not delivered: ${show(event.notDelivered)}`}`,
     event.answerId ? ` \u00b7 answerId ${event.answerId}` : '',
     list(event.addressedBy).length > 0 ? ` \u00b7 by ${list(event.addressedBy).join(', ')}` : '',
+    event.delivered ? null : duringNote(event),
   );
 }
 
@@ -468,12 +490,17 @@ export function requester(event) {
 }
 
 /**
- * One refused request tied to no conversation, for the strip at the top: status, request, message, where, who sent it.
+ * One refused request tied to no conversation, for the strip at the top: status, request, message,
+ * where, who sent it, and links to the conversations it may belong to (`candidates`: those whose
+ * deliveries were in flight when it came, else the latest active one before it).
  *
  * @param {RequestEvent} event
  * @param {boolean} showTenant
+ * @param {string[]} candidates
+ * @param {(sessionId: string) => void} open
  */
-export function refusalItem(event, showTenant) {
+export function refusalItem(event, showTenant, candidates, open) {
+  const inFlight = list(event.during).length > 0;
   const sandboxWide = event.tenant === '' || (event.type === 'api.request' && event.scope === 'sandbox');
   const where = sandboxWide ? 'sandbox-wide' : showTenant ? `tenant ${text(event.tenant)}` : '';
   const message = text(event.error) || (event.type === 'api.request' ? '' : text(event.notDelivered));
@@ -487,6 +514,36 @@ export function refusalItem(event, showTenant) {
     where ? ` \u00b7 ${where}` : '',
     sender ? [' \u00b7 ', h('span', { className: 'refusal-requester' }, sender)] : '',
     h('span', { className: 'muted' }, ` \u00b7 ${text(event.time).slice(11, 23)}`),
+    candidates.length === 0
+      ? null
+      : h(
+          'span',
+          {
+            className: 'refusal-candidates',
+            title: inFlight
+              ? 'the deliveries that were in flight when it came'
+              : 'no delivery was in flight when it came: the latest conversation of its tenant started before it',
+          },
+          inFlight ? ' \u00b7 during the deliveries of ' : ' \u00b7 may belong to ',
+          candidates.map((sessionId, i) => [
+            i > 0 ? ', ' : '',
+            h(
+              'a',
+              {
+                href: `?session=${encodeURIComponent(sessionId)}`,
+                dataset: { session: sessionId },
+                on: {
+                  click: (/** @type {MouseEvent} */ click) => {
+                    if (click.ctrlKey || click.metaKey || click.shiftKey || click.button !== 0) return;
+                    click.preventDefault();
+                    open(sessionId);
+                  },
+                },
+              },
+              sessionId,
+            ),
+          ]),
+        ),
   );
 }
 

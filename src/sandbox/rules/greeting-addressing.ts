@@ -50,7 +50,7 @@ export function greetingEvents(view: TenantView, greeting: Greeting, meta: Reque
     kind: 'greeting',
     ...{ sessionId: into.sessionId, requestId, status: 200, error: null, answerId: null, addressedBy: address.addressedBy },
     ...{ delivered: true, notDelivered: null, questionAlreadyAnswered: false, coreClientId: client.coreClientId },
-    ...{ warnings: [...meta.warnings, ...channelWarnings(greeting, into.channel)], body, userAgent },
+    ...{ warnings: [...meta.warnings, ...channelWarnings(greeting, into.channel)], body, userAgent, during: [] },
   };
   events.push(event);
   return events;

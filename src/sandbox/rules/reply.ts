@@ -107,6 +107,7 @@ export function replyOutcome(view: TenantView, reply: ReplyFields, meta: Request
     body: meta.body,
     userAgent: meta.userAgent,
     formattedHtml: meta.formattedHtml == null ? null : flatten(meta.formattedHtml),
+    during: [],
   };
   if (decision.kind === 'refused') {
     const { status, error, notDelivered, sessionId, question } = decision.refusal;

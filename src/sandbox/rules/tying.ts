@@ -1,4 +1,4 @@
-import type { EventFields, NamedIdentifiers } from '../events.js';
+import type { DeliveryInFlight, EventFields, NamedIdentifiers } from '../events.js';
 import type { TenantView } from '../model.js';
 
 /**
@@ -85,5 +85,24 @@ export function refusedRequest(view: TenantView, request: RefusedRequest): Event
   const sessionId = view.name === '' ? null : tiedSession(view, named);
   const scope = sessionId !== null ? 'conversation' : view.name === '' ? 'sandbox' : 'tenant';
   const { method, path, status, requestId, error, userAgent } = request;
-  return { type: 'api.request', sessionId, scope, method, path, status, requestId, error, named, userAgent };
+  return { type: 'api.request', sessionId, scope, method, path, status, requestId, error, named, userAgent, during: [] };
+}
+
+/** A refusal as a rule returns it: an api.request, or a bot answer or greeting with a status of 400 or more. */
+type RefusalFields = EventFields<'api.request'> | EventFields<'bot.answer'> | EventFields<'greeting'>;
+
+/**
+ * A refusal its body ties to no conversation, tied by time (docs/sandbox.md, "Refusals during a
+ * delivery"): `inFlight` are the tenant's deliveries with an attempt sent to the bot and not yet
+ * answered. With exactly one, the refusal belongs to that exchange: it takes its conversation's
+ * sessionId (an api.request the scope "delivery"), so the page, `core customer say` and `core test`
+ * treat it as a refusal of that conversation. With several, it stays tied to none and names them all
+ * in `during`. Anything else (a success, a refusal tied by its body, none in flight) is returned as it is.
+ */
+export function duringDelivery<F extends RefusalFields>(fields: F, inFlight: readonly DeliveryInFlight[]): F {
+  if (fields.sessionId !== null || fields.status < 400 || inFlight.length === 0) return fields;
+  const during = inFlight.map(({ sessionId, questionId, deliveryId }) => ({ sessionId, questionId, deliveryId }));
+  if (during.length > 1) return { ...fields, during };
+  const sessionId = during[0]!.sessionId;
+  return fields.type === 'api.request' ? { ...fields, during, sessionId, scope: 'delivery' } : { ...fields, during, sessionId };
 }

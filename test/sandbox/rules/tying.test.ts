@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { maxNamedLength, namedIdentifiers, noIdentifiers, tiedSession } from '../../../src/sandbox/rules/tying.js';
+import { duringDelivery, maxNamedLength, namedIdentifiers, noIdentifiers, tiedSession } from '../../../src/sandbox/rules/tying.js';
+import type { EventFields } from '../../../src/sandbox/events.js';
+import { anEvent } from '../../helpers/events.js';
 import { world } from './world.js';
 
 /** A refused API request is tied to the conversation its body names (docs/sandbox.md, "Events"). */
@@ -83,5 +85,39 @@ describe('the conversation a refused request is tied to', () => {
     ['none, for no identifier', noIdentifiers, null],
   ])('is %s', (_, identifiers, sessionId) => {
     expect(tiedSession(tenant().w.view, identifiers)).toBe(sessionId);
+  });
+});
+
+describe('a refusal its body ties to nothing, made while deliveries are in flight', () => {
+  const one = { sessionId: 's-7', questionId: 5007n, deliveryId: 'msg_7' };
+  const two = { sessionId: 's-8', questionId: 5008n, deliveryId: 'msg_8' };
+  type Fields = EventFields<'api.request'> | EventFields<'bot.answer'>;
+  const fields = (type: 'api.request' | 'bot.answer', extra: object = {}): Fields => {
+    const { seq: _seq, time: _time, tenant: _tenant, ...rest } = { ...anEvent(type), sessionId: null, status: 404, ...extra };
+    return rest as Fields;
+  };
+
+  it.each([
+    ['an api.request', 'api.request', { scope: 'delivery' }],
+    ['a bot answer to an unknown question', 'bot.answer', {}],
+  ] as const)('with exactly one in flight: %s belongs to that exchange', (_, type, more) => {
+    expect(duringDelivery(fields(type), [one])).toMatchObject({ sessionId: 's-7', during: [one], ...more });
+  });
+
+  it('with several in flight: it stays tied to none and names them all', () => {
+    expect(duringDelivery(fields('api.request'), [one, two])).toMatchObject({ sessionId: null, scope: 'tenant', during: [one, two] });
+  });
+
+  it.each([
+    ['none in flight', fields('api.request'), []],
+    ['a refusal its body tied', fields('api.request', { sessionId: 's-1', scope: 'conversation' }), [one]],
+    ['a success', fields('bot.answer', { status: 200 }), [one]],
+    ['the limit: a status of 399 is no refusal', fields('api.request', { status: 399 }), [one]],
+  ] as const)('leaves alone %s', (_, given, inFlight) => {
+    expect(duringDelivery(given, inFlight)).toBe(given);
+  });
+
+  it('ties a status of 400, the first refusal', () => {
+    expect(duringDelivery(fields('api.request', { status: 400 }), [one]).sessionId).toBe('s-7');
   });
 });
