@@ -45,6 +45,8 @@ export {
   type WaitOptions,
 } from './customer.js';
 export type { AddressedBy, ReplyAttachment, ReplyBody, ReplyQuickReply } from './reply-body.js';
+export { startBridge, type Bridge, type BridgeOptions, type BridgePlatform } from './bridge.js';
+export type { MappedField } from '../bridge/map.js';
 
 /**
  * An inactivity reason as the sandbox keeps it (docs/api.md, "Inactivity reason"). Written out here
