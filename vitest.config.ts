@@ -192,6 +192,10 @@ export const NOT_ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> 
   ['test/sandbox/large-ids.test.ts', COMMANDS],
   ['test/e2e/ascii-locale.test.ts', `${RULES}: the locale is read from LC_ALL, LC_CTYPE and LANG by core's own code`],
   ['test/e2e/core-test.test.ts', COMMANDS],
+  [
+    'test/e2e/progress-line.test.ts',
+    `${COMMANDS}: the live line is core's own text, drawn with the same two control sequences on any Node`,
+  ],
   ['test/e2e/demo.test.ts', COMMANDS],
   ['test/e2e/example-bot.test.ts', COMMANDS],
   ['test/e2e/sandbox-json.test.ts', COMMANDS],

@@ -8,8 +8,7 @@ import { startBridge as startServerBridge } from '../bridge/start.js';
 import { isLoopbackHost } from '../http/proxy.js';
 import { createMask } from '../mask.js';
 import { sandboxDefaults, type SandboxOptions } from '../sandbox/options.js';
-import { SandboxOptionsError } from '../sandbox/server.js';
-import type { Sandbox } from './sandbox.js';
+import { SandboxOptionsError, type Sandbox } from '../sandbox/server.js';
 import { newWebhookSecret, webhookSecretProblem } from '../sandbox/signature.js';
 import { version } from '../version.js';
 
