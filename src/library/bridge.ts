@@ -21,6 +21,17 @@ import { version } from '../version.js';
  * with the platform's base URL beside it; the platform's token and secret are never on it.
  */
 
+/**
+ * A field of a customer message that a mapping places (docs/bridge.md, "The mapping"). Written out
+ * here rather than taken from src/bridge/map.ts, whose schema is zod's, so the declarations need no
+ * zod; the check below fails to compile when the two differ.
+ */
+export type WebhookMapField = 'questionId' | 'sessionId' | 'questionIndex' | 'coreClientId' | 'clientId' | 'channel' | 'type' | 'text';
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const fieldsAgree: Same<WebhookMapField, MappedField> = true;
+void fieldsAgree;
+
 /** The real platform a bridge sends on to, and how its webhooks are signed. */
 export interface BridgePlatform {
   /** The platform's base URL ({base_url}): http only to this machine unless `allowHttp`. */
@@ -51,13 +62,13 @@ export interface BridgeOptions extends Omit<SandboxOptions, 'tenants' | 'botUrl'
    * Where each field of a customer message is in the platform's webhook, as JSON pointers
    * (docs/bridge.md, "The mapping"); a field left out is read where the sandbox's format has it.
    */
-  webhookMap?: Partial<Record<MappedField, string>>;
+  webhookMap?: Partial<Record<WebhookMapField, string>>;
   /** Send on a request refused here for its payload or its rules (400, 404, 409, 422) anyway. Default false. */
   forwardInvalid?: boolean;
 }
 
-/** A running bridge: the sandbox's handle, with the platform it sends on to. */
-export interface Bridge extends Sandbox {
+/** A running bridge: the sandbox's handle, with the platform it sends on to (the library's Bridge, src/library/sandbox.ts). */
+export interface ServerBridge extends Sandbox {
   /** The platform's base URL, as given. */
   readonly platformUrl: string;
 }
@@ -115,7 +126,7 @@ function bridgeProblems(options: BridgeOptions): Problem[] {
  * Throws `SandboxOptionsError`, naming each option, for options it cannot run with. Close it with
  * `await bridge.close()`.
  */
-export async function startBridge(options: BridgeOptions): Promise<Bridge> {
+export async function startBridge(options: BridgeOptions): Promise<ServerBridge> {
   const problems = bridgeProblems(options);
   const mapped = webhookMapOf(options.webhookMap ?? {});
   if (!mapped.ok)
