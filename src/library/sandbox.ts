@@ -45,6 +45,8 @@ export {
   type WaitOptions,
 } from './customer.js';
 export type { AddressedBy, ReplyAttachment, ReplyBody, ReplyQuickReply } from './reply-body.js';
+import { startBridge as startBridgeServer, type BridgeOptions } from './bridge.js';
+export type { BridgeOptions, BridgePlatform, WebhookMapField } from './bridge.js';
 
 /**
  * An inactivity reason as the sandbox keeps it (docs/api.md, "Inactivity reason"). Written out here
@@ -122,6 +124,22 @@ export interface Sandbox {
 
 const handleTypesAgree: Same<Sandbox, ServerSandbox> = true;
 void handleTypesAgree;
+
+/** A running bridge (`startBridge`): the sandbox's handle, with the platform it sends on to. */
+export interface Bridge extends Sandbox {
+  /** The platform's base URL, as given. */
+  readonly platformUrl: string;
+}
+
+/**
+ * Starts `core bridge` from code (docs/bridge.md, "From code"): a sandbox in bridge mode between the
+ * bot at `botUrl` and the real platform of `platform`, on loopback (a free port unless `port` is
+ * given); resolves once it listens. Throws `SandboxOptionsError`, naming each option, for options it
+ * cannot run with. Close it with `await bridge.close()`.
+ */
+export function startBridge(options: BridgeOptions): Promise<Bridge> {
+  return startBridgeServer(options);
+}
 
 /**
  * Starts a sandbox on loopback (a free port unless `port` is given) and resolves once it listens.

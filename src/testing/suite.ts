@@ -79,6 +79,8 @@ export interface SuiteInit {
   repeat: number;
   /** Called once per conversation, when its last run has ended. */
   onConversation?: (summary: ConversationSummary) => void;
+  /** Called as each run ends (the live progress line of core test). */
+  onRun?: (run: RunResult) => void;
 }
 
 export interface SuiteResult {
@@ -94,6 +96,7 @@ export async function runSuite(plans: readonly PlannedConversation[], init: Suit
   const signal = init.runner.sandbox.signal;
   await pool(plans, plans.length * init.repeat, init.concurrency, signal, async (plan, position) => {
     const run = await runConversation(plan, init.runner);
+    init.onRun?.(run);
     merge(coverage, run.coverage);
     const summary = (summaries[position] = fold(summaries[position], plan, run));
     left[position]! -= 1;

@@ -5,14 +5,12 @@ import { requireSettings, resolveSecret, resolveSettingsToken } from '../../conf
 import type { Context } from '../../context.js';
 import { ConfigError, ExitCode, PayloadError, UsageError } from '../../errors.js';
 import { createMask, type Mask } from '../../mask.js';
-import { operations } from '../../operations.js';
 import { printable } from '../../output/terminal.js';
 import { headersCarryAuthorization } from '../../secrets.js';
 import { sandboxDefaults } from '../../sandbox/options.js';
 import { SandboxOptionsError } from '../../sandbox/server.js';
 import { version } from '../../version.js';
 import { DEFAULT_WEBHOOK_MAP, webhookMapOf, type WebhookMap } from '../../bridge/map.js';
-import type { PlatformAnswer, SendOn } from '../../bridge/outbound.js';
 import type { Bridge } from '../../bridge/start.js';
 import type { Transport } from '../../send/transport.js';
 import { loadSendSettings } from '../common.js';
@@ -46,9 +44,6 @@ export interface BridgeFlags {
   open: boolean;
 }
 
-/** The most of the platform's answer body kept in memory and passed back to the bot. */
-const KEPT_PLATFORM_BODY = 1024 * 1024;
-
 export async function runBridge(flags: BridgeFlags, global: GlobalOptions, ctx: Context): Promise<number> {
   const plan = await planBridge(flags, global, ctx);
   const { prepareTransport } = await import('../../send/transport.js');
@@ -56,8 +51,6 @@ export async function runBridge(flags: BridgeFlags, global: GlobalOptions, ctx: 
     keepAlive: true,
     maxSockets: 64,
   });
-  const { loadHttpLibrary } = await import('../../http/client.js');
-  await loadHttpLibrary();
   let bridge: Bridge;
   try {
     bridge = await startPlanned(plan, transport, flags, ctx);
@@ -147,13 +140,19 @@ function checkLocalValues(credentials: Credentials, options: SandboxRunOptions):
 
 async function startPlanned(plan: BridgePlan, transport: Transport, flags: BridgeFlags, ctx: Context): Promise<Bridge> {
   const { options, mask } = plan;
-  const send = sendOn({
+  const { platformSender } = await import('../../bridge/platform.js');
+  const send = platformSender({
     baseUrl: plan.baseUrl,
     tenant: plan.tenant,
-    settings: plan.settings,
-    credentials: plan.credentials,
-    transport,
+    token: plan.credentials.token,
+    integratorToken: plan.credentials.integrator,
+    headers: plan.settings.headers.value,
+    timeoutMs: plan.settings.timeoutMs.value,
+    agents: transport.agents,
     mask,
+    userAgent: `core-cli/${version()} (bridge)`,
+    proxy: transport.proxy,
+    caFile: transport.caFile,
   });
   const { startBridge } = await import('../../bridge/start.js');
   let bridge: Bridge;
@@ -263,63 +262,4 @@ async function platformCredentials(settings: Settings, byHeader: boolean, ctx: C
     if (problem !== undefined) throw new ConfigError(`webhookSecret of ${settings.webhookSecret.source} ${problem}`);
   }
   return { token, integrator, tokens: [token, integrator].filter((t): t is string => t !== null), platformSecret };
-}
-
-/** Sends one checked request on to the platform with the profile's settings; the answer comes back with every secret masked. */
-function sendOn(deps: {
-  baseUrl: string;
-  tenant: string;
-  settings: Settings;
-  credentials: Credentials;
-  transport: Transport;
-  mask: Mask;
-}): SendOn {
-  const { settings, credentials, transport, mask } = deps;
-  const base = deps.baseUrl.replace(/\/+$/, '');
-  return async ({ method, path, body, contentType, userAgent }): Promise<PlatformAnswer> => {
-    const operation = Object.values(operations).find((op) => op.path === path && op.method === method);
-    const token = operation?.credential === 'integrator' ? credentials.integrator : credentials.token;
-    const headers: Record<string, string> = {
-      ...settings.headers.value,
-      'Content-Type': contentType,
-      'X-Tenant-Name': deps.tenant,
-      'User-Agent': userAgent ?? `core-cli/${version()} (bridge)`,
-    };
-    if (token !== null) headers.Authorization = `Bearer ${token}`;
-    const started = performance.now();
-    const { sendRequest } = await import('../../http/client.js');
-    try {
-      const response = await sendRequest({
-        method: method as 'POST' | 'PUT',
-        url: `${base}${path}`,
-        headers,
-        body: body.toString('utf8'),
-        timeoutMs: settings.timeoutMs.value,
-        retries: 0,
-        retryable: false,
-        agent: transport.agents,
-        ...(transport.proxy === null ? {} : { proxy: transport.proxy }),
-        ...(transport.caFile === null ? {} : { caFile: transport.caFile }),
-        maxBodyBytes: KEPT_PLATFORM_BODY,
-      });
-      const masked: Record<string, string | string[] | undefined> = {};
-      for (const [name, value] of Object.entries(response.headers)) {
-        masked[name] = Array.isArray(value) ? value.map((v) => mask.redact(v)) : value === undefined ? undefined : mask.redact(value);
-      }
-      return {
-        ok: true,
-        status: response.status,
-        headers: masked,
-        body: response.truncated ? mask.redactCutEnd(response.body) : mask.redact(response.body),
-        truncated: response.truncated,
-        durationMs: performance.now() - started,
-      };
-    } catch (error) {
-      return {
-        ok: false,
-        error: mask.redact(error instanceof Error ? error.message : String(error)),
-        durationMs: performance.now() - started,
-      };
-    }
-  };
 }

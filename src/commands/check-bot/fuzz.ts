@@ -37,7 +37,15 @@ const FILE_KIND = 'core check-bot fuzz case';
 export interface FuzzPlan {
   /** What runs, for the first line on stderr. */
   what: string;
-  run(port: SandboxPort, timeoutMs: number, signal: AbortSignal, sandboxUrl: string): Promise<BatteryReport>;
+  /** How many conversations it plays: the total of the live progress line. */
+  conversations: number;
+  run(
+    port: SandboxPort,
+    timeoutMs: number,
+    signal: AbortSignal,
+    sandboxUrl: string,
+    onPlayed?: (failed: boolean, durationMs: number) => void,
+  ): Promise<BatteryReport>;
   /** Writes each failing case into --fuzz-save DIR (nothing without it). */
   save(report: BatteryReport): Promise<void>;
 }
@@ -79,8 +87,17 @@ export async function planFuzz(options: FuzzOptions, ctx: Context): Promise<Fuzz
       plan.kind === 'run'
         ? `${plan.runs} fuzzed conversation${plan.runs === 1 ? '' : 's'} (seed ${plan.seed})`
         : `the fuzzed conversation ${plan.spec}`,
-    run: (port, timeoutMs, signal) =>
-      runFuzzBattery({ port, timeoutMs, signal, plan, replayCommand: command, ...(rules === undefined ? {} : { rules }) }),
+    conversations: plan.kind === 'run' ? plan.runs : 1,
+    run: (port, timeoutMs, signal, _sandboxUrl, onPlayed) =>
+      runFuzzBattery({
+        port,
+        timeoutMs,
+        signal,
+        plan,
+        replayCommand: command,
+        ...(rules === undefined ? {} : { rules }),
+        ...(onPlayed === undefined ? {} : { onPlayed }),
+      }),
     save: (report) => (saveDir === undefined ? Promise.resolve() : saveCases(report, saveDir, ctx)),
   };
 }

@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { Context } from '../../context.js';
 import { formatDuration } from '../../config/duration.js';
+import { liveProgress, showsLiveProgress } from '../../output/live-progress.js';
 import { InterruptedError, NetworkError } from '../../errors.js';
 import type { HttpConnection } from '../../platform/connection.js';
 import { StreamRefused } from '../../platform/event-stream.js';
@@ -75,19 +76,37 @@ async function check(plan: CheckPlan, sandbox: BotSandbox, ctx: Context, fuzzing
   const count = plan.only?.length ?? CHECK_IDS.length;
   let report;
   const bot = sandbox.botUrl ?? "the sandbox's --bot-url";
+  // The live line (src/output/live-progress.ts): on a terminal only, and not when the report for a program goes to stdout.
+  const forProgram = plan.report.file === undefined && plan.report.reporter !== 'human';
+  const progress = liveProgress(
+    ctx,
+    fuzzing === undefined
+      ? { command: 'core check-bot', unit: 'checks', total: count }
+      : { command: 'core check-bot', unit: 'conversations', total: fuzzing.conversations },
+    showsLiveProgress(ctx, forProgram),
+  );
   try {
     const port = batteryPort(connection, sandbox.url);
     if (fuzzing !== undefined) {
       ctx.err(`core check-bot: ${fuzzing.what} against the bot at ${bot}, through the sandbox at ${sandbox.url}\n`);
-      report = await fuzzing.run(port, plan.timeoutMs, stop.signal, sandbox.url);
+      progress.start();
+      report = await fuzzing.run(port, plan.timeoutMs, stop.signal, sandbox.url, (failed, ms) => progress.done(failed, [ms]));
     } else {
       ctx.err(
         `core check-bot: ${count} check${count === 1 ? '' : 's'} of the bot at ${bot}, through the sandbox at ${sandbox.url}; ` +
           `the checks that expect no answer wait ${formatDuration(plan.timeoutMs)}\n`,
       );
-      report = await runBattery({ port, timeoutMs: plan.timeoutMs, ...(plan.only ? { only: plan.only } : {}), signal: stop.signal });
+      progress.start();
+      report = await runBattery({
+        port,
+        timeoutMs: plan.timeoutMs,
+        ...(plan.only ? { only: plan.only } : {}),
+        signal: stop.signal,
+        onCheck: (check) => progress.done(check.status === 'fail', [check.durationMs]),
+      });
     }
   } finally {
+    progress.stop();
     ctx.signal.removeEventListener('abort', onStop);
     connection.close();
     await sandbox.started?.close();

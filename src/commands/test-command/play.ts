@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Context } from '../../context.js';
 import { InterruptedError, NetworkError } from '../../errors.js';
 import type { ConversationPrinter } from '../../output/conversations.js';
+import { NO_PROGRESS, type LiveProgress } from '../../output/live-progress.js';
 import type { SandboxConnection } from '../../platform/connection.js';
 import { inProcessConnection } from '../../platform/in-process.js';
 import { httpConnection } from '../../platform/over-http.js';
@@ -37,7 +38,12 @@ export type Played =
   /** The sandbox at --sandbox gave no answer at all: nothing was played. */
   | (Timing & { kind: 'sandbox-unreachable'; url: string; error: NetworkError });
 
-export async function playTest(plan: TestPlan, printer: ConversationPrinter, ctx: Context): Promise<Played> {
+export async function playTest(
+  plan: TestPlan,
+  printer: ConversationPrinter,
+  ctx: Context,
+  progress: LiveProgress = NO_PROGRESS,
+): Promise<Played> {
   const connecting = { at: new Date(), started: performance.now() };
   let sandbox: BotSandbox;
   try {
@@ -58,10 +64,16 @@ export async function playTest(plan: TestPlan, printer: ConversationPrinter, ctx
   // A run of many conversations keeps little alive (the summaries, the runs in flight, the sandbox's
   // bounded log) and drops much: the heap of a batch (src/heap.ts), once the code the runs need is loaded.
   ctx.tuneHeapForBatch();
-  return play(plan, sandbox, printer, ctx);
+  return play(plan, sandbox, printer, ctx, progress);
 }
 
-async function play(plan: TestPlan, sandbox: BotSandbox, printer: ConversationPrinter, ctx: Context): Promise<Played> {
+async function play(
+  plan: TestPlan,
+  sandbox: BotSandbox,
+  printer: ConversationPrinter,
+  ctx: Context,
+  progress: LiveProgress,
+): Promise<Played> {
   const startedAt = new Date();
   const started = performance.now();
   const deferred: ConversationSummary[] = [];
@@ -72,10 +84,12 @@ async function play(plan: TestPlan, sandbox: BotSandbox, printer: ConversationPr
   let suite: SuiteResult;
   try {
     ctx.err(header(plan, sandbox));
+    progress.start();
     suite = await runSuite(plan.conversations, {
       runner: { sandbox: connection, stepTimeoutMs: plan.timeoutMs },
       concurrency: plan.concurrency,
       repeat: plan.repeat,
+      onRun: (run) => progress.done(run.outcome === 'failed', run.latenciesMs),
       onConversation: (summary) => {
         // A conversation that never reached the bot is shown at the end: if none did, the run says so
         // once instead of failing each one.
@@ -85,6 +99,7 @@ async function play(plan: TestPlan, sandbox: BotSandbox, printer: ConversationPr
     });
   } finally {
     printer.flush();
+    progress.stop();
     connection.close();
     await sandbox.started?.close();
   }

@@ -1,5 +1,6 @@
 import type { Context } from '../../context.js';
 import { conversationPrinter } from '../../output/conversations.js';
+import { liveProgress, showsLiveProgress } from '../../output/live-progress.js';
 import { makeStyle } from '../../output/style.js';
 import { planTest, type TestOptions } from './plan.js';
 import { playTest } from './play.js';
@@ -20,9 +21,22 @@ export async function runTest(options: TestOptions, ctx: Context): Promise<numbe
   const plan = await planTest(options, ctx.cwd);
   // The human view goes where the human report does: stdout when it is there, else stderr.
   const humanOnStdout = plan.reports.some((target) => target.reporter === 'human' && target.file === undefined);
+  // The live line (src/output/live-progress.ts): on a terminal only, and not when a report for a program goes to stdout.
+  const forProgram = plan.reports.some((target) => target.reporter !== 'human' && target.file === undefined);
+  const progress = liveProgress(
+    ctx,
+    { command: 'core test', unit: 'runs', total: plan.conversations.length * plan.repeat },
+    showsLiveProgress(ctx, forProgram),
+  );
   const printer = humanOnStdout
-    ? conversationPrinter((text) => ctx.out(text), makeStyle(ctx.color.stdout, ctx.glyphs))
-    : conversationPrinter((text) => ctx.err(text), makeStyle(ctx.color.stderr, ctx.glyphs));
-  const played = await playTest(plan, printer, ctx);
+    ? conversationPrinter(
+        progress.around((text) => ctx.out(text)),
+        makeStyle(ctx.color.stdout, ctx.glyphs),
+      )
+    : conversationPrinter(
+        progress.around((text) => ctx.err(text)),
+        makeStyle(ctx.color.stderr, ctx.glyphs),
+      );
+  const played = await playTest(plan, printer, ctx, progress);
   return reportTest(plan, played, printer, ctx);
 }

@@ -36,6 +36,8 @@ export interface BatteryInit {
   /** The checks to run (--only), in any order; all when absent. */
   only?: readonly CheckId[];
   signal: AbortSignal;
+  /** Told of each check as it ends (the live progress line of core check-bot). */
+  onCheck?: (check: CheckResult) => void;
 }
 
 export interface CheckResult {
@@ -122,7 +124,13 @@ export async function runBattery(init: BatteryInit): Promise<BatteryReport> {
     await stream.opened;
     const kit = checkKit(init, tenant, sessions, observer, attempts, acceptable);
     const selected = CHECKS.filter((check) => init.only === undefined || init.only.includes(check.id));
-    const checks = await Promise.all(selected.map((check) => runCheck(check, kit)));
+    const checks = await Promise.all(
+      selected.map(async (check) => {
+        const result = await runCheck(check, kit);
+        init.onCheck?.(result);
+        return result;
+      }),
+    );
     checks.sort((a, b) => CHECK_IDS.indexOf(a.id) - CHECK_IDS.indexOf(b.id));
     const diagnosis = signatureDiagnosis(acceptable);
     // The one cause said once: no failed check's own fix points elsewhere.

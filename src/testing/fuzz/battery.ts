@@ -25,6 +25,8 @@ export interface FuzzRun {
   rules?: ReadonlySet<FuzzRule>;
   /** The command line that replays a spec (`--fuzz-replay '<spec>'` and the run's target). */
   replayCommand(spec: string): string;
+  /** Told of each conversation played (FuzzInit's onPlayed). */
+  onPlayed?: (failed: boolean, durationMs: number) => void;
 }
 
 /** A fuzz failure as a check of the report, with what replays it. */
@@ -54,6 +56,7 @@ export async function runFuzzBattery(
       settle: (ms) => sleep(ms, undefined, { signal: run.signal }).catch(() => undefined),
       signal: run.signal,
       ...(run.rules === undefined ? {} : { rules: run.rules }),
+      ...(run.onPlayed === undefined ? {} : { onPlayed: run.onPlayed }),
     };
     const cases =
       run.plan.kind === 'run'

@@ -58,6 +58,11 @@ export interface FuzzInit {
   signal: AbortSignal;
   /** The rules judged (--only); undefined: every rule. */
   rules?: ReadonlySet<FuzzRule>;
+  /**
+   * Told of each conversation as it has been played, judged on what has come so far, with how long
+   * it took (the live progress line). The run's own verdict comes after the settle, as before.
+   */
+  onPlayed?: (failed: boolean, durationMs: number) => void;
 }
 
 /** A random seed for a run without --seed: 31 bits, as fast-check takes. */
@@ -92,7 +97,12 @@ export async function runFuzz(init: FuzzInit, seed: number, runs: number): Promi
   const worker = async () => {
     while (next < runs && !init.signal.aborted) {
       const index = next++;
+      const began = performance.now();
       const conversation = await playConversation(init.kit, all[index]!);
+      if (init.onPlayed !== undefined) {
+        const sofar = judge({ ...conversation, events: init.kit.events(conversation.sessionId), untied: init.kit.untied() }, init.rules);
+        init.onPlayed(sofar !== null, performance.now() - began);
+      }
       // Kept until the end of the run, for 1,000 conversations and more: only what the judge reads then.
       played[index] = lighter(conversation);
       init.kit.done(conversation.sessionId);
