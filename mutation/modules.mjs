@@ -97,7 +97,12 @@ export const modules = {
     // fault, the declared size, the token, the tenant, the Content-Type), the reading of the body and
     // the record of every refused request, over real HTTP to a sandbox started in-process.
     mutate: ['src/sandbox/api.ts'],
-    tests: ['test/sandbox/api.test.ts', 'test/sandbox/auth-and-tenants.test.ts', 'test/sandbox/http.test.ts', 'test/sandbox/refusals.test.ts'],
+    tests: [
+      'test/sandbox/api.test.ts',
+      'test/sandbox/auth-and-tenants.test.ts',
+      'test/sandbox/http.test.ts',
+      'test/sandbox/refusals.test.ts',
+    ],
   },
   runner: {
     // One run of one conversation of core test, against a scripted sandbox client in-process.
