@@ -49,6 +49,10 @@ export interface SandboxConnection {
   startConversation(body: Record<string, unknown>): Promise<SandboxAnswer>;
   /** POST /_sandbox/conversations/{sessionId}/messages: text, press or pick. */
   sendMessage(sessionId: string, message: Record<string, string>): Promise<SandboxAnswer>;
+  /** POST /_sandbox/conversations/{sessionId}/agent-messages: an agent writes `{text, agentId?}` in a thread it holds. */
+  agentMessage(sessionId: string, body: Record<string, unknown>): Promise<SandboxAnswer>;
+  /** POST /_sandbox/conversations/{sessionId}/release `{}`: the thread given back to the bot. */
+  release(sessionId: string): Promise<SandboxAnswer>;
   /** GET /_sandbox/conversations/{sessionId}: `{conversation}` (its lastBotMessage), for a press. */
   showConversation(sessionId: string): Promise<SandboxAnswer>;
   /**

@@ -51,10 +51,15 @@ export function inProcessConnection(sandbox: InProcessSandbox, signal: AbortSign
     };
   }, signal);
   const requests = sandbox.customer === undefined ? overLoopback(sandbox.url, signal) : direct(sandbox.customer);
+  // The agent's side goes over loopback HTTP either way, as the page's and core agent's requests do.
+  const loopback: ClientInit = { baseUrl: sandbox.url, timeoutMs: LOOPBACK_TIMEOUT_MS, signal };
+  const session = (sessionId: string) => `/_sandbox/conversations/${encodeURIComponent(sessionId)}`;
   return {
     url: sandbox.url,
     signal,
     ...requests,
+    agentMessage: (sessionId, body) => requestJson(loopback, 'POST', `${session(sessionId)}/agent-messages`, body),
+    release: (sessionId) => requestJson(loopback, 'POST', `${session(sessionId)}/release`, {}),
     showConversation: async (sessionId) => {
       await Promise.resolve();
       const conversation = sandbox.conversation(sessionId);

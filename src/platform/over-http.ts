@@ -44,6 +44,8 @@ export function httpConnection(baseUrl: string, timeoutMs: number, signal: Abort
     events: (query, onEvent) => openEventStream(init, query, onEvent),
     startConversation: (body) => requestJson(init, 'POST', '/_sandbox/conversations', body),
     sendMessage: (sessionId, message) => requestJson(init, 'POST', `${session(sessionId)}/messages`, message),
+    agentMessage: (sessionId, body) => requestJson(init, 'POST', `${session(sessionId)}/agent-messages`, body),
+    release: (sessionId) => requestJson(init, 'POST', `${session(sessionId)}/release`, {}),
     showConversation: (sessionId) => requestJson(init, 'GET', `${session(sessionId)}?limit=0`),
     follow: (sessionId, tenant, onEvent) => hub.follow(sessionId, tenant, onEvent),
     choose: (last, label) => choose(last as Parameters<typeof choose>[0], label),

@@ -52,6 +52,7 @@ export const pageFiles: Readonly<Record<string, string>> = {
   'refusal.js': 'text/javascript; charset=utf-8',
   'model.js': 'text/javascript; charset=utf-8',
   'dom.js': 'text/javascript; charset=utf-8',
+  'agents.js': 'text/javascript; charset=utf-8',
 };
 
 /** Where the files are: page/ beside this module (src/sandbox/page/ in the sources, dist/page/ in the bundle). */

@@ -1,5 +1,5 @@
 import { isRefusal } from '../customer/wait.js';
-import type { BotAnswerEvent, SandboxEvent, WebhookAttemptEvent } from '../sandbox/events.js';
+import type { BotAnswerEvent, HandoverQueuedEvent, HandoverRoutedEvent, SandboxEvent, WebhookAttemptEvent } from '../sandbox/events.js';
 
 /** An event of the conversation, as the sandbox records it (src/sandbox/events.ts), whichever way it came. */
 export type Event = SandboxEvent;
@@ -49,6 +49,18 @@ export class ConversationEvents {
         if (event.sessionId !== null) return { kind: 'refused', event };
         if (waitingAfter !== undefined && event.seq > waitingAfter) return { kind: 'refused', event };
       }
+    }
+    return undefined;
+  }
+
+  /**
+   * The routing of the hand-over an answer made: the first `handover.routed` (not from the queue) or
+   * `handover.queued` after it. The sandbox records the answer, its hand-over and the routing together.
+   */
+  routingAfter(seq: bigint | number): HandoverRoutedEvent | HandoverQueuedEvent | undefined {
+    for (const event of this.list) {
+      if (event.seq <= seq) continue;
+      if (event.type === 'handover.queued' || (event.type === 'handover.routed' && !event.fromQueue)) return event;
     }
     return undefined;
   }

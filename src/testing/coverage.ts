@@ -1,7 +1,7 @@
 import { CHANNELS, type Channel } from '../payload/channels.js';
 import { isRecord } from '../payload/json.js';
 import { COUNTED_FEATURES, COUNTED_VALUES, type CountedName } from '../payload/reply-fields.js';
-import type { BotAnswerEvent } from '../sandbox/events.js';
+import type { BotAnswerEvent, HandoverQueuedEvent, HandoverRoutedEvent, QueuedWhy } from '../sandbox/events.js';
 
 /**
  * `core test --coverage` (docs/testing-bots.md, "Coverage"): what of the platform a suite exercised,
@@ -16,7 +16,23 @@ const ACTIONS = ['press', 'pick'] as const;
  */
 const OUTCOMES = ['secondAnswer', 'duplicateAnswerId', 'refusal'] as const;
 
-export type CoverageName = Channel | CountedName | (typeof ACTIONS)[number] | (typeof OUTCOMES)[number];
+/**
+ * How the sandbox routed the hand-overs (docs/sandbox.md, "Agents"): to an agent named by userIds, one
+ * with a skill of skillIds, one of a unit of unitIds (a routing narrowed by two lists counts for
+ * both), to any agent (no targets); queued as no agent matches, or as all matching ones are away or
+ * full; routed later from the queue.
+ */
+const ROUTINGS = [
+  'routedByUserIds',
+  'routedBySkillIds',
+  'routedByUnitIds',
+  'routedToAnyAgent',
+  'queuedNoMatch',
+  'queuedAwayOrFull',
+  'routedFromQueue',
+] as const;
+
+export type CoverageName = Channel | CountedName | (typeof ACTIONS)[number] | (typeof OUTCOMES)[number] | (typeof ROUTINGS)[number];
 
 export const COVERAGE_NAMES: readonly CoverageName[] = [
   // The channels of the conversations played.
@@ -27,6 +43,7 @@ export const COVERAGE_NAMES: readonly CoverageName[] = [
   ...COUNTED_FEATURES.flatMap(([, names]) => names),
   ...ACTIONS,
   ...OUTCOMES,
+  ...ROUTINGS,
 ];
 
 /** Counts by name; a name never met is absent. */
@@ -56,6 +73,25 @@ export function countAnswer(counts: CoverageCounts, event: BotAnswerEvent): void
   }
   // A feature's name is a path into the answer: quickReplies, settings.blockInput.
   for (const name of COUNTED_FEATURES.flatMap(([, names]) => names)) if (present(at(body, name))) count(counts, name);
+}
+
+/**
+ * The sandbox's reason for a hand-over no agent matches (src/sandbox/events.ts, queuedReasons), named by
+ * its type: a change of the sandbox's text fails to compile here. Bot testing runs nothing of the sandbox.
+ */
+const NO_MATCH = 'no agent matches the targets' satisfies QueuedWhy;
+
+/** What one routing event of the sandbox exercised. */
+export function countRouting(counts: CoverageCounts, event: HandoverRoutedEvent | HandoverQueuedEvent): void {
+  if (event.type === 'handover.queued') {
+    count(counts, event.why === NO_MATCH ? 'queuedNoMatch' : 'queuedAwayOrFull');
+    return;
+  }
+  if (event.fromQueue) count(counts, 'routedFromQueue');
+  if (event.matched.length === 0) count(counts, 'routedToAnyAgent');
+  for (const kind of event.matched) {
+    count(counts, kind === 'userIds' ? 'routedByUserIds' : kind === 'skillIds' ? 'routedBySkillIds' : 'routedByUnitIds');
+  }
 }
 
 /** The value at a dotted path of an answer (settings.masked), or undefined. */

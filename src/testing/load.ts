@@ -40,10 +40,19 @@ export type PlannedStep =
       withinMs: number | null;
       /** NAME and /pattern/ of each value to capture from the answer's text. */
       capture: [string, string][];
+      /** The routing the answer's hand-over must have: to one agent, or queued; null: not checked. */
+      handover: Handover | null;
       index: number;
       line: number;
     }
-  | { kind: 'none'; withinMs: number; index: number; line: number };
+  | { kind: 'none'; withinMs: number; index: number; line: number }
+  /** An agent writes in the thread: the one named, or the one that holds it. */
+  | { kind: 'agent'; text: string; agentId: bigint | null; index: number; line: number }
+  /** The thread given back to the bot. */
+  | { kind: 'release'; index: number; line: number };
+
+/** What a `bot:` step expects of the routing of its answer's hand-over. */
+export type Handover = { agent: bigint } | 'queued';
 
 export interface PlannedConversation {
   /** The file as the user named it (relative to the working folder when it is inside it). */
@@ -273,7 +282,7 @@ function looseReferenceProblems(value: Record<string, unknown>) {
       ? Object.fromEntries(Object.entries(raw.capture).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
       : undefined;
     const bot = raw.bot === 'none' || isRecord(raw.bot) ? raw.bot : undefined;
-    return { customer: text(raw.customer), press: text(raw.press), bot, capture } as Step;
+    return { customer: text(raw.customer), press: text(raw.press), bot, capture, agent: text(raw.agent) } as Step;
   };
   const conversations: [Path, Record<string, unknown>][] = Array.isArray(value.conversations)
     ? value.conversations.flatMap((c, index): [Path, Record<string, unknown>][] => (isRecord(c) ? [[['conversations', index], c]] : []))
@@ -294,7 +303,17 @@ function looseReferenceProblems(value: Record<string, unknown>) {
 function planStep(step: Step, index: number, line: number): PlannedStep {
   if (step.customer !== undefined) return { kind: 'customer', text: step.customer, index, line };
   if (step.press !== undefined) return { kind: 'press', label: step.press, index, line };
+  if (step.agent !== undefined) return { kind: 'agent', text: step.agent, agentId: step.agentId ?? null, index, line };
+  if (step.release !== undefined) return { kind: 'release', index, line };
   const within = step.within === undefined ? undefined : parseDuration(String(step.within));
   if (step.bot === 'none') return { kind: 'none', withinMs: within ?? DEFAULT_WITHIN_MS, index, line };
-  return { kind: 'bot', expect: step.bot!, withinMs: within ?? null, capture: Object.entries(step.capture ?? {}), index, line };
+  return {
+    kind: 'bot',
+    expect: step.bot!,
+    withinMs: within ?? null,
+    capture: Object.entries(step.capture ?? {}),
+    handover: step.handover ?? null,
+    index,
+    line,
+  };
 }

@@ -11,7 +11,8 @@ import { trimEndOf, trimOf } from '../text/trim.js';
  * "Save as test" (docs/testing-bots.md, "Save a conversation as a test"): a sandbox conversation as
  * a `core test` file that passes again against the same bot. The customer's messages, presses and
  * picks become steps; each answer delivered to the customer a `bot:` step with the fields it was
- * answered with; a customer message that got no answer a `bot: none`. The answerId, the addressing
+ * answered with; a customer message that got no answer a `bot: none`; an agent's message an `agent:`
+ * step, and a thread given back to the bot `release: true`. The answerId, the addressing
  * fields and the other values that differ from run to run are left out, and a text that would read
  * as a /pattern/ is written as a pattern that matches exactly it, and `${` as `$${` (not a captured value).
  */
@@ -27,7 +28,7 @@ export interface RecordedTest {
   filename: string;
   /** The test file, as core test reads it. */
   value: Record<string, unknown>;
-  /** What the conversation had that a test cannot replay (a greeting, a thread given back to the bot). */
+  /** What the conversation had that a test cannot replay (a greeting). */
   notes: string[];
 }
 
@@ -72,19 +73,16 @@ export function recordConversation(
       answered = true;
     } else if (event.type === 'greeting') {
       notes.push(`a greeting at ${event.time} is not replayed: core test plays the customer's side`);
-    } else if (event.type === 'released') {
-      notes.push(
-        `the thread was given back to the bot at ${event.time}: core test cannot replay that, so the steps after it expect what the bot did then`,
-      );
+    } else if (event.type === 'agent.message' || event.type === 'released') {
+      // Replayed as it happened: the agent's message by whichever agent holds the thread on the replay.
+      if (answered === undefined) continue;
+      closeSilence();
+      answered = true;
+      steps.push(event.type === 'agent.message' ? { agent: escapeTemplate(words(event.text)) } : { release: true });
     }
   }
   closeSilence();
-  if (mask !== undefined) {
-    const { email, card, phone } = mask.replaced;
-    if (email + card + phone > 0) {
-      notes.push(`personal data replaced with placeholders: ${email} e-mail address(es), ${card} card number(s), ${phone} phone number(s)`);
-    }
-  }
+  notes.push(...maskedNotes(mask));
   if (steps.length === 0 || !('customer' in steps[0]!)) {
     // A conversation the customer has not written in yet, or one whose first step is a press
     // (recorded only in part): the file says so rather than failing to load.
@@ -97,6 +95,14 @@ export function recordConversation(
   if (conversation.clientId !== null) value.client = { clientId: conversation.clientId };
   value.steps = steps;
   return { filename: `${slug(name) || conversation.sessionId}.yaml`, value, notes };
+}
+
+/** The note of the personal data a mask replaced, if any. */
+function maskedNotes(mask: PersonalDataMask | undefined): string[] {
+  if (mask === undefined) return [];
+  const { email, card, phone } = mask.replaced;
+  if (email + card + phone === 0) return [];
+  return [`personal data replaced with placeholders: ${email} e-mail address(es), ${card} card number(s), ${phone} phone number(s)`];
 }
 
 /** The test file as YAML, with a comment naming its schema and where it came from. */

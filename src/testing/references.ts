@@ -24,6 +24,7 @@ export interface ConversationText {
 function* stepStrings(step: Step): Generator<[string, Path]> {
   if (step.customer !== undefined) yield [step.customer, ['customer']];
   if (step.press !== undefined) yield [step.press, ['press']];
+  if (step.agent !== undefined) yield [step.agent, ['agent']];
   if (step.bot !== undefined && step.bot !== 'none') yield* stringsOf(step.bot, ['bot']);
   for (const [name, pattern] of Object.entries(step.capture ?? {})) yield [pattern, ['capture', name]];
 }

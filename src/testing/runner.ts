@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
-import { count, countAnswer } from './coverage.js';
+import { count, countAnswer, countRouting } from './coverage.js';
 import { ConversationEvents, type Asked, type Event } from './conversation-events.js';
 import type { PlannedConversation, PlannedStep } from './load.js';
 import type { SandboxClient } from './platform.js';
 import type { Failure, RunResult, StepResult } from './results.js';
-import { expectAnswer, expectSilence, has, said, send, unexpectedAnswer } from './steps.js';
+import { agentWrites, expectAnswer, expectSilence, has, releaseThread, said, send, unexpectedAnswer } from './steps.js';
 import { substitute } from './substitute.js';
 import type { WebhookAttemptEvent } from '../sandbox/events.js';
 
@@ -27,6 +27,9 @@ import type { WebhookAttemptEvent } from '../sandbox/events.js';
  *   message, and after the last step, the runner waits until the webhook of the previous message has
  *   been answered (or failed), and any answer not yet taken is the failure. An answer to an earlier
  *   question that a `bot:` step meets is one too.
+ * - `handover:` beside a `bot:` step waits, after the answer, for the routing of its hand-over (routed
+ *   to an agent, or queued) and compares it; `agent:` and `release: true` are requests of the agent's
+ *   side. A thread still held by agents or queued when the run ends is given back to the bot.
  * - `${NAME}` in a step's strings is filled in from the conversation's examples row and the values
  *   captured so far (src/testing/substitute.ts).
  */
@@ -47,6 +50,10 @@ export function stepTitle(step: PlannedStep, values: ReadonlyMap<string, string>
       return 'bot';
     case 'none':
       return 'bot: none';
+    case 'agent':
+      return `agent${step.agentId === null ? '' : ` ${step.agentId}`}: ${substitute(step.text, values, 'send')}`;
+    case 'release':
+      return 'release: true';
   }
 }
 
@@ -63,6 +70,8 @@ interface Run {
   sessionId: string;
   events: ConversationEvents;
   asked?: Asked;
+  /** Whether agents or the queue hold the thread or a question of it: given back to the bot when the run ends. */
+  held: boolean;
 }
 
 export async function runConversation(plan: PlannedConversation, init: RunnerInit): Promise<RunResult> {
@@ -82,16 +91,32 @@ export async function runConversation(plan: PlannedConversation, init: RunnerIni
   if ('failure' in conversation) return finish(conversation.failure);
   result.sessionId = conversation.sessionId;
   count(result.coverage, plan.channel);
-  const run: Run = { plan, init, values, result, sessionId: conversation.sessionId, events: new ConversationEvents() };
+  const run: Run = { plan, init, values, result, sessionId: conversation.sessionId, events: new ConversationEvents(), held: false };
   // From now on: the conversation has had nothing but its start, and its first message is sent once the stream is
   // open. Not from seq 0, which would replay to every new conversation the refusals of its tenant tied to none.
   const stream = init.sandbox.follow(conversation.sessionId, conversation.tenant, (event) => noteEvent(run, event));
   void stream.ended.then(() => run.events.end());
   try {
     await stream.opened;
-    return finish(await playSteps(run));
+    const failure = await playSteps(run);
+    await giveBack(run);
+    return finish(failure);
   } finally {
     stream.close();
+  }
+}
+
+/**
+ * A thread that ends its run with agents or in the queue is given back to the bot, so that the agents
+ * are as free for the next run (--repeat, the next conversation) as they were for this one. A
+ * sandbox that refuses or cannot be reached then changes nothing of the run's result.
+ */
+async function giveBack(run: Run): Promise<void> {
+  if (!run.held || run.init.sandbox.signal.aborted) return;
+  try {
+    await run.init.sandbox.release(run.sessionId);
+  } catch {
+    // The run's result is already decided; the sandbox keeps the thread where it is.
   }
 }
 
@@ -142,6 +167,11 @@ function noteEvent(run: Run, event: Event): void {
   else if (event.type === 'bot.answer' || event.type === 'greeting') {
     result.botSpoke = true;
     if (event.type === 'bot.answer') countAnswer(result.coverage, event);
+  } else if (event.type === 'handover.routed' || event.type === 'handover.queued') {
+    run.held = true;
+    countRouting(result.coverage, event);
+  } else if (event.type === 'released') {
+    run.held = false;
   } else if (event.type === 'api.request') {
     result.botSpoke = true;
     // A refusal tied to this conversation happened to it; one tied to none is counted where it fails a step.
@@ -180,6 +210,11 @@ async function playStep(run: Run, step: PlannedStep, stepResult: StepResult): Pr
     run.asked = sent.asked;
     if (sent.action !== undefined) count(result.coverage, sent.action);
     return undefined;
+  }
+  if (step.kind === 'agent' || step.kind === 'release') {
+    const failure = await unexpectedAnswer(events, run.asked, init.stepTimeoutMs, 'before this step');
+    if (failure !== undefined) return failure;
+    return step.kind === 'agent' ? agentWrites(init.sandbox, run.sessionId, step, run.values) : releaseThread(init.sandbox, run.sessionId);
   }
   if (step.kind === 'none') return expectSilence(events, run.asked, step.withinMs);
   const taken = await expectAnswer(events, run.asked, step, run.values, init.stepTimeoutMs);

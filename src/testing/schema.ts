@@ -265,7 +265,29 @@ const captureSchema = z
     ),
   );
 
-const STEP_KEYS = ['customer', 'press', 'bot'] as const;
+const STEP_KEYS = ['customer', 'press', 'bot', 'agent', 'release'] as const;
+
+/** What a `bot:` step may expect of the routing of the hand-over its answer makes (docs/sandbox.md, "Agents"). */
+const handoverSchema = z
+  .union(
+    [
+      z
+        .literal('queued')
+        .check(z.describe('The hand-over waits in the queue: no agent matches its targets, or all those that do are away or full.')),
+      z
+        .strictObject({
+          agent: longSchema.check(z.describe("The id of the agent the hand-over is routed to (the agents' ids: core agent list).")),
+        })
+        .check(z.describe('The hand-over is routed at once to this agent.')),
+    ],
+    { error: (issue) => `expected {agent: ID} or queued, got ${describeValue(issue.input)}` },
+  )
+  .check(
+    z.describe(
+      'With bot: {...}: the answer hands the thread (SWITCH_TO_HUMAN) or the question (UNCLEAR_QUESTION) over, and the sandbox routes it so: ' +
+        '{agent: ID} routed to that agent, queued waiting for one.',
+    ),
+  );
 
 export const stepSchema = z
   .strictObject({
@@ -291,6 +313,25 @@ export const stepSchema = z
     ),
     within: z.optional(durationSchema),
     capture: z.optional(captureSchema),
+    handover: z.optional(handoverSchema),
+    agent: z.optional(
+      text(
+        `What an agent writes in the thread, which the agent holds (the thread, or a question of it, was routed to the agent), up to ${maxCustomerText} characters, as core agent say does.`,
+        maxCustomerText,
+      ),
+    ),
+    agentId: z.optional(
+      longSchema.check(z.describe('With agent: TEXT, the agent who writes; default the one that holds the thread (or a question of it).')),
+    ),
+    release: z.optional(
+      z
+        .literal(true, { error: (issue) => `expected true, got ${describeValue(issue.input)}` })
+        .check(
+          z.describe(
+            'release: true gives the thread back to the bot, with the questions of it passed to agents, as core agent release does.',
+          ),
+        ),
+    ),
   })
   .check(
     rule((value, ctx) => {
@@ -301,16 +342,20 @@ export const stepSchema = z
           ctx,
           [],
           given.length === 0
-            ? 'a step is one of customer: TEXT, press: LABEL or bot: {...}'
-            : `a step is one of customer, press or bot, not ${given.join(' and ')}: write each as its own step`,
+            ? 'a step is one of customer: TEXT, press: LABEL, bot: {...}, agent: TEXT or release: true'
+            : `a step is one of customer, press, bot, agent or release, not ${given.join(' and ')}: write each as its own step`,
         );
       }
       if (has(step, 'within') && !has(step, 'bot')) report(ctx, ['within'], 'only with bot: {...} or bot: none');
       if (has(step, 'capture') && (!has(step, 'bot') || step.bot === 'none'))
         report(ctx, ['capture'], 'only with bot: {...}: a value is captured from an answer');
+      if (has(step, 'handover') && (!has(step, 'bot') || step.bot === 'none'))
+        report(ctx, ['handover'], 'only with bot: {...}: the routing of the hand-over that answer makes');
+      if (has(step, 'agentId') && !has(step, 'agent')) report(ctx, ['agentId'], 'only with agent: TEXT: the agent who writes');
     }),
     z.describe(
-      'One step: customer: TEXT, press: LABEL, bot: {fields to check} with an optional within and capture, or bot: none with an optional within.',
+      'One step: customer: TEXT, press: LABEL, bot: {fields to check} with an optional within, capture and handover, bot: none with an ' +
+        'optional within, agent: TEXT with an optional agentId, or release: true.',
     ),
   );
 export type Step = z.output<typeof stepSchema>;
@@ -320,13 +365,15 @@ const stepsSchema = z.array(stepSchema).check(
   rule(
     (value, ctx) => {
       const first = (value as unknown[])[0];
-      if (isRecord(first) && !has(first, 'customer') && (has(first, 'press') || has(first, 'bot'))) {
+      if (isRecord(first) && !has(first, 'customer') && ['press', 'bot', 'agent', 'release'].some((key) => has(first, key))) {
         report(ctx, [0], 'the first step is customer: TEXT: a conversation starts with the customer writing');
       }
     },
     (payload) => Array.isArray(payload.value),
   ),
-  z.describe("The conversation in order: the customer's messages and presses, and the bot answers expected after each."),
+  z.describe(
+    "The conversation in order: the customer's messages and presses, the bot answers expected after each, and what agents write and give back.",
+  ),
 );
 
 const exampleValue = z
@@ -455,8 +502,8 @@ export const testFileSchema = z
     }),
     z.describe(
       'A conversation test of core test: the steps of one conversation (or several conversations), each played as a customer ' +
-        'against the bot through the sandbox. Rules a JSON Schema cannot express: each step is one of customer, press or bot; ' +
-        'the first step is customer; within goes only with bot, capture only with bot: {...}; steps and conversations do not go ' +
+        'against the bot through the sandbox. Rules a JSON Schema cannot express: each step is one of customer, press, bot, agent or release; ' +
+        'the first step is customer; within goes only with bot, capture and handover only with bot: {...}, agentId only with agent; steps and conversations do not go ' +
         'together; examples go beside steps; every ${NAME} is captured by an earlier step or is a key of every examples row, and ' +
         `every key of a row is used; conversation names are unique. ${MATCHING}`,
     ),

@@ -1,7 +1,7 @@
 import { isRecord } from '../payload/json.js';
 import { ConversationEvents, type Asked, type Event, type Next } from './conversation-events.js';
-import type { PlannedStep } from './load.js';
-import type { BotAnswerEvent, WebhookAttemptEvent } from '../sandbox/events.js';
+import type { Handover, PlannedStep } from './load.js';
+import type { BotAnswerEvent, HandoverQueuedEvent, HandoverRoutedEvent, WebhookAttemptEvent } from '../sandbox/events.js';
 import { matchAnswer } from './match.js';
 import { patternProblem, toPattern } from './pattern.js';
 import type { SandboxAnswer, SandboxClient } from './platform.js';
@@ -53,7 +53,85 @@ export async function expectAnswer(
   if (outcome.kind === 'none-can-come') return { failure: { message: outcome.message, expected } };
   if (outcome.kind === 'refused')
     return { failure: { ...refusal(outcome.event), expected }, untiedRefusal: outcome.event.sessionId === null };
-  return checkAnswer(events, asked, step, values, expected, outcome.event);
+  const taken = checkAnswer(events, asked, step, values, expected, outcome.event);
+  if (taken.failure !== undefined || step.handover === null) return taken;
+  const failure = await expectHandover(events, outcome.event, step.handover, timeoutMs);
+  return failure === undefined ? taken : { ...taken, failure };
+}
+
+/** A step's `handover` as the file writes it, for reports. */
+const handoverShown = (handover: Handover) => (handover === 'queued' ? 'queued' : { agent: handover.agent });
+
+function routingSaid(routing: HandoverRoutedEvent | HandoverQueuedEvent): string {
+  if (routing.type === 'handover.queued') return `was queued (${routing.why})`;
+  const by = routing.matched.length === 0 ? 'it named no targets, so any agent' : `matched by ${routing.matched.join(' and ')}`;
+  return `went to agent ${routing.agentId} (${routing.agentName}), ${by}`;
+}
+
+/**
+ * `handover:` beside a `bot:` step: the answer hands the thread or the question over, and the sandbox
+ * routes it (docs/sandbox.md, "Agents") to the agent the step names, or queues it.
+ */
+export async function expectHandover(
+  events: ConversationEvents,
+  answer: BotAnswerEvent,
+  handover: Handover,
+  timeoutMs: number,
+): Promise<Failure | undefined> {
+  const expected = { handover: handoverShown(handover) };
+  const wanted = handover === 'queued' ? 'queued' : `routed to agent ${handover.agent}`;
+  const code = isRecord(answer.body) ? answer.body.code : undefined;
+  if (code !== 'SWITCH_TO_HUMAN' && code !== 'UNCLEAR_QUESTION') {
+    return {
+      message: `the answer hands nothing over (code ${typeof code === 'string' ? code : 'none'}), and the step expects a hand-over ${wanted}: the bot answers with SWITCH_TO_HUMAN or UNCLEAR_QUESTION to hand over`,
+      expected,
+      received: visible(answer.body),
+    };
+  }
+  const routing = await events.until(() => events.routingAfter(answer.seq), timeoutMs);
+  if (routing === 'timeout' || routing === 'ended') {
+    return {
+      message:
+        routing === 'ended'
+          ? 'the sandbox closed the event stream before the hand-over was routed'
+          : `the hand-over was neither routed nor queued within ${formatMs(timeoutMs)} (was the thread already with agents?)`,
+      expected,
+    };
+  }
+  const received = visible(answer.body);
+  if (handover === 'queued') {
+    return routing.type === 'handover.queued'
+      ? undefined
+      : { message: `the hand-over ${routingSaid(routing)}; the step expects it queued`, expected, received };
+  }
+  if (routing.type === 'handover.routed' && routing.agentId === handover.agent) return undefined;
+  return { message: `the hand-over ${routingSaid(routing)}; the step expects agent ${handover.agent}`, expected, received };
+}
+
+/** An `agent:` step: an agent writes in the thread (the one named, or the one that holds it). */
+export async function agentWrites(
+  sandbox: SandboxClient,
+  sessionId: string,
+  step: Extract<PlannedStep, { kind: 'agent' }>,
+  values: ReadonlyMap<string, string>,
+): Promise<Failure | undefined> {
+  const body: Record<string, unknown> = { text: substitute(step.text, values, 'send') };
+  if (step.agentId !== null) body.agentId = step.agentId;
+  const written = await sandbox.agentMessage(sessionId, body);
+  if (written.status === 201) return undefined;
+  return { message: `the sandbox refused the agent's message: ${said(written)}` };
+}
+
+/** A `release: true` step: the thread back to the bot; a thread that was with the bot already fails it. */
+export async function releaseThread(sandbox: SandboxClient, sessionId: string): Promise<Failure | undefined> {
+  const released = await sandbox.release(sessionId);
+  if (released.status !== 200 || !has(released.json, 'released'))
+    return { message: `the sandbox refused to give the thread back to the bot: ${said(released)}` };
+  if ((released.json as { released: unknown }).released === true) return undefined;
+  return {
+    message:
+      'nothing to give back: the thread and its questions are with the bot (release: true gives back what agents hold or the queue holds)',
+  };
 }
 
 /** The bot's next doing since the step began, or why none can come: the thread is with agents, or the webhook failed. */

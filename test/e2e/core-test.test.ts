@@ -65,6 +65,52 @@ describe('core test with the example bot', () => {
     expect(suites).toMatchObject({ tests: '6', failures: '0', errors: '0' });
   });
 
+  it("expects the example bot's hand-over routed to an agent who answers, and names where it went when the routing differs", async () => {
+    const [sandboxPort, botPort] = [await freePort(), await freePort()];
+    await start(
+      [exampleBot],
+      baseEnv({
+        CORE_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
+        CORE_TENANT: 'sandbox',
+        CORE_TOKEN: 'sandbox-token',
+        CORE_WEBHOOK_SECRET: secret,
+        PORT: String(botPort),
+      }),
+      /bot listening on/,
+    );
+    // The example bot hands over with no targets: any agent, the least busy first, so Ann (101) of the default agents.
+    const steps = (agent: number) => `name: a person answers, then the bot again
+channel: IM
+steps:
+  - customer: Hello
+  - bot: {text: "You said: Hello"}
+  - press: Talk to a person
+  - bot: {code: SWITCH_TO_HUMAN}
+    handover: {agent: ${agent}}
+  - agent: Ann here, how can I help?
+  - customer: Are you there?
+  - bot: none
+  - release: true
+  - customer: Thanks
+  - bot: {text: "You said: Thanks"}
+`;
+    const folder = testFolder({ 'ann.yaml': steps(101), 'boris.yaml': steps(102) });
+    const play = (file: string) =>
+      runBuilt(['test', file, '--port', String(sandboxPort), '--bot-url', `http://127.0.0.1:${botPort}/webhook`], {
+        env: baseEnv({ CORE_SANDBOX_WEBHOOK_SECRET: secret }),
+        cwd: folder,
+      });
+    const passed = await play('ann.yaml');
+    expect(passed.stdout).toMatch(/^1 passed, 0 failed/m);
+    expect(passed.code).toBe(0);
+    const failed = await play('boris.yaml');
+    expect(failed.stdout).toContain('step 4, line 7 (bot)');
+    expect(failed.stdout).toContain(
+      '  the hand-over went to agent 101 (Ann), it named no targets, so any agent; the step expects agent 102\n',
+    );
+    expect(failed.code).toBe(3);
+  });
+
   it('saves a conversation with the example bot as a test that passes against the same bot', async () => {
     const botPort = await freePort();
     const env = baseEnv({ CORE_SANDBOX_WEBHOOK_SECRET: secret });

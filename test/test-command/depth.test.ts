@@ -251,9 +251,18 @@ describe('--coverage', () => {
         'secondAnswer',
         'duplicateAnswerId',
         'refusal',
+        'routedByUserIds',
+        'routedBySkillIds',
+        'routedByUnitIds',
+        'routedToAnyAgent',
+        'queuedNoMatch',
+        'queuedAwayOrFull',
+        'routedFromQueue',
       ],
     });
-    expect(result.stderr).toMatch(/\nnot exercised: EMAIL, UNCLEAR_QUESTION, SWITCH_TO_HUMAN, formattedText, .*, refusal\n$/);
+    expect(result.stderr).toMatch(
+      /\nnot exercised: EMAIL, UNCLEAR_QUESTION, SWITCH_TO_HUMAN, formattedText, .*, refusal, routedByUserIds, .*, routedFromQueue\n$/,
+    );
   });
 
   it('has coverage: null without --coverage', async () => {

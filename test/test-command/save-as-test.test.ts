@@ -178,8 +178,52 @@ describe('GET /_sandbox/conversations/{sessionId}/test', () => {
     await call(sb, `/_sandbox/conversations/${started.sessionId}/release`, { token: null, tenant: null, body: {} });
     const saved = await get(sb, `/_sandbox/conversations/${started.sessionId}/test`);
     expect(saved.text).not.toContain('refused');
-    expect(saved.text).toMatch(/^# Note: the thread was given back to the bot at \S+: core test cannot replay that/m);
+    expect(YAML.parse(saved.text)).toMatchObject({ steps: [{ customer: 'Hi' }, { bot: { code: 'SWITCH_TO_HUMAN' } }, { release: true }] });
     expect(saved.headers.get('content-disposition')).toBe('attachment; filename="hi.yaml"');
+  });
+
+  it("saves an agent's messages and the thread given back as steps, and the file passes again", async () => {
+    const handing = (message: Message, sb: TestSandbox) =>
+      /person/.test(message.text)
+        ? reply(sb, message, { text: 'Passing you on.', code: 'SWITCH_TO_HUMAN', skillIds: [12n] })
+        : reply(sb, message, { code: 'SUCCESS' });
+    const { sb, env } = await platform(handing);
+    const started = await startConversation(sb);
+    const answered = (questions: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => sb.events({ sessionId: started.sessionId }).filter((e) => e.type === 'bot.answer').length >= questions;
+        if (check()) return resolve();
+        const stop = sb.subscribe(() => {
+          if (!check()) return;
+          stop();
+          resolve();
+        });
+      });
+    await customerSays(sb, started.sessionId, 'A person, please');
+    await answered(1);
+    await customerSays(sb, started.sessionId, 'Hello?');
+    const path = `/_sandbox/conversations/${started.sessionId}`;
+    expect((await call(sb, `${path}/agent-messages`, { token: null, tenant: null, body: { text: 'Ann here' } })).status).toBe(201);
+    expect((await call(sb, `${path}/release`, { token: null, tenant: null, body: {} })).status).toBe(200);
+    await customerSays(sb, started.sessionId, 'Thanks');
+    await answered(2);
+    const saved = await get(sb, `${path}/test`);
+    expect(YAML.parse(saved.text).steps).toEqual([
+      { customer: 'A person, please' },
+      { bot: { text: 'Passing you on.', code: 'SWITCH_TO_HUMAN', skillIds: [12] } },
+      { customer: 'Hello?' },
+      { bot: 'none' },
+      { agent: 'Ann here' },
+      { release: true },
+      { customer: 'Thanks' },
+      { bot: { text: 'You said: Thanks', code: 'SUCCESS' } },
+    ]);
+    expect(saved.text).not.toContain('# Note');
+    const folder = testFolder({});
+    writeFileSync(join(folder, 'saved.yaml'), saved.text);
+    const result = await runInProcess(['test', 'saved.yaml', '--sandbox', sb.url], { env, cwd: folder });
+    expect(result.stdout).toMatch(/^✓ A person, please \(saved\.yaml:4, /m);
+    expect(result.code).toBe(0);
   });
 
   it('refuses an unknown conversation (404) and a foreign Host (403)', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EventOf } from '../../src/sandbox/events.js';
-import { COVERAGE_NAMES, countAnswer, coverageReport, type CoverageCounts } from '../../src/testing/coverage.js';
+import { COVERAGE_NAMES, countAnswer, countRouting, coverageReport, type CoverageCounts } from '../../src/testing/coverage.js';
 import { anEvent } from '../helpers/events.js';
 
 /** What one bot.answer event of the sandbox counts for --coverage: both sides of each name. */
@@ -70,6 +70,26 @@ describe('coverage of one answer', () => {
     ],
   ])('%s', (_, event, expected) => {
     expect(counted(event)).toEqual(expected);
+  });
+});
+
+describe('coverage of one routing', () => {
+  const routed = (matched: EventOf<'handover.routed'>['matched'], fromQueue = false) =>
+    anEvent('handover.routed', { scope: 'thread', questionId: null, agentId: 101n, agentName: 'Ann', matched, fromQueue });
+  const queued = (why: EventOf<'handover.queued'>['why']) => anEvent('handover.queued', { scope: 'thread', questionId: null, why });
+  it.each([
+    ['routed by userIds', routed(['userIds']), { routedByUserIds: 1 }],
+    ['routed by skillIds', routed(['skillIds']), { routedBySkillIds: 1 }],
+    ['routed by unitIds', routed(['unitIds']), { routedByUnitIds: 1 }],
+    ['routed by skillIds and unitIds: both', routed(['skillIds', 'unitIds']), { routedBySkillIds: 1, routedByUnitIds: 1 }],
+    ['routed with no targets', routed([]), { routedToAnyAgent: 1 }],
+    ['routed from the queue', routed(['skillIds'], true), { routedFromQueue: 1, routedBySkillIds: 1 }],
+    ['queued: no agent matches', queued('no agent matches the targets'), { queuedNoMatch: 1 }],
+    ['queued: the matching agents are away or full', queued('all matching agents are away or full'), { queuedAwayOrFull: 1 }],
+  ])('%s', (_, event, expected) => {
+    const counts: CoverageCounts = new Map();
+    countRouting(counts, event);
+    expect(Object.fromEntries(counts)).toEqual(expected);
   });
 });
 

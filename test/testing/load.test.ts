@@ -151,11 +151,12 @@ const plannedSteps = [
       ['order', '/order (\\d+)/'],
       ['day', '/on (\\w+)/'],
     ],
+    handover: null,
     index: 1,
     line: 4,
   },
   { kind: 'press', label: 'Track it', index: 2, line: 8 },
-  { kind: 'bot', expect: {}, withinMs: null, capture: [], index: 3, line: 9 },
+  { kind: 'bot', expect: {}, withinMs: null, capture: [], handover: null, index: 3, line: 9 },
   { kind: 'none', withinMs: 2000, index: 4, line: 10 },
   { kind: 'none', withinMs: 500, index: 5, line: 11 },
 ];
@@ -216,7 +217,7 @@ describe('a file of one conversation', () => {
       client: { coreClientId: 42n },
       steps: [
         { kind: 'customer', text: 'Hi', index: 0, line: 5 },
-        { kind: 'bot', expect: { text: 'Hello' }, withinMs: 3000, capture: [], index: 1, line: 6 },
+        { kind: 'bot', expect: { text: 'Hello' }, withinMs: 3000, capture: [], handover: null, index: 1, line: 6 },
       ],
     });
   });
@@ -279,7 +280,7 @@ describe('a file of several conversations', () => {
         client: { clientId: 'bob' },
         steps: [
           { kind: 'customer', text: 'Hello', index: 0, line: 12 },
-          { kind: 'bot', expect: {}, withinMs: null, capture: [], index: 1, line: 13 },
+          { kind: 'bot', expect: {}, withinMs: null, capture: [], handover: null, index: 1, line: 13 },
         ],
       },
     ]);
@@ -511,7 +512,7 @@ describe('the problems of a file, each at its line and path', () => {
       'name: echo ${wrd}\nexamples:\n  - {word: a}\nsteps:\n  - customer: ${word}\n  - shout: hello\n',
       [
         'a.yaml:1 name: ${wrd} is unknown: the examples do not give it; did you mean ${word}? (write $${ for a literal ${)',
-        'a.yaml:6 steps[1]: a step is one of customer: TEXT, press: LABEL or bot: {...}',
+        'a.yaml:6 steps[1]: a step is one of customer: TEXT, press: LABEL, bot: {...}, agent: TEXT or release: true',
         'a.yaml:6 steps[1].shout: unknown field',
       ],
     ],

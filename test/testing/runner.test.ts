@@ -50,6 +50,12 @@ function scriptedSandbox(script: Script) {
     async showConversation() {
       return { status: 404, json: undefined, text: '' };
     },
+    async agentMessage() {
+      return { status: 409, json: { message: 'the thread is with the bot' }, text: '' };
+    },
+    async release() {
+      return { status: 200, json: { released: false }, text: '' };
+    },
     follow(session, _tenant, onEvent) {
       listeners.set(session, onEvent);
       return { opened: Promise.resolve(), ended: new Promise(() => {}), close: () => listeners.delete(session) };
@@ -71,7 +77,15 @@ const plan = (steps: PlannedStep[], name = 'c'): PlannedConversation => ({
   steps,
 });
 const customer = (text: string): PlannedStep => ({ kind: 'customer', text, index: 0, line: 2 });
-const bot = (withinMs: number | null = null): PlannedStep => ({ kind: 'bot', expect: {}, withinMs, capture: [], index: 1, line: 3 });
+const bot = (withinMs: number | null = null): PlannedStep => ({
+  kind: 'bot',
+  expect: {},
+  withinMs,
+  capture: [],
+  handover: null,
+  index: 1,
+  line: 3,
+});
 const answer = (afterMs: number, text = 'Hello'): Event & { afterMs: number } => ({
   type: 'bot.answer',
   afterMs,

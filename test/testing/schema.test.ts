@@ -65,6 +65,17 @@ describe('the test file schema', () => {
       },
     ],
     [`a customer message of 4000 characters, the sandbox's limit`, file([{ customer: chars(4000) }])],
+    [
+      "the agent's side: a routing to an agent, an agent's message by default and by id, the thread given back",
+      file([
+        { customer: 'A person, please' },
+        { bot: { code: 'SWITCH_TO_HUMAN' }, handover: { agent: 101n } },
+        { agent: 'Ann here' },
+        { agent: chars(4000), agentId: 9223372036854775807n },
+        { release: true },
+      ]),
+    ],
+    ['a hand-over expected queued', file([{ customer: 'Hi' }, { bot: {}, handover: 'queued', within: '1s' }])],
   ])('accepts %s', (_, value) => {
     const result = validateTestFile(value);
     expect(result.ok ? [] : result.problems).toEqual([]);
@@ -77,17 +88,67 @@ describe('the test file schema', () => {
       [{ path: 'steps[0].customer', message: '4,001 characters, limit 4,000' }],
     ],
     ['an empty customer message', file([{ customer: '' }]), [{ path: 'steps[0].customer', message: 'must not be empty' }]],
+    [
+      "an agent's message of 4001 characters",
+      file([{ customer: 'Hi' }, { agent: chars(4001) }]),
+      [{ path: 'steps[1].agent', message: '4,001 characters, limit 4,000' }],
+    ],
+    ["an empty agent's message", file([{ customer: 'Hi' }, { agent: '' }]), [{ path: 'steps[1].agent', message: 'must not be empty' }]],
+    [
+      'agentId without agent',
+      file([{ customer: 'Hi' }, { release: true, agentId: 101n }]),
+      [{ path: 'steps[1].agentId', message: 'only with agent: TEXT: the agent who writes' }],
+    ],
+    [
+      'an agentId that is not a whole number',
+      file([{ customer: 'Hi' }, { agent: 'Hi', agentId: 'Ann' }]),
+      [{ path: 'steps[1].agentId', message: expect.stringMatching(/^expected an integer/) }],
+    ],
+    ['release: false', file([{ customer: 'Hi' }, { release: false }]), [{ path: 'steps[1].release', message: 'expected true, got false' }]],
+    [
+      'handover beside a customer step',
+      file([{ customer: 'Hi', handover: 'queued' }]),
+      [{ path: 'steps[0].handover', message: 'only with bot: {...}: the routing of the hand-over that answer makes' }],
+    ],
+    [
+      'handover beside bot: none',
+      file([{ customer: 'Hi' }, { bot: 'none', handover: { agent: 1n } }]),
+      [{ path: 'steps[1].handover', message: 'only with bot: {...}: the routing of the hand-over that answer makes' }],
+    ],
+    [
+      'a handover that is neither an agent nor queued',
+      file([{ customer: 'Hi' }, { bot: {}, handover: 'waiting' }]),
+      [{ path: 'steps[1].handover', message: 'expected {agent: ID} or queued, got "waiting"' }],
+    ],
+    [
+      'a handover naming no agent',
+      file([{ customer: 'Hi' }, { bot: {}, handover: { agentId: 1n } }]),
+      [
+        { path: 'steps[1].handover.agent', message: expect.stringMatching(/required/) },
+        { path: 'steps[1].handover.agentId', message: expect.stringMatching(/^unknown field/) },
+      ],
+    ],
+    [
+      'an agent step first',
+      file([{ agent: 'Hello' }]),
+      [{ path: 'steps[0]', message: 'the first step is customer: TEXT: a conversation starts with the customer writing' }],
+    ],
     ['no steps', { name: 'x' }, [{ path: '', message: 'required: steps (or conversations)' }]],
     ['an empty list of steps', file([]), [{ path: 'steps', message: 'must hold at least one item' }]],
     [
       'a step that is two',
       file([{ customer: 'Hi', bot: {} }]),
-      [{ path: 'steps[0]', message: 'a step is one of customer, press or bot, not customer and bot: write each as its own step' }],
+      [
+        {
+          path: 'steps[0]',
+          message: 'a step is one of customer, press, bot, agent or release, not customer and bot: write each as its own step',
+        },
+      ],
     ],
     [
       'a step that is none',
       file([{ customer: 'Hi' }, {}]),
-      [{ path: 'steps[1]', message: 'a step is one of customer: TEXT, press: LABEL or bot: {...}' }],
+      [{ path: 'steps[1]', message: 'a step is one of customer: TEXT, press: LABEL, bot: {...}, agent: TEXT or release: true' }],
     ],
     [
       'a first step that is not the customer',
@@ -98,7 +159,7 @@ describe('the test file schema', () => {
       'a misspelt step',
       file([{ customer: 'Hi' }, { costumer: 'Hi' }]),
       [
-        { path: 'steps[1]', message: 'a step is one of customer: TEXT, press: LABEL or bot: {...}' },
+        { path: 'steps[1]', message: 'a step is one of customer: TEXT, press: LABEL, bot: {...}, agent: TEXT or release: true' },
         { path: 'steps[1].costumer', message: 'unknown field; did you mean "customer"?' },
       ],
     ],

@@ -10,6 +10,7 @@
 // model (redrawing only the parts an event replaced) and runs what the user does, whose effects come
 // back as events.
 
+import { agentBubble, agentComposer, changesAgents, drawAgents, refreshAgents } from './agents.js';
 import { api, openEvents } from './api.js';
 import { append, clear, h, replaceKeepingFocus, show } from './dom.js';
 import { stringifyJson } from './json.js';
@@ -68,6 +69,8 @@ function receive(event) {
   const before = page.model;
   page.model = apply(before, event);
   draw(before, page.model, event);
+  // The agents' panel is read again after an event that changes an agent, a hold, the queue or the reasons.
+  if (event.seq > before.historyEnd && changesAgents(event)) refreshAgents(drawAgentsPanel, notice);
   // With nothing open, a conversation that starts is opened, so the page follows `core customer say`.
   if (page.model.open === null && page.opening === undefined && event.type === 'conversation.started' && event.seq > before.historyEnd) {
     void openConversation(event.sessionId, { history: 'replace' });
@@ -140,6 +143,7 @@ function entryItem(open, entry, ctx) {
     return customerBubble(exchange.message, exchange, ctx);
   }
   if (entry.kind === 'bot') return botBubble(entry.event, ctx);
+  if (entry.event.type === 'agent.message') return agentBubble(entry.event);
   return systemLine(entry.event);
 }
 
@@ -396,10 +400,20 @@ function drawReasons() {
   }
 }
 
+function drawAgentsPanel() {
+  drawAgents(
+    $('agents'),
+    page.info?.tenants ?? [...page.model.reasons.keys()],
+    (tenant) => [...(page.model.reasons.get(tenant)?.values() ?? [])],
+    notice,
+  );
+}
+
 function drawHeader() {
   const open = page.model.open;
-  // The header is drawn again on each event: a button that had the focus gets it back.
+  // The header is drawn again on each event: a button that had the focus gets it back, an agent's draft its text.
   const focused = $('conversation-header').contains(document.activeElement) ? document.activeElement?.id : undefined;
+  const draft = /** @type {HTMLInputElement | null} */ (document.getElementById('agent-message'))?.value ?? '';
   const header = clear($('conversation-header'));
   if (open === null) return;
   const summary = page.model.conversations.get(open.sessionId);
@@ -430,6 +444,7 @@ function drawHeader() {
       h('button', { type: 'button', id: 'save-test', on: { click: saveTest } }, 'Save as test'),
       h('button', { type: 'button', id: 'export', on: { click: exportTranscript } }, 'Export transcript (JSON)'),
     ),
+    summary ? agentComposer(summary, notice) : null,
     open.channel === 'IM'
       ? null
       : h(
@@ -439,6 +454,8 @@ function drawHeader() {
           open.channel === 'EMAIL' ? ' The bot must answer an EMAIL question by sessionId and questionIndex (chatbot rule 2).' : '',
         ),
   ]);
+  const agentInput = /** @type {HTMLInputElement | null} */ (document.getElementById('agent-message'));
+  if (agentInput) agentInput.value = draft;
   if (focused) $(focused)?.focus();
 }
 
@@ -646,6 +663,7 @@ async function start() {
   const [conversations, reasons] = await Promise.all([api.conversations(), api.reasons()]);
   page.model = withListings(page.model, conversations, reasons);
   drawReasons();
+  refreshAgents(drawAgentsPanel, notice);
   const wanted = new URLSearchParams(location.search).get('session');
   const first = wanted ?? sortedConversations(page.model)[0]?.sessionId;
   if (first) await openConversation(first, { history: wanted ? 'none' : 'replace' });
