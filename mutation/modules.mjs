@@ -92,4 +92,21 @@ export const modules = {
     mutate: ['src/sandbox/random.ts'],
     tests: ['test/sandbox/random.test.ts'],
   },
+  api: {
+    // The API's side of the sandbox: the checks before an operation's body is read (an injected
+    // fault, the declared size, the token, the tenant, the Content-Type), the reading of the body and
+    // the record of every refused request, over real HTTP to a sandbox started in-process.
+    mutate: ['src/sandbox/api.ts'],
+    tests: [
+      'test/sandbox/api.test.ts',
+      'test/sandbox/auth-and-tenants.test.ts',
+      'test/sandbox/http.test.ts',
+      'test/sandbox/refusals.test.ts',
+    ],
+  },
+  runner: {
+    // One run of one conversation of core test, against a scripted sandbox client in-process.
+    mutate: ['src/testing/runner.ts'],
+    tests: ['test/testing/runner.test.ts'],
+  },
 };

@@ -193,10 +193,11 @@ async function playSteps(run: Run): Promise<RunFailure | undefined> {
       return { ...failure, stepIndex: i, line: step.line };
     }
   }
+  // With no step, nothing was asked, and no answer can be one no step expects.
   const last = plan.steps.at(-1);
-  if (last?.kind === 'none') return undefined;
+  if (last === undefined || last.kind === 'none') return undefined;
   const extra = await unexpectedAnswer(run.events, run.asked, run.init.stepTimeoutMs, 'after the last step');
-  return extra && { ...extra, stepIndex: null, line: last?.line ?? plan.line };
+  return extra && { ...extra, stepIndex: null, line: last.line };
 }
 
 async function playStep(run: Run, step: PlannedStep, stepResult: StepResult): Promise<Failure | undefined> {
@@ -227,8 +228,10 @@ async function playStep(run: Run, step: PlannedStep, stepResult: StepResult): Pr
 
 function noteAttempt(reach: RunResult['reach'], event: WebhookAttemptEvent): void {
   reach.attempts += 1;
-  const { error } = event;
   // A status, or a time-out (which means it connected), is a bot that could be reached.
-  if (event.status !== null || /^timeout/.test(error ?? '')) reach.connected = true;
-  else if (reach.errors.length < 5 && !reach.errors.includes(error ?? 'no answer')) reach.errors.push(error ?? 'no answer');
+  if (event.status !== null || event.error?.startsWith('timeout') === true) reach.connected = true;
+  else {
+    const error = event.error ?? 'no answer';
+    if (reach.errors.length < 5 && !reach.errors.includes(error)) reach.errors.push(error);
+  }
 }

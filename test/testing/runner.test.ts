@@ -3,7 +3,7 @@ import type { NamedIdentifiers, SandboxEvent } from '../../src/sandbox/events.js
 import type { PlannedConversation, PlannedStep } from '../../src/testing/load.js';
 import type { SandboxClient } from '../../src/testing/platform.js';
 import type { RunResult } from '../../src/testing/results.js';
-import { runConversation } from '../../src/testing/runner.js';
+import { runConversation, stepTitle } from '../../src/testing/runner.js';
 import { Latencies } from '../../src/testing/suite.js';
 import { eventFrom, type PartialEvent } from '../helpers/events.js';
 
@@ -221,6 +221,310 @@ describe('latency: question recorded to answer recorded, on the sandbox clock', 
     const result = await run;
     expect(result.latenciesMs).toEqual([4]);
     expect(result.outcome).toBe('passed');
+  });
+});
+
+const press = (label: string): PlannedStep => ({ kind: 'press', label, index: 2, line: 4 });
+const none = (withinMs: number): PlannedStep => ({ kind: 'none', withinMs, index: 2, line: 5 });
+/** A webhook attempt of the message's delivery, as the sandbox records it. */
+const attempt = (
+  status: number | null,
+  error: string | null,
+  outcome: 'delivered' | 'failed' | 'retrying' = status === null ? 'failed' : 'delivered',
+): Event => ({
+  type: 'webhook.attempt',
+  deliveryId: 'msg_1',
+  status,
+  error,
+  outcome,
+});
+
+describe('the title of a step', () => {
+  const values = new Map([['NAME', 'Ann']]);
+  it.each([
+    [customer('Hi ${NAME}'), 'customer: Hi Ann'],
+    [press('Yes, ${NAME}'), 'press: Yes, Ann'],
+    [bot(), 'bot'],
+    [none(100), 'bot: none'],
+  ])('of %j is %j, its ${NAME}s filled in', (step, title) => {
+    expect(stepTitle(step, values)).toBe(title);
+  });
+
+  it('keeps a ${NAME} that has no value as written', () => {
+    expect(stepTitle(customer('Hi ${NAME}'))).toBe('customer: Hi ${NAME}');
+  });
+});
+
+describe('a run from its start to its end', () => {
+  it('passes every step played, with its title, line and time, and names its conversation', async () => {
+    const { sandbox } = scriptedSandbox(() => [answer(3)]);
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    expect(run).toMatchObject({ sessionId: 's-1', outcome: 'passed' });
+    expect('failure' in run).toBe(false);
+    expect(run.steps.map(({ index, line, kind, title, outcome }) => ({ index, line, kind, title, outcome }))).toEqual([
+      { index: 0, line: 2, kind: 'customer', title: 'customer: Hi', outcome: 'passed' },
+      { index: 1, line: 3, kind: 'bot', title: 'bot', outcome: 'passed' },
+    ]);
+    expect(run.endedAt).toBeGreaterThanOrEqual(run.startedAt);
+    expect(run.durationMs).toBe(Math.round(run.endedAt - run.startedAt));
+    // Each step's time lies within the run's (both rounded to the millisecond).
+    for (const step of run.steps) expect(step.durationMs).toBeGreaterThanOrEqual(0);
+    expect(run.steps.reduce((sum, step) => sum + step.durationMs, 0)).toBeLessThanOrEqual(run.durationMs + run.steps.length);
+  });
+
+  it("starts its conversation in the plan's channel, for the plan's client when it names one", async () => {
+    const { sandbox } = scriptedSandbox(() => [answer(3)]);
+    const bodies: unknown[] = [];
+    const start = sandbox.startConversation;
+    sandbox.startConversation = (body) => (bodies.push(body), start(body));
+    await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    await runConversation(
+      { ...plan([customer('Hi'), bot()]), channel: 'EMAIL', client: { clientId: 'c-7', coreClientId: 77n } },
+      {
+        sandbox,
+        stepTimeoutMs: NEVER,
+      },
+    );
+    await runConversation({ ...plan([customer('Hi'), bot()]), client: { clientId: 'c-8' } }, { sandbox, stepTimeoutMs: NEVER });
+    await runConversation({ ...plan([customer('Hi'), bot()]), client: { coreClientId: 88n } }, { sandbox, stepTimeoutMs: NEVER });
+    expect(bodies).toEqual([
+      { channel: 'WEB' },
+      { channel: 'EMAIL', clientId: 'c-7', coreClientId: 77n },
+      { channel: 'WEB', clientId: 'c-8' },
+      { channel: 'WEB', coreClientId: 88n },
+    ]);
+  });
+
+  it.each([
+    ['a refusal', { status: 503, json: { message: 'the sandbox is busy' }, text: '' }, '503 the sandbox is busy'],
+    ['a 201 that names no session', { status: 201, json: { tenant: 'sandbox' }, text: 'started' }, '201 started'],
+    ['a 200', { status: 200, json: { sessionId: 's-9' }, text: 'ok' }, '200 ok'],
+  ])('fails on the conversation itself when the sandbox does not start it (%s), every step skipped', async (_, opened, said) => {
+    const { sandbox } = scriptedSandbox(() => [answer(3)]);
+    sandbox.startConversation = async () => opened;
+    const run = await runConversation({ ...plan([customer('Hi'), bot()]), line: 7 }, { sandbox, stepTimeoutMs: NEVER });
+    expect(run).toMatchObject({ sessionId: null, outcome: 'failed' });
+    expect(run.failure).toEqual({ stepIndex: null, line: 7, message: `the sandbox did not start the conversation: ${said}` });
+    expect(run.steps.map((step) => step.outcome)).toEqual(['skipped', 'skipped']);
+    expect(run.coverage.size).toBe(0);
+  });
+
+  it('passes a conversation of no steps once it has started', async () => {
+    const { sandbox } = scriptedSandbox(() => [answer(3)]);
+    const run = await runConversation(plan([]), { sandbox, stepTimeoutMs: NEVER });
+    expect(run).toMatchObject({ sessionId: 's-1', outcome: 'passed', steps: [] });
+  });
+
+  it('follows a conversation in no tenant when the sandbox names none', async () => {
+    const { sandbox } = scriptedSandbox(() => [answer(3)]);
+    sandbox.startConversation = async () => ({ status: 201, json: { sessionId: 's-5' }, text: '' });
+    const followed: string[] = [];
+    const follow = sandbox.follow;
+    sandbox.follow = (session, tenant, onEvent) => (followed.push(tenant), follow(session, tenant, onEvent));
+    await runConversation(plan([customer('Hi'), none(10)]), { sandbox, stepTimeoutMs: NEVER });
+    expect(followed).toEqual(['']);
+  });
+
+  it('follows the conversation the sandbox started, in its tenant, and stops following it at the end', async () => {
+    const { sandbox } = scriptedSandbox(() => [answer(3)]);
+    const followed: [string, string][] = [];
+    let closed = 0;
+    const follow = sandbox.follow;
+    sandbox.follow = (session, tenant, onEvent) => {
+      followed.push([session, tenant]);
+      const stream = follow(session, tenant, onEvent);
+      return { ...stream, close: () => ((closed += 1), stream.close()) };
+    };
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    expect(run.outcome).toBe('passed');
+    expect(followed).toEqual([['s-1', 'sandbox']]);
+    expect(closed).toBe(1);
+  });
+
+  it('fails the step that waits when the sandbox ends the event stream', async () => {
+    const { sandbox } = scriptedSandbox(() => []);
+    let end = () => {};
+    const follow = sandbox.follow;
+    sandbox.follow = (session, tenant, onEvent) => ({
+      ...follow(session, tenant, onEvent),
+      ended: new Promise<void>((resolve) => (end = resolve)),
+    });
+    const sendMessage = sandbox.sendMessage;
+    sandbox.sendMessage = async (sessionId, message) => {
+      const sent = await sendMessage(sessionId, message);
+      setImmediate(end);
+      return sent;
+    };
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    expect(message(run)).toBe('the sandbox closed the event stream before the bot answered');
+    expect(run.failure?.stepIndex).toBe(1);
+  });
+});
+
+describe('the steps in order, until one fails', () => {
+  it('skips the steps after the one that failed, and gives its index and line', async () => {
+    const { sandbox } = scriptedSandbox(() => [answer(3, 'Hello')]);
+    const steps = [customer('Hi'), { ...bot(), expect: { text: 'Bye' } }, { ...customer('More'), index: 2, line: 9 }];
+    const run = await runConversation(plan(steps), { sandbox, stepTimeoutMs: NEVER });
+    expect(run.outcome).toBe('failed');
+    expect(run.failure).toMatchObject({ stepIndex: 1, line: 3 });
+    expect(run.steps.map((step) => step.outcome)).toEqual(['passed', 'failed', 'skipped']);
+    expect(run.steps[1]!.failure?.message).toBe(run.failure?.message);
+    expect(run.steps[0]!.failure).toBeUndefined();
+  });
+
+  it("fails a customer step on the sandbox's refusal of the message", async () => {
+    const { sandbox } = scriptedSandbox(() => []);
+    sandbox.sendMessage = async () => ({ status: 400, json: { message: 'text: must not be empty' }, text: '' });
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    expect(run.failure).toEqual({ stepIndex: 0, line: 2, message: 'the sandbox refused the message: 400 text: must not be empty' });
+    expect(run.steps.map((step) => step.outcome)).toEqual(['failed', 'skipped']);
+  });
+
+  it('fails a customer step that follows an answer no step took, before sending it', async () => {
+    const { sandbox } = scriptedSandbox(() => [answer(3, 'First'), answer(4, 'Second')]);
+    const sent: string[] = [];
+    const sendMessage = sandbox.sendMessage;
+    sandbox.sendMessage = (sessionId, m) => (sent.push(m.text!), sendMessage(sessionId, m));
+    const steps = [customer('Hi'), bot(), { ...customer('More'), index: 2, line: 9 }];
+    const run = await runConversation(plan(steps), { sandbox, stepTimeoutMs: NEVER });
+    expect(run.failure).toMatchObject({
+      stepIndex: 2,
+      line: 9,
+      message: 'the bot sent an answer no step expects, before this step: add a bot step for it',
+      received: { text: 'Second', code: 'SUCCESS' },
+    });
+    expect(sent).toEqual(['Hi']);
+  });
+
+  it("fails the conversation on an answer no step took after its last step, at the last step's line", async () => {
+    const { sandbox } = scriptedSandbox(() => [answer(3, 'First'), answer(4, 'Second')]);
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    expect(run.failure).toMatchObject({
+      stepIndex: null,
+      line: 3,
+      message: 'the bot sent an answer no step expects, after the last step: add a bot step for it',
+    });
+    expect(run.steps.map((step) => step.outcome)).toEqual(['passed', 'passed']);
+  });
+
+  it('places an answer no step took after the last step at the line of the last step', async () => {
+    const { sandbox } = scriptedSandbox(({ text }) => (text === 'More' ? [answer(3, 'First'), answer(4, 'Second')] : [answer(3)]));
+    const steps = [customer('Hi'), bot(), { ...customer('More'), index: 2, line: 9 }, { ...bot(), index: 3, line: 10 }];
+    const run = await runConversation(plan(steps), { sandbox, stepTimeoutMs: NEVER });
+    expect(run.failure).toMatchObject({ stepIndex: null, line: 10, message: expect.stringMatching(/after the last step/) });
+  });
+
+  it('gives a bot step that got no answer no latency', async () => {
+    const { sandbox } = scriptedSandbox(({ sessionId }) => [refused(sessionId, 400, 'text: must not be empty')]);
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    expect(run.outcome).toBe('failed');
+    expect(run.latenciesMs).toEqual([]);
+    expect('latencyMs' in run.steps[1]!).toBe(false);
+  });
+
+  it('ends a run whose last step expects silence once the silence has lasted, without waiting for the webhook', async () => {
+    const { sandbox } = scriptedSandbox(() => []);
+    const sendMessage = sandbox.sendMessage;
+    // A webhook sent and never answered: only a wait for it would not end.
+    sandbox.sendMessage = async (sessionId, m) => {
+      const sent = await sendMessage(sessionId, m);
+      return { ...sent, json: { ...(sent.json as object), deliveryId: 'msg_1' } };
+    };
+    const run = await runConversation(plan([customer('Hi'), none(10)]), { sandbox, stepTimeoutMs: NEVER });
+    expect(run.outcome).toBe('passed');
+    expect(run.steps.map((step) => step.outcome)).toEqual(['passed', 'passed']);
+  });
+
+  it('fails a bot: none step on an answer that comes, and passes one where none comes', async () => {
+    const { sandbox } = scriptedSandbox(({ text }) => (text === 'Hi' ? [answer(3, 'Hello')] : []));
+    const answered = await runConversation(plan([customer('Hi'), none(NEVER)]), { sandbox, stepTimeoutMs: NEVER });
+    expect(answered.failure).toMatchObject({ stepIndex: 1, message: 'an answer came where none was expected (within 1h)' });
+    const silent = await runConversation(plan([customer('Quiet'), none(10)]), { sandbox, stepTimeoutMs: NEVER });
+    expect(silent.outcome).toBe('passed');
+  });
+
+  it.each([
+    ['a button', (label: string) => ({ press: label }), 'press'],
+    ['a list item', (label: string) => ({ pick: label }), 'pick'],
+  ] as const)('counts a press of %s as exercised, and sends what the sandbox chose for the label', async (_, choose, action) => {
+    const { sandbox } = scriptedSandbox(() => [answer(3)]);
+    const sent: unknown[] = [];
+    sandbox.showConversation = async () => ({ status: 200, json: { conversation: { lastBotMessage: null } }, text: '' });
+    sandbox.choose = (_, label) => choose(label);
+    const sendMessage = sandbox.sendMessage;
+    sandbox.sendMessage = (sessionId, m) => (sent.push(m), sendMessage(sessionId, { text: 'pressed', ...m }));
+    const run = await runConversation(plan([press('Yes'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    expect(run.outcome).toBe('passed');
+    expect(sent).toEqual([choose('Yes')]);
+    expect(Object.fromEntries(run.coverage)).toEqual({ WEB: 1, [action]: 1, SUCCESS: 1 });
+  });
+});
+
+describe('what a run counts of the events it sees', () => {
+  it('counts the channel, and the code of an answer the bot gave', async () => {
+    const { sandbox } = scriptedSandbox(() => [answer(3)]);
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    expect(Object.fromEntries(run.coverage)).toEqual({ WEB: 1, SUCCESS: 1 });
+    expect(run.botSpoke).toBe(true);
+  });
+
+  it("counts the bot's answers, not its greetings", async () => {
+    const greeting = { type: 'greeting', delivered: true, status: 200, body: { text: 'Welcome', quickReplies: [{ text: 'Yes' }] } };
+    const { sandbox } = scriptedSandbox(() => [
+      greeting as Event,
+      { ...answer(3), body: { text: 'Hi', quickReplies: [{ text: 'No' }] } } as Event,
+    ]);
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    expect(run.coverage.get('quickReplies')).toBe(1);
+  });
+
+  it.each([
+    ['an answer', [answer(3)], true],
+    ['a greeting', [{ type: 'greeting', delivered: true } as Event], true],
+    ['a request of the bot', [{ ...refused('s-1', 200, ''), error: null }], true],
+    ['only webhook attempts', [attempt(500, null, 'failed')], false],
+  ])('knows the bot spoke from %s', async (_, events, spoke) => {
+    const { sandbox } = scriptedSandbox(() => events as Event[]);
+    const run = await runConversation(plan([customer('Hi'), none(10)]), { sandbox, stepTimeoutMs: NEVER });
+    expect(run.botSpoke).toBe(spoke);
+  });
+
+  it.each([
+    ['a refused request tied to the conversation', refused('s-1', 400, 'bad'), 1],
+    ['an accepted request', { ...refused('s-1', 200, ''), error: null }, undefined],
+    ['a refusal at the edge of the refusals', { ...refused('s-1', 399, ''), error: null }, undefined],
+  ])('counts %s as a refusal: %s', async (_, event, count) => {
+    const { sandbox } = scriptedSandbox(() => [event as Event, answer(3)]);
+    const run = await runConversation(plan([customer('Hi'), none(10)]), { sandbox, stepTimeoutMs: NEVER });
+    expect(run.coverage.get('refusal')).toBe(count);
+  });
+
+  it.each([
+    ['no attempt', [], { attempts: 0, connected: false, errors: [] }],
+    ['an attempt the bot answered', [attempt(200, null)], { attempts: 1, connected: true, errors: [] }],
+    ['an attempt the bot refused', [attempt(500, null, 'failed')], { attempts: 1, connected: true, errors: [] }],
+    ['an attempt that timed out', [attempt(null, 'timeout after 10s')], { attempts: 1, connected: true, errors: [] }],
+    ['an attempt refused a connection', [attempt(null, 'ECONNREFUSED')], { attempts: 1, connected: false, errors: ['ECONNREFUSED'] }],
+    [
+      'attempts that failed the same way twice, or twice with no error given',
+      [attempt(null, 'ECONNREFUSED'), attempt(null, null), attempt(null, 'ECONNREFUSED'), attempt(null, null)],
+      { attempts: 4, connected: false, errors: ['ECONNREFUSED', 'no answer'] },
+    ],
+    [
+      'six different errors: five kept',
+      ['e1', 'e2', 'e3', 'e4', 'e5', 'e6'].map((e) => attempt(null, e)),
+      { attempts: 6, connected: false, errors: ['e1', 'e2', 'e3', 'e4', 'e5'] },
+    ],
+    [
+      'an error that only mentions a timeout',
+      [attempt(null, 'no timeout set')],
+      { attempts: 1, connected: false, errors: ['no timeout set'] },
+    ],
+  ])('reads whether the bot could be reached from %s', async (_, attempts, reach) => {
+    const { sandbox } = scriptedSandbox(() => attempts as Event[]);
+    const run = await runConversation(plan([customer('Hi'), none(10)]), { sandbox, stepTimeoutMs: NEVER });
+    expect(run.reach).toEqual(reach);
   });
 });
 
