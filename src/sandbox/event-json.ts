@@ -31,12 +31,17 @@ type Kind =
   | 'object'
   | 'object?'
   | 'any'
+  | 'string or absent'
   | readonly (string | null)[];
 
 /** The kind a field of type V must be read as. */
 type KindOf<V> = unknown extends V
   ? 'any'
-  : [V] extends [string]
+  : undefined extends V
+    ? [V] extends [string | undefined]
+      ? 'string or absent'
+      : never
+    : [V] extends [string]
     ? string extends V
       ? 'string'
       : readonly V[]
@@ -96,6 +101,7 @@ const FIELDS: { readonly [T in EventType]: FieldsOf<T> } = {
     coreClientId: 'bigint',
     clientId: 'string?',
     by: ['customer', 'reply', 'greeting'],
+    subject: 'string or absent',
   },
   'customer.message': {
     ...base,
@@ -244,6 +250,7 @@ function readField(kind: Kind, value: unknown): unknown {
   switch (kind) {
     case 'string':
     case 'string?':
+    case 'string or absent':
       return typeof value === 'string' ? value : undefined;
     case 'number':
     case 'number?':
@@ -291,6 +298,7 @@ const describeKind = (kind: Kind): string =>
         object: 'an object',
         'object?': 'an object or null',
         any: 'any value',
+        'string or absent': 'a string, or absent',
       }[kind];
 
 /**
@@ -314,6 +322,7 @@ function checkFields(value: Record<string, unknown>): asserts value is Record<st
   for (const name in fields) {
     const kind = fields[name]!;
     const given = value[name];
+    if (kind === 'string or absent' && !(name in value)) continue;
     const read = readField(kind, given);
     if (read === undefined || !(name in value)) throw new EventReadError(name, `${shown(value, name)}: must be ${describeKind(kind)}`);
     if (read !== given) value[name] = read;

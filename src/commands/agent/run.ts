@@ -48,7 +48,7 @@ function idOf(flag: string, text: string): bigint {
   return BigInt(text);
 }
 
-function client(options: AgentCommonOptions, ctx: Context): ClientInit {
+export function client(options: AgentCommonOptions, ctx: Context): ClientInit {
   const baseUrl = options.sandbox ?? options.global.baseUrl ?? ctx.env.CORE_BASE_URL;
   if (baseUrl === undefined || baseUrl === '')
     throw new UsageError('no sandbox to talk to: give --sandbox URL or set CORE_BASE_URL', { hint: NO_SANDBOX_HINT });
@@ -75,7 +75,7 @@ const tenantQuery = (options: AgentCommonOptions) =>
   options.global.tenant === undefined ? '' : `?tenant=${encodeURIComponent(options.global.tenant)}`;
 
 /** Prints a success, or throws the sandbox's refusal (exit 4; 5 for a 5xx), printing its JSON first with --json. */
-function done(
+export function done(
   answer: SandboxAnswer,
   expected: number,
   what: string,
