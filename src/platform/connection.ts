@@ -49,6 +49,8 @@ export interface SandboxConnection {
   startConversation(body: Record<string, unknown>): Promise<SandboxAnswer>;
   /** POST /_sandbox/conversations/{sessionId}/messages: text, press or pick. */
   sendMessage(sessionId: string, message: Record<string, string>): Promise<SandboxAnswer>;
+  /** A POST to another of the sandbox's own endpoints (a seed, a snapshot's restore), over HTTP in either transport. */
+  post(path: string, body: unknown): Promise<SandboxAnswer>;
   /** GET /_sandbox/conversations/{sessionId}: `{conversation}` (its lastBotMessage), for a press. */
   showConversation(sessionId: string): Promise<SandboxAnswer>;
   /**

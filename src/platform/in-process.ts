@@ -55,6 +55,7 @@ export function inProcessConnection(sandbox: InProcessSandbox, signal: AbortSign
     url: sandbox.url,
     signal,
     ...requests,
+    post: (path, body) => requestJson({ baseUrl: sandbox.url, timeoutMs: LOOPBACK_TIMEOUT_MS, signal }, 'POST', path, body),
     showConversation: async (sessionId) => {
       await Promise.resolve();
       const conversation = sandbox.conversation(sessionId);

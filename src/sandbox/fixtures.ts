@@ -3,7 +3,7 @@ import { parseJson } from '../payload/json.js';
 import { count, invalid, readJsonObject, type Answer, type Exchange, type Handler } from './exchange.js';
 import { readBody } from './http.js';
 import { unknownTenant } from './inspect.js';
-import { applySeed } from './seed-file.js';
+import { applySeed, seededThread } from './seed-file.js';
 import { SNAPSHOT_NAME, SNAPSHOT_NAME_RULE, summaryOf } from './snapshots.js';
 import type { SandboxState } from './state.js';
 
@@ -109,12 +109,18 @@ function restore(deps: FixtureDeps): Handler {
     const name = ex.params[0] ?? '';
     const restored = deps.state.restoreSnapshot(tenant, name);
     if (!restored.ok) return { status: restored.status, error: restored.message, what: 'restore refused', tenant };
-    const conversations = [...deps.state.store.tenant(tenant).threads.values()]
-      .sort((a, b) => a.startedSeq - b.startedSeq)
-      .map((thread) => deps.state.view(thread));
+    const threads = [...deps.state.store.tenant(tenant).threads.values()].sort((a, b) => a.startedSeq - b.startedSeq);
+    const conversations = threads.map((thread) => deps.state.view(thread));
+    // The thread written in last, with its last question: where `core test`'s from: {snapshot} goes on.
+    const latest = threads.reduce<(typeof threads)[number] | undefined>((found, thread) => (found && found.lastSeq > thread.lastSeq ? found : thread), undefined);
     return {
       status: 200,
-      json: { ...summaryOf(restored.snapshot), restoredEvents: restored.events.length, conversations },
+      json: {
+        ...summaryOf(restored.snapshot),
+        restoredEvents: restored.events.length,
+        conversations,
+        latest: latest === undefined ? null : seededThread(latest),
+      },
       what: `snapshot ${name} of ${tenant} restored (${count(conversations.length, 'conversation')})`,
       tenant,
     };

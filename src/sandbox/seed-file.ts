@@ -130,24 +130,29 @@ function play(state: SandboxState, seed: SeedFile, options: SeedOptions): SeedOu
           }
           if (done.asked) last = done.asked;
         }
-        const now = state.thread(started.thread.sessionId)!;
-        threads.push({
-          tenant: name,
-          sessionId: now.sessionId,
-          channel: now.channel,
-          subject: now.subject,
-          coreClientId: now.client.coreClientId,
-          clientId: now.client.clientId,
-          owner: now.owner,
-          questions: now.questions.length,
-          questionId: last?.questionId ?? null,
-          questionIndex: last?.questionIndex ?? null,
-        });
+        threads.push(seededThread(state.thread(started.thread.sessionId)!));
       });
     });
   });
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, result: { threads, events: state.store.lastSeq - before } };
+}
+
+/** A thread as a seed's answer and a snapshot's restore name it: with its last question. */
+export function seededThread(thread: Thread): SeededThread {
+  const last = thread.questions.last();
+  return {
+    tenant: thread.tenant,
+    sessionId: thread.sessionId,
+    channel: thread.channel,
+    subject: thread.subject,
+    coreClientId: thread.client.coreClientId,
+    clientId: thread.client.clientId,
+    owner: thread.owner,
+    questions: thread.questions.length,
+    questionId: last?.questionId ?? null,
+    questionIndex: last?.questionIndex ?? null,
+  };
 }
 
 function startThread(

@@ -213,8 +213,11 @@ async function pool(
       const position = Math.floor(next / repeat);
       next += 1;
       const plan = plans[position]!;
+      // A restored snapshot resets its tenant: conversations that start from one run one at a time.
       const key =
-        plan.client?.clientId !== undefined
+        plan.from !== undefined && 'snapshot' in plan.from
+          ? 'snapshot'
+          : plan.client?.clientId !== undefined
           ? `clientId:${plan.client.clientId}`
           : plan.client?.coreClientId !== undefined
             ? `coreClientId:${plan.client.coreClientId}`
