@@ -45,7 +45,10 @@ const SEED_STEP_KEYS = ['customer', 'bot', 'agent', 'release'] as const;
 export const seedStepSchema = z
   .strictObject({
     customer: z.optional(
-      text(`A customer message: a new question of the thread, up to ${MAX_CUSTOMER_TEXT} characters. No webhook is sent for it.`, MAX_CUSTOMER_TEXT),
+      text(
+        `A customer message: a new question of the thread, up to ${MAX_CUSTOMER_TEXT} characters. No webhook is sent for it.`,
+        MAX_CUSTOMER_TEXT,
+      ),
     ),
     bot: z.optional(
       z
@@ -84,9 +87,7 @@ export type SeedStep = z.output<typeof seedStepSchema>;
 
 export const seedThreadSchema = z
   .strictObject({
-    sessionId: z.optional(
-      text('The thread\'s sessionId (default: a new one). Unique in the sandbox: a seed applied twice needs none.', 64),
-    ),
+    sessionId: z.optional(text("The thread's sessionId (default: a new one). Unique in the sandbox: a seed applied twice needs none.", 64)),
     channel: z.optional(channelSchema),
     subject: z.optional(text('The subject of an EMAIL thread (shown with the thread; EMAIL only).', 998)),
     steps: list(seedStepSchema, 'What happened in the thread, in order; the first bot, agent or release step follows a customer step.'),
@@ -124,13 +125,15 @@ export const seedAgentStatusSchema = z
   .strictObject({
     id: longSchema.check(z.describe("The agent's id: one of the sandbox's agents.")),
     status: z.enum(['online', 'away']).check(z.describe('The status to set.')),
-    reason: z.optional(text('With away: the code of one of the tenant\'s active inactivity reasons.', 256)),
+    reason: z.optional(text("With away: the code of one of the tenant's active inactivity reasons.", 256)),
   })
   .check(z.describe("An agent's status in this tenant, set as POST /_sandbox/agents/{id}/status sets it."));
 
 export const seedTenantSchema = z
   .strictObject({
-    name: z.optional(text('The tenant (X-Tenant-Name). Default: the first tenant the sandbox serves. With --seed, a tenant not served yet is added.', 256)),
+    name: z.optional(
+      text('The tenant (X-Tenant-Name). Default: the first tenant the sandbox serves. With --seed, a tenant not served yet is added.', 256),
+    ),
     reasons: z.optional(
       list(reasonSchema, 'Inactivity reasons, each added or replacing the one with its code (as PUT /api/v1/inactivity/reasons would).'),
     ),

@@ -149,7 +149,7 @@ export async function parseSandboxFlags(flags: SandboxFlags, cwd: string, env: E
     options.agents = await readAgents(flags.agents, cwd, seeded.ok ? seeded.reasons : []);
   }
   if (flags.seed !== undefined) {
-    const { readSeedFile } = await import('./seed-read.js');
+    const { readSeedFile } = await import('../input/seed-read.js');
     options.seed = await readSeedFile(flags.seed, cwd, '--seed');
     options.seedFile = flags.seed;
   }

@@ -42,34 +42,34 @@ type KindOf<V> = unknown extends V
       ? 'string or absent'
       : never
     : [V] extends [string]
-    ? string extends V
-      ? 'string'
-      : readonly V[]
-    : [V] extends [string | null]
       ? string extends V
-        ? 'string?'
+        ? 'string'
         : readonly V[]
-      : [V] extends [number]
-        ? 'number'
-        : [V] extends [number | null]
-          ? 'number?'
-          : [V] extends [bigint]
-            ? 'bigint'
-            : [V] extends [bigint | null]
-              ? 'bigint?'
-              : [V] extends [boolean]
-                ? 'boolean'
-                : [V] extends [readonly bigint[]]
-                  ? 'bigints'
-                  : [V] extends [readonly string[]]
-                    ? 'strings'
-                    : [V] extends [readonly Problem[]]
-                      ? 'problems'
-                      : [V] extends [object]
-                        ? 'object'
-                        : [V] extends [object | null]
-                          ? 'object?'
-                          : never;
+      : [V] extends [string | null]
+        ? string extends V
+          ? 'string?'
+          : readonly V[]
+        : [V] extends [number]
+          ? 'number'
+          : [V] extends [number | null]
+            ? 'number?'
+            : [V] extends [bigint]
+              ? 'bigint'
+              : [V] extends [bigint | null]
+                ? 'bigint?'
+                : [V] extends [boolean]
+                  ? 'boolean'
+                  : [V] extends [readonly bigint[]]
+                    ? 'bigints'
+                    : [V] extends [readonly string[]]
+                      ? 'strings'
+                      : [V] extends [readonly Problem[]]
+                        ? 'problems'
+                        : [V] extends [object]
+                          ? 'object'
+                          : [V] extends [object | null]
+                            ? 'object?'
+                            : never;
 
 type FieldsOf<T extends EventType> = { readonly [K in Exclude<keyof EventOf<T>, 'type'>]-?: KindOf<EventOf<T>[K]> };
 

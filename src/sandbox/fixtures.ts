@@ -60,7 +60,9 @@ function tenantOf(deps: FixtureDeps, ex: Exchange, body: Record<string, unknown>
 
 const unknownField = (body: Record<string, unknown>, known: string[]): Answer | undefined => {
   const extra = Object.keys(body).filter((key) => !known.includes(key));
-  return extra.length === 0 ? undefined : invalid(extra.map((key) => ({ path: key, message: `unknown field (known: ${known.join(', ')})` })));
+  return extra.length === 0
+    ? undefined
+    : invalid(extra.map((key) => ({ path: key, message: `unknown field (known: ${known.join(', ')})` })));
 };
 
 /** POST /_sandbox/snapshots {"name", "tenant"?}: 201 with the snapshot's summary. */
@@ -112,7 +114,10 @@ function restore(deps: FixtureDeps): Handler {
     const threads = [...deps.state.store.tenant(tenant).threads.values()].sort((a, b) => a.startedSeq - b.startedSeq);
     const conversations = threads.map((thread) => deps.state.view(thread));
     // The thread written in last, with its last question: where `core test`'s from: {snapshot} goes on.
-    const latest = threads.reduce<(typeof threads)[number] | undefined>((found, thread) => (found && found.lastSeq > thread.lastSeq ? found : thread), undefined);
+    const latest = threads.reduce<(typeof threads)[number] | undefined>(
+      (found, thread) => (found && found.lastSeq > thread.lastSeq ? found : thread),
+      undefined,
+    );
     return {
       status: 200,
       json: {

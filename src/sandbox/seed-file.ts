@@ -165,9 +165,16 @@ function startThread(
   const ids = state.store.randomIds(name);
   const given = thread.sessionId;
   if (given !== undefined && state.thread(given) !== undefined)
-    return { ok: false, problem: { path: `${path}.sessionId`, message: `'${given}' is the sessionId of a thread the sandbox has already` } };
+    return {
+      ok: false,
+      problem: { path: `${path}.sessionId`, message: `'${given}' is the sessionId of a thread the sandbox has already` },
+    };
   const channel = thread.channel ?? 'WEB';
-  const decided = startConversation(state.store.tenant(name), { channel, ...client }, given === undefined ? ids : { ...ids, sessionId: () => given });
+  const decided = startConversation(
+    state.store.tenant(name),
+    { channel, ...client },
+    given === undefined ? ids : { ...ids, sessionId: () => given },
+  );
   if (!decided.ok) return { ok: false, problem: { path, message: decided.message } };
   const event: Omit<ConversationStartedEvent, 'seq' | 'time' | 'tenant'> = decided.event;
   if (thread.subject !== undefined) event.subject = thread.subject;
@@ -226,7 +233,8 @@ function answer(
     ? { sessionId: thread.sessionId, questionIndex: last.questionIndex, ...fields }
     : { questionId: last.questionId, ...fields };
   const validated = validateReply(body, { email });
-  if (!validated.ok) return { ok: false, problems: validated.problems.map((problem) => ({ ...problem, path: joinPath(path, problem.path) })) };
+  if (!validated.ok)
+    return { ok: false, problems: validated.problems.map((problem) => ({ ...problem, path: joinPath(path, problem.path) })) };
   const reply: Reply = validated.value;
   const formattedText = (reply as { formattedText?: unknown }).formattedText;
   const outcome = state.reply(thread.tenant, reply, {
@@ -236,7 +244,8 @@ function answer(
     userAgent: 'core seed',
     formattedHtml: typeof formattedText === 'string' && options.renderMarkdown ? options.renderMarkdown(formattedText) : null,
   });
-  if (outcome.status !== 200) return { ok: false, problems: [{ path, message: `the sandbox refused the answer (${outcome.status}): ${outcome.error}` }] };
+  if (outcome.status !== 200)
+    return { ok: false, problems: [{ path, message: `the sandbox refused the answer (${outcome.status}): ${outcome.error}` }] };
   return { ok: true };
 }
 

@@ -126,10 +126,9 @@ export class SeedError extends TypeError {
 
 /** A seed as read, checked with its schema; throws SeedError naming every problem. */
 function checkedSeedFile(input: unknown): SeedFile {
-  const { $schema: _editor, ...rest } = (typeof input === 'object' && input !== null && !Array.isArray(input) ? input : { input }) as Record<
-    string,
-    unknown
-  >;
+  const { $schema: _editor, ...rest } = (
+    typeof input === 'object' && input !== null && !Array.isArray(input) ? input : { input }
+  ) as Record<string, unknown>;
   const validated = validateSeedFile(typeof input === 'object' && input !== null && !Array.isArray(input) ? rest : input);
   if (!validated.ok) throw new SeedError(validated.problems);
   return validated.value;

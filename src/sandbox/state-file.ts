@@ -60,7 +60,13 @@ export function snapshotLine(snapshot: Snapshot): string {
 function readSnapshot(text: string): Snapshot {
   const value = (parseJson(text) as { snapshot?: unknown }).snapshot as Record<string, unknown> | undefined;
   const { name, tenant, savedAt, seq, events } = value ?? {};
-  if (typeof name !== 'string' || typeof tenant !== 'string' || typeof savedAt !== 'string' || typeof seq !== 'bigint' || !Array.isArray(events))
+  if (
+    typeof name !== 'string' ||
+    typeof tenant !== 'string' ||
+    typeof savedAt !== 'string' ||
+    typeof seq !== 'bigint' ||
+    !Array.isArray(events)
+  )
     throw new Error('a snapshot line has name, tenant, savedAt, seq and events');
   return { name, tenant, savedAt, seq: Number(seq), events: events.map((event) => readEvent(event)) };
 }

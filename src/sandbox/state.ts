@@ -413,7 +413,10 @@ export class SandboxState {
   // ---- snapshots (src/sandbox/snapshots.ts) --------------------------------------------------------
 
   /** Takes a snapshot of a tenant's kept events under `name` (replacing one of that name); 409 past the limit. */
-  saveSnapshot(tenant: string, name: string): { ok: true; snapshot: Snapshot; replaced: boolean } | { ok: false; status: 409; message: string } {
+  saveSnapshot(
+    tenant: string,
+    name: string,
+  ): { ok: true; snapshot: Snapshot; replaced: boolean } | { ok: false; status: 409; message: string } {
     const replaced = this.snapshots.get(tenant, name) !== undefined;
     if (!replaced && this.snapshots.count(tenant) >= MAX_SNAPSHOTS)
       return {

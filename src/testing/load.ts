@@ -202,7 +202,7 @@ async function planFile(file: string, test: TestFile, lines: LineFinder, cwd: st
     delete (conversation as { fromSeed?: string }).fromSeed;
     const path = resolve(dirname(resolve(cwd, file)), from);
     if (!seeds.has(path)) {
-      const { readSeedFile } = await import('../platform/seed-read.js');
+      const { readSeedFile } = await import('../input/seed-read.js');
       seeds.set(path, await readSeedFile(path, cwd, `${file}: from.seed`));
     }
     conversation.from = { seed: seeds.get(path)!, file: from };

@@ -149,7 +149,8 @@ async function continueThread(
   sandbox: SandboxClient,
   plan: PlannedConversation,
 ): Promise<
-  { sessionId: string; tenant: string; continued?: { channel: PlannedConversation['channel']; questionId: string } } | { failure: RunFailure }
+  | { sessionId: string; tenant: string; continued?: { channel: PlannedConversation['channel']; questionId: string } }
+  | { failure: RunFailure }
 > {
   const from = plan.from!;
   const seeded = 'seed' in from;
@@ -158,13 +159,10 @@ async function continueThread(
     : await sandbox.post(`/_sandbox/snapshots/${encodeURIComponent(from.snapshot)}/restore`, {});
   const json = answer.json as { threads?: unknown; latest?: unknown } | undefined;
   const thread = (seeded ? (Array.isArray(json?.threads) ? json.threads.at(-1) : undefined) : json?.latest) as
-    | { sessionId?: unknown; tenant?: unknown; channel?: unknown; questionId?: unknown }
-    | undefined
-    | null;
+    { sessionId?: unknown; tenant?: unknown; channel?: unknown; questionId?: unknown } | undefined | null;
   const what = seeded ? `the seed ${from.file}` : `the snapshot ${from.snapshot}`;
   if (answer.status !== (seeded ? 201 : 200) || thread === null || thread === undefined || typeof thread.sessionId !== 'string') {
-    const message =
-      answer.status < 300 ? `${what} holds no thread to continue` : `the sandbox did not apply ${what}: ${said(answer)}`;
+    const message = answer.status < 300 ? `${what} holds no thread to continue` : `the sandbox did not apply ${what}: ${said(answer)}`;
     return { failure: { stepIndex: null, line: plan.line, message } };
   }
   return {

@@ -414,10 +414,14 @@ export type TestClient = z.output<typeof testClientSchema>;
 export const fromSchema = z
   .strictObject({
     seed: z.optional(
-      text("A seed file (core schema seed), relative to the test file: applied before the run; the conversation continues the seed's last thread."),
+      text(
+        "A seed file (core schema seed), relative to the test file: applied before the run; the conversation continues the seed's last thread.",
+      ),
     ),
     snapshot: z.optional(
-      text('A snapshot of the tenant (core sandbox snapshot save NAME): restored before the run; the conversation continues its latest thread.'),
+      text(
+        'A snapshot of the tenant (core sandbox snapshot save NAME): restored before the run; the conversation continues its latest thread.',
+      ),
     ),
   })
   .check(

@@ -218,10 +218,10 @@ async function pool(
         plan.from !== undefined && 'snapshot' in plan.from
           ? 'snapshot'
           : plan.client?.clientId !== undefined
-          ? `clientId:${plan.client.clientId}`
-          : plan.client?.coreClientId !== undefined
-            ? `coreClientId:${plan.client.coreClientId}`
-            : undefined;
+            ? `clientId:${plan.client.clientId}`
+            : plan.client?.coreClientId !== undefined
+              ? `coreClientId:${plan.client.coreClientId}`
+              : undefined;
       const before = key === undefined ? undefined : clients.get(key);
       const mine = (async () => {
         await before;

@@ -85,13 +85,21 @@ describe('seeds and snapshots', () => {
     const { url } = await startSandbox(['--seed', 'seed.yaml'], dir);
     const listed = await conversations(url);
     expect(listed).toHaveLength(2);
-    expect(listed[0]).toMatchObject({ channel: 'EMAIL', subject: 'Order 42 has not arrived', clientId: 'alice@example.com', questions: 2n });
+    expect(listed[0]).toMatchObject({
+      channel: 'EMAIL',
+      subject: 'Order 42 has not arrived',
+      clientId: 'alice@example.com',
+      questions: 2n,
+    });
     expect(listed[1]).toMatchObject({ channel: 'WEB', owner: 'agents', holder: 'agent', clientId: null, questions: 1n });
   });
 
   it('names the seed file and the path of every problem, and starts nothing', async () => {
     const dir = folder();
-    writeFileSync(join(dir, 'bad.yaml'), 'tenants:\n  - clients:\n      - threads:\n          - channel: SMS\n            steps: [{bot: hi}]\n');
+    writeFileSync(
+      join(dir, 'bad.yaml'),
+      'tenants:\n  - clients:\n      - threads:\n          - channel: SMS\n            steps: [{bot: hi}]\n',
+    );
     const result = await runBuilt(['sandbox', '--seed', 'bad.yaml'], { env: baseEnv(), cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--seed: bad.yaml holds 2 problems');
@@ -112,7 +120,7 @@ describe('seeds and snapshots', () => {
     expect(await conversations(url)).toHaveLength(0);
   });
 
-  it('lets a core test conversation continue the seed\'s EMAIL thread, the bot answering by sessionId and questionIndex', async () => {
+  it("lets a core test conversation continue the seed's EMAIL thread, the bot answering by sessionId and questionIndex", async () => {
     const dir = folder();
     writeFileSync(join(dir, 'continue.yaml'), CONTINUE('{seed: seed.yaml}'));
     // The seed's last thread is the one continued: this seed holds only the EMAIL thread.
@@ -173,7 +181,10 @@ describe('seeds and snapshots', () => {
     sandbox.child.kill('SIGTERM');
     await sandbox.exited;
     expect(readFileSync(state, 'utf8')).toMatch(/^\{"format":"core-sandbox-state","version":1,"tenants":\["sandbox"\]/);
-    ({ sandbox, url } = await startSandbox(['--seed', 'seed.yaml', '--state', state, '--bot-url', `http://127.0.0.1:${botPort}/webhook`], dir));
+    ({ sandbox, url } = await startSandbox(
+      ['--seed', 'seed.yaml', '--state', state, '--bot-url', `http://127.0.0.1:${botPort}/webhook`],
+      dir,
+    ));
     const listed = await runBuilt(['sandbox', 'snapshot', 'list', '--json', '--sandbox', url], { env: baseEnv(), cwd: dir });
     expect(JSON.parse(listed.stdout)).toMatchObject({ snapshots: [{ name: 'deep', conversations: 2 }] });
     // The seed was not applied again: the file gave the sandbox its events.
@@ -192,7 +203,13 @@ describe('seeds and snapshots', () => {
     await startProcess(
       process.execPath,
       [exampleBot],
-      baseEnv({ CORE_BASE_URL: url, CORE_TENANT: 'sandbox', CORE_TOKEN: 'sandbox-token', CORE_WEBHOOK_SECRET: secret, PORT: String(botPort) }),
+      baseEnv({
+        CORE_BASE_URL: url,
+        CORE_TENANT: 'sandbox',
+        CORE_TOKEN: 'sandbox-token',
+        CORE_WEBHOOK_SECRET: secret,
+        PORT: String(botPort),
+      }),
       /bot listening on/,
     ).started;
     writeFileSync(

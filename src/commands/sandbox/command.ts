@@ -150,8 +150,8 @@ function fixtureCommands(inv: Invocation): Command[] {
     return {
       global: { ...global, ...(Array.isArray(tenant) ? { tenant: tenant.at(-1) } : {}) },
       json: raw.json === true || (self.optsWithGlobals() as { json?: unknown }).json === true,
-    ...(typeof raw.sandbox === 'string' ? { sandbox: raw.sandbox } : {}),
-    ...(typeof raw.timeout === 'string' ? { timeout: raw.timeout } : {}),
+      ...(typeof raw.sandbox === 'string' ? { sandbox: raw.sandbox } : {}),
+      ...(typeof raw.timeout === 'string' ? { timeout: raw.timeout } : {}),
     };
   };
   const seed = common(
@@ -163,15 +163,22 @@ function fixtureCommands(inv: Invocation): Command[] {
     const { runSeed } = await import('./fixtures-run.js');
     inv.exitCode = await runSeed({ ...base(raw, self), file }, inv.ctx);
   });
-  seed.addHelpText('after', '\nExamples:\n  $ core sandbox seed fixtures.yaml\n  $ core sandbox seed fixtures.json --sandbox http://127.0.0.1:8080 --json');
+  seed.addHelpText(
+    'after',
+    '\nExamples:\n  $ core sandbox seed fixtures.yaml\n  $ core sandbox seed fixtures.json --sandbox http://127.0.0.1:8080 --json',
+  );
 
   const snapshot = new Command('snapshot').summary("save a tenant's conversations under a name, restore them, list the snapshots");
-  const save = common(new Command('save').summary("save the tenant's conversations under NAME (replacing a snapshot of that name)").argument('<name>'));
+  const save = common(
+    new Command('save').summary("save the tenant's conversations under NAME (replacing a snapshot of that name)").argument('<name>'),
+  );
   save.action(async (name: string, raw: Record<string, unknown>, self: Command) => {
     const { runSnapshotSave } = await import('./fixtures-run.js');
     inv.exitCode = await runSnapshotSave({ ...base(raw, self), name }, inv.ctx);
   });
-  const restore = common(new Command('restore').summary('return the tenant to the snapshot NAME: its conversations as they were').argument('<name>'));
+  const restore = common(
+    new Command('restore').summary('return the tenant to the snapshot NAME: its conversations as they were').argument('<name>'),
+  );
   restore.action(async (name: string, raw: Record<string, unknown>, self: Command) => {
     const { runSnapshotRestore } = await import('./fixtures-run.js');
     inv.exitCode = await runSnapshotRestore({ ...base(raw, self), name }, inv.ctx);
@@ -181,8 +188,14 @@ function fixtureCommands(inv: Invocation): Command[] {
     const { runSnapshotList } = await import('./fixtures-run.js');
     inv.exitCode = await runSnapshotList(base(raw, self), inv.ctx);
   });
-  save.addHelpText('after', '\nExamples:\n  $ core sandbox snapshot save checkout\n  $ core sandbox snapshot save checkout --tenant acme --json');
-  restore.addHelpText('after', '\nExamples:\n  $ core sandbox snapshot restore checkout\n  $ core sandbox snapshot restore checkout --sandbox http://127.0.0.1:8080');
+  save.addHelpText(
+    'after',
+    '\nExamples:\n  $ core sandbox snapshot save checkout\n  $ core sandbox snapshot save checkout --tenant acme --json',
+  );
+  restore.addHelpText(
+    'after',
+    '\nExamples:\n  $ core sandbox snapshot restore checkout\n  $ core sandbox snapshot restore checkout --sandbox http://127.0.0.1:8080',
+  );
   list.addHelpText('after', '\nExamples:\n  $ core sandbox snapshot list\n  $ core sandbox snapshot list --json');
   for (const sub of [save, restore, list]) snapshot.addCommand(sub);
   snapshot.addHelpText(

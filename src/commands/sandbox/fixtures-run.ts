@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { requestJson } from '../../platform/http.js';
-import { client, done, type AgentCommonOptions } from '../agent/run.js';
+import { client, done, type AgentCommonOptions } from '../sandbox-client.js';
 
 /**
  * `core sandbox seed FILE` and `core sandbox snapshot save|restore|list` (docs/sandbox.md, "Fixtures"
@@ -30,7 +30,7 @@ interface SeededThread {
 }
 
 export async function runSeed(options: FixtureOptions & { file: string }, ctx: Context): Promise<number> {
-  const { readSeedFile } = await import('../../platform/seed-read.js');
+  const { readSeedFile } = await import('../../input/seed-read.js');
   const seed = await readSeedFile(options.file, ctx.cwd, 'seed');
   const http = client(options, ctx);
   const answer = await requestJson(http, 'POST', '/_sandbox/seed', seed);
@@ -69,8 +69,13 @@ export async function runSnapshotSave(options: FixtureOptions & { name: string }
   const name = checkedName(options.name);
   const http = client(options, ctx);
   const answer = await requestJson(http, 'POST', `/_sandbox/snapshots${tenantQuery(options)}`, { name });
-  return done(answer, 201, `the snapshot ${name}`, options, ctx, (json: SnapshotSummary & { replaced: boolean }) =>
-    `${json.replaced ? 'replaced' : 'saved'} ${summaryLine(json)}`,
+  return done(
+    answer,
+    201,
+    `the snapshot ${name}`,
+    options,
+    ctx,
+    (json: SnapshotSummary & { replaced: boolean }) => `${json.replaced ? 'replaced' : 'saved'} ${summaryLine(json)}`,
   );
 }
 

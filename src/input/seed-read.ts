@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { PayloadError, UsageError } from '../errors.js';
-import { SCHEMA_KEY } from '../input/fields.js';
-import { decode, parseText } from '../input/files.js';
+import { SCHEMA_KEY } from './fields.js';
+import { decode, parseText } from './files.js';
 import { validateSeedFile } from '../payload/seed.js';
 
 /**
