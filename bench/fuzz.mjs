@@ -5,11 +5,15 @@
 // process, sandbox included). The baseline, measured in the same run, is `--only answers` (one plain
 // check, the sandbox started the same way), so the figure is also a ratio that a loaded machine moves
 // less. Peak RSS is the process's VmHWM read from /proc while it runs. Needs `npm run build` first.
-// BENCH_FUZZ_RUNS sets N (default 1000; --quick: 200).
+// BENCH_FUZZ_RUNS sets N (default 1000; --quick: 200). It also prints the CPU time of check-bot and of
+// the bot (user + system, from /proc) and the machine's load average before and after: on a shared
+// machine the wall time follows the load, the CPU time much less. A flawless bot must break no rule
+// in the 1,000 conversations: the run fails if it does (this is the N = 1,000 check the tests leave
+// out of CI).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
@@ -65,7 +69,20 @@ function peakKb(pid) {
   }
 }
 
-/** One run of the built check-bot with `args`: wall time (ms) and peak RSS (kB); fails unless it exits 0. */
+/** The CPU time (user + system) a running process has used, in seconds (0 once it is gone). */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /, '')
+      .split(' ');
+    // utime and stime are fields 14 and 15 of stat, 12 and 13 after the name; in clock ticks (100 a second).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** One run of the built check-bot with `args`: wall time (ms), peak RSS (kB), CPU seconds of it and of the bot; fails unless it exits 0. */
 function run(args) {
   const started = performance.now();
   const child = spawn(
@@ -74,7 +91,12 @@ function run(args) {
     { env: { ...base, CORE_SANDBOX_WEBHOOK_SECRET: secret }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let peak = 0;
-  const poll = setInterval(() => (peak = Math.max(peak, peakKb(child.pid))), 100);
+  let cpu = 0;
+  const botBefore = cpuSeconds(bot.pid);
+  const poll = setInterval(() => {
+    peak = Math.max(peak, peakKb(child.pid));
+    cpu = Math.max(cpu, cpuSeconds(child.pid));
+  }, 100);
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -82,7 +104,8 @@ function run(args) {
     child.once('exit', (code) => {
       clearInterval(poll);
       // Exit 3 is a finding (a flaky timeout on a loaded machine, say): the figures stand, the findings are printed.
-      if (code === 0 || code === 3) ok({ ms: performance.now() - started, peakKb: peak, failed: code === 3 ? output : null });
+      const botCpu = cpuSeconds(bot.pid) - botBefore;
+      if (code === 0 || code === 3) ok({ ms: performance.now() - started, peakKb: peak, cpu, botCpu, failed: code === 3 ? output : null });
       else fail(new Error(`exit ${code}:\n${output}`));
     }),
   );
@@ -90,6 +113,7 @@ function run(args) {
 
 let baseline;
 let fuzzed;
+const loadBefore = loadavg()[0];
 try {
   baseline = await run(['--only', 'answers']);
   fuzzed = await run(['--fuzz', String(runs), '--seed', '1']);
@@ -105,6 +129,13 @@ console.log(
     `(goal: at most ${seconds(goalMs)}) ${fuzzed.ms <= goalMs ? 'met' : 'NOT MET'}`,
 );
 console.log(`  ratio to the baseline: ${(fuzzed.ms / baseline.ms).toFixed(1)}x`);
+console.log(
+  `  CPU: check-bot (the sandbox in it) ${fuzzed.cpu.toFixed(1)} s, the bot ${fuzzed.botCpu.toFixed(1)} s ` +
+    `(${((fuzzed.cpu * 1000) / runs).toFixed(0)} ms and ${((fuzzed.botCpu * 1000) / runs).toFixed(0)} ms a conversation)`,
+);
+console.log(
+  `  load average (1 min) before and after: ${loadBefore.toFixed(1)}, ${loadavg()[0].toFixed(1)} (${availableParallelism()} cores)`,
+);
 console.log(
   `peak RSS of check-bot --fuzz: ${(fuzzed.peakKb / 1024).toFixed(0)} MB (goal: at most 200 MB) ${fuzzed.peakKb <= 200 * 1024 ? 'met' : 'NOT MET'}`,
 );

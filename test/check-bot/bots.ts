@@ -49,6 +49,8 @@ export interface Flaws {
   emailByQuestionIdAfterFirst?: boolean;
   /** Reads the webhook with JSON.parse, so identifiers past 2^53 come back rounded. */
   readsIdsAsDoubles?: boolean;
+  /** Answers each question twice, under two answerIds: a sandbox in strict mode refuses the second. */
+  answersTwice?: boolean;
 }
 
 export interface TestBot {
@@ -74,7 +76,15 @@ const KNOWN_MESSAGE = [
 ];
 const TOLERANCE_SECONDS = 300;
 
-export async function startBot(secret: string, flaws: Flaws = {}): Promise<TestBot> {
+/**
+ * `whenFinished` registers the bot's closing: vitest's onTestFinished by default, which knows the test
+ * only while one runs at a time; a concurrent test passes its context's own.
+ */
+export async function startBot(
+  secret: string,
+  flaws: Flaws = {},
+  whenFinished: (close: () => Promise<void>) => void = onTestFinished,
+): Promise<TestBot> {
   const key = Buffer.from((flaws.secret ?? secret).replace(/^whsec_/, ''), 'base64');
   let apiBase = '';
   const handled = new Set<string>();
@@ -136,6 +146,7 @@ export async function startBot(secret: string, flaws: Flaws = {}): Promise<TestB
     if ((status === 0 || status >= 500) && flaws.retry !== 'none') {
       status = await post(flaws.retry === 'new-answerId' ? { ...body, answerId: `answer-${randomUUID()}` } : body);
     }
+    if (flaws.answersTwice) await post({ ...body, answerId: `again-${webhookId}` });
   };
 
   const server = await startRecordingServer((request): ScriptedAnswer => {
@@ -164,6 +175,6 @@ export async function startBot(secret: string, flaws: Flaws = {}): Promise<TestB
     // The answer first, then the acknowledgement: the answer is recorded before the delivery's status.
     return { status, until: answer(webhook, webhookId, again) };
   });
-  onTestFinished(() => server.close());
+  whenFinished(() => server.close());
   return { url: `${server.url}/webhook`, server, connect: (base) => (apiBase = base) };
 }

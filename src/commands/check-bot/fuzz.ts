@@ -155,7 +155,23 @@ async function readCase(path: string, shown: string): Promise<FuzzConversation> 
     Array.isArray(conversation.messages) &&
     conversation.messages.length > 0;
   if (!valid) throw new UsageError(`--fuzz-replay: ${shown} is not a case core check-bot --fuzz-save wrote`);
-  return conversation;
+  return asConversation(conversation);
+}
+
+/**
+ * The conversation of a file as the fuzzer holds it: parseJson reads every integer as a bigint, and
+ * the fuzzer's counts (a text's length, a segment's repeat, an indent) are numbers; the client's id
+ * alone stays a bigint, as it goes past 2^53.
+ */
+function asConversation(read: FuzzConversation): FuzzConversation {
+  const numbers = (value: unknown): unknown => {
+    if (typeof value === 'bigint') return Number(value);
+    if (Array.isArray(value)) return value.map(numbers);
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, numbers(item)]));
+  };
+  const coreClientId = typeof read.coreClientId === 'bigint' ? read.coreClientId : null;
+  return { ...(numbers({ ...read, coreClientId: null }) as FuzzConversation), coreClientId };
 }
 
 /** The command line that plays a case again against the same target. */

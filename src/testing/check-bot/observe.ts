@@ -53,12 +53,16 @@ function isBotRequest(event: SandboxEvent): boolean {
 interface Waiter {
   sessionId: string;
   test: (event: SandboxEvent) => Seen | undefined;
+  /** Also told of each refused request that names no conversation (one that lost its identifiers, say). */
+  untied?: ((event: SandboxEvent) => Seen | undefined) | undefined;
   done: (seen: Seen) => void;
 }
 
 export class Observer {
   private readonly bySession = new Map<string, SandboxEvent[]>();
   private readonly waiters = new Set<Waiter>();
+  /** What keepOnly keeps of a conversation's events to come. */
+  private readonly kept = new Map<string, (event: SandboxEvent) => boolean>();
   /** Refused requests of the bot that named no conversation of the battery, newest last. */
   readonly untied: SandboxEvent[] = [];
   /** Whether any request of the bot reached the sandbox's API during the battery. */
@@ -80,11 +84,17 @@ export class Observer {
     const ours = sessionId !== null && this.sessions.has(sessionId);
     if (isBotRequest(event) && (ours || sessionId === null)) this.botSpoke = true;
     if (!ours) {
-      if (sessionId === null && isRefusal(event)) this.untied.push(event);
+      if (sessionId === null && isRefusal(event)) {
+        this.untied.push(event);
+        for (const waiter of [...this.waiters]) {
+          const seen = waiter.untied?.(event);
+          if (seen !== undefined) waiter.done(seen);
+        }
+      }
       return;
     }
     const list = this.bySession.get(sessionId) ?? [];
-    list.push(event);
+    if (this.kept.get(sessionId)?.(event) !== false) list.push(event);
     this.bySession.set(sessionId, list);
     for (const waiter of [...this.waiters]) {
       if (waiter.sessionId !== sessionId) continue;
@@ -93,18 +103,37 @@ export class Observer {
     }
   }
 
+  /** Of a conversation's events, keeps only those `keep` takes, those so far and those to come. */
+  keepOnly(sessionId: string, keep: (event: SandboxEvent) => boolean): void {
+    const list = this.bySession.get(sessionId);
+    if (list !== undefined) this.bySession.set(sessionId, list.filter(keep));
+    this.kept.set(sessionId, keep);
+  }
+
   /** The events of a conversation so far. */
   events(sessionId: string): readonly SandboxEvent[] {
     return this.bySession.get(sessionId) ?? [];
   }
 
   /**
-   * The first event of the conversation, from the `from`-th on, that `test` makes something of, or
-   * a timeout after `timeoutMs`; `signal` ends the wait as a timeout too.
+   * The first event of the conversation, from the `from`-th on, that `test` makes something of (or,
+   * with `untied`, the first refusal naming no conversation that it makes something of),
+   * or a timeout after `timeoutMs`; `signal` ends the wait as a timeout too.
    */
-  wait(sessionId: string, test: Waiter['test'], timeoutMs: number, signal: AbortSignal, from = 0): Promise<Seen> {
+  wait(
+    sessionId: string,
+    test: Waiter['test'],
+    timeoutMs: number,
+    signal: AbortSignal,
+    from = 0,
+    untied?: Waiter['untied'],
+  ): Promise<Seen> {
     for (const event of this.events(sessionId).slice(from)) {
       const seen = test(event);
+      if (seen !== undefined) return Promise.resolve(seen);
+    }
+    for (const event of untied === undefined ? [] : this.untied) {
+      const seen = untied!(event);
       if (seen !== undefined) return Promise.resolve(seen);
     }
     return new Promise((resolve) => {
@@ -114,7 +143,7 @@ export class Observer {
         this.waiters.delete(waiter);
         resolve(seen);
       };
-      const waiter: Waiter = { sessionId, test, done: finish };
+      const waiter: Waiter = { sessionId, test, untied, done: finish };
       const onAbort = () => finish({ kind: 'timeout' });
       const timer = setTimeout(onAbort, timeoutMs);
       signal.addEventListener('abort', onAbort, { once: true });

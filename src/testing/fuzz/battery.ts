@@ -110,9 +110,10 @@ function fuzzKit(run: FuzzRun, tenant: string, sessions: Set<string>, observer: 
       return { sessionId: String(json.sessionId), coreClientId: json.coreClientId as bigint };
     },
     probe: (body) => call('POST', '/_sandbox/probes', body, 200),
-    wait: (sessionId, test) => observer.wait(sessionId, test, run.timeoutMs, run.signal),
+    wait: (sessionId, test, untied) => observer.wait(sessionId, test, run.timeoutMs, run.signal, 0, untied),
     events: (sessionId) => observer.events(sessionId),
     untied: () => observer.untied,
+    done: (sessionId) => observer.keepOnly(sessionId, (event) => event.type === 'bot.answer' || event.type === 'api.request'),
     strict,
   };
 }

@@ -1,7 +1,7 @@
 import * as fc from 'fast-check';
 import { performance } from 'node:perf_hooks';
 import { conversationArbitrary, conversationAt, conversations } from './arbitraries.js';
-import { judge, type FuzzFailure, type FuzzRule, type PlayedConversation } from './judge.js';
+import { judge, PROMPT_RULES, type Attempt, type FuzzFailure, type FuzzRule, type PlayedConversation } from './judge.js';
 import type { FuzzConversation } from './model.js';
 import { playConversation, type FuzzKit } from './play.js';
 
@@ -17,8 +17,9 @@ import { playConversation, type FuzzKit } from './play.js';
 export const FUZZ_CONCURRENCY = 8;
 /**
  * How long after a conversation's last step a second answer is still looked for: once at the end of a
- * run, and after each conversation a shrink or a replay plays (whatever the bot did before it
- * acknowledged a delivery is seen without it).
+ * run, after a replay, and after each conversation shrinking plays for a rule that something the bot
+ * does late can break (whatever the bot did before it acknowledged a delivery is seen without it; the
+ * rules of PROMPT_RULES are decided without it).
  */
 export const FUZZ_SETTLE_MS = 300;
 /**
@@ -64,14 +65,19 @@ export function newSeed(): number {
   return Math.floor(Math.random() * 0x7fffffff);
 }
 
-/** One conversation played and judged on its own (a shrink's candidate, a replay). */
+/**
+ * One conversation played and judged on its own (a shrink's candidate, a replay). Unless `settle` is
+ * false, a conversation that broke no rule is judged again FUZZ_SETTLE_MS later, with what the bot did
+ * after its last acknowledgement.
+ */
 export async function playAlone(
   init: FuzzInit,
   conversation: FuzzConversation,
+  settle = true,
 ): Promise<{ played: PlayedConversation; failure: FuzzFailure | null }> {
   const played = await playConversation(init.kit, conversation);
   let failure = judge(played, init.rules);
-  if (failure === null) {
+  if (failure === null && settle) {
     await init.settle(FUZZ_SETTLE_MS);
     failure = judge({ ...played, events: init.kit.events(played.sessionId), untied: init.kit.untied() }, init.rules);
   }
@@ -86,7 +92,10 @@ export async function runFuzz(init: FuzzInit, seed: number, runs: number): Promi
   const worker = async () => {
     while (next < runs && !init.signal.aborted) {
       const index = next++;
-      played[index] = await playConversation(init.kit, all[index]!);
+      const conversation = await playConversation(init.kit, all[index]!);
+      // Kept until the end of the run, for 1,000 conversations and more: only what the judge reads then.
+      played[index] = lighter(conversation);
+      init.kit.done(conversation.sessionId);
     }
   };
   await Promise.all(Array.from({ length: Math.min(FUZZ_CONCURRENCY, runs) }, worker));
@@ -109,6 +118,24 @@ export async function runFuzz(init: FuzzInit, seed: number, runs: number): Promi
 }
 
 /**
+ * A played conversation as the end of a run judges it: its events read again then (the kit keeps the
+ * ones the judge reads), its attempts without the bodies sent, the largest part of it (a delivery can
+ * be 4,000 characters written with \u escapes).
+ */
+function lighter(played: PlayedConversation): PlayedConversation {
+  const light = (attempt: Attempt): Attempt => ({ ...attempt, delivery: '' });
+  return {
+    ...played,
+    events: [],
+    messages: played.messages.map((message) => ({
+      ...message,
+      attempt: light(message.attempt),
+      redelivery: message.redelivery === null ? null : light(message.redelivery),
+    })),
+  };
+}
+
+/**
  * The smallest conversation under the run's `index`-th that breaks `rule` again, by fast-check's
  * shrinking from that run (its path starts with the index). A candidate that breaks another rule, or
  * none, does not count: the failure shrunk is the one found. Against a bot that stopped (`unreachable`),
@@ -121,7 +148,8 @@ async function shrink(init: FuzzInit, seed: number, index: number, rule: FuzzRul
     // Past the bound, every candidate passes: fast-check keeps the smallest failure found so far.
     if (init.signal.aborted || shrinks > MAX_SHRINKS) return true;
     shrinks += 1;
-    const outcome = await playAlone(init, conversation);
+    // A candidate that broke nothing yet cannot break a prompt rule later: no quiet period for it.
+    const outcome = await playAlone(init, conversation, !PROMPT_RULES.has(rule));
     if (outcome.failure?.rule !== rule) return true;
     last = { played: outcome.played, failure: outcome.failure };
     return false;

@@ -22,6 +22,20 @@ export const FUZZ_RULES = [
 ] as const;
 export type FuzzRule = (typeof FUZZ_RULES)[number];
 
+/**
+ * The rules decided by how the bot acknowledged each delivery and whether an answer came while it was
+ * waited for: nothing the bot does after a conversation's last step can break one of them, so a
+ * conversation that broke none when it ended breaks none later. The other rules read the bot's answers,
+ * and a second answer can come late.
+ */
+export const PROMPT_RULES: ReadonlySet<FuzzRule> = new Set<FuzzRule>([
+  'unreachable',
+  'server-error',
+  'no-response',
+  'refused-delivery',
+  'no-answer',
+]);
+
 /** The fix of each rule, in one line. */
 export const FUZZ_FIXES: Readonly<Record<FuzzRule, string>> = {
   unreachable: 'keep the bot running: a delivery must never stop it; start it again and replay the case',
@@ -147,7 +161,7 @@ function refusedAnswer(played: PlayedConversation): FuzzFailure | null {
 }
 
 /** The identifiers a refused request of the bot named: read by the sandbox (api.request), or in the answer's body. */
-function namedIn(event: SandboxEvent): { questionId?: unknown; coreClientId?: unknown; status: number } | null {
+export function namedIn(event: SandboxEvent): { questionId?: unknown; coreClientId?: unknown; status: number } | null {
   if (event.type === 'api.request') return { ...event.named, status: event.status };
   if (event.type !== 'bot.answer' || typeof event.body !== 'object' || event.body === null) return null;
   const body = event.body as Record<string, unknown>;

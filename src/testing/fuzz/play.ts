@@ -1,6 +1,6 @@
 import type { Channel } from '../../payload/channels.js';
 import { answerTo, type SandboxEvent, type Seen } from '../check-bot/observe.js';
-import type { Attempt, PlayedConversation, PlayedMessage } from './judge.js';
+import { namedIn, roundedFrom, type Attempt, type PlayedConversation, type PlayedMessage } from './judge.js';
 import type { FuzzConversation, FuzzMessage } from './model.js';
 import { wordsOf } from './texts.js';
 
@@ -18,9 +18,16 @@ export interface FuzzKit {
   start(channel: Channel, coreClientId: bigint | null): Promise<{ sessionId: string; coreClientId: bigint }>;
   /** POST /_sandbox/probes with this body; its JSON answer. */
   probe(body: Record<string, unknown>): Promise<Record<string, unknown>>;
-  wait(sessionId: string, test: (event: SandboxEvent) => Seen | undefined): Promise<Seen>;
+  /** The first event of the thread `test` makes something of, or of the refusals naming no thread `untied` does; else a timeout. */
+  wait(
+    sessionId: string,
+    test: (event: SandboxEvent) => Seen | undefined,
+    untied?: (event: SandboxEvent) => Seen | undefined,
+  ): Promise<Seen>;
   events(sessionId: string): readonly SandboxEvent[];
   untied(): readonly SandboxEvent[];
+  /** The conversation's waits are over: of its events, only the bot's requests (what the judge reads) are kept from now on. */
+  done(sessionId: string): void;
   strict: boolean;
 }
 
@@ -57,6 +64,16 @@ function attemptOf(json: Record<string, unknown>): Attempt {
 
 const took = (attempt: Attempt) => attempt.status !== null && attempt.status >= 200 && attempt.status < 300;
 
+/** A refused request of the bot that named `questionId` or `coreClientId` read through a double (judge.ts, rule `ids`). */
+function lostDigits(questionId: bigint, coreClientId: bigint) {
+  return (event: SandboxEvent): Seen | undefined => {
+    const named = namedIn(event);
+    return named !== null && (roundedFrom(named.questionId, questionId) || roundedFrom(named.coreClientId, coreClientId))
+      ? { kind: 'refused', event }
+      : undefined;
+  };
+}
+
 /** The messages in groups: each group goes out at once (a `burst` message joins the group before it). */
 export function groups(messages: readonly FuzzMessage[]): number[][] {
   const out: number[][] = [];
@@ -88,7 +105,8 @@ export async function playConversation(kit: FuzzKit, conversation: FuzzConversat
       };
       played[index] = message;
       if (!took(attempt)) continue;
-      const seen = await kit.wait(sessionId, answerTo(message.questionId));
+      // An answer whose questionId or coreClientId lost digits names no thread: it ends the wait too.
+      const seen = await kit.wait(sessionId, answerTo(message.questionId), lostDigits(message.questionId, coreClientId));
       message.answered = seen.kind === 'answer' || seen.kind === 'dropped';
       if (conversation.messages[index]!.redeliver) {
         const again = await kit.probe({ craft: 'replay', deliveryId: message.deliveryId, ...shape(conversation.messages[index]!) });
