@@ -53,6 +53,8 @@ export interface SandboxConnection {
   agentMessage(sessionId: string, body: Record<string, unknown>): Promise<SandboxAnswer>;
   /** POST /_sandbox/conversations/{sessionId}/release `{}`: the thread given back to the bot. */
   release(sessionId: string): Promise<SandboxAnswer>;
+  /** A POST to another of the sandbox's own endpoints (a seed, a snapshot's restore), over HTTP in either transport. */
+  post(path: string, body: unknown): Promise<SandboxAnswer>;
   /** GET /_sandbox/conversations/{sessionId}: `{conversation}` (its lastBotMessage), for a press. */
   showConversation(sessionId: string): Promise<SandboxAnswer>;
   /**

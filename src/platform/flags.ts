@@ -40,13 +40,15 @@ export interface SandboxFlags {
   open?: boolean;
   /** --state FILE: the state file, relative to the working directory. */
   state?: string;
+  /** --seed FILE: a seed applied to a sandbox that starts empty. */
+  seed?: string;
 }
 
 /**
  * The sandbox's options for `runSandbox`: everything but the log and the random source, which run
  * supplies; and whether to open the page in a browser (--open).
  */
-export type SandboxRunOptions = Omit<SandboxOptions, 'log' | 'random'> & { open?: boolean; newWebhookSecret?: boolean };
+export type SandboxRunOptions = Omit<SandboxOptions, 'log' | 'random'> & { open?: boolean; newWebhookSecret?: boolean; seedFile?: string };
 
 // Which flag sets each option, so a problem found by the sandbox's own checks names the flag.
 const flagOf: Record<string, string> = {
@@ -145,6 +147,11 @@ export async function parseSandboxFlags(flags: SandboxFlags, cwd: string, env: E
   if (flags.agents !== undefined) {
     const seeded = prepareReasons(options.reasons ?? defaultReasons, maxActiveReasons);
     options.agents = await readAgents(flags.agents, cwd, seeded.ok ? seeded.reasons : []);
+  }
+  if (flags.seed !== undefined) {
+    const { readSeedFile } = await import('../input/seed-read.js');
+    options.seed = await readSeedFile(flags.seed, cwd, '--seed');
+    options.seedFile = flags.seed;
   }
   return options;
 }

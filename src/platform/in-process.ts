@@ -60,6 +60,7 @@ export function inProcessConnection(sandbox: InProcessSandbox, signal: AbortSign
     ...requests,
     agentMessage: (sessionId, body) => requestJson(loopback, 'POST', `${session(sessionId)}/agent-messages`, body),
     release: (sessionId) => requestJson(loopback, 'POST', `${session(sessionId)}/release`, {}),
+    post: (path, body) => requestJson({ baseUrl: sandbox.url, timeoutMs: LOOPBACK_TIMEOUT_MS, signal }, 'POST', path, body),
     showConversation: async (sessionId) => {
       await Promise.resolve();
       const conversation = sandbox.conversation(sessionId);

@@ -43,6 +43,7 @@ export function httpConnection(baseUrl: string, timeoutMs: number, signal: Abort
     request: (method, path, body) => requestJson(init, method, path, body),
     events: (query, onEvent) => openEventStream(init, query, onEvent),
     startConversation: (body) => requestJson(init, 'POST', '/_sandbox/conversations', body),
+    post: (path, body) => requestJson(init, 'POST', path, body),
     sendMessage: (sessionId, message) => requestJson(init, 'POST', `${session(sessionId)}/messages`, message),
     agentMessage: (sessionId, body) => requestJson(init, 'POST', `${session(sessionId)}/agent-messages`, body),
     release: (sessionId) => requestJson(init, 'POST', `${session(sessionId)}/release`, {}),

@@ -32,42 +32,47 @@ type Kind =
   | 'object'
   | 'object?'
   | 'any'
+  | 'string or absent'
   | readonly (string | null)[];
 
 /** The kind a field of type V must be read as. */
 type KindOf<V> = unknown extends V
   ? 'any'
-  : [V] extends [string]
-    ? string extends V
-      ? 'string'
-      : readonly V[]
-    : [V] extends [string | null]
+  : undefined extends V
+    ? [V] extends [string | undefined]
+      ? 'string or absent'
+      : never
+    : [V] extends [string]
       ? string extends V
-        ? 'string?'
+        ? 'string'
         : readonly V[]
-      : [V] extends [number]
-        ? 'number'
-        : [V] extends [number | null]
-          ? 'number?'
-          : [V] extends [bigint]
-            ? 'bigint'
-            : [V] extends [bigint | null]
-              ? 'bigint?'
-              : [V] extends [boolean]
-                ? 'boolean'
-                : [V] extends [readonly bigint[]]
-                  ? 'bigints'
-                  : [V] extends [readonly string[]]
-                    ? 'strings'
-                    : [V] extends [readonly Problem[]]
-                      ? 'problems'
-                      : [V] extends [readonly DeliveryInFlight[]]
-                        ? 'deliveries'
-                        : [V] extends [object]
-                          ? 'object'
-                          : [V] extends [object | null]
-                            ? 'object?'
-                            : never;
+      : [V] extends [string | null]
+        ? string extends V
+          ? 'string?'
+          : readonly V[]
+        : [V] extends [number]
+          ? 'number'
+          : [V] extends [number | null]
+            ? 'number?'
+            : [V] extends [bigint]
+              ? 'bigint'
+              : [V] extends [bigint | null]
+                ? 'bigint?'
+                : [V] extends [boolean]
+                  ? 'boolean'
+                  : [V] extends [readonly bigint[]]
+                    ? 'bigints'
+                    : [V] extends [readonly string[]]
+                      ? 'strings'
+                      : [V] extends [readonly Problem[]]
+                        ? 'problems'
+                        : [V] extends [readonly DeliveryInFlight[]]
+                          ? 'deliveries'
+                          : [V] extends [object]
+                            ? 'object'
+                            : [V] extends [object | null]
+                              ? 'object?'
+                              : never;
 
 type FieldsOf<T extends EventType> = { readonly [K in Exclude<keyof EventOf<T>, 'type'>]-?: KindOf<EventOf<T>[K]> };
 
@@ -100,6 +105,7 @@ const FIELDS: { readonly [T in EventType]: FieldsOf<T> } = {
     coreClientId: 'bigint',
     clientId: 'string?',
     by: ['customer', 'reply', 'greeting'],
+    subject: 'string or absent',
   },
   'customer.message': {
     ...base,
@@ -249,6 +255,7 @@ function readField(kind: Kind, value: unknown): unknown {
   switch (kind) {
     case 'string':
     case 'string?':
+    case 'string or absent':
       return typeof value === 'string' ? value : undefined;
     case 'number':
     case 'number?':
@@ -311,6 +318,7 @@ const describeKind = (kind: Kind): string =>
         object: 'an object',
         'object?': 'an object or null',
         any: 'any value',
+        'string or absent': 'a string, or absent',
       }[kind];
 
 /**
@@ -334,6 +342,7 @@ function checkFields(value: Record<string, unknown>): asserts value is Record<st
   for (const name in fields) {
     const kind = fields[name]!;
     const given = value[name];
+    if (kind === 'string or absent' && !(name in value)) continue;
     const read = readField(kind, given);
     if (read === undefined || !(name in value)) throw new EventReadError(name, `${shown(value, name)}: must be ${describeKind(kind)}`);
     if (read !== given) value[name] = read;

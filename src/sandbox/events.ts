@@ -49,6 +49,8 @@ export interface ConversationStartedEvent extends EventBase {
   clientId: string | null;
   /** What opened the thread: the customer's side, a bot answer addressed by client, or a greeting. */
   by: 'customer' | 'reply' | 'greeting';
+  /** The subject of an EMAIL thread, when one was given (a seed's); absent otherwise. */
+  subject?: string;
 }
 
 export interface CustomerMessageEvent extends EventBase {

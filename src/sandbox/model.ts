@@ -126,6 +126,8 @@ export interface Thread {
   readonly tenant: string;
   readonly sessionId: string;
   readonly channel: Channel;
+  /** The subject of an EMAIL thread, when one was given (a seed's); null otherwise. */
+  readonly subject: string | null;
   readonly client: Client;
   readonly owner: Owner;
   readonly handover: Handover | null;
@@ -171,6 +173,8 @@ export interface ConversationView {
   tenant: string;
   sessionId: string;
   channel: Channel;
+  /** The subject of an EMAIL thread, when one was given (a seed's); null otherwise. */
+  subject: string | null;
   coreClientId: bigint;
   clientId: string | null;
   owner: Owner;

@@ -124,6 +124,12 @@ export interface SandboxOptions {
   state?: string;
   /** Receives the warnings of the start (a state file's torn last line, say); by default `log`. */
   warn?: (line: string) => void;
+  /**
+   * A seed (docs/sandbox.md, "Fixtures"; `core schema seed`), as read from its YAML or JSON file:
+   * applied as events once the sandbox has started, unless a state file gave it events already. Its
+   * tenants are served besides `tenants`; its agents, when `agents` names none, are the sandbox's.
+   */
+  seed?: unknown;
 }
 
 export const sandboxDefaults = {

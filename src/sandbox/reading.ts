@@ -34,6 +34,7 @@ export function conversationView(thread: Thread): ConversationView {
     tenant: thread.tenant,
     sessionId: thread.sessionId,
     channel: thread.channel,
+    subject: thread.subject,
     coreClientId: thread.client.coreClientId,
     clientId: thread.client.clientId,
     owner: thread.owner,

@@ -38,6 +38,8 @@ export interface RouteHandlers {
   probes: Record<'probe' | 'arm' | 'showFault', Handler>;
   page: Record<'index' | 'file', Handler>;
   agents: Record<'list' | 'status' | 'message', Handler>;
+  /** Seeds and snapshots (fixtures.ts). */
+  fixtures: Record<'seed' | 'save' | 'list' | 'restore', Handler>;
   /** GET /_sandbox/events (stream.ts). */
   events: Handler;
   /** Routes of a sandbox in bridge mode (src/bridge/): POST /webhook. */
@@ -45,7 +47,7 @@ export interface RouteHandlers {
 }
 
 export function routeTable(handlers: RouteHandlers): RouteTable {
-  const { inspect, customer, probes, page, agents } = handlers;
+  const { inspect, customer, probes, page, agents, fixtures } = handlers;
   const exact = new Map<string, Record<string, Handler>>([
     ...handlers.api,
     ['/_sandbox/messages', { GET: inspect.messages }],
@@ -58,6 +60,8 @@ export function routeTable(handlers: RouteHandlers): RouteTable {
     ['/', { GET: page.index }],
     ['/_sandbox/events', { GET: handlers.events }],
     ['/_sandbox/agents', { GET: agents.list }],
+    ['/_sandbox/seed', { POST: fixtures.seed }],
+    ['/_sandbox/snapshots', { GET: fixtures.list, POST: fixtures.save }],
     ...(handlers.extra ?? []),
   ]);
   const patterns: [RegExp, Record<string, Handler>][] = [
@@ -67,6 +71,7 @@ export function routeTable(handlers: RouteHandlers): RouteTable {
     [/^\/_sandbox\/conversations\/([^/]+)\/test$/, { GET: customer.test }],
     [/^\/_sandbox\/conversations\/([^/]+)\/agent-messages$/, { POST: agents.message }],
     [/^\/_sandbox\/agents\/([^/]+)\/status$/, { POST: agents.status }],
+    [/^\/_sandbox\/snapshots\/([^/]+)\/restore$/, { POST: fixtures.restore }],
     [/^\/_sandbox\/deliveries\/([^/]+)\/redeliver$/, { POST: customer.redeliver }],
     [/^\/_sandbox\/probes\/faults\/([^/]+)$/, { GET: probes.showFault }],
     [/^\/_sandbox\/page\/([^/]+)$/, { GET: page.file }],

@@ -21,6 +21,9 @@ import { pageHandlers } from './page.js';
 import { probeHandlers } from './probe.js';
 import { route, routeTable, type HostRule, type RouteTable } from './routes.js';
 import { defaultReasons, prepareReasons } from './seed.js';
+import { fixtureHandlers } from './fixtures.js';
+import { validateSeedFile, type SeedFile } from '../payload/seed.js';
+import { applySeed } from './seed-file.js';
 import { openStateFile, type StateFile, type StateFileInfo } from './state-file.js';
 import { newWebhookSecret } from './signature.js';
 import { SandboxState, type AgentView, type ConversationView, type MessageRecord, type ReasonRecord } from './state.js';
@@ -109,6 +112,26 @@ export class AgentRefusedError extends Error {
     super(message);
     this.name = 'AgentRefusedError';
   }
+}
+
+/** Thrown by startSandbox for a seed it cannot apply; `problems` names each place in the seed. */
+export class SeedError extends TypeError {
+  readonly problems: Problem[];
+  constructor(problems: Problem[]) {
+    super(`the seed cannot be applied: ${formatProblems(problems)}`);
+    this.name = 'SeedError';
+    this.problems = problems;
+  }
+}
+
+/** A seed as read, checked with its schema; throws SeedError naming every problem. */
+function checkedSeedFile(input: unknown): SeedFile {
+  const { $schema: _editor, ...rest } = (
+    typeof input === 'object' && input !== null && !Array.isArray(input) ? input : { input }
+  ) as Record<string, unknown>;
+  const validated = validateSeedFile(typeof input === 'object' && input !== null && !Array.isArray(input) ? rest : input);
+  if (!validated.ok) throw new SeedError(validated.problems);
+  return validated.value;
 }
 
 /** Thrown by startSandbox for options it cannot run with; `problems` names each option. */
@@ -218,6 +241,7 @@ interface Parts {
 async function routesOf(parts: Parts, bot: { timeoutMs: number; retries: number }): Promise<RouteTable> {
   const { options, state, sender, botUrl } = parts;
   const probes = probeHandlers({ state, sender, secret: parts.webhookSecret, url: botUrl });
+  const renderMarkdown = await loadSafeHtmlRenderer();
   const api = apiRoutes({
     state,
     botToken: options.token ?? sandboxDefaults.token,
@@ -227,7 +251,7 @@ async function routesOf(parts: Parts, bot: { timeoutMs: number; retries: number 
     limits: options.limits,
     // The page shows a reply's Markdown as safe HTML, written once as the answer is recorded: the
     // lexer is loaded here, so recording stays synchronous (src/sandbox/state.ts).
-    renderMarkdown: await loadSafeHtmlRenderer(),
+    renderMarkdown,
     intercept: probes.intercept,
     forward: parts.extension?.forward,
   });
@@ -250,6 +274,7 @@ async function routesOf(parts: Parts, bot: { timeoutMs: number; retries: number 
     probes,
     page: pageHandlers(),
     agents: agentHandlers({ state, defaultTenant: parts.tenants[0] ?? 'sandbox' }),
+    fixtures: fixtureHandlers({ state, defaultTenant: parts.tenants[0] ?? 'sandbox', renderMarkdown }),
     events: eventStream({
       state,
       open: parts.streams,
@@ -273,12 +298,16 @@ export async function startLocalSandbox(
   options: SandboxOptions = {},
   extend?: (parts: ExtensionParts) => SandboxExtension,
 ): Promise<LocalSandbox> {
+  const seed = options.seed === undefined ? undefined : checkedSeedFile(options.seed);
+  if (seed?.agents !== undefined && options.agents === undefined) options = { ...options, agents: seed.agents };
   const { reasons: seedReasons, agents: seedAgents } = checkedSeed(options);
   const botUrl = options.botUrl ?? null;
   const webhookSecret = options.webhookSecret ?? newWebhookSecret();
   const log = options.log ?? (() => {});
   const duplicates = options.duplicates ?? sandboxDefaults.duplicates;
   const tenants = [...(options.tenants ?? sandboxDefaults.tenants)];
+  // The seed's tenants are served too (a tenant without a name is the first one).
+  for (const tenant of seed?.tenants ?? []) if (tenant.name !== undefined && !tenants.includes(tenant.name)) tenants.push(tenant.name);
   const state = new SandboxState({
     tenants,
     seedReasons,
@@ -296,6 +325,12 @@ export async function startLocalSandbox(
   };
   const stateFile = options.state === undefined ? null : await openStateFile(resolvePath(options.state), state, options.warn ?? log);
   try {
+    // A seed fills a sandbox that starts empty: a state file that gave it events keeps them as they are.
+    if (seed !== undefined && !(stateFile?.info.restored ?? false)) {
+      const applied = applySeed(state, seed, { defaultTenant: tenants[0] ?? 'sandbox', renderMarkdown: await loadSafeHtmlRenderer() });
+      if (!applied.ok) throw new SeedError(applied.problems);
+      await stateFile?.settled();
+    }
     return await started(options, { state, stateFile, bot, botUrl, webhookSecret, log, duplicates, tenants, extend });
   } catch (error) {
     await stateFile?.close();

@@ -1,16 +1,19 @@
-import { eventJson, parseEvent } from './event-json.js';
+import { stringifyJson, parseJson } from '../payload/json.js';
+import { eventJson, parseEvent, readEvent } from './event-json.js';
 import type { SandboxEvent } from './events.js';
 import { errorText, Journal, JournalError, JournalLockedError, lockJournal, readJournal, type JournalRead } from './journal.js';
+import type { Snapshot } from './snapshots.js';
 import type { SandboxState } from './state.js';
 import type { CheckpointState } from './store/store.js';
 
 /**
  * The sandbox's state on disk (`--state FILE`, docs/sandbox.md, "State on disk"): its event log,
  * one JSON object a line (NDJSON). The first line is the file's header: its format and version, and
- * the checkpoint a compaction wrote (null until the first). Every other line is an event in its JSON
- * form (src/sandbox/event-json.ts): the events a checkpoint keeps (seq up to the checkpoint's), then
- * the events recorded since, replayed at start through applyEvent, the code that applies them as the
- * sandbox runs. The file is written through src/sandbox/journal.ts (group commit, a lock, compaction
+ * the tenants served by the sandbox that wrote it, and the checkpoint a compaction wrote (null until
+ * the first). A line `{"snapshot": {...}}` is a snapshot (src/sandbox/snapshots.ts) with its events.
+ * Every other line is an event in its JSON form (src/sandbox/event-json.ts): the events a checkpoint
+ * keeps (seq up to the checkpoint's), then the events recorded since, replayed at start through
+ * applyEvent, the code that applies them as the sandbox runs. The file is written through src/sandbox/journal.ts (group commit, a lock, compaction
  * by renaming a new file over it).
  */
 
@@ -21,10 +24,12 @@ export const STATE_VERSION = 1;
 interface Header {
   format: typeof STATE_FORMAT;
   version: number;
+  /** The tenants the sandbox served when it wrote the header (absent in a file written before they were recorded). */
+  tenants?: string[];
   checkpoint: CheckpointState | null;
 }
 
-export type Line = { kind: 'header'; header: Header } | { kind: 'event'; event: SandboxEvent };
+export type Line = { kind: 'header'; header: Header } | { kind: 'event'; event: SandboxEvent } | { kind: 'snapshot'; snapshot: Snapshot };
 
 /**
  * The checkpoint's JSON: every bigint written as {"$bigint":"digits"}, so that plain JSON.parse reads
@@ -40,9 +45,30 @@ const readValue = (_key: string, value: unknown): unknown => {
   return value;
 };
 
-/** The header line of a state file, with the checkpoint a compaction took (or null). */
-export function headerLine(checkpoint: CheckpointState | null): string {
-  return JSON.stringify({ format: STATE_FORMAT, version: STATE_VERSION, checkpoint } satisfies Header, writeValue);
+/** The header line of a state file: the tenants served, with the checkpoint a compaction took (or null). */
+export function headerLine(checkpoint: CheckpointState | null, tenants: readonly string[]): string {
+  return JSON.stringify({ format: STATE_FORMAT, version: STATE_VERSION, tenants: [...tenants], checkpoint } satisfies Header, writeValue);
+}
+
+const SNAPSHOT_PREFIX = '{"snapshot":';
+
+/** The line of a snapshot: its name, tenant, time and seq, and its events in their JSON form (identifiers exact). */
+export function snapshotLine(snapshot: Snapshot): string {
+  return stringifyJson({ snapshot });
+}
+
+function readSnapshot(text: string): Snapshot {
+  const value = (parseJson(text) as { snapshot?: unknown }).snapshot as Record<string, unknown> | undefined;
+  const { name, tenant, savedAt, seq, events } = value ?? {};
+  if (
+    typeof name !== 'string' ||
+    typeof tenant !== 'string' ||
+    typeof savedAt !== 'string' ||
+    typeof seq !== 'bigint' ||
+    !Array.isArray(events)
+  )
+    throw new Error('a snapshot line has name, tenant, savedAt, seq and events');
+  return { name, tenant, savedAt, seq: Number(seq), events: events.map((event) => readEvent(event)) };
 }
 
 /** One line of a state file read back: the header (line 1) or an event; throws for a damaged line. */
@@ -61,6 +87,7 @@ export function readLine(text: string, line: number): Line {
       throw new Error(`a state file of version ${String(header.version)}; this core reads version ${STATE_VERSION}`);
     return { kind: 'header', header: header as Header };
   }
+  if (text.startsWith(SNAPSHOT_PREFIX)) return { kind: 'snapshot', snapshot: readSnapshot(text) };
   return { kind: 'event', event: parseEvent(text) };
 }
 
@@ -134,12 +161,17 @@ export async function openStateFile(path: string, state: SandboxState, warn: (li
       compactionDue: (lines) => lines > Math.max(COMPACT_AT_LEAST, 2 * keptEvents(state)),
       compactedLines: () => {
         const { state: checkpoint, events } = store.checkpoint();
-        return [headerLine(checkpoint), ...events.map(eventJson)];
+        return [headerLine(checkpoint, state.tenantNames), ...state.snapshots.list().map(snapshotLine), ...events.map(eventJson)];
       },
       onCompactionFailure: (error) => warn(`state file ${path} could not be compacted (it goes on growing): ${errorText(error)}`),
     });
-    if (read.records.length === 0) journal.append(headerLine(null));
-    const stop = state.subscribe((event) => journal.append(eventJson(event)));
+    if (read.records.length === 0) journal.append(headerLine(null, state.tenantNames));
+    const stopEvents = state.subscribe((event) => journal.append(eventJson(event)));
+    const stopSnapshots = state.snapshots.onSave((snapshot) => journal.append(snapshotLine(snapshot)));
+    const stop = () => {
+      stopEvents();
+      stopSnapshots();
+    };
     const info: StateFileInfo = { file: path, restored: eventsRead > 0, eventsRead, readAt: new Date().toISOString() };
     return {
       info,
@@ -194,8 +226,17 @@ function readFile(path: string, warn: (line: string) => void): JournalRead<Line>
 }
 
 /** The state made again from what the file holds: the checkpoint and its kept events, then the events after it applied. Returns the events read. */
-function rebuild(path: string, state: SandboxState, read: JournalRead<Line>): number {
+function rebuild(path: string, state: SandboxState, whole: JournalRead<Line>): number {
   const store = state.store;
+  // Snapshots are kept beside the events, wherever their lines are.
+  const snapshots: Snapshot[] = [];
+  const records = whole.records.filter(({ record }) => {
+    if (record.kind !== 'snapshot') return true;
+    snapshots.push(record.snapshot);
+    return false;
+  });
+  state.snapshots.load(snapshots.filter((snapshot) => state.hasTenant(snapshot.tenant)));
+  const read = { ...whole, records };
   const first = read.records[0];
   const checkpoint = first?.record.kind === 'header' ? first.record.header.checkpoint : null;
   const kept: SandboxEvent[] = [];
@@ -227,9 +268,16 @@ function rebuild(path: string, state: SandboxState, read: JournalRead<Line>): nu
     } catch (error) {
       throw new StateFileError(
         `state file ${path}, line ${line}: the event cannot be applied: ${errorText(error)}`,
-        'the file is left as it is; start with the same --tenant options it was written with, or another --state file',
+        `the file is left as it is; start with the same --tenant options it was written with${writtenWith(read)}, or another --state file`,
       );
     }
   }
   return read.records.length === 0 ? 0 : read.records.length - 1;
+}
+
+/** What a message about an event that cannot be applied adds: the tenants the file was written with. */
+function writtenWith(read: JournalRead<Line>): string {
+  const first = read.records[0]?.record;
+  const tenants = first?.kind === 'header' ? first.header.tenants : undefined;
+  return tenants === undefined ? '' : ` (it was written by a sandbox serving ${tenants.map((name) => `--tenant ${name}`).join(' ')})`;
 }

@@ -39,6 +39,7 @@ import { replyOutcome, type RequestMeta } from './rules/reply.js';
 import { duringDelivery, namedIdentifiers, refusedRequest, tiedSession, type RefusedRequest } from './rules/tying.js';
 import { page, type Page } from './seq.js';
 import { Store } from './store/store.js';
+import { eventsToRestore, MAX_SNAPSHOTS, Snapshots, type Snapshot } from './snapshots.js';
 import { conversationPage, conversationView, messagesOf, messagePageOf, type MessageRecord } from './reading.js';
 
 /**
@@ -134,6 +135,8 @@ export class SandboxState {
    * refusal its body ties to nothing is tied by (rules/tying.ts, `duringDelivery`).
    */
   private readonly sending = new Map<string, { delivery: Delivery; count: number }>();
+  /** The snapshots of each tenant (src/sandbox/snapshots.ts): kept beside the events, and in the state file when there is one. */
+  readonly snapshots = new Snapshots();
 
   constructor(private readonly config: SandboxStateConfig) {
     this.store = new Store(config);
@@ -164,6 +167,18 @@ export class SandboxState {
         found.push({ sessionId: delivery.sessionId, questionId: delivery.questionId, deliveryId: delivery.deliveryId });
     }
     return found;
+  }
+
+  /** A state of its own holding what this one holds (its events and what they did), for a trial run: no listener, no snapshot. */
+  copy(): SandboxState {
+    const copy = new SandboxState(this.config);
+    copy.store.restore(this.store.checkpoint());
+    return copy;
+  }
+
+  /** The most reasons that may be active at once in a tenant. */
+  get maxActiveReasons(): number {
+    return this.config.maxActiveReasons;
   }
 
   get tenantNames(): string[] {
@@ -208,7 +223,7 @@ export class SandboxState {
   customerMessage(
     thread: Thread,
     words: CustomerWords,
-    options: { largeId?: boolean } = {},
+    options: { largeId?: boolean; noWebhook?: string } = {},
   ): { event: CustomerMessageEvent; delivery: Delivery | null } {
     const name = thread.tenant;
     const view = this.store.tenant(name);
@@ -216,6 +231,8 @@ export class SandboxState {
     const next = view.nextQuestionId;
     const questionId = options.largeId === true && next <= LARGE_ID_OFFSET ? next + LARGE_ID_OFFSET : next;
     const fields = customerMessage(view, thread, words, this.config.botConnected, this.store.randomIds(name), questionId);
+    // A seeded message sends no webhook, whoever holds the thread.
+    if (options.noWebhook !== undefined) Object.assign(fields, { deliveryId: null, noWebhook: options.noWebhook });
     const event = this.store.recordOne(name, fields) as CustomerMessageEvent;
     return { event, delivery: event.deliveryId === null ? null : (this.store.delivery(event.deliveryId) ?? null) };
   }
@@ -431,6 +448,62 @@ export class SandboxState {
       answerIds: tenant.answerIds.size,
       deliveries: tenant.deliveries.size,
     };
+  }
+
+  // ---- snapshots (src/sandbox/snapshots.ts) --------------------------------------------------------
+
+  /** Takes a snapshot of a tenant's kept events under `name` (replacing one of that name); 409 past the limit. */
+  saveSnapshot(
+    tenant: string,
+    name: string,
+  ): { ok: true; snapshot: Snapshot; replaced: boolean } | { ok: false; status: 409; message: string } {
+    const replaced = this.snapshots.get(tenant, name) !== undefined;
+    if (!replaced && this.snapshots.count(tenant) >= MAX_SNAPSHOTS)
+      return {
+        ok: false,
+        status: 409,
+        message: `tenant '${tenant}' has ${MAX_SNAPSHOTS} snapshots, the most it keeps: save under the name of one of them to replace it`,
+      };
+    const snapshot: Snapshot = {
+      name,
+      tenant,
+      savedAt: new Date().toISOString(),
+      seq: this.store.lastSeq,
+      events: [...this.store.tenant(tenant).log.after(0)],
+    };
+    this.snapshots.save(snapshot);
+    return { ok: true, snapshot, replaced };
+  }
+
+  /**
+   * Returns a tenant to a snapshot: a reset, then the snapshot's events recorded again with new seqs
+   * (their times kept). Tried on a copy first, so a snapshot this sandbox cannot take (an agent it no
+   * longer has) changes nothing: 409. Returns the events recorded, the reset first.
+   */
+  restoreSnapshot(
+    tenant: string,
+    name: string,
+  ): { ok: true; snapshot: Snapshot; events: SandboxEvent[] } | { ok: false; status: 404 | 409; message: string } {
+    const snapshot = this.snapshots.get(tenant, name);
+    if (snapshot === undefined) {
+      const names = this.snapshots.list(tenant).map((each) => each.name);
+      return {
+        ok: false,
+        status: 404,
+        message: `tenant '${tenant}' has no snapshot '${name}' (${names.length === 0 ? 'it has none' : `it has ${names.join(', ')}`})`,
+      };
+    }
+    const events = eventsToRestore(snapshot);
+    try {
+      const trial = this.copy();
+      trial.store.reset(tenant);
+      trial.store.recordAgain(tenant, events);
+    } catch (error) {
+      return { ok: false, status: 409, message: `snapshot '${name}' cannot be restored here: ${(error as Error).message}` };
+    }
+    const reset = this.store.reset(tenant).length;
+    const recorded = this.store.recordAgain(tenant, events);
+    return { ok: true, snapshot, events: [...this.store.eventsOf(tenant, this.store.lastSeq - recorded.length - reset)] };
   }
 
   /** Returns one tenant, or all (and the sandbox-wide log), to the start state: no events, clients or threads, the seed reasons. */

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { configSchema } from '../config/schema.js';
 import { agentsFileSchema } from '../payload/agents.js';
+import { seedFileSchema } from '../payload/seed.js';
 import { greetingSchema, longJsonSchemaOverride, reasonSchema, receivedAtSchema, replySchema } from '../payload/index.js';
 import { messageDeliverySchema } from '../payload/message.js';
 import { receivedAtInFile, SCHEMA_KEY, SCHEMA_KEY_JSON_SCHEMA } from '../input/fields.js';
@@ -48,6 +49,10 @@ const SOURCES: Record<SchemaKind, { schema: z.core.$ZodType; title: string }> = 
   reason: { schema: reasonSchema, title: 'Inactivity reason: the request body of PUT /api/v1/inactivity/reasons (core reason update)' },
   config: { schema: configSchema, title: 'The configuration file of core (.corerc, ~/.config/core/config.yaml)' },
   agents: { schema: agentsFileSchema, title: 'The agents of core sandbox --agents FILE: the agents every tenant starts with' },
+  seed: {
+    schema: seedFileSchema,
+    title: 'A seed of core sandbox (--seed FILE, core sandbox seed FILE): tenants, clients, threads, reasons and agents',
+  },
   test: {
     schema: testFileSchema,
     title: 'A conversation test of core test: the steps of a conversation with a bot, and the answers expected',

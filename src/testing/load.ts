@@ -1,5 +1,5 @@
 import { readdir, stat } from 'node:fs/promises';
-import { basename, extname, join, relative, resolve } from 'node:path';
+import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { PayloadError, UsageError, type Problem } from '../errors.js';
 import { isRecord } from '../payload/json.js';
 import { formatPath, type Path } from '../payload/messages.js';
@@ -69,6 +69,8 @@ export interface PlannedConversation {
   line: number;
   channel: TestChannel;
   client: TestClient | undefined;
+  /** Where it starts (`from:`): a seed (its content, read and checked, and its file) or a snapshot's name; absent, a new thread. */
+  from?: { seed: Record<string, unknown>; file: string } | { snapshot: string };
   steps: PlannedStep[];
 }
 
@@ -168,13 +170,13 @@ async function loadOne(file: string, cwd: string): Promise<Loaded> {
   if (!isRecord(value)) return problemOf(file, 'must hold a mapping: name, channel and steps (see docs/testing-bots.md)', 1);
   const checked = validateTestFile(withoutEditorKeys(value));
   if (!checked.ok) return { problems: await fileProblems(file, value, checked.problems, lines) };
-  return planFile(file, checked.value, lines);
+  return planFile(file, checked.value, lines, cwd);
 }
 
 type Source = { base: Path; named: boolean; conversation: Omit<TestConversation, 'name'> & { name?: string | undefined } };
 
 /** A checked file's conversations, planned; a ${NAME} that nothing defines is a problem of the file. */
-async function planFile(file: string, test: TestFile, lines: LineFinder): Promise<Loaded> {
+async function planFile(file: string, test: TestFile, lines: LineFinder, cwd: string): Promise<Loaded> {
   const { problemLine } = lines;
   const stem = basename(file).replace(/\.(ya?ml|json)$/i, '');
   // A ${NAME} problem has a path: a step's field, a row of examples or a name.
@@ -184,7 +186,13 @@ async function planFile(file: string, test: TestFile, lines: LineFinder): Promis
   });
   const sources: Source[] = test.conversations
     ? test.conversations.map((conversation, index) => ({ base: ['conversations', index], conversation, named: true }))
-    : [{ base: [], conversation: { name: test.name, steps: test.steps!, examples: test.examples }, named: test.name !== undefined }];
+    : [
+        {
+          base: [],
+          conversation: { name: test.name, from: test.from, steps: test.steps!, examples: test.examples },
+          named: test.name !== undefined,
+        },
+      ];
   const referenceProblems = sources.flatMap(({ base, conversation, named }) =>
     checkReferences(conversation, named ? ['name'] : undefined).map((p) => ({ path: [...base, ...p.path], message: p.message })),
   );
@@ -194,6 +202,19 @@ async function planFile(file: string, test: TestFile, lines: LineFinder): Promis
   for (const source of sources) {
     // One by one: spreading 200,000 rows into push's arguments overflows the stack.
     for (const planned of await planConversation(file, test, source, stem, lines, conversations.length)) conversations.push(planned);
+  }
+  // A seed is read once per file it is named in, relative to the test file, and checked with its schema.
+  const seeds = new Map<string, Record<string, unknown>>();
+  for (const conversation of conversations) {
+    const from = (conversation as { fromSeed?: string }).fromSeed;
+    if (from === undefined) continue;
+    delete (conversation as { fromSeed?: string }).fromSeed;
+    const path = resolve(dirname(resolve(cwd, file)), from);
+    if (!seeds.has(path)) {
+      const { readSeedFile } = await import('../input/seed-read.js');
+      seeds.set(path, await readSeedFile(path, cwd, `${file}: from.seed`));
+    }
+    conversation.from = { seed: seeds.get(path)!, file: from };
   }
   return { file, name: test.conversations ? (test.name ?? stem) : stem, conversations };
 }
@@ -209,12 +230,14 @@ async function planConversation(
 ): Promise<PlannedConversation[]> {
   const steps: PlannedStep[] = [];
   for (const [i, step] of conversation.steps.entries()) steps.push(planStep(step, i, await lines.lineOf([...base, 'steps', i])));
+  const from = conversation.from;
   const shared = {
     file,
     line: await lines.lineOf(base),
     channel: conversation.channel ?? test.channel ?? 'WEB',
-    client: conversation.client ?? test.client,
+    client: from === undefined ? (conversation.client ?? test.client) : undefined,
     steps,
+    ...(from?.snapshot !== undefined ? { from: { snapshot: from.snapshot } } : from?.seed !== undefined ? { fromSeed: from.seed } : {}),
   };
   const name = conversation.name ?? test.name ?? stem;
   const rows = conversation.examples;

@@ -9,7 +9,7 @@ import type { SandboxConnection } from '../platform/connection.js';
  */
 export type SandboxClient = Pick<
   SandboxConnection,
-  'startConversation' | 'sendMessage' | 'showConversation' | 'follow' | 'choose' | 'signal' | 'agentMessage' | 'release'
+  'startConversation' | 'sendMessage' | 'post' | 'showConversation' | 'follow' | 'choose' | 'signal' | 'agentMessage' | 'release'
 >;
 
 export type { LastMessage, PlatformEvent, SandboxAnswer } from '../platform/connection.js';

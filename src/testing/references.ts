@@ -16,6 +16,8 @@ export interface ReferenceProblem {
 
 export interface ConversationText {
   name?: string;
+  /** A conversation that starts mid-flow knows ${sessionId} and ${questionId} from its first step. */
+  from?: unknown;
   steps: readonly Step[];
   examples?: readonly Record<string, unknown>[];
 }
@@ -29,12 +31,15 @@ function* stepStrings(step: Step): Generator<[string, Path]> {
   for (const [name, pattern] of Object.entries(step.capture ?? {})) yield [pattern, ['capture', name]];
 }
 
+/** The values a conversation that starts from a seed or a snapshot knows: its thread's sessionId and last questionId. */
+export const FROM_VALUES = ['sessionId', 'questionId'] as const;
+
 export function checkReferences(conversation: ConversationText, namePath: Path | undefined): ReferenceProblem[] {
   const problems: ReferenceProblem[] = [];
   const rows = conversation.examples ?? [];
   const keys = [...new Set(rows.flatMap((row) => Object.keys(row)))];
   const used = new Set<string>();
-  const captured = new Set<string>();
+  const captured = new Set<string>(conversation.from === undefined ? [] : FROM_VALUES);
   const lacking = new Set<string>();
 
   const check = (text: string, path: Path, capturable: boolean) => {

@@ -87,10 +87,17 @@ export async function runConversation(plan: PlannedConversation, init: RunnerIni
     result.durationMs = Math.round(result.endedAt - started);
     return result;
   };
-  const conversation = await startConversation(init.sandbox, plan);
+  const conversation: Awaited<ReturnType<typeof continueThread>> =
+    plan.from === undefined ? await startConversation(init.sandbox, plan) : await continueThread(init.sandbox, plan);
   if ('failure' in conversation) return finish(conversation.failure);
   result.sessionId = conversation.sessionId;
-  count(result.coverage, plan.channel);
+  let channel = plan.channel;
+  if (conversation.continued !== undefined) {
+    values.set('sessionId', conversation.sessionId);
+    values.set('questionId', conversation.continued.questionId);
+    channel = conversation.continued.channel;
+  }
+  count(result.coverage, channel);
   const run: Run = { plan, init, values, result, sessionId: conversation.sessionId, events: new ConversationEvents(), held: false };
   // From now on: the conversation has had nothing but its start, and its first message is sent once the stream is
   // open. Not from seq 0, which would replay to every new conversation the refusals of its tenant tied to none.
@@ -157,6 +164,40 @@ async function startConversation(
   }
   const conversation = opened.json as { sessionId: unknown; tenant?: unknown };
   return { sessionId: String(conversation.sessionId), tenant: String(conversation.tenant ?? '') };
+}
+
+/**
+ * The thread a conversation that starts mid-flow continues (docs/testing-bots.md, "Starting mid-flow"):
+ * the last thread of its seed, applied now, or the thread written in last of its snapshot, restored now.
+ */
+async function continueThread(
+  sandbox: SandboxClient,
+  plan: PlannedConversation,
+): Promise<
+  | { sessionId: string; tenant: string; continued?: { channel: PlannedConversation['channel']; questionId: string } }
+  | { failure: RunFailure }
+> {
+  const from = plan.from!;
+  const seeded = 'seed' in from;
+  const answer = seeded
+    ? await sandbox.post('/_sandbox/seed', from.seed)
+    : await sandbox.post(`/_sandbox/snapshots/${encodeURIComponent(from.snapshot)}/restore`, {});
+  const json = answer.json as { threads?: unknown; latest?: unknown } | undefined;
+  const thread = (seeded ? (Array.isArray(json?.threads) ? json.threads.at(-1) : undefined) : json?.latest) as
+    { sessionId?: unknown; tenant?: unknown; channel?: unknown; questionId?: unknown } | undefined | null;
+  const what = seeded ? `the seed ${from.file}` : `the snapshot ${from.snapshot}`;
+  if (answer.status !== (seeded ? 201 : 200) || thread === null || thread === undefined || typeof thread.sessionId !== 'string') {
+    const message = answer.status < 300 ? `${what} holds no thread to continue` : `the sandbox did not apply ${what}: ${said(answer)}`;
+    return { failure: { stepIndex: null, line: plan.line, message } };
+  }
+  return {
+    sessionId: thread.sessionId,
+    tenant: String(thread.tenant ?? ''),
+    continued: {
+      channel: thread.channel as PlannedConversation['channel'],
+      questionId: thread.questionId === null || thread.questionId === undefined ? '' : String(thread.questionId),
+    },
+  };
 }
 
 /** An event of the conversation: kept for the steps, and counted for reach and coverage. */

@@ -457,20 +457,56 @@ export const testClientSchema = z
   );
 export type TestClient = z.output<typeof testClientSchema>;
 
+/** Where a conversation starts: a seed's last thread, or the thread of a snapshot last written in (docs/testing-bots.md, "Starting mid-flow"). */
+export const fromSchema = z
+  .strictObject({
+    seed: z.optional(
+      text(
+        "A seed file (core schema seed), relative to the test file: applied before the run; the conversation continues the seed's last thread.",
+      ),
+    ),
+    snapshot: z.optional(
+      text(
+        'A snapshot of the tenant (core sandbox snapshot save NAME): restored before the run; the conversation continues its latest thread.',
+      ),
+    ),
+  })
+  .check(
+    rule((value, ctx) => {
+      const from = value as Record<string, unknown>;
+      if (has(from, 'seed') === has(from, 'snapshot'))
+        report(ctx, [], has(from, 'seed') ? 'give seed or snapshot, not both' : 'required: seed: FILE or snapshot: NAME');
+    }),
+    z.describe(
+      'Start mid-flow: the first step continues an existing thread instead of a new one; ${sessionId} and ${questionId} (its last question) are known in the steps.',
+    ),
+  );
+export type TestFrom = z.output<typeof fromSchema>;
+
+/** With from, the thread is the seed's or the snapshot's: its channel and client are theirs. */
+const fromRule = rule((value, ctx) => {
+  const conversation = value as Record<string, unknown>;
+  if (!has(conversation, 'from')) return;
+  for (const key of ['channel', 'client'])
+    if (has(conversation, key)) report(ctx, [key], "not with from: the thread's channel and client are those of the seed or snapshot");
+});
+
 export const conversationSchema = z
   .strictObject({
     name: text('The name of the conversation, in reports.'),
+    from: z.optional(fromSchema),
     channel: z.optional(channelSchema),
     client: z.optional(testClientSchema),
     steps: stepsSchema,
     examples: z.optional(examplesSchema),
   })
-  .check(z.describe('One conversation: its own thread and client, run independently of the others.'));
+  .check(fromRule, z.describe('One conversation: its own thread and client, run independently of the others.'));
 export type TestConversation = z.output<typeof conversationSchema>;
 
 export const testFileSchema = z
   .strictObject({
     name: z.optional(text('The name of the conversation (or, with conversations, of the file) in reports; default the file name.')),
+    from: z.optional(fromSchema),
     channel: z.optional(channelSchema),
     client: z.optional(testClientSchema),
     steps: z.optional(stepsSchema),
@@ -489,6 +525,8 @@ export const testFileSchema = z
       }
       if (has(file, 'examples') && has(file, 'conversations'))
         report(ctx, ['examples'], 'with conversations, each conversation gives its own examples beside its steps');
+      if (has(file, 'from') && has(file, 'conversations'))
+        report(ctx, ['from'], 'with conversations, each conversation gives its own from beside its steps');
       if (Array.isArray(file.conversations)) {
         const seen = new Map<string, number>();
         file.conversations.forEach((conversation: unknown, index) => {
@@ -500,6 +538,7 @@ export const testFileSchema = z
         });
       }
     }),
+    fromRule,
     z.describe(
       'A conversation test of core test: the steps of one conversation (or several conversations), each played as a customer ' +
         'against the bot through the sandbox. Rules a JSON Schema cannot express: each step is one of customer, press, bot, agent or release; ' +

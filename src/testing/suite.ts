@@ -216,12 +216,15 @@ async function pool(
       const position = Math.floor(next / repeat);
       next += 1;
       const plan = plans[position]!;
+      // A restored snapshot resets its tenant: conversations that start from one run one at a time.
       const key =
-        plan.client?.clientId !== undefined
-          ? `clientId:${plan.client.clientId}`
-          : plan.client?.coreClientId !== undefined
-            ? `coreClientId:${plan.client.coreClientId}`
-            : undefined;
+        plan.from !== undefined && 'snapshot' in plan.from
+          ? 'snapshot'
+          : plan.client?.clientId !== undefined
+            ? `clientId:${plan.client.clientId}`
+            : plan.client?.coreClientId !== undefined
+              ? `coreClientId:${plan.client.coreClientId}`
+              : undefined;
       const before = key === undefined ? undefined : clients.get(key);
       const mine = (async () => {
         await before;

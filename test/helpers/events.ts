@@ -17,6 +17,7 @@ const defaults: { [T in EventType]: (seq: number) => EventOf<T> } = {
     coreClientId: 1001n,
     clientId: null,
     by: 'customer',
+    subject: 'Order 42',
   }),
   'customer.message': (seq) => ({
     ...base(seq),

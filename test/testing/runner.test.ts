@@ -35,6 +35,9 @@ function scriptedSandbox(script: Script) {
     async startConversation() {
       return { status: 201, json: { sessionId: `s-${++conversations}`, tenant: 'sandbox' }, text: '' };
     },
+    async post(path) {
+      return { status: 404, json: { message: `no such path: ${path}` }, text: '' };
+    },
     async sendMessage(sessionId, message) {
       const text = message.text!;
       const questionIndex = 1n;

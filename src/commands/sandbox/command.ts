@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import type { CommandFactory } from '../definition.js';
+import { globalOptions, type CommandFactory, type Invocation } from '../definition.js';
+import type { FixtureOptions } from './fixtures-run.js';
 import type { SandboxFlags } from '../../platform/flags.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -56,6 +57,10 @@ export const sandboxCommand: CommandFactory = (inv) => {
       '--state <file>',
       'keep the state in this file (an event log, NDJSON): a restart restores every conversation; a request is answered once its events are on disk',
     )
+    .option(
+      '--seed <file>',
+      'YAML or JSON file of tenants, clients, threads, reasons and agents to start with (core schema seed); applied when the sandbox starts empty',
+    )
     .option('--open', "open the sandbox's page in your browser ($BROWSER, else the system's opener)")
     .option(
       '--json',
@@ -86,7 +91,10 @@ Examples:
   $ core sandbox --allow-host host.docker.internal             # a bot in a container calls the API by that name
   $ core sandbox --bot-url http://127.0.0.1:3000/webhook --env-file .env   # your bot reads .env (dotenv)
   $ core sandbox --json | jq -c 'select(.type? == "bot.answer")'          # the event log as NDJSON
-  $ core sandbox --state sandbox.ndjson                        # stop and start again: every conversation is still there`,
+  $ core sandbox --state sandbox.ndjson                        # stop and start again: every conversation is still there
+  $ core sandbox --seed fixtures.yaml                          # start with the threads the seed declares
+  $ core sandbox seed fixtures.yaml                            # into a running sandbox (CORE_BASE_URL)
+  $ core sandbox snapshot save checkout                        # and later: core sandbox snapshot restore checkout`,
   );
   cmd.action(async (raw: Record<string, unknown>) => {
     const flags: SandboxFlags = {
@@ -113,6 +121,7 @@ Examples:
       largeIds: raw.largeIds as boolean | undefined,
       open: raw.open as boolean | undefined,
       state: raw.state as string | undefined,
+      seed: raw.seed as string | undefined,
     };
     // The parser reads the reasons file and checks it with the payload schemas: loaded only here.
     const { parseSandboxFlags } = await import('../../platform/flags.js');
@@ -122,5 +131,76 @@ Examples:
     const json = raw.json === true;
     inv.exitCode = await runSandbox({ ...options, ...(envFile === undefined ? {} : { envFile }), ...(json ? { json } : {}) }, inv.ctx);
   });
+  for (const sub of fixtureCommands(inv)) cmd.addCommand(sub);
   return cmd;
 };
+
+/** `core sandbox seed FILE` and `core sandbox snapshot save|restore|list`: requests to a running sandbox. */
+function fixtureCommands(inv: Invocation): Command[] {
+  const common = (cmd: Command) =>
+    cmd
+      .option('--sandbox <url>', "the sandbox's base URL, as core sandbox prints it (default CORE_BASE_URL)")
+      .option('--timeout <duration>', 'time limit of the request to the sandbox (default 30s)')
+      .option('--json', "print the sandbox's answer as one JSON document");
+  // `core sandbox` has --json and --tenant of its own, which take these options wherever they are
+  // written: read them from there too (--tenant the last one given).
+  const base = (raw: Record<string, unknown>, self: Command): FixtureOptions => {
+    const global = globalOptions(self);
+    const tenant = (global as { tenant?: string | string[] }).tenant;
+    return {
+      global: { ...global, ...(Array.isArray(tenant) ? { tenant: tenant.at(-1) } : {}) },
+      json: raw.json === true || (self.optsWithGlobals() as { json?: unknown }).json === true,
+      ...(typeof raw.sandbox === 'string' ? { sandbox: raw.sandbox } : {}),
+      ...(typeof raw.timeout === 'string' ? { timeout: raw.timeout } : {}),
+    };
+  };
+  const seed = common(
+    new Command('seed')
+      .summary('apply a seed (core schema seed) to a running sandbox: its threads, reasons and agents, as events')
+      .argument('<file>', 'the seed, YAML or JSON'),
+  );
+  seed.action(async (file: string, raw: Record<string, unknown>, self: Command) => {
+    const { runSeed } = await import('./fixtures-run.js');
+    inv.exitCode = await runSeed({ ...base(raw, self), file }, inv.ctx);
+  });
+  seed.addHelpText(
+    'after',
+    '\nExamples:\n  $ core sandbox seed fixtures.yaml\n  $ core sandbox seed fixtures.json --sandbox http://127.0.0.1:8080 --json',
+  );
+
+  const snapshot = new Command('snapshot').summary("save a tenant's conversations under a name, restore them, list the snapshots");
+  const save = common(
+    new Command('save').summary("save the tenant's conversations under NAME (replacing a snapshot of that name)").argument('<name>'),
+  );
+  save.action(async (name: string, raw: Record<string, unknown>, self: Command) => {
+    const { runSnapshotSave } = await import('./fixtures-run.js');
+    inv.exitCode = await runSnapshotSave({ ...base(raw, self), name }, inv.ctx);
+  });
+  const restore = common(
+    new Command('restore').summary('return the tenant to the snapshot NAME: its conversations as they were').argument('<name>'),
+  );
+  restore.action(async (name: string, raw: Record<string, unknown>, self: Command) => {
+    const { runSnapshotRestore } = await import('./fixtures-run.js');
+    inv.exitCode = await runSnapshotRestore({ ...base(raw, self), name }, inv.ctx);
+  });
+  const list = common(new Command('list').summary('list the snapshots'));
+  list.action(async (raw: Record<string, unknown>, self: Command) => {
+    const { runSnapshotList } = await import('./fixtures-run.js');
+    inv.exitCode = await runSnapshotList(base(raw, self), inv.ctx);
+  });
+  save.addHelpText(
+    'after',
+    '\nExamples:\n  $ core sandbox snapshot save checkout\n  $ core sandbox snapshot save checkout --tenant acme --json',
+  );
+  restore.addHelpText(
+    'after',
+    '\nExamples:\n  $ core sandbox snapshot restore checkout\n  $ core sandbox snapshot restore checkout --sandbox http://127.0.0.1:8080',
+  );
+  list.addHelpText('after', '\nExamples:\n  $ core sandbox snapshot list\n  $ core sandbox snapshot list --json');
+  for (const sub of [save, restore, list]) snapshot.addCommand(sub);
+  snapshot.addHelpText(
+    'after',
+    '\nExamples:\n  $ core sandbox snapshot save checkout\n  $ core sandbox snapshot restore checkout\n  $ core sandbox snapshot list --json',
+  );
+  return [seed, snapshot];
+}

@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
-import { ConfigError, ExitCode, UsageError } from '../../errors.js';
+import { ConfigError, ExitCode, PayloadError, UsageError } from '../../errors.js';
 import { printable } from '../../output/terminal.js';
 import { isLoopbackHost, percent, sandboxDefaults } from '../../sandbox/options.js';
-import { SandboxOptionsError, StateFileError, startSandbox, type Sandbox } from '../../sandbox/server.js';
+import { SandboxOptionsError, SeedError, StateFileError, startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { WEBHOOK_SECRET_VARIABLE, type SandboxRunOptions } from '../../platform/flags.js';
 import type { ResolvedSecret } from '../../platform/secret.js';
 import { listenError } from '../../platform/start.js';
@@ -81,6 +81,14 @@ async function start(options: SandboxRunOptions, host: string, ctx: Context, ran
     });
   } catch (error) {
     if (error instanceof StateFileError) throw new ConfigError(error.message, { hint: error.hint, cause: error });
+    if (error instanceof SeedError) {
+      const problems = error.problems;
+      throw new PayloadError(
+        `--seed: ${options.seedFile ?? 'the seed'} cannot be applied (${problems.length === 1 ? 'a problem' : `${problems.length} problems`})`,
+        problems,
+        { hint: 'fix the seed; docs/sandbox.md "Fixtures" explains it', cause: error },
+      );
+    }
     if (error instanceof SandboxOptionsError) {
       // The flags were checked before; any option problem left is still the user's to fix.
       throw new UsageError(error.message, { hint: 'see core sandbox --help', cause: error });

@@ -219,6 +219,7 @@ export function apply(state, event) {
     if (event.type !== 'conversation.started') return state;
     summary = summaryOf({
       ...event,
+      subject: event.subject ?? null,
       owner: 'bot',
       holder: 'bot',
       agentId: null,

@@ -153,6 +153,7 @@ function startThread(model: SandboxModel, tenant: TenantState, event: EventOf<'c
     tenant: tenant.name,
     sessionId: event.sessionId,
     channel: event.channel,
+    subject: event.subject ?? null,
     client,
     owner: 'bot',
     handover: null,

@@ -30,6 +30,8 @@ export interface TenantCheckpoint {
   threads: {
     sessionId: string;
     channel: Channel;
+    /** Absent in a checkpoint of a thread without a subject. */
+    subject?: string | null;
     client: bigint;
     owner: Owner;
     handover: Handover | null;
@@ -84,6 +86,7 @@ function tenantCheckpoint(tenant: TenantState): TenantCheckpoint {
     threads: [...tenant.threads.values()].map((thread) => ({
       sessionId: thread.sessionId,
       channel: thread.channel,
+      ...(thread.subject === null ? {} : { subject: thread.subject }),
       client: thread.client.coreClientId,
       owner: thread.owner,
       handover: thread.handover,
@@ -225,6 +228,7 @@ function restoreTenant(model: SandboxModel, tenant: TenantState, saved: TenantCh
       tenant: tenant.name,
       sessionId: each.sessionId,
       channel: each.channel,
+      subject: each.subject ?? null,
       client,
       owner: each.owner,
       handover: each.handover,

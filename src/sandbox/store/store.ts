@@ -110,6 +110,21 @@ export class Store {
   }
 
   /**
+   * Records events again (a snapshot restored, src/sandbox/snapshots.ts): each gets the next seq and
+   * `tenant`, keeps its time and the rest, is applied and goes to the listeners, as `record` does.
+   */
+  recordAgain(tenant: string, events: readonly SandboxEvent[]): SandboxEvent[] {
+    const recorded: SandboxEvent[] = [];
+    for (const old of events) {
+      const event = { ...old, seq: this.model.lastSeq + 1, tenant } as SandboxEvent;
+      applyEvent(this.model, event);
+      recorded.push(event);
+      this.log.publish(event);
+    }
+    return recorded;
+  }
+
+  /**
    * Applies events recorded before (a log read back, in seq order): the model becomes what it was,
    * and the seq and the counted ids go on from where they stopped. No listener hears of them.
    */

@@ -59,6 +59,7 @@ export function world(name = 'acme') {
         tenant: name,
         sessionId: options.sessionId ?? `s-${seq}`,
         channel: options.channel ?? 'WEB',
+        subject: null,
         client,
         owner: options.owner ?? 'bot',
         handover: options.owner === 'agents' ? handover('SWITCH_TO_HUMAN') : null,

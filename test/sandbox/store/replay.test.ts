@@ -368,7 +368,7 @@ describe('a replay of the event log', () => {
         const config = configOf(extra);
         const { state } = playAndReplay(config, ops);
         const taken = state.store.checkpoint();
-        const header = readLine(headerLine(taken.state), 1);
+        const header = readLine(headerLine(taken.state, config.tenants), 1);
         if (header.kind !== 'header' || header.header.checkpoint === null) throw new Error('the header was not read back');
         const restored = new Store(config);
         restored.restore({ state: header.header.checkpoint, events: taken.events.map((event) => parseEvent(eventJson(event))) });
