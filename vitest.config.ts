@@ -66,6 +66,7 @@ export const PROCESS_TESTS = [
   'test/prompts/{composer-tmux,no-terminal}.test.ts',
   'test/reason/{built,fifo-source,heap,quiet-resume,stopping}.test.ts',
   'test/reply/answer-id.test.ts',
+  'test/test-command/runaway-patterns.test.ts',
   'test/tiers/node24-run.test.ts',
 ];
 
@@ -183,6 +184,7 @@ export const ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> = [
   ['test/sandbox/webhook.test.ts', `${HTTP_SERVER}; ${HTTP_CLIENT}`],
   ['test/test-command/clients.test.ts', `the sandbox reached over ${HTTP_CLIENT}`],
   ['test/test-command/long-patterns.test.ts', "V8's regular expressions: compiled when first used, and the size past which they cannot be"],
+  ['test/test-command/runaway-patterns.test.ts', `${BINARY}; ${SIGNALS}; worker threads, and V8 interrupting an expression that runs`],
 ];
 
 export const NOT_ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> = [

@@ -7,6 +7,7 @@ import type { Failure, RunResult, StepResult } from './results.js';
 import { expectAnswer, expectSilence, has, said, send, unexpectedAnswer } from './steps.js';
 import { substitute } from './substitute.js';
 import type { WebhookAttemptEvent } from '../sandbox/events.js';
+import type { PatternWorker } from './pattern-worker.js';
 
 /**
  * Plays one run of one conversation of `core test` against the bot through the sandbox
@@ -33,8 +34,10 @@ import type { WebhookAttemptEvent } from '../sandbox/events.js';
 
 export interface RunnerInit {
   sandbox: SandboxClient;
-  /** How long each step waits for what it expects (--timeout). */
+  /** How long each step waits for what it expects (--timeout); a /pattern/ has as long to match. */
   stepTimeoutMs: number;
+  /** Where the steps' /patterns/ run (one worker for the run: src/testing/pattern-worker.ts). */
+  patterns: PatternWorker;
 }
 
 export function stepTitle(step: PlannedStep, values: ReadonlyMap<string, string> = new Map()): string {
@@ -181,7 +184,7 @@ async function playStep(run: Run, step: PlannedStep, stepResult: StepResult): Pr
     return undefined;
   }
   if (step.kind === 'none') return expectSilence(events, run.asked, step.withinMs);
-  const taken = await expectAnswer(events, run.asked, step, run.values, init.stepTimeoutMs);
+  const taken = await expectAnswer(events, run.asked, step, run.values, init.stepTimeoutMs, init.patterns);
   if (taken.latencyMs !== undefined) {
     stepResult.latencyMs = taken.latencyMs;
     result.latenciesMs.push(taken.latencyMs);

@@ -2,6 +2,7 @@ import { merge, type CoverageCounts } from './coverage.js';
 import type { PlannedConversation } from './load.js';
 import type { RunResult } from './results.js';
 import { runConversation, stepTitle, type RunnerInit } from './runner.js';
+import { PatternWorker } from './pattern-worker.js';
 
 /**
  * A suite of `core test`: every conversation played `repeat` times (each run a new thread and
@@ -74,7 +75,8 @@ export const outcomeOf = (summary: ConversationSummary): 'passed' | 'failed' =>
 export const isFlaky = (summary: ConversationSummary): boolean => summary.failedRuns > 0 && summary.failedRuns < summary.runs;
 
 export interface SuiteInit {
-  runner: RunnerInit;
+  /** The runner's settings; the suite gives it the worker its /patterns/ run in, ended with the suite. */
+  runner: Omit<RunnerInit, 'patterns'>;
   concurrency: number;
   repeat: number;
   /** Called once per conversation, when its last run has ended. */
@@ -92,13 +94,18 @@ export async function runSuite(plans: readonly PlannedConversation[], init: Suit
   const left = plans.map(() => init.repeat);
   const coverage: CoverageCounts = new Map();
   const signal = init.runner.sandbox.signal;
-  await pool(plans, plans.length * init.repeat, init.concurrency, signal, async (plan, position) => {
-    const run = await runConversation(plan, init.runner);
-    merge(coverage, run.coverage);
-    const summary = (summaries[position] = fold(summaries[position], plan, run));
-    left[position]! -= 1;
-    if (left[position] === 0) init.onConversation?.(summary);
-  });
+  const runner: RunnerInit = { ...init.runner, patterns: new PatternWorker(signal) };
+  try {
+    await pool(plans, plans.length * init.repeat, init.concurrency, signal, async (plan, position) => {
+      const run = await runConversation(plan, runner);
+      merge(coverage, run.coverage);
+      const summary = (summaries[position] = fold(summaries[position], plan, run));
+      left[position]! -= 1;
+      if (left[position] === 0) init.onConversation?.(summary);
+    });
+  } finally {
+    await runner.patterns.close();
+  }
   return { summaries: summaries.filter((s): s is ConversationSummary => s !== undefined), coverage };
 }
 

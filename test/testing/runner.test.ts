@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { NamedIdentifiers, SandboxEvent } from '../../src/sandbox/events.js';
 import type { PlannedConversation, PlannedStep } from '../../src/testing/load.js';
 import type { SandboxClient } from '../../src/testing/platform.js';
 import type { RunResult } from '../../src/testing/results.js';
+import { PatternWorker } from '../../src/testing/pattern-worker.js';
 import { runConversation } from '../../src/testing/runner.js';
 import { Latencies } from '../../src/testing/suite.js';
 import { eventFrom, type PartialEvent } from '../helpers/events.js';
@@ -96,6 +97,9 @@ const refused = (sessionId: string | null, status: number, error: string, named:
 const NEVER = 3_600_000;
 const message = (run: RunResult) => run.failure?.message;
 
+const patterns = new PatternWorker();
+afterAll(() => patterns.close());
+
 describe('a bot step and the refusals of the sandbox', () => {
   it.each([
     [401, 'unknown token: the Authorization header names no token of tenant sandbox'],
@@ -103,7 +107,7 @@ describe('a bot step and the refusals of the sandbox', () => {
     [400, 'text: must not be empty'],
   ])('fails at once on a refusal tied to its conversation (%s), naming the status and the message', async (status, error) => {
     const { sandbox } = scriptedSandbox(({ sessionId }) => [refused(sessionId, status, error)]);
-    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(message(run)).toBe(`the sandbox refused a request of the bot: POST /api/v1/chatbot answered ${status}: ${error}`);
     expect(run.failure?.stepIndex).toBe(1);
     expect(run.coverage.get('refusal')).toBe(1);
@@ -111,7 +115,7 @@ describe('a bot step and the refusals of the sandbox', () => {
 
   it('fails at once on a refusal tied to no conversation while it waits, marked so, with what the request named', async () => {
     const { sandbox } = scriptedSandbox(() => [refused(null, 404, 'no question 99', { questionId: 99n })]);
-    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(message(run)).toBe(
       'the sandbox refused a request of the bot (not tied to a conversation): POST /api/v1/chatbot answered 404: no question 99 (it named questionId 99)',
     );
@@ -127,7 +131,7 @@ describe('a bot step and the refusals of the sandbox', () => {
       return [];
     });
     const runs = await Promise.all(
-      ['a', 'b'].map((name) => runConversation(plan([customer('Hi'), bot()], name), { sandbox, stepTimeoutMs: NEVER })),
+      ['a', 'b'].map((name) => runConversation(plan([customer('Hi'), bot()], name), { sandbox, stepTimeoutMs: NEVER, patterns })),
     );
     for (const run of runs)
       expect(message(run)).toMatch(/^the sandbox refused a request of the bot \(not tied to a conversation\): .* 404: no question 99$/);
@@ -141,7 +145,7 @@ describe('a bot step and the refusals of the sandbox', () => {
       record({ ...refused(null, 401, 'unknown token'), time: new Date(T0).toISOString() } as Event);
       return send(sessionId, message);
     };
-    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(message(run)).toBeUndefined();
     expect(run.coverage.get('refusal')).toBeUndefined();
   });
@@ -159,7 +163,7 @@ describe('a bot step and the refusals of the sandbox', () => {
 
   it('fails at once on an answer refused for an unknown question while it waits, marked not tied', async () => {
     const { sandbox } = scriptedSandbox(() => [unknownQuestion]);
-    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(message(run)).toBe(
       "the bot's answer (not tied to a conversation) was not delivered (404: unknown question): no question with questionId 99",
     );
@@ -168,7 +172,7 @@ describe('a bot step and the refusals of the sandbox', () => {
 
   it('passes over an answer refused for an unknown question once its own answer came: it may be another conversation’s', async () => {
     const { sandbox } = scriptedSandbox(() => [answer(1), unknownQuestion]);
-    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(run.outcome).toBe('passed');
   });
 
@@ -177,7 +181,7 @@ describe('a bot step and the refusals of the sandbox', () => {
       { ...answer(2), delivered: false, notDelivered: 'duplicate answerId', status: 200 },
       answer(3),
     ]);
-    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(run.outcome).toBe('passed');
     expect(run.coverage.get('duplicateAnswerId')).toBe(1);
   });
@@ -192,7 +196,7 @@ describe('latency: question recorded to answer recorded, on the sandbox clock', 
     [2000, 1000, 'too late: answered in 2s, within 1s expected'],
   ])('an answer %s ms after the question, within %s: %s', async (afterMs, withinMs, failure) => {
     const { sandbox } = scriptedSandbox(() => [answer(afterMs)]);
-    const run = await runConversation(plan([customer('Hi'), bot(withinMs)]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot(withinMs)]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(message(run)).toBe(failure);
     expect(run.latenciesMs).toEqual([afterMs]);
     expect(run.steps[1]!.latencyMs).toBe(afterMs);
@@ -200,7 +204,7 @@ describe('latency: question recorded to answer recorded, on the sandbox clock', 
 
   it('is the recorded times, whatever the runner took to read them', async () => {
     const { sandbox, record } = scriptedSandbox(() => []);
-    const run = runConversation(plan([customer('Hi'), bot(10)]), { sandbox, stepTimeoutMs: NEVER });
+    const run = runConversation(plan([customer('Hi'), bot(10)]), { sandbox, stepTimeoutMs: NEVER, patterns });
     // The answer reaches the runner late (a busy machine); the sandbox recorded it 4 ms after the question.
     await new Promise((resolve) => setTimeout(resolve, 50));
     record({ ...answer(0), sessionId: 's-1', time: new Date(T0 + 4).toISOString() } as Event);
