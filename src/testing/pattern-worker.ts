@@ -113,13 +113,23 @@ export class PatternWorker {
     const { Worker } = await import('node:worker_threads');
     const worker = new Worker(WORKER_CODE, { eval: true, stdout: true, stderr: true });
     worker.unref();
+    // The bound of a match counts from when the worker runs code: a thread's start (tens of milliseconds, more on
+    // a busy machine) is not the pattern's time.
+    await new Promise<void>((resolve) => {
+      worker.once('online', resolve);
+      worker.once('error', () => resolve());
+      worker.once('exit', () => resolve());
+    });
     worker.on('message', (outcome: PatternOutcome) => {
+      // A worker being ended after its match ran out of time may still answer: that answer is no one's.
+      if (this.worker !== worker) return;
       this.settle(outcome);
       void this.next();
     });
     worker.on('error', (error: Error) => {
+      if (this.worker !== worker) return;
       this.settle({ error: error.message });
-      if (this.worker === worker) this.worker = undefined;
+      this.worker = undefined;
       void this.next();
     });
     worker.on('exit', () => {
