@@ -46,7 +46,9 @@ describe('the folder core customer keeps its last conversations in', () => {
     mkdirSync(elsewhere, { mode: 0o755 });
     mkdirSync(join(dir, '..'), { recursive: true });
     symlinkSync(elsewhere, dir);
-    await expect(rememberSession(env, 'http://127.0.0.1:1', 's-1')).rejects.toThrow(`${dir} is a symbolic link or not a folder: it is left as it is`);
+    await expect(rememberSession(env, 'http://127.0.0.1:1', 's-1')).rejects.toThrow(
+      `${dir} is a symbolic link or not a folder: it is left as it is`,
+    );
     expect(mode(elsewhere)).toBe(0o755);
     expect(existsSync(join(elsewhere, LAST_SESSIONS_FILE))).toBe(false);
   });
