@@ -8,6 +8,7 @@ import { expectAnswer, expectSilence, has, said, send, unexpectedAnswer } from '
 import { substitute } from './substitute.js';
 import type { WebhookAttemptEvent } from '../sandbox/events.js';
 import type { PatternWorker } from './pattern-worker.js';
+import type { RunReach } from './reach.js';
 
 /**
  * Plays one run of one conversation of `core test` against the bot through the sandbox
@@ -38,6 +39,8 @@ export interface RunnerInit {
   stepTimeoutMs: number;
   /** Where the steps' /patterns/ run (one worker for the run: src/testing/pattern-worker.ts). */
   patterns: PatternWorker;
+  /** The webhook attempts of every conversation, watched together: the run stops when the bot is down or refuses the signature. */
+  reach?: RunReach;
 }
 
 export function stepTitle(step: PlannedStep, values: ReadonlyMap<string, string> = new Map()): string {
@@ -90,10 +93,14 @@ export async function runConversation(plan: PlannedConversation, init: RunnerIni
   // open. Not from seq 0, which would replay to every new conversation the refusals of its tenant tied to none.
   const stream = init.sandbox.follow(conversation.sessionId, conversation.tenant, (event) => noteEvent(run, event));
   void stream.ended.then(() => run.events.end());
+  // The run stopping (the bot down, or refusing the signature): what this conversation waits on ends now.
+  const stop = () => run.events.end();
+  init.reach?.signal.addEventListener('abort', stop, { once: true });
   try {
     await stream.opened;
     return finish(await playSteps(run));
   } finally {
+    init.reach?.signal.removeEventListener('abort', stop);
     stream.close();
   }
 }
@@ -141,12 +148,16 @@ async function startConversation(
 function noteEvent(run: Run, event: Event): void {
   const { result } = run;
   run.events.add(event);
-  if (event.type === 'webhook.attempt') noteAttempt(result.reach, event);
-  else if (event.type === 'bot.answer' || event.type === 'greeting') {
+  if (event.type === 'webhook.attempt') {
+    noteAttempt(result.reach, event);
+    run.init.reach?.attempt(event);
+  } else if (event.type === 'bot.answer' || event.type === 'greeting') {
     result.botSpoke = true;
+    run.init.reach?.botSpoke();
     if (event.type === 'bot.answer') countAnswer(result.coverage, event);
   } else if (event.type === 'api.request') {
     result.botSpoke = true;
+    run.init.reach?.botSpoke();
     // A refusal tied to this conversation happened to it; one tied to none is counted where it fails a step.
     if (event.sessionId !== null && event.status >= 400) count(result.coverage, 'refusal');
   }

@@ -3,6 +3,7 @@ import type { PlannedConversation } from './load.js';
 import type { RunResult } from './results.js';
 import { runConversation, stepTitle, type RunnerInit } from './runner.js';
 import { PatternWorker } from './pattern-worker.js';
+import { RunReach, type ReachStop } from './reach.js';
 
 /**
  * A suite of `core test`: every conversation played `repeat` times (each run a new thread and
@@ -87,6 +88,8 @@ export interface SuiteResult {
   /** One per conversation, in the order of the files. */
   summaries: ConversationSummary[];
   coverage: CoverageCounts;
+  /** Set when the run stopped early: the bot is down, or refuses the sandbox's signature (src/testing/reach.ts). */
+  stopped: ReachStop | null;
 }
 
 export async function runSuite(plans: readonly PlannedConversation[], init: SuiteInit): Promise<SuiteResult> {
@@ -94,9 +97,10 @@ export async function runSuite(plans: readonly PlannedConversation[], init: Suit
   const left = plans.map(() => init.repeat);
   const coverage: CoverageCounts = new Map();
   const signal = init.runner.sandbox.signal;
-  const runner: RunnerInit = { ...init.runner, patterns: new PatternWorker(signal) };
+  const reach = new RunReach();
+  const runner: RunnerInit = { ...init.runner, patterns: new PatternWorker(signal), reach };
   try {
-    await pool(plans, plans.length * init.repeat, init.concurrency, signal, async (plan, position) => {
+    await pool(plans, plans.length * init.repeat, init.concurrency, AbortSignal.any([signal, reach.signal]), async (plan, position) => {
       const run = await runConversation(plan, runner);
       merge(coverage, run.coverage);
       const summary = (summaries[position] = fold(summaries[position], plan, run));
@@ -106,7 +110,7 @@ export async function runSuite(plans: readonly PlannedConversation[], init: Suit
   } finally {
     await runner.patterns.close();
   }
-  return { summaries: summaries.filter((s): s is ConversationSummary => s !== undefined), coverage };
+  return { summaries: summaries.filter((s): s is ConversationSummary => s !== undefined), coverage, stopped: reach.stopped };
 }
 
 /** What names a conversation in the reports: its file, its places, its name, line, channel and examples row. */
