@@ -162,7 +162,11 @@ function patternProblemIn(value: unknown): string | undefined {
  * A /pattern/ run on a text in the worker, within the step's time limit. The failure: a pattern that
  * did not end in time (one that backtracks without end on this text), or that the engine refused.
  */
-async function runPattern(matching: Matching, pattern: string, text: string): Promise<{ found: (string | null)[] | null } | { failure: string }> {
+async function runPattern(
+  matching: Matching,
+  pattern: string,
+  text: string,
+): Promise<{ found: (string | null)[] | null } | { failure: string }> {
   const parts = patternParts(pattern);
   if (parts === undefined) return { found: null };
   const outcome = await matching.worker.exec(parts.source, parts.flags, text, matching.limitMs);
@@ -171,7 +175,7 @@ async function runPattern(matching: Matching, pattern: string, text: string): Pr
   return {
     failure:
       `${quoted(pattern)} did not finish matching a text of ${text.length.toLocaleString('en-US')} characters within ${formatMs(matching.limitMs)} ` +
-      '(the step\'s time limit): the pattern backtracks without end on this text. Write it without a repetition inside a repetition, ' +
+      "(the step's time limit): the pattern backtracks without end on this text. Write it without a repetition inside a repetition, " +
       'such as (\\w+\\s?)*, or anchor what each part may match',
   };
 }

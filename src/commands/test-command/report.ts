@@ -112,5 +112,7 @@ function unreachable(summaries: readonly ConversationSummary[], botUrl: string |
  */
 function withUnplayed(plan: TestPlan, played: readonly ConversationSummary[]): ConversationSummary[] {
   const byOrdinal = new Map(played.map((summary) => [summary.ordinal, summary]));
-  return plan.conversations.map((conversation) => byOrdinal.get(conversation.ordinal) ?? unplayed(conversation, 'not played: the bot could not be reached'));
+  return plan.conversations.map(
+    (conversation) => byOrdinal.get(conversation.ordinal) ?? unplayed(conversation, 'not played: the bot could not be reached'),
+  );
 }
