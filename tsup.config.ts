@@ -222,9 +222,14 @@ const vendor = [
   '@inquirer/checkbox',
   '@inquirer/password',
   '@inquirer/number',
-  // core mcp alone: the server and its stdio transport.
+  // core mcp alone: the server, its stdio transport, and the full zod its tools' schemas are
+  // written in (core's own schemas use zod/mini; the full one would double main.cjs, which every
+  // run reads and hashes).
   '@modelcontextprotocol/sdk/server/mcp.js',
   '@modelcontextprotocol/sdk/server/stdio.js',
+  'zod',
+  // core check-bot --fuzz alone: generation and shrinking.
+  'fast-check',
 ];
 const vendorFile = (name: string) => `vendor/${name.replace('@', '').replace(/\.js$/, '').replace(/\//g, '-')}`;
 

@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
+import { relative } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { hangLimit } from './test/helpers/time-scale.js';
 
 /**
@@ -42,6 +44,7 @@ export const UNIT_TESTS = [
   'test/schema/{agreement,examples,openapi}.test.ts',
   'test/sandbox/events/**/*.test.ts',
   'test/sandbox/kept-secret.test.ts',
+  'test/sandbox/page-model.test.ts',
   'test/sandbox/rules/**/*.test.ts',
   'test/sandbox/store/**/*.test.ts',
   'test/send/prepare.test.ts',
@@ -282,6 +285,7 @@ export const NOT_ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> 
   ['test/sandbox/auth-and-tenants.test.ts', COMMANDS],
   ['test/sandbox/host.test.ts', RULES],
   ['test/sandbox/kept-secret-commands.test.ts', COMMANDS],
+  ['test/sandbox/page-model.test.ts', RULES],
   ['test/sandbox/page.test.ts', COMMANDS],
   ['test/sandbox/platform.test.ts', COMMANDS],
   ['test/sandbox/random.test.ts', RULES],
@@ -304,6 +308,46 @@ export const NOT_ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> 
   ['test/tiers/', 'the configuration of the test suite itself'],
 ];
 
+/**
+ * The files that took longest in the last run measured on a fresh 2-core machine (CI, Node 20; file
+ * times of `CORE_TEST_REPORT_DIR`), longest first. They start first: two workers run the files in
+ * the order given, and a long file started late is the run's tail, one core idle (the fuzzer alone
+ * is half of a pass). A file missing from here only starts later; a stale entry costs nothing.
+ */
+export const LONGEST_FIRST = [
+  'test/check-bot/fuzz.test.ts',
+  'test/package/pack.test.ts',
+  'test/check-bot/check-bot.test.ts',
+  'test/e2e/sandbox-state-crash.test.ts',
+  'test/completion/terminal.test.ts',
+  'test/hardening/payload-files.test.ts',
+  'test/e2e/ascii-locale.test.ts',
+];
+
+/** The tiers in the order their files start once LONGEST_FIRST has: the longer files first. */
+const TIER_ORDER = ['process', 'integration', 'unit'];
+
+/**
+ * vitest's order (within a tier, the longest of the last run first when this machine ran it, else
+ * the largest file first), but the files of LONGEST_FIRST first, then the tiers in TIER_ORDER:
+ * vitest itself runs the tiers by name (integration, process, unit), which on a fresh machine
+ * started the fuzzer, a small file of the process tier, after most of the run.
+ */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const listed = (spec: TestSpecification) => {
+      const at = LONGEST_FIRST.indexOf(relative(import.meta.dirname, spec.moduleId));
+      return at === -1 ? LONGEST_FIRST.length : at;
+    };
+    const tier = (spec: TestSpecification) => TIER_ORDER.indexOf(spec.project.name);
+    return sorted
+      .map((spec, index) => ({ spec, index }))
+      .sort((a, b) => listed(a.spec) - listed(b.spec) || tier(a.spec) - tier(b.spec) || a.index - b.index)
+      .map(({ spec }) => spec);
+  }
+}
+
 /** A path of the lists above as a glob: a folder is everything under it. */
 export const globOf = (path: string): string => (path.endsWith('/') ? `${path}**` : path);
 
@@ -317,6 +361,7 @@ export default defineConfig({
     testTimeout: hangLimit(120_000),
     hookTimeout: hangLimit(120_000),
     pool: 'forks',
+    sequence: { sequencer: LongestFirst },
     // Two test files at a time at least: much of the suite waits (on child processes, servers, a
     // browser, a time limit a check sits out), so vitest's default of one worker per core but one
     // left a 2-core machine with one file at a time and a core idle. More cores keep the default.

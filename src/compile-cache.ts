@@ -12,6 +12,7 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
+import { isAscii } from 'node:buffer';
 import module, { createRequire } from 'node:module';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import vm from 'node:vm';
@@ -203,6 +204,15 @@ function writePrivateFile(path: string, parts: Uint8Array[]): void {
   }
 }
 
+/**
+ * A module's text. The build writes main.cjs in ASCII (non-ASCII characters escaped), and ASCII read
+ * as Latin-1 is the same text, decoded without UTF-8's checks: about half the time for the ~800 KB
+ * that every run reads. Anything else is read as UTF-8.
+ */
+export function decode(bytes: Buffer): string {
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+}
+
 /** The same wrapper as Node's CommonJS loader, so a module runs as `require` would run it. */
 const WRAPPER_START = '(function (exports, require, module, __filename, __dirname) { ';
 const WRAPPER_END = '\n});';
@@ -275,7 +285,7 @@ function cachingLoader(folder: string, crc32: Crc32, key: string, heap: Pick<Hea
     const known = modules.get(file);
     if (known !== undefined) return known.exports;
     const bytes = readFileSync(file);
-    const source = bytes.toString('utf8');
+    const source = decode(bytes);
     // Code compiled by vm.Script cannot run `import()` (Node 20 loses the callback with a code
     // cache): such a module is left to Node's loader. The build turns core's own into `require`.
     if (source.includes('import(')) return nodeRequire(file);

@@ -36,7 +36,7 @@ export interface Problem {
  */
 export const MAX_LISTED_PROBLEMS = 100;
 
-const MORE = /^… and ([\d,]+) more$/;
+const MORE = /^\u2026 and ([\d,]+) more$/;
 
 /** The entry that stands for `n` problems left out of a list. */
 export function moreProblems(n: number, path = ''): Problem {

@@ -1,4 +1,4 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import type { Problem } from '../errors.js';
 import { channelOf, CHANNEL_LIST } from '../payload/channels.js';
 import { isRecord, parseJson } from '../payload/json.js';

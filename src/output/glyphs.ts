@@ -125,5 +125,11 @@ export function glyphsFor(env: Env): Glyphs {
  */
 export function plainText(text: string, glyphs: Glyphs): string {
   if (glyphs.unicode || !/[^\x00-\x7f]/.test(text)) return text;
-  return text.replace(/…/g, '...').replace(/[‘’]/g, "'").replace(/[“”]/g, '"').replace(/[–—]/g, '-').replace(/·/g, '-').replace(/→/g, '->');
+  return text
+    .replace(/\u2026/g, '...')
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/[\u201C\u201D]/g, '"')
+    .replace(/[\u2013\u2014]/g, '-')
+    .replace(/\u00B7/g, '-')
+    .replace(/\u2192/g, '->');
 }

@@ -114,7 +114,7 @@ export function errorBodyOf(
 ): RequestResult['error'] {
   const text = response.body;
   if (response.incomplete !== undefined) {
-    const head = cutText(masking.redactCutEnd(text), RAW_BODY_LIMIT).replace(/… \[cut\]$/, '');
+    const head = cutText(masking.redactCutEnd(text), RAW_BODY_LIMIT).replace(/\u2026 \[cut\]$/, '');
     return { message: `${head}… [cut: ${response.incomplete}]` };
   }
   try {

@@ -1,5 +1,5 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { onTestFinished } from 'vitest';
+import { onTestFinished, type TestContext } from 'vitest';
 import { parseJson, stringifyJson } from '../../src/payload/json.js';
 import { startRecordingServer, type RecordedRequest, type RecordingServer, type ScriptedAnswer } from '../helpers/recording-server.js';
 
@@ -76,7 +76,15 @@ const KNOWN_MESSAGE = [
 ];
 const TOLERANCE_SECONDS = 300;
 
-export async function startBot(secret: string, flaws: Flaws = {}): Promise<TestBot> {
+/**
+ * `whenFinished` registers the bot's closing: vitest's onTestFinished by default, which knows the test
+ * only while one runs at a time; a concurrent test passes its context's own.
+ */
+export async function startBot(
+  secret: string,
+  flaws: Flaws = {},
+  whenFinished: TestContext['onTestFinished'] = onTestFinished,
+): Promise<TestBot> {
   const key = Buffer.from((flaws.secret ?? secret).replace(/^whsec_/, ''), 'base64');
   let apiBase = '';
   const handled = new Set<string>();
@@ -166,6 +174,6 @@ export async function startBot(secret: string, flaws: Flaws = {}): Promise<TestB
     // The answer first, then the acknowledgement: the answer is recorded before the delivery's status.
     return { status, until: answer(webhook, webhookId, again) };
   });
-  onTestFinished(() => server.close());
+  whenFinished(() => server.close());
   return { url: `${server.url}/webhook`, server, connect: (base) => (apiBase = base) };
 }

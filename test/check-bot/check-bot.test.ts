@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { Parser as TapParser } from 'tap-parser';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { stringifyJson } from '../../src/payload/json.js';
 import { CHECK_IDS } from '../../src/testing/check-bot/ids.js';
 import { freePort } from '../helpers/processes.js';
@@ -30,10 +30,16 @@ interface Report {
   error: { code: string; message: string } | null;
 }
 
+/**
+ * The tests run side by side (each has its own bot and sandbox, and most wait out a time limit), so
+ * each registers its closing with its own context's onTestFinished, passed here as `finished`.
+ */
+type Finished = TestContext['onTestFinished'];
+
 /** Runs core check-bot against a bot with `flaws`, through the sandbox it starts. */
-async function check(flaws: Flaws, args: string[] = []) {
+async function check(finished: Finished, flaws: Flaws, args: string[] = []) {
   const port = await freePort();
-  const bot = await startBot(SECRET, flaws);
+  const bot = await startBot(SECRET, flaws, finished);
   bot.connect(`http://127.0.0.1:${port}`);
   const result = await runInProcess(['check-bot', '--bot-url', bot.url, '--port', String(port), '--timeout', TIMEOUT, ...args], {
     env: baseEnv({ CORE_SANDBOX_WEBHOOK_SECRET: SECRET }),
@@ -41,8 +47,8 @@ async function check(flaws: Flaws, args: string[] = []) {
   return { ...result, bot };
 }
 
-async function checkJson(flaws: Flaws, args: string[] = []) {
-  const result = await check(flaws, ['--reporter', 'json', ...args]);
+async function checkJson(finished: Finished, flaws: Flaws, args: string[] = []) {
+  const result = await check(finished, flaws, ['--reporter', 'json', ...args]);
   return { ...result, report: readReport(result.stdout) };
 }
 
@@ -52,9 +58,11 @@ const readReport = (text: string) => JSON.parse(text) as Report;
 const failing = (report: Report) => report.checks.filter((c) => c.status === 'fail').map((c) => c.id);
 const messageOf = (report: Report, id: string) => report.checks.find((c) => c.id === id)?.message;
 
+// First and one test at a time: the first run loads the command's modules (transformed by vitest on
+// first import), which five batteries started together would wait on while their time limits run.
 describe('core check-bot against a flawless bot', () => {
-  it('passes every check, in the order of the table, and exits 0', async () => {
-    const { code, report, stderr } = await checkJson({});
+  it('passes every check, in the order of the table, and exits 0', async ({ onTestFinished }) => {
+    const { code, report, stderr } = await checkJson(onTestFinished, {});
     expect(stderr).toContain('core check-bot: 13 checks of the bot at');
     expect(failing(report), stringifyJson(report.checks, 2)).toEqual([]);
     expect(code).toBe(0);
@@ -70,8 +78,8 @@ describe('core check-bot against a flawless bot', () => {
     expect(new Set(report.checks.map((c) => c.sessionId)).size).toBe(13);
   });
 
-  it('prints a table: the check, pass, and what happened', async () => {
-    const { code, stdout } = await check({});
+  it('prints a table: the check, pass, and what happened', async ({ onTestFinished }) => {
+    const { code, stdout } = await check(onTestFinished, {});
     expect(code).toBe(0);
     const lines = stdout.split('\n');
     expect(lines[0]).toMatch(/^check\s+result\s+what happened$/);
@@ -163,8 +171,8 @@ const FLAWS: { flaw: string; flaws: Flaws; fails: string[]; message?: RegExp }[]
 ];
 
 describe.concurrent('core check-bot against a bot with one flaw', () => {
-  it.each(FLAWS)('a bot that $flaw fails exactly $fails', async ({ flaws, fails, message }) => {
-    const { code, report } = await checkJson(flaws);
+  it.for(FLAWS)('a bot that $flaw fails exactly $fails', async ({ flaws, fails, message }, { onTestFinished }) => {
+    const { code, report } = await checkJson(onTestFinished, flaws);
     expect(failing(report), stringifyJson(report.checks, 2)).toEqual(fails);
     expect(code).toBe(fails.length === 0 ? 0 : 3);
     expect(report.summary).toEqual({ checks: 13, passed: 13 - fails.length, failed: fails.length });
@@ -177,7 +185,7 @@ describe.concurrent('core check-bot against a bot with one flaw', () => {
 });
 
 describe.concurrent('core check-bot --only answers, against bots that do not answer as they should', () => {
-  it.each([
+  it.for([
     { flaw: 'acknowledges with 500', flaws: { ackStatus: 500 }, message: /^a signed delivery: the bot answered it 500 in \S+, not 2xx$/ },
     { flaw: 'never answers', flaws: { silent: true }, message: /acknowledged 200 in \S+, but no answer within 2s$/ },
     {
@@ -192,8 +200,8 @@ describe.concurrent('core check-bot --only answers, against bots that do not ans
         /but no answer within 2s; meanwhile the sandbox refused 1 request of the bot that named no conversation: 403 tenant 'elsewhere' is not served here/,
     },
     { flaw: 'answers without text', flaws: { invalidAnswer: true }, message: /the bot's answer was refused: 400 .*text/ },
-  ])('a bot that $flaw fails it, saying why', async ({ flaws, message }) => {
-    const { code, report } = await checkJson(flaws, ['--only', 'answers', '--timeout', '2s']);
+  ])('a bot that $flaw fails it, saying why', async ({ flaws, message }, { onTestFinished }) => {
+    const { code, report } = await checkJson(onTestFinished, flaws, ['--only', 'answers', '--timeout', '2s']);
     expect(code).toBe(3);
     expect(report.checks.map((c) => [c.id, c.status])).toEqual([['answers', 'fail']]);
     expect(messageOf(report, 'answers')).toMatch(message);
@@ -203,9 +211,9 @@ describe.concurrent('core check-bot --only answers, against bots that do not ans
   });
 });
 
-describe('core check-bot against a bot that verifies with another secret', () => {
-  it('says so once, as the diagnosis, instead of a fix per failed check', async () => {
-    const { code, report, stdout } = await checkJson({
+describe.concurrent('core check-bot against a bot that verifies with another secret', () => {
+  it('says so once, as the diagnosis, instead of a fix per failed check', async ({ onTestFinished }) => {
+    const { code, report, stdout } = await checkJson(onTestFinished, {
       secret: `whsec_${Buffer.from('another key of thirty-two bytes!').toString('base64')}`,
     });
     expect(code).toBe(3);
@@ -229,17 +237,17 @@ describe('core check-bot against a bot that verifies with another secret', () =>
     expect(stdout).not.toContain('fix: split webhook-signature');
   });
 
-  it('gives no diagnosis for a bot that refuses some signed deliveries only', async () => {
-    const { report } = await checkJson({ signature: 'first-only' });
+  it('gives no diagnosis for a bot that refuses some signed deliveries only', async ({ onTestFinished }) => {
+    const { report } = await checkJson(onTestFinished, { signature: 'first-only' });
     expect((report as Report & { diagnosis: unknown }).diagnosis).toBeNull();
   });
 });
 
-describe('core check-bot against a bot answering with a wrong token', () => {
-  it('fails answers as soon as the sandbox refuses the answer, naming the 401 and its message', async () => {
+describe.concurrent('core check-bot against a bot answering with a wrong token', () => {
+  it('fails answers as soon as the sandbox refuses the answer, naming the 401 and its message', async ({ onTestFinished }) => {
     // The answer names its question, so the sandbox ties the refusal to the check's conversation: the check does not
     // wait out its time limit (ten minutes here, which would outlast the test's own time-out).
-    const { code, report } = await checkJson({ token: 'not-the-token' }, ['--only', 'answers', '--timeout', '10m']);
+    const { code, report } = await checkJson(onTestFinished, { token: 'not-the-token' }, ['--only', 'answers', '--timeout', '10m']);
     expect(code).toBe(3);
     expect(report.checks.map((c) => [c.id, c.status])).toEqual([['answers', 'fail']]);
     expect(messageOf(report, 'answers')).toMatch(
@@ -248,26 +256,26 @@ describe('core check-bot against a bot answering with a wrong token', () => {
   });
 });
 
-describe('core check-bot --only', () => {
-  it.each([
+describe.concurrent('core check-bot --only', () => {
+  it.for<[string[], string[]]>([
     [['signature'], ['signature.missing', 'signature.tampered', 'signature.wrong-secret', 'signature.rotation', 'signature.raw-body']],
     [
       ['timestamp.future', 'answers'],
       ['answers', 'timestamp.future'],
     ],
     [['replay,email.addressing'], ['replay', 'email.addressing']],
-  ])('--only %j runs %j', async (only, ids) => {
-    const { code, report } = await checkJson({ signature: 'unsigned-accepted' }, ['--only', ...only, '--timeout', '1ms']);
+  ])('--only %j runs %j', async ([only, ids], { onTestFinished }) => {
+    const { code, report } = await checkJson(onTestFinished, { signature: 'unsigned-accepted' }, ['--only', ...only, '--timeout', '1ms']);
     expect(report.checks.map((c) => c.id)).toEqual(ids);
     expect([0, 3]).toContain(code);
   });
 });
 
-describe('core check-bot reports', () => {
-  const failed = () => check({ signature: 'unsigned-accepted' }, ['--only', 'signature.missing']);
+describe.concurrent('core check-bot reports', () => {
+  const failed = (onTestFinished: Finished) => check(onTestFinished, { signature: 'unsigned-accepted' }, ['--only', 'signature.missing']);
 
-  it('shows a failed check as FAIL with the fix in one line under it', async () => {
-    const { code, stdout } = await failed();
+  it('shows a failed check as FAIL with the fix in one line under it', async ({ onTestFinished }) => {
+    const { code, stdout } = await failed(onTestFinished);
     expect(code).toBe(3);
     expect(stdout).toMatch(
       /^signature\.missing\s+FAIL\s+a delivery without webhook-\* headers: the bot accepted it \(200 in \S+\): anyone who finds/m,
@@ -278,8 +286,13 @@ describe('core check-bot reports', () => {
     expect(stdout).toMatch(/^0 passed, 1 failed /m);
   });
 
-  it('writes JUnit XML with a failure per failed check', async () => {
-    const { code, stdout, stderr } = await check({ signature: 'unsigned-accepted' }, ['--only', 'signature', '--reporter', 'junit']);
+  it('writes JUnit XML with a failure per failed check', async ({ onTestFinished }) => {
+    const { code, stdout, stderr } = await check(onTestFinished, { signature: 'unsigned-accepted' }, [
+      '--only',
+      'signature',
+      '--reporter',
+      'junit',
+    ]);
     expect(code).toBe(3);
     expect(stdout).toMatch(
       /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="core check-bot" tests="5" failures="1" errors="0"/,
@@ -292,8 +305,8 @@ describe('core check-bot reports', () => {
     expect(stderr).toMatch(/4 passed, 1 failed/);
   });
 
-  it('writes TAP 14 with the message and the fix of a failure in its YAML block', async () => {
-    const { code, stdout } = await check({ signature: 'unsigned-accepted' }, [
+  it('writes TAP 14 with the message and the fix of a failure in its YAML block', async ({ onTestFinished }) => {
+    const { code, stdout } = await check(onTestFinished, { signature: 'unsigned-accepted' }, [
       '--only',
       'signature.missing',
       'answers',
@@ -308,12 +321,12 @@ describe('core check-bot reports', () => {
     expect(stdout).toMatch(/^ {2}\.\.\.$/m);
   });
 
-  it('writes the report to --output, and the closing line to stderr', async () => {
+  it('writes the report to --output, and the closing line to stderr', async ({ onTestFinished }) => {
     const { mkdtempSync, readFileSync } = await import('node:fs');
     const { join } = await import('node:path');
     const { tmpdir } = await import('node:os');
     const file = join(mkdtempSync(join(tmpdir(), 'check-bot-')), 'report.json');
-    const { code, stdout, stderr } = await check({}, ['--only', 'answers', '--reporter', 'json', '--output', file]);
+    const { code, stdout, stderr } = await check(onTestFinished, {}, ['--only', 'answers', '--reporter', 'json', '--output', file]);
     expect(code).toBe(0);
     expect(stdout).toBe('');
     expect(stderr).toMatch(/1 passed, 0 failed/);
@@ -321,10 +334,10 @@ describe('core check-bot reports', () => {
   });
 });
 
-describe('core check-bot --sandbox URL', () => {
-  it('runs every check through a running sandbox, whose conversations stay to be read', async () => {
-    const bot = await startBot(SECRET);
-    const sb = await sandbox({ botUrl: bot.url, webhookSecret: SECRET });
+describe.concurrent('core check-bot --sandbox URL', () => {
+  it('runs every check through a running sandbox, whose conversations stay to be read', async ({ onTestFinished }) => {
+    const bot = await startBot(SECRET, {}, onTestFinished);
+    const sb = await sandbox({ botUrl: bot.url, webhookSecret: SECRET }, onTestFinished);
     bot.connect(sb.url);
     const result = await runInProcess(['check-bot', '--sandbox', sb.url, '--timeout', TIMEOUT, '--reporter', 'json']);
     const report = readReport(result.stdout);
@@ -337,23 +350,26 @@ describe('core check-bot --sandbox URL', () => {
     expect(email?.channel).toBe('EMAIL');
   });
 
-  it.each([
+  it.for([
     ['new-answerId', 'fails', /answered again with a new answerId/],
     ['same-answerId', 'passes', /answered again with the same answerId \(answer-msg_\S+\), which the platform drops/],
-  ] as const)('under strict duplicates, a bot that answers a replay with the %s %s replay', async (replay, outcome, message) => {
-    const bot = await startBot(SECRET, { replay });
-    const sb = await sandbox({ botUrl: bot.url, webhookSecret: SECRET, duplicates: 'strict' });
-    bot.connect(sb.url);
-    const result = await runInProcess(['check-bot', '--sandbox', sb.url, '--only', 'replay', '--timeout', '2s', '--reporter', 'json']);
-    const report = readReport(result.stdout);
-    expect(report.checks[0]!.status).toBe(outcome === 'fails' ? 'fail' : 'pass');
-    expect(report.checks[0]!.message).toMatch(message);
-    expect(result.code).toBe(outcome === 'fails' ? 3 : 0);
-  });
+  ] as const)(
+    'under strict duplicates, a bot that answers a replay with the %s %s replay',
+    async ([replay, outcome, message], { onTestFinished }) => {
+      const bot = await startBot(SECRET, { replay }, onTestFinished);
+      const sb = await sandbox({ botUrl: bot.url, webhookSecret: SECRET, duplicates: 'strict' }, onTestFinished);
+      bot.connect(sb.url);
+      const result = await runInProcess(['check-bot', '--sandbox', sb.url, '--only', 'replay', '--timeout', '2s', '--reporter', 'json']);
+      const report = readReport(result.stdout);
+      expect(report.checks[0]!.status).toBe(outcome === 'fails' ? 'fail' : 'pass');
+      expect(report.checks[0]!.message).toMatch(message);
+      expect(result.code).toBe(outcome === 'fails' ? 3 : 0);
+    },
+  );
 
-  it('stops on Ctrl-C while a delivery is out, exit 130, with no report', async () => {
-    const bot = await startBot(SECRET);
-    const sb = await sandbox({ botUrl: bot.url, webhookSecret: SECRET });
+  it('stops on Ctrl-C while a delivery is out, exit 130, with no report', async ({ onTestFinished }) => {
+    const bot = await startBot(SECRET, {}, onTestFinished);
+    const sb = await sandbox({ botUrl: bot.url, webhookSecret: SECRET }, onTestFinished);
     bot.connect(sb.url);
     const abort = new AbortController();
     // Interrupted once the bot has refused the crafted delivery, before the check has its answer.
@@ -372,8 +388,8 @@ describe('core check-bot --sandbox URL', () => {
     expect(result.stderr).toContain('error: interrupted');
   });
 
-  it('refuses a sandbox with no bot connected (exit 2)', async () => {
-    const sb = await sandbox();
+  it('refuses a sandbox with no bot connected (exit 2)', async ({ onTestFinished }) => {
+    const sb = await sandbox({}, onTestFinished);
     const result = await runInProcess(['check-bot', '--sandbox', sb.url]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`the sandbox at ${sb.url} has no bot connected, so there is nothing to check`);
@@ -387,7 +403,7 @@ describe('core check-bot --sandbox URL', () => {
   });
 });
 
-describe('core check-bot against a bot that cannot be reached', () => {
+describe.concurrent('core check-bot against a bot that cannot be reached', () => {
   it.each([['human'], ['json']])('exits 6 and says so (--reporter %s), without waiting out the time limit', async (reporter) => {
     const [port, botPort] = [await freePort(), await freePort()];
     const result = await runInProcess(
@@ -403,7 +419,7 @@ describe('core check-bot against a bot that cannot be reached', () => {
   });
 });
 
-describe('core check-bot --sandbox URL where nothing answers', () => {
+describe.concurrent('core check-bot --sandbox URL where nothing answers', () => {
   const selected = [
     'answers',
     'signature.missing',
@@ -474,7 +490,7 @@ describe('core check-bot --sandbox URL where nothing answers', () => {
   });
 });
 
-describe('core check-bot usage errors (exit 2)', () => {
+describe.concurrent('core check-bot usage errors (exit 2)', () => {
   it.each([
     [[], /core check-bot needs a bot: --bot-url URL, or --sandbox URL/],
     [

@@ -20,15 +20,7 @@ const TEMPLATES = [
   { file: 'src/commands/completion/powershell.ts', name: 'powershellScript' },
 ];
 
-/**
- * `core mcp`'s server: its tools declared one after another (name, title, input schema, the core
- * command each runs), as a command declares its options. To be split by tool group.
- */
-const TOOL_TABLES = [{ file: 'src/commands/mcp/run.ts', name: 'runMcp' }];
-
-const isDeclaration = (fn: FunctionLength) =>
-  (/^src\/commands\/.+\/command\.ts$/.test(fn.file) && fn.declaredAs === 'CommandFactory') ||
-  TOOL_TABLES.some((t) => t.file === fn.file && t.name === fn.name);
+const isDeclaration = (fn: FunctionLength) => /^src\/commands\/.+\/command\.ts$/.test(fn.file) && fn.declaredAs === 'CommandFactory';
 const isTemplate = (fn: FunctionLength) => TEMPLATES.some((t) => t.file === fn.file && t.name === fn.name);
 const shown = (fn: FunctionLength) => `${fn.file}:${fn.line} ${fn.name}: ${fn.lines} lines`;
 

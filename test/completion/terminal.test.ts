@@ -162,7 +162,8 @@ withTool('tmux').describe('TAB in bash, zsh and fish, in a terminal (tmux)', () 
     rmSync(join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${uid}`, socket), { force: true });
   });
 
-  describe.each(SHELLS)('%s', (shell) => {
+  // Each case has a shell and a tmux session of its own: the cases run side by side.
+  describe.concurrent.each(SHELLS)('%s', (shell) => {
     it.each([
       ['core config use ', PROFILES],
       ['core -p ', PROFILES],

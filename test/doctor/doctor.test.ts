@@ -5,13 +5,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import type { DoctorCheck, DoctorReport } from '../../src/commands/doctor/report.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
-import { baseEnv, ensureBuilt, killStillRunning, runBuilt, type RunResult } from '../helpers/run.js';
+import { baseEnv, ensureBuilt, killStillRunning, runBuilt, runInProcess, type RunResult } from '../helpers/run.js';
 import { withTool } from '../helpers/tools.js';
 import { makePki, writeConfig, type Pki } from '../hardening/helpers.js';
 
 /**
  * `core doctor`, run as users run it (the built binary): against a sandbox, a service whose clock is
- * off, a service whose certificate the configured CA did not sign, and a token command that fails.
+ * off (that table in-process), a service whose certificate the configured CA did not sign, and a token command that fails.
  * Exit 0 when every check passed, 1 when one failed; no secret is ever printed.
  */
 
@@ -123,7 +123,8 @@ describe("core doctor and the service's clock", () => {
   }
 
   // The Date header counts whole seconds and the answer takes its time: the skew read is within a
-  // second or so of the one set, so the words allow a second either way.
+  // second or so of the one set, so the words allow a second either way. A table of the clock's rule:
+  // in-process (main(), as the binary calls it), over the same HTTP client.
   it.each([
     [
       '10 minutes ahead',
@@ -138,7 +139,7 @@ describe("core doctor and the service's clock", () => {
   ] as const)('a service %s: %s', async (_what, offset, code, status, message) => {
     const server = await skewed(offset);
     const env = baseEnv({ CORE_BASE_URL: server.url, CORE_TENANT: 'acme', CORE_TOKEN: TOKEN });
-    const run = await runBuilt(['doctor', '--json'], { env });
+    const run = await runInProcess(['doctor', '--json'], { env });
     expect(run.code).toBe(code);
     expect(check(run, 'clock')).toMatchObject({ status, message: expect.stringMatching(message) });
     if (status === 'fail') expect(check(run, 'clock').fix).toMatch(/NTP/);

@@ -3,15 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startProcess, stopProcesses } from '../helpers/processes.js';
-import { baseEnv, binPath, ensureBuilt, repoRoot, runBuilt, type RunResult } from '../helpers/run.js';
+import { baseEnv, binPath, ensureBuilt, repoRoot, runBuilt, runInProcess, type RunResult } from '../helpers/run.js';
 import { hangLimit } from '../helpers/time-scale.js';
 
 /**
  * Under a locale that is not UTF-8 (LC_ALL=C, LANG=C, LC_CTYPE=POSIX), core's human output holds no
  * byte above 0x7F: its marks, arrows, boxes and ellipses are drawn in ASCII (src/output/glyphs.ts).
- * Each output a user sees is run with the built binary against a sandbox and the example bot, whose
+ * Each output a user sees is run against a sandbox (the built binary) and the example bot, whose
  * texts are ASCII, so that any other byte is one core added. The same runs under a UTF-8 locale draw
  * the Unicode glyphs, which shows the check can fail.
+ *
+ * The built binary runs once per locale (`core customer say`: the locale read from the process's own
+ * environment); the table of outputs runs in-process (main() with that environment, as the binary
+ * calls it), where the choice of glyphs is made from the same variables (src/output/glyphs.ts).
  */
 
 /** Fails with the line that holds a byte above 0x7F, naming the output it came from. */
@@ -70,12 +74,13 @@ beforeAll(async () => {
 
 afterAll(() => stopProcesses());
 
-describe.each([
+// The locales run side by side, each remembering its own last conversation (`--session last`).
+describe.concurrent.each([
   ['LC_ALL=C', { LC_ALL: 'C' }],
   ['LANG=C', { LC_ALL: undefined, LANG: 'C' }],
   ['LC_CTYPE=POSIX', { LC_ALL: undefined, LC_CTYPE: 'POSIX', LANG: 'en_US.UTF-8' }],
-] as const)('human output under %s', (_name, locale) => {
-  const env = () => ({ ...userEnv, ...locale });
+] as const)('human output under %s', (name, locale) => {
+  const env = () => ({ ...userEnv, ...locale, XDG_STATE_HOME: join(dir, 'state', name) });
 
   it("core sandbox's lines", () => {
     expectAscii(sandboxOutput(), 'core sandbox');
@@ -86,36 +91,36 @@ describe.each([
     expect(said.code).toBe(0);
     expect(said.stdout).toContain('| You said: Where is my order? |');
     expect(said.stdout).toContain('+--');
-    expectAsciiRun(said, 'core customer say');
-    const pressed = await runBuilt(['customer', 'press', 'Talk to a person', '--session', 'last'], { env: env() });
+    expectAsciiRun(said, 'core customer say (built binary)');
+    const pressed = await runInProcess(['customer', 'press', 'Talk to a person', '--session', 'last'], { env: env() });
     expect(pressed.code).toBe(0);
     expect(pressed.stdout).toContain('-> the thread is now with agents');
     expectAsciiRun(pressed, 'core customer press');
   });
 
   it("core test's and core check-bot's reports", async () => {
-    const tested = await runBuilt(['test', join(dir, 'passes.yaml'), join(dir, 'fails.yaml'), '--sandbox', userEnv.CORE_BASE_URL!], {
+    const tested = await runInProcess(['test', join(dir, 'passes.yaml'), join(dir, 'fails.yaml'), '--sandbox', userEnv.CORE_BASE_URL!], {
       env: env(),
     });
     expect(tested.code).toBe(3);
     expect(tested.stdout).toMatch(/^ok echoes /m);
     expect(tested.stdout).toMatch(/^x expects another text /m);
     expectAsciiRun(tested, 'core test');
-    const checked = await runBuilt(['check-bot', '--sandbox', userEnv.CORE_BASE_URL!, '--only', 'answers', 'replay'], { env: env() });
+    const checked = await runInProcess(['check-bot', '--sandbox', userEnv.CORE_BASE_URL!, '--only', 'answers', 'replay'], { env: env() });
     expectAsciiRun(checked, 'core check-bot');
   });
 
   it('core reply, a refused one, and a reason batch', async () => {
-    const sent = await runBuilt(['reply', '--core-client-id', '42', '-t', 'Hello'], { env: env() });
+    const sent = await runInProcess(['reply', '--core-client-id', '42', '-t', 'Hello'], { env: env() });
     expect(sent.code).toBe(0);
     expect(sent.stdout).toMatch(/^ok 200 OK /m);
     expectAsciiRun(sent, 'core reply');
-    const invalid = await runBuilt(['reply', '--core-client-id', '42', '-t', 'x', '--quick-reply', 'q'.repeat(4001)], { env: env() });
+    const invalid = await runInProcess(['reply', '--core-client-id', '42', '-t', 'x', '--quick-reply', 'q'.repeat(4001)], { env: env() });
     expect(invalid.code).toBe(2);
     expectAsciiRun(invalid, 'core reply (invalid)');
-    const batch = await runBuilt(['reason', 'update', '-f', join(dir, 'reasons.ndjson')], { env: env() });
+    const batch = await runInProcess(['reason', 'update', '-f', join(dir, 'reasons.ndjson')], { env: env() });
     expectAsciiRun(batch, 'core reason update -f');
-    const valid = await runBuilt(['reason', 'update', '-f', '-'], {
+    const valid = await runInProcess(['reason', 'update', '-f', '-'], {
       env: env(),
       stdin: '{"code":"LUNCH","reasons":[{"locale":"en","name":"Lunch"}]}\n{"code":"NOPE","reasons":[{"locale":"en","name":"Nope"}]}\n',
     });
@@ -135,10 +140,10 @@ describe.each([
       ['help', 'environment'],
       [],
     ]) {
-      const run = await runBuilt(argv, { env: env(), cwd: dir });
+      const run = await runInProcess(argv, { env: env(), cwd: dir });
       expectAsciiRun(run, `core ${argv.join(' ')}`);
     }
-    const doctor = await runBuilt(['doctor'], { env: env(), cwd: dir });
+    const doctor = await runInProcess(['doctor'], { env: env(), cwd: dir });
     expect(doctor.stdout).toMatch(/^ok node /m);
   });
 });
@@ -148,7 +153,7 @@ describe('human output under a UTF-8 locale', () => {
     const env = { ...userEnv, LC_ALL: 'C.UTF-8' };
     const said = await runBuilt(['customer', 'say', 'Where is my order?'], { env });
     expect(said.stdout).toContain('│ You said: Where is my order? │');
-    const doctor = await runBuilt(['doctor'], { env, cwd: dir });
+    const doctor = await runInProcess(['doctor'], { env, cwd: dir });
     expect(doctor.stdout).toMatch(/^✓ node /m);
     expect(() => expectAscii(doctor.stdout, 'core doctor')).toThrow(/byte above 0x7F/);
   });

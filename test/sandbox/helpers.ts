@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { onTestFinished } from 'vitest';
+import { onTestFinished, type TestContext } from 'vitest';
 import { parseJson, stringifyJson } from '../../src/payload/json.js';
 import { startSandbox, type Sandbox, type SandboxEvent, type SandboxOptions } from '../../src/sandbox/server.js';
 import { happens } from '../helpers/wait.js';
@@ -11,11 +11,18 @@ export interface TestSandbox extends Sandbox {
   lastApiLog(): string | undefined;
 }
 
-/** A sandbox on a free loopback port, closed when the test ends, with its log lines collected. */
-export async function sandbox(options: SandboxOptions = {}): Promise<TestSandbox> {
+/**
+ * A sandbox on a free loopback port, closed when the test ends, with its log lines collected.
+ * `whenFinished` registers the closing: vitest's onTestFinished by default, which knows the test only
+ * while one runs at a time; a concurrent test passes its context's own.
+ */
+export async function sandbox(
+  options: SandboxOptions = {},
+  whenFinished: TestContext['onTestFinished'] = onTestFinished,
+): Promise<TestSandbox> {
   const logs: string[] = [];
   const started = await startSandbox({ ...options, log: (line) => logs.push(line) });
-  onTestFinished(() => started.close());
+  whenFinished(() => started.close());
   const lastApiLog = () => logs.filter((line) => / \/api\//.test(line)).at(-1);
   return Object.assign(started, { logs, lastApiLog });
 }

@@ -3,7 +3,7 @@ import { acceptedOptions, namesOf, type CommandSpec, type ValueKind } from './tr
 
 /** A string in PowerShell's single quotes, where only `'` is special (written twice). */
 export function psQuote(text: string): string {
-  return `'${text.replace(/['‘’‚‛]/g, (quote) => `${quote}${quote}`)}'`;
+  return `'${text.replace(/['\u2018\u2019\u201A\u201B]/g, (quote) => `${quote}${quote}`)}'`;
 }
 
 /**

@@ -5,70 +5,26 @@
 // endpoints, and sees under each customer message the webhook attempts and the bot's API requests.
 //
 // Plain ES modules, no build step and no library: the page ships as these files inside the npm
-// package and the sandbox serves them itself. The state below is the page's only model: filled from
-// the listings once, then kept up to date by the event stream, one event at a time, in seq order.
+// package and the sandbox serves them itself. The page is a model, a view and actions: model.js holds
+// what the page knows and applies each event to it (no DOM, unit-tested in Node); this file draws the
+// model (redrawing only the parts an event replaced) and runs what the user does, whose effects come
+// back as events.
 
 import { api, openEvents } from './api.js';
 import { append, clear, h, replaceKeepingFocus, show } from './dom.js';
 import { stringifyJson } from './json.js';
-import { isRefusal } from './refusal.js';
+import { apply, closed, emptyState, inputBlocked, opened, sortedConversations, UNTIED_SHOWN, withListings, withReasons } from './model.js';
 import { botBubble, channelName, customerBubble, exchangePanel, reasonsTable, refusalItem, systemLine } from './render.js';
 
 /**
- * The sandbox's answers and events, typed as the sandbox writes them (src/sandbox/events.ts,
- * model.ts; tsconfig.page.json checks this file against them).
- *
  * @typedef {import('../events.js').PageEvent} PageEvent
- * @typedef {import('../model.js').PageConversation} PageConversation
- * @typedef {import('../model.js').PageReasonRecord} PageReasonRecord
  * @typedef {import('./api.js').SandboxInfo} SandboxInfo
- * @typedef {import('./render.js').RequestEvent} RequestEvent
- * @typedef {import('./render.js').Exchange} Exchange
+ * @typedef {import('./model.js').PageState} PageState
+ * @typedef {import('./model.js').Summary} Summary
+ * @typedef {import('./model.js').Exchange} Exchange
+ * @typedef {import('./model.js').Entry} Entry
+ * @typedef {import('./model.js').OpenConversation} OpenConversation
  * @typedef {import('./render.js').RenderContext} RenderContext
- */
-/**
- * @template {import('../events.js').EventType} T
- * @typedef {import('../events.js').PageEventOf<T>} EventOf
- */
-/**
- * A conversation in the list: its summary as the listing gives it, kept up to date by the events, with
- * the page's own counts.
- *
- * @typedef {{
- *   tenant: string,
- *   sessionId: string,
- *   channel: string,
- *   coreClientId: number | bigint,
- *   clientId: string | null,
- *   owner: string,
- *   holder: string,
- *   agentId: number | bigint | null,
- *   agentName: string | null,
- *   handover: Omit<NonNullable<PageConversation['handover']>, 'time'> | null,
- *   questionsWithAgents: (number | bigint)[],
- *   startedSeq: number,
- *   lastSeq: number,
- *   lastBotSeq: number | null,
- *   unread: boolean,
- *   refused: number,
- *   refusedSeq: number,
- * }} Summary
- */
-/**
- * The open conversation: its events, exchanges (by questionId) and drawn items.
- *
- * @typedef {{
- *   sessionId: string,
- *   tenant: string,
- *   channel: string,
- *   events: PageEvent[],
- *   maxSeq: number,
- *   exchanges: Map<string, Exchange>,
- *   current: Exchange | null,
- *   lastBot: EventOf<'bot.answer' | 'greeting'> | null,
- *   items: Map<number, HTMLElement>,
- *   fragment: DocumentFragment | null,
- * }} OpenConversation
  */
 
 /** @type {(id: string) => HTMLElement} */
@@ -77,229 +33,77 @@ const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
 const $input = (id) => /** @type {HTMLInputElement} */ (document.getElementById(id));
 
 /**
+ * The page: the model, and what only the view and the actions need.
+ *
  * @type {{
  *   info: SandboxInfo | null,
- *   conversations: Map<string, Summary>,
- *   reasons: Map<string, Map<string, PageReasonRecord>>,
- *   open: OpenConversation | null,
- *   openExchanges: Set<string>,
+ *   model: PageState,
  *   opening: symbol | undefined,
  *   held: PageEvent[],
- *   recent: PageEvent[],
- *   untied: RequestEvent[],
- *   historyEnd: number,
  *   loaded: boolean,
+ *   openExchanges: Set<string>,
+ *   items: Map<number, HTMLElement>,
  * }}
  */
-const state = {
+const page = {
   info: null,
-  /** sessionId -> the conversation's summary, as GET /_sandbox/conversations gives it, kept up to date. */
-  conversations: new Map(),
-  /** tenant -> code -> reason record. */
-  reasons: new Map(),
-  /** The open conversation: its events, exchanges (by questionId) and drawn items. */
-  open: null,
-  /** The exchanges the user opened, by sessionId and questionId: they stay open when redrawn. */
-  openExchanges: new Set(),
+  model: emptyState(),
   /** Set while a conversation is being opened (a token), so only the latest request to open one wins. */
   opening: undefined,
   /** Events that arrived while the listings were loading; applied once they are in. */
   held: [],
-  /** The latest events of conversations, so one opened while an event arrives misses nothing. */
-  recent: [],
-  /** The refused requests tied to no conversation, in seq order (the strip shows the newest first). */
-  untied: [],
-  /**
-   * The stream starts at the oldest kept event, so that the refusals of before the page are shown
-   * too; events up to this seq are in the listings already, and only their refusals are read.
-   */
-  historyEnd: 0,
   loaded: false,
+  /** The exchanges the user opened, by sessionId and questionId: they stay open when redrawn. */
+  openExchanges: new Set(),
+  /** The open conversation's drawn items, by the seq of the event that made them. */
+  items: new Map(),
 };
 
-// ---- the model ---------------------------------------------------------------------------------------
-
 /**
- * @param {Omit<PageConversation, 'lastBotMessage' | 'questions' | 'startedAt'> & { lastBotMessage?: PageConversation['lastBotMessage'] }} view
- * @returns {Summary}
- */
-function summaryOf(view) {
-  return {
-    tenant: view.tenant,
-    sessionId: view.sessionId,
-    channel: view.channel,
-    coreClientId: view.coreClientId,
-    clientId: view.clientId,
-    owner: view.owner,
-    holder: view.holder,
-    agentId: view.agentId,
-    agentName: null,
-    handover: view.handover,
-    questionsWithAgents: [...(view.questionsWithAgents ?? [])],
-    startedSeq: view.startedSeq,
-    lastSeq: view.lastSeq,
-    lastBotSeq: view.lastBotMessage?.seq ?? null,
-    unread: false,
-    /** Refused requests of the bot tied to this conversation, and the seq of the latest counted. */
-    refused: 0,
-    refusedSeq: 0,
-  };
-}
-
-/** The most refusals tied to no conversation that the strip lists; its count says how many there are. */
-const UNTIED_SHOWN = 100;
-
-/**
- * Takes a refusal: one tied to no conversation into the strip, one tied to a conversation into its
- * count (its badge in the list). Each event once, whether replayed or live. Returns whether it was one.
+ * Applies one event to the model and draws what it replaced.
  *
- * @param {PageEvent} candidate
- */
-function noteRefusal(candidate) {
-  if (!isRefusal(candidate)) return false;
-  // isRefusal holds only for the bot's requests: an api.request, an answer or a greeting.
-  const event = /** @type {RequestEvent} */ (candidate);
-  if (event.sessionId === null) {
-    const last = state.untied.at(-1);
-    if (last === undefined || event.seq > last.seq) {
-      state.untied.push(event);
-      if (state.untied.length > 10_000) state.untied.splice(0, 5_000);
-      drawRefusals();
-    }
-    return true;
-  }
-  const summary = state.conversations.get(event.sessionId);
-  if (summary !== undefined && event.seq > summary.refusedSeq) {
-    summary.refused += 1;
-    summary.refusedSeq = event.seq;
-    if (state.loaded) drawListEntry(summary);
-  }
-  return true;
-}
-
-/**
- * What an event changes in its conversation's summary (the same rules as the sandbox's state).
- *
- * @param {Summary} summary
  * @param {PageEvent} event
  */
-function updateSummary(summary, event) {
-  summary.lastSeq = Math.max(summary.lastSeq, event.seq);
-  if ((event.type === 'bot.answer' && event.delivered) || event.type === 'greeting') summary.lastBotSeq = event.seq;
-  if (event.type === 'handover') {
-    if (event.scope === 'thread') {
-      summary.owner = 'agents';
-      summary.handover = { code: event.code, seq: event.seq, userIds: event.userIds, skillIds: event.skillIds, unitIds: event.unitIds };
-    } else if (event.questionIndex !== null && !summary.questionsWithAgents.some((i) => String(i) === String(event.questionIndex))) {
-      summary.questionsWithAgents.push(event.questionIndex);
-    }
-  }
-  if (event.type === 'handover.routed' && event.scope === 'thread') {
-    summary.holder = 'agent';
-    summary.agentId = event.agentId;
-    summary.agentName = event.agentName;
-  }
-  if (event.type === 'handover.queued' && event.scope === 'thread') summary.holder = 'queue';
-  if (event.type === 'released') {
-    summary.holder = 'bot';
-    summary.agentId = null;
-    summary.owner = 'bot';
-    summary.handover = null;
-    summary.questionsWithAgents = [];
-  }
-}
-
-/** @param {PageEvent} event */
-function apply(event) {
-  // A replayed event from before the page: the listings hold it, all but its refusal.
-  if (event.seq <= state.historyEnd) {
-    noteRefusal(event);
-    return;
-  }
-  if (event.type === 'sandbox.reset') {
-    resetTenant(event.tenant);
-    return;
-  }
-  if (event.type === 'reason.updated') {
-    const reasons = state.reasons.get(event.tenant) ?? new Map();
-    reasons.set(event.code, {
-      tenant: event.tenant,
-      code: event.code,
-      reason: /** @type {PageReasonRecord['reason']} */ (event.reason),
-      updatedAt: event.time,
-      requestId: event.requestId,
-    });
-    state.reasons.set(event.tenant, reasons);
-    drawReasons();
-    return;
-  }
-  if (event.sessionId === null) {
-    noteRefusal(event);
-    return;
-  }
-  let summary = state.conversations.get(event.sessionId);
-  const added = summary === undefined && event.type === 'conversation.started';
-  if (added) {
-    summary = summaryOf({
-      ...event,
-      owner: 'bot',
-      holder: 'bot',
-      agentId: null,
-      handover: null,
-      questionsWithAgents: [],
-      startedSeq: event.seq,
-      lastSeq: event.seq,
-    });
-    state.conversations.set(event.sessionId, summary);
-  }
-  if (summary === undefined) return;
-  noteRefusal(event);
-  state.recent.push(event);
-  if (state.recent.length > 2000) state.recent.splice(0, 1000);
-  // An event the summary already reflects (it came while the listing loaded) changes nothing in it.
-  const fresh = event.seq > summary.lastSeq || event.type === 'conversation.started';
-  if (fresh) updateSummary(summary, event);
-  const open = state.open?.sessionId === event.sessionId ? state.open : null;
-  if (open) {
-    if (event.seq > open.maxSeq) addToTimeline(open, event);
-    drawHeader();
-  } else if (fresh) {
-    summary.unread = true;
-  }
-  // A new conversation changes the list; any other event, its conversation's entry only.
-  if (added) drawList();
-  else drawListEntry(summary);
+function receive(event) {
+  const before = page.model;
+  page.model = apply(before, event);
+  draw(before, page.model, event);
   // With nothing open, a conversation that starts is opened, so the page follows `core customer say`.
-  if (state.open === null && state.opening === undefined && event.type === 'conversation.started') {
+  if (page.model.open === null && page.opening === undefined && event.type === 'conversation.started' && event.seq > before.historyEnd) {
     void openConversation(event.sessionId, { history: 'replace' });
   }
 }
 
-/** @param {string} tenant */
-function resetTenant(tenant) {
-  for (const [sessionId, summary] of state.conversations) if (summary.tenant === tenant) state.conversations.delete(sessionId);
-  state.untied = state.untied.filter((event) => event.tenant !== tenant);
-  drawRefusals();
-  void api.reasons().then((records) => {
-    setReasons(records);
-    drawReasons();
-  });
-  if (state.open && state.open.tenant === tenant) {
-    state.open = null;
-    drawConversation();
-    notice(`Tenant ${tenant} was reset: its conversations are gone.`);
+/**
+ * Draws what changed from one state of the model to the next.
+ *
+ * @param {PageState} before
+ * @param {PageState} after
+ * @param {PageEvent} event
+ */
+function draw(before, after, event) {
+  if (after.untied !== before.untied) drawRefusals();
+  if (after.reasons !== before.reasons) drawReasons();
+  if (event.type === 'sandbox.reset' && event.seq > before.historyEnd) {
+    // The event does not carry the tenant's reasons: they are read again.
+    void api.reasons().then((records) => {
+      page.model = withReasons(page.model, records);
+      drawReasons();
+    });
+    if (before.open !== null && after.open === null) {
+      drawConversation();
+      notice(`Tenant ${event.tenant} was reset: its conversations are gone.`);
+    }
   }
-  drawList();
-}
-
-/** @param {PageReasonRecord[]} records */
-function setReasons(records) {
-  state.reasons.clear();
-  for (const record of records) {
-    const reasons = state.reasons.get(record.tenant) ?? new Map();
-    reasons.set(record.code, record);
-    state.reasons.set(record.tenant, reasons);
+  if (after.conversations !== before.conversations && page.loaded) {
+    const added = [...after.conversations.keys()].some((id) => !before.conversations.has(id));
+    if (added || after.conversations.size !== before.conversations.size) drawList();
+    else for (const [id, summary] of after.conversations) if (before.conversations.get(id) !== summary) drawListEntry(summary);
   }
+  if (after.open !== null && before.open !== null && after.open !== before.open && after.open.sessionId === before.open.sessionId) {
+    drawChanges(before.open, after.open);
+  }
+  if (after.open !== null && event.sessionId === after.open.sessionId) drawHeader();
 }
 
 // ---- the open conversation ---------------------------------------------------------------------------
@@ -309,12 +113,12 @@ function setReasons(records) {
  * @returns {RenderContext}
  */
 function renderContext(open) {
-  const summary = state.conversations.get(open.sessionId);
+  const summary = page.model.conversations.get(open.sessionId);
   return {
     channel: open.channel,
     lastBotSeq: summary?.lastBotSeq ?? null,
-    botConnected: state.info?.bot != null,
-    openExchanges: state.openExchanges,
+    botConnected: page.info?.bot != null,
+    openExchanges: page.openExchanges,
     actions: {
       press: (label) => act(() => api.send(open.sessionId, { press: label })),
       pick: (identifier) => act(() => api.send(open.sessionId, { pick: identifier })),
@@ -324,79 +128,51 @@ function renderContext(open) {
 }
 
 /**
- * Draws one event of the open conversation, and draws again what it changes (an exchange, the previous message's buttons).
+ * The element of one timeline entry.
  *
  * @param {OpenConversation} open
- * @param {PageEvent} event
+ * @param {Entry} entry
+ * @param {RenderContext} ctx
  */
-function addToTimeline(open, event) {
-  open.maxSeq = Math.max(open.maxSeq, event.seq);
-  open.events.push(event);
-  // While a conversation loads, its items go into a fragment, put in at once: reading the layout
-  // after each of thousands of items would lay the page out thousands of times.
-  const loading = open.fragment !== null;
+function entryItem(open, entry, ctx) {
+  if (entry.kind === 'customer') {
+    const exchange = /** @type {Exchange} */ (open.exchanges.get(entry.questionId));
+    return customerBubble(exchange.message, exchange, ctx);
+  }
+  if (entry.kind === 'bot') return botBubble(entry.event, ctx);
+  return systemLine(entry.event);
+}
+
+/**
+ * Draws the open conversation's new entries, the exchanges an event replaced, and the bot's previous
+ * message when a newer one was delivered (its buttons can no longer be pressed).
+ *
+ * @param {OpenConversation} before
+ * @param {OpenConversation} after
+ */
+function drawChanges(before, after) {
   const timeline = $('timeline');
-  const stick = !loading && timeline.scrollHeight - timeline.scrollTop - timeline.clientHeight < 80;
-  const ctx = renderContext(open);
-  /** @param {number | bigint | null} questionId */
-  const exchangeOf = (questionId) => (questionId == null ? open.current : (open.exchanges.get(String(questionId)) ?? open.current));
-  /** @type {HTMLElement | null} */
-  let item = null;
-  switch (event.type) {
-    case 'customer.message': {
-      /** @type {Exchange} */
-      const exchange = { message: event, attempts: [], requests: [], item: null };
-      open.exchanges.set(String(event.questionId), exchange);
-      open.current = exchange;
-      item = customerBubble(event, exchange, ctx);
-      exchange.item = item;
-      break;
-    }
-    case 'webhook.attempt': {
-      const exchange = open.exchanges.get(String(event.questionId));
-      if (exchange) {
-        exchange.attempts.push(event);
-        redrawExchange(exchange, ctx);
-      }
-      break;
-    }
-    case 'bot.answer':
-    case 'greeting': {
-      const exchange = exchangeOf(event.type === 'bot.answer' ? event.questionId : null);
-      if (exchange) {
-        exchange.requests.push(event);
-        redrawExchange(exchange, ctx);
-      }
-      item = botBubble(event, ctx);
-      if (event.delivered) {
-        // The previous message's buttons can no longer be pressed: draw it again.
-        const previous = open.lastBot;
-        open.lastBot = event;
-        const old = previous ? open.items.get(previous.seq) : undefined;
-        if (previous && old) {
-          const redrawn = botBubble(previous, ctx);
-          replaceKeepingFocus(old, redrawn);
-          open.items.set(previous.seq, redrawn);
-        }
-      }
-      break;
-    }
-    case 'api.request': {
-      const exchange = open.current;
-      if (exchange) {
-        exchange.requests.push(event);
-        redrawExchange(exchange, ctx);
-      } else item = systemLine(event);
-      break;
-    }
-    default:
-      item = systemLine(event);
+  const stick = timeline.scrollHeight - timeline.scrollTop - timeline.clientHeight < 80;
+  const ctx = renderContext(after);
+  for (const [questionId, exchange] of after.exchanges) {
+    const old = before.exchanges.get(questionId);
+    if (old !== undefined && old !== exchange) redrawExchange(exchange, ctx);
   }
-  if (item) {
-    open.items.set(event.seq, item);
-    (open.fragment ?? $('timeline-list')).append(item);
+  if (before.lastBot !== null && after.lastBot !== before.lastBot) {
+    const old = page.items.get(before.lastBot.seq);
+    if (old) {
+      const redrawn = botBubble(before.lastBot, ctx);
+      replaceKeepingFocus(old, redrawn);
+      page.items.set(before.lastBot.seq, redrawn);
+    }
   }
-  if (loading) return;
+  const list = $('timeline-list');
+  for (const entry of after.timeline.slice(before.timeline.length)) {
+    const item = entryItem(after, entry, ctx);
+    if (item === null) continue;
+    page.items.set(entry.seq, item);
+    list.append(item);
+  }
   drawComposer();
   if (stick) timeline.scrollTop = timeline.scrollHeight;
 }
@@ -406,8 +182,28 @@ function addToTimeline(open, event) {
  * @param {RenderContext} ctx
  */
 function redrawExchange(exchange, ctx) {
-  const panel = exchange.item?.querySelector(':scope > details.exchange');
+  const panel = page.items.get(exchange.message.seq)?.querySelector(':scope > details.exchange');
   if (panel) replaceKeepingFocus(panel, exchangePanel(exchange.message, exchange, ctx));
+}
+
+/** Draws the whole open conversation (once opened): its items go into a fragment, put in at once. */
+function drawTimeline() {
+  const open = page.model.open;
+  const list = $('timeline-list');
+  page.items.clear();
+  if (open === null) return;
+  list.setAttribute('aria-busy', 'true');
+  // Reading the layout after each of thousands of items would lay the page out thousands of times.
+  const fragment = document.createDocumentFragment();
+  const ctx = renderContext(open);
+  for (const entry of open.timeline) {
+    const item = entryItem(open, entry, ctx);
+    if (item === null) continue;
+    page.items.set(entry.seq, item);
+    fragment.append(item);
+  }
+  list.append(fragment);
+  list.setAttribute('aria-busy', 'false');
 }
 
 /**
@@ -416,63 +212,28 @@ function redrawExchange(exchange, ctx) {
  */
 async function openConversation(sessionId, { history = 'push' } = {}) {
   const token = Symbol(sessionId);
-  state.opening = token;
+  page.opening = token;
   let loaded;
   try {
     loaded = await api.conversation(sessionId);
   } catch (error) {
-    if (state.opening !== token) return;
-    state.opening = undefined;
-    state.open = null;
+    if (page.opening !== token) return;
+    page.opening = undefined;
+    page.model = closed(page.model);
     drawConversation();
     notice(`Cannot open conversation ${sessionId}: ${/** @type {Error} */ (error).message}`);
     return;
   }
-  if (state.opening !== token) return;
-  state.opening = undefined;
-  const { conversation, events } = loaded;
-  const summary = state.conversations.get(sessionId) ?? summaryOf(conversation);
-  // The listing may be newer than the events seen so far: take the server's word for the state.
-  // The refusals are the page's own count (the listing has none), and the loaded events' at least.
-  const refusedHere = events.filter(isRefusal);
-  const { refused, refusedSeq } = summary;
-  Object.assign(summary, summaryOf(conversation), {
-    unread: false,
-    refused: Math.max(refused, refusedHere.length),
-    refusedSeq: Math.max(refusedSeq, refusedHere.at(-1)?.seq ?? 0),
-  });
-  state.conversations.set(sessionId, summary);
-  state.open = {
-    sessionId,
-    tenant: conversation.tenant,
-    channel: conversation.channel,
-    events: [],
-    maxSeq: 0,
-    exchanges: new Map(),
-    current: null,
-    lastBot: null,
-    items: new Map(),
-    fragment: null,
-  };
+  if (page.opening !== token) return;
+  page.opening = undefined;
+  page.model = opened(page.model, loaded.conversation, loaded.events);
   if (history !== 'none') {
     const url = `?session=${encodeURIComponent(sessionId)}`;
     if (history === 'push' && location.search !== url) window.history.pushState(null, '', url);
     else window.history.replaceState(null, '', url);
   }
   drawConversation();
-  const open = state.open;
-  $('timeline-list').setAttribute('aria-busy', 'true');
-  open.fragment = document.createDocumentFragment();
-  for (const event of events) addToTimeline(open, event);
-  // Events of this conversation that came while it loaded, and are newer than what it holds.
-  for (const event of state.recent) {
-    if (event.sessionId !== sessionId) continue;
-    if (event.seq > summary.lastSeq) updateSummary(summary, event);
-    if (event.seq > open.maxSeq) addToTimeline(open, event);
-  }
-  $('timeline-list').append(open.fragment);
-  $('timeline-list').setAttribute('aria-busy', 'false');
-  open.fragment = null;
+  drawTimeline();
   drawComposer();
   drawHeader();
   drawList();
@@ -489,12 +250,12 @@ function notice(message) {
 
 /** @param {string} [live] */
 function drawStatus(live) {
-  const bot = state.info?.bot;
+  const bot = page.info?.bot;
   $('bot-status').textContent =
     bot == null
       ? 'No bot connected: customer messages are recorded, no webhook is sent (start core sandbox with --bot-url URL).'
       : `Bot: a MESSAGE webhook to POST ${bot.url} for each customer message.`;
-  const kept = state.info?.state;
+  const kept = page.info?.state;
   if (kept != null) {
     $('bot-status').textContent += kept.restored
       ? ` Restored from ${kept.file} at ${kept.readAt} (${kept.eventsRead} events read).`
@@ -510,12 +271,8 @@ function drawStatus(live) {
   }
 }
 
-function sortedConversations() {
-  return [...state.conversations.values()].sort((a, b) => b.startedSeq - a.startedSeq);
-}
-
 function drawList() {
-  const items = sortedConversations().map(listEntry);
+  const items = sortedConversations(page.model).map(listEntry);
   const list = clear($('conversation-list'));
   if (items.length === 0) list.append(h('li', { className: 'muted' }, 'No conversation yet.'));
   else list.append(...items);
@@ -530,8 +287,8 @@ function drawListEntry(summary) {
 
 /** @param {Summary} summary */
 function listEntry(summary) {
-  const tenants = state.info?.tenants ?? [];
-  const current = state.open?.sessionId === summary.sessionId;
+  const tenants = page.info?.tenants ?? [];
+  const current = page.model.open?.sessionId === summary.sessionId;
   return h(
     'li',
     { dataset: { session: summary.sessionId } },
@@ -584,16 +341,16 @@ function drawRefusals() {
 }
 
 function drawRefusalsNow() {
-  const count = state.untied.length;
+  const count = page.model.untied.length;
   $('refusals').hidden = count === 0;
   $('refusals-heading').textContent =
     count === 1
       ? '1 API request the sandbox refused and could tie to no conversation'
       : `${count} API requests the sandbox refused and could tie to no conversation`;
-  const showTenant = (state.info?.tenants ?? []).length > 1;
+  const showTenant = (page.info?.tenants ?? []).length > 1;
   const list = clear($('refusal-list'));
   list.append(
-    ...state.untied
+    ...page.model.untied
       .slice(-UNTIED_SHOWN)
       .reverse()
       .map((event) => refusalItem(event, showTenant)),
@@ -632,20 +389,20 @@ function foldRefusals(folded) {
 
 function drawReasons() {
   const container = clear($('reasons'));
-  const tenants = state.info?.tenants ?? [...state.reasons.keys()];
+  const tenants = page.info?.tenants ?? [...page.model.reasons.keys()];
   for (const tenant of tenants) {
-    const reasons = [...(state.reasons.get(tenant)?.values() ?? [])];
+    const reasons = [...(page.model.reasons.get(tenant)?.values() ?? [])];
     container.append(reasonsTable(tenant, reasons, tenants.length > 1));
   }
 }
 
 function drawHeader() {
-  const open = state.open;
+  const open = page.model.open;
   // The header is drawn again on each event: a button that had the focus gets it back.
   const focused = $('conversation-header').contains(document.activeElement) ? document.activeElement?.id : undefined;
   const header = clear($('conversation-header'));
   if (open === null) return;
-  const summary = state.conversations.get(open.sessionId);
+  const summary = page.model.conversations.get(open.sessionId);
   document.title = `${open.sessionId} \u00b7 core sandbox`;
   const withAgents = summary?.owner === 'agents' || (summary?.questionsWithAgents.length ?? 0) > 0;
   append(header, [
@@ -687,8 +444,9 @@ function drawHeader() {
 
 function drawConversation() {
   clear($('timeline-list'));
+  page.items.clear();
   drawHeader();
-  if (state.open === null) {
+  if (page.model.open === null) {
     document.title = 'core sandbox';
     $('conversation-header').append(h('h2', { id: 'conversation-title' }, 'No conversation open'));
     $('timeline-list').append(
@@ -699,19 +457,13 @@ function drawConversation() {
 }
 
 function drawComposer() {
-  const open = state.open;
+  const open = page.model.open;
   const input = $input('message');
   const send = /** @type {HTMLButtonElement} */ ($('send'));
-  // The bot's last message, as the bot sent it.
-  const lastBody = /** @type {Record<string, any> | null | undefined} */ (open?.lastBot?.body);
-  const blocked =
-    open?.lastBot != null &&
-    lastBody?.settings?.blockInput === true &&
-    Array.isArray(lastBody?.quickReplies) &&
-    lastBody.quickReplies.length > 0;
+  const blocked = inputBlocked(open);
   input.disabled = open === null || blocked;
   send.disabled = open === null || blocked;
-  const summary = open ? state.conversations.get(open.sessionId) : undefined;
+  const summary = open ? page.model.conversations.get(open.sessionId) : undefined;
   $('composer-note').textContent =
     open === null
       ? 'Open or start a conversation to write in it.'
@@ -742,7 +494,7 @@ async function act(action) {
 }
 
 async function release() {
-  const open = state.open;
+  const open = page.model.open;
   if (open) await act(() => api.release(open.sessionId));
 }
 
@@ -761,14 +513,14 @@ function download(name, type, content) {
 }
 
 async function saveTest() {
-  const open = state.open;
+  const open = page.model.open;
   if (open === null) return;
   const file = await act(() => api.testFile(open.sessionId));
   if (file) download(file.name, 'application/yaml', file.text);
 }
 
 async function exportTranscript() {
-  const open = state.open;
+  const open = page.model.open;
   if (open === null) return;
   const transcript = await act(() => api.conversation(open.sessionId));
   if (transcript) download(`transcript-${open.sessionId}.json`, 'application/json', `${stringifyJson(transcript, 2)}\n`);
@@ -803,17 +555,17 @@ async function startConversation(event) {
   }
   // Marked before the request, so its conversation.started event does not open it a second time.
   const marker = Symbol('starting');
-  state.opening = marker;
+  page.opening = marker;
   const started = await act(() => api.start(request));
   if (started) await openConversation(started.sessionId);
-  else if (state.opening === marker) state.opening = undefined;
+  else if (page.opening === marker) page.opening = undefined;
   $('message').focus();
 }
 
 /** @param {SubmitEvent} event */
 async function say(event) {
   event.preventDefault();
-  const open = state.open;
+  const open = page.model.open;
   const input = $input('message');
   const value = input.value;
   if (open === null || value.trim() === '') return;
@@ -825,7 +577,7 @@ async function say(event) {
 // ---- start-up ----------------------------------------------------------------------------------------
 
 function drawStartForm() {
-  const tenants = state.info?.tenants ?? [];
+  const tenants = page.info?.tenants ?? [];
   const select = clear($('tenant'));
   for (const tenant of tenants) select.append(h('option', { value: tenant }, tenant));
   $('tenant-field').hidden = tenants.length < 2;
@@ -838,10 +590,10 @@ function keyboard(event) {
     event.preventDefault();
     $('message').focus();
   } else if (event.altKey && (event.key === 'ArrowDown' || event.key === 'ArrowUp')) {
-    const ids = sortedConversations().map((summary) => summary.sessionId);
+    const ids = sortedConversations(page.model).map((summary) => summary.sessionId);
     if (ids.length === 0) return;
     event.preventDefault();
-    const at = ids.indexOf(state.open?.sessionId ?? '');
+    const at = ids.indexOf(page.model.open?.sessionId ?? '');
     const next = event.key === 'ArrowDown' ? Math.min(ids.length - 1, at + 1) : Math.max(0, at - 1);
     void openConversation(/** @type {string} */ (ids[next === -1 ? 0 : next])).then(() =>
       /** @type {HTMLElement | null} */ (document.querySelector('#conversation-list [aria-current="page"]'))?.focus(),
@@ -871,11 +623,11 @@ async function start() {
   $('refusals-toggle').addEventListener('click', () => foldRefusals($('refusals-toggle').getAttribute('aria-expanded') === 'true'));
   window.addEventListener('popstate', () => {
     const wanted = new URLSearchParams(location.search).get('session');
-    if (wanted && wanted !== state.open?.sessionId) void openConversation(wanted, { history: 'none' });
+    if (wanted && wanted !== page.model.open?.sessionId) void openConversation(wanted, { history: 'none' });
   });
 
   try {
-    state.info = await api.info();
+    page.info = await api.info();
   } catch (error) {
     notice(`The sandbox does not answer: ${/** @type {Error} */ (error).message}`);
     return;
@@ -885,22 +637,21 @@ async function start() {
   // The stream starts at the oldest kept event: those up to the last the listings below can include
   // are read for their refusals only; events that arrive while they load are held, then applied in
   // order, each once.
-  state.historyEnd = state.info.lastSeq;
+  page.model = emptyState(page.info.lastSeq);
   openEvents(
     0,
-    (event) => (state.loaded ? apply(event) : state.held.push(event)),
+    (event) => (page.loaded ? receive(event) : page.held.push(event)),
     (live) => drawStatus(live),
   );
   const [conversations, reasons] = await Promise.all([api.conversations(), api.reasons()]);
-  for (const view of conversations) state.conversations.set(view.sessionId, summaryOf(view));
-  setReasons(reasons);
+  page.model = withListings(page.model, conversations, reasons);
   drawReasons();
   const wanted = new URLSearchParams(location.search).get('session');
-  const first = wanted ?? sortedConversations()[0]?.sessionId;
+  const first = wanted ?? sortedConversations(page.model)[0]?.sessionId;
   if (first) await openConversation(first, { history: wanted ? 'none' : 'replace' });
   else drawConversation();
-  state.loaded = true;
-  for (const event of state.held.splice(0)) apply(event);
+  page.loaded = true;
+  for (const event of page.held.splice(0)) receive(event);
   drawList();
   document.body.dataset.ready = 'true';
 }

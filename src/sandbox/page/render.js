@@ -31,16 +31,7 @@ import { isRefusal } from './refusal.js';
  *   actions: { press(label: string): void, pick(identifier: string): void, redeliver(deliveryId: string): void },
  * }} RenderContext
  */
-/**
- * A customer message's exchange: its webhook attempts, and the bot's API requests that followed it.
- *
- * @typedef {{
- *   message: EventOf<'customer.message'>,
- *   attempts: EventOf<'webhook.attempt'>[],
- *   requests: RequestEvent[],
- *   item: HTMLElement | null,
- * }} Exchange
- */
+/** @typedef {import('./model.js').Exchange} Exchange */
 
 /** @type {(value: unknown) => value is Body} */
 const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -188,10 +188,10 @@ function ask(tenant: TenantState, event: EventOf<'customer.message'>): number {
   thread.questions.push(question);
   tenant.questions.set(questionId, question);
   thread.nextIndex = questionIndex + 1n;
-  // Three counters meet here. A question of a probe's large ids (2^53 + 1 + 4k, the fuzzer's deliveries)
-  // moves its own counter. The counter of the others moves on past every question asked, but for one
-  // 2^53 or more above it (the probe of ids.precision asks one there): it then takes one step, so the
-  // questions after keep their usual ids and a second probe gets an id of its own.
+  // Two counters of question ids meet here. A question of a probe's large ids (2^53 + 1 + 4k, the
+  // fuzzer's deliveries) moves its own counter. The counter of the others moves on past every question
+  // asked, but for one 2^53 or more above it (the probe of ids.precision asks one there): it then takes
+  // one step, so the questions after keep their usual ids and a second probe gets an id of its own.
   const next = tenant.nextQuestionId;
   const onLattice = questionId >= LARGE_QUESTION_IDS.first && (questionId - LARGE_QUESTION_IDS.first) % LARGE_QUESTION_IDS.step === 0n;
   if (onLattice && questionId >= tenant.nextLargeQuestionId) tenant.nextLargeQuestionId = questionId + LARGE_QUESTION_IDS.step;
