@@ -64,8 +64,13 @@ export class PatternWorker {
   constructor(signal?: AbortSignal) {
     const stop = () => void this.close(STOPPED);
     if (signal?.aborted) stop();
-    else signal?.addEventListener('abort', stop, { once: true });
+    else if (signal !== undefined) {
+      signal.addEventListener('abort', stop, { once: true });
+      this.unlisten = () => signal.removeEventListener('abort', stop);
+    }
   }
+
+  private unlisten = () => {};
 
   /** Runs `source` with `flags` on `text`; `slow` when it has not ended within `limitMs` of starting. */
   exec(source: string, flags: string, text: string, limitMs: number): Promise<PatternOutcome> {
@@ -80,6 +85,7 @@ export class PatternWorker {
   async close(reason = 'the run is over'): Promise<void> {
     if (!this.closed) this.reason = reason;
     this.closed = true;
+    this.unlisten();
     for (const job of this.queue.splice(0)) job.resolve({ error: this.reason });
     if (this.running) this.settle({ error: this.reason });
     await this.stopWorker();

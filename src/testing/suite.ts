@@ -98,9 +98,10 @@ export async function runSuite(plans: readonly PlannedConversation[], init: Suit
   const coverage: CoverageCounts = new Map();
   const signal = init.runner.sandbox.signal;
   const reach = new RunReach();
+  const cleanups: (() => void)[] = [];
   const runner: RunnerInit = { ...init.runner, patterns: new PatternWorker(signal), reach };
   try {
-    await pool(plans, plans.length * init.repeat, init.concurrency, AbortSignal.any([signal, reach.signal]), async (plan, position) => {
+    await pool(plans, plans.length * init.repeat, init.concurrency, either(signal, reach.signal, cleanups), async (plan, position) => {
       const run = await runConversation(plan, runner);
       merge(coverage, run.coverage);
       const summary = (summaries[position] = fold(summaries[position], plan, run));
@@ -108,6 +109,7 @@ export async function runSuite(plans: readonly PlannedConversation[], init: Suit
       if (left[position] === 0) init.onConversation?.(summary);
     });
   } finally {
+    for (const cleanup of cleanups) cleanup();
     await runner.patterns.close();
   }
   return { summaries: summaries.filter((s): s is ConversationSummary => s !== undefined), coverage, stopped: reach.stopped };
@@ -250,4 +252,16 @@ async function pool(
   };
   await Promise.all(Array.from({ length: Math.min(limit, total) }, worker));
   if (failure !== undefined) throw failure;
+}
+
+/** A signal aborted when either is, whose listeners `cleanups` removes (AbortSignal.any would leave one on the run's signal). */
+function either(a: AbortSignal, b: AbortSignal, cleanups: (() => void)[]): AbortSignal {
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  for (const signal of [a, b]) {
+    if (signal.aborted) abort();
+    signal.addEventListener('abort', abort, { once: true });
+    cleanups.push(() => signal.removeEventListener('abort', abort));
+  }
+  return controller.signal;
 }
