@@ -26,7 +26,7 @@ export const UNIT_TESTS = [
   'test/bridge/{map,verify,personal-data}.test.ts',
   'test/code/**/*.test.ts',
   'test/config/{duration,imports,loaders,reading,require,schema}.test.ts',
-  'test/customer/wait.test.ts',
+  'test/customer/{last-session,wait}.test.ts',
   'test/doctor/clock.test.ts',
   'test/help/**/*.test.ts',
   'test/docs/generated.test.ts',
@@ -69,6 +69,7 @@ export const PROCESS_TESTS = [
   'test/prompts/{composer-tmux,no-terminal}.test.ts',
   'test/reason/{built,fifo-source,heap,quiet-resume,stopping}.test.ts',
   'test/reply/answer-id.test.ts',
+  'test/test-command/runaway-patterns.test.ts',
   'test/tiers/node24-run.test.ts',
 ];
 
@@ -114,6 +115,7 @@ export const ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> = [
   ['test/build/', `${BINARY}; V8's code cache, zlib.crc32 and module.enableCompileCache; the rewritten got on this V8`],
   ['test/config/header-values.test.ts', 'the header values node:http accepts'],
   ['test/config/imports.test.ts', FILES],
+  ['test/customer/last-session.test.ts', `${FILES}: a folder opened without following a link, its owner`],
   ['test/config/loaders.test.ts', LOADER],
   ['test/config/prompts.test.ts', TERMINAL],
   ['test/config/reading.test.ts', `${LOADER}; ${V8}`],
@@ -188,6 +190,7 @@ export const ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> = [
   ['test/sandbox/webhook.test.ts', `${HTTP_SERVER}; ${HTTP_CLIENT}`],
   ['test/test-command/clients.test.ts', `the sandbox reached over ${HTTP_CLIENT}`],
   ['test/test-command/long-patterns.test.ts', "V8's regular expressions: compiled when first used, and the size past which they cannot be"],
+  ['test/test-command/runaway-patterns.test.ts', `${BINARY}; ${SIGNALS}; worker threads, and V8 interrupting an expression that runs`],
 ];
 
 export const NOT_ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> = [

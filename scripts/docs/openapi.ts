@@ -215,7 +215,7 @@ function messageWebhook(example: unknown): JsonSchema {
           description:
             'Not delivered: any other status, a redirect (never followed), a time-out or a network failure. The delivery is sent again ' +
             'under the same webhook-id with a new timestamp and signature, after the Retry-After the bot sends or a doubling backoff. ' +
-            'Answer 401 (or any non-2xx) to a delivery whose signature or timestamp does not verify.',
+            'Answer 401 (or another 4xx; a redirect is no refusal) to a delivery whose signature or timestamp does not verify.',
         },
       },
     },

@@ -1,4 +1,5 @@
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { chmod, mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { envValue, homeDir } from '../config/locate.js';
 import { UsageError } from '../errors.js';
@@ -68,11 +69,15 @@ export async function lastSession(env: Record<string, string | undefined>, baseU
  * Remembers `sessionId` as the last conversation started against `baseUrl`. Written to a new file
  * renamed over the old one, so a reader never sees half of it; the newest entry goes last.
  */
-export async function rememberSession(env: Record<string, string | undefined>, baseUrl: string, sessionId: string): Promise<void> {
+export async function rememberSession(
+  env: Record<string, string | undefined>,
+  baseUrl: string,
+  sessionId: string,
+  { uid = process.getuid?.() }: { uid?: number | undefined } = {},
+): Promise<void> {
   const dir = userStateDir(env);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  // mkdir leaves an existing folder's mode as it is: the core folder is the tool's own.
-  await chmod(dir, 0o700);
+  await ownFolder(dir, uid);
   const file = path.join(dir, LAST_SESSIONS_FILE);
   const all = await readAll(file);
   const key = keyOf(baseUrl);
@@ -83,4 +88,30 @@ export async function rememberSession(env: Record<string, string | undefined>, b
   await writeFile(temporary, `${JSON.stringify(Object.fromEntries(kept), null, 2)}\n`, { mode: 0o600 });
   await chmod(temporary, 0o600);
   await rename(temporary, file);
+}
+
+/**
+ * Makes the state folder 0700 if it is the user's own: mkdir leaves an existing folder's mode as it
+ * is. Checked and changed on one descriptor opened without following a link, so what is checked is
+ * what is changed. Another user's folder (root run with that user's HOME or XDG_STATE_HOME) or a
+ * link is left as it is, and nothing is written into it: the error says why.
+ */
+async function ownFolder(dir: string, uid: number | undefined): Promise<void> {
+  let handle;
+  try {
+    handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'ENOTDIR') throw new Error(`${dir} is a symbolic link or not a folder: it is left as it is`);
+    throw error;
+  }
+  try {
+    const stats = await handle.stat();
+    if (process.platform !== 'win32' && uid !== undefined && stats.uid !== uid) {
+      throw new Error(`${dir} is owned by uid ${stats.uid}, not by you (uid ${uid}): it is left as it is`);
+    }
+    if ((stats.mode & 0o777) !== 0o700) await handle.chmod(0o700);
+  } finally {
+    await handle.close();
+  }
 }

@@ -146,7 +146,13 @@ export async function startConversation(sandbox: CustomerSandbox, start: Convers
   if (start.channel !== undefined) body.channel = start.channel;
   if (start.clientId !== undefined) body.clientId = start.clientId;
   if (start.coreClientId !== undefined) body.coreClientId = start.coreClientId;
-  const started = created(await inProcessConnection(sandbox).startConversation(body), 'the new conversation');
+  const connection = inProcessConnection(sandbox);
+  let started: Record<string, unknown>;
+  try {
+    started = created(await connection.startConversation(body), 'the new conversation');
+  } finally {
+    connection.close();
+  }
   const conversation = { sessionId: String(started.sessionId), tenant: String(started.tenant) };
   return {
     ...conversation,

@@ -1,4 +1,5 @@
 import type { Style } from './style.js';
+import { printable } from './terminal.js';
 import { runsText, showValue, whereFailed, type RunReport } from '../testing/report.js';
 import { formatMs } from '../testing/results.js';
 import { isFlaky, outcomeOf, type ConversationSummary } from '../testing/suite.js';
@@ -25,7 +26,8 @@ export function failureText(summary: ConversationSummary, style: Style): string 
   const lines = [
     `${style.red(style.glyphs.fail)} ${style.bold(summary.name)}${isFlaky(summary) ? ` ${style.yellow('flaky')}` : ''} ${style.dim(`(${summary.file})`)}`,
     `  ${whereFailed(summary)}${result.sessionId ? style.dim(`, conversation ${result.sessionId}`) : ''}`,
-    `  ${failure.message}`,
+    // The message quotes the bot's strings (a refusal naming its labels, a text that differs): one line, every control escaped.
+    `  ${printable(failure.message)}`,
   ];
   for (const diff of failure.diff ?? []) {
     lines.push(`    ${diff.path || '(the answer)'}`);

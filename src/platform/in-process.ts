@@ -1,3 +1,4 @@
+import { Agent } from 'node:http';
 import { choose } from '../customer/choose.js';
 import type { DirectCustomer } from '../sandbox/customer.js';
 import type { Answer } from '../sandbox/exchange.js';
@@ -33,7 +34,7 @@ export interface InProcessSandbox {
  */
 const LOOPBACK_TIMEOUT_MS = 300_000;
 
-type Requests = Pick<SandboxConnection, 'startConversation' | 'sendMessage'>;
+type Requests = Pick<SandboxConnection, 'startConversation' | 'sendMessage'> & { release?: () => void };
 
 export function inProcessConnection(sandbox: InProcessSandbox, signal: AbortSignal = new AbortController().signal): SandboxConnection {
   // Every conversation through one subscription; a sandbox that closes ends each conversation followed.
@@ -50,7 +51,8 @@ export function inProcessConnection(sandbox: InProcessSandbox, signal: AbortSign
       },
     };
   }, signal);
-  const requests = sandbox.customer === undefined ? overLoopback(sandbox.url, signal) : direct(sandbox.customer);
+  const { release: releasePool, ...requests } =
+    sandbox.customer === undefined ? overLoopback(sandbox.url, signal) : direct(sandbox.customer);
   // The agent's side goes over loopback HTTP either way, as the page's and core agent's requests do.
   const loopback: ClientInit = { baseUrl: sandbox.url, timeoutMs: LOOPBACK_TIMEOUT_MS, signal };
   const session = (sessionId: string) => `/_sandbox/conversations/${encodeURIComponent(sessionId)}`;
@@ -74,7 +76,10 @@ export function inProcessConnection(sandbox: InProcessSandbox, signal: AbortSign
     },
     follow: (sessionId, tenant, onEvent) => hub.follow(sessionId, tenant, onEvent),
     choose: (last, label) => choose(last as Parameters<typeof choose>[0], label),
-    close: () => hub.close(),
+    close: () => {
+      hub.close();
+      releasePool?.();
+    },
   };
 }
 
@@ -93,8 +98,12 @@ function direct(customer: DirectCustomer): Requests {
 
 /** The customer's requests over loopback HTTP to the sandbox's URL. */
 function overLoopback(url: string, signal: AbortSignal): Requests {
-  const init: ClientInit = { baseUrl: url, timeoutMs: LOOPBACK_TIMEOUT_MS, signal };
+  // Connections of its own, ended with the connection: Node's global agent would keep an idle socket (and its
+  // buffers, some 26 KB) per sandbox a process started and closed, until the socket's keep-alive ran out.
+  const agent = new Agent({ keepAlive: true });
+  const init: ClientInit = { baseUrl: url, timeoutMs: LOOPBACK_TIMEOUT_MS, signal, agent };
   return {
+    release: () => agent.destroy(),
     startConversation: (body) => requestJson(init, 'POST', '/_sandbox/conversations', body),
     sendMessage: (sessionId, message) =>
       requestJson(init, 'POST', `/_sandbox/conversations/${encodeURIComponent(sessionId)}/messages`, message),

@@ -1,6 +1,6 @@
 import { isRecord } from '../payload/json.js';
 import { formatPath, type Path } from '../payload/messages.js';
-import { toPattern } from './pattern.js';
+import { looksLikePattern, toPattern } from './pattern.js';
 import type { BotExpectation } from './schema.js';
 
 /**
@@ -25,30 +25,52 @@ export interface FieldDiff {
   received: unknown;
 }
 
+/**
+ * Whether a string written as a /pattern/ matches a text. Matching a test file's patterns is left to
+ * the caller (src/testing/steps.ts runs them in a worker, with a bound: src/testing/pattern-worker.ts);
+ * the default runs them here, for patterns known to be harmless.
+ */
+export type PatternTest = (pattern: string, text: string) => boolean;
+
+const testHere: PatternTest = (pattern, text) => {
+  const compiled = toPattern(pattern);
+  return compiled.kind === 'regex' ? compiled.regex.test(text) : text === pattern;
+};
+
 /** The differences between what a `bot:` step expects and the answer's body; empty when it matches. */
-export function matchAnswer(expected: BotExpectation, body: unknown): FieldDiff[] {
-  return diffsOf(expected, body);
+export function matchAnswer(expected: BotExpectation, body: unknown, test: PatternTest = testHere): FieldDiff[] {
+  return diffsOf(expected, body, test);
 }
 
 /** Whether one expected value matches one received value (the same rules). */
-export function matches(expected: unknown, received: unknown): boolean {
-  return diffsOf(expected, received).length === 0;
+export function matches(expected: unknown, received: unknown, test: PatternTest = testHere): boolean {
+  return diffsOf(expected, received, test).length === 0;
 }
 
-function diffsOf(expected: unknown, received: unknown): FieldDiff[] {
+/** Each /pattern/ of `expected` with the text it is to be matched against in `body`, in the order matching meets them. */
+export function patternsToMatch(expected: unknown, body: unknown): { pattern: string; text: string }[] {
+  const pairs: { pattern: string; text: string }[] = [];
+  diffsOf(expected, body, (pattern, text) => {
+    pairs.push({ pattern, text });
+    return true;
+  });
+  return pairs;
+}
+
+function diffsOf(expected: unknown, received: unknown, test: PatternTest): FieldDiff[] {
   const diffs: FieldDiff[] = [];
-  matchValue(expected, received, [], diffs);
+  matchValue(expected, received, [], diffs, test);
   return diffs;
 }
 
-function matchValue(expected: unknown, received: unknown, path: Path, diffs: FieldDiff[]): void {
+function matchValue(expected: unknown, received: unknown, path: Path, diffs: FieldDiff[], test: PatternTest): void {
   const differ = () => diffs.push({ path: formatPath(path), expected, received });
   if (expected === null || expected === undefined) {
     if (received !== null && received !== undefined) differ();
     return;
   }
   if (typeof expected === 'string') {
-    if (!matchString(expected, received)) differ();
+    if (!matchString(expected, received, test)) differ();
     return;
   }
   if (typeof expected === 'bigint' || typeof expected === 'number') {
@@ -61,7 +83,7 @@ function matchValue(expected: unknown, received: unknown, path: Path, diffs: Fie
       differ();
       return;
     }
-    expected.forEach((item: unknown, index) => matchValue(item, list[index], [...path, index], diffs));
+    expected.forEach((item: unknown, index) => matchValue(item, list[index], [...path, index], diffs, test));
     return;
   }
   if (isRecord(expected)) {
@@ -69,18 +91,17 @@ function matchValue(expected: unknown, received: unknown, path: Path, diffs: Fie
       differ();
       return;
     }
-    for (const [key, item] of Object.entries(expected)) matchValue(item, received[key], [...path, key], diffs);
+    for (const [key, item] of Object.entries(expected)) matchValue(item, received[key], [...path, key], diffs, test);
     return;
   }
   // A boolean: the same value.
   if (expected !== received) differ();
 }
 
-function matchString(expected: string, received: unknown): boolean {
+function matchString(expected: string, received: unknown, test: PatternTest): boolean {
   const text = textOf(received);
   if (text === undefined) return false;
-  const pattern = toPattern(expected);
-  return pattern.kind === 'exact' ? text === pattern.text : pattern.regex.test(text);
+  return looksLikePattern(expected) ? test(expected, text) : text === expected;
 }
 
 /** The text a string is compared with: the string, a number's digits, or an object's label. */

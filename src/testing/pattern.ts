@@ -12,6 +12,12 @@ const PATTERN = /^\/(.+)\/([a-z]*)$/s;
 
 export type Pattern = { kind: 'exact'; text: string } | { kind: 'regex'; regex: RegExp; source: string };
 
+/** The source and flags of a string written as `/source/flags`; undefined for plain text. */
+export function patternParts(text: string): { source: string; flags: string } | undefined {
+  const match = PATTERN.exec(text);
+  return match === null ? undefined : { source: match[1]!, flags: match[2]! };
+}
+
 /** Whether a string is written as a regular expression (it may still be an invalid one: see patternProblem). */
 export function looksLikePattern(text: string): boolean {
   return PATTERN.test(text);
@@ -48,7 +54,7 @@ export function patternProblem(text: string): string | undefined {
 const MAX_QUOTED = 80;
 
 /** A text as a message quotes it: JSON-quoted, cut past MAX_QUOTED characters with its length. */
-function quoted(text: string): string {
+export function quoted(text: string): string {
   if (text.length <= MAX_QUOTED) return JSON.stringify(text);
   return `${JSON.stringify(text.slice(0, MAX_QUOTED - 3)).slice(0, -1)}…" (${text.length.toLocaleString('en-US')} characters)`;
 }

@@ -7,6 +7,8 @@ import type { Failure, RunResult, StepResult } from './results.js';
 import { agentWrites, expectAnswer, expectSilence, has, releaseThread, said, send, unexpectedAnswer } from './steps.js';
 import { substitute } from './substitute.js';
 import type { WebhookAttemptEvent } from '../sandbox/events.js';
+import type { PatternWorker } from './pattern-worker.js';
+import type { RunReach } from './reach.js';
 
 /**
  * Plays one run of one conversation of `core test` against the bot through the sandbox
@@ -36,8 +38,12 @@ import type { WebhookAttemptEvent } from '../sandbox/events.js';
 
 export interface RunnerInit {
   sandbox: SandboxClient;
-  /** How long each step waits for what it expects (--timeout). */
+  /** How long each step waits for what it expects (--timeout); a /pattern/ has as long to match. */
   stepTimeoutMs: number;
+  /** Where the steps' /patterns/ run (one worker for the run: src/testing/pattern-worker.ts). */
+  patterns: PatternWorker;
+  /** The webhook attempts of every conversation, watched together: the run stops when the bot is down or refuses the signature. */
+  reach?: RunReach;
 }
 
 export function stepTitle(step: PlannedStep, values: ReadonlyMap<string, string> = new Map()): string {
@@ -103,12 +109,16 @@ export async function runConversation(plan: PlannedConversation, init: RunnerIni
   // open. Not from seq 0, which would replay to every new conversation the refusals of its tenant tied to none.
   const stream = init.sandbox.follow(conversation.sessionId, conversation.tenant, (event) => noteEvent(run, event));
   void stream.ended.then(() => run.events.end());
+  // The run stopping (the bot down, or refusing the signature): what this conversation waits on ends now.
+  const stop = () => run.events.end();
+  init.reach?.signal.addEventListener('abort', stop, { once: true });
   try {
     await stream.opened;
     const failure = await playSteps(run);
     await giveBack(run);
     return finish(failure);
   } finally {
+    init.reach?.signal.removeEventListener('abort', stop);
     stream.close();
   }
 }
@@ -204,9 +214,12 @@ async function continueThread(
 function noteEvent(run: Run, event: Event): void {
   const { result } = run;
   run.events.add(event);
-  if (event.type === 'webhook.attempt') noteAttempt(result.reach, event);
-  else if (event.type === 'bot.answer' || event.type === 'greeting') {
+  if (event.type === 'webhook.attempt') {
+    noteAttempt(result.reach, event);
+    run.init.reach?.attempt(event);
+  } else if (event.type === 'bot.answer' || event.type === 'greeting') {
     result.botSpoke = true;
+    run.init.reach?.botSpoke();
     if (event.type === 'bot.answer') countAnswer(result.coverage, event);
   } else if (event.type === 'handover.routed' || event.type === 'handover.queued') {
     run.held = true;
@@ -215,6 +228,7 @@ function noteEvent(run: Run, event: Event): void {
     run.held = false;
   } else if (event.type === 'api.request') {
     result.botSpoke = true;
+    run.init.reach?.botSpoke();
     // A refusal tied to this conversation happened to it; one tied to none is counted where it fails a step.
     if (event.sessionId !== null && event.status >= 400) count(result.coverage, 'refusal');
   }
@@ -258,7 +272,7 @@ async function playStep(run: Run, step: PlannedStep, stepResult: StepResult): Pr
     return step.kind === 'agent' ? agentWrites(init.sandbox, run.sessionId, step, run.values) : releaseThread(init.sandbox, run.sessionId);
   }
   if (step.kind === 'none') return expectSilence(events, run.asked, step.withinMs);
-  const taken = await expectAnswer(events, run.asked, step, run.values, init.stepTimeoutMs);
+  const taken = await expectAnswer(events, run.asked, step, run.values, init.stepTimeoutMs, init.patterns);
   if (taken.latencyMs !== undefined) {
     stepResult.latencyMs = taken.latencyMs;
     result.latenciesMs.push(taken.latencyMs);

@@ -2,8 +2,9 @@ import { isRecord } from '../payload/json.js';
 import { ConversationEvents, type Asked, type Event, type Next } from './conversation-events.js';
 import type { Handover, PlannedStep } from './load.js';
 import type { BotAnswerEvent, HandoverQueuedEvent, HandoverRoutedEvent, WebhookAttemptEvent } from '../sandbox/events.js';
-import { matchAnswer } from './match.js';
-import { patternProblem, toPattern } from './pattern.js';
+import { matchAnswer, patternsToMatch } from './match.js';
+import { patternParts, patternProblem, quoted, toPattern } from './pattern.js';
+import type { PatternWorker } from './pattern-worker.js';
 import type { SandboxAnswer, SandboxClient } from './platform.js';
 import { formatLatency, formatMs, type Failure } from './results.js';
 import { ADDRESSING_FIELDS, CHECKED_FIELDS } from './schema.js';
@@ -45,6 +46,7 @@ export async function expectAnswer(
   step: BotStep,
   values: Map<string, string>,
   timeoutMs: number,
+  patterns: PatternWorker,
 ): Promise<Taken> {
   const expected = substituteAll(step.expect, values) as BotStep['expect'];
   const outcome = await events.until<Waited>(() => nextDoing(events, asked), timeoutMs);
@@ -53,7 +55,7 @@ export async function expectAnswer(
   if (outcome.kind === 'none-can-come') return { failure: { message: outcome.message, expected } };
   if (outcome.kind === 'refused')
     return { failure: { ...refusal(outcome.event), expected }, untiedRefusal: outcome.event.sessionId === null };
-  const taken = checkAnswer(events, asked, step, values, expected, outcome.event);
+  const taken = await checkAnswer(events, asked, step, values, expected, outcome.event, { worker: patterns, limitMs: timeoutMs });
   if (taken.failure !== undefined || step.handover === null) return taken;
   const failure = await expectHandover(events, outcome.event, step.handover, timeoutMs);
   return failure === undefined ? taken : { ...taken, failure };
@@ -152,15 +154,22 @@ function nextDoing(events: ConversationEvents, asked: Asked | undefined): Waited
   return undefined;
 }
 
+/** Where a step's /patterns/ run, and how long each may take (the step's time limit). */
+interface Matching {
+  worker: PatternWorker;
+  limitMs: number;
+}
+
 /** An answer that came, checked: the question it answers, the fields, `within`, then each `capture` kept in `values`. */
-function checkAnswer(
+async function checkAnswer(
   events: ConversationEvents,
   asked: Asked | undefined,
   step: BotStep,
   values: Map<string, string>,
   expected: BotStep['expect'],
   answer: BotAnswerEvent,
-): Taken {
+  matching: Matching,
+): Promise<Taken> {
   const index = answer.questionIndex;
   if (asked !== undefined && typeof index === 'bigint' && index < asked.questionIndex) {
     return {
@@ -177,7 +186,15 @@ function checkAnswer(
   // 60,000 characters): the file was checked with placeholders, so it is known only now.
   const unusable = unusablePattern(expected, step.capture, values);
   if (unusable !== undefined) return withLatency({ message: unusable, received: visible(answer.body, expected) });
-  const diff = matchAnswer(expected, answer.body);
+  // Each /pattern/ is run in the worker first, with its bound; the fields are then compared with those outcomes.
+  const outcomes: boolean[] = [];
+  for (const { pattern, text } of patternsToMatch(expected, answer.body)) {
+    const found = await runPattern(matching, pattern, text);
+    if ('failure' in found) return withLatency({ message: found.failure, received: visible(answer.body, expected) });
+    outcomes.push(found.found !== null);
+  }
+  let next = 0;
+  const diff = matchAnswer(expected, answer.body, () => outcomes[next++] ?? false);
   if (diff.length > 0) {
     return withLatency({
       message: `the answer differs in ${diff.map((d) => d.path || '(the answer)').join(', ')}`,
@@ -192,7 +209,7 @@ function checkAnswer(
       received: visible(answer.body, expected),
     });
   }
-  const failure = capture(step, values, answer, expected);
+  const failure = await capture(step, values, answer, expected, matching);
   if (failure) return withLatency(failure);
   return latencyMs === undefined ? {} : { latencyMs };
 }
@@ -219,13 +236,45 @@ function patternProblemIn(value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * A /pattern/ run on a text in the worker, within the step's time limit. The failure: a pattern that
+ * did not end in time (one that backtracks without end on this text), or that the engine refused.
+ */
+async function runPattern(
+  matching: Matching,
+  pattern: string,
+  text: string,
+): Promise<{ found: (string | null)[] | null } | { failure: string }> {
+  const parts = patternParts(pattern);
+  if (parts === undefined) return { found: null };
+  const outcome = await matching.worker.exec(parts.source, parts.flags, text, matching.limitMs);
+  if ('found' in outcome) return outcome;
+  if ('error' in outcome) return { failure: `${quoted(pattern)} could not be matched: ${outcome.error}` };
+  return {
+    failure:
+      `${quoted(pattern)} did not finish matching a text of ${text.length.toLocaleString('en-US')} characters within ${formatMs(matching.limitMs)} ` +
+      "(the step's time limit): the pattern backtracks without end on this text. Write it without a repetition inside a repetition, " +
+      'such as (\\w+\\s?)*, or anchor what each part may match',
+  };
+}
+
 /** Keeps each value the step captures from the answer's text; a pattern that does not match is the failure. */
-function capture(step: BotStep, values: Map<string, string>, answer: BotAnswerEvent, expected: BotStep['expect']): Failure | undefined {
+async function capture(
+  step: BotStep,
+  values: Map<string, string>,
+  answer: BotAnswerEvent,
+  expected: BotStep['expect'],
+  matching: Matching,
+): Promise<Failure | undefined> {
   for (const [name, template] of step.capture) {
     const pattern = substitute(template, values, 'match');
     const text = isRecord(answer.body) ? answer.body.text : undefined;
-    const compiled = toPattern(pattern);
-    const found = typeof text === 'string' && compiled.kind === 'regex' ? compiled.regex.exec(text) : null;
+    let found: (string | null)[] | null = null;
+    if (typeof text === 'string') {
+      const run = await runPattern(matching, pattern, text);
+      if ('failure' in run) return { message: `capture ${name}: ${run.failure}`, received: visible(answer.body, expected) };
+      found = run.found;
+    }
     if (found === null) {
       return {
         message:
@@ -235,7 +284,7 @@ function capture(step: BotStep, values: Map<string, string>, answer: BotAnswerEv
         received: visible(answer.body, expected),
       };
     }
-    values.set(name, found.length > 1 ? (found[1] ?? '') : found[0]);
+    values.set(name, (found.length > 1 ? found[1] : found[0]) ?? '');
   }
   return undefined;
 }

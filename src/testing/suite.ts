@@ -2,6 +2,8 @@ import { merge, type CoverageCounts } from './coverage.js';
 import type { PlannedConversation } from './load.js';
 import type { RunResult } from './results.js';
 import { runConversation, stepTitle, type RunnerInit } from './runner.js';
+import { PatternWorker } from './pattern-worker.js';
+import { RunReach, type ReachStop } from './reach.js';
 
 /**
  * A suite of `core test`: every conversation played `repeat` times (each run a new thread and
@@ -74,7 +76,8 @@ export const outcomeOf = (summary: ConversationSummary): 'passed' | 'failed' =>
 export const isFlaky = (summary: ConversationSummary): boolean => summary.failedRuns > 0 && summary.failedRuns < summary.runs;
 
 export interface SuiteInit {
-  runner: RunnerInit;
+  /** The runner's settings; the suite gives it the worker its /patterns/ run in, ended with the suite. */
+  runner: Omit<RunnerInit, 'patterns'>;
   concurrency: number;
   repeat: number;
   /** Called once per conversation, when its last run has ended. */
@@ -87,6 +90,8 @@ export interface SuiteResult {
   /** One per conversation, in the order of the files. */
   summaries: ConversationSummary[];
   coverage: CoverageCounts;
+  /** Set when the run stopped early: the bot is down, or refuses the sandbox's signature (src/testing/reach.ts). */
+  stopped: ReachStop | null;
 }
 
 export async function runSuite(plans: readonly PlannedConversation[], init: SuiteInit): Promise<SuiteResult> {
@@ -94,15 +99,23 @@ export async function runSuite(plans: readonly PlannedConversation[], init: Suit
   const left = plans.map(() => init.repeat);
   const coverage: CoverageCounts = new Map();
   const signal = init.runner.sandbox.signal;
-  await pool(plans, plans.length * init.repeat, init.concurrency, signal, async (plan, position) => {
-    const run = await runConversation(plan, init.runner);
-    init.onRun?.(run);
-    merge(coverage, run.coverage);
-    const summary = (summaries[position] = fold(summaries[position], plan, run));
-    left[position]! -= 1;
-    if (left[position] === 0) init.onConversation?.(summary);
-  });
-  return { summaries: summaries.filter((s): s is ConversationSummary => s !== undefined), coverage };
+  const reach = new RunReach();
+  const cleanups: (() => void)[] = [];
+  const runner: RunnerInit = { ...init.runner, patterns: new PatternWorker(signal), reach };
+  try {
+    await pool(plans, plans.length * init.repeat, init.concurrency, either(signal, reach.signal, cleanups), async (plan, position) => {
+      const run = await runConversation(plan, runner);
+      init.onRun?.(run);
+      merge(coverage, run.coverage);
+      const summary = (summaries[position] = fold(summaries[position], plan, run));
+      left[position]! -= 1;
+      if (left[position] === 0) init.onConversation?.(summary);
+    });
+  } finally {
+    for (const cleanup of cleanups) cleanup();
+    await runner.patterns.close();
+  }
+  return { summaries: summaries.filter((s): s is ConversationSummary => s !== undefined), coverage, stopped: reach.stopped };
 }
 
 /** What names a conversation in the reports: its file, its places, its name, line, channel and examples row. */
@@ -245,4 +258,16 @@ async function pool(
   };
   await Promise.all(Array.from({ length: Math.min(limit, total) }, worker));
   if (failure !== undefined) throw failure;
+}
+
+/** A signal aborted when either is, whose listeners `cleanups` removes (AbortSignal.any would leave one on the run's signal). */
+function either(a: AbortSignal, b: AbortSignal, cleanups: (() => void)[]): AbortSignal {
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  for (const signal of [a, b]) {
+    if (signal.aborted) abort();
+    signal.addEventListener('abort', abort, { once: true });
+    cleanups.push(() => signal.removeEventListener('abort', abort));
+  }
+  return controller.signal;
 }

@@ -7,7 +7,8 @@ import { xmlAttr } from './xml.js';
  * the run exits 6 (docs/testing-bots.md, "Exit codes"; docs/check-bot.md, "Reports").
  */
 export interface Unreachable {
-  kind: 'bot' | 'sandbox';
+  /** `signature`: the bot was reached, but refused every correctly signed delivery (401 or 403), so nothing could be tested either. */
+  kind: 'bot' | 'sandbox' | 'signature';
   /** One line, as stderr shows it. */
   message: string;
 }
@@ -15,6 +16,7 @@ export interface Unreachable {
 const KINDS = {
   bot: { code: 'EBOTUNREACHABLE', junitType: 'BotUnreachable', urlKey: 'botUrl' },
   sandbox: { code: 'ESANDBOXUNREACHABLE', junitType: 'SandboxUnreachable', urlKey: 'sandboxUrl' },
+  signature: { code: 'EBOTREFUSESSIGNATURE', junitType: 'BotRefusesSignature', urlKey: 'botUrl' },
 } as const;
 
 /**

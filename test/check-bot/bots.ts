@@ -29,6 +29,8 @@ export interface Flaws {
   emailByQuestionId?: boolean;
   /** Refuses (400) a webhook with a field it does not know. */
   strictFields?: boolean;
+  /** Answers a delivery it finds invalid with this status instead of 401 (302: a redirect, which refuses nothing). */
+  refusesWith?: number;
   /** Acknowledges every webhook with this status instead of 200. */
   ackStatus?: number;
   /** Acknowledges, but never answers. */
@@ -151,7 +153,7 @@ export async function startBot(
 
   const server = await startRecordingServer((request): ScriptedAnswer => {
     const problem = refusal(request);
-    if (problem !== null && !flaws.answersBeforeVerifying) return { status: 401, body: problem };
+    if (problem !== null && !flaws.answersBeforeVerifying) return { status: flaws.refusesWith ?? 401, body: problem };
     const webhook = (flaws.readsIdsAsDoubles || flaws.doubles ? JSON.parse(request.text) : parseJson(request.text)) as Record<
       string,
       unknown
@@ -170,7 +172,7 @@ export async function startBot(
     const webhookId = String(request.headers['webhook-id'] ?? randomUUID());
     const again = handled.has(webhookId);
     handled.add(webhookId);
-    const status = problem !== null ? 401 : (flaws.ackStatus ?? 200);
+    const status = problem !== null ? (flaws.refusesWith ?? 401) : (flaws.ackStatus ?? 200);
     if (flaws.silent || (again && flaws.replay === undefined)) return { status };
     // The answer first, then the acknowledgement: the answer is recorded before the delivery's status.
     return { status, until: answer(webhook, webhookId, again) };

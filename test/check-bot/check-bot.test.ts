@@ -157,6 +157,12 @@ const FLAWS: { flaw: string; flaws: Flaws; fails: string[]; message?: RegExp }[]
     message: /answered it 400 .*unknown fields: futureField, futureField/,
   },
   {
+    flaw: 'turns away an invalid delivery with a redirect (302), which is no refusal',
+    flaws: { refusesWith: 302 },
+    fails: ['signature.missing', 'signature.tampered', 'signature.wrong-secret', 'timestamp.stale', 'timestamp.future'],
+    message: /the bot answered it 302 in \S+, a redirect, not a refusal \(4xx or 5xx\)/,
+  },
+  {
     flaw: 'answers a delivery before refusing it',
     flaws: { answersBeforeVerifying: true },
     fails: ['signature.missing', 'signature.tampered', 'signature.wrong-secret', 'timestamp.stale', 'timestamp.future'],

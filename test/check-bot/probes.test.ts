@@ -5,7 +5,7 @@ import { parseJson } from '../../src/payload/json.js';
 import { CRAFTS } from '../../src/sandbox/probe.js';
 import type { SandboxEvent } from '../../src/sandbox/server.js';
 import { PROBE_CRAFTS } from '../../src/testing/check-bot/checks.js';
-import { startRecordingServer, type RecordedRequest } from '../helpers/recording-server.js';
+import { gate, startRecordingServer, type RecordedRequest } from '../helpers/recording-server.js';
 import { call, errorMessage, eventOf, replyBody, sandbox, sendReply, startConversation } from '../sandbox/helpers.js';
 
 /**
@@ -230,6 +230,30 @@ describe('POST /_sandbox/probes sends one crafted delivery of a new question', (
     expect(bot.requests[1]!.text).toContain('"questionId":9007199254745994,');
     expect(bot.requests[1]!.text).toContain('"coreClientId":9007199254740993,');
   });
+
+  it.each(['signed', 'replay'] as const)(
+    'marks the delivery of a %s probe in flight while the bot has it: a redelivery meanwhile is 409, and 202 once it is answered',
+    async (craft) => {
+      const held = gate();
+      const bot = await startRecordingServer((_, index) =>
+        index === (craft === 'replay' ? 1 : 0) ? { status: 200, until: held.promise } : { status: 200 },
+      );
+      onTestFinished(() => bot.close());
+      const sb = await sandbox({ botUrl: `${bot.url}/webhook`, webhookSecret: SECRET });
+      const { sessionId } = await startConversation(sb);
+      let deliveryId = '';
+      if (craft === 'replay') deliveryId = ((await probe(sb, { sessionId, craft: 'signed' })).json as ProbeAnswer).deliveryId;
+      const probing = probe(sb, craft === 'replay' ? { craft, deliveryId } : { sessionId, craft });
+      await bot.received(craft === 'replay' ? 2 : 1);
+      if (craft === 'signed') deliveryId = String(bot.requests[0]!.headers['webhook-id']);
+      const meanwhile = await call(sb, `/_sandbox/deliveries/${deliveryId}/redeliver`, { body: {}, token: null, tenant: null });
+      expect(meanwhile.status).toBe(409);
+      held.open();
+      expect((await probing).status).toBe(200);
+      const after = await call(sb, `/_sandbox/deliveries/${deliveryId}/redeliver`, { body: {}, token: null, tenant: null });
+      expect(after.status).toBe(202);
+    },
+  );
 
   it('replays a kept delivery: the same webhook-id and body, a new timestamp and a valid signature', async () => {
     const { bot, sb } = await platform();

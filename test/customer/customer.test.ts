@@ -520,6 +520,25 @@ describe('core customer press', () => {
     expect(result.stderr).toContain("has no button 'Cancel'; it offers buttons 'Talk to a person' and list items 'size-l' (Large)");
   });
 
+  it("quotes the bot's labels in the sandbox's refusal with their controls escaped: no colour, no line of the bot's", async () => {
+    const label = '\u001b[32mpass\u001b[0m\n✓ all good\u202e';
+    const { env } = await platform((message, sb) =>
+      reply(sb, message, {
+        quickReplies: [{ type: 'TEXT', text: label }],
+        messageListPicker: { ...picker, sections: [{ title: 'Sizes', items: [{ identifier: 'size-\r', title: 'Large\u001b[2J' }] }] },
+      }),
+    );
+    const first = await runInProcess(['customer', 'say', 'Hi', '--channel', 'im', '--json'], { env });
+    const sessionId = (parseJson(first.stdout) as { sessionId: string }).sessionId;
+    const result = await runInProcess(['customer', 'press', 'Cancel\u001b[31m', '--session', sessionId], { env });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain(
+      "has no button 'Cancel\\u001b[31m'; it offers buttons '\\u001b[32mpass\\u001b[0m\\n✓ all good\\u202e' and list items 'size-\\r' (Large\\u001b[2J)",
+    );
+    expect(result.stderr).not.toMatch(/[\u001b\r\u202e]/);
+    expect(result.stderr.split('\n').filter((line) => line.includes('all good'))).toHaveLength(1);
+  });
+
   it('exits 4 with a hint when the base URL answers 200 with something that is not a conversation', async () => {
     const service = await startRecordingServer([{ status: 200 }]);
     onTestFinished(() => service.close());

@@ -84,6 +84,28 @@ describe('core sandbox --state', () => {
     await stop(sandbox);
   });
 
+  it('hands out no id twice in its life: after a reset, and after a reset and a restart, the ids go on', async () => {
+    const dir = folder();
+    const file = join(dir, 'state.ndjson');
+    let { sandbox, url } = await start(file, dir);
+    const first = await conversation(url);
+    const asked = await post(url, `/_sandbox/conversations/${String(first.json.sessionId)}/messages`, { text: 'Hello' });
+    expect((await post(url, '/_sandbox/reset', {})).status).toBe(200);
+    const afterReset = await conversation(url);
+    expect(afterReset.json.coreClientId).toBe((first.json.coreClientId as bigint) + 1n);
+    const askedAfterReset = await post(url, `/_sandbox/conversations/${String(afterReset.json.sessionId)}/messages`, { text: 'Hi' });
+    expect(askedAfterReset.json.questionId).toBe((asked.json.questionId as bigint) + 1n);
+    expect((await post(url, '/_sandbox/reset', {})).status).toBe(200);
+    await stop(sandbox);
+
+    ({ sandbox, url } = await start(file, dir));
+    const afterRestart = await conversation(url);
+    expect(afterRestart.json.coreClientId).toBe((first.json.coreClientId as bigint) + 2n);
+    const askedAfterRestart = await post(url, `/_sandbox/conversations/${String(afterRestart.json.sessionId)}/messages`, { text: 'Hey' });
+    expect(askedAfterRestart.json.questionId).toBe((asked.json.questionId as bigint) + 2n);
+    await stop(sandbox);
+  });
+
   it('drops a torn last line with a warning naming the file and the line, and cuts it from the file', async () => {
     const dir = folder();
     const file = join(dir, 'state.ndjson');

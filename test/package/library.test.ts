@@ -281,3 +281,19 @@ describe('core-cli/sandbox without a bot', () => {
     expect(sandbox.reset('acme')).toEqual(['acme']);
   });
 });
+
+describe("the library's connections to its sandboxes", () => {
+  it("keeps none in Node's global agent: a sandbox started, used and closed leaves no socket there", async () => {
+    const { globalAgent } = await import('node:http');
+    const ports: number[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const sandbox = await startSandbox();
+      ports.push(Number(new URL(sandbox.url).port));
+      const conversation = await startConversation(sandbox);
+      await happens(conversation.say('Hi', { waitMs: 0, settleMs: 0 }), 'the exchange to end');
+      await sandbox.close();
+    }
+    const pooled = [...Object.keys(globalAgent.freeSockets), ...Object.keys(globalAgent.sockets)];
+    for (const port of ports) expect(pooled.filter((name) => name.includes(`:${port}:`))).toEqual([]);
+  });
+});

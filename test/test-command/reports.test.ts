@@ -258,6 +258,59 @@ describe('when the bot cannot be reached at all', () => {
     check(result.stdout);
   });
 
+  it('stops at the first delivery that fails to connect, instead of playing every conversation (40 planned, --concurrency 2)', async () => {
+    const botUrl = `http://127.0.0.1:${await closedPort()}/webhook`;
+    const sb = await sandbox({ botUrl, webhookRetries: 1, webhookBackoffMs: 0 });
+    const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`c${i}.yaml`, 'steps:\n  - customer: Hi\n  - bot: {}\n']));
+    const folder = testFolder(many);
+    const result = await runInProcess(['test', '.', '--sandbox', sb.url, '--concurrency', '2', '--reporter', 'json'], { cwd: folder });
+    expect(result.code).toBe(6);
+    expect(result.stderr).toContain(`error: the bot could not be reached: every webhook delivery to ${botUrl} failed to connect`);
+    expect(result.stderr).toContain(`listening at ${botUrl}`);
+    const report = parseJson(result.stdout) as { summary: { conversations: bigint }; error: { code: string } };
+    expect(report.error.code).toBe('EBOTUNREACHABLE');
+    expect(report.summary.conversations).toBe(40n);
+    // Each conversation started is one the run did not stop before; two at a time, the first failed delivery stops it.
+    const started = sb.events({}).filter((event) => event.type === 'conversation.started').length;
+    expect(started).toBeLessThanOrEqual(4);
+  });
+
+  it.each([401, 403])(
+    'says once that the bot refuses the signature when it answers every signed delivery %i, and stops (exit 3)',
+    async (status) => {
+      const { sb, env } = await platform(() => ({ status, body: 'invalid signature' }), { webhookRetries: 1 });
+      const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`c${i}.yaml`, 'steps:\n  - customer: Hi\n  - bot: {}\n']));
+      const folder = testFolder(many);
+      const result = await runInProcess(['test', '.', '--sandbox', sb.url, '--concurrency', '2', '--reporter', 'json'], {
+        env,
+        cwd: folder,
+      });
+      expect(result.code).toBe(3);
+      expect(result.stderr.match(/refuses the sandbox's signature/g)).toHaveLength(1);
+      expect(result.stderr).toContain(
+        `error: the bot refuses the sandbox's signature: it answered every correctly signed delivery (1) ${status}`,
+      );
+      expect(result.stderr).toContain('does the bot verify with the secret the sandbox signs with?');
+      const report = parseJson(result.stdout) as { error: { code: string } };
+      expect(report.error.code).toBe('EBOTREFUSESSIGNATURE');
+      const started = sb.events({}).filter((event) => event.type === 'conversation.started').length;
+      expect(started).toBeLessThanOrEqual(4);
+    },
+  );
+
+  it('does not stop for a bot that refuses the signature of some deliveries only: each conversation says its own', async () => {
+    const { sb, env } = await platform((message, s) => (message.text === 'bad' ? { status: 401 } : reply(s, message)), {
+      webhookRetries: 0,
+    });
+    const folder = testFolder({
+      'a.yaml': 'steps:\n  - customer: Hi\n  - bot: {}\n',
+      'b.yaml': 'steps:\n  - customer: bad\n  - bot: {}\n',
+    });
+    const result = await runInProcess(['test', 'a.yaml', 'b.yaml', '--sandbox', sb.url, '--concurrency', '1'], { env, cwd: folder });
+    expect(result.code).toBe(3);
+    expect(result.stdout).toMatch(/1 passed, 1 failed/);
+  });
+
   it('is a failure, not exit 6, when the bot answers the webhook with an error', async () => {
     const { sb, env } = await platform(() => ({ status: 503 }), { webhookRetries: 0 });
     const folder = testFolder({ 'a.yaml': 'steps:\n  - customer: Hi\n  - bot: {}\n' });

@@ -249,6 +249,16 @@ steps:
     );
   });
 
+  it("shows the bot's labels in a refusal with their controls escaped: no colour and no line of the bot's in the report", async () => {
+    const label = '\u001b[32m✓ forged\u001b[0m\n✓ all good';
+    const result = await run({ 'press.yaml': 'steps:\n  - customer: Hi\n  - bot: {}\n  - press: Track it\n' }, (message, sb) =>
+      reply(sb, message, { quickReplies: [{ type: 'TEXT', text: label }] }),
+    );
+    expect(result.code).toBe(3);
+    expect(result.stdout).toContain("it offers buttons '\\u001b[32m✓ forged\\u001b[0m\\n✓ all good'");
+    expect(result.stdout + result.stderr).not.toContain('\u001b');
+  });
+
   it('plays each conversation in its own thread and client, and one client’s conversations one after another', async () => {
     const seen: Message[] = [];
     const bot = (message: Message, sb: TestSandbox) => {

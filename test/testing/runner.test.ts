@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { NamedIdentifiers, SandboxEvent } from '../../src/sandbox/events.js';
 import type { PlannedConversation, PlannedStep } from '../../src/testing/load.js';
 import type { SandboxClient } from '../../src/testing/platform.js';
 import type { RunResult } from '../../src/testing/results.js';
+import { PatternWorker } from '../../src/testing/pattern-worker.js';
 import { runConversation, stepTitle } from '../../src/testing/runner.js';
 import { Latencies } from '../../src/testing/suite.js';
 import { eventFrom, type PartialEvent } from '../helpers/events.js';
@@ -113,6 +114,9 @@ const refused = (sessionId: string | null, status: number, error: string, named:
 const NEVER = 3_600_000;
 const message = (run: RunResult) => run.failure?.message;
 
+const patterns = new PatternWorker();
+afterAll(() => patterns.close());
+
 describe('a bot step and the refusals of the sandbox', () => {
   it.each([
     [401, 'unknown token: the Authorization header names no token of tenant sandbox'],
@@ -120,7 +124,7 @@ describe('a bot step and the refusals of the sandbox', () => {
     [400, 'text: must not be empty'],
   ])('fails at once on a refusal tied to its conversation (%s), naming the status and the message', async (status, error) => {
     const { sandbox } = scriptedSandbox(({ sessionId }) => [refused(sessionId, status, error)]);
-    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(message(run)).toBe(`the sandbox refused a request of the bot: POST /api/v1/chatbot answered ${status}: ${error}`);
     expect(run.failure?.stepIndex).toBe(1);
     expect(run.coverage.get('refusal')).toBe(1);
@@ -128,7 +132,7 @@ describe('a bot step and the refusals of the sandbox', () => {
 
   it('fails at once on a refusal tied to no conversation while it waits, marked so, with what the request named', async () => {
     const { sandbox } = scriptedSandbox(() => [refused(null, 404, 'no question 99', { questionId: 99n })]);
-    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(message(run)).toBe(
       'the sandbox refused a request of the bot (not tied to a conversation): POST /api/v1/chatbot answered 404: no question 99 (it named questionId 99)',
     );
@@ -144,7 +148,7 @@ describe('a bot step and the refusals of the sandbox', () => {
       return [];
     });
     const runs = await Promise.all(
-      ['a', 'b'].map((name) => runConversation(plan([customer('Hi'), bot()], name), { sandbox, stepTimeoutMs: NEVER })),
+      ['a', 'b'].map((name) => runConversation(plan([customer('Hi'), bot()], name), { sandbox, stepTimeoutMs: NEVER, patterns })),
     );
     for (const run of runs)
       expect(message(run)).toMatch(/^the sandbox refused a request of the bot \(not tied to a conversation\): .* 404: no question 99$/);
@@ -158,7 +162,7 @@ describe('a bot step and the refusals of the sandbox', () => {
       record({ ...refused(null, 401, 'unknown token'), time: new Date(T0).toISOString() } as Event);
       return send(sessionId, message);
     };
-    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(message(run)).toBeUndefined();
     expect(run.coverage.get('refusal')).toBeUndefined();
   });
@@ -176,7 +180,7 @@ describe('a bot step and the refusals of the sandbox', () => {
 
   it('fails at once on an answer refused for an unknown question while it waits, marked not tied', async () => {
     const { sandbox } = scriptedSandbox(() => [unknownQuestion]);
-    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(message(run)).toBe(
       "the bot's answer (not tied to a conversation) was not delivered (404: unknown question): no question with questionId 99",
     );
@@ -185,7 +189,7 @@ describe('a bot step and the refusals of the sandbox', () => {
 
   it('passes over an answer refused for an unknown question once its own answer came: it may be another conversation’s', async () => {
     const { sandbox } = scriptedSandbox(() => [answer(1), unknownQuestion]);
-    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(run.outcome).toBe('passed');
   });
 
@@ -194,7 +198,7 @@ describe('a bot step and the refusals of the sandbox', () => {
       { ...answer(2), delivered: false, notDelivered: 'duplicate answerId', status: 200 },
       answer(3),
     ]);
-    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(run.outcome).toBe('passed');
     expect(run.coverage.get('duplicateAnswerId')).toBe(1);
   });
@@ -209,7 +213,7 @@ describe('latency: question recorded to answer recorded, on the sandbox clock', 
     [2000, 1000, 'too late: answered in 2s, within 1s expected'],
   ])('an answer %s ms after the question, within %s: %s', async (afterMs, withinMs, failure) => {
     const { sandbox } = scriptedSandbox(() => [answer(afterMs)]);
-    const run = await runConversation(plan([customer('Hi'), bot(withinMs)]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot(withinMs)]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(message(run)).toBe(failure);
     expect(run.latenciesMs).toEqual([afterMs]);
     expect(run.steps[1]!.latencyMs).toBe(afterMs);
@@ -217,7 +221,7 @@ describe('latency: question recorded to answer recorded, on the sandbox clock', 
 
   it('is the recorded times, whatever the runner took to read them', async () => {
     const { sandbox, record } = scriptedSandbox(() => []);
-    const run = runConversation(plan([customer('Hi'), bot(10)]), { sandbox, stepTimeoutMs: NEVER });
+    const run = runConversation(plan([customer('Hi'), bot(10)]), { sandbox, stepTimeoutMs: NEVER, patterns });
     // The answer reaches the runner late (a busy machine); the sandbox recorded it 4 ms after the question.
     await new Promise((resolve) => setTimeout(resolve, 50));
     record({ ...answer(0), sessionId: 's-1', time: new Date(T0 + 4).toISOString() } as Event);
@@ -261,7 +265,7 @@ describe('the title of a step', () => {
 describe('a run from its start to its end', () => {
   it('passes every step played, with its title, line and time, and names its conversation', async () => {
     const { sandbox } = scriptedSandbox(() => [answer(3)]);
-    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(run).toMatchObject({ sessionId: 's-1', outcome: 'passed' });
     expect('failure' in run).toBe(false);
     expect(run.steps.map(({ index, line, kind, title, outcome }) => ({ index, line, kind, title, outcome }))).toEqual([
@@ -280,16 +284,17 @@ describe('a run from its start to its end', () => {
     const bodies: unknown[] = [];
     const start = sandbox.startConversation;
     sandbox.startConversation = (body) => (bodies.push(body), start(body));
-    await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     await runConversation(
       { ...plan([customer('Hi'), bot()]), channel: 'EMAIL', client: { clientId: 'c-7', coreClientId: 77n } },
       {
         sandbox,
         stepTimeoutMs: NEVER,
+        patterns,
       },
     );
-    await runConversation({ ...plan([customer('Hi'), bot()]), client: { clientId: 'c-8' } }, { sandbox, stepTimeoutMs: NEVER });
-    await runConversation({ ...plan([customer('Hi'), bot()]), client: { coreClientId: 88n } }, { sandbox, stepTimeoutMs: NEVER });
+    await runConversation({ ...plan([customer('Hi'), bot()]), client: { clientId: 'c-8' } }, { sandbox, stepTimeoutMs: NEVER, patterns });
+    await runConversation({ ...plan([customer('Hi'), bot()]), client: { coreClientId: 88n } }, { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(bodies).toEqual([
       { channel: 'WEB' },
       { channel: 'EMAIL', clientId: 'c-7', coreClientId: 77n },
@@ -305,7 +310,7 @@ describe('a run from its start to its end', () => {
   ])('fails on the conversation itself when the sandbox does not start it (%s), every step skipped', async (_, opened, said) => {
     const { sandbox } = scriptedSandbox(() => [answer(3)]);
     sandbox.startConversation = async () => opened;
-    const run = await runConversation({ ...plan([customer('Hi'), bot()]), line: 7 }, { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation({ ...plan([customer('Hi'), bot()]), line: 7 }, { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(run).toMatchObject({ sessionId: null, outcome: 'failed' });
     expect(run.failure).toEqual({ stepIndex: null, line: 7, message: `the sandbox did not start the conversation: ${said}` });
     expect(run.steps.map((step) => step.outcome)).toEqual(['skipped', 'skipped']);
@@ -314,7 +319,7 @@ describe('a run from its start to its end', () => {
 
   it('passes a conversation of no steps once it has started', async () => {
     const { sandbox } = scriptedSandbox(() => [answer(3)]);
-    const run = await runConversation(plan([]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(run).toMatchObject({ sessionId: 's-1', outcome: 'passed', steps: [] });
   });
 
@@ -324,7 +329,7 @@ describe('a run from its start to its end', () => {
     const followed: string[] = [];
     const follow = sandbox.follow;
     sandbox.follow = (session, tenant, onEvent) => (followed.push(tenant), follow(session, tenant, onEvent));
-    await runConversation(plan([customer('Hi'), none(10)]), { sandbox, stepTimeoutMs: NEVER });
+    await runConversation(plan([customer('Hi'), none(10)]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(followed).toEqual(['']);
   });
 
@@ -338,7 +343,7 @@ describe('a run from its start to its end', () => {
       const stream = follow(session, tenant, onEvent);
       return { ...stream, close: () => ((closed += 1), stream.close()) };
     };
-    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(run.outcome).toBe('passed');
     expect(followed).toEqual([['s-1', 'sandbox']]);
     expect(closed).toBe(1);
@@ -358,7 +363,7 @@ describe('a run from its start to its end', () => {
       setImmediate(end);
       return sent;
     };
-    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(message(run)).toBe('the sandbox closed the event stream before the bot answered');
     expect(run.failure?.stepIndex).toBe(1);
   });
@@ -368,7 +373,7 @@ describe('the steps in order, until one fails', () => {
   it('skips the steps after the one that failed, and gives its index and line', async () => {
     const { sandbox } = scriptedSandbox(() => [answer(3, 'Hello')]);
     const steps = [customer('Hi'), { ...bot(), expect: { text: 'Bye' } }, { ...customer('More'), index: 2, line: 9 }];
-    const run = await runConversation(plan(steps), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan(steps), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(run.outcome).toBe('failed');
     expect(run.failure).toMatchObject({ stepIndex: 1, line: 3 });
     expect(run.steps.map((step) => step.outcome)).toEqual(['passed', 'failed', 'skipped']);
@@ -379,7 +384,7 @@ describe('the steps in order, until one fails', () => {
   it("fails a customer step on the sandbox's refusal of the message", async () => {
     const { sandbox } = scriptedSandbox(() => []);
     sandbox.sendMessage = async () => ({ status: 400, json: { message: 'text: must not be empty' }, text: '' });
-    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(run.failure).toEqual({ stepIndex: 0, line: 2, message: 'the sandbox refused the message: 400 text: must not be empty' });
     expect(run.steps.map((step) => step.outcome)).toEqual(['failed', 'skipped']);
   });
@@ -390,7 +395,7 @@ describe('the steps in order, until one fails', () => {
     const sendMessage = sandbox.sendMessage;
     sandbox.sendMessage = (sessionId, m) => (sent.push(m.text!), sendMessage(sessionId, m));
     const steps = [customer('Hi'), bot(), { ...customer('More'), index: 2, line: 9 }];
-    const run = await runConversation(plan(steps), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan(steps), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(run.failure).toMatchObject({
       stepIndex: 2,
       line: 9,
@@ -402,7 +407,7 @@ describe('the steps in order, until one fails', () => {
 
   it("fails the conversation on an answer no step took after its last step, at the last step's line", async () => {
     const { sandbox } = scriptedSandbox(() => [answer(3, 'First'), answer(4, 'Second')]);
-    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(run.failure).toMatchObject({
       stepIndex: null,
       line: 3,
@@ -414,13 +419,13 @@ describe('the steps in order, until one fails', () => {
   it('places an answer no step took after the last step at the line of the last step', async () => {
     const { sandbox } = scriptedSandbox(({ text }) => (text === 'More' ? [answer(3, 'First'), answer(4, 'Second')] : [answer(3)]));
     const steps = [customer('Hi'), bot(), { ...customer('More'), index: 2, line: 9 }, { ...bot(), index: 3, line: 10 }];
-    const run = await runConversation(plan(steps), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan(steps), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(run.failure).toMatchObject({ stepIndex: null, line: 10, message: expect.stringMatching(/after the last step/) });
   });
 
   it('gives a bot step that got no answer no latency', async () => {
     const { sandbox } = scriptedSandbox(({ sessionId }) => [refused(sessionId, 400, 'text: must not be empty')]);
-    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(run.outcome).toBe('failed');
     expect(run.latenciesMs).toEqual([]);
     expect('latencyMs' in run.steps[1]!).toBe(false);
@@ -434,16 +439,16 @@ describe('the steps in order, until one fails', () => {
       const sent = await sendMessage(sessionId, m);
       return { ...sent, json: { ...(sent.json as object), deliveryId: 'msg_1' } };
     };
-    const run = await runConversation(plan([customer('Hi'), none(10)]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), none(10)]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(run.outcome).toBe('passed');
     expect(run.steps.map((step) => step.outcome)).toEqual(['passed', 'passed']);
   });
 
   it('fails a bot: none step on an answer that comes, and passes one where none comes', async () => {
     const { sandbox } = scriptedSandbox(({ text }) => (text === 'Hi' ? [answer(3, 'Hello')] : []));
-    const answered = await runConversation(plan([customer('Hi'), none(NEVER)]), { sandbox, stepTimeoutMs: NEVER });
+    const answered = await runConversation(plan([customer('Hi'), none(NEVER)]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(answered.failure).toMatchObject({ stepIndex: 1, message: 'an answer came where none was expected (within 1h)' });
-    const silent = await runConversation(plan([customer('Quiet'), none(10)]), { sandbox, stepTimeoutMs: NEVER });
+    const silent = await runConversation(plan([customer('Quiet'), none(10)]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(silent.outcome).toBe('passed');
   });
 
@@ -457,7 +462,7 @@ describe('the steps in order, until one fails', () => {
     sandbox.choose = (_, label) => choose(label);
     const sendMessage = sandbox.sendMessage;
     sandbox.sendMessage = (sessionId, m) => (sent.push(m), sendMessage(sessionId, { text: 'pressed', ...m }));
-    const run = await runConversation(plan([press('Yes'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([press('Yes'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(run.outcome).toBe('passed');
     expect(sent).toEqual([choose('Yes')]);
     expect(Object.fromEntries(run.coverage)).toEqual({ WEB: 1, [action]: 1, SUCCESS: 1 });
@@ -467,7 +472,7 @@ describe('the steps in order, until one fails', () => {
 describe('what a run counts of the events it sees', () => {
   it('counts the channel, and the code of an answer the bot gave', async () => {
     const { sandbox } = scriptedSandbox(() => [answer(3)]);
-    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(Object.fromEntries(run.coverage)).toEqual({ WEB: 1, SUCCESS: 1 });
     expect(run.botSpoke).toBe(true);
   });
@@ -478,7 +483,7 @@ describe('what a run counts of the events it sees', () => {
       greeting as Event,
       { ...answer(3), body: { text: 'Hi', quickReplies: [{ text: 'No' }] } } as Event,
     ]);
-    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(run.coverage.get('quickReplies')).toBe(1);
   });
 
@@ -489,7 +494,7 @@ describe('what a run counts of the events it sees', () => {
     ['only webhook attempts', [attempt(500, null, 'failed')], false],
   ])('knows the bot spoke from %s', async (_, events, spoke) => {
     const { sandbox } = scriptedSandbox(() => events as Event[]);
-    const run = await runConversation(plan([customer('Hi'), none(10)]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), none(10)]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(run.botSpoke).toBe(spoke);
   });
 
@@ -499,7 +504,7 @@ describe('what a run counts of the events it sees', () => {
     ['a refusal at the edge of the refusals', { ...refused('s-1', 399, ''), error: null }, undefined],
   ])('counts %s as a refusal: %s', async (_, event, count) => {
     const { sandbox } = scriptedSandbox(() => [event as Event, answer(3)]);
-    const run = await runConversation(plan([customer('Hi'), none(10)]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), none(10)]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(run.coverage.get('refusal')).toBe(count);
   });
 
@@ -526,7 +531,7 @@ describe('what a run counts of the events it sees', () => {
     ],
   ])('reads whether the bot could be reached from %s', async (_, attempts, reach) => {
     const { sandbox } = scriptedSandbox(() => attempts as Event[]);
-    const run = await runConversation(plan([customer('Hi'), none(10)]), { sandbox, stepTimeoutMs: NEVER });
+    const run = await runConversation(plan([customer('Hi'), none(10)]), { sandbox, stepTimeoutMs: NEVER, patterns });
     expect(run.reach).toEqual(reach);
   });
 });

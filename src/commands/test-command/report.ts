@@ -1,9 +1,10 @@
 import type { Context } from '../../context.js';
-import { ExitCode, NetworkError } from '../../errors.js';
+import { CoreError, ExitCode, NetworkError } from '../../errors.js';
 import { renderHuman, type ConversationPrinter } from '../../output/conversations.js';
 import { writeReports, type ReportTarget } from '../../output/report-targets.js';
 import type { Glyphs } from '../../output/glyphs.js';
 import { makeStyle } from '../../output/style.js';
+import { signatureDiagnosis } from '../../testing/check-bot/battery.js';
 import type { CoverageCounts } from '../../testing/coverage.js';
 import { renderJson } from '../../testing/json-report.js';
 import { renderJunit } from '../../testing/junit-report.js';
@@ -30,7 +31,17 @@ export async function reportTest(plan: TestPlan, played: Played, printer: Conver
     throw played.error;
   }
   const { suite, botUrl, url } = played;
-  const runReport = report(plan, played, suite.summaries, suite.coverage, unreachable(suite.summaries, botUrl));
+  if (suite.stopped?.kind === 'signature') {
+    // The bot was reached, and refused every correctly signed delivery: one cause, said once in every report.
+    const diagnosis = signatureDiagnosis(suite.stopped.statuses);
+    const message = `${diagnosis?.message ?? "the bot refuses the sandbox's signature"}, so the run stopped: no conversation could be played`;
+    const summaries = plan.conversations.map((conversation) => unplayed(conversation, message));
+    await write(report(plan, played, summaries, suite.coverage, { kind: 'signature', url: botUrl, message }), plan.reports, ctx);
+    throw new CoreError(message, ExitCode.testFailed, 'EBOTREFUSESSIGNATURE', { hint: diagnosis?.fix });
+  }
+  const stoppedDown = suite.stopped?.kind === 'bot-down';
+  const summaries = stoppedDown ? withUnplayed(plan, suite.summaries) : suite.summaries;
+  const runReport = report(plan, played, summaries, suite.coverage, unreachable(summaries, botUrl));
   await write(runReport, plan.reports, ctx);
   if (runReport.unreachable) {
     throw new NetworkError(runReport.unreachable.message, 'EBOTUNREACHABLE', {
@@ -93,4 +104,15 @@ function unreachable(summaries: readonly ConversationSummary[], botUrl: string |
     url: botUrl,
     message: `the bot could not be reached: every webhook delivery to ${botUrl ?? 'the bot'} failed to connect (${errors}), so no conversation could be played`,
   };
+}
+
+/**
+ * The summaries of a run stopped early because the bot is down, each planned conversation in its place: those
+ * never started are unplayed, and said never to have reached the bot as those played were.
+ */
+function withUnplayed(plan: TestPlan, played: readonly ConversationSummary[]): ConversationSummary[] {
+  const byOrdinal = new Map(played.map((summary) => [summary.ordinal, summary]));
+  return plan.conversations.map(
+    (conversation) => byOrdinal.get(conversation.ordinal) ?? unplayed(conversation, 'not played: the bot could not be reached'),
+  );
 }

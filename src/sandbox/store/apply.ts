@@ -291,12 +291,20 @@ function updateReason(tenant: TenantState, event: EventOf<'reason.updated'>): vo
   tenant.reasons.set(event.code, { tenant: tenant.name, code: event.code, reason, updatedAt: event.time, requestId: event.requestId });
 }
 
-/** A tenant back to its start state ("" the sandbox-wide log): the reset event is the first of its fresh log. */
+/** A tenant back to its start state but for its id counters ("" the sandbox-wide log): the reset event is the first of its fresh log. */
 function reset(model: SandboxModel, name: string): TenantState {
   if (name === '') return (model.sandboxWide = freshTenant('', []));
   const old = model.tenants.get(name);
   for (const sessionId of old?.threads.keys() ?? []) model.sessions.delete(sessionId);
   const tenant = freshTenant(name, model.config.seedReasons, model.config.largeIds, model.config.seedAgents);
+  // The counters go on: an id handed out before the reset is never handed out again in this sandbox's life (nor,
+  // through the state file, after a restart), so a bot's late answer to an old question meets a 404, not a new
+  // customer's conversation.
+  if (old !== undefined) {
+    tenant.nextClientId = old.nextClientId;
+    tenant.nextQuestionId = old.nextQuestionId;
+    tenant.nextLargeQuestionId = old.nextLargeQuestionId;
+  }
   model.tenants.set(name, tenant);
   return tenant;
 }

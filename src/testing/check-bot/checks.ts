@@ -93,6 +93,8 @@ const pass = (message: string): Verdict => ({ status: 'pass', message });
 const fail = (message: string): Verdict => ({ status: 'fail', message });
 
 const is2xx = (status: number | null) => status !== null && status >= 200 && status < 300;
+/** A refusal is a 4xx or a 5xx: a 1xx or a redirect (3xx) refuses nothing (the sender does not follow it, nor count it as refused). */
+const isRefusal = (status: number) => status >= 400 && status < 600;
 
 /** `200 in 3ms`, or what went wrong with a delivery. */
 export function describeAttempt(attempt: DeliveryAnswer): string {
@@ -135,13 +137,17 @@ async function mustAnswer(kit: CheckKit, sessionId: string, craft: Craft, text: 
   return pass(`${what}: acknowledged ${acknowledged}; answered (answerId ${answerIdOf(seen.event) ?? 'none'})`);
 }
 
-/** A delivery that must be refused (non-2xx), with no answer within the time limit. */
+/** A delivery that must be refused (4xx or 5xx), with no answer within the time limit. */
 async function mustRefuse(kit: CheckKit, sessionId: string, craft: Craft, text: string, what: string, risk: string): Promise<Verdict> {
   const from = kit.seen(sessionId);
   const probe = await kit.probe(sessionId, craft, text);
   const status = probe.attempt.status;
   if (status === null) return fail(`${what}: it ${describeAttempt(probe.attempt)}, so whether the bot refuses it is not known`);
   if (is2xx(status)) return fail(`${what}: the bot accepted it (${describeAttempt(probe.attempt)}): ${risk}`);
+  if (!isRefusal(status)) {
+    const kind = status >= 300 && status < 400 ? 'a redirect' : 'an informational status';
+    return fail(`${what}: the bot answered it ${describeAttempt(probe.attempt)}, ${kind}, not a refusal (4xx or 5xx): refuse with 401`);
+  }
   const seen = await kit.wait(sessionId, answerTo(probe.questionId), from);
   if (seen.kind === 'answer' || seen.kind === 'dropped') {
     return fail(`${what}: the bot refused it (${status}) but answered it anyway (answerId ${answerIdOf(seen.event) ?? 'none'}): ${risk}`);
@@ -234,7 +240,7 @@ export const CHECKS: readonly CheckDefinition[] = [
   refusing({
     id: 'signature.missing',
     sends: 'a MESSAGE without the webhook-* headers',
-    passes: 'refused (non-2xx), and no answer comes',
+    passes: 'refused (4xx or 5xx), and no answer comes',
     fix: 'refuse (401) a delivery without webhook-id, webhook-timestamp and webhook-signature before reading its body',
     craft: 'unsigned',
     detail: 'no webhook-* headers: refuse it',
