@@ -206,6 +206,7 @@ export const NOT_ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> 
   ['test/e2e/demo.test.ts', COMMANDS],
   ['test/e2e/example-bot.test.ts', COMMANDS],
   ['test/e2e/sandbox-json.test.ts', COMMANDS],
+  ['test/e2e/sandbox-fixtures.test.ts', COMMANDS],
   ['test/bridge/end-to-end.test.ts', `${COMMANDS}; the bridge's requests and its server are those of test/bridge/library.test.ts`],
   ['test/bridge/map.test.ts', RULES],
   ['test/bridge/personal-data.test.ts', RULES],

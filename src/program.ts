@@ -73,7 +73,12 @@ export function expandHelp(argv: readonly string[]): string[] {
   const named = firstWord(argv, at + 1);
   if (named < 0) return [...argv];
   const rest = [...argv.slice(0, at), ...argv.slice(at + 1)];
-  return Object.hasOwn(commands, argv[named]!) ? [...rest, '--help'] : rest;
+  if (!Object.hasOwn(commands, argv[named]!)) return rest;
+  // --help right after the command's words (`reason update`), before any option: at the end it would be
+  // the value of an option that takes one (`core help sandbox --config` would start a sandbox).
+  let end = named;
+  while (end + 1 < argv.length && !argv[end + 1]!.startsWith('-')) end += 1;
+  return [...argv.slice(0, at), ...argv.slice(at + 1, end + 1), '--help', ...argv.slice(end + 1)];
 }
 
 /**

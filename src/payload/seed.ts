@@ -55,7 +55,7 @@ export const seedStepSchema = z
         .union([
           text('The text of a bot answer to the last question.'),
           z
-            .record(z.string(), z.unknown())
+            .record(z.string(), z.unknown().check(z.describe('A field of the answer, as core schema reply describes it.')))
             .check(
               z.describe(
                 'A bot answer to the last question: the fields of POST /api/v1/chatbot (core schema reply) without its address, which the ' +

@@ -117,7 +117,7 @@ describe('the bash completion script', () => {
     ['the checks of core check-bot --only', ['core', 'check-bot', '--only', 'sig'], CHECK_IDS.filter((id) => id.startsWith('sig')).sort()],
     ['the sandbox duplicates modes', ['core', 'sandbox', '--duplicates', ''], ['soft', 'strict']],
     ['the known action', ['core', 'reply', '--action', ''], ['INIT_CHAT']],
-    ['schema kinds', ['core', 'schema', ''], ['agents', 'config', 'greet', 'message', 'reason', 'reply', 'test']],
+    ['schema kinds', ['core', 'schema', ''], ['agents', 'config', 'greet', 'message', 'reason', 'reply', 'seed', 'test']],
     ['nothing after the schema kind', ['core', 'schema', 'reply', ''], []],
     ['shells', ['core', 'completion', ''], ['bash', 'fish', 'powershell', 'zsh']],
     ['command names after help', ['core', 'help', 'r'], ['reason', 'reply']],

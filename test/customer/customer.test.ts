@@ -338,7 +338,8 @@ describe('core customer say', () => {
 
 describe("core customer say and press, when the sandbox refuses the bot's request", () => {
   // A wrong token on an answer naming a question the sandbox does not have: nothing in the body
-  // names this conversation, so the refusal is tied to none (tenant-wide).
+  // names this conversation, but it comes while this conversation's delivery is with the bot (the
+  // only one in flight), so it is tied to this exchange (docs/sandbox.md, "Refusals during a delivery").
   const wrongToken = (_message: Message, sb: TestSandbox) =>
     call(sb, '/api/v1/chatbot', { token: 'not-the-token', body: replyBody({ coreClientId: undefined, questionId: 987654321n }) });
   // The same wrong token on an answer naming the question: tied to the conversation.
@@ -365,10 +366,10 @@ describe("core customer say and press, when the sandbox refuses the bot's reques
       hint: /^hint: the bot must send Authorization: Bearer with the sandbox's token/m,
     },
     {
-      name: 'a refusal tied to no conversation (401: a wrong token on an answer naming an unknown question)',
+      name: 'a refusal tied by the one delivery in flight (401: a wrong token on an answer naming an unknown question)',
       bot: wrongToken,
-      line: /^error: the sandbox refused the bot's POST \/api\/v1\/chatbot: 401 Unauthorized: .+ \(not tied to a conversation\)$/m,
-      untied: true,
+      line: /^error: the sandbox refused the bot's POST \/api\/v1\/chatbot: 401 Unauthorized: invalid bearer token$/m,
+      untied: false,
       hint: /^hint: the bot must send Authorization: Bearer with the sandbox's token/m,
     },
   ])('stops at once on $name: the status and message, exit 6, no advice to wait longer', async ({ bot, line, untied, hint }) => {
@@ -390,7 +391,7 @@ describe("core customer say and press, when the sandbox refuses the bot's reques
       ok: false,
       sessionId: expect.stringMatching(/^s-/),
       answers: [],
-      refused: [{ type: 'api.request', method: 'POST', path: '/api/v1/chatbot', status: 401n, sessionId: null }],
+      refused: [{ type: 'api.request', method: 'POST', path: '/api/v1/chatbot', status: 401n, sessionId: document.sessionId }],
       error: { code: 'EBOTREFUSED', message: expect.stringContaining('401 Unauthorized') },
     });
     expect(document.refused).toHaveLength(1);
@@ -406,17 +407,18 @@ describe("core customer say and press, when the sandbox refuses the bot's reques
     expect(first.code).toBe(0);
     const result = await runInProcess(['customer', 'press', 'Yes', '--session', 'last', '--wait', '10m'], { env });
     expect(result.code).toBe(6);
-    expect(result.stderr).toMatch(/401 Unauthorized: .+ \(not tied to a conversation\)/);
+    expect(result.stderr).toMatch(/401 Unauthorized: invalid bearer token$/m);
   });
 
-  it("takes no refusal tied to no conversation once the conversation has its answer: it may be another conversation's", async () => {
+  it('takes a refusal the bot caused after its answer but while its delivery was still with it: the one delivery in flight was this one', async () => {
     const { env } = await platform(async (message, sb) => {
       await echo(message, sb);
       await wrongToken(message, sb);
     });
     const result = await runInProcess(['customer', 'say', 'Hi', '--json'], { env });
-    expect(result.code).toBe(0);
-    expect(parseJson(result.stdout)).toMatchObject({ ok: true, refused: [], error: null });
+    expect(result.code).toBe(6);
+    const document = parseJson(result.stdout) as { sessionId: string };
+    expect(document).toMatchObject({ ok: false, refused: [{ status: 401n, sessionId: document.sessionId }] });
   });
 
   it("takes no refusal of another tenant's request", async () => {

@@ -45,6 +45,31 @@ describe('core help <topic>', () => {
     expect(directInvocation(['help', 'config', 'extra'])).toBeUndefined();
     expect(directInvocation(['help', 'reply'])).toBeUndefined();
     expect(expandHelp(['help', 'reply'])).toEqual(['reply', '--help']);
+  });
+
+  it.each([
+    [
+      ['help', 'reason', 'update'],
+      ['reason', 'update', '--help'],
+    ],
+    [
+      ['--no-color', 'help', 'sandbox', 'snapshot', 'save'],
+      ['--no-color', 'sandbox', 'snapshot', 'save', '--help'],
+    ],
+    // Before the options: at the end, --help would be the value of one that takes one, and the sandbox would start.
+    [
+      ['help', 'sandbox', '--config'],
+      ['sandbox', '--help', '--config'],
+    ],
+    [
+      ['help', 'reply', '-t', 'x'],
+      ['reply', '--help', '-t', 'x'],
+    ],
+  ])('reads core %j as %j', (argv, expanded) => {
+    expect(expandHelp(argv)).toEqual(expanded);
+  });
+
+  it('passes an unknown name on to commander', async () => {
     const unknown = await runInProcess(['help', 'nonsense']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown command 'nonsense'");

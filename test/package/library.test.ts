@@ -147,14 +147,16 @@ describe('core-cli/sandbox with a bot', () => {
       refused: { type: 'api.request', status: 401, error: 'invalid bearer token', tied: true },
     },
     {
-      mistake: 'an answer naming a question the sandbox does not have (tied to none)',
+      mistake: 'an answer naming a question the sandbox does not have (tied by the one delivery in flight)',
       text: 'unknown question',
-      refused: { type: 'bot.answer', status: 404, tied: false },
+      refused: { type: 'bot.answer', status: 404, tied: true },
     },
   ])('ends the wait on $mistake, with the refused request in the exchange', async ({ text, refused }) => {
     const conversation = await startConversation(sandbox);
     const exchange = await happens(conversation.say(text, { waitMs }), 'the refusal');
-    expect(exchange).toMatchObject({ ok: false, end: 'refused', answers: [], texts: [] });
+    expect(exchange).toMatchObject({ ok: false, end: 'refused', texts: [] });
+    // An answer the sandbox refused is among the conversation's answers, never delivered.
+    expect(exchange.answers.filter((answer) => answer.delivered)).toEqual([]);
     expect(exchange.refused).toHaveLength(1);
     const { tied, ...fields } = refused;
     expect(exchange.refused[0]).toMatchObject({ ...fields, sessionId: tied ? conversation.sessionId : null });

@@ -170,6 +170,13 @@ describe('the lists derived from the model', () => {
       'secondAnswer',
       'duplicateAnswerId',
       'refusal',
+      'routedByUserIds',
+      'routedBySkillIds',
+      'routedByUnitIds',
+      'routedToAnyAgent',
+      'queuedNoMatch',
+      'queuedAwayOrFull',
+      'routedFromQueue',
     ]);
     expect(COVERAGE_NAMES.slice(0, CHANNELS.length)).toEqual([...CHANNELS]);
     // Every counted feature is a field of the answer, or a path into one.

@@ -22,7 +22,7 @@ const published = zodClassic.fromJSONSchema(JSON.parse(readFileSync(join(repoRoo
 describe('the test files the docs show', () => {
   it('are there', () => {
     expect(files.map(([name]) => name)).toEqual(['echo-words.yaml', 'echo.yaml', 'email.yaml', 'handover.yaml']);
-    expect(blocks).toHaveLength(7);
+    expect(blocks).toHaveLength(8);
   });
 
   it.each([...files, ...blocks])('%s passes the rules of core test and the published JSON Schema', (_, text) => {

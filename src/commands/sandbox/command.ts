@@ -135,6 +135,12 @@ Examples:
   return cmd;
 };
 
+/** What `core sandbox seed` and `core sandbox snapshot ...` take: their options, and how to read them. */
+interface FixtureKit {
+  common: (cmd: Command) => Command;
+  base: (raw: Record<string, unknown>, self: Command) => FixtureOptions;
+}
+
 /** `core sandbox seed FILE` and `core sandbox snapshot save|restore|list`: requests to a running sandbox. */
 function fixtureCommands(inv: Invocation): Command[] {
   const common = (cmd: Command) =>
@@ -154,6 +160,11 @@ function fixtureCommands(inv: Invocation): Command[] {
       ...(typeof raw.timeout === 'string' ? { timeout: raw.timeout } : {}),
     };
   };
+  const kit: FixtureKit = { common, base };
+  return [seedCommand(inv, kit), snapshotCommand(inv, kit)];
+}
+
+function seedCommand(inv: Invocation, { common, base }: FixtureKit): Command {
   const seed = common(
     new Command('seed')
       .summary('apply a seed (core schema seed) to a running sandbox: its threads, reasons and agents, as events')
@@ -167,7 +178,10 @@ function fixtureCommands(inv: Invocation): Command[] {
     'after',
     '\nExamples:\n  $ core sandbox seed fixtures.yaml\n  $ core sandbox seed fixtures.json --sandbox http://127.0.0.1:8080 --json',
   );
+  return seed;
+}
 
+function snapshotCommand(inv: Invocation, { common, base }: FixtureKit): Command {
   const snapshot = new Command('snapshot').summary("save a tenant's conversations under a name, restore them, list the snapshots");
   const save = common(
     new Command('save').summary("save the tenant's conversations under NAME (replacing a snapshot of that name)").argument('<name>'),
@@ -202,5 +216,5 @@ function fixtureCommands(inv: Invocation): Command[] {
     'after',
     '\nExamples:\n  $ core sandbox snapshot save checkout\n  $ core sandbox snapshot restore checkout\n  $ core sandbox snapshot list --json',
   );
-  return [seed, snapshot];
+  return snapshot;
 }

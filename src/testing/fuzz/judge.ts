@@ -121,7 +121,7 @@ export function judge(played: PlayedConversation, rules?: ReadonlySet<FuzzRule>)
     const again = message.redelivery && attemptFailure(message.redelivery, `the redelivery of message ${index + 1}`);
     if (again && counts({ ...again, message: index })) return { ...again, message: index };
   }
-  for (const rule of [refusedAnswer, wrongIds, repeatedAnswer, missingAnswer]) {
+  for (const rule of [wrongIds, refusedAnswer, repeatedAnswer, missingAnswer]) {
     const failure = rule(played);
     if (counts(failure)) return failure;
   }
@@ -170,7 +170,10 @@ export function namedIn(event: SandboxEvent): { questionId?: unknown; coreClient
 
 /** Identifiers the bot sent back other than it was given: through a double (past 2^53), or another thread's. */
 function wrongIds(played: PlayedConversation): FuzzFailure | null {
-  for (const event of played.untied) {
+  // A refusal is tied to the conversation when it came while the conversation's delivery was the one with the bot,
+  // and to none otherwise.
+  for (const event of [...played.untied, ...played.events]) {
+    if (event.type === 'bot.answer' && event.delivered === true) continue;
     const named = namedIn(event);
     if (named === null) continue;
     const index = played.messages.findIndex((message) => roundedFrom(named.questionId, message.questionId));

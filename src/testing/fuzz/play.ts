@@ -106,7 +106,11 @@ export async function playConversation(kit: FuzzKit, conversation: FuzzConversat
       played[index] = message;
       if (!took(attempt)) continue;
       // An answer whose questionId or coreClientId lost digits names no thread: it ends the wait too.
-      const seen = await kit.wait(sessionId, answerTo(message.questionId), lostDigits(message.questionId, coreClientId));
+      // A refusal of rounded ids is tied to this conversation when it came while its delivery was with the bot
+      // (docs/sandbox.md, "Refusals during a delivery"), and to none otherwise: looked for in both.
+      const rounded = lostDigits(message.questionId, coreClientId);
+      const answered = answerTo(message.questionId);
+      const seen = await kit.wait(sessionId, (event) => answered(event) ?? rounded(event), rounded);
       message.answered = seen.kind === 'answer' || seen.kind === 'dropped';
       if (conversation.messages[index]!.redeliver) {
         const again = await kit.probe({ craft: 'replay', deliveryId: message.deliveryId, ...shape(conversation.messages[index]!) });

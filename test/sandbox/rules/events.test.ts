@@ -116,6 +116,7 @@ describe('the events of a bot answer', () => {
     body: { raw: true },
     userAgent: 'my-bot/1.0',
     formattedHtml: null,
+    during: [],
     ...fields,
   });
 
@@ -310,6 +311,7 @@ describe('the events of a greeting', () => {
         warnings: [meta.warnings[0], expect.objectContaining({ path: 'messageListPicker' })],
         body: meta.body,
         userAgent: 'my-bot/1.0',
+        during: [],
       },
     ]);
   });
@@ -393,6 +395,7 @@ describe('a refused API request', () => {
       scope,
       ...request,
       named: named(body),
+      during: [],
     });
   });
 });
