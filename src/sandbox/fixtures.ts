@@ -132,7 +132,11 @@ export interface RestoredSnapshot extends Omit<SnapshotSummary, 'conversations'>
 }
 
 /** The answer of a restore that was made: the snapshot's summary, the tenant's conversations, the thread written in last. */
-export function restoredSnapshot(state: SandboxState, tenant: string, restored: { snapshot: Snapshot; events: readonly unknown[] }): RestoredSnapshot {
+export function restoredSnapshot(
+  state: SandboxState,
+  tenant: string,
+  restored: { snapshot: Snapshot; events: readonly unknown[] },
+): RestoredSnapshot {
   const threads = [...state.store.tenant(tenant).threads.values()].sort((a, b) => a.startedSeq - b.startedSeq);
   const latest = threads.reduce<(typeof threads)[number] | undefined>(
     (found, thread) => (found && found.lastSeq > thread.lastSeq ? found : thread),

@@ -101,7 +101,12 @@ describe('sandbox.snapshots from code', () => {
     ['a name with a space', (sandbox) => sandbox.snapshots.save('mid flow'), 400, "name: required: the snapshot's name, letters, digits"],
     ['a name of 65 characters', (sandbox) => sandbox.snapshots.save('a'.repeat(65)), 400, "the snapshot's name"],
     ['a tenant not served', (sandbox) => sandbox.snapshots.save('mid', 'nowhere'), 404, "no tenant 'nowhere' (tenants: sandbox)"],
-    ['a snapshot the tenant has not', (sandbox) => sandbox.snapshots.restore('missing'), 404, "tenant 'sandbox' has no snapshot 'missing' (it has kept)"],
+    [
+      'a snapshot the tenant has not',
+      (sandbox) => sandbox.snapshots.restore('missing'),
+      404,
+      "tenant 'sandbox' has no snapshot 'missing' (it has kept)",
+    ],
     ['a restore in a tenant not served', (sandbox) => sandbox.snapshots.restore('kept', 'nowhere'), 404, "no tenant 'nowhere'"],
     ['a listing of a tenant not served', async (sandbox) => sandbox.snapshots.list('nowhere'), 404, "no tenant 'nowhere'"],
   ])('refuses %s with the status and message of the endpoint', async (_, act, status, message) => {
