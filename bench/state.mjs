@@ -378,11 +378,11 @@ if (only.includes('c')) {
     syncs += 1;
     return datasync.apply(this, rest);
   };
-  const measure = async (state) => {
-    const sandbox = await startLibrary({ ...(state ? { state } : {}), maxEvents: MESSAGES + LANES + 10 });
-    const agent = new Agent({ keepAlive: true, maxSockets: LANES });
+  const measure = async (state, lanes, messages) => {
+    const sandbox = await startLibrary({ ...(state ? { state } : {}), maxEvents: messages + lanes + 10 });
+    const agent = new Agent({ keepAlive: true, maxSockets: lanes });
     const sessions = [];
-    for (let i = 0; i < LANES; i += 1)
+    for (let i = 0; i < lanes; i += 1)
       sessions.push(JSON.parse((await post(agent, `${sandbox.url}/_sandbox/conversations`, {})).text).sessionId);
     const seqBefore = sandbox.events().at(-1)?.seq ?? 0;
     const syncsBefore = syncs;
@@ -391,7 +391,7 @@ if (only.includes('c')) {
     const started = performance.now();
     await Promise.all(
       sessions.map(async (sessionId) => {
-        while (next < MESSAGES) {
+        while (next < messages) {
           next += 1;
           const r = await post(agent, `${sandbox.url}/_sandbox/conversations/${sessionId}/messages`, { text: `message ${next}` });
           if (r.status !== 201) throw new Error(`a customer message: ${r.status} ${r.text}`);
@@ -406,36 +406,43 @@ if (only.includes('c')) {
     await sandbox.close();
     return { rate: events / seconds, events, requests, syncs: made };
   };
-  console.log(
-    `\n(c) ${MESSAGES.toLocaleString('en')} customer messages from ${LANES} customers at once, the library's sandbox in this process, ${ROUNDS} interleaved rounds (load ${load()})`,
-  );
-  // An untimed warm-up of both, so that neither is timed with this process's code still cold.
-  await measure(null);
-  await measure(join(dir, 'append-warm.ndjson'));
-  const memory = [];
-  const onDisk = [];
-  for (let round = 0; round < ROUNDS; round += 1) {
-    const path = join(dir, `append-${round}.ndjson`);
-    rmSync(path, { force: true });
-    memory.push(await measure(null));
-    onDisk.push(await measure(path));
-    if (countLines(path) < onDisk.at(-1).events + 1) throw new Error(`${path} holds fewer lines than the events recorded`);
+  // One customer at a time (each request waits for its own sync: the rate a sequential client sees),
+  // then LANES at once (the syncs shared: group commit).
+  for (const [lanes, messages] of [
+    [1, Math.max(100, Math.floor(MESSAGES / 10))],
+    [LANES, MESSAGES],
+  ]) {
+    console.log(
+      `\n(c) ${messages.toLocaleString('en')} customer messages from ${lanes} customer${lanes === 1 ? '' : 's'} at once, the library's sandbox in this process, ${ROUNDS} interleaved rounds (load ${load()})`,
+    );
+    // An untimed warm-up of both, so that neither is timed with this process's code still cold.
+    await measure(null, lanes, messages);
+    await measure(join(dir, `append-warm-${lanes}.ndjson`), lanes, messages);
+    const memory = [];
+    const onDisk = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const path = join(dir, `append-${lanes}-${round}.ndjson`);
+      rmSync(path, { force: true });
+      memory.push(await measure(null, lanes, messages));
+      onDisk.push(await measure(path, lanes, messages));
+      if (countLines(path) < onDisk.at(-1).events + 1) throw new Error(`${path} holds fewer lines than the events recorded`);
+    }
+    const inMemory = median(memory.map((r) => r.rate));
+    const withState = median(onDisk.map((r) => r.rate));
+    const perSync = median(onDisk.map((r) => r.requests / Math.max(1, r.syncs)));
+    line('in memory', `${inMemory.toFixed(0)} events/s`, '', null);
+    line('with state, written and synced before each answer', `${withState.toFixed(0)} events/s`, '', null);
+    line('with state / in memory', `${(withState / inMemory).toFixed(2)}x`, '', null);
+    line(
+      'requests answered per fdatasync',
+      `${perSync.toFixed(1)} (${onDisk.map((r) => `${r.requests} requests, ${r.syncs} syncs`).join('; ')})`,
+      lanes === 1 ? '' : 'more than 1: group commit',
+      lanes === 1 ? null : perSync > 1,
+    );
+    console.log(
+      `   rounds: memory ${memory.map((r) => r.rate.toFixed(0)).join(' ')}; state ${onDisk.map((r) => r.rate.toFixed(0)).join(' ')} events/s (load ${load()})`,
+    );
   }
-  const inMemory = median(memory.map((r) => r.rate));
-  const withState = median(onDisk.map((r) => r.rate));
-  const perSync = median(onDisk.map((r) => r.requests / Math.max(1, r.syncs)));
-  line('in memory', `${inMemory.toFixed(0)} events/s`, '', null);
-  line('with state, written and synced before each answer', `${withState.toFixed(0)} events/s`, '', null);
-  line('with state / in memory', `${(withState / inMemory).toFixed(2)}x`, '', null);
-  line(
-    'requests answered per fdatasync (group commit)',
-    `${perSync.toFixed(1)} (${onDisk.map((r) => `${r.requests} requests, ${r.syncs} syncs`).join('; ')})`,
-    'more than 1',
-    perSync > 1,
-  );
-  console.log(
-    `   rounds: memory ${memory.map((r) => r.rate.toFixed(0)).join(' ')}; state ${onDisk.map((r) => r.rate.toFixed(0)).join(' ')} events/s (load ${load()})`,
-  );
 }
 
 rmSync(dir, { recursive: true, force: true });
