@@ -313,11 +313,13 @@ if (only.includes('b')) {
   const fileAt = args.indexOf('--file');
   const path = fileAt >= 0 ? resolve(args[fileAt + 1]) : join(dir, `state-${EVENTS}.ndjson`);
   const writing = performance.now();
-  if (!existsSync(path)) await writeStateFile(path, EVENTS);
+  const given = existsSync(path);
+  if (!given) await writeStateFile(path, EVENTS);
   const size = statSync(path).size;
+  const made = given ? `${path}, as given` : `written by core sandbox --state in ${((performance.now() - writing) / 1000).toFixed(1)} s`;
   console.log(
-    `\n(b) a start replaying ${EVENTS.toLocaleString('en')} events (${(size / 1024 / 1024).toFixed(1)} MB, written by core sandbox --state in ` +
-      `${((performance.now() - writing) / 1000).toFixed(1)} s), ${ROUNDS} interleaved rounds (load ${load()})`,
+    `\n(b) a start replaying ${EVENTS.toLocaleString('en')} events (${(size / 1024 / 1024).toFixed(1)} MB, ${made}), ` +
+      `${ROUNDS} interleaved rounds (load ${load()})`,
   );
   const reader = `const fs=require('fs');let n=0;for(const l of fs.readFileSync(process.argv[1],'utf8').split('\\n'))if(l){JSON.parse(l);n++}if(n!==${EVENTS + 1})process.exit(1);const u=process.cpuUsage();console.log((u.user+u.system)/1e6)`;
   const reads = [];
