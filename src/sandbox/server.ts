@@ -14,7 +14,7 @@ import type { SandboxEvent } from './events.js';
 import { allowedHosts } from './host.js';
 import { baseUrl, formatProblems } from './http.js';
 import type { AgentSeed } from './model.js';
-import { inspectHandlers } from './inspect.js';
+import { inspectHandlers, unknownTenantMessage } from './inspect.js';
 import { closeServer, listen, sandboxServer } from './listen.js';
 import { isLoopbackHost, sandboxDefaults, sandboxOptionProblems, type DuplicateMode, type SandboxOptions } from './options.js';
 import { pageHandlers } from './page.js';
@@ -492,7 +492,7 @@ function snapshotsHandle(parts: Parts): SandboxSnapshots {
   const { state, stateFile } = parts;
   const tenantOf = (tenant: string | undefined): string => {
     const name = tenant ?? parts.tenants[0] ?? 'sandbox';
-    if (!state.hasTenant(name)) throw new SnapshotRefusedError(404, `no tenant '${name}' (tenants: ${state.tenantNames.join(', ')})`);
+    if (!state.hasTenant(name)) throw new SnapshotRefusedError(404, unknownTenantMessage(state, name));
     return name;
   };
   /** Runs `change`, then waits until what it recorded is on disk: a write that failed meanwhile took it back (503). */
