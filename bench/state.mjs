@@ -233,7 +233,10 @@ function post(agent, url, body, headers = {}) {
 /** Starts `core sandbox` with `argv`; resolves when it listens, with the time from spawn and its peak RSS then. */
 function startSandbox(argv) {
   const started = performance.now();
-  const child = spawn(process.execPath, [bin, 'sandbox', '--port', '0', ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'sandbox', ...(argv.includes('--port') ? [] : ['--port', '0']), ...argv], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   return new Promise((ok, fail) => {
