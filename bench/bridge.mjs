@@ -17,7 +17,10 @@
 //
 //   --quick     fewer exchanges (COUNT 100; else 600), one round
 //   --runs N    the whole measurement N times over the same processes (default 1), then the medians
-// Run `npm run build` first.
+//   --floor     a third side: bench/bare-forwarder.mjs (bare node:http, no checks, no records) in the
+//               bridge's place, before a third sandbox started as the others: what the two extra hops
+//               cost by themselves on this machine
+// Run `npm run build` first; BENCH_BIN=/path/to/bin.js measures another build (the bridge and the sandboxes alike).
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
@@ -26,11 +29,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
-const bin = join(root, 'dist', 'bin.js');
+const bin = process.env.BENCH_BIN ? resolve(process.env.BENCH_BIN) : join(root, 'dist', 'bin.js');
 const quick = process.argv.includes('--quick');
 const COUNT = quick ? 100 : 600;
 const ROUNDS = quick ? 1 : 2;
 const runsAt = process.argv.indexOf('--runs');
+const FLOOR = process.argv.includes('--floor');
 const RUNS = runsAt === -1 ? 1 : Math.max(1, Number(process.argv[runsAt + 1]) || 1);
 const TENANT = 'acme';
 const REAL_TOKEN = 'bench-real-token-1234';
@@ -172,6 +176,24 @@ const streams = { direct: answers(directUrl), bridged: answers(platform) };
 await exchanges(directUrl, streams.direct, 50, 8);
 await exchanges(platform, streams.bridged, 50, 8);
 
+/** --floor: a third sandbox, whose webhook goes to the bare forwarder, which sends it on to a third bot. */
+let floor = null;
+if (FLOOR) {
+  const floorPort = await freePort();
+  const floorPlatform = `http://127.0.0.1:${floorPort}`;
+  let forwarderUrl = '';
+  const floorBot = await bot(() => ({ base: forwarderUrl, token: 'sandbox-token' }));
+  const forwarder = spawn(process.execPath, [join(root, 'bench', 'bare-forwarder.mjs')], {
+    env: { ...env, FORWARD_BOT: floorBot.url, FORWARD_PLATFORM: floorPlatform, FORWARD_TOKEN: REAL_TOKEN },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  forwarderUrl = await new Promise((done) => forwarder.stdout.once('data', (chunk) => done(`http://127.0.0.1:${String(chunk).trim()}`)));
+  const sandbox = start([...sandboxArgs(floorPort, `${forwarderUrl}/webhook`), '--webhook-secret', SECRET], env);
+  await sandbox.ready;
+  floor = { url: floorPlatform, bot: floorBot, forwarder, sandbox, stream: answers(floorPlatform) };
+  await exchanges(floorPlatform, floor.stream, 50, 8);
+}
+
 /** CPU time (user + system, ms) of a process so far, from /proc; null where there is none (not Linux). */
 function cpuOf(pid) {
   try {
@@ -213,7 +235,7 @@ console.log(`core bridge: ${COUNT} exchanges per row, ${ROUNDS} round(s), direct
 const results = { 1: [], 16: [] };
 for (let run = 0; run < RUNS; run += 1) {
   for (const concurrency of [1, 16]) {
-    const time = { direct: 0, bridged: 0 };
+    const time = { direct: 0, bridged: 0, floor: 0 };
     const cpu = { own: { direct: 0, bridged: 0 }, direct: 0, platform: 0, bridge: 0 };
     let cpuKnown = true;
     for (let round = 0; round < ROUNDS; round += 1) {
@@ -221,6 +243,7 @@ for (let run = 0; run < RUNS; run += 1) {
       const bridged = await side(platform, streams.bridged, concurrency, ['own', 'platform', 'bridge']);
       time.direct += direct.wall;
       time.bridged += bridged.wall;
+      if (floor !== null) time.floor += (await side(floor.url, floor.stream, concurrency, ['own'])).wall;
       cpuKnown &&= direct.cpu.direct !== null && bridged.cpu.platform !== null && bridged.cpu.bridge !== null;
       cpu.own.direct += direct.cpu.own;
       cpu.own.bridged += bridged.cpu.own;
@@ -232,7 +255,8 @@ for (let run = 0; run < RUNS; run += 1) {
     const ratio = time.bridged / time.direct;
     const cpuDirect = cpu.own.direct + cpu.direct;
     const cpuBridged = cpu.own.bridged + cpu.platform + cpu.bridge;
-    results[concurrency].push({ ratio, cpuRatio: cpuKnown ? cpuBridged / cpuDirect : null, bridge: cpu.bridge });
+    const floorRatio = floor === null ? null : time.floor / time.direct;
+    results[concurrency].push({ ratio, floorRatio, cpuRatio: cpuKnown ? cpuBridged / cpuDirect : null, bridge: cpu.bridge });
     console.log(
       `concurrency ${String(concurrency).padStart(2)}: direct ${rate(time.direct)}/s, bridged ${rate(time.bridged)}/s; ` +
         `a bridged exchange takes ${ratio.toFixed(2)}x a direct one (goal <= 1.3x)` +
@@ -240,7 +264,8 @@ for (let run = 0; run < RUNS; run += 1) {
           ? `; CPU ms an exchange: direct ${perExchange(cpuDirect)} (this process ${perExchange(cpu.own.direct)}, sandbox ${perExchange(cpu.direct)}), ` +
             `bridged ${perExchange(cpuBridged)} (this process ${perExchange(cpu.own.bridged)}, platform ${perExchange(cpu.platform)}, ` +
             `bridge ${perExchange(cpu.bridge)}): ${(cpuBridged / cpuDirect).toFixed(2)}x`
-          : ''),
+          : '') +
+        (floorRatio === null ? '' : `; the bare forwarder in its place: ${rate(time.floor)}/s, ${floorRatio.toFixed(2)}x`),
     );
   }
 }
@@ -252,12 +277,19 @@ if (RUNS > 1) {
       `median of ${RUNS} runs, concurrency ${String(concurrency).padStart(2)}: ${median(rows.map((row) => row.ratio)).toFixed(2)}x` +
         (cpuRatios.length === rows.length
           ? ` (CPU ${median(cpuRatios).toFixed(2)}x; the bridge ${perExchange(median(rows.map((row) => row.bridge)))} ms an exchange)`
-          : ''),
+          : '') +
+        (floor === null ? '' : `; the bare forwarder ${median(rows.map((row) => row.floorRatio)).toFixed(2)}x`),
     );
   }
 }
 streams.direct.close();
 streams.bridged.close();
+if (floor !== null) {
+  floor.stream.close();
+  floor.sandbox.child.kill('SIGTERM');
+  floor.forwarder.kill('SIGTERM');
+  floor.bot.server.close();
+}
 for (const each of processes) each.child.kill('SIGTERM');
 directBot.server.close();
 bridgedBot.server.close();

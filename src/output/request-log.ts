@@ -7,7 +7,7 @@ import { printable } from './terminal.js';
  * webhook attempt. The lines are held and written together (within HOLD_MS of the first, or once
  * HOLD_BYTES have gathered: src/output/hold.ts), not one write each: stderr on a pipe or a file is
  * written synchronously, and a write a line was a measurable part of a busy server's time, and of
- * its reader's (docs/sandbox.md, "Performance"). A warning writes the held lines first, so the order
+ * its reader's (docs/sandbox.md, "The log"). A warning writes the held lines first, so the order
  * is kept; `close` writes what is left, and so does the process's exit.
  */
 export interface RequestLog {
