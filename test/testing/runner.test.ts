@@ -738,7 +738,7 @@ describe('a conversation that starts mid-flow (from: a seed or a snapshot)', () 
 });
 
 describe('a thread that agents hold when the run ends', () => {
-  const routed = {
+  const routed: Event = {
     type: 'handover.routed',
     scope: 'thread',
     questionId: 5001n,
@@ -747,8 +747,8 @@ describe('a thread that agents hold when the run ends', () => {
     matched: [],
     fromQueue: false,
   };
-  const queued = { type: 'handover.queued', scope: 'thread', questionId: 5001n, why: 'all matching agents are away or full' };
-  const released = { type: 'released', questions: 0, thread: true };
+  const queued: Event = { type: 'handover.queued', scope: 'thread', questionId: 5001n, why: 'all matching agents are away or full' };
+  const released: Event = { type: 'released', questions: 0, thread: true };
 
   /** A scripted sandbox that records each release asked of it, answering with `release`. */
   function withReleases(events: Event[], release?: () => Promise<never>) {
