@@ -680,6 +680,14 @@ describe('a conversation that starts mid-flow (from: a seed or a snapshot)', () 
     expect(sent).toEqual(['s-3 Q .']);
   });
 
+  it('fills ${questionId} with nothing for a thread whose answer leaves its question out', async () => {
+    const { questionId: _, ...noQuestion } = thread('s-4');
+    const { sandbox, sent } = midFlow({ status: 201, json: { threads: [noQuestion] } });
+    const run = await runConversation(fromSeed([customer('Q ${questionId}.'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
+    expect(run.outcome).toBe('passed');
+    expect(sent).toEqual(['s-4 Q .']);
+  });
+
   it.each([
     [
       'a seed the sandbox refused',
