@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
@@ -256,17 +256,48 @@ describe.concurrent('core check-bot --fuzz against a bot with one hidden flaw', 
       keep(() => sandbox.close());
       bot.connect(sandbox.url);
       const target: Target = { bot, args: ['--sandbox', sandbox.url], env: baseEnv() };
-      // --only: a second answer to a redelivered question is the rule of redeliveries, which this bot breaks too.
-      const { code, report, stderr } = await checkBot(target, ['--fuzz', RUNS, '--seed', SEED, '--only', 'fuzz.second-answer']);
+      // Both rules judged: its second answer comes before any redelivery, so a redelivered question is its second answer
+      // too, never a redelivery answered (this bot leaves a redelivery alone).
+      const only = 'fuzz.second-answer,fuzz.redelivery-answered';
+      const { code, report, stderr } = await checkBot(target, ['--fuzz', RUNS, '--seed', SEED, '--only', only]);
       expect(stderr).toContain(`through the sandbox at ${sandbox.url}`);
       expect(code).toBe(3);
       const found = foundOnly(report, 'fuzz.second-answer', expect);
       expect(found.command).toContain(`--sandbox ${sandbox.url}`);
-      expect(found.command).toContain('--only fuzz.second-answer');
+      expect(found.command).toContain(`--only ${only}`);
       const message = messageOf(found.delivery!);
       expect(message.questionIndex).toBe(1n);
       expect(message.text).toBe('a');
       await replaysAlone(found, 'fuzz.second-answer', target.env, expect);
+    },
+  );
+
+  it(
+    'reports a question answered twice and then redelivered as its second answer, not as the redelivery answered',
+    { timeout: HANG_LIMIT },
+    async ({ expect }) => {
+      const bot = await startBot(SECRET, { answersTwice: true }, keep);
+      const sandbox = await startSandbox({ botUrl: bot.url, webhookSecret: SECRET, duplicates: 'strict' });
+      keep(() => sandbox.close());
+      bot.connect(sandbox.url);
+      const dir = mkdtempSync(join(tmpdir(), 'fuzz-case-'));
+      const file = join(dir, 'twice-then-redelivered.fuzz.json');
+      const plain = { indent: 0, spaced: false, order: 'contract', escape: 'none' };
+      const message = {
+        text: { segments: [], length: 1, blank: false },
+        action: 'text',
+        attachments: [],
+        unknownFields: false,
+        largeIds: false,
+        format: plain,
+        burst: false,
+        redeliver: true,
+      };
+      writeFileSync(file, JSON.stringify({ kind: 'core check-bot fuzz case', conversation: { channel: 'WEB', coreClientId: null, messages: [message] } }));
+      const { code, report } = await checkBot({ bot, args: ['--sandbox', sandbox.url], env: baseEnv() }, ['--fuzz-replay', file]);
+      expect(code).toBe(3);
+      expect(report.checks.map((check) => check.id)).toEqual(['fuzz.second-answer']);
+      expect(report.checks[0]!.message).toMatch(/^message 1 was answered twice: 409 /);
     },
   );
 
