@@ -193,6 +193,25 @@ const runOf = (flaws: Flaws) => {
   return runs.get(key)!;
 };
 
+/** A --fuzz-replay file of one plain message (the text `a`, on WEB), shaped as `over` says. */
+function caseFile(over: Record<string, unknown>): string {
+  const message = {
+    text: { segments: [], length: 1, blank: false },
+    action: 'text',
+    attachments: [],
+    unknownFields: false,
+    largeIds: false,
+    format: { indent: 0, spaced: false, order: 'contract', escape: 'none' },
+    burst: false,
+    redeliver: false,
+    ...over,
+  };
+  const file = join(mkdtempSync(join(tmpdir(), 'fuzz-case-')), 'case.fuzz.json');
+  const conversation = { channel: 'WEB', coreClientId: null, messages: [message] };
+  writeFileSync(file, JSON.stringify({ kind: 'core check-bot fuzz case', conversation }));
+  return file;
+}
+
 /** The files --fuzz-save wrote for `rule`'s case: the core test file and the --fuzz-replay file. */
 function savedCase(dir: string, rule: string, replay: string) {
   const base = `${rule.replace(/\./g, '-')}-${replay.replace(/:/g, '-')}`;
@@ -280,24 +299,23 @@ describe.concurrent('core check-bot --fuzz against a bot with one hidden flaw', 
       const sandbox = await startSandbox({ botUrl: bot.url, webhookSecret: SECRET, duplicates: 'strict' });
       keep(() => sandbox.close());
       bot.connect(sandbox.url);
-      const dir = mkdtempSync(join(tmpdir(), 'fuzz-case-'));
-      const file = join(dir, 'twice-then-redelivered.fuzz.json');
-      const plain = { indent: 0, spaced: false, order: 'contract', escape: 'none' };
-      const message = {
-        text: { segments: [], length: 1, blank: false },
-        action: 'text',
-        attachments: [],
-        unknownFields: false,
-        largeIds: false,
-        format: plain,
-        burst: false,
-        redeliver: true,
-      };
-      writeFileSync(file, JSON.stringify({ kind: 'core check-bot fuzz case', conversation: { channel: 'WEB', coreClientId: null, messages: [message] } }));
+      const file = caseFile({ redeliver: true });
       const { code, report } = await checkBot({ bot, args: ['--sandbox', sandbox.url], env: baseEnv() }, ['--fuzz-replay', file]);
       expect(code).toBe(3);
       expect(report.checks.map((check) => check.id)).toEqual(['fuzz.second-answer']);
       expect(report.checks[0]!.message).toMatch(/^message 1 was answered twice: 409 /);
+    },
+  );
+
+  it(
+    "gives up on a delivery the bot never acknowledges after --timeout, not after the sandbox's default 10 s",
+    { timeout: HANG_LIMIT },
+    async ({ expect }) => {
+      const target = await botBehindItsSandbox({ hangs: true });
+      const { code, report } = await checkBot(target, ['--fuzz-replay', caseFile({}), '--timeout', '1500ms']);
+      expect(code).toBe(3);
+      expect(report.checks.map((check) => check.id)).toEqual(['fuzz.no-response']);
+      expect(report.checks[0]!.message).toContain('message 1 got no answer (timeout after 1500 ms)');
     },
   );
 

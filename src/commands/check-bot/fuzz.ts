@@ -23,9 +23,10 @@ export const MAX_FUZZ_RUNS = 100_000;
  * The events the sandbox a fuzz run starts keeps (its default is 10,000): the judge reads the bot's
  * requests from the run's own event stream, and the sandbox needs only the conversations being played
  * and those that ended a moment ago, which a late second answer may still name. Eight conversations
- * are played at once, each of at most five messages and some 30 events; a conversation that ended is
- * forgotten some 60 conversations later. 10,000 events of fuzzed conversations (4,000-character texts,
- * the exact bytes of each delivery kept for its redelivery) held ~35 MB of check-bot's 70 MB heap.
+ * are played at once, of at most five messages; seed 1 makes 14 events a conversation on average
+ * against the example bot, so a conversation that ended is forgotten some 140 conversations later.
+ * 10,000 events of fuzzed conversations (texts of up to 4,000 characters, the exact bytes of each
+ * delivery kept for its redelivery) held ~35 MB of the ~70 MB check-bot kept alive by the end of a run.
  */
 export const FUZZ_SANDBOX_EVENTS = 2_000;
 
