@@ -18,14 +18,15 @@ import { startBot, type Flaws, type TestBot } from './bots.js';
  * it and the case --fuzz-save kept reproduce the failure alone. A flawless bot gets no failure.
  *
  * Every case has its own bot and sandbox, so the cases run at once. The counts are counts of
- * conversations, never of time: the --timeout below only bounds how long an answer may take on
+ * conversations, never of time: the --timeout below only bounds how long an answer, and the bot's
+ * acknowledgement of a delivery (the sandbox check-bot starts waits --timeout for it), may take on
  * loopback. With seed 7, each flaw is met within the first six conversations (the generator makes
  * long texts, right-to-left marks, EMAIL threads, redeliveries and large ids often), so 20 finds each.
  * A flawless bot over 1,000 conversations is bench/fuzz.mjs's run.
  */
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-const TIMEOUT = '5s';
+const TIMEOUT = '10s';
 const SEED = '7';
 const RUNS = '20';
 /** Only catches a hang: a run and its shrinking, on a loaded machine. */
