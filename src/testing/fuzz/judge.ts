@@ -108,7 +108,7 @@ function attemptFailure(attempt: Attempt, what: string): { rule: FuzzRule; text:
 
 /** Whether `named` is `ours` read through a double: the same number once rounded, another id. */
 export function roundedFrom(named: unknown, ours: bigint): boolean {
-  return typeof named === 'bigint' && named !== ours && BigInt(Number(ours)) === named;
+  return named !== ours && BigInt(Number(ours)) === named;
 }
 
 export function judge(played: PlayedConversation, rules?: ReadonlySet<FuzzRule>): FuzzFailure | null {
@@ -137,7 +137,7 @@ export function judge(played: PlayedConversation, rules?: ReadonlySet<FuzzRule>)
 export function judgedPart(event: SandboxEvent): SandboxEvent | undefined {
   if (event.type === 'api.request' || event.type === 'webhook.redelivery') return event;
   if (event.type !== 'bot.answer') return undefined;
-  const body = typeof event.body === 'object' && event.body !== null ? (event.body as Record<string, unknown>) : null;
+  const body = typeof event.body === 'object' ? (event.body as Record<string, unknown> | null) : null;
   return {
     ...event,
     body: body === null ? null : { questionId: body.questionId, coreClientId: body.coreClientId },
@@ -254,13 +254,13 @@ export function redeliveredAt(played: PlayedConversation, message: PlayedMessage
 function repeatedAnswer(played: PlayedConversation): FuzzFailure | null {
   for (const [index, message] of played.messages.entries()) {
     const at = redeliveredAt(played, message);
-    if (at === Infinity) continue;
     const answers = played.events.filter(
       (event): event is SandboxEvent & { type: 'bot.answer' } =>
         event.type === 'bot.answer' && event.questionId === message.questionId && event.notDelivered !== 'duplicate answerId',
     );
     const before = new Set(answers.filter((event) => event.seq < at).map((event) => String(event.answerId)));
-    const anew = answers.filter((event) => event.seq > at && !before.has(String(event.answerId))).map((event) => String(event.answerId));
+    // Every answer before the redelivery is in `before`: an answerId not in it came after the redelivery.
+    const anew = answers.filter((event) => !before.has(String(event.answerId))).map((event) => String(event.answerId));
     if (before.size > 0 && anew.length > 0) {
       return {
         rule: 'redelivery-answered',

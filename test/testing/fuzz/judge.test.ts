@@ -256,7 +256,15 @@ describe('the words and the message of each failure', () => {
       what: 'an EMAIL answer refused for its addressing',
       conversation: two({
         channel: 'EMAIL',
-        events: [answer(10, 'a-1', { status: 400, error: 'address it', questionId: QUESTION + 4n, delivered: false, notDelivered: 'EMAIL question not addressed by sessionId and questionIndex' })],
+        events: [
+          answer(10, 'a-1', {
+            status: 400,
+            error: 'address it',
+            questionId: QUESTION + 4n,
+            delivered: false,
+            notDelivered: 'EMAIL question not addressed by sessionId and questionIndex',
+          }),
+        ],
       }),
       failure: { rule: 'email-addressing', message: 1, text: 'the answer to message 2 was refused: 400 address it' },
     },
@@ -354,7 +362,11 @@ describe('the words and the message of each failure', () => {
 
   it('a redelivery answered anew names every answerId of the question', () => {
     const failure = judge(redelivered([answer(10, 'a-1'), 'redelivery', answer(12, 'a-2'), answer(13, 'a-3')], false));
-    expect(failure).toEqual({ rule: 'redelivery-answered', message: 0, text: 'message 1 was redelivered and answered anew (answerIds a-1, a-2, a-3)' });
+    expect(failure).toEqual({
+      rule: 'redelivery-answered',
+      message: 0,
+      text: 'message 1 was redelivered and answered anew (answerIds a-1, a-2, a-3)',
+    });
   });
 
   it('a strict second answer after the redelivery says so', () => {
@@ -439,7 +451,9 @@ describe('what the judge reads', () => {
       redelivered([answer(10, 'a-1'), answer(11, 'a-2', { status: 409, notDelivered: STRICT }), 'redelivery'], true),
       redelivered([answer(10, 'a-1'), 'redelivery', answer(12, 'a-2')], false),
       two({ events: [answer(10, 'a-1', { body: { questionId: QUESTION, coreClientId: 7n, text: 'hi' } })] }),
-      two({ events: [answer(10, 'a-1', { status: 404, delivered: false, questionId: null, body: { questionId: QUESTION + 3n, text: 'hi' } })] }),
+      two({
+        events: [answer(10, 'a-1', { status: 404, delivered: false, questionId: null, body: { questionId: QUESTION + 3n, text: 'hi' } })],
+      }),
       two({ channel: 'EMAIL', events: [answer(10, 'a-1')] }),
     ];
     for (const conversation of cases) {
@@ -470,5 +484,103 @@ describe('the rules', () => {
 
   it('decided by how the bot acknowledged each delivery and whether an answer came in time are these five', () => {
     expect([...PROMPT_RULES].sort()).toEqual(['no-answer', 'no-response', 'refused-delivery', 'server-error', 'unreachable']);
+  });
+});
+
+describe('the edges of each rule', () => {
+  const attempt = (seq: number): SandboxEvent =>
+    ({
+      type: 'webhook.attempt',
+      seq,
+      tenant: 'sandbox',
+      time: '2026-11-28T10:00:00.000Z',
+      sessionId: 's-1',
+      deliveryId: 'msg_1',
+      questionId: QUESTION,
+      redelivery: 1,
+      attempt: 1,
+      status: 200,
+    }) as unknown as SandboxEvent;
+  const greeting = (over: Record<string, unknown>): SandboxEvent =>
+    ({ ...answer(5, 'g-1', over), type: 'greeting', kind: 'greeting', questionId: undefined }) as unknown as SandboxEvent;
+
+  it.each<{ what: string; conversation: PlayedConversation; rule: FuzzRule | null }>([
+    {
+      what: 'a redelivery whose own webhook attempt is recorded after it (an event of the question that is not an answer)',
+      conversation: redelivered([answer(10, 'a-1'), 'redelivery', attempt(12)], false),
+      rule: null,
+    },
+    {
+      what: 'a redelivery, then an answer to another question under a new answerId',
+      conversation: redelivered([answer(10, 'a-1'), 'redelivery', answer(12, 'a-2', { questionId: QUESTION + 4n })], false),
+      rule: null,
+    },
+    {
+      what: 'a redelivery, then an answer under an answerId another question had (dropped as a duplicate)',
+      conversation: redelivered([answer(10, 'a-1'), 'redelivery', answer(12, 'b-1', DROPPED)], false),
+      rule: null,
+    },
+    {
+      what: 'no answer before the redelivery, one after it',
+      conversation: redelivered(['redelivery', answer(11, 'a-1')], false),
+      rule: null,
+    },
+    {
+      what: 'an EMAIL answer addressed by sessionId and questionIndex (and by questionId)',
+      conversation: two({ channel: 'EMAIL', events: [answer(10, 'a-1', { addressedBy: ['sessionId+questionIndex', 'questionId'] })] }),
+      rule: null,
+    },
+    {
+      what: "a taken answer that names the client's own coreClientId",
+      conversation: two({ events: [answer(10, 'a-1', { body: { questionId: QUESTION, coreClientId: 1001n } })] }),
+      rule: null,
+    },
+    {
+      what: 'a greeting taken, naming another client (a greeting is no answer)',
+      conversation: two({ events: [greeting({ body: { coreClientId: 7n }, addressedBy: ['coreClientId'] })] }),
+      rule: null,
+    },
+    {
+      what: 'a greeting refused, naming the client rounded by a double',
+      conversation: {
+        ...two(),
+        coreClientId: 2n ** 60n + 1n,
+        events: [greeting({ status: 404, delivered: false, body: { coreClientId: 2n ** 60n } })],
+      },
+      rule: null,
+    },
+  ])('$what: $rule', ({ conversation, rule }) => {
+    expect(judge(conversation)?.rule ?? null).toBe(rule);
+  });
+
+  it('words a taken answer that names the client rounded by a double as another client, not as a refusal', () => {
+    const conversation = {
+      ...two(),
+      coreClientId: 2n ** 60n + 1n,
+      events: [answer(10, 'a-1', { body: { questionId: QUESTION, coreClientId: 2n ** 60n } })],
+    };
+    expect(judge(conversation)).toEqual({
+      rule: 'ids',
+      message: 0,
+      text: `the answer named coreClientId ${2n ** 60n}; the client is ${2n ** 60n + 1n}`,
+    });
+  });
+
+  it('words a rounded questionId of the first message', () => {
+    expect(judge(played({ untied: [roundedAnswer] }))).toEqual({
+      rule: 'ids',
+      message: 0,
+      text: `the bot answered with questionId ${2n ** 53n} for ${QUESTION}: the id lost its last digits (read as a double); refused 404`,
+    });
+  });
+
+  it('with --only, judges the redelivery of a message by the rules named', () => {
+    const conversation = { ...played(), messages: [{ ...played().messages[0]!, redelivery: { ...ok, status: 500 } }] };
+    expect(judge(conversation, new Set<FuzzRule>(['server-error']))?.rule).toBe('server-error');
+    expect(judge(conversation, new Set<FuzzRule>(['no-answer']))).toBeNull();
+  });
+
+  it('reads a greeting as naming nothing', () => {
+    expect(namedIn(greeting({ status: 404, body: { questionId: 3n, coreClientId: 4n } }))).toBeNull();
   });
 });
