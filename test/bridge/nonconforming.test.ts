@@ -193,7 +193,12 @@ const NON_CONFORMING: { name: string; body: () => string; names: RegExp; mappedB
     names: /questionId/,
     mappedBridge: true,
   },
-  { name: 'an empty clientId, read through a mapping', body: () => platformFormat({ clientId: '' }), names: /clientId/, mappedBridge: true },
+  {
+    name: 'an empty clientId, read through a mapping',
+    body: () => platformFormat({ clientId: '' }),
+    names: /clientId/,
+    mappedBridge: true,
+  },
 ];
 
 /** Deliveries the bridge cannot read at all: passed on as they came, recorded with the reason. */
@@ -257,6 +262,21 @@ describe('a platform delivery the bridge cannot take as a question', () => {
     expect(recorded.passedOn).toHaveLength(1);
     expect(recorded.passedOn[0]).toMatchObject({ signature: 'failed', botStatus: 401 });
     expect((recorded.passedOn[0] as { problem: string }).problem).toMatch(/signature/);
+  });
+
+  it("refuses the bot's answer to such a delivery as an answer to a question it does not know, and the platform never sees it", async () => {
+    const body = sandboxFormat({ text: '' });
+    const { questionId } = (JSON.parse(body) as { message: { questionId: number } }).message;
+    await deliver(bridge, body);
+    const from = lastSeq(bridge);
+    const response = await fetch(`${bridge.url}/api/v1/chatbot`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: 'Bearer sandbox-token', 'X-Tenant-Name': TENANT },
+      body: JSON.stringify({ questionId, answerId: `a-${questionId}`, text: 'Could you say that again?' }),
+    });
+    expect(response.status).toBe(404);
+    expect(await response.text()).toContain(`no question with questionId ${questionId}`);
+    expect(bridge.events().filter((event) => event.seq > from && event.type === 'bridge.forward')).toEqual([]);
   });
 
   it('keeps taking deliveries as questions after one it could not take', async () => {
