@@ -4,10 +4,12 @@ import type {
   ApiRequestEvent,
   BotAnswerEvent,
   Channel,
+  CheckLabel,
   CustomerMessageEvent,
   DeliveryInFlight,
   EventFields,
   GreetingEvent,
+  ProbeCheckEvent,
   ReleasedEvent,
   SandboxEvent,
   WebhookRedeliveryEvent,
@@ -274,6 +276,11 @@ export class SandboxState {
   /** Records what a bridge saw of the real platform: a request sent on, or a delivery it could not take. */
   bridgeRecord(name: string, fields: EventFields<'bridge.forward'> | EventFields<'bridge.webhook'>): SandboxEvent {
     return this.store.recordOne(name, fields);
+  }
+
+  /** Labels a thread as the one a check of core check-bot plays (POST /_sandbox/probes/checks): a probe.check event. */
+  labelCheck(thread: Thread, label: CheckLabel): ProbeCheckEvent {
+    return this.store.recordOne(thread.tenant, { type: 'probe.check', sessionId: thread.sessionId, ...label }) as ProbeCheckEvent;
   }
 
   /** Records one webhook attempt; the delivery's thread may be gone by now (reset, or dropped). */
