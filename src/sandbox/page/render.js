@@ -401,9 +401,6 @@ export function customerBubble(event, exchange, ctx) {
         { className: 'meta' },
         h('span', { className: 'who' }, 'Customer'),
         ` \u00b7 question ${event.questionIndex} \u00b7 questionId ${event.questionId} \u00b7 ${event.questionType}`,
-        craftedOf(exchange).length > 0
-          ? h('span', { className: 'badge crafted', title: 'the sandbox crafted this delivery on purpose (POST /_sandbox/probes)' }, 'crafted')
-          : null,
       ),
       chosen ? h('p', { className: 'chosen' }, chosen) : null,
       h('div', { className: 'message-text' }, text(event.text)),
