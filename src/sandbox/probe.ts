@@ -20,8 +20,8 @@ import type { AttemptResult, WebhookSender } from './webhook.js';
  *   signing, signed with another secret, with two signatures of which only the second is valid,
  *   with a timestamp ten minutes old or ahead, with unknown fields and an unknown header, as bytes a
  *   re-serialiser changes (`raw-body`: spaces, keys in reverse order, `\u00e9` escapes, a `3.0`), or
- *   correctly signed for a question whose questionId is above 2^53 (`large-ids`: the tenant's next
- *   id plus 2^53; the thread's client may be named with a coreClientId above 2^53 too).
+ *   correctly signed for a question whose questionId is above 2^53 and held by no double (`large-ids`:
+ *   2^53 + 1 + 4k, odd, each its own; the thread's client may be named with a coreClientId above 2^53 too).
  *   `{"deliveryId", "craft": "replay"}` sends a kept delivery again (same webhook-id and body, a new
  *   timestamp and signature). The attempt is not retried, it is recorded as every attempt is, and
  *   the answer says how the bot answered it.
@@ -290,8 +290,8 @@ async function craftedProbe(prober: Prober, craft: Craft, sessionId: string, wor
   const { text, quickReply, listItem, largeId } = words;
   const { event, delivery } = prober.state.customerMessage(
     thread,
-    { text, quickReply, listItem, largeId },
-    { largeId: craft === 'large-ids' },
+    // large-ids: a questionId above 2^53 that no double holds (2^53 + 1 + 4k, odd), so a bot that reads it as one answers another.
+    { text, quickReply, listItem, largeId: largeId || craft === 'large-ids' },
   );
   if (delivery === null) {
     return {

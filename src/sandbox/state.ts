@@ -16,7 +16,6 @@ import type {
 } from './events.js';
 import type { Listener } from './log.js';
 import {
-  LARGE_ID_OFFSET,
   type Agent,
   type AgentSeed,
   type ConversationView,
@@ -225,14 +224,11 @@ export class SandboxState {
   customerMessage(
     thread: Thread,
     words: CustomerWords,
-    options: { largeId?: boolean; noWebhook?: string } = {},
+    options: { noWebhook?: string } = {},
   ): { event: CustomerMessageEvent; delivery: Delivery | null } {
     const name = thread.tenant;
     const view = this.store.tenant(name);
-    // A large id asked for (the probe of ids.precision): 2^53 above the next, unless the next is above 2^53 already.
-    const next = view.nextQuestionId;
-    const questionId = options.largeId === true && next <= LARGE_ID_OFFSET ? next + LARGE_ID_OFFSET : next;
-    const fields = customerMessage(view, thread, words, this.config.botConnected, this.store.randomIds(name), questionId);
+    const fields = customerMessage(view, thread, words, this.config.botConnected, this.store.randomIds(name));
     // A seeded message sends no webhook, whoever holds the thread.
     if (options.noWebhook !== undefined) Object.assign(fields, { deliveryId: null, noWebhook: options.noWebhook });
     const event = this.store.recordOne(name, fields) as CustomerMessageEvent;

@@ -216,7 +216,7 @@ describe('POST /_sandbox/probes sends one crafted delivery of a new question', (
     check(bot.requests[0]!, bot.requests[1]!.body, { from, to });
   });
 
-  it('asks a large-ids question 2^53 above the next id, each its own, and the questions after it keep their usual ids', async () => {
+  it('asks each large-ids question above 2^53, odd so that no double holds it, each its own; the questions after it keep their usual ids', async () => {
     const { bot, sb } = await platform();
     const { sessionId } = await call(sb, '/_sandbox/conversations', {
       body: { coreClientId: 9007199254740993n },
@@ -228,10 +228,11 @@ describe('POST /_sandbox/probes sends one crafted delivery of a new question', (
       const answer = (await probe(sb, { sessionId, craft })).json as ProbeAnswer;
       ids.push(answer.questionId);
     }
-    expect(ids).toEqual([5001n, 5002n + 2n ** 53n, 5003n + 2n ** 53n, 5004n]);
+    expect(ids).toEqual([5001n, 2n ** 53n + 1n, 2n ** 53n + 5n, 5002n]);
+    for (const id of ids.slice(1, 3)) expect(BigInt(Number(id))).not.toBe(id);
     await bot.received(4);
     // The bytes on the wire hold the ids exactly.
-    expect(bot.requests[1]!.text).toContain('"questionId":9007199254745994,');
+    expect(bot.requests[1]!.text).toContain('"questionId":9007199254740993,');
     expect(bot.requests[1]!.text).toContain('"coreClientId":9007199254740993,');
   });
 
