@@ -1,6 +1,14 @@
 import type { Problem } from '../errors.js';
 import { parseJson, stringifyJson } from '../payload/json.js';
-import { CRAFTS, notDeliveredReasons, queuedReasons, type DeliveryInFlight, type EventOf, type EventType, type SandboxEvent } from './events.js';
+import {
+  CRAFTS,
+  notDeliveredReasons,
+  queuedReasons,
+  type DeliveryInFlight,
+  type EventOf,
+  type EventType,
+  type SandboxEvent,
+} from './events.js';
 
 /**
  * The JSON form of an event (docs/sandbox.md, "Events"): one JSON object, every field of its type,

@@ -329,7 +329,8 @@ function labelProblems(body: Record<string, unknown>): Problem[] {
   for (const field of Object.keys(body)) {
     if (!CHECK_FIELDS.includes(field)) problems.push({ path: field, message: `unknown field; a label takes ${CHECK_FIELDS.join(', ')}` });
   }
-  if (typeof body.sessionId !== 'string' || body.sessionId === '') problems.push({ path: 'sessionId', message: 'must be a non-empty string' });
+  if (typeof body.sessionId !== 'string' || body.sessionId === '')
+    problems.push({ path: 'sessionId', message: 'must be a non-empty string' });
   if (typeof body.check !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(body.check) || body.check.length > MAX_CHECK_ID) {
     problems.push({
       path: 'check',

@@ -436,7 +436,11 @@ describe('POST /_sandbox/probes/checks labels a conversation with the check it p
     await label(sb, { sessionId, check: 'signature.tampered', verdict: 'fail', message: 'the bot accepted it (200)' });
     const event = await eventOf(sb, (e) => e.type === 'probe.check' && e.verdict !== null, 'the verdict');
     expect(event).toMatchObject({ type: 'probe.check', sessionId, check: 'signature.tampered', verdict: 'fail' });
-    expect(await listedCheck(sb, sessionId)).toEqual({ check: 'signature.tampered', verdict: 'fail', message: 'the bot accepted it (200)' });
+    expect(await listedCheck(sb, sessionId)).toEqual({
+      check: 'signature.tampered',
+      verdict: 'fail',
+      message: 'the bot accepted it (200)',
+    });
   });
 
   it('keeps the label across a restart with a state file', async () => {

@@ -457,7 +457,9 @@ describe('the bot’s mistakes the sandbox lets through', () => {
       const state = play(emptyState(), next('conversation.started'), question(5001n));
       const attempt = next('webhook.attempt', { questionId: 5001n, craft, status });
       expect(play(state, attempt).conversations.get('s-1')).toMatchObject({ mistakes: 1, mistakeSeq: attempt.seq });
-      expect(mistakeOf(attempt, [])).toMatch(new RegExp(`^the bot accepted this delivery \\(${status}\\), but .+: it should refuse it with 401$`));
+      expect(mistakeOf(attempt, [])).toMatch(
+        new RegExp(`^the bot accepted this delivery \\(${status}\\), but .+: it should refuse it with 401$`),
+      );
     },
   );
 
