@@ -607,9 +607,10 @@ export function exchangePanel(message, exchange, ctx) {
   const answers = requests.filter((r) => r.type !== 'api.request').length;
   const refused = requests.filter(isRefusal).length;
   const crafted = craftedOf(exchange);
-  // The bot's mistakes the sandbox let through: a forged delivery accepted, a replay answered twice.
+  // The bot's mistakes the sandbox let through: a forged delivery accepted, a replay answered twice (one
+  // the sandbox refused is counted as a refusal, as the badge does; its bubble says what it was).
   const mistakes = [...attempts, ...requests].flatMap((event) => {
-    const mistake = mistakeOf(event, ctx.resent);
+    const mistake = isRefusal(event) ? null : mistakeOf(event, ctx.resent);
     return mistake === null ? [] : [mistake];
   });
   const latest = attempts.at(-1);
