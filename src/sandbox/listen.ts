@@ -32,7 +32,9 @@ export interface Answering {
 
 /** The status line, headers and body of an answer, as written. */
 function answerBody(ex: Exchange, answer: Answer, closing: AbortSignal): { headers: Record<string, string | number>; payload: string } {
-  const headers: Record<string, string | number> = { 'X-Request-Id': ex.requestId, ...answer.headers };
+  // An answer that carries its own request id (a bridge passing the platform's answer on) keeps it alone.
+  const own = answer.headers !== undefined && Object.keys(answer.headers).some((name) => name.toLowerCase() === 'x-request-id');
+  const headers: Record<string, string | number> = own ? { ...answer.headers } : { 'X-Request-Id': ex.requestId, ...answer.headers };
   let payload = '';
   if (answer.error !== undefined) {
     payload = JSON.stringify(errorBody(ex.method, ex.path, answer.error));

@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { connect as netConnect, type Socket } from 'node:net';
+import { urlToHttpOptions } from 'node:url';
 import type { AttemptFields } from './rules/delivery.js';
 import { secretKey, signature } from './signature.js';
 import type { Delivery } from './state.js';
@@ -67,6 +68,8 @@ export interface AttemptResult {
 export class WebhookSender {
   private readonly key: Buffer;
   private readonly agent: HttpAgent;
+  /** The bot's address, read once: each attempt's request is made from it without parsing the URL again. */
+  private readonly target: ReturnType<typeof urlToHttpOptions>;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly requests = new Set<{ destroy(error?: Error): void }>();
   /** Attempts in flight (each holds a slot until it ends), and those waiting for a slot. */
@@ -84,6 +87,7 @@ export class WebhookSender {
     private readonly log: (line: string) => void = () => {},
   ) {
     this.key = secretKey(config.secret);
+    this.target = urlToHttpOptions(new URL(config.url));
     // The sender keeps the number of attempts in flight within maxConcurrent itself; the agent's own
     // bound is the same, so it never queues behind it.
     const options = { keepAlive: true, maxSockets: config.maxConcurrent };
@@ -318,7 +322,7 @@ export class WebhookSender {
       let settled = false;
       let latencyMs: number | null = null;
       const send = this.config.url.startsWith('https:') ? httpsRequest : httpRequest;
-      const req = send(this.config.url, { method: 'POST', headers, agent: this.agent });
+      const req = send({ ...this.target, method: 'POST', headers, agent: this.agent });
       this.requests.add(req);
       const finish = (result: Omit<AttemptResult, 'latencyMs'>) => {
         if (settled) return;

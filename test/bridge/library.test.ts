@@ -34,6 +34,8 @@ interface Sent {
   text: string;
   status: number;
   body: string;
+  /** The answer's X-Request-Id, as the bot reads it (several headers of that name are joined by ", "). */
+  requestId: string | null;
 }
 
 const deliveries: Delivery[] = [];
@@ -82,7 +84,12 @@ function bot(): Server {
               text: `You said: ${message.text}`,
             }),
           });
-          const record = { text: `${message.text}#${n}`, status: response.status, body: await response.text() };
+          const record = {
+            text: `${message.text}#${n}`,
+            status: response.status,
+            body: await response.text(),
+            requestId: response.headers.get('x-request-id'),
+          };
           sent.push(record);
           for (const waiter of waiters.splice(0)) {
             if (waiter.when(record)) waiter.resolve(record);
@@ -176,6 +183,11 @@ describe('startBridge from core-cli/sandbox', () => {
     const second = await answered('answer twice#2');
     expect(second.status).toBe(409);
     expect(JSON.parse(second.body)).toMatchObject({ uri: '/api/v1/chatbot', message: expect.stringMatching(/strict duplicate mode/) });
+    // The platform's X-Request-Id, alone: the bridge's own id is in its log and its bridge.forward event.
+    const platformIds = real.events({ tenant: TENANT }).flatMap((event) => ('requestId' in event ? [event.requestId] : []));
+    const bridgeIds = bridge.events({ tenant: TENANT }).flatMap((event) => (event.type === 'bridge.forward' ? [event.requestId] : []));
+    expect(platformIds).toContain(second.requestId);
+    expect(bridgeIds).not.toContain(second.requestId);
   });
 
   it('refuses an EMAIL answer addressed by questionId alone, and the platform never sees it', async () => {

@@ -77,7 +77,8 @@ describe('core sandbox', () => {
       tenant: cli.env.CORE_TENANT,
     });
     expect(sent.status).toBe(200);
-    expect(cli.err()).toMatch(/POST \/api\/v1\/chatbot tenant=sandbox 200 \S+ delivered answerId=from-cli/);
+    // The request log is written in batches, a few milliseconds after the answer (src/output/request-log.ts).
+    await cli.stderrMatches(/POST \/api\/v1\/chatbot tenant=sandbox 200 \S+ delivered answerId=from-cli/, "the request's log line");
 
     expect(await cli.stop()).toBe(0);
     expect(cli.err()).toContain('core sandbox stopped');

@@ -5,7 +5,7 @@ import { requireSettings, resolveSecret, resolveSettingsToken } from '../../conf
 import type { Context } from '../../context.js';
 import { ConfigError, ExitCode, PayloadError, UsageError } from '../../errors.js';
 import { createMask, type Mask } from '../../mask.js';
-import { printable } from '../../output/terminal.js';
+import { requestLog, type RequestLog } from '../../output/request-log.js';
 import { headersCarryAuthorization } from '../../secrets.js';
 import { sandboxDefaults } from '../../sandbox/options.js';
 import { SandboxOptionsError } from '../../sandbox/server.js';
@@ -51,10 +51,12 @@ export async function runBridge(flags: BridgeFlags, global: GlobalOptions, ctx: 
     keepAlive: true,
     maxSockets: 64,
   });
+  const log = requestLog(ctx, (line) => plan.mask.redact(line));
   let bridge: Bridge;
   try {
-    bridge = await startPlanned(plan, transport, flags, ctx);
+    bridge = await startPlanned(plan, transport, flags, ctx, log);
   } catch (error) {
+    log.close();
     transport.close();
     throw error;
   }
@@ -72,6 +74,7 @@ export async function runBridge(flags: BridgeFlags, global: GlobalOptions, ctx: 
   });
   await bridge.close();
   transport.close();
+  log.close();
   ctx.err('core bridge stopped\n');
   return ExitCode.ok;
 }
@@ -138,7 +141,7 @@ function checkLocalValues(credentials: Credentials, options: SandboxRunOptions):
   }
 }
 
-async function startPlanned(plan: BridgePlan, transport: Transport, flags: BridgeFlags, ctx: Context): Promise<Bridge> {
+async function startPlanned(plan: BridgePlan, transport: Transport, flags: BridgeFlags, ctx: Context, log: RequestLog): Promise<Bridge> {
   const { options, mask } = plan;
   const { platformSender } = await import('../../bridge/platform.js');
   const send = platformSender({
@@ -166,7 +169,7 @@ async function startPlanned(plan: BridgePlan, transport: Transport, flags: Bridg
       map: plan.map,
       send,
       forwardInvalid: flags.forwardInvalid,
-      log: (line) => ctx.err(`${printable(mask.redact(line))}\n`),
+      log: log.line,
     });
   } catch (error) {
     if (error instanceof SandboxOptionsError) throw new UsageError(error.message, { hint: 'see core bridge --help', cause: error });

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { ConfigError, ExitCode, PayloadError, UsageError } from '../../errors.js';
-import { printable } from '../../output/terminal.js';
+import { requestLog, type RequestLog } from '../../output/request-log.js';
 import { isLoopbackHost, percent, sandboxDefaults } from '../../sandbox/options.js';
 import { SandboxOptionsError, SeedError, StateFileError, startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { WEBHOOK_SECRET_VARIABLE, type SandboxRunOptions } from '../../platform/flags.js';
@@ -34,13 +34,21 @@ export async function runSandbox(
   }
   if (ctx.signal.aborted) return ExitCode.ok;
 
-  const sandbox = await start(options, host, ctx, random);
+  const log = requestLog(ctx);
+  let sandbox: Sandbox;
+  try {
+    sandbox = await start(options, host, ctx, log, random);
+  } catch (error) {
+    log.close();
+    throw error;
+  }
   const lines = startLines(sandbox, options);
   if (envFileAt !== undefined) {
     try {
       await writeStartLines(envFileAt, envFile!, lines);
     } catch (error) {
       await sandbox.close();
+      log.close();
       throw error;
     }
   }
@@ -66,18 +74,25 @@ export async function runSandbox(
   });
   unsubscribe();
   await sandbox.close();
+  log.close();
   ctx.err('core sandbox stopped\n');
   return ExitCode.ok;
 }
 
 /** Starts the sandbox, each request logged on stderr; an option or a failure to listen is the user's to fix. */
-async function start(options: SandboxRunOptions, host: string, ctx: Context, random: (() => number) | undefined): Promise<Sandbox> {
+async function start(
+  options: SandboxRunOptions,
+  host: string,
+  ctx: Context,
+  log: RequestLog,
+  random: (() => number) | undefined,
+): Promise<Sandbox> {
   try {
     return await startSandbox({
       ...options,
       ...(random ? { random } : {}),
-      log: (line) => ctx.err(`${printable(line)}\n`),
-      warn: (line) => ctx.warn(line),
+      log: log.line,
+      warn: log.warn,
     });
   } catch (error) {
     if (error instanceof StateFileError) throw new ConfigError(error.message, { hint: error.hint, cause: error });
