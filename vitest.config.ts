@@ -297,6 +297,7 @@ export const NOT_ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> 
   ['test/sandbox/page-model.test.ts', RULES],
   ['test/sandbox/page.test.ts', COMMANDS],
   ['test/sandbox/platform.test.ts', COMMANDS],
+  ['test/sandbox/snapshots-library.test.ts', COMMANDS],
   ['test/sandbox/random.test.ts', RULES],
   ['test/sandbox/reasons.test.ts', COMMANDS],
   ['test/sandbox/refusals.test.ts', COMMANDS],

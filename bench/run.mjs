@@ -8,8 +8,18 @@ import { join } from 'node:path';
 const dir = import.meta.dirname;
 let failed = false;
 const quick = process.argv.includes('--quick');
-const quickScripts = new Set(['exchange.mjs', 'startup.mjs', 'batch.mjs', 'fuzz.mjs']);
-for (const script of ['startup.mjs', 'batch.mjs', 'sandbox.mjs', 'exchange.mjs', 'check-bot.mjs', 'fuzz.mjs', 'stopping.mjs', 'trim.mjs']) {
+const quickScripts = new Set(['exchange.mjs', 'startup.mjs', 'batch.mjs', 'fuzz.mjs', 'state.mjs']);
+for (const script of [
+  'startup.mjs',
+  'batch.mjs',
+  'sandbox.mjs',
+  'exchange.mjs',
+  'check-bot.mjs',
+  'fuzz.mjs',
+  'stopping.mjs',
+  'trim.mjs',
+  'state.mjs',
+]) {
   const path = join(dir, script);
   if (!existsSync(path)) continue;
   console.log(`\n## ${script}\n`);

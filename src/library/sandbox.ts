@@ -18,10 +18,11 @@ import {
   type SandboxAgent,
   type SandboxEvent,
   type SandboxOptions,
+  type SandboxSnapshots,
   type StateFileInfo,
 } from '../sandbox/server.js';
 
-export { AgentRefusedError, SandboxOptionsError, StateFileError } from '../sandbox/server.js';
+export { AgentRefusedError, SandboxOptionsError, SnapshotRefusedError, StateFileError } from '../sandbox/server.js';
 export type { AgentView, SandboxAgent } from '../sandbox/server.js';
 export type { Channel, ChannelName } from '../payload/channels.js';
 export type {
@@ -31,6 +32,11 @@ export type {
   MessageRecord,
   SandboxEvent,
   SandboxOptions,
+  SandboxSnapshots,
+  RestoredSnapshot,
+  SavedSnapshot,
+  SeededThread,
+  SnapshotSummary,
   StateFileInfo,
 } from '../sandbox/server.js';
 export {
@@ -118,6 +124,11 @@ export interface Sandbox {
   agent(id: bigint | number, tenant?: string): SandboxAgent;
   /** What POST /_sandbox/reset does; returns the tenants reset. */
   reset(tenant?: string): string[];
+  /**
+   * The snapshots of each tenant: `save(name, tenant?)`, `restore(name, tenant?)` (each resolving once
+   * written, with a state file) and `list(tenant?)`; a refusal rejects with SnapshotRefusedError.
+   */
+  readonly snapshots: SandboxSnapshots;
   /** Stops listening, answers what is in flight at once (skipping any latency), and closes every connection. */
   close(): Promise<void>;
 }

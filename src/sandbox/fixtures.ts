@@ -3,9 +3,9 @@ import { parseJson } from '../payload/json.js';
 import { count, invalid, readJsonObject, type Answer, type Exchange, type Handler } from './exchange.js';
 import { readBody } from './http.js';
 import { unknownTenant } from './inspect.js';
-import { applySeed, seededThread } from './seed-file.js';
-import { SNAPSHOT_NAME, SNAPSHOT_NAME_RULE, summaryOf } from './snapshots.js';
-import type { SandboxState } from './state.js';
+import { applySeed, seededThread, type SeededThread } from './seed-file.js';
+import { SNAPSHOT_NAME, SNAPSHOT_NAME_RULE, summaryOf, type Snapshot, type SnapshotSummary } from './snapshots.js';
+import type { ConversationView, SandboxState } from './state.js';
 
 /**
  * The sandbox's fixtures over HTTP (docs/sandbox.md, "Fixtures" and "Snapshots"): POST /_sandbox/seed
@@ -111,24 +111,42 @@ function restore(deps: FixtureDeps): Handler {
     const name = ex.params[0] ?? '';
     const restored = deps.state.restoreSnapshot(tenant, name);
     if (!restored.ok) return { status: restored.status, error: restored.message, what: 'restore refused', tenant };
-    const threads = [...deps.state.store.tenant(tenant).threads.values()].sort((a, b) => a.startedSeq - b.startedSeq);
-    const conversations = threads.map((thread) => deps.state.view(thread));
-    // The thread written in last, with its last question: where `core test`'s from: {snapshot} goes on.
-    const latest = threads.reduce<(typeof threads)[number] | undefined>(
-      (found, thread) => (found && found.lastSeq > thread.lastSeq ? found : thread),
-      undefined,
-    );
+    const json = restoredSnapshot(deps.state, tenant, restored);
     return {
       status: 200,
-      json: {
-        ...summaryOf(restored.snapshot),
-        restoredEvents: restored.events.length,
-        conversations,
-        latest: latest === undefined ? null : seededThread(latest),
-      },
-      what: `snapshot ${name} of ${tenant} restored (${count(conversations.length, 'conversation')})`,
+      json,
+      what: `snapshot ${name} of ${tenant} restored (${count(json.conversations.length, 'conversation')})`,
       tenant,
     };
+  };
+}
+
+/** What a restore answers (POST /_sandbox/snapshots/{name}/restore, and `sandbox.snapshots.restore` from code). */
+export interface RestoredSnapshot extends Omit<SnapshotSummary, 'conversations'> {
+  /** The events recorded by the restore: the tenant's reset, then the snapshot's events again. */
+  restoredEvents: number;
+  /** The tenant's conversations once restored, as GET /_sandbox/conversations lists them. */
+  conversations: ConversationView[];
+  /** The thread written in last, with its last question: where `core test`'s from: {snapshot} goes on; null when none. */
+  latest: SeededThread | null;
+}
+
+/** The answer of a restore that was made: the snapshot's summary, the tenant's conversations, the thread written in last. */
+export function restoredSnapshot(
+  state: SandboxState,
+  tenant: string,
+  restored: { snapshot: Snapshot; events: readonly unknown[] },
+): RestoredSnapshot {
+  const threads = [...state.store.tenant(tenant).threads.values()].sort((a, b) => a.startedSeq - b.startedSeq);
+  const latest = threads.reduce<(typeof threads)[number] | undefined>(
+    (found, thread) => (found && found.lastSeq > thread.lastSeq ? found : thread),
+    undefined,
+  );
+  return {
+    ...summaryOf(restored.snapshot),
+    restoredEvents: restored.events.length,
+    conversations: threads.map((thread) => state.view(thread)),
+    latest: latest === undefined ? null : seededThread(latest),
   };
 }
 

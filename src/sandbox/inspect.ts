@@ -37,9 +37,13 @@ export interface SandboxInfo {
   state: StateFileInfo | null;
 }
 
+/** Why a tenant not served is refused (404), naming the tenants served. */
+export const unknownTenantMessage = (state: SandboxState, tenant: string): string =>
+  `no tenant '${tenant}' (tenants: ${state.tenantNames.join(', ')})`;
+
 export const unknownTenant = (state: SandboxState, tenant: string): Answer => ({
   status: 404,
-  error: `no tenant '${tenant}' (tenants: ${state.tenantNames.join(', ')})`,
+  error: unknownTenantMessage(state, tenant),
   what: 'unknown tenant',
 });
 

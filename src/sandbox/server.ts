@@ -14,17 +14,18 @@ import type { SandboxEvent } from './events.js';
 import { allowedHosts } from './host.js';
 import { baseUrl, formatProblems } from './http.js';
 import type { AgentSeed } from './model.js';
-import { inspectHandlers } from './inspect.js';
+import { inspectHandlers, unknownTenantMessage } from './inspect.js';
 import { closeServer, listen, sandboxServer } from './listen.js';
 import { isLoopbackHost, sandboxDefaults, sandboxOptionProblems, type DuplicateMode, type SandboxOptions } from './options.js';
 import { pageHandlers } from './page.js';
 import { probeHandlers } from './probe.js';
 import { route, routeTable, type HostRule, type RouteTable } from './routes.js';
 import { defaultReasons, prepareReasons } from './seed.js';
-import { fixtureHandlers } from './fixtures.js';
+import { fixtureHandlers, restoredSnapshot, type RestoredSnapshot } from './fixtures.js';
 import { validateSeedFile, type SeedFile } from '../payload/seed.js';
 import { applySeed } from './seed-file.js';
 import { openStateFile, type StateFile, type StateFileInfo } from './state-file.js';
+import { SNAPSHOT_NAME, SNAPSHOT_NAME_RULE, summaryOf, type SnapshotSummary } from './snapshots.js';
 import { newWebhookSecret } from './signature.js';
 import { SandboxState, type AgentView, type ConversationView, type MessageRecord, type ReasonRecord } from './state.js';
 import { eventStream } from './stream.js';
@@ -47,6 +48,9 @@ export type { DuplicateMode, SandboxOptions, FaultOptions } from './options.js';
 export type { AgentView, MessageRecord, ReasonRecord, ConversationView } from './state.js';
 export type { SandboxEvent } from './events.js';
 export type { StateFileInfo } from './state-file.js';
+export type { RestoredSnapshot } from './fixtures.js';
+export type { SeededThread } from './seed-file.js';
+export type { SnapshotSummary } from './snapshots.js';
 export { StateFileError } from './state-file.js';
 
 export interface Sandbox {
@@ -88,6 +92,11 @@ export interface Sandbox {
   agent(id: bigint | number, tenant?: string): SandboxAgent;
   /** What POST /_sandbox/reset does; returns the tenants reset. */
   reset(tenant?: string): string[];
+  /**
+   * The snapshots of each tenant (docs/sandbox.md, "Snapshots"): save one, go back to one, list them, as
+   * POST /_sandbox/snapshots, POST /_sandbox/snapshots/{name}/restore and GET /_sandbox/snapshots do.
+   */
+  readonly snapshots: SandboxSnapshots;
   /** Stops listening, answers what is in flight at once (skipping any latency), and closes every connection. */
   close(): Promise<void>;
 }
@@ -101,6 +110,44 @@ export interface SandboxAgent {
   say(sessionId: string, text: string): SandboxEvent;
   /** Gives a thread back to the bot; false when it was not with agents. */
   release(sessionId: string): boolean;
+}
+
+/**
+ * The snapshots of a sandbox, from code (`sandbox.snapshots`). `tenant` is the first tenant served
+ * when absent. With a state file, `save` and `restore` resolve once what they recorded is written
+ * and synced, as the HTTP endpoints answer. A refusal rejects with SnapshotRefusedError, with the
+ * status and message the HTTP endpoint answers.
+ */
+export interface SandboxSnapshots {
+  /**
+   * Takes a snapshot of the tenant's kept events under `name` (letters, digits, '.', '_' and '-',
+   * starting with a letter or a digit, at most 64 characters), replacing the tenant's snapshot of that
+   * name. Refused: 400 for a name not so, 404 for a tenant not served, 409 past 100 snapshots a tenant.
+   */
+  save(name: string, tenant?: string): Promise<SavedSnapshot>;
+  /**
+   * Returns the tenant to the snapshot `name`: a reset, then the snapshot's events recorded again.
+   * Refused: 404 for a snapshot or tenant not there, 409 for a snapshot this sandbox cannot take.
+   */
+  restore(name: string, tenant?: string): Promise<RestoredSnapshot>;
+  /** The snapshots of one tenant, or of all, in the order saved (what GET /_sandbox/snapshots lists). */
+  list(tenant?: string): SnapshotSummary[];
+}
+
+/** A snapshot just saved: its summary, and whether it replaced one of the same name. */
+export interface SavedSnapshot extends SnapshotSummary {
+  replaced: boolean;
+}
+
+/** A snapshot request the sandbox refused: `status` and the message it answers over HTTP. */
+export class SnapshotRefusedError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SnapshotRefusedError';
+  }
 }
 
 /** A request of an agent the sandbox refused: `status` and the message it answers over HTTP. */
@@ -429,10 +476,52 @@ function durably<A extends unknown[]>(file: StateFile, handler: (...args: A) => 
     if (after === failures) return answer;
     return {
       status: 503,
-      error: `the sandbox could not write its state file (${file.lastFailure}): nothing of this request was kept; try again once the file can be written`,
+      error: notWritten(file),
       headers: { 'Retry-After': '1' },
       what: 'state file not written: nothing kept',
     };
+  };
+}
+
+/** Why a request whose events a failed write took back is refused (503). */
+const notWritten = (file: StateFile): string =>
+  `the sandbox could not write its state file (${file.lastFailure}): nothing of this request was kept; try again once the file can be written`;
+
+/** `sandbox.snapshots`: what the snapshot endpoints do (fixtures.ts), refusals thrown, each change on disk before it resolves. */
+function snapshotsHandle(parts: Parts): SandboxSnapshots {
+  const { state, stateFile } = parts;
+  const tenantOf = (tenant: string | undefined): string => {
+    const name = tenant ?? parts.tenants[0] ?? 'sandbox';
+    if (!state.hasTenant(name)) throw new SnapshotRefusedError(404, unknownTenantMessage(state, name));
+    return name;
+  };
+  /** Runs `change`, then waits until what it recorded is on disk: a write that failed meanwhile took it back (503). */
+  const durable = async <T>(change: () => T): Promise<T> => {
+    const failures = stateFile?.failures ?? 0;
+    const result = change();
+    if (stateFile !== null && (await stateFile.settled()) !== failures) throw new SnapshotRefusedError(503, notWritten(stateFile));
+    return result;
+  };
+  return {
+    save: async (name, tenant) => {
+      if (typeof name !== 'string' || !SNAPSHOT_NAME.test(name))
+        throw new SnapshotRefusedError(400, `name: required: the snapshot's name, ${SNAPSHOT_NAME_RULE}`);
+      const named = tenantOf(tenant);
+      return durable(() => {
+        const saved = state.saveSnapshot(named, name);
+        if (!saved.ok) throw new SnapshotRefusedError(saved.status, saved.message);
+        return { ...summaryOf(saved.snapshot), replaced: saved.replaced };
+      });
+    },
+    restore: async (name, tenant) => {
+      const named = tenantOf(tenant);
+      return durable(() => {
+        const restored = state.restoreSnapshot(named, name);
+        if (!restored.ok) throw new SnapshotRefusedError(restored.status, restored.message);
+        return restoredSnapshot(state, named, restored);
+      });
+    },
+    list: (tenant) => state.snapshots.list(tenant === undefined ? undefined : tenantOf(tenant)).map(summaryOf),
   };
 }
 
@@ -475,6 +564,7 @@ function handle(parts: Parts, server: Server, address: AddressInfo, closing: Abo
     agents: (tenant) => state.agents(tenant),
     agent: (id, tenant) => agentHandle(state, BigInt(id), tenant ?? parts.tenants[0] ?? 'sandbox'),
     reset: (tenant) => state.reset(tenant),
+    snapshots: snapshotsHandle(parts),
     close: () => {
       if (closed === undefined) {
         // Answers what is in flight at once (latency waits are cut short), stops the webhooks and the

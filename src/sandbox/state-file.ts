@@ -1,5 +1,5 @@
 import { stringifyJson, parseJson } from '../payload/json.js';
-import { eventJson, parseEvent, readEvent } from './event-json.js';
+import { eventJson, parseWrittenEvent, readEvent } from './event-json.js';
 import type { SandboxEvent } from './events.js';
 import { errorText, Journal, JournalError, JournalLockedError, lockJournal, readJournal, type JournalRead } from './journal.js';
 import type { Snapshot } from './snapshots.js';
@@ -88,7 +88,7 @@ export function readLine(text: string, line: number): Line {
     return { kind: 'header', header: header as Header };
   }
   if (text.startsWith(SNAPSHOT_PREFIX)) return { kind: 'snapshot', snapshot: readSnapshot(text) };
-  return { kind: 'event', event: parseEvent(text) };
+  return { kind: 'event', event: parseWrittenEvent(text) };
 }
 
 /** A state file that cannot be used: damaged, locked by another sandbox, or unreadable. The message names the file (and the line). */

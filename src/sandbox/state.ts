@@ -4,17 +4,18 @@ import type {
   ApiRequestEvent,
   BotAnswerEvent,
   Channel,
+  CheckLabel,
   CustomerMessageEvent,
   DeliveryInFlight,
   EventFields,
   GreetingEvent,
+  ProbeCheckEvent,
   ReleasedEvent,
   SandboxEvent,
   WebhookRedeliveryEvent,
 } from './events.js';
 import type { Listener } from './log.js';
 import {
-  LARGE_ID_OFFSET,
   type Agent,
   type AgentSeed,
   type ConversationView,
@@ -223,14 +224,11 @@ export class SandboxState {
   customerMessage(
     thread: Thread,
     words: CustomerWords,
-    options: { largeId?: boolean; noWebhook?: string } = {},
+    options: { noWebhook?: string } = {},
   ): { event: CustomerMessageEvent; delivery: Delivery | null } {
     const name = thread.tenant;
     const view = this.store.tenant(name);
-    // A large id asked for (the probe of ids.precision): 2^53 above the next, unless the next is above 2^53 already.
-    const next = view.nextQuestionId;
-    const questionId = options.largeId === true && next <= LARGE_ID_OFFSET ? next + LARGE_ID_OFFSET : next;
-    const fields = customerMessage(view, thread, words, this.config.botConnected, this.store.randomIds(name), questionId);
+    const fields = customerMessage(view, thread, words, this.config.botConnected, this.store.randomIds(name));
     // A seeded message sends no webhook, whoever holds the thread.
     if (options.noWebhook !== undefined) Object.assign(fields, { deliveryId: null, noWebhook: options.noWebhook });
     const event = this.store.recordOne(name, fields) as CustomerMessageEvent;
@@ -282,6 +280,11 @@ export class SandboxState {
   /** Records what a bridge saw of the real platform: a request sent on, or a delivery it could not take. */
   bridgeRecord(name: string, fields: EventFields<'bridge.forward'> | EventFields<'bridge.webhook'>): SandboxEvent {
     return this.store.recordOne(name, fields);
+  }
+
+  /** Labels a thread as the one a check of core check-bot plays (POST /_sandbox/probes/checks): a probe.check event. */
+  labelCheck(thread: Thread, label: CheckLabel): ProbeCheckEvent {
+    return this.store.recordOne(thread.tenant, { type: 'probe.check', sessionId: thread.sessionId, ...label }) as ProbeCheckEvent;
   }
 
   /** Records one webhook attempt; the delivery's thread may be gone by now (reset, or dropped). */

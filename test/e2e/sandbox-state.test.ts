@@ -6,13 +6,14 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../src/payload/json.js';
 import { baseEnv, ensureBuilt, killStillRunning, runBuilt, runningAsRoot, startBuilt, type BuiltProcess } from '../helpers/run.js';
 import { happens } from '../helpers/wait.js';
+import { SnapshotRefusedError, startSandbox } from '../../src/library/sandbox.js';
 
 /**
  * `core sandbox --state FILE` as a user runs it: a restart restores the conversations and the ids go
  * on; a torn last line is dropped with a warning naming it; a damaged line stops the start naming the
  * file and the line, the file untouched; a second sandbox on the file is refused naming the first's
  * pid; a read-only file and a full disk answer 503, write nothing, and the sandbox goes on once the
- * file can be written again.
+ * file can be written again; from code, a snapshot saved on a full disk is refused 503 and not kept.
  */
 
 const LISTENING = /listening on (http:\/\/\S+)/;
@@ -226,6 +227,52 @@ describe('core sandbox --state', () => {
       expect((await get(url, '/_sandbox/conversations?limit=1000')).json.conversations).toHaveLength(kept.length + 1);
       await stop(sandbox);
     } finally {
+      execFileSync('umount', [disk]);
+    }
+  });
+});
+
+describe('snapshots from code (core-cli/sandbox) with a state file', () => {
+  it('rejects a save on a full disk with 503 and keeps nothing of it, then saves once there is room', async () => {
+    if (!runningAsRoot) throw new Error('this test mounts a small tmpfs: run it as root (the CI does)');
+    const dir = folder();
+    const disk = join(dir, 'disk');
+    mkdirSync(disk);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', disk]);
+    const file = join(disk, 'state.ndjson');
+    const sandbox = await startSandbox({ state: file });
+    try {
+      const started = await post(sandbox.url, '/_sandbox/conversations', { channel: 'EMAIL', clientId: 'x'.repeat(200) });
+      expect(started.status).toBe(201);
+      await sandbox.snapshots.save('before-full');
+      const filler = join(disk, 'filler');
+      try {
+        writeFileSync(filler, Buffer.alloc(1024 * 1024));
+      } catch {
+        // ENOSPC: the disk is full, what fitted is written.
+      }
+      // Each snapshot's line holds the tenant's events: save under new names until a write finds no room.
+      let refused: unknown;
+      let name = '';
+      for (let attempt = 0; attempt < 200 && refused === undefined; attempt += 1) {
+        name = `full-${attempt}`;
+        const size = statSync(file).size;
+        refused = await sandbox.snapshots.save(name).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        if (refused !== undefined) expect(statSync(file).size).toBe(size);
+      }
+      expect(refused).toBeInstanceOf(SnapshotRefusedError);
+      expect(refused).toMatchObject({ status: 503 });
+      expect((refused as Error).message).toMatch(/could not write its state file \(ENOSPC.*nothing of this request was kept/);
+      expect(sandbox.snapshots.list().map((each) => each.name)).not.toContain(name);
+      expect(readFileSync(file, 'utf8').endsWith('\n')).toBe(true);
+      rmSync(filler);
+      await expect(sandbox.snapshots.save(name)).resolves.toMatchObject({ name, replaced: false });
+      expect(readFileSync(file, 'utf8')).toContain(`{"snapshot":{"name":"${name}"`);
+    } finally {
+      await sandbox.close();
       execFileSync('umount', [disk]);
     }
   });

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { stringifyJson } from '../../../src/payload/json.js';
-import { eventJson, EventReadError, EVENT_TYPES, fieldsOf, parseEvent, readEvent } from '../../../src/sandbox/event-json.js';
+import {
+  eventJson,
+  EventReadError,
+  EVENT_TYPES,
+  fieldsOf,
+  parseEvent,
+  parseWrittenEvent,
+  readEvent,
+} from '../../../src/sandbox/event-json.js';
 import type { EventType } from '../../../src/sandbox/events.js';
 import { anEvent, oneOfEach } from '../../helpers/events.js';
 
@@ -85,5 +93,39 @@ describe('a value that is not an event', () => {
 
   it('is refused for a JSON text that does not parse, by the JSON reader', () => {
     expect(() => parseEvent('{"type": "sandbox.reset",')).toThrow(SyntaxError);
+  });
+});
+
+describe('a line of a state file, read by the path for lines the sandbox wrote (parseWrittenEvent)', () => {
+  it.each(oneOfEach().map((event) => [event.type, event] as const))('gives what parseEvent gives for %s', (_, event) => {
+    const text = eventJson(event);
+    expect(parseWrittenEvent(text)).toEqual(parseEvent(text));
+    expect(parseWrittenEvent(text)).toEqual(event);
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ['integers nested in a body, as bigints', { body: { questionId: 42n, list: [1n, { deep: 7n }], fraction: 1.5, none: null } }],
+    ['identifiers past 2^53, exact', { coreClientId: 9223372036854775807n, questionId: 9007199254740993n }],
+    ['the largest identifier a number holds exactly, 2^53 - 1', { questionId: 9007199254740991n }],
+    ['a text holding a run of 16 digits', { body: { text: 'card 1234567812345678' } }],
+    ['a negative integer and zero', { body: { below: -5n, zero: 0n } }],
+  ])('gives what parseEvent gives for %s', (_, fields) => {
+    const text = stringifyJson({ ...anEvent('bot.answer', { seq: 12 }), ...fields });
+    const read = parseWrittenEvent(text);
+    expect(read).toEqual(parseEvent(text));
+    expect(read).toMatchObject(fields);
+    expect(typeof read.seq).toBe('number');
+  });
+
+  it.each<[string, string, new (...args: never[]) => Error, string]>([
+    ['a line cut short', '{"type": "sandbox.reset",', SyntaxError, 'Quoted object key expected'],
+    ['a field of the wrong type', stringifyJson({ ...anEvent('sandbox.reset'), seq: '3' }), EventReadError, 'seq: "3": must be a number'],
+    ['an identifier with a fraction', stringifyJson({ ...anEvent('bot.answer'), coreClientId: 1.5 }), EventReadError, 'coreClientId: 1.5'],
+    ['a seq past 2^53', stringifyJson({ ...anEvent('sandbox.reset'), seq: 9007199254740992n }), EventReadError, 'seq: 9007199254740992'],
+    ['not an object', '[1,2]', EventReadError, 'an event is a JSON object'],
+  ])('refuses %s as parseEvent does', (_, text, kind, message) => {
+    expect(() => parseWrittenEvent(text)).toThrow(kind);
+    expect(() => parseWrittenEvent(text)).toThrow(message);
+    expect(() => parseEvent(text)).toThrow(kind);
   });
 });
