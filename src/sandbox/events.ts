@@ -344,8 +344,8 @@ export interface BridgeForwardEvent extends EventBase {
 
 /**
  * A webhook delivery a bridge received from the real platform and could not take as a customer
- * message (its signature did not verify, or its body could not be read): passed on to the bot as it
- * came, and recorded as such.
+ * message (its signature did not verify, its body could not be read, or its fields break the sandbox's
+ * MESSAGE schema): passed on to the bot as it came, and recorded as such.
  */
 export interface BridgeWebhookEvent extends EventBase {
   type: 'bridge.webhook';

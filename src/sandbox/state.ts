@@ -257,16 +257,24 @@ export class SandboxState {
   /**
    * A customer message the real platform delivered to a bridge (src/sandbox/rules/bridged.ts): its
    * event and delivery; for a question already kept (the platform delivering it again), the kept
-   * delivery and no new event.
+   * delivery and no new event. A message from which the sandbox's own delivery cannot be made (its
+   * fields break the contract's schema: an empty text, a negative id) is not recorded: what breaks
+   * it comes back instead.
    */
-  bridgedMessage(name: string, message: BridgedMessage): { event: CustomerMessageEvent | null; delivery: Delivery | undefined } {
+  bridgedMessage(
+    name: string,
+    message: BridgedMessage,
+  ): { ok: true; event: CustomerMessageEvent | null; delivery: Delivery | undefined } | { ok: false; problem: string } {
     const events = bridgedMessageEvents(this.store.tenant(name), message, this.store.randomIds(name));
     if (events === null) {
       const deliveryId = this.store.deliveryOfQuestion(name, message.questionId);
-      return { event: null, delivery: deliveryId === undefined ? undefined : this.store.delivery(deliveryId) };
+      return { ok: true, event: null, delivery: deliveryId === undefined ? undefined : this.store.delivery(deliveryId) };
     }
+    const question = { ...events.at(-1)!, seq: 0, tenant: name, time: new Date().toISOString() } as CustomerMessageEvent;
+    const problem = this.store.deliveryProblem(question);
+    if (problem !== undefined) return { ok: false, problem };
     const event = this.store.record(name, events).at(-1) as CustomerMessageEvent;
-    return { event, delivery: event.deliveryId === null ? undefined : this.store.delivery(event.deliveryId) };
+    return { ok: true, event, delivery: event.deliveryId === null ? undefined : this.store.delivery(event.deliveryId) };
   }
 
   /** Records what a bridge saw of the real platform: a request sent on, or a delivery it could not take. */
