@@ -154,6 +154,7 @@ export const ON_NODE24: ReadonlyArray<readonly [path: string, why: string]> = [
   ['test/hardening/tls.test.ts', TLS],
   ['test/http/client.test.ts', HTTP_CLIENT],
   ['test/bridge/library.test.ts', `${HTTP_SERVER}; the bridge's requests to the platform on node:http`],
+  ['test/bridge/nonconforming.test.ts', `${HTTP_SERVER}; the bridge's requests to the platform on node:http`],
   ['test/package/library.test.ts', PACKAGE],
   ['test/package/pack.test.ts', PACKAGE],
   ['test/payload/attachment.test.ts', URLS],

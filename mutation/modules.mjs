@@ -111,4 +111,9 @@ export const modules = {
     mutate: ['src/testing/runner.ts'],
     tests: ['test/testing/runner.test.ts'],
   },
+  'fuzz-judge': {
+    // The rules a conversation of core check-bot --fuzz is judged by: pure, from what it played.
+    mutate: ['src/testing/fuzz/judge.ts'],
+    tests: ['test/testing/fuzz/judge.test.ts'],
+  },
 };

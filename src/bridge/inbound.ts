@@ -15,8 +15,9 @@ import { verificationProblem } from './verify.js';
  * its exact bytes, signed with the local secret, and retried as the sandbox retries; the platform is
  * answered with the bot's last answer once the attempts end. A delivery whose signature does not
  * verify is passed on with its own headers (the bot, verifying with the local secret, refuses it as
- * it would the real one); one that cannot be read is passed on once, signed with the local secret.
- * Either is recorded as a bridge.webhook event.
+ * it would the real one); one that cannot be read, or whose fields break the sandbox's MESSAGE schema
+ * (so that the sandbox's own form of it, the page's "Redeliver", cannot be made), is passed on once,
+ * signed with the local secret. Either is recorded as a bridge.webhook event, and no question.
  */
 
 export interface InboundDeps {
@@ -105,7 +106,15 @@ export function inbound(deps: InboundDeps): Inbound {
     const kind = deps.platformSecret === null ? 'unchecked' : 'verified';
     const parsed = readDelivery(bytes, deps.map);
     if (!parsed.ok) return passOn(ex, bytes, kind, parsed.problem);
-    const { event, delivery } = state.bridgedMessage(tenant, parsed.message);
+    const taken = state.bridgedMessage(tenant, parsed.message);
+    if (!taken.ok)
+      return passOn(
+        ex,
+        bytes,
+        kind,
+        `read, but the sandbox's MESSAGE delivery cannot be made of it (core schema message): ${taken.problem}`,
+      );
+    const { event, delivery } = taken;
     if (delivery === undefined) return passOn(ex, bytes, kind, 'the question is known but its delivery is no longer kept');
     const outcome = wait(delivery.deliveryId);
     if (event !== null) sender.deliver({ ...delivery, body: bytes });

@@ -153,10 +153,18 @@ export type CustomerMessage = z.output<typeof customerMessageSchema>;
  * A body that breaks it is a defect of the sandbox, never of its user, so it throws a plain Error.
  */
 export function messageDelivery(body: unknown): MessageDelivery {
+  const checked = checkedMessageDelivery(body);
+  if (!checked.ok) throw new Error(`the MESSAGE delivery breaks its contract (core schema message): ${checked.problems.join('; ')}`);
+  return checked.body;
+}
+
+/**
+ * A MESSAGE delivery's body checked against the contract, or what breaks it (`message.text: ...`),
+ * for a caller that has a better answer than throwing: a bridge given a platform delivery from which
+ * the sandbox's form cannot be made passes the platform's bytes on as they came.
+ */
+export function checkedMessageDelivery(body: unknown): { ok: true; body: MessageDelivery } | { ok: false; problems: string[] } {
   const result = z.safeParse(messageDeliverySchema, body);
-  if (!result.success) {
-    const problems = result.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`);
-    throw new Error(`the MESSAGE delivery breaks its contract (core schema message): ${problems.join('; ')}`);
-  }
-  return result.data;
+  if (result.success) return { ok: true, body: result.data };
+  return { ok: false, problems: result.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`) };
 }

@@ -8,15 +8,21 @@ import { unkeptWarning, withSigningSecret } from './secret.js';
 /**
  * Starting a sandbox for a command that drives a bot (`core test`, `core check-bot`): on loopback,
  * --port (default a free one), delivering to --bot-url, with the sandbox's defaults and its
- * environment settings, signing with the secret CORE_SANDBOX_WEBHOOK_SECRET names, else the one kept
+ * environment settings (and the command's own `settings` over them), signing with the secret CORE_SANDBOX_WEBHOOK_SECRET names, else the one kept
  * for the user, as `core sandbox` does (src/platform/secret.ts); and the words for a failure to
  * listen, which `core sandbox` shares.
  */
 export async function startBotSandbox(
   target: { botUrl?: string; port?: string; largeIds?: boolean; state?: string },
-  init: { command: string; cwd: string; env: Env; warn: (message: string) => void },
+  init: {
+    command: string;
+    cwd: string;
+    env: Env;
+    warn: (message: string) => void;
+    settings?: { webhookTimeoutMs?: number; maxEvents?: number };
+  },
 ): Promise<{ url: string; botUrl: string | null; webhookTimeoutMs: number; started: LocalSandbox }> {
-  const { options, secret } = await withSigningSecret(
+  const { options: flagged, secret } = await withSigningSecret(
     await parseSandboxFlags(
       { botUrl: target.botUrl, port: target.port, largeIds: target.largeIds, state: target.state },
       init.cwd,
@@ -24,6 +30,7 @@ export async function startBotSandbox(
     ),
     init.env,
   );
+  const options = { ...flagged, ...init.settings };
   const unkept = unkeptWarning(secret);
   if (unkept !== undefined) init.warn(unkept);
   try {

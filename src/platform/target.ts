@@ -88,6 +88,11 @@ export interface BotSandboxInit {
   env: Env;
   /** Says what the run goes on without (a webhook secret that could not be kept). */
   warn: (message: string) => void;
+  /**
+   * Settings of the sandbox started here, over its defaults (the one at --sandbox keeps its own): the
+   * webhook's time limit (`core check-bot --timeout`), the events kept (a fuzz run's).
+   */
+  settings?: { webhookTimeoutMs?: number; maxEvents?: number };
 }
 
 /**

@@ -1,6 +1,14 @@
 import type { Problem } from '../errors.js';
 import { parseJson, stringifyJson } from '../payload/json.js';
-import { notDeliveredReasons, queuedReasons, type DeliveryInFlight, type EventOf, type EventType, type SandboxEvent } from './events.js';
+import {
+  CRAFTS,
+  notDeliveredReasons,
+  queuedReasons,
+  type DeliveryInFlight,
+  type EventOf,
+  type EventType,
+  type SandboxEvent,
+} from './events.js';
 
 /**
  * The JSON form of an event (docs/sandbox.md, "Events"): one JSON object, every field of its type,
@@ -161,6 +169,7 @@ const FIELDS: { readonly [T in EventType]: FieldsOf<T> } = {
     outcome: ['delivered', 'retrying', 'failed'],
     retryInMs: 'number?',
     retryAfter: 'boolean',
+    craft: [...CRAFTS, null],
   },
   'api.request': {
     ...base,
@@ -218,6 +227,7 @@ const FIELDS: { readonly [T in EventType]: FieldsOf<T> } = {
   },
   'agent.status': { ...base, sessionId: 'string?', agentId: 'bigint', agentStatus: ['online', 'away'], reason: 'string?' },
   'agent.message': { ...base, sessionId: 'string', agentId: 'bigint', agentName: 'string', text: 'string' },
+  'probe.check': { ...base, sessionId: 'string', check: 'string', verdict: ['pass', 'fail', null], message: 'string?' },
   'sandbox.reset': { ...base, sessionId: 'string?' },
 };
 

@@ -1,8 +1,10 @@
 import type { Problem } from '../errors.js';
 import type { Channel } from '../payload/channels.js';
+import type { Craft } from './page/crafts.js';
 import { isRefusal } from './page/refusal.js';
 
 export { CHANNELS, type Channel } from '../payload/channels.js';
+export { CRAFTS, type Craft } from './page/crafts.js';
 export { isRefusal };
 
 /**
@@ -190,6 +192,32 @@ export interface WebhookAttemptEvent extends EventBase {
   /** When retrying: how long until the next attempt, and whether Retry-After set it. */
   retryInMs: number | null;
   retryAfter: boolean;
+  /**
+   * The craft of an attempt the sandbox made wrong or unusual on purpose (POST /_sandbox/probes, what
+   * `core check-bot` sends: a tampered body, another secret, a stale timestamp, a replay ...); null
+   * for an ordinary attempt. src/sandbox/page/crafts.js says what each craft is and which a bot must refuse.
+   */
+  craft: Craft | null;
+}
+
+/** What `core check-bot` said of the check a conversation of its own plays: its id, and its verdict once known. */
+export interface CheckLabel {
+  /** The check's id, as core check-bot names it (`signature.tampered`). */
+  check: string;
+  /** null while the check runs. */
+  verdict: 'pass' | 'fail' | null;
+  /** What the check found, with its verdict; null before. */
+  message: string | null;
+}
+
+/**
+ * A conversation labelled as a check's (POST /_sandbox/probes/checks): `core check-bot` plays each
+ * check in a conversation of its own and says which check it is when it starts it, then the verdict.
+ * The latest label is the conversation's (GET /_sandbox/conversations lists it as `check`).
+ */
+export interface ProbeCheckEvent extends EventBase, CheckLabel {
+  type: 'probe.check';
+  sessionId: string;
 }
 
 /** The identifiers a request body named, read even when the request was refused before its body was checked. */
@@ -316,8 +344,8 @@ export interface BridgeForwardEvent extends EventBase {
 
 /**
  * A webhook delivery a bridge received from the real platform and could not take as a customer
- * message (its signature did not verify, or its body could not be read): passed on to the bot as it
- * came, and recorded as such.
+ * message (its signature did not verify, its body could not be read, or its fields break the sandbox's
+ * MESSAGE schema): passed on to the bot as it came, and recorded as such.
  */
 export interface BridgeWebhookEvent extends EventBase {
   type: 'bridge.webhook';
@@ -352,6 +380,7 @@ export type SandboxEvent =
   | HandoverQueuedEvent
   | AgentStatusEvent
   | AgentMessageEvent
+  | ProbeCheckEvent
   | ResetEvent;
 
 export type EventType = SandboxEvent['type'];

@@ -1,5 +1,5 @@
 import type { Reason } from '../payload/index.js';
-import type { Channel, JsonRead, Owner, QuestionType, SandboxEvent } from './events.js';
+import type { Channel, CheckLabel, JsonRead, Owner, QuestionType, SandboxEvent } from './events.js';
 import type { ReadonlySeqQueue } from './seq.js';
 
 /**
@@ -141,6 +141,8 @@ export interface Thread {
   readonly lastSeq: number;
   readonly log: ReadonlySeqQueue<SandboxEvent>;
   readonly lastBotMessage: LastBotMessage | null;
+  /** The check of core check-bot the thread plays, as the latest probe.check event said; null for any other thread. */
+  readonly check: CheckLabel | null;
 }
 
 /** A MESSAGE webhook to send: the exact bytes, kept for retries and redelivery. */
@@ -192,6 +194,8 @@ export interface ConversationView {
   startedAt: string;
   lastSeq: number;
   lastBotMessage: LastBotMessage | null;
+  /** The check of core check-bot the conversation plays (its id, its verdict once known); null for any other. */
+  check: CheckLabel | null;
 }
 
 /** A conversation's summary as the page reads it (src/sandbox/page/json.js: identifiers number or BigInt). */

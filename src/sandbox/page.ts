@@ -50,6 +50,7 @@ export const pageFiles: Readonly<Record<string, string>> = {
   'markdown.js': 'text/javascript; charset=utf-8',
   'render.js': 'text/javascript; charset=utf-8',
   'refusal.js': 'text/javascript; charset=utf-8',
+  'crafts.js': 'text/javascript; charset=utf-8',
   'model.js': 'text/javascript; charset=utf-8',
   'dom.js': 'text/javascript; charset=utf-8',
   'agents.js': 'text/javascript; charset=utf-8',

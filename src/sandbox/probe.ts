@@ -4,6 +4,7 @@ import { parseJson, stringifyJson } from '../payload/json.js';
 import { invalid, readJsonObject, type Answer, type Exchange, type Handler } from './exchange.js';
 import { Faults } from './faults.js';
 import { maxCustomerText, type Delivery, type SandboxState } from './state.js';
+import { CRAFTS, SKEW_SECONDS, type Craft } from './page/crafts.js';
 import { secretKey, signature } from './signature.js';
 import { SHAPE_FIELDS, WORDS_FIELDS, shapeBody, shapeOf, shapeProblems, wordsProblems, type ProbeShape } from './probe-shape.js';
 import type { AttemptResult, WebhookSender } from './webhook.js';
@@ -19,8 +20,8 @@ import type { AttemptResult, WebhookSender } from './webhook.js';
  *   signing, signed with another secret, with two signatures of which only the second is valid,
  *   with a timestamp ten minutes old or ahead, with unknown fields and an unknown header, as bytes a
  *   re-serialiser changes (`raw-body`: spaces, keys in reverse order, `\u00e9` escapes, a `3.0`), or
- *   correctly signed for a question whose questionId is above 2^53 (`large-ids`: the tenant's next
- *   id plus 2^53; the thread's client may be named with a coreClientId above 2^53 too).
+ *   correctly signed for a question whose questionId is above 2^53 and held by no double (`large-ids`:
+ *   2^53 + 1 + 4k, odd, each its own; the thread's client may be named with a coreClientId above 2^53 too).
  *   `{"deliveryId", "craft": "replay"}` sends a kept delivery again (same webhook-id and body, a new
  *   timestamp and signature). The attempt is not retried, it is recorded as every attempt is, and
  *   the answer says how the bot answered it.
@@ -29,26 +30,13 @@ import type { AttemptResult, WebhookSender } from './webhook.js';
  *   is answered `status` (default 503, with Retry-After: 1) instead of being handled.
  *   `GET /_sandbox/probes/faults/{faultId}` says whether it fired, and the answerId of the request it
  *   refused, so a retry can be compared with it.
+ * - `POST /_sandbox/probes/checks` `{"sessionId", "check", "verdict"?, "message"?}` labels a thread as
+ *   the one a check plays (`core check-bot` says so when it starts the check, then again with its
+ *   verdict, "pass" or "fail"): a probe.check event, which the page shows in the list and the header.
  */
 
-export const CRAFTS = [
-  'signed',
-  'unsigned',
-  'tampered',
-  'wrong-secret',
-  'rotation',
-  'stale',
-  'future',
-  'unknown-fields',
-  'raw-body',
-  'large-ids',
-  'replay',
-  'fuzz',
-] as const;
-export type Craft = (typeof CRAFTS)[number];
-
-/** How far from now the stale and future timestamps are: twice the five minutes Standard Webhooks tolerates. */
-export const SKEW_SECONDS = 600;
+// The crafts, what each makes of a delivery and which a bot must refuse: one list, shared with the page.
+export { CRAFTS, SKEW_SECONDS, type Craft } from './page/crafts.js';
 
 /** The unknown fields and header of the `unknown-fields` craft: names no version of the webhook uses. */
 export const UNKNOWN_FIELD = 'futureField';
@@ -194,6 +182,7 @@ async function sendCrafted(prober: Prober, craft: Craft, delivery: Delivery, sha
     outcome: delivered ? 'delivered' : 'failed',
     retryInMs: null,
     retryAfter: false,
+    craft,
   });
   return { ...result, sent: request.body };
 }
@@ -301,8 +290,8 @@ async function craftedProbe(prober: Prober, craft: Craft, sessionId: string, wor
   const { text, quickReply, listItem, largeId } = words;
   const { event, delivery } = prober.state.customerMessage(
     thread,
-    { text, quickReply, listItem, largeId },
-    { largeId: craft === 'large-ids' },
+    // large-ids: a questionId above 2^53 that no double holds (2^53 + 1 + 4k, odd), so a bot that reads it as one answers another.
+    { text, quickReply, listItem, largeId: largeId || craft === 'large-ids' },
   );
   if (delivery === null) {
     return {
@@ -328,6 +317,60 @@ async function craftedProbe(prober: Prober, craft: Craft, sessionId: string, wor
   };
 }
 
+/** The longest check id and verdict message a label keeps. */
+export const MAX_CHECK_ID = 100;
+export const MAX_CHECK_MESSAGE = 2000;
+
+const CHECK_FIELDS = ['sessionId', 'check', 'verdict', 'message'];
+
+/** Every problem with the body of POST /_sandbox/probes/checks. */
+function labelProblems(body: Record<string, unknown>): Problem[] {
+  const problems: Problem[] = [];
+  for (const field of Object.keys(body)) {
+    if (!CHECK_FIELDS.includes(field)) problems.push({ path: field, message: `unknown field; a label takes ${CHECK_FIELDS.join(', ')}` });
+  }
+  if (typeof body.sessionId !== 'string' || body.sessionId === '')
+    problems.push({ path: 'sessionId', message: 'must be a non-empty string' });
+  if (typeof body.check !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(body.check) || body.check.length > MAX_CHECK_ID) {
+    problems.push({
+      path: 'check',
+      message: `must be a check id (letters, digits, '.', '_' and '-', at most ${MAX_CHECK_ID} characters), such as signature.tampered`,
+    });
+  }
+  const verdict = body.verdict;
+  if (verdict !== undefined && verdict !== null && verdict !== 'pass' && verdict !== 'fail') {
+    problems.push({ path: 'verdict', message: 'use "pass", "fail" or null (the check runs)' });
+  }
+  const message = body.message;
+  if (message !== undefined && message !== null && (typeof message !== 'string' || message.length > MAX_CHECK_MESSAGE)) {
+    problems.push({ path: 'message', message: `must be a string of at most ${MAX_CHECK_MESSAGE} characters, or null` });
+  }
+  return problems;
+}
+
+/** POST /_sandbox/probes/checks: the thread labelled as a check's, with its verdict once known. */
+async function label(state: SandboxState, ex: Exchange): Promise<Answer> {
+  const read = await readJsonObject(ex);
+  if (!read.ok) return read.answer;
+  const body = read.value;
+  const problems = labelProblems(body);
+  if (problems.length > 0) return invalid(problems);
+  const sessionId = body.sessionId as string;
+  const thread = state.thread(sessionId);
+  if (thread === undefined) return { status: 404, error: `no conversation with sessionId '${sessionId}'`, what: 'unknown conversation' };
+  const event = state.labelCheck(thread, {
+    check: body.check as string,
+    verdict: (body.verdict as 'pass' | 'fail' | null | undefined) ?? null,
+    message: (body.message as string | null | undefined) ?? null,
+  });
+  return {
+    status: 200,
+    tenant: thread.tenant,
+    json: { sessionId, check: event.check, verdict: event.verdict, message: event.message, seq: event.seq },
+    what: `check ${event.check} in ${sessionId}: ${event.verdict ?? 'running'}`,
+  };
+}
+
 /** POST /_sandbox/probes */
 async function probe(deps: ProbeDeps, key: Buffer, ex: Exchange): Promise<Answer> {
   const read = await readJsonObject(ex);
@@ -346,6 +389,7 @@ export function probeHandlers(deps: ProbeDeps): {
   probe: Handler;
   arm: Handler;
   showFault: Handler;
+  label: Handler;
   intercept: (ex: Exchange, tenant: string, body: unknown) => Answer | undefined;
 } {
   const key = secretKey(deps.secret);
@@ -354,6 +398,7 @@ export function probeHandlers(deps: ProbeDeps): {
     probe: (ex) => probe(deps, key, ex),
     arm: (ex) => faults.arm(ex),
     showFault: (ex) => faults.show(ex),
+    label: (ex) => label(deps.state, ex),
     intercept: (ex, tenant, body) => faults.intercept(ex, tenant, body),
   };
 }

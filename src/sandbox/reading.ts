@@ -47,5 +47,6 @@ export function conversationView(thread: Thread): ConversationView {
     startedAt: thread.startedAt,
     lastSeq: thread.lastSeq,
     lastBotMessage: thread.lastBotMessage,
+    check: thread.check,
   };
 }

@@ -35,7 +35,7 @@ export interface RouteHandlers {
   api: [string, Record<string, Handler>][];
   inspect: Record<'messages' | 'reasons' | 'reset' | 'info', Handler>;
   customer: Record<'list' | 'start' | 'show' | 'message' | 'release' | 'test' | 'redeliver', Handler>;
-  probes: Record<'probe' | 'arm' | 'showFault', Handler>;
+  probes: Record<'probe' | 'arm' | 'showFault' | 'label', Handler>;
   page: Record<'index' | 'file', Handler>;
   agents: Record<'list' | 'status' | 'message', Handler>;
   /** Seeds and snapshots (fixtures.ts). */
@@ -57,6 +57,7 @@ export function routeTable(handlers: RouteHandlers): RouteTable {
     ['/_sandbox/conversations', { GET: customer.list, POST: customer.start }],
     ['/_sandbox/probes', { POST: probes.probe }],
     ['/_sandbox/probes/faults', { POST: probes.arm }],
+    ['/_sandbox/probes/checks', { POST: probes.label }],
     ['/', { GET: page.index }],
     ['/_sandbox/events', { GET: handlers.events }],
     ['/_sandbox/agents', { GET: agents.list }],

@@ -4,17 +4,18 @@ import type {
   ApiRequestEvent,
   BotAnswerEvent,
   Channel,
+  CheckLabel,
   CustomerMessageEvent,
   DeliveryInFlight,
   EventFields,
   GreetingEvent,
+  ProbeCheckEvent,
   ReleasedEvent,
   SandboxEvent,
   WebhookRedeliveryEvent,
 } from './events.js';
 import type { Listener } from './log.js';
 import {
-  LARGE_ID_OFFSET,
   type Agent,
   type AgentSeed,
   type ConversationView,
@@ -223,14 +224,11 @@ export class SandboxState {
   customerMessage(
     thread: Thread,
     words: CustomerWords,
-    options: { largeId?: boolean; noWebhook?: string } = {},
+    options: { noWebhook?: string } = {},
   ): { event: CustomerMessageEvent; delivery: Delivery | null } {
     const name = thread.tenant;
     const view = this.store.tenant(name);
-    // A large id asked for (the probe of ids.precision): 2^53 above the next, unless the next is above 2^53 already.
-    const next = view.nextQuestionId;
-    const questionId = options.largeId === true && next <= LARGE_ID_OFFSET ? next + LARGE_ID_OFFSET : next;
-    const fields = customerMessage(view, thread, words, this.config.botConnected, this.store.randomIds(name), questionId);
+    const fields = customerMessage(view, thread, words, this.config.botConnected, this.store.randomIds(name));
     // A seeded message sends no webhook, whoever holds the thread.
     if (options.noWebhook !== undefined) Object.assign(fields, { deliveryId: null, noWebhook: options.noWebhook });
     const event = this.store.recordOne(name, fields) as CustomerMessageEvent;
@@ -259,21 +257,34 @@ export class SandboxState {
   /**
    * A customer message the real platform delivered to a bridge (src/sandbox/rules/bridged.ts): its
    * event and delivery; for a question already kept (the platform delivering it again), the kept
-   * delivery and no new event.
+   * delivery and no new event. A message from which the sandbox's own delivery cannot be made (its
+   * fields break the contract's schema: an empty text, a negative id) is not recorded: what breaks
+   * it comes back instead.
    */
-  bridgedMessage(name: string, message: BridgedMessage): { event: CustomerMessageEvent | null; delivery: Delivery | undefined } {
+  bridgedMessage(
+    name: string,
+    message: BridgedMessage,
+  ): { ok: true; event: CustomerMessageEvent | null; delivery: Delivery | undefined } | { ok: false; problem: string } {
     const events = bridgedMessageEvents(this.store.tenant(name), message, this.store.randomIds(name));
     if (events === null) {
       const deliveryId = this.store.deliveryOfQuestion(name, message.questionId);
-      return { event: null, delivery: deliveryId === undefined ? undefined : this.store.delivery(deliveryId) };
+      return { ok: true, event: null, delivery: deliveryId === undefined ? undefined : this.store.delivery(deliveryId) };
     }
+    const question = { ...events.at(-1)!, seq: 0, tenant: name, time: new Date().toISOString() } as CustomerMessageEvent;
+    const problem = this.store.deliveryProblem(question);
+    if (problem !== undefined) return { ok: false, problem };
     const event = this.store.record(name, events).at(-1) as CustomerMessageEvent;
-    return { event, delivery: event.deliveryId === null ? undefined : this.store.delivery(event.deliveryId) };
+    return { ok: true, event, delivery: event.deliveryId === null ? undefined : this.store.delivery(event.deliveryId) };
   }
 
   /** Records what a bridge saw of the real platform: a request sent on, or a delivery it could not take. */
   bridgeRecord(name: string, fields: EventFields<'bridge.forward'> | EventFields<'bridge.webhook'>): SandboxEvent {
     return this.store.recordOne(name, fields);
+  }
+
+  /** Labels a thread as the one a check of core check-bot plays (POST /_sandbox/probes/checks): a probe.check event. */
+  labelCheck(thread: Thread, label: CheckLabel): ProbeCheckEvent {
+    return this.store.recordOne(thread.tenant, { type: 'probe.check', sessionId: thread.sessionId, ...label }) as ProbeCheckEvent;
   }
 
   /** Records one webhook attempt; the delivery's thread may be gone by now (reset, or dropped). */

@@ -230,6 +230,36 @@ describe('core bridge between a bot and a real tenant', () => {
     expect(deliveries.at(-1)!.verifiedWith).toBe('none');
   });
 
+  it("passes a delivery it can read but whose text breaks the sandbox's schema on to the bot, and the bot's answer back to the platform", async () => {
+    const now = new Date().toISOString();
+    const message = { questionId: 880_001, questionIndex: 1, sessionId: 'platform-thread-empty', coreClientId: 31, clientId: null };
+    const body = JSON.stringify({
+      type: 'MESSAGE',
+      tenant: TENANT,
+      timestamp: now,
+      message: { ...message, type: 'TEXT', channel: 'WEB', text: '', receivedAt: now, quickReply: null, listItem: null },
+    });
+    const id = 'msg_empty_text';
+    const timestamp = Math.floor(Date.now() / 1000);
+    const key = Buffer.from(REAL_SECRET.slice('whsec_'.length), 'base64');
+    const mac = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
+    const response = await fetch(`${bridgeUrl}/webhook`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': `v1,${mac}`,
+      },
+      body,
+    });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('{"ok":true}');
+    expect(deliveries.at(-1)!.body).toBe(body);
+    expect(deliveries.at(-1)!.verifiedWith).toBe('local');
+    await happens(bridge.printed('stderr', /core schema message\)?: message\.text/), 'the log line naming the empty text', 30_000);
+  });
+
   it('saves bridged conversations as tests with personal data replaced, and they pass against the bot through a plain sandbox', async () => {
     await customerWrites('Mail me at jane.doe@corp.example please');
     await answered((s) => s.text.startsWith('Mail me at'), 'the answer to the mail');

@@ -53,6 +53,8 @@ export interface Flaws {
   readsIdsAsDoubles?: boolean;
   /** Answers each question twice, under two answerIds: a sandbox in strict mode refuses the second. */
   answersTwice?: boolean;
+  /** Never acknowledges a delivery it takes: the connection stays open, unanswered, until the sandbox gives up. */
+  hangs?: boolean;
 }
 
 export interface TestBot {
@@ -160,6 +162,7 @@ export async function startBot(
     >;
     const message = webhook.message as Record<string, unknown>;
     const text = typeof message.text === 'string' ? message.text : '';
+    if (flaws.hangs) return { hang: true };
     if (flaws.crashesOn !== undefined && text.includes(flaws.crashesOn)) return { reset: true };
     if (flaws.failsOverLength !== undefined && text.length > flaws.failsOverLength) return { status: 500, body: 'internal error' };
     if (flaws.strictFields) {

@@ -5,8 +5,11 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { Parser as TapParser } from 'tap-parser';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { stringifyJson } from '../../src/payload/json.js';
+import { parseEvent } from '../../src/sandbox/event-json.js';
+import type { SandboxEvent } from '../../src/sandbox/events.js';
 import { CHECK_IDS } from '../../src/testing/check-bot/ids.js';
 import { freePort } from '../helpers/processes.js';
+import { gate, startRecordingServer } from '../helpers/recording-server.js';
 import { baseEnv, runInProcess } from '../helpers/run.js';
 import { sandbox } from '../sandbox/helpers.js';
 import { startBot, type Flaws } from './bots.js';
@@ -16,12 +19,14 @@ import { startBot, type Flaws } from './bots.js';
  * bot passing them all, through a sandbox the command starts and a running one; an unreachable bot
  * (exit 6) and bad usage (exit 2).
  *
- * The time limit below only bounds how long an answer may take on loopback; a check that expects no
- * answer waits it out, so it is the length of a run, not a measure of anything.
+ * The time limit below only bounds how long an answer, and the acknowledgement of a delivery (the
+ * sandbox check-bot starts waits --timeout for it), may take on loopback while the cases run at once on
+ * a loaded machine; a check that expects no answer waits it out, so it is the length of a run, not a
+ * measure of anything.
  */
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-const TIMEOUT = '5s';
+const TIMEOUT = '10s';
 
 interface Report {
   ok: boolean;
@@ -136,7 +141,7 @@ const FLAWS: { flaw: string; flaws: Flaws; fails: string[]; message?: RegExp }[]
     flaw: 'does not retry an answer refused with 503',
     flaws: { retry: 'none' },
     fails: ['retry.answerId'],
-    message: /not sent again within 5s: the answer is lost/,
+    message: /not sent again within 10s: the answer is lost/,
   },
   {
     flaw: 'retries under a new answerId',
@@ -555,5 +560,83 @@ describe.concurrent('core check-bot usage errors (exit 2)', () => {
     // The time limit passed its check: the next option is the one refused.
     expect(result.stderr).toMatch(/--output: the folder/);
     expect(result.code).toBe(2);
+  });
+});
+
+describe('core check-bot labels each check’s conversation with its check and verdict', () => {
+  it('in the sandbox it starts for --bot-url: the check’s id when it starts, then the verdict, before the sandbox stops', async ({
+    onTestFinished,
+  }) => {
+    const port = await freePort();
+    // A bot that holds the first delivery until the test follows the sandbox's events, then acknowledges and never answers.
+    const held = gate();
+    const bot = await startRecordingServer((_, index) => (index === 0 ? { status: 200, until: held.promise } : { status: 200 }));
+    onTestFinished(() => bot.close());
+    const running = runInProcess(
+      [
+        'check-bot',
+        '--bot-url',
+        `${bot.url}/webhook`,
+        '--port',
+        String(port),
+        '--only',
+        'answers',
+        '--timeout',
+        '1s',
+        '--reporter',
+        'json',
+      ],
+      { env: baseEnv({ CORE_SANDBOX_WEBHOOK_SECRET: SECRET }) },
+    );
+    await bot.received(1);
+    const labels: SandboxEvent[] = [];
+    const response = await fetch(`http://127.0.0.1:${port}/_sandbox/events?after=0`);
+    const reader = response.body!.getReader();
+    let text = '';
+    const followed = (async () => {
+      for (;;) {
+        const chunk = await reader.read().catch(() => ({ done: true, value: undefined }));
+        if (chunk.done) return;
+        text += Buffer.from(chunk.value).toString('utf8');
+        const blocks = text.split('\n\n');
+        text = blocks.pop() ?? '';
+        for (const block of blocks) {
+          const data = block.split('\n').find((line) => line.startsWith('data: '));
+          if (data === undefined) continue;
+          const event = parseEvent(data.slice('data: '.length));
+          if (event.type === 'probe.check') labels.push(event);
+        }
+      }
+    })();
+    held.open();
+    const result = await running;
+    // The stream ends when the sandbox stops, after every event it recorded.
+    await followed;
+    const report = readReport(result.stdout);
+    expect(report.checks).toMatchObject([{ id: 'answers', status: 'fail' }]);
+    const sessionId = report.checks[0]!.sessionId;
+    expect(labels).toMatchObject([
+      { sessionId, check: 'answers', verdict: null, message: null },
+      { sessionId, check: 'answers', verdict: 'fail', message: report.checks[0]!.message },
+    ]);
+  });
+
+  it('in a running sandbox (--sandbox URL): every check’s conversation is listed with its check and verdict', async ({
+    onTestFinished,
+  }) => {
+    const bot = await startBot(SECRET, { signature: 'not-compared' }, onTestFinished);
+    const sb = await sandbox({ botUrl: bot.url, webhookSecret: SECRET }, onTestFinished);
+    bot.connect(sb.url);
+    const result = await runInProcess(['check-bot', '--sandbox', sb.url, '--timeout', '2s', '--reporter', 'json']);
+    const report = readReport(result.stdout);
+    expect(report.checks.map((check) => check.id)).toEqual([...CHECK_IDS]);
+    for (const check of report.checks) {
+      expect(sb.conversation(check.sessionId!)?.check, check.id).toEqual({
+        check: check.id,
+        verdict: check.status,
+        message: check.message,
+      });
+    }
+    expect(failing(report)).toEqual(['signature.tampered', 'signature.wrong-secret']);
   });
 });

@@ -41,7 +41,7 @@ describe('the example bot under core check-bot', () => {
         '--port',
         String(sandboxPort),
         '--timeout',
-        '5s',
+        '10s',
         '--reporter',
         'json',
       ],

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
@@ -18,14 +18,15 @@ import { startBot, type Flaws, type TestBot } from './bots.js';
  * it and the case --fuzz-save kept reproduce the failure alone. A flawless bot gets no failure.
  *
  * Every case has its own bot and sandbox, so the cases run at once. The counts are counts of
- * conversations, never of time: the --timeout below only bounds how long an answer may take on
+ * conversations, never of time: the --timeout below only bounds how long an answer, and the bot's
+ * acknowledgement of a delivery (the sandbox check-bot starts waits --timeout for it), may take on
  * loopback. With seed 7, each flaw is met within the first six conversations (the generator makes
  * long texts, right-to-left marks, EMAIL threads, redeliveries and large ids often), so 20 finds each.
  * A flawless bot over 1,000 conversations is bench/fuzz.mjs's run.
  */
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-const TIMEOUT = '5s';
+const TIMEOUT = '10s';
 const SEED = '7';
 const RUNS = '20';
 /** Only catches a hang: a run and its shrinking, on a loaded machine. */
@@ -193,6 +194,25 @@ const runOf = (flaws: Flaws) => {
   return runs.get(key)!;
 };
 
+/** A --fuzz-replay file of one plain message (the text `a`, on WEB), shaped as `over` says. */
+function caseFile(over: Record<string, unknown>): string {
+  const message = {
+    text: { segments: [], length: 1, blank: false },
+    action: 'text',
+    attachments: [],
+    unknownFields: false,
+    largeIds: false,
+    format: { indent: 0, spaced: false, order: 'contract', escape: 'none' },
+    burst: false,
+    redeliver: false,
+    ...over,
+  };
+  const file = join(mkdtempSync(join(tmpdir(), 'fuzz-case-')), 'case.fuzz.json');
+  const conversation = { channel: 'WEB', coreClientId: null, messages: [message] };
+  writeFileSync(file, JSON.stringify({ kind: 'core check-bot fuzz case', conversation }));
+  return file;
+}
+
 /** The files --fuzz-save wrote for `rule`'s case: the core test file and the --fuzz-replay file. */
 function savedCase(dir: string, rule: string, replay: string) {
   const base = `${rule.replace(/\./g, '-')}-${replay.replace(/:/g, '-')}`;
@@ -237,7 +257,8 @@ describe.concurrent('core check-bot --fuzz against a bot with one hidden flaw', 
         const port = await freePort();
         bot.connect(`http://127.0.0.1:${port}`);
         const env = baseEnv({ CORE_SANDBOX_WEBHOOK_SECRET: SECRET });
-        return run(['test', file, '--bot-url', bot.url, '--port', String(port), '--timeout', TIMEOUT], { env });
+        // 5 s: the answer is waited for less long than the webhook's four attempts take (1 + 2 + 4 s of backoff).
+        return run(['test', file, '--bot-url', bot.url, '--port', String(port), '--timeout', '5s'], { env });
       };
       const [flawed, fixed] = await Promise.all([test(FLAWED[0]!.flaws), test({})]);
       // The delivery of the 1,001 characters is answered 500, every attempt: no answer comes.
@@ -256,17 +277,47 @@ describe.concurrent('core check-bot --fuzz against a bot with one hidden flaw', 
       keep(() => sandbox.close());
       bot.connect(sandbox.url);
       const target: Target = { bot, args: ['--sandbox', sandbox.url], env: baseEnv() };
-      // --only: a second answer to a redelivered question is the rule of redeliveries, which this bot breaks too.
-      const { code, report, stderr } = await checkBot(target, ['--fuzz', RUNS, '--seed', SEED, '--only', 'fuzz.second-answer']);
+      // Both rules judged: its second answer comes before any redelivery, so a redelivered question is its second answer
+      // too, never a redelivery answered (this bot leaves a redelivery alone).
+      const only = 'fuzz.second-answer,fuzz.redelivery-answered';
+      const { code, report, stderr } = await checkBot(target, ['--fuzz', RUNS, '--seed', SEED, '--only', only]);
       expect(stderr).toContain(`through the sandbox at ${sandbox.url}`);
       expect(code).toBe(3);
       const found = foundOnly(report, 'fuzz.second-answer', expect);
       expect(found.command).toContain(`--sandbox ${sandbox.url}`);
-      expect(found.command).toContain('--only fuzz.second-answer');
+      expect(found.command).toContain(`--only ${only}`);
       const message = messageOf(found.delivery!);
       expect(message.questionIndex).toBe(1n);
       expect(message.text).toBe('a');
       await replaysAlone(found, 'fuzz.second-answer', target.env, expect);
+    },
+  );
+
+  it(
+    'reports a question answered twice and then redelivered as its second answer, not as the redelivery answered',
+    { timeout: HANG_LIMIT },
+    async ({ expect }) => {
+      const bot = await startBot(SECRET, { answersTwice: true }, keep);
+      const sandbox = await startSandbox({ botUrl: bot.url, webhookSecret: SECRET, duplicates: 'strict' });
+      keep(() => sandbox.close());
+      bot.connect(sandbox.url);
+      const file = caseFile({ redeliver: true });
+      const { code, report } = await checkBot({ bot, args: ['--sandbox', sandbox.url], env: baseEnv() }, ['--fuzz-replay', file]);
+      expect(code).toBe(3);
+      expect(report.checks.map((check) => check.id)).toEqual(['fuzz.second-answer']);
+      expect(report.checks[0]!.message).toMatch(/^message 1 was answered twice: 409 /);
+    },
+  );
+
+  it(
+    "gives up on a delivery the bot never acknowledges after --timeout, not after the sandbox's default 10 s",
+    { timeout: HANG_LIMIT },
+    async ({ expect }) => {
+      const target = await botBehindItsSandbox({ hangs: true });
+      const { code, report } = await checkBot(target, ['--fuzz-replay', caseFile({}), '--timeout', '1500ms']);
+      expect(code).toBe(3);
+      expect(report.checks.map((check) => check.id)).toEqual(['fuzz.no-response']);
+      expect(report.checks[0]!.message).toContain('message 1 got no answer (timeout after 1500 ms)');
     },
   );
 

@@ -1,8 +1,11 @@
 import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request } from 'node:http';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseJson } from '../../src/payload/json.js';
-import { CRAFTS } from '../../src/sandbox/probe.js';
+import { CRAFTS, MAX_CHECK_ID, MAX_CHECK_MESSAGE } from '../../src/sandbox/probe.js';
 import type { SandboxEvent } from '../../src/sandbox/server.js';
 import { PROBE_CRAFTS } from '../../src/testing/check-bot/checks.js';
 import { gate, startRecordingServer, type RecordedRequest } from '../helpers/recording-server.js';
@@ -93,6 +96,7 @@ describe('POST /_sandbox/probes sends one crafted delivery of a new question', (
       attempt: 1,
       outcome: 'delivered',
       retryInMs: null,
+      craft: 'signed',
     });
   });
 
@@ -102,7 +106,7 @@ describe('POST /_sandbox/probes sends one crafted delivery of a new question', (
     const answer = (await probe(sb, { sessionId, craft: 'unsigned' })).json as ProbeAnswer;
     expect(answer.attempt.status).toBe(401n);
     const attempt = await eventOf(sb, (e) => e.type === 'webhook.attempt', 'the attempt');
-    expect(attempt).toMatchObject({ status: 401, outcome: 'failed', retryInMs: null });
+    expect(attempt).toMatchObject({ status: 401, outcome: 'failed', retryInMs: null, craft: 'unsigned' });
     expect(bot.requests).toHaveLength(1);
   });
 
@@ -212,7 +216,7 @@ describe('POST /_sandbox/probes sends one crafted delivery of a new question', (
     check(bot.requests[0]!, bot.requests[1]!.body, { from, to });
   });
 
-  it('asks a large-ids question 2^53 above the next id, each its own, and the questions after it keep their usual ids', async () => {
+  it('asks each large-ids question above 2^53, odd so that no double holds it, each its own; the questions after it keep their usual ids', async () => {
     const { bot, sb } = await platform();
     const { sessionId } = await call(sb, '/_sandbox/conversations', {
       body: { coreClientId: 9007199254740993n },
@@ -224,10 +228,11 @@ describe('POST /_sandbox/probes sends one crafted delivery of a new question', (
       const answer = (await probe(sb, { sessionId, craft })).json as ProbeAnswer;
       ids.push(answer.questionId);
     }
-    expect(ids).toEqual([5001n, 5002n + 2n ** 53n, 5003n + 2n ** 53n, 5004n]);
+    expect(ids).toEqual([5001n, 2n ** 53n + 1n, 2n ** 53n + 5n, 5002n]);
+    for (const id of ids.slice(1, 3)) expect(BigInt(Number(id))).not.toBe(id);
     await bot.received(4);
     // The bytes on the wire hold the ids exactly.
-    expect(bot.requests[1]!.text).toContain('"questionId":9007199254745994,');
+    expect(bot.requests[1]!.text).toContain('"questionId":9007199254740993,');
     expect(bot.requests[1]!.text).toContain('"coreClientId":9007199254740993,');
   });
 
@@ -410,5 +415,66 @@ describe('POST /_sandbox/probes/faults arms a one-shot fault on a thread', () =>
     const result = await call(sb, '/_sandbox/probes/faults/fault_nothing');
     expect(result.status).toBe(404);
     expect(errorMessage(result)).toBe("no fault 'fault_nothing'");
+  });
+});
+
+describe('POST /_sandbox/probes/checks labels a conversation with the check it plays', () => {
+  const label = (sb: { url: string }, body: Record<string, unknown>) =>
+    call(sb, '/_sandbox/probes/checks', { body, token: null, tenant: null });
+  const listedCheck = async (sb: { url: string }, sessionId: string) =>
+    ((await call(sb, `/_sandbox/conversations/${sessionId}`, { token: null, tenant: null })).json as { conversation: { check: unknown } })
+      .conversation.check;
+
+  it('records a probe.check event, running first, then with the verdict, and lists the latest label with the conversation', async () => {
+    const sb = await sandbox();
+    const { sessionId } = await startConversation(sb);
+    expect(await listedCheck(sb, sessionId)).toBeNull();
+    const running = await label(sb, { sessionId, check: 'signature.tampered' });
+    expect(running.status).toBe(200);
+    expect(running.json).toMatchObject({ sessionId, check: 'signature.tampered', verdict: null, message: null });
+    expect(await listedCheck(sb, sessionId)).toEqual({ check: 'signature.tampered', verdict: null, message: null });
+    await label(sb, { sessionId, check: 'signature.tampered', verdict: 'fail', message: 'the bot accepted it (200)' });
+    const event = await eventOf(sb, (e) => e.type === 'probe.check' && e.verdict !== null, 'the verdict');
+    expect(event).toMatchObject({ type: 'probe.check', sessionId, check: 'signature.tampered', verdict: 'fail' });
+    expect(await listedCheck(sb, sessionId)).toEqual({
+      check: 'signature.tampered',
+      verdict: 'fail',
+      message: 'the bot accepted it (200)',
+    });
+  });
+
+  it('keeps the label across a restart with a state file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'core-label-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'state.ndjson');
+    const first = await sandbox({ state: file });
+    const { sessionId } = await startConversation(first);
+    await label(first, { sessionId, check: 'replay', verdict: 'pass', message: 'not answered again' });
+    await first.close();
+    const second = await sandbox({ state: file });
+    expect(await listedCheck(second, sessionId)).toEqual({ check: 'replay', verdict: 'pass', message: 'not answered again' });
+  });
+
+  it.each([
+    ['a check id of the longest length', { check: 'c'.repeat(MAX_CHECK_ID) }, 200],
+    ['a check id one past it', { check: 'c'.repeat(MAX_CHECK_ID + 1) }, 400],
+    ['a check id with a space', { check: 'signature tampered' }, 400],
+    ['a message of the longest length', { message: 'm'.repeat(MAX_CHECK_MESSAGE), verdict: 'pass' }, 200],
+    ['a message one past it', { message: 'm'.repeat(MAX_CHECK_MESSAGE + 1), verdict: 'pass' }, 400],
+    ['a verdict that is neither pass nor fail', { verdict: 'maybe' }, 400],
+    ['an unknown field', { craft: 'signed' }, 400],
+    ['no sessionId', { sessionId: undefined }, 400],
+  ])('takes or refuses %s', async (_, fields, status) => {
+    const sb = await sandbox();
+    const { sessionId } = await startConversation(sb);
+    const body = Object.fromEntries(Object.entries({ sessionId, check: 'answers', ...fields }).filter(([, v]) => v !== undefined));
+    expect((await label(sb, body)).status).toBe(status);
+  });
+
+  it('says 404 for a conversation it does not know', async () => {
+    const sb = await sandbox();
+    const result = await label(sb, { sessionId: 'no-such-session', check: 'answers' });
+    expect(result.status).toBe(404);
+    expect(errorMessage(result)).toContain("no conversation with sessionId 'no-such-session'");
   });
 });

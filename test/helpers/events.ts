@@ -115,6 +115,7 @@ const defaults: { [T in EventType]: (seq: number) => EventOf<T> } = {
     outcome: 'delivered',
     retryInMs: null,
     retryAfter: false,
+    craft: null,
   }),
   'api.request': (seq) => ({
     ...base(seq),
@@ -190,6 +191,14 @@ const defaults: { [T in EventType]: (seq: number) => EventOf<T> } = {
     agentId: 7n,
     agentName: 'Ann',
     text: 'Hello, Ann here',
+  }),
+  'probe.check': (seq) => ({
+    ...base(seq),
+    type: 'probe.check',
+    sessionId: 's-1',
+    check: 'signature.tampered',
+    verdict: 'fail',
+    message: 'the bot accepted it (200)',
   }),
   'sandbox.reset': (seq) => ({ ...base(seq), type: 'sandbox.reset', sessionId: null }),
 };

@@ -8,14 +8,17 @@ import {
   closed,
   emptyState,
   inputBlocked,
+  mistakeOf,
   opened,
   RECENT_KEPT,
+  resentQuestion,
   sortedConversations,
   UNTIED_KEPT,
   withListings,
   withReasons,
   type PageState,
 } from '../../src/sandbox/page/model.js';
+import { acceptedForgery, craftOf, CRAFTS } from '../../src/sandbox/page/crafts.js';
 import { anEvent } from '../helpers/events.js';
 
 /**
@@ -378,5 +381,155 @@ describe('refusals tied by time to a delivery in flight', () => {
     expect(candidatesOf(state, several)).toEqual(['a', 'b']);
     expect(candidatesOf(state, none)).toEqual(['a']);
     expect(candidatesOf(state, { ...none, tenant: 'other' })).toEqual([]);
+  });
+});
+
+describe('the bot’s mistakes the sandbox lets through', () => {
+  /** A question of s-1 delivered and answered once, its webhook then sent again as a replay. */
+  function answeredThenReplayed(): { state: PageState; questionId: bigint } {
+    const questionId = 5001n;
+    const state = play(
+      emptyState(),
+      next('conversation.started'),
+      question(questionId),
+      next('webhook.attempt', { questionId, craft: 'signed' }),
+      next('bot.answer', { questionId, answerId: 'a-1' }),
+      next('webhook.redelivery', { questionId, redelivery: 1 }),
+      next('webhook.attempt', { questionId, redelivery: 1, craft: 'replay' }),
+    );
+    return { state, questionId };
+  }
+
+  it('counts an answer to a replayed question already answered as a mistake in the badge, once', () => {
+    const { state, questionId } = answeredThenReplayed();
+    expect(state.conversations.get('s-1')).toMatchObject({ mistakes: 0, resent: ['5001'] });
+    const twice = next('bot.answer', { questionId, answerId: 'a-2', questionAlreadyAnswered: true });
+    const after = play(state, twice);
+    expect(after.conversations.get('s-1')).toMatchObject({ mistakes: 1, mistakeSeq: twice.seq, refused: 0 });
+    expect(mistakeOf(twice, ['5001'])).toMatch(/^answered twice: this question’s webhook was sent again \(a replay/);
+    expect(play(after, twice).conversations.get('s-1')?.mistakes).toBe(1);
+  });
+
+  it.each([
+    ['a retry of the delivery', next('webhook.attempt', { questionId: 5001n, attempt: 2 })],
+    ['a redelivery', next('webhook.redelivery', { questionId: 5001n })],
+  ] as const)('takes %s as the webhook sent again', (_, event) => {
+    expect(resentQuestion(event)).toBe('5001');
+  });
+
+  it('does not take the first attempt of the first series as the webhook sent again', () => {
+    expect(resentQuestion(next('webhook.attempt', { questionId: 5001n, attempt: 1, redelivery: 0 }))).toBeNull();
+  });
+
+  it.each([
+    ['a second answer to a question whose webhook went once (soft mode delivers it)', { questionId: 5002n, questionAlreadyAnswered: true }],
+    ['a first answer to a replayed question', { questionId: 5001n, questionAlreadyAnswered: false }],
+    [
+      'a repeat of the first answer’s answerId, which the platform drops',
+      { questionId: 5001n, questionAlreadyAnswered: true, delivered: false, notDelivered: 'duplicate answerId' },
+    ],
+  ] as const)('counts no mistake for %s', (_, fields) => {
+    const { state } = answeredThenReplayed();
+    const answer = next('bot.answer', fields);
+    expect(mistakeOf(answer, ['5001'])).toBeNull();
+    expect(play(state, answer).conversations.get('s-1')?.mistakes).toBe(0);
+  });
+
+  it('counts a replay answered twice that strict mode refused once, as a refusal', () => {
+    const { state, questionId } = answeredThenReplayed();
+    const refused = next('bot.answer', {
+      questionId,
+      questionAlreadyAnswered: true,
+      status: 409,
+      delivered: false,
+      notDelivered: 'question already answered (strict mode)',
+    });
+    expect(mistakeOf(refused, ['5001'])).not.toBeNull();
+    expect(play(state, refused).conversations.get('s-1')).toMatchObject({ refused: 1, mistakes: 0 });
+  });
+
+  const MUST_REFUSE = ['unsigned', 'tampered', 'wrong-secret', 'stale', 'future'] as const;
+  const MAY_ACCEPT = ['signed', 'rotation', 'raw-body', 'unknown-fields', 'large-ids', 'replay', 'fuzz'] as const;
+
+  it.each(MUST_REFUSE.flatMap((craft) => [200, 299].map((status) => [craft, status] as const)))(
+    'counts a %s delivery the bot accepted with %d as a mistake, saying it should refuse it with 401',
+    (craft, status) => {
+      const state = play(emptyState(), next('conversation.started'), question(5001n));
+      const attempt = next('webhook.attempt', { questionId: 5001n, craft, status });
+      expect(play(state, attempt).conversations.get('s-1')).toMatchObject({ mistakes: 1, mistakeSeq: attempt.seq });
+      expect(mistakeOf(attempt, [])).toMatch(
+        new RegExp(`^the bot accepted this delivery \\(${status}\\), but .+: it should refuse it with 401$`),
+      );
+    },
+  );
+
+  it.each(MUST_REFUSE.flatMap((craft) => [199, 300, 401, null].map((status) => [craft, status] as const)))(
+    'counts no mistake for a %s delivery the bot answered %s: it did not accept it',
+    (craft, status) => {
+      const attempt = next('webhook.attempt', { questionId: 5001n, craft, status, outcome: 'failed' });
+      expect(acceptedForgery(attempt)).toBeNull();
+      const state = play(emptyState(), next('conversation.started'), question(5001n));
+      expect(play(state, attempt).conversations.get('s-1')?.mistakes).toBe(0);
+    },
+  );
+
+  it.each([...MAY_ACCEPT, null])('counts no mistake for a delivery of craft %s accepted with 200', (craft) => {
+    expect(mistakeOf(next('webhook.attempt', { questionId: 5001n, craft, status: 200 }), [])).toBeNull();
+  });
+
+  it('names what was crafted for every craft, and nothing for an ordinary attempt or a craft it does not know', () => {
+    for (const craft of CRAFTS) expect(craftOf({ craft })?.what).toMatch(/\w/);
+    expect(craftOf({ craft: 'tampered' })).toEqual({
+      craft: 'tampered',
+      what: 'its body changed after signing (a tampered signature)',
+      flaw: 'its signature does not match its body',
+    });
+    expect(craftOf({ craft: null })).toBeNull();
+    expect(craftOf({ craft: 'from-a-later-version' })).toBeNull();
+  });
+
+  it('counts the mistakes of events from before the page (up to historyEnd) too, so a page opened after check-bot shows them', () => {
+    const state = withListings(emptyState(1000), [listed('s-1', { lastSeq: 1000 })], []);
+    const after = play(
+      state,
+      anEvent('webhook.attempt', { seq: 10, questionId: 5001n, craft: 'tampered', status: 200 }),
+      anEvent('webhook.redelivery', { seq: 11, questionId: 5002n }),
+      anEvent('bot.answer', { seq: 12, questionId: 5002n, questionAlreadyAnswered: true }),
+    );
+    expect(after.conversations.get('s-1')).toMatchObject({ mistakes: 2, resent: ['5002'] });
+  });
+
+  it('counts the mistakes of a conversation opened from its loaded events', () => {
+    const started = anEvent('conversation.started', { seq: 10 });
+    const forged = anEvent('webhook.attempt', { seq: 11, questionId: 5001n, craft: 'wrong-secret', status: 202 });
+    const state = opened(emptyState(1000), listed('s-1', { lastSeq: 11 }), [started, forged]);
+    expect(state.conversations.get('s-1')).toMatchObject({ mistakes: 1, mistakeSeq: 11 });
+  });
+});
+
+describe('conversations of core check-bot’s checks', () => {
+  it('labels a conversation with its check when it starts, then with the verdict, and draws each label as a line', () => {
+    let state = withOpen();
+    const running = next('probe.check', { check: 'signature.tampered', verdict: null, message: null });
+    state = play(state, running);
+    expect(state.conversations.get('s-1')?.check).toEqual({ check: 'signature.tampered', verdict: null, message: null });
+    const judged = next('probe.check', { check: 'signature.tampered', verdict: 'fail', message: 'the bot accepted it (200)' });
+    state = play(state, judged);
+    expect(state.conversations.get('s-1')?.check).toEqual({
+      check: 'signature.tampered',
+      verdict: 'fail',
+      message: 'the bot accepted it (200)',
+    });
+    expect(state.open?.timeline.slice(-2)).toEqual([
+      { seq: running.seq, kind: 'line', event: running },
+      { seq: judged.seq, kind: 'line', event: judged },
+    ]);
+  });
+
+  it('takes the label a listing gives, and none where it gives none', () => {
+    const label = { check: 'replay', verdict: 'pass', message: 'not answered again' } as const;
+    const state = withListings(emptyState(), [listed('s-1', { check: label }), listed('s-2')], []);
+    expect(state.conversations.get('s-1')?.check).toEqual(label);
+    expect(state.conversations.get('s-2')?.check).toBeNull();
   });
 });

@@ -19,6 +19,17 @@ import type { FuzzConversation } from '../../testing/fuzz/model.js';
 
 export const MAX_FUZZ_RUNS = 100_000;
 
+/**
+ * The events the sandbox a fuzz run starts keeps (its default is 10,000): the judge reads the bot's
+ * requests from the run's own event stream, and the sandbox needs only the conversations being played
+ * and those that ended a moment ago, which a late second answer may still name. Eight conversations
+ * are played at once, of at most five messages; seed 1 makes 14 events a conversation on average
+ * against the example bot, so a conversation that ended is forgotten some 140 conversations later.
+ * 10,000 events of fuzzed conversations (texts of up to 4,000 characters, the exact bytes of each
+ * delivery kept for its redelivery) held ~35 MB of the ~70 MB check-bot kept alive by the end of a run.
+ */
+export const FUZZ_SANDBOX_EVENTS = 2_000;
+
 /** The options of core check-bot the fuzzer reads (a part of CheckBotOptions, named here so that run.ts alone imports this file). */
 export interface FuzzOptions {
   fuzz?: string;
@@ -48,6 +59,8 @@ export interface FuzzPlan {
   ): Promise<BatteryReport>;
   /** Writes each failing case into --fuzz-save DIR (nothing without it). */
   save(report: BatteryReport): Promise<void>;
+  /** Settings of the sandbox check-bot starts for the run (not of the one at --sandbox). */
+  sandbox: { maxEvents: number };
 }
 
 function whole(value: string, option: string, max: number, min = 0): number {
@@ -99,6 +112,7 @@ export async function planFuzz(options: FuzzOptions, ctx: Context): Promise<Fuzz
         ...(onPlayed === undefined ? {} : { onPlayed }),
       }),
     save: (report) => (saveDir === undefined ? Promise.resolve() : saveCases(report, saveDir, ctx)),
+    sandbox: { maxEvents: FUZZ_SANDBOX_EVENTS },
   };
 }
 

@@ -43,6 +43,9 @@ export async function playCheckBot(plan: CheckPlan, ctx: Context, fuzzing?: Fuzz
       cwd: ctx.cwd,
       env: ctx.env,
       warn: (message) => ctx.warn(message),
+      // The sandbox started here waits for the bot's acknowledgement as long as the run waits for an
+      // answer (--timeout), whatever the sandbox's default; a fuzz run keeps fewer events (fuzz.ts).
+      settings: { webhookTimeoutMs: plan.timeoutMs, ...fuzzing?.sandbox },
     });
   } catch (error) {
     if (plan.target.sandbox === undefined || !(error instanceof NetworkError)) throw error;
@@ -59,6 +62,9 @@ export async function playCheckBot(plan: CheckPlan, ctx: Context, fuzzing?: Fuzz
       sandboxUnreachable: error,
     };
   }
+  // A fuzz run plays many conversations, keeps little of each (the sandbox's bounded log, what the judge
+  // reads) and drops much: the heap of a batch (src/heap.ts), as core test's, once its code is loaded.
+  if (fuzzing !== undefined) ctx.tuneHeapForBatch();
   // Nothing prints the secret; a bot that echoes a delivery's headers back in its answer must not make it either.
   if (sandbox.started) ctx.addSecret(sandbox.started.webhookSecret);
   const context: ReportContext = { sandboxUrl: sandbox.url, botUrl: sandbox.botUrl, sandboxKept: sandbox.started === undefined };

@@ -131,6 +131,7 @@ function renderContext(open) {
   return {
     channel: open.channel,
     lastBotSeq: summary?.lastBotSeq ?? null,
+    resent: summary?.resent ?? [],
     botConnected: page.info?.bot != null,
     openExchanges: page.openExchanges,
     actions: {
@@ -325,13 +326,8 @@ function listEntry(summary) {
       h('span', { className: `badge channel channel-${String(summary.channel).toLowerCase()}` }, summary.channel),
       h('span', { className: 'session' }, summary.sessionId),
       summary.owner === 'agents' ? h('span', { className: 'badge agents' }, 'agents') : null,
-      summary.refused > 0
-        ? h(
-            'span',
-            { className: 'badge refused', title: 'the sandbox refused requests of the bot in this conversation' },
-            `\u2717 ${summary.refused} refused`,
-          )
-        : null,
+      checkBadge(summary.check),
+      problemsBadge(summary),
       summary.unread ? h('span', { className: 'dot', 'aria-label': 'new activity' }) : null,
       h(
         'span',
@@ -340,6 +336,45 @@ function listEntry(summary) {
         summary.clientId !== null ? `clientId ${summary.clientId}` : `client ${summary.coreClientId}`,
       ),
     ),
+  );
+}
+
+/**
+ * The label of a conversation core check-bot plays a check in: the check's id and its verdict
+ * (`running` until core check-bot says it); null for any other conversation.
+ *
+ * @param {Summary['check']} label
+ */
+function checkBadge(label) {
+  if (label === null) return null;
+  const verdict = label.verdict ?? 'running';
+  return h(
+    'span',
+    {
+      className: `badge check check-${verdict}`,
+      title: `core check-bot plays the check ${label.check} in this conversation${label.message ? `: ${label.message}` : ''}`,
+    },
+    `${label.check} \u00b7 ${verdict}`,
+  );
+}
+
+/**
+ * The conversation's problems: the bot's requests the sandbox refused, and the mistakes it let
+ * through (a crafted delivery accepted, a replay answered twice); null when there is none.
+ *
+ * @param {Summary} summary
+ */
+function problemsBadge(summary) {
+  const { refused, mistakes } = summary;
+  if (refused + mistakes === 0) return null;
+  const words = [refused > 0 ? `${refused} refused` : '', mistakes > 0 ? `${mistakes} mistake${mistakes === 1 ? '' : 's'}` : ''];
+  return h(
+    'span',
+    {
+      className: 'badge refused',
+      title: 'the sandbox refused requests of the bot in this conversation, or the bot made mistakes it let through',
+    },
+    `\u2717 ${words.filter(Boolean).join(', ')}`,
   );
 }
 
@@ -430,8 +465,18 @@ function drawHeader() {
   const summary = page.model.conversations.get(open.sessionId);
   document.title = `${open.sessionId} \u00b7 core sandbox`;
   const withAgents = summary?.owner === 'agents' || (summary?.questionsWithAgents.length ?? 0) > 0;
+  const label = summary?.check ?? null;
   append(header, [
-    h('h2', { id: 'conversation-title' }, `Conversation ${open.sessionId}`),
+    h('h2', { id: 'conversation-title' }, `Conversation ${open.sessionId}`, label === null ? null : [' ', checkBadge(label)]),
+    label === null
+      ? null
+      : h(
+          'p',
+          { className: `check-label check-${label.verdict ?? 'running'}`, id: 'check-label' },
+          `core check-bot plays the check ${label.check} here: `,
+          label.verdict === null ? 'running' : h('strong', {}, label.verdict),
+          label.message ? ` \u2014 ${label.message}` : '',
+        ),
     h(
       'p',
       { className: 'conversation-facts' },

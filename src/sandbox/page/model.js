@@ -5,6 +5,7 @@
 // redraws what is no longer identical and nothing else. No DOM and no fetch here: the model runs in
 // Node as it runs in the browser, and test/sandbox/page-model.test.ts plays it event by event.
 
+import { acceptedForgery } from './crafts.js';
 import { isRefusal } from './refusal.js';
 
 /**
@@ -22,7 +23,11 @@ import { isRefusal } from './refusal.js';
 /** @typedef {EventOf<import('../events.js').RequestEventType>} RequestEvent */
 /**
  * A conversation in the list: its summary as the listing gives it, kept up to date by the events, with
- * the page's own counts: `refused` the refusals tied to it (its badge), `refusedSeq` the latest counted.
+ * the page's own counts: `refused` the refusals tied to it, `refusedSeq` the latest counted; `mistakes`
+ * the bot's mistakes that are not refusals (a crafted delivery it should have refused and accepted, a
+ * replay answered twice: `mistakeOf`), `mistakeSeq` the latest counted, both in its badge; `resent` the
+ * questionIds (as text) whose webhook was sent more than once (a retry, a redelivery, a replay); and
+ * `check` the check of core check-bot it plays, with its verdict once known.
  *
  * @typedef {{
  *   tenant: string,
@@ -42,6 +47,10 @@ import { isRefusal } from './refusal.js';
  *   unread: boolean,
  *   refused: number,
  *   refusedSeq: number,
+ *   mistakes: number,
+ *   mistakeSeq: number,
+ *   resent: string[],
+ *   check: PageConversation['check'],
  * }} Summary
  */
 /**
@@ -119,7 +128,10 @@ export function emptyState(historyEnd = 0) {
 /**
  * A conversation's summary from the listing's view of it.
  *
- * @param {Omit<PageConversation, 'lastBotMessage' | 'questions' | 'startedAt'> & { lastBotMessage?: PageConversation['lastBotMessage'] }} view
+ * @param {Omit<PageConversation, 'lastBotMessage' | 'questions' | 'startedAt' | 'check'> & {
+ *   lastBotMessage?: PageConversation['lastBotMessage'],
+ *   check?: PageConversation['check'],
+ * }} view
  * @returns {Summary}
  */
 export function summaryOf(view) {
@@ -141,6 +153,10 @@ export function summaryOf(view) {
     unread: false,
     refused: 0,
     refusedSeq: 0,
+    mistakes: 0,
+    mistakeSeq: 0,
+    resent: [],
+    check: view.check ?? null,
   };
 }
 
@@ -197,7 +213,7 @@ export function sortedConversations(state) {
  */
 export function apply(state, event) {
   // A replayed event from before the page: the listings hold it, all but its refusal.
-  if (event.seq <= state.historyEnd) return noteRefusal(state, event);
+  if (event.seq <= state.historyEnd) return noteMistake(noteRefusal(state, event), event);
   if (event.type === 'sandbox.reset') return resetTenant(state, event.tenant);
   if (event.type === 'reason.updated') {
     const reasons = new Map(state.reasons);
@@ -230,7 +246,7 @@ export function apply(state, event) {
     });
     next = { ...next, conversations: new Map(next.conversations).set(event.sessionId, summary) };
   }
-  next = noteRefusal(next, event);
+  next = noteMistake(noteRefusal(next, event), event);
   const recent = [...next.recent, event];
   if (recent.length > RECENT_KEPT) recent.splice(0, RECENT_KEPT / 2);
   next = { ...next, recent };
@@ -270,6 +286,66 @@ function noteRefusal(state, candidate) {
   return { ...state, conversations: new Map(state.conversations).set(event.sessionId, counted) };
 }
 
+/** The notDelivered of an answer whose answerId was used before: dropped, which harms no one. */
+const DUPLICATE_ANSWER_ID = 'duplicate answerId';
+
+/**
+ * The question whose webhook an event sends again (a redelivery, a replay, a retry), as text; null
+ * for any other event.
+ *
+ * @param {PageEvent} event
+ * @returns {string | null}
+ */
+export function resentQuestion(event) {
+  if (event.type === 'webhook.redelivery') return String(event.questionId);
+  if (event.type === 'webhook.attempt' && (event.attempt > 1 || event.redelivery > 0)) return String(event.questionId);
+  return null;
+}
+
+/**
+ * The bot's mistake an event shows, in words, that the sandbox let through: a crafted delivery the
+ * bot should have refused and accepted (src/sandbox/page/crafts.js), or an answer to a question
+ * already answered that came once its webhook was sent again (`resent`: a replay answered twice; an
+ * answer repeating its answerId is dropped, and harms no one). Null for anything else.
+ *
+ * @param {PageEvent} event
+ * @param {readonly string[]} resent
+ * @returns {string | null}
+ */
+export function mistakeOf(event, resent) {
+  if (event.type === 'webhook.attempt') return acceptedForgery(event);
+  if (event.type !== 'bot.answer' || !event.questionAlreadyAnswered || event.questionId === null) return null;
+  if (event.notDelivered === DUPLICATE_ANSWER_ID || !resent.includes(String(event.questionId))) return null;
+  return (
+    'answered twice: this question\u2019s webhook was sent again (a replay of a delivery already answered) and the bot ' +
+    'answered it anew; a delivery whose webhook-id was handled before must not be answered again'
+  );
+}
+
+/**
+ * Takes what an event says of the bot's mistakes into its conversation's summary: a question whose
+ * webhook was sent again, or a mistake (`mistakeOf`) counted in its badge once. A mistake that is
+ * also a refusal is counted as a refusal only.
+ *
+ * @param {PageState} state
+ * @param {PageEvent} event
+ * @returns {PageState}
+ */
+function noteMistake(state, event) {
+  if (event.sessionId === null) return state;
+  const summary = state.conversations.get(event.sessionId);
+  if (summary === undefined) return state;
+  const resent = resentQuestion(event);
+  /** @type {Summary | undefined} */
+  let next;
+  if (resent !== null) {
+    if (!summary.resent.includes(resent)) next = { ...summary, resent: [...summary.resent, resent] };
+  } else if (event.seq > summary.mistakeSeq && !isRefusal(event) && mistakeOf(event, summary.resent) !== null) {
+    next = { ...summary, mistakes: summary.mistakes + 1, mistakeSeq: event.seq };
+  }
+  return next === undefined ? state : { ...state, conversations: new Map(state.conversations).set(event.sessionId, next) };
+}
+
 /**
  * What an event changes in its conversation's summary (the same rules as the sandbox's state): a new
  * summary when it changes, the same one when it does not.
@@ -295,6 +371,7 @@ export function updateSummary(summary, event) {
     next.agentName = event.agentName;
   }
   if (event.type === 'handover.queued' && event.scope === 'thread') next.holder = 'queue';
+  if (event.type === 'probe.check') next.check = { check: event.check, verdict: event.verdict, message: event.message };
   if (event.type === 'released') {
     next.holder = 'bot';
     next.agentId = null;
@@ -326,8 +403,8 @@ function resetTenant(state, tenant) {
 /**
  * The state with a conversation open, from what GET /_sandbox/conversations/{sessionId} gave: its
  * summary and its events, then the recent events of it that are newer than those. The listing may be
- * newer than the events seen so far: its word is taken for the summary; the refusals are the page's
- * own count (the listing has none), and the loaded events' at least.
+ * newer than the events seen so far: its word is taken for the summary; the refusals and the bot's
+ * mistakes are the page's own count (the listing has none), and the loaded events' at least.
  *
  * @param {PageState} state
  * @param {PageConversation} conversation
@@ -338,10 +415,14 @@ export function opened(state, conversation, events) {
   const sessionId = conversation.sessionId;
   const known = state.conversations.get(sessionId);
   const refusedHere = events.filter(isRefusal);
+  const here = mistakesIn(conversation, events);
   let summary = {
     ...summaryOf(conversation),
     refused: Math.max(known?.refused ?? 0, refusedHere.length),
     refusedSeq: Math.max(known?.refusedSeq ?? 0, refusedHere.at(-1)?.seq ?? 0),
+    mistakes: Math.max(known?.mistakes ?? 0, here.mistakes),
+    mistakeSeq: Math.max(known?.mistakeSeq ?? 0, here.mistakeSeq),
+    resent: [...new Set([...(known?.resent ?? []), ...here.resent])],
   };
   /** @type {OpenConversation} */
   const open = {
@@ -362,6 +443,20 @@ export function opened(state, conversation, events) {
     if (event.seq > open.maxSeq) step(open, event);
   }
   return { ...state, conversations: new Map(state.conversations).set(sessionId, summary), open };
+}
+
+/**
+ * The bot's mistakes in a conversation's events, as `noteMistake` counts them.
+ *
+ * @param {PageConversation} conversation
+ * @param {PageEvent[]} events
+ */
+function mistakesIn(conversation, events) {
+  let state = emptyState();
+  state = { ...state, conversations: new Map([[conversation.sessionId, summaryOf(conversation)]]) };
+  for (const event of events) state = noteMistake(state, event);
+  const summary = /** @type {Summary} */ (state.conversations.get(conversation.sessionId));
+  return { mistakes: summary.mistakes, mistakeSeq: summary.mistakeSeq, resent: summary.resent };
 }
 
 /**

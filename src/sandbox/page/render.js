@@ -7,7 +7,8 @@
 import { externalLink, h, safeUrl, show } from './dom.js';
 import { stringifyJson } from './json.js';
 import { markdownFragment } from './markdown.js';
-import { deliveryTie } from './model.js';
+import { acceptedForgery, craftOf } from './crafts.js';
+import { deliveryTie, mistakeOf } from './model.js';
 import { isRefusal } from './refusal.js';
 
 /**
@@ -22,11 +23,13 @@ import { isRefusal } from './refusal.js';
 /** @typedef {Record<string, any>} Body */
 /**
  * What the page knows while it draws a conversation: its channel, the seq of the bot's last
- * delivered message (only its buttons can be pressed), and the actions.
+ * delivered message (only its buttons can be pressed), the questions whose webhook was sent more than
+ * once (an answer to one already answered is then a replay answered twice), and the actions.
  *
  * @typedef {{
  *   channel: string,
  *   lastBotSeq: number | null,
+ *   resent: readonly string[],
  *   botConnected: boolean,
  *   openExchanges: Set<string>,
  *   actions: { press(label: string): void, pick(identifier: string): void, redeliver(deliveryId: string): void },
@@ -324,10 +327,11 @@ export function botBubble(event, ctx) {
       ? h('div', { className: 'message-text' }, text(body.text))
       : null;
   const blocked = isObject(body.settings) && body.settings.blockInput === true && list(body.quickReplies).length > 0;
+  const mistake = mistakeOf(event, ctx.resent);
   return h(
     'li',
     {
-      className: `bubble bot${event.delivered ? '' : ' undelivered'}`,
+      className: `bubble bot${event.delivered ? '' : ' undelivered'}${mistake === null ? '' : ' mistake'}`,
       dataset: { seq: String(event.seq), kind: event.type },
     },
     h(
@@ -336,8 +340,13 @@ export function botBubble(event, ctx) {
       h('span', { className: 'who' }, 'Bot'),
       ` \u00b7 ${title}`,
       code ? h('span', { className: `badge code code-${code.toLowerCase()}` }, code) : null,
-      event.questionAlreadyAnswered && event.delivered ? h('span', { className: 'badge' }, 'second answer') : null,
+      mistake !== null
+        ? h('span', { className: 'badge mistake' }, 'answered twice')
+        : event.questionAlreadyAnswered && event.delivered
+          ? h('span', { className: 'badge' }, 'second answer')
+          : null,
     ),
+    mistake === null ? null : h('p', { className: 'mistake-note', role: 'note' }, h('strong', {}, 'Mistake of the bot: '), mistake),
     event.delivered
       ? null
       : h(
@@ -400,16 +409,38 @@ export function customerBubble(event, exchange, ctx) {
   );
 }
 
+/**
+ * What the sandbox crafted on purpose in an exchange's attempts (POST /_sandbox/probes), each craft once, in order.
+ *
+ * @param {Exchange | undefined} exchange
+ */
+function craftedOf(exchange) {
+  /** @type {Map<string, string>} */
+  const crafts = new Map();
+  for (const attempt of exchange?.attempts ?? []) {
+    const crafted = craftOf(attempt);
+    if (crafted !== null && !crafts.has(crafted.craft)) crafts.set(crafted.craft, crafted.what);
+  }
+  return [...crafts].map(([craft, what]) => ({ craft, what }));
+}
+
 /** @param {EventOf<'webhook.attempt'>} attempt */
 function attemptRow(attempt) {
+  const crafted = craftOf(attempt);
+  const forgery = acceptedForgery(attempt);
   const outcome =
     attempt.outcome === 'retrying'
       ? `retrying in ${attempt.retryInMs} ms${attempt.retryAfter ? ' (Retry-After)' : ''}`
       : String(attempt.outcome);
   return h(
     'tr',
-    { className: `attempt outcome-${attempt.outcome}` },
-    h('td', {}, attempt.redelivery > 0 ? `redelivery ${attempt.redelivery}, attempt ${attempt.attempt}` : `attempt ${attempt.attempt}`),
+    { className: `attempt outcome-${attempt.outcome}${crafted === null ? '' : ' crafted'}${forgery === null ? '' : ' mistake'}` },
+    h(
+      'td',
+      {},
+      attempt.redelivery > 0 ? `redelivery ${attempt.redelivery}, attempt ${attempt.attempt}` : `attempt ${attempt.attempt}`,
+      crafted === null ? null : h('span', { className: 'craft' }, ` \u00b7 crafted (${crafted.craft}): ${crafted.what}`),
+    ),
     h('td', {}, attempt.status === null ? text(attempt.error) || 'no answer' : String(attempt.status)),
     h('td', {}, `${attempt.latencyMs} ms`),
     h('td', {}, outcome),
@@ -575,20 +606,49 @@ export function exchangePanel(message, exchange, ctx) {
   const requests = exchange?.requests ?? [];
   const answers = requests.filter((r) => r.type !== 'api.request').length;
   const refused = requests.filter(isRefusal).length;
+  const crafted = craftedOf(exchange);
+  // The bot's mistakes the sandbox let through: a forged delivery accepted, a replay answered twice (one
+  // the sandbox refused is counted as a refusal, as the badge does; its bubble says what it was).
+  const mistakes = [...attempts, ...requests].flatMap((event) => {
+    const mistake = isRefusal(event) ? null : mistakeOf(event, ctx.resent);
+    return mistake === null ? [] : [mistake];
+  });
   const latest = attempts.at(-1);
   const canRedeliver = message.deliveryId !== null && ctx.botConnected && latest !== undefined && latest.outcome !== 'retrying';
   const key = `${message.sessionId} ${message.questionId}`;
   const details = h(
     'details',
-    { className: `exchange${refused > 0 ? ' has-refusal' : ''}`, open: ctx.openExchanges.has(key), dataset: { exchange: key } },
+    {
+      className: `exchange${refused > 0 ? ' has-refusal' : ''}${mistakes.length > 0 ? ' has-mistake' : ''}${crafted.length > 0 ? ' crafted' : ''}`,
+      open: ctx.openExchanges.has(key),
+      dataset: { exchange: key },
+    },
     h(
       'summary',
       {},
+      mistakes.length > 0 ? `\u2717 ${mistakes.length === 1 ? '1 mistake' : `${mistakes.length} mistakes`} of the bot \u00b7 ` : '',
       refused > 0 ? `\u2717 ${refused === 1 ? '1 request refused' : `${refused} requests refused`} \u00b7 ` : '',
+      crafted.length > 0 ? `Crafted delivery: ${crafted.map((each) => each.what).join('; ')} \u00b7 ` : '',
       webhookSummary(message, attempts),
       ` \u00b7 ${answers === 1 ? '1 bot request' : `${answers} bot requests`}`,
       requests.length > answers ? ` \u00b7 ${requests.length - answers} refused before an answer` : '',
     ),
+    mistakes.length === 0
+      ? null
+      : h(
+          'ul',
+          { className: 'mistakes', 'aria-label': 'Mistakes of the bot' },
+          mistakes.map((mistake) => h('li', {}, h('strong', {}, 'Mistake of the bot: '), mistake)),
+        ),
+    crafted.length === 0
+      ? null
+      : h(
+          'p',
+          { className: 'crafted-note' },
+          'The sandbox crafted this delivery on purpose (POST /_sandbox/probes, as core check-bot does): ',
+          crafted.map((each, i) => [i > 0 ? '; ' : '', h('strong', {}, each.craft), `: ${each.what}`]),
+          '.',
+        ),
     message.deliveryId === null
       ? null
       : h(
@@ -688,6 +748,9 @@ export function systemLine(event) {
         `Sent on to the platform${event.forcedInvalid ? ` although refused here (${event.localStatus}, --forward-invalid)` : ''}: ` +
         `${event.method} ${event.path} \u2192 ${event.status === null ? `not reached (${event.error ?? 'no answer'})` : event.status}` +
         `${event.body ? ` \u00b7 ${event.body}` : ''}`;
+      break;
+    case 'probe.check':
+      content = `core check-bot: this conversation plays the check ${event.check}${event.verdict === null ? '' : ` \u00b7 ${event.verdict}${event.message ? `: ${event.message}` : ''}`}`;
       break;
     case 'bridge.webhook':
       content = `A platform delivery passed on as it came (signature ${event.signature}): ${event.problem} \u00b7 the bot answered ${event.botStatus ?? event.error ?? 'nothing'}`;

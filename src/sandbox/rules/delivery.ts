@@ -1,5 +1,5 @@
 import { flatten } from '../../payload/json.js';
-import type { EventFields } from '../events.js';
+import type { Craft, EventFields } from '../events.js';
 import type { Delivery } from '../model.js';
 
 /**
@@ -30,11 +30,19 @@ export function redelivery(
   return { ok: true, event: { type: 'webhook.redelivery', sessionId, deliveryId, questionId, redelivery: delivery.redeliveries + 1 } };
 }
 
-/** What the sender reports of one attempt (src/sandbox/webhook.ts). */
-export type AttemptFields = Omit<EventFields<'webhook.attempt'>, 'type' | 'sessionId' | 'deliveryId' | 'questionId'>;
+/** What the sender reports of one attempt (src/sandbox/webhook.ts); `craft` only for one made on purpose (src/sandbox/probe.ts). */
+export type AttemptFields = Omit<EventFields<'webhook.attempt'>, 'type' | 'sessionId' | 'deliveryId' | 'questionId' | 'craft'> & {
+  craft?: Craft | null;
+};
 
 /** The event of one attempt of a delivery: its outcome ends the series unless another attempt follows. */
 export function attemptEvent(delivery: Delivery, attempt: AttemptFields): EventFields<'webhook.attempt'> {
   const { sessionId, deliveryId, questionId } = delivery;
-  return { type: 'webhook.attempt', ...{ sessionId, deliveryId, questionId }, ...attempt, body: flatten(attempt.body) };
+  return {
+    type: 'webhook.attempt',
+    ...{ sessionId, deliveryId, questionId },
+    ...attempt,
+    body: flatten(attempt.body),
+    craft: attempt.craft ?? null,
+  };
 }

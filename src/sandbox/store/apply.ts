@@ -123,6 +123,11 @@ function change(model: SandboxModel, tenant: TenantState, event: SandboxEvent): 
       agent.reason = event.reason;
       return 0;
     }
+    case 'probe.check': {
+      const thread = tenant.threads.get(event.sessionId);
+      if (thread) thread.check = { check: event.check, verdict: event.verdict, message: event.message };
+      return 0;
+    }
     case 'agent.message':
     case 'api.request':
     case 'bridge.forward':
@@ -165,6 +170,7 @@ function startThread(model: SandboxModel, tenant: TenantState, event: EventOf<'c
     lastSeq: event.seq,
     log: new SeqQueue(),
     lastBotMessage: null,
+    check: null,
   };
   tenant.threads.set(event.sessionId, thread);
   model.sessions.set(event.sessionId, tenant);

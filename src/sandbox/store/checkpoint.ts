@@ -1,4 +1,4 @@
-import type { Channel, Owner, SandboxEvent } from '../events.js';
+import type { Channel, CheckLabel, Owner, SandboxEvent } from '../events.js';
 import type { Assignment, Handover, LastBotMessage, QueuedHandover, ReasonRecord } from '../model.js';
 import { SeqQueue } from '../seq.js';
 import { type ModelConfig, type SandboxModel, newModel } from './apply.js';
@@ -41,6 +41,8 @@ export interface TenantCheckpoint {
     startedAt: string;
     lastSeq: number;
     lastBotMessage: LastBotMessage | null;
+    /** Absent in a checkpoint of a thread no check of core check-bot labelled. */
+    check?: CheckLabel | null;
   }[];
   /** The questions kept, by questionId, with what later events changed in them. */
   questions: { questionId: bigint; answered: boolean; withAgents: Handover | null; agentId: bigint | null }[];
@@ -96,6 +98,7 @@ function tenantCheckpoint(tenant: TenantState): TenantCheckpoint {
       startedAt: thread.startedAt,
       lastSeq: thread.lastSeq,
       lastBotMessage: thread.lastBotMessage,
+      ...(thread.check === null ? {} : { check: thread.check }),
     })),
     questions: [...tenant.questions.values()].map((question) => ({
       questionId: question.questionId,
@@ -240,6 +243,7 @@ function restoreTenant(model: SandboxModel, tenant: TenantState, saved: TenantCh
       lastSeq: each.lastSeq,
       log: new SeqQueue(),
       lastBotMessage: each.lastBotMessage,
+      check: each.check ?? null,
     };
     tenant.threads.set(thread.sessionId, thread);
     model.sessions.set(thread.sessionId, tenant);

@@ -1,5 +1,5 @@
 import { stringifyJson } from '../../payload/json.js';
-import { messageDelivery } from '../../payload/message.js';
+import { checkedMessageDelivery, messageDelivery } from '../../payload/message.js';
 import type { CustomerMessageEvent } from '../events.js';
 import type { DeliveryState } from './tenant.js';
 
@@ -14,7 +14,32 @@ export const DELIVERY_OVERHEAD = 160;
  */
 export function newDelivery(event: CustomerMessageEvent & { deliveryId: string }): DeliveryState {
   // Built through the contract's schema (src/payload/message.ts): a delivery that breaks it is never sent.
-  const body = messageDelivery({
+  const body = messageDelivery(deliveryBody(event));
+  return {
+    deliveryId: event.deliveryId,
+    tenant: event.tenant,
+    sessionId: event.sessionId,
+    questionId: event.questionId,
+    body: Buffer.from(stringifyJson(body), 'utf8'),
+    seq: event.seq,
+    redeliveries: 0,
+    inFlight: true,
+  };
+}
+
+/**
+ * What breaks the contract in the delivery `newDelivery` would make of `event`, or undefined when
+ * nothing does: asked before an event made of fields from outside (a bridged message) is recorded,
+ * since recording it makes its delivery.
+ */
+export function deliveryProblem(event: CustomerMessageEvent): string | undefined {
+  const checked = checkedMessageDelivery(deliveryBody(event));
+  return checked.ok ? undefined : checked.problems.join('; ');
+}
+
+/** The MESSAGE webhook's body of a customer message, before it is checked against the contract. */
+function deliveryBody(event: CustomerMessageEvent): unknown {
+  return {
     type: 'MESSAGE',
     tenant: event.tenant,
     timestamp: event.time,
@@ -31,15 +56,5 @@ export function newDelivery(event: CustomerMessageEvent & { deliveryId: string }
       quickReply: event.quickReply,
       listItem: event.listItem,
     },
-  });
-  return {
-    deliveryId: event.deliveryId,
-    tenant: event.tenant,
-    sessionId: event.sessionId,
-    questionId: event.questionId,
-    body: Buffer.from(stringifyJson(body), 'utf8'),
-    seq: event.seq,
-    redeliveries: 0,
-    inFlight: true,
   };
 }

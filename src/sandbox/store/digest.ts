@@ -1,4 +1,4 @@
-import type { SandboxEvent } from '../events.js';
+import type { CheckLabel, SandboxEvent } from '../events.js';
 import type { Assignment, Handover, LastBotMessage, QueuedHandover, ReasonRecord } from '../model.js';
 import type { SandboxModel } from './apply.js';
 import type { TenantState } from './tenant.js';
@@ -40,6 +40,7 @@ export interface TenantDigest {
     lastSeq: number;
     log: number[];
     lastBotMessage: LastBotMessage | null;
+    check: CheckLabel | null;
   }[];
   questions: {
     questionId: bigint;
@@ -115,6 +116,7 @@ function tenantDigest(tenant: TenantState): TenantDigest {
       lastSeq: thread.lastSeq,
       log: [...thread.log.after(0)].map((event) => event.seq),
       lastBotMessage: thread.lastBotMessage,
+      check: thread.check,
     })),
     questions: [...tenant.questions.values()].map((question) => ({
       questionId: question.questionId,

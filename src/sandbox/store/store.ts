@@ -1,10 +1,11 @@
-import type { NewEvent, SandboxEvent } from '../events.js';
+import type { CustomerMessageEvent, NewEvent, SandboxEvent } from '../events.js';
 import { EventLog, type Listener } from '../log.js';
 import type { Delivery, KeptTenant, RandomIds, Thread } from '../model.js';
 import { randomText } from '../random.js';
 import { mergeBySeq } from '../seq.js';
 import { applyEvent, newModel, type ModelConfig, type SandboxModel } from './apply.js';
 import { checkpointOf, restoreModel, type CheckpointState } from './checkpoint.js';
+import { deliveryProblem } from './delivery.js';
 import { digestOf, type ModelDigest } from './digest.js';
 import type { TenantState } from './tenant.js';
 
@@ -87,6 +88,15 @@ export class Store {
       if (delivery.questionId === questionId) return delivery.deliveryId;
     }
     return undefined;
+  }
+
+  /**
+   * What breaks the contract's schema in the delivery that recording `question` would make, or
+   * undefined: recording such a question would throw half-way, so a caller with fields from outside
+   * asks first.
+   */
+  deliveryProblem(question: CustomerMessageEvent): string | undefined {
+    return deliveryProblem(question);
   }
 
   subscribe(listener: Listener): () => void {

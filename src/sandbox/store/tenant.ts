@@ -1,5 +1,5 @@
 import type { Reason } from '../../payload/index.js';
-import type { Owner, SandboxEvent } from '../events.js';
+import type { CheckLabel, Owner, SandboxEvent } from '../events.js';
 import type {
   Agent,
   AgentSeed,
@@ -54,6 +54,7 @@ export interface ThreadState extends Thread {
   lastSeq: number;
   readonly log: SeqQueue<SandboxEvent>;
   lastBotMessage: LastBotMessage | null;
+  check: CheckLabel | null;
 }
 
 export interface DeliveryState extends Delivery {

@@ -126,7 +126,7 @@ export async function runBattery(init: BatteryInit): Promise<BatteryReport> {
     const selected = CHECKS.filter((check) => init.only === undefined || init.only.includes(check.id));
     const checks = await Promise.all(
       selected.map(async (check) => {
-        const result = await runCheck(check, kit);
+        const result = await runCheck(check, kit, checkLabeller(init));
         init.onCheck?.(result);
         return result;
       }),
@@ -241,17 +241,39 @@ function checkKit(
   };
 }
 
-/** One check in its own conversation; a request the sandbox did not answer as expected fails it. */
-async function runCheck(check: CheckDefinition, kit: CheckKit): Promise<CheckResult> {
+/** Says which check a conversation plays, and its verdict once known; never fails the check. */
+type Labeller = (sessionId: string, check: CheckId, verdict: { status: 'pass' | 'fail'; message: string } | null) => Promise<void>;
+
+/**
+ * Labels each check's conversation in the sandbox (POST /_sandbox/probes/checks), so that its page shows
+ * the check's id in the list and the conversation's header, then the verdict. A sandbox that cannot
+ * take the label (one older than this core) only goes without it: the checks are judged all the same.
+ */
+function checkLabeller(init: BatteryInit): Labeller {
+  return async (sessionId, check, verdict) => {
+    if (init.signal.aborted) return;
+    const body = { sessionId, check, verdict: verdict?.status ?? null, message: verdict?.message ?? null };
+    await init.port.request('POST', '/_sandbox/probes/checks', body).catch(() => undefined);
+  };
+}
+
+/** One check in its own conversation, labelled as the check's; a request the sandbox did not answer as expected fails it. */
+async function runCheck(check: CheckDefinition, kit: CheckKit, label: Labeller): Promise<CheckResult> {
   const began = performance.now();
   let sessionId: string | null = null;
+  let labelled: Promise<void> = Promise.resolve();
   let verdict: { status: 'pass' | 'fail'; message: string };
   try {
-    verdict = await check.run(kit, (id) => (sessionId = id));
+    verdict = await check.run(kit, (id) => {
+      sessionId = id;
+      labelled = label(id, check.id, null);
+    });
   } catch (error) {
     if (!(error instanceof SandboxRefused)) throw error;
     verdict = { status: 'fail', message: error.message };
   }
+  const labelledSession: string | null = sessionId;
+  if (labelledSession !== null) await labelled.then(() => label(labelledSession, check.id, verdict));
   return {
     id: check.id,
     status: verdict.status,

@@ -62,7 +62,7 @@ export class Observer {
   private readonly bySession = new Map<string, SandboxEvent[]>();
   private readonly waiters = new Set<Waiter>();
   /** What keepOnly keeps of a conversation's events to come. */
-  private readonly kept = new Map<string, (event: SandboxEvent) => boolean>();
+  private readonly kept = new Map<string, (event: SandboxEvent) => SandboxEvent | undefined>();
   /** Refused requests of the bot that named no conversation of the battery, newest last. */
   readonly untied: SandboxEvent[] = [];
   /** Whether any request of the bot reached the sandbox's API during the battery. */
@@ -94,7 +94,9 @@ export class Observer {
       return;
     }
     const list = this.bySession.get(sessionId) ?? [];
-    if (this.kept.get(sessionId)?.(event) !== false) list.push(event);
+    const keep = this.kept.get(sessionId);
+    const kept = keep === undefined ? event : keep(event);
+    if (kept !== undefined) list.push(kept);
     this.bySession.set(sessionId, list);
     for (const waiter of [...this.waiters]) {
       if (waiter.sessionId !== sessionId) continue;
@@ -103,10 +105,20 @@ export class Observer {
     }
   }
 
-  /** Of a conversation's events, keeps only those `keep` takes, those so far and those to come. */
-  keepOnly(sessionId: string, keep: (event: SandboxEvent) => boolean): void {
+  /**
+   * Of a conversation's events, those so far and those to come, keeps what `keep` returns of each (the
+   * event, or a lighter copy of it), and none of those it returns undefined for.
+   */
+  keepOnly(sessionId: string, keep: (event: SandboxEvent) => SandboxEvent | undefined): void {
     const list = this.bySession.get(sessionId);
-    if (list !== undefined) this.bySession.set(sessionId, list.filter(keep));
+    if (list !== undefined) {
+      const kept: SandboxEvent[] = [];
+      for (const event of list) {
+        const light = keep(event);
+        if (light !== undefined) kept.push(light);
+      }
+      this.bySession.set(sessionId, kept);
+    }
     this.kept.set(sessionId, keep);
   }
 

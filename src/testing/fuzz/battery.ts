@@ -4,7 +4,7 @@ import type { BatteryReport, CheckResult, SandboxPort } from '../check-bot/batte
 import { SandboxRefused } from '../check-bot/battery.js';
 import { num, Observer, type SandboxEvent } from '../check-bot/observe.js';
 import { playAlone, runFuzz, type FuzzCase, type FuzzInit } from './fuzz.js';
-import { FUZZ_FIXES, type FuzzRule } from './judge.js';
+import { FUZZ_FIXES, judgedPart, type FuzzRule } from './judge.js';
 import type { FuzzConversation } from './model.js';
 import type { FuzzKit } from './play.js';
 
@@ -116,7 +116,7 @@ function fuzzKit(run: FuzzRun, tenant: string, sessions: Set<string>, observer: 
     wait: (sessionId, test, untied) => observer.wait(sessionId, test, run.timeoutMs, run.signal, 0, untied),
     events: (sessionId) => observer.events(sessionId),
     untied: () => observer.untied,
-    done: (sessionId) => observer.keepOnly(sessionId, (event) => event.type === 'bot.answer' || event.type === 'api.request'),
+    done: (sessionId) => observer.keepOnly(sessionId, judgedPart),
     strict,
   };
 }

@@ -108,7 +108,7 @@ function attemptFailure(attempt: Attempt, what: string): { rule: FuzzRule; text:
 
 /** Whether `named` is `ours` read through a double: the same number once rounded, another id. */
 export function roundedFrom(named: unknown, ours: bigint): boolean {
-  return typeof named === 'bigint' && named !== ours && BigInt(Number(ours)) === named;
+  return named !== ours && BigInt(Number(ours)) === named;
 }
 
 export function judge(played: PlayedConversation, rules?: ReadonlySet<FuzzRule>): FuzzFailure | null {
@@ -128,6 +128,26 @@ export function judge(played: PlayedConversation, rules?: ReadonlySet<FuzzRule>)
   return null;
 }
 
+/**
+ * What the judge reads of one event of a conversation whose play is over, kept until the end of the run
+ * (a late answer is judged then): the bot's requests, its answers without their texts (of the body, the
+ * two identifiers namedIn reads), and the redeliveries; undefined for every other event, which nothing
+ * reads once the conversation has been played. A run of 1,000 conversations keeps this much of each.
+ */
+export function judgedPart(event: SandboxEvent): SandboxEvent | undefined {
+  if (event.type === 'api.request' || event.type === 'webhook.redelivery') return event;
+  if (event.type !== 'bot.answer') return undefined;
+  const body = typeof event.body === 'object' ? (event.body as Record<string, unknown> | null) : null;
+  return {
+    ...event,
+    body: body === null ? null : { questionId: body.questionId, coreClientId: body.coreClientId },
+    formattedHtml: null,
+    warnings: [],
+    userAgent: null,
+    during: [],
+  };
+}
+
 /** The message a question belongs to, by its questionId; -1 when none. */
 const messageOf = (played: PlayedConversation, questionId: unknown) =>
   played.messages.findIndex((message) => message.questionId === questionId);
@@ -144,7 +164,9 @@ function refusedAnswer(played: PlayedConversation): FuzzFailure | null {
       return { rule: 'email-addressing', message: index, text: `the answer to message ${index + 1} was refused: ${status} ${error}` };
     }
     if (notDelivered === 'question already answered (strict mode)') {
-      const redelivered = played.messages[index]?.redelivery != null;
+      // The first wrong thing: a second answer that came before the message was redelivered is the second
+      // answer, whatever comes after; only one that came after the redelivery answers it anew.
+      const redelivered = event.seq > redeliveredAt(played, played.messages[index]);
       return {
         rule: redelivered ? 'redelivery-answered' : 'second-answer',
         message: index,
@@ -214,23 +236,36 @@ function wrongIds(played: PlayedConversation): FuzzFailure | null {
   return null;
 }
 
-/** A redelivered message answered anew: more than one answerId for its question (a repeated answerId is dropped, and fine). */
+/**
+ * The seq of the message's first redelivery (its webhook.redelivery event), or Infinity when it was not
+ * redelivered: an answer recorded before it cannot be an answer to the redelivery.
+ */
+export function redeliveredAt(played: PlayedConversation, message: PlayedMessage | undefined): number {
+  if (message === undefined || message.redelivery === null) return Infinity;
+  const event = played.events.find((each) => each.type === 'webhook.redelivery' && each.deliveryId === message.deliveryId);
+  return event?.seq ?? Infinity;
+}
+
+/**
+ * A redelivered message answered anew: an answer after its redelivery under an answerId not given before
+ * it (a repeated answerId is dropped, and fine). Answers before the redelivery are not counted: two of
+ * them are a second answer, which only strict mode refuses (refusedAnswer).
+ */
 function repeatedAnswer(played: PlayedConversation): FuzzFailure | null {
   for (const [index, message] of played.messages.entries()) {
-    if (message.redelivery === null) continue;
-    const answerIds = new Set(
-      played.events
-        .filter(
-          (event): event is SandboxEvent & { type: 'bot.answer' } =>
-            event.type === 'bot.answer' && event.questionId === message.questionId && event.notDelivered !== 'duplicate answerId',
-        )
-        .map((event) => String(event.answerId)),
+    const at = redeliveredAt(played, message);
+    const answers = played.events.filter(
+      (event): event is SandboxEvent & { type: 'bot.answer' } =>
+        event.type === 'bot.answer' && event.questionId === message.questionId && event.notDelivered !== 'duplicate answerId',
     );
-    if (answerIds.size > 1) {
+    const before = new Set(answers.filter((event) => event.seq < at).map((event) => String(event.answerId)));
+    // Every answer before the redelivery is in `before`: an answerId not in it came after the redelivery.
+    const anew = answers.filter((event) => !before.has(String(event.answerId))).map((event) => String(event.answerId));
+    if (before.size > 0 && anew.length > 0) {
       return {
         rule: 'redelivery-answered',
         message: index,
-        text: `message ${index + 1} was redelivered and answered anew (answerIds ${[...answerIds].join(', ')})`,
+        text: `message ${index + 1} was redelivered and answered anew (answerIds ${[...before, ...anew].join(', ')})`,
       };
     }
   }

@@ -457,6 +457,8 @@ describe('a redelivery and an attempt', () => {
       deliveryId: 'msg_1',
       questionId: 5001n,
       ...attempt,
+      craft: null,
     });
+    expect(attemptEvent(delivery(), { ...attempt, craft: 'tampered' }).craft).toBe('tampered');
   });
 });

@@ -71,6 +71,7 @@ export function world(name = 'acme') {
         lastSeq: seq,
         log: new SeqQueue(),
         lastBotMessage: null,
+        check: null,
       };
       threads.set(thread.sessionId, thread);
       client.latest = thread;

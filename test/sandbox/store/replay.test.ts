@@ -49,7 +49,8 @@ type Op =
   | { kind: 'reason'; tenant: number; code: string; active: boolean }
   | { kind: 'refused'; tenant: number | null; thread: number; status: number }
   | { kind: 'redeliver'; delivery: number }
-  | { kind: 'attempt'; delivery: number; outcome: AttemptFields['outcome']; status: number | null }
+  | { kind: 'attempt'; delivery: number; outcome: AttemptFields['outcome']; status: number | null; craft: AttemptFields['craft'] }
+  | { kind: 'label'; thread: number; check: string; verdict: 'pass' | 'fail' | null }
   | { kind: 'reset'; tenant: number | null }
   | { kind: 'agentStatus'; tenant: number; agent: number; away: boolean; reason: string }
   | { kind: 'agentSay'; thread: number; agent: number | null };
@@ -114,6 +115,13 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     delivery: small,
     outcome: fc.constantFrom<AttemptFields['outcome']>('delivered', 'retrying', 'failed'),
     status: fc.option(fc.constantFrom(200, 500, 503), { nil: null }),
+    craft: fc.constantFrom<AttemptFields['craft']>(null, 'tampered', 'replay'),
+  }),
+  fc.record({
+    kind: fc.constant('label' as const),
+    thread: small,
+    check: fc.constantFrom('replay', 'signature.tampered'),
+    verdict: fc.constantFrom('pass' as const, 'fail' as const, null),
   }),
   fc.record({ kind: fc.constant('reset' as const), tenant: fc.option(tenant, { nil: null }) }),
   fc.record({
@@ -287,7 +295,13 @@ function run(state: SandboxState, op: Op): void {
         outcome: op.outcome,
         retryInMs: op.outcome === 'retrying' ? 100 : null,
         retryAfter: false,
+        craft: op.craft,
       });
+      return;
+    }
+    case 'label': {
+      const thread = at(threads, op.thread);
+      if (thread) state.labelCheck(thread, { check: op.check, verdict: op.verdict, message: op.verdict === null ? null : 'judged' });
       return;
     }
     case 'reset':
@@ -416,7 +430,7 @@ describe('a replay of the event log', () => {
       fc.property(settings, fc.array(op, { minLength: 40, maxLength: 80 }), (extra, ops) => {
         for (const event of playAndReplay(configOf({ ...extra, botConnected: true }), ops).recorded) seen.add(event.type);
       }),
-      { numRuns: 100, seed: 1 },
+      { numRuns: 200, seed: 1 },
     );
     expect([...seen].sort()).toEqual([
       'agent.message',
@@ -429,6 +443,7 @@ describe('a replay of the event log', () => {
       'handover',
       'handover.queued',
       'handover.routed',
+      'probe.check',
       'reason.updated',
       'released',
       'sandbox.reset',
