@@ -96,12 +96,14 @@ export const modules = {
     // The API's side of the sandbox: the checks before an operation's body is read (an injected
     // fault, the declared size, the token, the tenant, the Content-Type), the reading of the body and
     // the record of every refused request, over real HTTP to a sandbox started in-process.
+    // replies.test.ts holds the reading of a body's identifiers as written (1.9999999999999999 is not 2).
     mutate: ['src/sandbox/api.ts'],
     tests: [
       'test/sandbox/api.test.ts',
       'test/sandbox/auth-and-tenants.test.ts',
       'test/sandbox/http.test.ts',
       'test/sandbox/refusals.test.ts',
+      'test/sandbox/replies.test.ts',
     ],
   },
   runner: {

@@ -62,25 +62,26 @@ function authorize(deps: Pick<ApiDeps, 'botToken' | 'integratorToken'>, ex: Exch
     };
   }
   const { botToken, integratorToken } = deps;
-  const wanted = role === 'bot' ? botToken : integratorToken;
+  const [wanted, other] = role === 'bot' ? [botToken, integratorToken] : [integratorToken, botToken];
   if (credential.token === wanted) return undefined;
   // A known token of the other role is authenticated but lacks the permission: 403, not 401.
-  if (role === 'integrator' && credential.token === botToken) {
-    return {
-      status: 403,
-      error: 'updating an inactivity reason needs the INTEGRATOR permission: send the integrator token',
-      what: 'forbidden: bot token on an integrator operation',
-    };
-  }
-  if (role === 'bot' && credential.token === integratorToken) {
-    return {
-      status: 403,
-      error: 'bot operations need the bot token, not the integrator token',
-      what: 'forbidden: integrator token on a bot operation',
-    };
-  }
+  if (credential.token === other) return forbidden[role];
   return { status: 401, error: 'invalid bearer token', headers: challenge, what: 'unauthorized: wrong token' };
 }
+
+/** The refusal of the other role's token, by the role the operation needs. */
+const forbidden: Record<Role, Answer> = {
+  bot: {
+    status: 403,
+    error: 'bot operations need the bot token, not the integrator token',
+    what: 'forbidden: integrator token on a bot operation',
+  },
+  integrator: {
+    status: 403,
+    error: 'updating an inactivity reason needs the INTEGRATOR permission: send the integrator token',
+    what: 'forbidden: bot token on an integrator operation',
+  },
+};
 
 const tooLarge = (): Answer => ({
   status: 413,
@@ -119,8 +120,8 @@ function tenantAndType(state: SandboxState, ex: Exchange): Answer | undefined {
 function checkBeforeBody(deps: ApiDeps, ex: Exchange, role: Role): Answer | undefined {
   const injected = injectedFault(deps.fail, deps.random);
   if (injected) return injected;
-  const declared = Number(ex.req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBodyBytes) return tooLarge();
+  // No Content-Length reads as NaN, which is over no limit (Node refuses a value that is not digits).
+  if (Number(ex.req.headers['content-length']) > maxBodyBytes) return tooLarge();
   return authorize(deps, ex, role) ?? tenantAndType(deps.state, ex);
 }
 
@@ -170,8 +171,7 @@ async function checkAndHandle(deps: ApiDeps, ex: Exchange, role: Role, operation
   if (refused) {
     // The refusal stands whatever the body holds; the body is read only for the identifiers it
     // names, so the refusal is tied to its conversation (docs/sandbox.md, "Events"). A body past
-    // the limit is not read further, and the connection is closed after the answer.
-    if (refused.close) return refused;
+    // the limit (declared or read) is not read further, and the connection is closed after the answer.
     const read = await readApiBody(ex);
     return !read.ok && read.answer.close ? { ...refused, close: true } : refused;
   }

@@ -111,7 +111,7 @@ export async function runConversation(plan: PlannedConversation, init: RunnerIni
   void stream.ended.then(() => run.events.end());
   // The run stopping (the bot down, or refusing the signature): what this conversation waits on ends now.
   const stop = () => run.events.end();
-  init.reach?.signal.addEventListener('abort', stop, { once: true });
+  init.reach?.signal.addEventListener('abort', stop);
   try {
     await stream.opened;
     const failure = await playSteps(run);

@@ -44,6 +44,26 @@ function sendChunked(url: string, path: string, headers: Record<string, string>,
   });
 }
 
+/**
+ * A request that declares a body of `declared` bytes in its Content-Length and sends only a few of
+ * them: the sandbox must answer from the header alone, before the rest comes.
+ */
+function sendDeclared(url: string, path: string, headers: Record<string, string>, declared: number): Promise<Sent> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}${path}`, { method: 'POST', headers: { ...headers, 'Content-Length': String(declared) } });
+    req.on('response', (response) => {
+      let text = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => {
+        resolve({ status: response.statusCode ?? 0, connection: response.headers.connection, text });
+        req.destroy();
+      });
+    });
+    req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
+    req.write('{"text": "Hi"');
+  });
+}
+
 const authorized = { Authorization: 'Bearer sandbox-token', 'X-Tenant-Name': 'sandbox', 'Content-Type': 'application/json' };
 
 describe('the Content-Type of an API request', () => {
@@ -154,6 +174,22 @@ describe('the body of an API request', () => {
     expect(sent.status).toBe(413);
     expect(sent.connection).toBe('close');
   });
+
+  // docs/sandbox.md, "order of checks": the declared size comes before the token, the tenant and the Content-Type.
+  it.each([
+    ['a request that passes every other check', authorized],
+    ['a request with no token, no tenant and no JSON', { 'Content-Type': 'text/plain' }],
+  ])(
+    'declared larger than the limit is refused with 413 before any other check, logged, and the connection closed: %s',
+    async (_, headers) => {
+      const sb = await sandbox();
+      const sent = await sendDeclared(sb.url, paths.reply, headers, maxBodyBytes + 1);
+      expect(sent.status).toBe(413);
+      expect(JSON.parse(sent.text)).toMatchObject({ message: `request body larger than ${maxBodyBytes} bytes` });
+      expect(sent.connection).toBe('close');
+      expect(sb.lastApiLog()).toMatch(/ 413 \S+ body too large, connection closed$/);
+    },
+  );
 
   it('past the limit, of a request refused already, keeps the refusal and closes the connection', async () => {
     const sb = await sandbox();

@@ -4,6 +4,7 @@ import type { PlannedConversation, PlannedStep } from '../../src/testing/load.js
 import type { SandboxClient } from '../../src/testing/platform.js';
 import type { RunResult } from '../../src/testing/results.js';
 import { PatternWorker } from '../../src/testing/pattern-worker.js';
+import { RunReach } from '../../src/testing/reach.js';
 import { runConversation, stepTitle } from '../../src/testing/runner.js';
 import { Latencies } from '../../src/testing/suite.js';
 import { eventFrom, type PartialEvent } from '../helpers/events.js';
@@ -257,6 +258,14 @@ describe('the title of a step', () => {
     expect(stepTitle(step, values)).toBe(title);
   });
 
+  it.each([
+    ["an agent's message, by its agent", { kind: 'agent', text: 'Hello ${NAME}', agentId: 7n, index: 0, line: 2 }, 'agent 7: Hello Ann'],
+    ["an agent's message, by any agent", { kind: 'agent', text: 'Hello ${NAME}', agentId: null, index: 0, line: 2 }, 'agent: Hello Ann'],
+    ['a release', { kind: 'release', index: 0, line: 2 }, 'release: true'],
+  ] as [string, PlannedStep, string][])('of %s names who does what', (_, step, title) => {
+    expect(stepTitle(step, values)).toBe(title);
+  });
+
   it('keeps a ${NAME} that has no value as written', () => {
     expect(stepTitle(customer('Hi ${NAME}'))).toBe('customer: Hi ${NAME}');
   });
@@ -469,6 +478,56 @@ describe('the steps in order, until one fails', () => {
   });
 });
 
+describe("the agents' side of a run: agent: and release: true", () => {
+  const agentStep = (text: string, agentId: bigint | null = 7n): PlannedStep => ({ kind: 'agent', text, agentId, index: 2, line: 6 });
+  const release: PlannedStep = { kind: 'release', index: 3, line: 7 };
+
+  it("writes an agent's message to the conversation, its ${NAME}s filled in, by the agent it names", async () => {
+    const { sandbox } = scriptedSandbox(() => [answer(3)]);
+    const written: [string, unknown][] = [];
+    sandbox.agentMessage = async (sessionId, body) => (written.push([sessionId, body]), { status: 201, json: {}, text: '' });
+    const planned = {
+      ...plan([customer('Hi'), bot(), agentStep('Hello ${name}'), agentStep('Bye', null)]),
+      values: new Map([['name', 'Ann']]),
+    };
+    const run = await runConversation(planned, { sandbox, stepTimeoutMs: NEVER, patterns });
+    expect(run.outcome).toBe('passed');
+    expect(written).toEqual([
+      ['s-1', { text: 'Hello Ann', agentId: 7n }],
+      ['s-1', { text: 'Bye' }],
+    ]);
+  });
+
+  it('gives the thread back to the bot on release: true, and fails it when the thread was with the bot', async () => {
+    const { sandbox } = scriptedSandbox(() => [answer(3)]);
+    const released: string[] = [];
+    sandbox.release = async (sessionId) => (released.push(sessionId), { status: 200, json: { released: true }, text: '' });
+    const run = await runConversation(plan([customer('Hi'), bot(), release]), { sandbox, stepTimeoutMs: NEVER, patterns });
+    expect(run.outcome).toBe('passed');
+    expect(released).toEqual(['s-1']);
+    const withBot = scriptedSandbox(() => [answer(3)]);
+    const failed = await runConversation(plan([customer('Hi'), bot(), release]), {
+      sandbox: withBot.sandbox,
+      stepTimeoutMs: NEVER,
+      patterns,
+    });
+    expect(failed.failure).toMatchObject({ stepIndex: 2, line: 7, message: expect.stringMatching(/^nothing to give back/) });
+  });
+
+  it.each([
+    ["an agent's message", agentStep('Hello')],
+    ['a release', release],
+  ])('fails %s that follows an answer no step took, before sending it', async (_, step) => {
+    const { sandbox } = scriptedSandbox(() => [answer(3, 'One'), answer(4, 'Two')]);
+    let sent = 0;
+    sandbox.agentMessage = async () => ((sent += 1), { status: 201, json: {}, text: '' });
+    sandbox.release = async () => ((sent += 1), { status: 200, json: { released: true }, text: '' });
+    const run = await runConversation(plan([customer('Hi'), bot(), step]), { sandbox, stepTimeoutMs: NEVER, patterns });
+    expect(run.failure).toMatchObject({ stepIndex: 2, message: expect.stringMatching(/before this step/) });
+    expect(sent).toBe(0);
+  });
+});
+
 describe('what a run counts of the events it sees', () => {
   it('counts the channel, and the code of an answer the bot gave', async () => {
     const { sandbox } = scriptedSandbox(() => [answer(3)]);
@@ -560,5 +619,236 @@ describe('Latencies', () => {
     const latencies = of(Array.from({ length: 100_000 }, (_, i) => i % 50));
     expect(latencies.n).toBe(100_000);
     expect((latencies as unknown as { counts: Map<number, number> }).counts.size).toBe(50);
+  });
+});
+
+describe('a conversation that starts mid-flow (from: a seed or a snapshot)', () => {
+  const seed = { tenants: { sandbox: { threads: [] } } };
+  const fromSeed = (steps: PlannedStep[]): PlannedConversation => ({ ...plan(steps), line: 9, from: { seed, file: 'mid.seed.yaml' } });
+  const fromSnapshot = (name: string, steps: PlannedStep[]): PlannedConversation => ({ ...plan(steps), line: 9, from: { snapshot: name } });
+  const thread = (sessionId: string, more: Record<string, unknown> = {}) => ({
+    sessionId,
+    tenant: 'sandbox',
+    channel: 'EMAIL',
+    questionId: 5001n,
+    ...more,
+  });
+
+  /** A scripted sandbox whose seed and snapshot endpoints answer `answer`, keeping what was posted where. */
+  function midFlow(answer: { status: number; json: unknown; text?: string }) {
+    const scripted = scriptedSandbox(() => [answer3()]);
+    const posted: [string, unknown][] = [];
+    const sent: string[] = [];
+    const followed: [string, string][] = [];
+    scripted.sandbox.post = async (path, body) => (posted.push([path, body]), { text: '', ...answer });
+    const sendMessage = scripted.sandbox.sendMessage;
+    scripted.sandbox.sendMessage = (sessionId, m) => (sent.push(`${sessionId} ${m.text}`), sendMessage(sessionId, m));
+    const follow = scripted.sandbox.follow;
+    scripted.sandbox.follow = (session, tenant, onEvent) => (followed.push([session, tenant]), follow(session, tenant, onEvent));
+    return { ...scripted, posted, sent, followed };
+  }
+  const answer3 = () => answer(3);
+
+  it("continues the last thread of its seed, applied first: its session, its tenant, its channel and its question's id", async () => {
+    const { sandbox, posted, sent, followed } = midFlow({ status: 201, json: { threads: [thread('s-7'), thread('s-8')] } });
+    const run = await runConversation(fromSeed([customer('on ${sessionId} after ${questionId}'), bot()]), {
+      sandbox,
+      stepTimeoutMs: NEVER,
+      patterns,
+    });
+    expect(run).toMatchObject({ sessionId: 's-8', outcome: 'passed' });
+    expect(posted).toEqual([['/_sandbox/seed', seed]]);
+    expect(followed).toEqual([['s-8', 'sandbox']]);
+    expect(sent).toEqual(['s-8 on s-8 after 5001']);
+    expect(Object.fromEntries(run.coverage)).toEqual({ EMAIL: 1, SUCCESS: 1 });
+  });
+
+  it('continues the thread written last in its snapshot, restored first, its name written as a path segment', async () => {
+    const { sandbox, posted, sent, followed } = midFlow({
+      status: 200,
+      json: { latest: thread('s-3', { questionId: null, tenant: undefined }) },
+    });
+    const run = await runConversation(fromSnapshot('after menu/2', [customer('Q ${questionId}.'), bot()]), {
+      sandbox,
+      stepTimeoutMs: NEVER,
+      patterns,
+    });
+    expect(run).toMatchObject({ sessionId: 's-3', outcome: 'passed' });
+    expect(posted).toEqual([['/_sandbox/snapshots/after%20menu%2F2/restore', {}]]);
+    // A thread that names no tenant is followed in none, and one with no question fills ${questionId} with nothing.
+    expect(followed).toEqual([['s-3', '']]);
+    expect(sent).toEqual(['s-3 Q .']);
+  });
+
+  it('fills ${questionId} with nothing for a thread whose answer leaves its question out', async () => {
+    const { questionId: _, ...noQuestion } = thread('s-4');
+    const { sandbox, sent } = midFlow({ status: 201, json: { threads: [noQuestion] } });
+    const run = await runConversation(fromSeed([customer('Q ${questionId}.'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns });
+    expect(run.outcome).toBe('passed');
+    expect(sent).toEqual(['s-4 Q .']);
+  });
+
+  it.each([
+    [
+      'a seed the sandbox refused',
+      'seed',
+      { status: 400, json: { message: 'threads[0]: unknown agent' } },
+      'the sandbox did not apply the seed mid.seed.yaml: 400 threads[0]: unknown agent',
+    ],
+    ['a seed of no thread', 'seed', { status: 201, json: { threads: [] } }, 'the seed mid.seed.yaml holds no thread to continue'],
+    [
+      'a seed answered with no list of threads',
+      'seed',
+      { status: 201, json: { threads: 's-1' } },
+      'the seed mid.seed.yaml holds no thread to continue',
+    ],
+    [
+      'a seed answered 200, not 201',
+      'seed',
+      { status: 200, json: { threads: [thread('s-1')] } },
+      'the seed mid.seed.yaml holds no thread to continue',
+    ],
+    [
+      'a seed whose thread names no session',
+      'seed',
+      { status: 201, json: { threads: [{ sessionId: 7 }] } },
+      'the seed mid.seed.yaml holds no thread to continue',
+    ],
+    [
+      'an unknown snapshot',
+      'snapshot',
+      { status: 404, json: { message: "no snapshot named 'x'" } },
+      "the sandbox did not apply the snapshot x: 404 no snapshot named 'x'",
+    ],
+    ['a snapshot of no thread', 'snapshot', { status: 200, json: { latest: null } }, 'the snapshot x holds no thread to continue'],
+    ['a snapshot answered with no body', 'snapshot', { status: 200, json: undefined }, 'the snapshot x holds no thread to continue'],
+    [
+      'a snapshot answered 201, not 200',
+      'snapshot',
+      { status: 201, json: { latest: thread('s-1') } },
+      'the snapshot x holds no thread to continue',
+    ],
+    [
+      'a snapshot answered 300',
+      'snapshot',
+      { status: 300, json: { latest: thread('s-1') }, text: 'elsewhere' },
+      'the sandbox did not apply the snapshot x: 300 elsewhere',
+    ],
+  ])('fails on the conversation itself for %s, every step skipped', async (_, kind, answer, failure) => {
+    const { sandbox, sent } = midFlow(answer);
+    const planned = kind === 'seed' ? fromSeed([customer('Hi'), bot()]) : fromSnapshot('x', [customer('Hi'), bot()]);
+    const run = await runConversation(planned, { sandbox, stepTimeoutMs: NEVER, patterns });
+    expect(run).toMatchObject({ sessionId: null, outcome: 'failed' });
+    expect(run.failure).toEqual({ stepIndex: null, line: 9, message: failure });
+    expect(run.steps.map((step) => step.outcome)).toEqual(['skipped', 'skipped']);
+    expect(sent).toEqual([]);
+  });
+});
+
+describe('a thread that agents hold when the run ends', () => {
+  const routed: Event = {
+    type: 'handover.routed',
+    scope: 'thread',
+    questionId: 5001n,
+    agentId: 7n,
+    agentName: 'Ann',
+    matched: [],
+    fromQueue: false,
+  };
+  const queued: Event = { type: 'handover.queued', scope: 'thread', questionId: 5001n, why: 'all matching agents are away or full' };
+  const released: Event = { type: 'released', questions: 0, thread: true };
+
+  /** A scripted sandbox that records each release asked of it, answering with `release`. */
+  function withReleases(events: Event[], release?: () => Promise<never>) {
+    const scripted = scriptedSandbox(() => [
+      answer(3),
+      ...events.map((event, i) => ({ ...event, afterMs: 4 + i }) as Event & { afterMs: number }),
+    ]);
+    const releases: string[] = [];
+    const original = scripted.sandbox.release;
+    scripted.sandbox.release = (sessionId) => (releases.push(sessionId), (release ?? original)(sessionId));
+    return { ...scripted, releases };
+  }
+
+  it.each([
+    ['routed to an agent', [routed], ['s-1']],
+    ['queued', [queued], ['s-1']],
+    ['routed, then released', [routed, released], []],
+    ['never handed over', [], []],
+  ] as [string, Event[], string[]][])('is given back to the bot (or not) when it was %s', async (_, events, releases) => {
+    const scripted = withReleases(events);
+    const run = await runConversation(plan([customer('Hi'), bot(), none(10)]), {
+      sandbox: scripted.sandbox,
+      stepTimeoutMs: NEVER,
+      patterns,
+    });
+    expect(run.outcome).toBe('passed');
+    expect(scripted.releases).toEqual(releases);
+  });
+
+  it('counts where the hand-over went', async () => {
+    const { sandbox } = withReleases([queued]);
+    const run = await runConversation(plan([customer('Hi'), bot(), none(10)]), { sandbox, stepTimeoutMs: NEVER, patterns });
+    expect(run.coverage.get('queuedAwayOrFull')).toBe(1);
+  });
+
+  it('is not given back once the sandbox is stopped, and a release that fails changes nothing of the result', async () => {
+    const stopped = withReleases([routed]);
+    const controller = new AbortController();
+    controller.abort();
+    const run = await runConversation(plan([customer('Hi'), bot(), none(10)]), {
+      sandbox: { ...stopped.sandbox, signal: controller.signal },
+      stepTimeoutMs: NEVER,
+      patterns,
+    });
+    expect(run.outcome).toBe('passed');
+    expect(stopped.releases).toEqual([]);
+    const failing = withReleases([routed], () => Promise.reject(new Error('connect ECONNREFUSED')));
+    const kept = await runConversation(plan([customer('Hi'), bot(), none(10)]), {
+      sandbox: failing.sandbox,
+      stepTimeoutMs: NEVER,
+      patterns,
+    });
+    expect(failing.releases).toEqual(['s-1']);
+    expect(kept.outcome).toBe('passed');
+  });
+});
+
+describe('a run that stops because the bot cannot be reached', () => {
+  it('ends the step that waits at once when the webhook shows the bot down, and tells the watch of every attempt', async () => {
+    const { sandbox } = scriptedSandbox(() => [attempt(null, 'ECONNREFUSED')]);
+    const reach = new RunReach();
+    const run = await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns, reach });
+    expect(reach.stopped).toEqual({ kind: 'bot-down', errors: ['ECONNREFUSED'] });
+    expect(run.outcome).toBe('failed');
+    expect(run.failure?.stepIndex).toBe(1);
+  });
+
+  it('tells the watch that the bot spoke, so that a later failed delivery does not stop the run', async () => {
+    for (const spoke of [answer(3), { ...refused('s-1', 200, ''), error: null }] as Event[]) {
+      const { sandbox } = scriptedSandbox(() => [spoke, attempt(null, 'ECONNREFUSED')]);
+      const reach = new RunReach();
+      await runConversation(plan([customer('Hi'), none(10)]), { sandbox, stepTimeoutMs: NEVER, patterns, reach });
+      expect(reach.stopped).toBeNull();
+    }
+  });
+
+  it('stops listening for the stop once the run has ended', async () => {
+    const { sandbox } = scriptedSandbox(() => [answer(3)]);
+    const reach = new RunReach();
+    let listening = 0;
+    const signal = reach.signal;
+    const add = signal.addEventListener.bind(signal);
+    const remove = signal.removeEventListener.bind(signal);
+    signal.addEventListener = ((...args: Parameters<typeof add>) => (
+      (listening += args[0] === 'abort' ? 1 : 0),
+      add(...args)
+    )) as typeof add;
+    signal.removeEventListener = ((...args: Parameters<typeof remove>) => (
+      (listening -= args[0] === 'abort' ? 1 : 0),
+      remove(...args)
+    )) as typeof remove;
+    await runConversation(plan([customer('Hi'), bot()]), { sandbox, stepTimeoutMs: NEVER, patterns, reach });
+    expect(listening).toBe(0);
   });
 });
