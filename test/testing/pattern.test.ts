@@ -52,13 +52,33 @@ describe('patterns refused, each with its reason', () => {
 
   it.each([
     ['40,000 letters', `/${'a'.repeat(40_000)}/`, 'Regular expression too large'],
-    ['20,000 groups nested', `/${'('.repeat(20_000)}${')'.repeat(20_000)}/`, 'Stack overflow'],
-    ['60,000 optional letters', `/${'a?'.repeat(30_000)}/i`, 'Stack overflow'],
+    // Deep enough to overflow the stack of a worker thread too (Stryker runs the tests in one), which holds 60,000.
+    ['100,000 optional letters', `/${'a?'.repeat(50_000)}/i`, 'Stack overflow'],
+    ['20,000 groups nested', `/${'('.repeat(20_000)}${')'.repeat(20_000)}/`, 'its groups are nested 20,000 deep, more than 1,000'],
+    // V8 runs out of memory compiling this one and ends the process: it must be refused before it is compiled.
+    [
+      '8,000 groups nested, each after a letter',
+      `/${'(?:a'.repeat(8_000)}${')'.repeat(8_000)}/`,
+      'its groups are nested 8,000 deep, more than 1,000',
+    ],
   ])('a pattern too large to compile, %s, is refused in a short message (it compiles only when first used)', (_, text, reason) => {
     const problem = patternProblem(text);
     expect(problem).toContain(`is not a valid regular expression: ${reason} (it is too long or too deeply nested to compile)`);
     expect(problem).toContain(`(${text.length.toLocaleString('en-US')} characters)`);
     expect(problem!.length).toBeLessThan(300);
+  });
+
+  it.each<[string, string, number | undefined]>([
+    ['groups nested 1,000 deep, the most allowed', `/${'(?:a'.repeat(1_000)}${')'.repeat(1_000)}/`, undefined],
+    ['groups nested 1,001 deep, one past it', `/${'(?:a'.repeat(1_001)}${')'.repeat(1_001)}/`, 1_001],
+    ['1,001 escaped brackets, which are letters', `/${'\\('.repeat(1_001)}/`, undefined],
+    ['1,001 brackets inside a character class', `/[${'('.repeat(1_001)}]/`, undefined],
+    ['a bracket opening a class inside a class, then groups 1,001 deep', `/[[]${'('.repeat(1_001)}${')'.repeat(1_001)}/`, 1_001],
+    ['a class closed, then groups 1,001 deep', `/[(]${'('.repeat(1_001)}${')'.repeat(1_001)}/`, 1_001],
+  ])('a pattern with %s', (_, text, depth) => {
+    const problem = patternProblem(text);
+    if (depth === undefined) expect(problem).toBeUndefined();
+    else expect(problem).toContain(`its groups are nested ${depth.toLocaleString('en-US')} deep, more than 1,000`);
   });
 
   it('a long pattern that compiles is allowed', () => {
