@@ -73,14 +73,16 @@ export const MAX_GROUP_DEPTH = 1_000;
 export function groupDepth(source: string): number {
   let depth = 0;
   let deepest = 0;
+  let escaped = false;
   let inClass = false;
-  for (let i = 0; i < source.length; i += 1) {
-    const char = source[i];
-    if (char === '\\') i += 1;
+  for (const char of source) {
+    if (escaped) escaped = false;
+    else if (char === '\\') escaped = true;
     else if (inClass) inClass = char !== ']';
     else if (char === '[') inClass = true;
     else if (char === '(') deepest = Math.max(deepest, (depth += 1));
-    else if (char === ')' && depth > 0) depth -= 1;
+    // A `)` with no group open makes the pattern invalid: the engine refuses it before compiling.
+    else if (char === ')') depth -= 1;
   }
   return deepest;
 }
