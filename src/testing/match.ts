@@ -1,6 +1,6 @@
 import { isRecord } from '../payload/json.js';
 import { formatPath, type Path } from '../payload/messages.js';
-import { looksLikePattern, toPattern } from './pattern.js';
+import { looksLikePattern, patternParts } from './pattern.js';
 import type { BotExpectation } from './schema.js';
 
 /**
@@ -32,9 +32,10 @@ export interface FieldDiff {
  */
 export type PatternTest = (pattern: string, text: string) => boolean;
 
+/** Matching calls a PatternTest only with strings written as patterns (matchString). */
 const testHere: PatternTest = (pattern, text) => {
-  const compiled = toPattern(pattern);
-  return compiled.kind === 'regex' ? compiled.regex.test(text) : text === pattern;
+  const { source, flags } = patternParts(pattern)!;
+  return new RegExp(source, flags).test(text);
 };
 
 /** The differences between what a `bot:` step expects and the answer's body; empty when it matches. */

@@ -36,6 +36,13 @@ export function patternProblem(text: string): string | undefined {
     );
   }
   if (new Set(flags).size !== flags.length) return `${quoted(text)}: a flag is repeated`;
+  const depth = groupDepth(source);
+  if (depth > MAX_GROUP_DEPTH) {
+    return (
+      `${quoted(text)} is not a valid regular expression: its groups are nested ${depth.toLocaleString('en-US')} deep, ` +
+      `more than ${MAX_GROUP_DEPTH.toLocaleString('en-US')} (it is too long or too deeply nested to compile)`
+    );
+  }
   try {
     // V8 compiles a pattern when it is first used, not when it is made: a pattern too large to compile
     // (a source of 40,000 letters: "Regular expression too large", or "Stack overflow") is valid until
@@ -48,6 +55,36 @@ export function patternProblem(text: string): string | undefined {
     const reason = text.length <= MAX_QUOTED ? message : message.slice(message.lastIndexOf(': ') + 2);
     return `${quoted(text)} is not a valid regular expression: ${reason}${/too large|overflow/i.test(reason) ? ' (it is too long or too deeply nested to compile)' : ''}`;
   }
+}
+
+/**
+ * The deepest nesting of groups a pattern may have. V8 compiles groups nested some 8,000 deep, each
+ * after a letter (`(?:a(?:a...`), by running out of memory, which ends the process with no error to
+ * catch; shallower than that it compiles or refuses with "Stack overflow". No pattern a test needs
+ * comes near 1,000.
+ */
+export const MAX_GROUP_DEPTH = 1_000;
+
+/**
+ * How deep the groups of a pattern's source are nested: a `(` not escaped and not inside a character
+ * class opens one. (With the v flag a class may hold classes, but a bracket in one must then be
+ * escaped, so no group opens inside a class either way.)
+ */
+export function groupDepth(source: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let escaped = false;
+  let inClass = false;
+  for (const char of source) {
+    if (escaped) escaped = false;
+    else if (char === '\\') escaped = true;
+    else if (inClass) inClass = char !== ']';
+    else if (char === '[') inClass = true;
+    else if (char === '(') deepest = Math.max(deepest, (depth += 1));
+    // A `)` with no group open makes the pattern invalid: the engine refuses it before compiling.
+    else if (char === ')') depth -= 1;
+  }
+  return deepest;
 }
 
 /** The longest text a message quotes whole; a longer one is quoted by its start and its length. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchAnswer, matches } from '../../src/testing/match.js';
+import { matchAnswer, matches, patternsToMatch } from '../../src/testing/match.js';
 import type { BotExpectation } from '../../src/testing/schema.js';
 
 /** docs/testing-bots.md, "Matching": each rule with a case that matches and one that does not. */
@@ -116,5 +116,27 @@ describe('matching: the edges of each rule', () => {
         messageListPicker: { sections: [{ items: [{ title: 'M' }] }] },
       }),
     ).toEqual([{ path: 'messageListPicker.sections[0].items[0].title', expected: 'L', received: 'M' }]);
+  });
+});
+
+describe('the patterns an expectation holds, with the texts they meet', () => {
+  it('lists each /pattern/ with the received text at its place, in order, and no exact string', () => {
+    const expected = { text: '/^Hi/i', quickReplies: [{ text: 'Yes' }, { text: '/no|maybe/' }] };
+    const body = { text: 'hi there', quickReplies: [{ text: 'Yes' }, { text: 'maybe' }] };
+    expect(patternsToMatch(expected, body)).toEqual([
+      { pattern: '/^Hi/i', text: 'hi there' },
+      { pattern: '/no|maybe/', text: 'maybe' },
+    ]);
+  });
+
+  it('lists nothing for an expectation of exact strings', () => {
+    expect(patternsToMatch({ text: 'Hello' }, { text: 'Hello' })).toEqual([]);
+  });
+
+  it.each<[string, unknown, boolean]>([
+    ['a pattern that finds the text, with its flag', { text: '/^HELLO$/i' }, true],
+    ['a pattern that does not', { text: '/^bye/' }, false],
+  ])('matched here by default: %s', (_, expected, result) => {
+    expect(matches(expected, { text: 'hello' })).toBe(result);
   });
 });

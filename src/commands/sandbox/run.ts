@@ -52,16 +52,7 @@ export async function runSandbox(
       throw error;
     }
   }
-  // --json (docs/sandbox.md, "The event log on stdout"): one JSON line of the export values in place of
-  // the shell lines, then every event as it happens, one a line, in its one JSON form (src/sandbox/event-json.ts).
-  let unsubscribe = () => {};
-  if (json === true) {
-    const { eventJson } = await import('../../sandbox/event-json.js');
-    ctx.out(`${JSON.stringify(Object.fromEntries(startValues(sandbox, options)))}\n`);
-    unsubscribe = sandbox.subscribe((event) => ctx.out(`${eventJson(event)}\n`));
-  } else {
-    ctx.out(lines.join('\n') + '\n');
-  }
+  const unsubscribe = await printStart(sandbox, options, lines, json === true, ctx);
   ctx.err(guide(sandbox, options, secret, { open: open === true, envFile }));
   if (open) {
     const { openInBrowser } = await import('../../platform/open.js');
@@ -77,6 +68,21 @@ export async function runSandbox(
   log.close();
   ctx.err('core sandbox stopped\n');
   return ExitCode.ok;
+}
+
+/**
+ * What stdout carries once the sandbox listens: the export lines or, with --json (docs/sandbox.md, "The
+ * event log on stdout"), one JSON line of the export values, then every event as it happens, one a line,
+ * in its one JSON form (src/sandbox/event-json.ts). Returns the function that stops the events.
+ */
+async function printStart(sandbox: Sandbox, options: SandboxRunOptions, lines: string[], json: boolean, ctx: Context): Promise<() => void> {
+  if (!json) {
+    ctx.out(lines.join('\n') + '\n');
+    return () => {};
+  }
+  const { eventJson } = await import('../../sandbox/event-json.js');
+  ctx.out(`${JSON.stringify(Object.fromEntries(startValues(sandbox, options)))}\n`);
+  return sandbox.subscribe((event) => ctx.out(`${eventJson(event)}\n`));
 }
 
 /** Starts the sandbox, each request logged on stderr; an option or a failure to listen is the user's to fix. */
