@@ -81,7 +81,8 @@ export function routingEvent(view: Pick<TenantView, 'agents'>, handover: Handove
   const routed = route(routingAgents(view.agents.values()), handover.targets);
   const { sessionId, scope, questionId } = handover;
   if (routed.kind === 'queued') return { type: 'handover.queued', sessionId, scope, questionId, why: routed.why };
-  const agentName = view.agents.get(routed.agentId)?.name ?? '';
+  // The routed agent is one of view.agents: routing chose it from them.
+  const agentName = view.agents.get(routed.agentId)!.name;
   return { type: 'handover.routed', sessionId, scope, questionId, agentId: routed.agentId, agentName, matched: routed.matched, fromQueue };
 }
 
@@ -91,7 +92,6 @@ export function routingEvent(view: Pick<TenantView, 'agents'>, handover: Handove
  * an agent stay queued, with no new event.
  */
 export function drainQueue(view: Pick<TenantView, 'agents' | 'queue'>): EventFields<'handover.routed'>[] {
-  if (view.queue.size === 0) return [];
   const agents = routingAgents(view.agents.values());
   const events: EventFields<'handover.routed'>[] = [];
   for (const queued of view.queue.values()) {
@@ -112,7 +112,7 @@ function fromQueue(view: Pick<TenantView, 'agents'>, queued: QueuedHandover, rou
     scope,
     questionId,
     agentId: routed.agentId,
-    agentName: view.agents.get(routed.agentId)?.name ?? '',
+    agentName: view.agents.get(routed.agentId)!.name,
     matched: routed.matched,
     fromQueue: true,
   };

@@ -209,6 +209,17 @@ describe('the events of a bot answer', () => {
   });
 
   it.each([
+    ['delivered', false],
+    ['delivered again, in soft mode, and said to be a second answer', true],
+  ])('to a question answered before: %s', (_, answeredBefore) => {
+    const { w } = tenant();
+    const question = w.ask(w.thread(w.client(1002n), { sessionId: 's-2' }), { answered: answeredBefore });
+    const outcome = replyOutcome(w.view, { questionId: question.questionId }, meta, soft, ids);
+    expect(outcome.events).toHaveLength(1);
+    expect(outcome.events[0]).toMatchObject({ delivered: true, questionId: question.questionId, questionAlreadyAnswered: answeredBefore });
+  });
+
+  it.each([
     ['SWITCH_TO_HUMAN: the thread handed over, with the question answered and the targets', 'SWITCH_TO_HUMAN', 'thread'],
     ['UNCLEAR_QUESTION: the question handed over', 'UNCLEAR_QUESTION', 'question'],
   ])('delivered with %s', (_, code, scope) => {
@@ -249,7 +260,10 @@ describe('the events of a bot answer', () => {
       clientId: 'erin',
       by: 'reply',
     });
-    expect(outcome.events[1]).toMatchObject({ sessionId: 's-new', coreClientId: 42n, delivered: true, questionId: null });
+    expect(outcome.events[1]).toMatchObject({
+      ...{ sessionId: 's-new', coreClientId: 42n, delivered: true },
+      ...{ questionId: null, questionIndex: null, questionAlreadyAnswered: false },
+    });
     expect(outcome.events[2]).toMatchObject({ sessionId: 's-new', scope: 'thread', questionId: null });
   });
 

@@ -31,8 +31,10 @@ describe('which agents a hand-over matches: every combination of userIds, skillI
   it.each([
     ['no targets: every agent', {}, [1n, 2n, 3n], []],
     ['userIds alone', { userIds: [2n, 3n] }, [2n, 3n], ['userIds']],
-    ['skillIds alone: any one of them', { skillIds: [12n] }, [1n, 2n], ['skillIds']],
+    ['skillIds alone', { skillIds: [12n] }, [1n, 2n], ['skillIds']],
+    ['skillIds alone: any one of them, though no agent has them all', { skillIds: [12n, 99n] }, [1n, 2n], ['skillIds']],
     ['unitIds alone', { unitIds: [1n] }, [1n, 3n], ['unitIds']],
+    ['unitIds alone: any one of them, though no agent is in them all', { unitIds: [1n, 98n] }, [1n, 3n], ['unitIds']],
     ['userIds and skillIds: both hold', { userIds: [1n, 3n], skillIds: [12n] }, [1n], ['userIds', 'skillIds']],
     ['userIds and unitIds', { userIds: [1n, 2n], unitIds: [2n] }, [2n], ['userIds', 'unitIds']],
     ['skillIds and unitIds', { skillIds: [12n], unitIds: [2n] }, [2n], ['skillIds', 'unitIds']],
@@ -49,8 +51,11 @@ describe('which agents a hand-over matches: every combination of userIds, skillI
 });
 
 describe('among the matching agents, the online ones under capacity, least busy first', () => {
-  it('goes to the least busy', () => {
-    expect(route([agent(1n, { load: 1 }), agent(2n, { load: 0 })], targets())).toMatchObject({ agentId: 2n });
+  it.each([
+    ['the busier one first', [agent(1n, { load: 1 }), agent(2n, { load: 0 })]],
+    ['the least busy first, the busier one with the smaller id', [agent(2n, { load: 0 }), agent(1n, { load: 1 })]],
+  ])('goes to the least busy, whatever its id: %s', (_, agents) => {
+    expect(route(agents, targets())).toMatchObject({ agentId: 2n });
   });
 
   it('takes the smallest id among agents equally busy, whatever their order', () => {
@@ -102,6 +107,25 @@ describe('the queue', () => {
         fromQueue: true,
       },
     ]);
+  });
+
+  it('counts each routing against the agent it went to, not another', () => {
+    const w = world();
+    w.agent(1n, { name: 'Ann', capacity: 1 });
+    w.agent(2n, { name: 'Bob', capacity: 1 });
+    w.enqueue(w.thread(w.client(1n), { sessionId: 's-1' }), { userIds: [2n] });
+    w.enqueue(w.thread(w.client(2n), { sessionId: 's-2' }));
+    w.enqueue(w.thread(w.client(3n), { sessionId: 's-3' }));
+    expect(drainQueue(w.view).map((event) => [event.sessionId, event.agentName])).toEqual([
+      ['s-1', 'Bob'],
+      ['s-2', 'Ann'],
+    ]);
+  });
+
+  it('gives nothing with an empty queue', () => {
+    const w = world();
+    w.agent(1n);
+    expect(drainQueue(w.view)).toEqual([]);
   });
 
   it('leaves in the queue what still has no agent, with no event', () => {
