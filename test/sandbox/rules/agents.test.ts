@@ -26,7 +26,7 @@ describe('the reasons an agent going away may pick', () => {
     const w = world();
     const record = w.reason('OTHER', true);
     const { active: _active, ...reason } = record.reason;
-    w.view.reasons.set('OTHER', { ...record, reason: reason as ReasonRecord['reason'] });
+    (w.view.reasons as Map<string, ReasonRecord>).set('OTHER', { ...record, reason: reason as ReasonRecord['reason'] });
     expect(activeReasonCodes(w.view)).toEqual(['OTHER']);
   });
 
