@@ -37,6 +37,20 @@ function keepReport(node, report, env) {
 }
 
 /**
+ * The first lines of a failed test's first message, indented under its name: the summary is the
+ * part of a long run's output a CI page keeps, so it says why as well as what.
+ */
+function failureHead(assertion) {
+  const message = String(assertion.failureMessages?.[0] ?? '')
+    .replace(/\x1b\[[0-9;]*m/g, '')
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !/^\s+at /.test(line))
+    .slice(0, 12)
+    .map((line) => `      ${line.length > 300 ? `${line.slice(0, 300)}...` : line}`);
+  return message.length === 0 ? '' : `\n${message.join('\n')}`;
+}
+
+/**
  * Runs vitest with `node` (a path to a Node binary) and returns
  * { code, passed, failed, skipped, failedTests, skippedTests, seconds }: the two lists are names, seconds
  * the wall time of vitest's run (its start-up and collection included).
@@ -63,7 +77,7 @@ export function runVitest(node, args, env = process.env) {
         failedTests.push(`${relative(root, file.name)} (did not load: ${String(file.message ?? '').split('\n')[0]})`);
       }
       for (const assertion of file.assertionResults ?? []) {
-        if (assertion.status === 'failed') failedTests.push(testName(file.name, assertion));
+        if (assertion.status === 'failed') failedTests.push(`${testName(file.name, assertion)}${failureHead(assertion)}`);
         else if (assertion.status !== 'passed') skippedTests.push(testName(file.name, assertion));
       }
     }
