@@ -14,7 +14,7 @@ import { eventFrom, type PartialEvent } from '../../helpers/events.js';
 
 const LUNCH: Reason = { code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }], active: true, system: false };
 const MEETING: Reason = { code: 'MEETING', reasons: [{ locale: 'en', name: 'Meeting' }], active: false, system: false };
-const ANN = { id: 7n, name: 'Ann', skills: [12n], units: [], capacity: 2, status: 'online' as const, reason: null };
+const ANN = { id: 7n, name: 'Ann', skills: [12n], units: [4n], capacity: 2, status: 'online' as const, reason: null };
 const config: ModelConfig = {
   tenants: ['sandbox'],
   seedReasons: [LUNCH, MEETING],
@@ -406,6 +406,7 @@ describe('applyEvent, event by event: the state before, the event, what it chang
       'sandbox.reset: the tenant as it started, but for its id counters, which go on (no id handed out twice)',
       [
         ...world(),
+        { ...asked, questionId: 2n ** 53n + 1n, questionIndex: 2n, deliveryId: null },
         { type: 'reason.updated', code: 'LUNCH', reason: { ...LUNCH, active: false } },
         { type: 'agent.status', sessionId: null, agentId: 7n, agentStatus: 'away', reason: 'LUNCH' },
       ],
@@ -628,6 +629,7 @@ describe('applyEvent, event by event: the state before, the event, what it chang
     expect(tenantOf(model, '').log).toHaveLength(1);
     applyEvent(model, eventFrom({ type: 'sandbox.reset', tenant: '', sessionId: null, seq: 2 }));
     expect(tenantOf(model, '').log.map((event) => event.type)).toEqual(['sandbox.reset']);
+    expect(digestOf(model).tenants.map((tenant) => tenant.name)).toEqual(['sandbox', '']);
   });
 
   it('forgets the sessions of a tenant it resets, and only those', () => {
