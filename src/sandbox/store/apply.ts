@@ -356,12 +356,8 @@ function drop(model: SandboxModel, tenant: TenantState): void {
   const thread = threadOf(tenant, event.sessionId);
   if (thread) {
     while ((thread.log.first()?.seq ?? Infinity) <= event.seq) thread.log.shift();
-    if (event.type === 'customer.message') {
-      while ((thread.questions.first()?.seq ?? Infinity) <= event.seq) {
-        const question = thread.questions.shift();
-        if (question) tenant.questions.delete(question.questionId);
-      }
-    }
+    // A question goes with its customer message: the oldest kept, since the log drops in seq order.
+    while ((thread.questions.first()?.seq ?? Infinity) <= event.seq) tenant.questions.delete(thread.questions.shift()!.questionId);
     if (thread.lastSeq <= event.seq) forgetThread(model, tenant, thread);
   }
   if (event.type === 'customer.message' && event.deliveryId !== null) tenant.deliveries.delete(event.deliveryId);
@@ -383,8 +379,13 @@ function forgetThread(model: SandboxModel, tenant: TenantState, thread: ThreadSt
   if (thread.client.lastSeq <= thread.lastSeq) forgetClient(tenant, thread.client);
 }
 
+/**
+ * A client no kept event mentions. Its coreClientId is still its own: a client is forgotten only with the last
+ * event of its threads, so no other can have taken the id while it was kept. Its clientId may have gone to a
+ * client the tenant met since.
+ */
 function forgetClient(tenant: TenantState, client: ClientState): void {
-  if (tenant.clients.get(client.coreClientId) === client) tenant.clients.delete(client.coreClientId);
+  tenant.clients.delete(client.coreClientId);
   if (client.clientId !== null && tenant.clientsByExternalId.get(client.clientId) === client)
     tenant.clientsByExternalId.delete(client.clientId);
 }

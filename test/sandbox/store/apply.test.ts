@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Reason } from '../../../src/payload/index.js';
 import { freeCoreClientId } from '../../../src/sandbox/rules/ids.js';
 import { applyEvent, EventApplyError, newModel, type ModelConfig, type SandboxModel } from '../../../src/sandbox/store/apply.js';
+import { retainedBytes } from '../../../src/sandbox/store/bytes.js';
+import { DELIVERY_OVERHEAD } from '../../../src/sandbox/store/delivery.js';
 import { digestOf, type TenantDigest } from '../../../src/sandbox/store/digest.js';
 import { eventFrom, type PartialEvent } from '../../helpers/events.js';
 
@@ -610,6 +612,54 @@ describe('applyEvent, event by event: the state before, the event, what it chang
         ],
       }),
     ],
+    [
+      'conversation.started naming a known client without clientId, with none: the client still has none',
+      world(),
+      { type: 'conversation.started', sessionId: 's-2', coreClientId: 1001n, clientId: null },
+      (seq) => ({
+        clients: [{ coreClientId: 1001n, clientId: null, lastSeq: seq, latest: 's-2' }],
+        threads: [expect.objectContaining({ sessionId: 's-1' }), expect.objectContaining({ sessionId: 's-2', client: 1001n })],
+      }),
+    ],
+    [
+      "handover.routed of a thread, named with its question: held as the thread, under the thread's key",
+      [...world(), handedOver],
+      { ...routedThread, questionId: 5001n },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ agentId: 7n, lastSeq: seq })],
+        agents: [annWith({ assigned: [heldThread(seq)] })],
+      }),
+    ],
+    [
+      'handover.routed of a thread no longer kept: held by the agent all the same',
+      world(),
+      { ...routedThread, sessionId: 's-9' },
+      (seq) => ({ agents: [annWith({ assigned: [{ ...heldThread(seq), key: 's-9', sessionId: 's-9' }] })] }),
+    ],
+    [
+      "handover.queued of a thread, named with its question: queued as the thread, under the thread's key",
+      [...world(), { ...handedOver, skillIds: [12n] }],
+      { ...queuedThread, questionId: 5001n },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ lastSeq: seq })],
+        queue: [{ ...heldThread(seq), targets: { userIds: [], skillIds: [12n], unitIds: [] } }],
+      }),
+    ],
+    [
+      'handover.queued of a thread no longer kept: queued with no targets',
+      world(),
+      { ...queuedThread, sessionId: 's-9' },
+      (seq) => ({ queue: [{ ...heldThread(seq), key: 's-9', sessionId: 's-9', targets: { userIds: [], skillIds: [], unitIds: [] } }] }),
+    ],
+    [
+      'bridge.forward: the log and its thread alone',
+      world(),
+      { type: 'bridge.forward', sessionId: 's-1' },
+      (seq) => ({ clients: [expect.objectContaining({ lastSeq: seq })], threads: [expect.objectContaining({ lastSeq: seq })] }),
+    ],
+    ['bridge.webhook: the log alone', world(), { type: 'bridge.webhook', sessionId: null }, () => ({})],
   ])('%s', (_, before, event, changed) => {
     const model = modelWith(before);
     const previous = tenantOf(model);
@@ -630,6 +680,7 @@ describe('applyEvent, event by event: the state before, the event, what it chang
     applyEvent(model, eventFrom({ type: 'sandbox.reset', tenant: '', sessionId: null, seq: 2 }));
     expect(tenantOf(model, '').log.map((event) => event.type)).toEqual(['sandbox.reset']);
     expect(digestOf(model).tenants.map((tenant) => tenant.name)).toEqual(['sandbox', '']);
+    expect(tenantOf(model, '')).toMatchObject({ reasons: [], agents: [], activeCount: 0 });
   });
 
   it('forgets the sessions of a tenant it resets, and only those', () => {
@@ -679,6 +730,22 @@ describe('applyEvent, event by event: the state before, the event, what it chang
   });
 });
 
+describe('a new model', () => {
+  it('gives each tenant served its seed reasons and agents, and the sandbox-wide log neither', () => {
+    const digest = digestOf(newModel({ ...config, tenants: ['a', 'b'] }));
+    expect(digest.tenants.map((tenant) => tenant.name)).toEqual(['a', 'b', '']);
+    for (const tenant of digest.tenants.slice(0, 2)) {
+      expect(tenant.reasons.map(([code, record]) => [code, record.tenant, record.reason])).toEqual([
+        ['LUNCH', tenant.name, LUNCH],
+        ['MEETING', tenant.name, MEETING],
+      ]);
+      expect(tenant).toMatchObject({ activeCount: 1, agents: [annWith({})], nextClientId: 1001n, nextQuestionId: 5001n });
+    }
+    expect(digest.tenants[2]).toMatchObject({ reasons: [], agents: [], activeCount: 0, log: [], bytes: 0 });
+    expect(digest.lastSeq).toBe(0);
+  });
+});
+
 describe('the ids the log carries go on where they stopped', () => {
   it('moves the coreClientId counter past an id it would have made, whoever named it, and past ids in use', () => {
     const model = modelWith([
@@ -699,6 +766,7 @@ describe('the ids the log carries go on where they stopped', () => {
     ['just under 2^53 above the counter, past it', 5001n + 2n ** 53n - 1n, 5001n + 2n ** 53n],
     ['2^53 above the counter (the probe of ids.precision), one step on', 5001n + 2n ** 53n, 5002n],
     ['below the counter, not at all', 4000n, 5001n],
+    ["four past the counter (on the lattice's step, below 2^53), past it", 5005n, 5006n],
     ["above 2^53 off the lattice of a probe's large ids, past it", 2n ** 53n + 2n, 2n ** 53n + 3n],
   ])('moves the questionId counter for a question %s', (_, questionId, next) => {
     const model = modelWith([started, { ...asked, questionId }]);
@@ -785,6 +853,48 @@ describe('the bounds of a tenant, applied as each event is', () => {
     expect(tenantOf(threadGone).clients).toEqual([{ coreClientId: 1001n, clientId: null, lastSeq: 2, latest: null }]);
     const clientGone = modelWith([...events, { type: 'api.request', sessionId: null }], { maxEvents: 2 });
     expect(tenantOf(clientGone).clients).toEqual([]);
+  });
+
+  it("counts the bytes each kept event holds, its delivery included, and takes a dropped one's off", () => {
+    const model = modelWith([...world(), { type: 'api.request', sessionId: 's-1' }], { maxEvents: 2 });
+    const tenant = model.tenants.get('sandbox')!;
+    const [message, request] = [...tenant.log.after(0)];
+    const body = tenant.deliveries.get('msg_1')!.body;
+    expect(message?.type).toBe('customer.message');
+    expect(model.sizes.get(message!)).toBe(retainedBytes(message) + body.byteLength + DELIVERY_OVERHEAD);
+    expect(model.sizes.get(request!)).toBe(retainedBytes(request));
+    expect(tenant.bytes).toBe(model.sizes.get(message!)! + model.sizes.get(request!)!);
+  });
+
+  it('forgets a question with its customer message while its thread lives on', () => {
+    const model = modelWith([...world(), { type: 'api.request', sessionId: 's-1' }, { type: 'api.request', sessionId: 's-1' }], {
+      maxEvents: 2,
+    });
+    expect(tenantOf(model).questions).toEqual([]);
+    expect(tenantOf(model).deliveries).toEqual([]);
+    expect(tenantOf(model).threads).toEqual([expect.objectContaining({ sessionId: 's-1', questions: [], log: [3, 4] })]);
+  });
+
+  it("forgets a client with its thread when the thread's last event names no client", () => {
+    const events: PartialEvent[] = [started, { type: 'api.request', sessionId: 's-1' }];
+    const model = modelWith([...events, { type: 'api.request', sessionId: null }, { type: 'api.request', sessionId: null }], {
+      maxEvents: 2,
+    });
+    expect(tenantOf(model).threads).toEqual([]);
+    expect(tenantOf(model).clients).toEqual([]);
+  });
+
+  it('forgets a clientId with its client, unless a client met since has taken it', () => {
+    const alice: PartialEvent = { ...started, clientId: 'alice' };
+    const taken = modelWith(
+      [alice, { ...started, sessionId: 's-2', coreClientId: 1002n, clientId: 'alice' }, { type: 'api.request', sessionId: 's-2' }],
+      { maxEvents: 2 },
+    );
+    expect(tenantOf(taken).clients.map((client) => client.coreClientId)).toEqual([1002n]);
+    expect(tenantOf(taken).clientsByExternalId).toEqual([['alice', 1002n]]);
+    const alone = modelWith([alice, { type: 'api.request', sessionId: null }], { maxEvents: 1 });
+    expect(tenantOf(alone).clients).toEqual([]);
+    expect(tenantOf(alone).clientsByExternalId).toEqual([]);
   });
 
   it("forgets a client's older thread and keeps its latest", () => {
