@@ -374,7 +374,7 @@ function forgetThread(model: SandboxModel, tenant: TenantState, thread: ThreadSt
   unassign(tenant, thread);
   tenant.threads.delete(thread.sessionId);
   model.sessions.delete(thread.sessionId);
-  for (const question of thread.questions.after(0)) tenant.questions.delete(question.questionId);
+  // Its questions are gone already: each went with its customer message, none of which is after the thread's last event.
   if (thread.client.latest === thread) thread.client.latest = null;
   if (thread.client.lastSeq <= thread.lastSeq) forgetClient(tenant, thread.client);
 }
