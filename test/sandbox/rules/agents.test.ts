@@ -96,16 +96,19 @@ describe("an agent's change of status", () => {
     expect(statusChange(w.view, 8n, 'away', 'TRAINING')).toMatchObject({ ok: false, status: 409 });
   });
 
+  /** A tenant with agent 7 and one reason, TRAINING, not active. */
+  const noneActive = () => {
+    const w = world();
+    w.agent(7n);
+    w.reason('TRAINING', false);
+    return w.view;
+  };
+
   it.each([
     ['an unknown agent in a tenant with none', () => world().view, 9n, 'online', null, "no agent 9 in tenant 'acme' (agents: none)"],
     [
       'away with no reason active',
-      () => {
-        const w = world();
-        w.agent(7n);
-        w.reason('TRAINING', false);
-        return w.view;
-      },
+      noneActive,
       7n,
       'away',
       null,
@@ -113,12 +116,7 @@ describe("an agent's change of status", () => {
     ],
     [
       'a reason not active, with none active',
-      () => {
-        const w = world();
-        w.agent(7n);
-        w.reason('TRAINING', false);
-        return w.view;
-      },
+      noneActive,
       7n,
       'away',
       'TRAINING',
