@@ -57,7 +57,8 @@ export function statusChange(
       };
     }
   }
-  if (agent.status === status && agent.reason === reason) return { ok: true, agent, event: null };
+  // A reason is given exactly when away (checked above, and so is every agent's): the same reason is the same status.
+  if (agent.reason === reason) return { ok: true, agent, event: null };
   return { ok: true, agent, event: { type: 'agent.status', sessionId: null, agentId, agentStatus: status, reason } };
 }
 

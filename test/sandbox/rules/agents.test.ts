@@ -96,16 +96,19 @@ describe("an agent's change of status", () => {
     expect(statusChange(w.view, 8n, 'away', 'TRAINING')).toMatchObject({ ok: false, status: 409 });
   });
 
+  /** A tenant with agent 7 and one reason, TRAINING, not active. */
+  const noneActive = () => {
+    const w = world();
+    w.agent(7n);
+    w.reason('TRAINING', false);
+    return w.view;
+  };
+
   it.each([
     ['an unknown agent in a tenant with none', () => world().view, 9n, 'online', null, "no agent 9 in tenant 'acme' (agents: none)"],
     [
       'away with no reason active',
-      () => {
-        const w = world();
-        w.agent(7n);
-        w.reason('TRAINING', false);
-        return w.view;
-      },
+      noneActive,
       7n,
       'away',
       null,
@@ -113,12 +116,7 @@ describe("an agent's change of status", () => {
     ],
     [
       'a reason not active, with none active',
-      () => {
-        const w = world();
-        w.agent(7n);
-        w.reason('TRAINING', false);
-        return w.view;
-      },
+      noneActive,
       7n,
       'away',
       'TRAINING',
@@ -134,18 +132,18 @@ describe('the agents holding a thread', () => {
     const w = world();
     const thread = w.thread(w.client(1n), { sessionId: 's-1', owner: 'agents' });
     const question = w.ask(thread);
-    const byQuestion = w.agent(3n);
-    w.agent(4n);
-    const own = w.agent(5n);
-    byQuestion.assigned.set(`s-1/${question.questionId}`, {
-      key: `s-1/${question.questionId}`,
-      sessionId: 's-1',
-      scope: 'question',
-      questionId: question.questionId,
-      seq: 1,
-    });
-    w.assign(own, thread);
-    expect(holdersOf(w.view, thread).map((agent) => agent.id)).toEqual([5n, 3n]);
+    for (const id of [3n, 4n]) {
+      w.agent(id).assigned.set(`s-1/${question.questionId}`, {
+        key: `s-1/${question.questionId}`,
+        sessionId: 's-1',
+        scope: 'question',
+        questionId: question.questionId,
+        seq: 1,
+      });
+    }
+    w.agent(6n);
+    w.assign(w.agent(5n), thread);
+    expect(holdersOf(w.view, thread).map((agent) => agent.id)).toEqual([5n, 3n, 4n]);
   });
 
   it('are none for a thread no agent holds, though agents hold others', () => {
@@ -210,12 +208,20 @@ describe("an agent's message in a thread", () => {
     });
   });
 
-  it('is refused (409) by an agent that does not hold it, naming the ones that do', () => {
+  it.each([
+    ['one', [], 'it is with agent 7'],
+    ['several', [6n], 'it is with agent 7, 6'],
+  ] as const)('is refused (409) by an agent that does not hold it, naming the ones that do: %s', (_, others, where) => {
     const { w, thread } = held();
+    const question = w.ask(thread);
+    for (const id of others) {
+      const key = `s-1/${question.questionId}`;
+      w.agent(id).assigned.set(key, { key, sessionId: 's-1', scope: 'question', questionId: question.questionId, seq: 1 });
+    }
     expect(agentMessage(w.view, thread, 'Hi', 8n)).toEqual({
       ok: false,
       status: 409,
-      message: "agent 8 does not hold thread 's-1': it is with agent 7",
+      message: `agent 8 does not hold thread 's-1': ${where}`,
     });
   });
 

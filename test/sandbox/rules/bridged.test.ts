@@ -22,21 +22,14 @@ const message = (fields: Partial<BridgedMessage> = {}): BridgedMessage => ({
   ...fields,
 });
 
-const customerMessage = (fields: Record<string, unknown> = {}) => ({
+/** The customer.message event of `message(fields)`: its identifiers and text as given, a delivery to the bot. */
+const customerMessage = (fields: Partial<BridgedMessage> = {}) => ({
   type: 'customer.message',
-  sessionId: 'platform-session',
-  channel: 'IM',
-  coreClientId: 2n ** 53n + 1n,
-  clientId: 'alice',
-  questionId: 9_007_199_254_740_993n,
-  questionIndex: 3n,
-  questionType: 'TEXT',
-  text: 'Where is my order?',
+  ...message(fields),
   quickReply: null,
   listItem: null,
   deliveryId: 'msg_new',
   noWebhook: null,
-  ...fields,
 });
 
 describe('the events of a bridged customer message', () => {
