@@ -202,7 +202,7 @@ function ask(tenant: TenantState, event: EventOf<'customer.message'>): number {
   const next = tenant.nextQuestionId;
   const onLattice = questionId >= LARGE_QUESTION_IDS.first && (questionId - LARGE_QUESTION_IDS.first) % LARGE_QUESTION_IDS.step === 0n;
   if (onLattice && questionId >= tenant.nextLargeQuestionId) tenant.nextLargeQuestionId = questionId + LARGE_QUESTION_IDS.step;
-  if (questionId >= next && questionId - next >= LARGE_ID_OFFSET) tenant.nextQuestionId = next + 1n;
+  if (questionId - next >= LARGE_ID_OFFSET) tenant.nextQuestionId = next + 1n;
   else if (questionId >= next && !(onLattice && questionId !== next)) tenant.nextQuestionId = questionId + 1n;
   const { deliveryId } = event;
   if (deliveryId === null) return 0;
