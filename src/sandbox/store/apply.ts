@@ -67,7 +67,7 @@ export function applyEvent(model: SandboxModel, event: SandboxEvent): void {
   if (!(event.seq > model.lastSeq)) throw new EventApplyError(event, `comes after seq ${model.lastSeq}: events are applied in seq order`);
   let tenant = event.tenant === '' ? model.sandboxWide : model.tenants.get(event.tenant);
   if (tenant === undefined) throw new EventApplyError(event, `tenant '${event.tenant}' is not served`);
-  if (event.type === 'sandbox.reset') tenant = reset(model, event.tenant);
+  if (event.type === 'sandbox.reset') tenant = reset(model, tenant);
   const held = change(model, tenant, event);
   model.lastSeq = event.seq;
   keep(model, tenant, event, held);
@@ -202,7 +202,7 @@ function ask(tenant: TenantState, event: EventOf<'customer.message'>): number {
   const next = tenant.nextQuestionId;
   const onLattice = questionId >= LARGE_QUESTION_IDS.first && (questionId - LARGE_QUESTION_IDS.first) % LARGE_QUESTION_IDS.step === 0n;
   if (onLattice && questionId >= tenant.nextLargeQuestionId) tenant.nextLargeQuestionId = questionId + LARGE_QUESTION_IDS.step;
-  if (questionId >= next && questionId - next >= LARGE_ID_OFFSET) tenant.nextQuestionId = next + 1n;
+  if (questionId - next >= LARGE_ID_OFFSET) tenant.nextQuestionId = next + 1n;
   else if (questionId >= next && !(onLattice && questionId !== next)) tenant.nextQuestionId = questionId + 1n;
   const { deliveryId } = event;
   if (deliveryId === null) return 0;
@@ -214,14 +214,14 @@ function ask(tenant: TenantState, event: EventOf<'customer.message'>): number {
 /** A delivered bot answer claims its answerId (chatbot rule 6) and its question (rule 7). */
 function answer(tenant: TenantState, event: EventOf<'bot.answer'>): void {
   if (event.answerId !== null) tenant.answerIds.set(event.answerId, event.seq);
-  const question = event.questionId === null ? undefined : tenant.questions.get(event.questionId);
+  const question = questionOf(tenant, event.questionId);
   if (question) question.answered = true;
   delivered(tenant, event);
 }
 
 /** A message delivered into a thread: what the customer can now press or pick. */
 function delivered(tenant: TenantState, event: EventOf<'bot.answer'> | EventOf<'greeting'>): void {
-  const thread = event.sessionId === null ? undefined : tenant.threads.get(event.sessionId);
+  const thread = threadOf(tenant, event.sessionId);
   if (thread) thread.lastBotMessage = lastBotMessage(event.body, event.seq, thread.channel);
 }
 
@@ -230,14 +230,14 @@ function handOver(tenant: TenantState, event: EventOf<'handover'>): void {
   const { code, seq, time, userIds, skillIds, unitIds } = event;
   const record = { code, seq, time, userIds, skillIds, unitIds };
   if (event.scope === 'thread') {
-    const thread = event.sessionId === null ? undefined : tenant.threads.get(event.sessionId);
+    const thread = threadOf(tenant, event.sessionId);
     if (thread) {
       thread.owner = 'agents';
       thread.handover = record;
     }
     return;
   }
-  const question = event.questionId === null ? undefined : tenant.questions.get(event.questionId);
+  const question = questionOf(tenant, event.questionId);
   if (question) question.withAgents = record;
 }
 
@@ -275,7 +275,7 @@ function routed(tenant: TenantState, event: EventOf<'handover.routed'>): void {
     if (thread) thread.agentId = event.agentId;
     return;
   }
-  const question = questionId === null ? undefined : tenant.questions.get(questionId);
+  const question = questionOf(tenant, questionId);
   if (question) question.agentId = event.agentId;
 }
 
@@ -283,7 +283,7 @@ function routed(tenant: TenantState, event: EventOf<'handover.routed'>): void {
 function queued(tenant: TenantState, event: EventOf<'handover.queued'>): void {
   const { sessionId, scope, questionId } = event;
   const thread = tenant.threads.get(sessionId);
-  const question = questionId === null ? undefined : tenant.questions.get(questionId);
+  const question = questionOf(tenant, questionId);
   const handover = scope === 'thread' ? thread?.handover : question?.withAgents;
   const targets = { userIds: handover?.userIds ?? [], skillIds: handover?.skillIds ?? [], unitIds: handover?.unitIds ?? [] };
   const key = assignmentKey(sessionId, scope === 'thread' ? null : questionId);
@@ -298,21 +298,33 @@ function updateReason(tenant: TenantState, event: EventOf<'reason.updated'>): vo
 }
 
 /** A tenant back to its start state but for its id counters ("" the sandbox-wide log): the reset event is the first of its fresh log. */
-function reset(model: SandboxModel, name: string): TenantState {
-  if (name === '') return (model.sandboxWide = freshTenant('', []));
-  const old = model.tenants.get(name);
-  for (const sessionId of old?.threads.keys() ?? []) model.sessions.delete(sessionId);
-  const tenant = freshTenant(name, model.config.seedReasons, model.config.largeIds, model.config.seedAgents);
+function reset(model: SandboxModel, old: TenantState): TenantState {
+  if (old.name === '') return (model.sandboxWide = freshTenant('', []));
+  for (const sessionId of old.threads.keys()) model.sessions.delete(sessionId);
+  const tenant = freshTenant(old.name, model.config.seedReasons, model.config.largeIds, model.config.seedAgents);
   // The counters go on: an id handed out before the reset is never handed out again in this sandbox's life (nor,
   // through the state file, after a restart), so a bot's late answer to an old question meets a 404, not a new
   // customer's conversation.
-  if (old !== undefined) {
-    tenant.nextClientId = old.nextClientId;
-    tenant.nextQuestionId = old.nextQuestionId;
-    tenant.nextLargeQuestionId = old.nextLargeQuestionId;
-  }
-  model.tenants.set(name, tenant);
+  tenant.nextClientId = old.nextClientId;
+  tenant.nextQuestionId = old.nextQuestionId;
+  tenant.nextLargeQuestionId = old.nextLargeQuestionId;
+  model.tenants.set(old.name, tenant);
   return tenant;
+}
+
+/** The kept thread an event names, if any. */
+function threadOf(tenant: TenantState, sessionId: string | null): ThreadState | undefined {
+  return sessionId === null ? undefined : tenant.threads.get(sessionId);
+}
+
+/** The kept question an event names, if any. */
+function questionOf(tenant: TenantState, questionId: bigint | null): QuestionState | undefined {
+  return questionId === null ? undefined : tenant.questions.get(questionId);
+}
+
+/** The kept client an event names by its coreClientId, if any. */
+function clientOf(tenant: TenantState, event: SandboxEvent): ClientState | undefined {
+  return 'coreClientId' in event && event.coreClientId !== null ? tenant.clients.get(event.coreClientId) : undefined;
 }
 
 /**
@@ -321,16 +333,14 @@ function reset(model: SandboxModel, name: string): TenantState {
  */
 function keep(model: SandboxModel, tenant: TenantState, event: SandboxEvent, held: number): void {
   tenant.log.push(event);
-  const thread = event.sessionId === null ? undefined : tenant.threads.get(event.sessionId);
+  const thread = threadOf(tenant, event.sessionId);
   if (thread) {
     thread.log.push(event);
     thread.lastSeq = event.seq;
     thread.client.lastSeq = event.seq;
   }
-  if ('coreClientId' in event && event.coreClientId !== null) {
-    const client = tenant.clients.get(event.coreClientId);
-    if (client) client.lastSeq = event.seq;
-  }
+  const client = clientOf(tenant, event);
+  if (client) client.lastSeq = event.seq;
   const size = retainedBytes(event) + held;
   model.sizes.set(event, size);
   tenant.bytes += size;
@@ -343,15 +353,11 @@ function drop(model: SandboxModel, tenant: TenantState): void {
   const event = tenant.log.shift();
   if (event === undefined) return;
   tenant.bytes -= model.sizes.get(event) ?? 0;
-  const thread = event.sessionId === null ? undefined : tenant.threads.get(event.sessionId);
+  const thread = threadOf(tenant, event.sessionId);
   if (thread) {
     while ((thread.log.first()?.seq ?? Infinity) <= event.seq) thread.log.shift();
-    if (event.type === 'customer.message') {
-      while ((thread.questions.first()?.seq ?? Infinity) <= event.seq) {
-        const question = thread.questions.shift();
-        if (question) tenant.questions.delete(question.questionId);
-      }
-    }
+    // A question goes with its customer message: the oldest kept, since the log drops in seq order.
+    while ((thread.questions.first()?.seq ?? Infinity) <= event.seq) tenant.questions.delete(thread.questions.shift()!.questionId);
     if (thread.lastSeq <= event.seq) forgetThread(model, tenant, thread);
   }
   if (event.type === 'customer.message' && event.deliveryId !== null) tenant.deliveries.delete(event.deliveryId);
@@ -359,10 +365,8 @@ function drop(model: SandboxModel, tenant: TenantState): void {
     if (seq > event.seq) break;
     tenant.answerIds.delete(answerId);
   }
-  if ('coreClientId' in event && event.coreClientId !== null) {
-    const client = tenant.clients.get(event.coreClientId);
-    if (client && client.lastSeq <= event.seq) forgetClient(tenant, client);
-  }
+  const client = clientOf(tenant, event);
+  if (client && client.lastSeq <= event.seq) forgetClient(tenant, client);
 }
 
 function forgetThread(model: SandboxModel, tenant: TenantState, thread: ThreadState): void {
@@ -370,13 +374,18 @@ function forgetThread(model: SandboxModel, tenant: TenantState, thread: ThreadSt
   unassign(tenant, thread);
   tenant.threads.delete(thread.sessionId);
   model.sessions.delete(thread.sessionId);
-  for (const question of thread.questions.after(0)) tenant.questions.delete(question.questionId);
+  // Its questions are gone already: each went with its customer message, none of which is after the thread's last event.
   if (thread.client.latest === thread) thread.client.latest = null;
   if (thread.client.lastSeq <= thread.lastSeq) forgetClient(tenant, thread.client);
 }
 
+/**
+ * A client no kept event mentions. Its coreClientId is still its own: a client is forgotten only with the last
+ * event of its threads, so no other can have taken the id while it was kept. Its clientId may have gone to a
+ * client the tenant met since.
+ */
 function forgetClient(tenant: TenantState, client: ClientState): void {
-  if (tenant.clients.get(client.coreClientId) === client) tenant.clients.delete(client.coreClientId);
+  tenant.clients.delete(client.coreClientId);
   if (client.clientId !== null && tenant.clientsByExternalId.get(client.clientId) === client)
     tenant.clientsByExternalId.delete(client.clientId);
 }

@@ -7,7 +7,7 @@ import type { DeliveryState } from './tenant.js';
 export const DELIVERY_OVERHEAD = 160;
 
 /**
- * The MESSAGE webhook of a customer message that has a deliveryId: its exact bytes, kept for retries
+ * The MESSAGE webhook of a customer message that has a deliveryId: its exact bytes (UTF-8), kept for retries
  * and redelivery (docs/sandbox.md, "The MESSAGE webhook"). Made from the event alone, so that applying
  * the same event again makes the same bytes; the webhook's timestamp is the message's time. In flight
  * from the start: the sender takes it as soon as it is recorded.
@@ -20,7 +20,7 @@ export function newDelivery(event: CustomerMessageEvent & { deliveryId: string }
     tenant: event.tenant,
     sessionId: event.sessionId,
     questionId: event.questionId,
-    body: Buffer.from(stringifyJson(body), 'utf8'),
+    body: Buffer.from(stringifyJson(body)),
     seq: event.seq,
     redeliveries: 0,
     inFlight: true,

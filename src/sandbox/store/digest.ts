@@ -29,6 +29,7 @@ export interface TenantDigest {
     sessionId: string;
     tenant: string;
     channel: string;
+    subject: string | null;
     client: bigint;
     owner: string;
     handover: Handover | null;
@@ -105,6 +106,7 @@ function tenantDigest(tenant: TenantState): TenantDigest {
       sessionId: thread.sessionId,
       tenant: thread.tenant,
       channel: thread.channel,
+      subject: thread.subject,
       client: thread.client.coreClientId,
       owner: thread.owner,
       handover: thread.handover,

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Reason } from '../../../src/payload/index.js';
 import { freeCoreClientId } from '../../../src/sandbox/rules/ids.js';
 import { applyEvent, EventApplyError, newModel, type ModelConfig, type SandboxModel } from '../../../src/sandbox/store/apply.js';
+import { retainedBytes } from '../../../src/sandbox/store/bytes.js';
+import { DELIVERY_OVERHEAD } from '../../../src/sandbox/store/delivery.js';
 import { digestOf, type TenantDigest } from '../../../src/sandbox/store/digest.js';
 import { eventFrom, type PartialEvent } from '../../helpers/events.js';
 
@@ -14,7 +16,7 @@ import { eventFrom, type PartialEvent } from '../../helpers/events.js';
 
 const LUNCH: Reason = { code: 'LUNCH', reasons: [{ locale: 'en', name: 'Lunch' }], active: true, system: false };
 const MEETING: Reason = { code: 'MEETING', reasons: [{ locale: 'en', name: 'Meeting' }], active: false, system: false };
-const ANN = { id: 7n, name: 'Ann', skills: [12n], units: [], capacity: 2, status: 'online' as const, reason: null };
+const ANN = { id: 7n, name: 'Ann', skills: [12n], units: [4n], capacity: 2, status: 'online' as const, reason: null };
 const config: ModelConfig = {
   tenants: ['sandbox'],
   seedReasons: [LUNCH, MEETING],
@@ -74,7 +76,15 @@ describe('applyEvent, event by event: the state before, the event, what it chang
     [
       'conversation.started for a client the tenant does not keep: the client, the thread, the counter on',
       [],
-      { type: 'conversation.started', sessionId: 's-9', channel: 'EMAIL', coreClientId: 1001n, clientId: 'alice', by: 'customer' },
+      {
+        type: 'conversation.started',
+        sessionId: 's-9',
+        channel: 'EMAIL',
+        subject: 'Order 42',
+        coreClientId: 1001n,
+        clientId: 'alice',
+        by: 'customer',
+      },
       (seq) => ({
         nextClientId: 1002n,
         clients: [{ coreClientId: 1001n, clientId: 'alice', lastSeq: seq, latest: 's-9' }],
@@ -83,6 +93,7 @@ describe('applyEvent, event by event: the state before, the event, what it chang
           expect.objectContaining({
             sessionId: 's-9',
             channel: 'EMAIL',
+            subject: 'Order 42',
             client: 1001n,
             owner: 'bot',
             nextIndex: 1n,
@@ -397,6 +408,7 @@ describe('applyEvent, event by event: the state before, the event, what it chang
       'sandbox.reset: the tenant as it started, but for its id counters, which go on (no id handed out twice)',
       [
         ...world(),
+        { ...asked, questionId: 2n ** 53n + 1n, questionIndex: 2n, deliveryId: null },
         { type: 'reason.updated', code: 'LUNCH', reason: { ...LUNCH, active: false } },
         { type: 'agent.status', sessionId: null, agentId: 7n, agentStatus: 'away', reason: 'LUNCH' },
       ],
@@ -414,6 +426,240 @@ describe('applyEvent, event by event: the state before, the event, what it chang
         agents: [annWith({})],
       }),
     ],
+    [
+      'conversation.started without a subject: the thread has none',
+      [],
+      { type: 'conversation.started', sessionId: 's-9', subject: undefined, coreClientId: 1001n, clientId: null },
+      (seq) => ({
+        nextClientId: 1002n,
+        clients: [{ coreClientId: 1001n, clientId: null, lastSeq: seq, latest: 's-9' }],
+        threads: [expect.objectContaining({ sessionId: 's-9', subject: null })],
+      }),
+    ],
+    [
+      'conversation.started naming a known client with a clientId, with another: the client keeps its own',
+      [{ ...started, clientId: 'alice' }],
+      { type: 'conversation.started', sessionId: 's-2', coreClientId: 1001n, clientId: 'bob' },
+      (seq) => ({
+        clients: [{ coreClientId: 1001n, clientId: 'alice', lastSeq: seq, latest: 's-2' }],
+        threads: [expect.objectContaining({ sessionId: 's-1' }), expect.objectContaining({ sessionId: 's-2', client: 1001n })],
+      }),
+    ],
+    [
+      'bot.answer delivered without answerId: its question claimed, no answerId',
+      world(),
+      { type: 'bot.answer', sessionId: 's-1', questionId: 5001n, answerId: null, delivered: true, body: { questionId: 5001n, text: 'Hi' } },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ lastBotMessage: expect.objectContaining({ seq }) })],
+        questions: [expect.objectContaining({ answered: true })],
+      }),
+    ],
+    [
+      'bot.answer delivered to a question no longer kept: its answerId claimed, no question',
+      world(),
+      {
+        type: 'bot.answer',
+        sessionId: 's-1',
+        questionId: 5009n,
+        answerId: 'a-1',
+        delivered: true,
+        body: { questionId: 5009n, text: 'Hi' },
+      },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ lastBotMessage: expect.objectContaining({ seq }) })],
+        answerIds: [['a-1', seq]],
+      }),
+    ],
+    [
+      'bot.answer delivered to a thread no longer kept: its answerId claimed, no thread changed',
+      world(),
+      { type: 'bot.answer', sessionId: 's-9', coreClientId: null, questionId: null, answerId: 'a-1', delivered: true },
+      (seq) => ({ answerIds: [['a-1', seq]] }),
+    ],
+    [
+      'greeting not delivered: nothing the customer can press',
+      world(),
+      { type: 'greeting', sessionId: 's-1', delivered: false, status: 400 },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ lastSeq: seq, lastBotMessage: null })],
+      }),
+    ],
+    [
+      'greeting to a client outside any thread: the client kept alive',
+      world(),
+      { type: 'greeting', sessionId: null, coreClientId: 1001n },
+      (seq) => ({ clients: [expect.objectContaining({ coreClientId: 1001n, lastSeq: seq })] }),
+    ],
+    [
+      'probe.check of a kept thread: the thread labelled with the check, its verdict and message',
+      world(),
+      { type: 'probe.check', sessionId: 's-1', check: 'signature.tampered', verdict: 'fail', message: 'the bot accepted it (200)' },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [
+          expect.objectContaining({
+            lastSeq: seq,
+            check: { check: 'signature.tampered', verdict: 'fail', message: 'the bot accepted it (200)' },
+          }),
+        ],
+      }),
+    ],
+    ['probe.check of a thread no longer kept: the log alone', world(), { type: 'probe.check', sessionId: 's-9' }, () => ({})],
+    [
+      'webhook.redelivery of a delivery no longer kept: the log alone',
+      world(),
+      { type: 'webhook.redelivery', sessionId: 's-9', deliveryId: 'msg_9', questionId: 5009n, redelivery: 1 },
+      () => ({}),
+    ],
+    [
+      'webhook.attempt of a delivery no longer kept: the log alone',
+      world(),
+      { type: 'webhook.attempt', sessionId: 's-9', deliveryId: 'msg_9', outcome: 'failed' },
+      () => ({}),
+    ],
+    ['handover of a thread no longer kept: the log alone', world(), { ...handedOver, sessionId: 's-9' }, () => ({})],
+    [
+      'handover of a question no longer kept: the log and its thread alone',
+      world(),
+      { ...passedOn, questionId: 5009n },
+      (seq) => ({ clients: [expect.objectContaining({ lastSeq: seq })], threads: [expect.objectContaining({ lastSeq: seq })] }),
+    ],
+    [
+      'released of a thread no longer kept: the log alone',
+      world(),
+      { type: 'released', sessionId: 's-9', questions: 0, thread: true },
+      () => ({}),
+    ],
+    [
+      'handover.queued of a question: into the queue under its key, with the targets of its own hand-over',
+      [...world(), { ...handedOver, userIds: [8n] }, { ...passedOn, userIds: [7n], skillIds: [12n], unitIds: [3n] }],
+      { type: 'handover.queued', sessionId: 's-1', scope: 'question', questionId: 5001n },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ lastSeq: seq })],
+        queue: [
+          {
+            key: 's-1/5001',
+            sessionId: 's-1',
+            scope: 'question',
+            questionId: 5001n,
+            seq,
+            targets: { userIds: [7n], skillIds: [12n], unitIds: [3n] },
+          },
+        ],
+      }),
+    ],
+    [
+      'handover.queued with no hand-over recorded: into the queue with no targets',
+      world(),
+      queuedThread,
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ lastSeq: seq })],
+        queue: [{ ...heldThread(seq), targets: { userIds: [], skillIds: [], unitIds: [] } }],
+      }),
+    ],
+    [
+      'handover.routed of a question: the thread stays with the bot and names no agent',
+      [...world(), passedOn],
+      { type: 'handover.routed', sessionId: 's-1', scope: 'question', questionId: 5009n, agentId: 7n },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ agentId: null, lastSeq: seq })],
+        agents: [annWith({ assigned: [{ key: 's-1/5009', sessionId: 's-1', scope: 'question', questionId: 5009n, seq }] })],
+      }),
+    ],
+    [
+      'released of one thread an agent holds beside another: the other held still',
+      [
+        ...world(),
+        { type: 'conversation.started', sessionId: 's-2', coreClientId: 1002n, clientId: null },
+        handedOver,
+        { ...handedOver, sessionId: 's-2' },
+        routedThread,
+        { ...routedThread, sessionId: 's-2' },
+        { ...queuedThread, sessionId: 's-2', scope: 'question', questionId: 7001n },
+      ],
+      { type: 'released', sessionId: 's-1', questions: 0, thread: true },
+      (seq) => ({
+        clients: [expect.objectContaining({ coreClientId: 1001n, lastSeq: seq }), expect.objectContaining({ coreClientId: 1002n })],
+        threads: [
+          expect.objectContaining({ sessionId: 's-1', owner: 'bot', agentId: null, lastSeq: seq }),
+          expect.objectContaining({ sessionId: 's-2', owner: 'agents', agentId: 7n }),
+        ],
+        agents: [annWith({ assigned: [{ key: 's-2', sessionId: 's-2', scope: 'thread', questionId: null, seq: seq - 2 }] })],
+      }),
+    ],
+    [
+      'reason.updated of a code the tenant did not have: the reason added, one more active',
+      world(),
+      {
+        type: 'reason.updated',
+        requestId: 'r-9',
+        code: 'TRAINING',
+        reason: { ...LUNCH, code: 'TRAINING' },
+        time: '2026-03-03T00:00:00.000Z',
+      },
+      () => ({
+        activeCount: 2,
+        reasons: [
+          ['LUNCH', expect.anything()],
+          ['MEETING', expect.anything()],
+          ['TRAINING', expect.objectContaining({ code: 'TRAINING', updatedAt: '2026-03-03T00:00:00.000Z' })],
+        ],
+      }),
+    ],
+    [
+      'conversation.started naming a known client without clientId, with none: the client still has none',
+      world(),
+      { type: 'conversation.started', sessionId: 's-2', coreClientId: 1001n, clientId: null },
+      (seq) => ({
+        clients: [{ coreClientId: 1001n, clientId: null, lastSeq: seq, latest: 's-2' }],
+        threads: [expect.objectContaining({ sessionId: 's-1' }), expect.objectContaining({ sessionId: 's-2', client: 1001n })],
+      }),
+    ],
+    [
+      "handover.routed of a thread, named with its question: held as the thread, under the thread's key",
+      [...world(), handedOver],
+      { ...routedThread, questionId: 5001n },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ agentId: 7n, lastSeq: seq })],
+        agents: [annWith({ assigned: [heldThread(seq)] })],
+      }),
+    ],
+    [
+      'handover.routed of a thread no longer kept: held by the agent all the same',
+      world(),
+      { ...routedThread, sessionId: 's-9' },
+      (seq) => ({ agents: [annWith({ assigned: [{ ...heldThread(seq), key: 's-9', sessionId: 's-9' }] })] }),
+    ],
+    [
+      "handover.queued of a thread, named with its question: queued as the thread, under the thread's key",
+      [...world(), { ...handedOver, skillIds: [12n] }],
+      { ...queuedThread, questionId: 5001n },
+      (seq) => ({
+        clients: [expect.objectContaining({ lastSeq: seq })],
+        threads: [expect.objectContaining({ lastSeq: seq })],
+        queue: [{ ...heldThread(seq), targets: { userIds: [], skillIds: [12n], unitIds: [] } }],
+      }),
+    ],
+    [
+      'handover.queued of a thread no longer kept: queued with no targets',
+      world(),
+      { ...queuedThread, sessionId: 's-9' },
+      (seq) => ({ queue: [{ ...heldThread(seq), key: 's-9', sessionId: 's-9', targets: { userIds: [], skillIds: [], unitIds: [] } }] }),
+    ],
+    [
+      'bridge.forward: the log and its thread alone',
+      world(),
+      { type: 'bridge.forward', sessionId: 's-1' },
+      (seq) => ({ clients: [expect.objectContaining({ lastSeq: seq })], threads: [expect.objectContaining({ lastSeq: seq })] }),
+    ],
+    ['bridge.webhook: the log alone', world(), { type: 'bridge.webhook', sessionId: null }, () => ({})],
   ])('%s', (_, before, event, changed) => {
     const model = modelWith(before);
     const previous = tenantOf(model);
@@ -433,6 +679,8 @@ describe('applyEvent, event by event: the state before, the event, what it chang
     expect(tenantOf(model, '').log).toHaveLength(1);
     applyEvent(model, eventFrom({ type: 'sandbox.reset', tenant: '', sessionId: null, seq: 2 }));
     expect(tenantOf(model, '').log.map((event) => event.type)).toEqual(['sandbox.reset']);
+    expect(digestOf(model).tenants.map((tenant) => tenant.name)).toEqual(['sandbox', '']);
+    expect(tenantOf(model, '')).toMatchObject({ reasons: [], agents: [], activeCount: 0 });
   });
 
   it('forgets the sessions of a tenant it resets, and only those', () => {
@@ -453,12 +701,48 @@ describe('applyEvent, event by event: the state before, the event, what it chang
     ['an event of a tenant not served', [], { ...started, tenant: 'elsewhere' }, /tenant 'elsewhere' is not served/],
     ['a thread started twice', world(), started, /thread 's-1' exists already/],
     ['a customer message in a thread the tenant does not keep', [], asked, /no thread 's-1' in tenant 'sandbox'/],
+    [
+      'an event of the seq of the last',
+      world(),
+      { ...started, sessionId: 's-2', seq: 2 },
+      /^event 2 \(conversation.started\): comes after seq 2/,
+    ],
+    [
+      'an agent.status of an agent the tenant does not have',
+      world(),
+      { type: 'agent.status', sessionId: null, agentId: 9n, agentStatus: 'away', reason: 'LUNCH' },
+      /^event 3 \(agent.status\): no agent 9 in tenant 'sandbox'$/,
+    ],
+    [
+      'a handover.routed to an agent the tenant does not have',
+      [...world(), handedOver],
+      { ...routedThread, agentId: 9n },
+      /^event 4 \(handover.routed\): no agent 9 in tenant 'sandbox'$/,
+    ],
   ])('refuses %s, and changes nothing', (_, before, event, message) => {
     const model = modelWith(before);
     const previous = digestOf(model);
     expect(() => applyEvent(model, eventFrom({ seq: model.lastSeq + 1, ...event }))).toThrow(EventApplyError);
-    expect(() => applyEvent(model, eventFrom({ seq: model.lastSeq + 1, ...event }))).toThrow(message);
+    expect(() => applyEvent(model, eventFrom({ seq: model.lastSeq + 1, ...event }))).toThrow(
+      expect.objectContaining({ name: 'EventApplyError', message: expect.stringMatching(message) }),
+    );
     expect(digestOf(model)).toEqual(previous);
+  });
+});
+
+describe('a new model', () => {
+  it('gives each tenant served its seed reasons and agents, and the sandbox-wide log neither', () => {
+    const digest = digestOf(newModel({ ...config, tenants: ['a', 'b'] }));
+    expect(digest.tenants.map((tenant) => tenant.name)).toEqual(['a', 'b', '']);
+    for (const tenant of digest.tenants.slice(0, 2)) {
+      expect(tenant.reasons.map(([code, record]) => [code, record.tenant, record.reason])).toEqual([
+        ['LUNCH', tenant.name, LUNCH],
+        ['MEETING', tenant.name, MEETING],
+      ]);
+      expect(tenant).toMatchObject({ activeCount: 1, agents: [annWith({})], nextClientId: 1001n, nextQuestionId: 5001n });
+    }
+    expect(digest.tenants[2]).toMatchObject({ reasons: [], agents: [], activeCount: 0, log: [], bytes: 0 });
+    expect(digest.lastSeq).toBe(0);
   });
 });
 
@@ -481,9 +765,34 @@ describe('the ids the log carries go on where they stopped', () => {
   it.each([
     ['just under 2^53 above the counter, past it', 5001n + 2n ** 53n - 1n, 5001n + 2n ** 53n],
     ['2^53 above the counter (the probe of ids.precision), one step on', 5001n + 2n ** 53n, 5002n],
+    ['below the counter, not at all', 4000n, 5001n],
+    ["four past the counter (on the lattice's step, below 2^53), past it", 5005n, 5006n],
+    ["above 2^53 off the lattice of a probe's large ids, past it", 2n ** 53n + 2n, 2n ** 53n + 3n],
   ])('moves the questionId counter for a question %s', (_, questionId, next) => {
     const model = modelWith([started, { ...asked, questionId }]);
     expect(tenantOf(model).nextQuestionId).toBe(next);
+  });
+
+  it.each([
+    ['on the lattice, past the counter of large ids: the counter past it', [2n ** 53n + 5n], 2n ** 53n + 9n],
+    ['on the lattice, below the counter of large ids: the counter where it was', [2n ** 53n + 5n, 2n ** 53n + 1n], 2n ** 53n + 9n],
+    ['off the lattice: the counter of large ids where it was', [2n ** 53n + 3n], 2n ** 53n + 1n],
+    ['2^53 exactly, below the lattice: the counter of large ids where it was', [2n ** 53n], 2n ** 53n + 1n],
+  ])("moves the counter of a probe's large questionIds for questions %s", (_, questionIds, next) => {
+    const model = modelWith([started, ...questionIds.map((questionId) => ({ ...asked, questionId, deliveryId: null }))]);
+    expect(tenantOf(model).nextLargeQuestionId).toBe(next);
+  });
+
+  it('moves both counters past a question of a sandbox of large ids asked at its counter, which is on the lattice', () => {
+    const first = 2n ** 53n + 5001n;
+    const model = modelWith(
+      [
+        { ...started, coreClientId: 2n ** 53n + 1001n },
+        { ...asked, questionId: first },
+      ],
+      { largeIds: true },
+    );
+    expect(tenantOf(model)).toMatchObject({ nextQuestionId: first + 1n, nextLargeQuestionId: first + 4n });
   });
 });
 
@@ -532,5 +841,73 @@ describe('the bounds of a tenant, applied as each event is', () => {
       maxEvents: 2,
     });
     expect(tenantOf(dropped).answerIds).toEqual([]);
+    const ownDropped = modelWith([...world(), answered, { type: 'api.request', sessionId: null }], { maxEvents: 1 });
+    expect(tenantOf(ownDropped).answerIds).toEqual([]);
+  });
+
+  it('forgets a client kept alive outside its threads with the last event that mentions it, not before', () => {
+    const greeted: PartialEvent = { type: 'greeting', sessionId: null, coreClientId: 1001n };
+    const events: PartialEvent[] = [started, greeted, { type: 'api.request', sessionId: null }];
+    const threadGone = modelWith(events, { maxEvents: 2 });
+    expect(tenantOf(threadGone).threads).toEqual([]);
+    expect(tenantOf(threadGone).clients).toEqual([{ coreClientId: 1001n, clientId: null, lastSeq: 2, latest: null }]);
+    const clientGone = modelWith([...events, { type: 'api.request', sessionId: null }], { maxEvents: 2 });
+    expect(tenantOf(clientGone).clients).toEqual([]);
+  });
+
+  it("counts the bytes each kept event holds, its delivery included, and takes a dropped one's off", () => {
+    const model = modelWith([...world(), { type: 'api.request', sessionId: 's-1' }], { maxEvents: 2 });
+    const tenant = model.tenants.get('sandbox')!;
+    const [message, request] = [...tenant.log.after(0)];
+    const body = tenant.deliveries.get('msg_1')!.body;
+    expect(message?.type).toBe('customer.message');
+    expect(model.sizes.get(message!)).toBe(retainedBytes(message) + body.byteLength + DELIVERY_OVERHEAD);
+    expect(model.sizes.get(request!)).toBe(retainedBytes(request));
+    expect(tenant.bytes).toBe(model.sizes.get(message!)! + model.sizes.get(request!)!);
+  });
+
+  it('forgets a question with its customer message while its thread lives on', () => {
+    const model = modelWith([...world(), { type: 'api.request', sessionId: 's-1' }, { type: 'api.request', sessionId: 's-1' }], {
+      maxEvents: 2,
+    });
+    expect(tenantOf(model).questions).toEqual([]);
+    expect(tenantOf(model).deliveries).toEqual([]);
+    expect(tenantOf(model).threads).toEqual([expect.objectContaining({ sessionId: 's-1', questions: [], log: [3, 4] })]);
+  });
+
+  it("forgets a client with its thread when the thread's last event names no client", () => {
+    const events: PartialEvent[] = [started, { type: 'api.request', sessionId: 's-1' }];
+    const model = modelWith([...events, { type: 'api.request', sessionId: null }, { type: 'api.request', sessionId: null }], {
+      maxEvents: 2,
+    });
+    expect(tenantOf(model).threads).toEqual([]);
+    expect(tenantOf(model).clients).toEqual([]);
+  });
+
+  it('forgets a clientId with its client, unless a client met since has taken it', () => {
+    const alice: PartialEvent = { ...started, clientId: 'alice' };
+    const taken = modelWith(
+      [alice, { ...started, sessionId: 's-2', coreClientId: 1002n, clientId: 'alice' }, { type: 'api.request', sessionId: 's-2' }],
+      { maxEvents: 2 },
+    );
+    expect(tenantOf(taken).clients.map((client) => client.coreClientId)).toEqual([1002n]);
+    expect(tenantOf(taken).clientsByExternalId).toEqual([['alice', 1002n]]);
+    const alone = modelWith([alice, { type: 'api.request', sessionId: null }], { maxEvents: 1 });
+    expect(tenantOf(alone).clients).toEqual([]);
+    expect(tenantOf(alone).clientsByExternalId).toEqual([]);
+  });
+
+  it("forgets a client's older thread and keeps its latest", () => {
+    const model = modelWith(
+      [
+        { ...started, clientId: 'alice' },
+        { ...started, sessionId: 's-2', clientId: 'alice' },
+        { type: 'api.request', sessionId: 's-2' },
+      ],
+      { maxEvents: 2 },
+    );
+    expect(tenantOf(model).threads.map((thread) => thread.sessionId)).toEqual(['s-2']);
+    expect(tenantOf(model).clients).toEqual([{ coreClientId: 1001n, clientId: 'alice', lastSeq: 3, latest: 's-2' }]);
+    expect(tenantOf(model).clientsByExternalId).toEqual([['alice', 1001n]]);
   });
 });
