@@ -114,8 +114,8 @@ describe.concurrent.each([
   });
 
   // In a tenant of its own: a request the sandbox refuses that names no conversation (the reason NOPE
-  // below) belongs to the conversation whose delivery is in flight in its tenant, if there is exactly
-  // one (docs/sandbox.md, "Refusals during a delivery"), and would fail that conversation's step.
+  // below), made while deliveries of its tenant are in flight, is counted against them (docs/sandbox.md,
+  // "Refusals during a delivery"), and core test fails every step then waiting (docs/testing-bots.md).
   it('core reply, a refused one, and a reason batch', async () => {
     const env = () => ({ ...userEnv, ...locale, XDG_STATE_HOME: join(dir, 'state', name), CORE_TENANT: 'apart' });
     const sent = await runInProcess(['reply', '--core-client-id', '42', '-t', 'Hello'], { env: env() });
