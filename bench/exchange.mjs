@@ -42,6 +42,7 @@ import { Agent, createServer, request } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { benchOptions } from './options.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const bin = join(root, 'dist', 'bin.js');
@@ -49,25 +50,11 @@ if (!existsSync(bin)) {
   console.error(`${bin} is missing: run \`npm run build\` first`);
   process.exit(2);
 }
-const args = process.argv.slice(2);
-const quick = args.includes('--quick');
-const option = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at >= 0 && args[at + 1] !== undefined ? Number(args[at + 1]) : fallback;
-};
-const COUNT = option('--count', quick ? 300 : 1000);
+const options = benchOptions();
+const { quick } = options;
+const COUNT = options.number('--count', quick ? 300 : 1000);
 const ROWS = ['1', '2', '3', '4', '4b'];
-const onlyAt = args.indexOf('--only');
-const only =
-  onlyAt >= 0
-    ? String(args[onlyAt + 1] ?? '')
-        .split(',')
-        .map((row) => row.trim().toLowerCase())
-    : ROWS;
-if (only.length === 0 || only.some((row) => !ROWS.includes(row))) {
-  console.error(`--only takes rows among ${ROWS.join(', ')}, separated by commas (such as --only 1,4b)`);
-  process.exit(2);
-}
+const only = options.only(ROWS);
 const want = (row) => only.includes(row);
 const MEMORY_CONVERSATIONS = quick ? 1000 : 5000;
 const REPEAT = quick ? 5000 : 100_000;

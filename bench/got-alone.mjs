@@ -17,12 +17,10 @@ import { Agent } from 'node:http';
 import { resolve, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
+import { benchOptions } from './options.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at >= 0 && args[at + 1] !== undefined ? args[at + 1] : fallback;
-};
+const options = benchOptions();
+const option = options.text;
 const url = `${option('--url')}/api/v1/inactivity/reasons`;
 const file = option('--file');
 const concurrency = Number(option('--concurrency', '4'));
@@ -55,7 +53,7 @@ const streamed = (body) =>
     stream.on('error', () => resolvePromise(null));
     stream.once('end', () => resolvePromise(status));
   });
-const put = args.includes('--stream')
+const put = options.args.includes('--stream')
   ? (body) => streamed(body)
   : (body) =>
       got.put(url, { body, headers, agent: { http: agent }, throwHttpErrors: false, retry: { limit: 2, methods: ['PUT'] } }).then(

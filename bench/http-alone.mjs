@@ -8,12 +8,10 @@
 import { createReadStream } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createInterface } from 'node:readline';
+import { benchOptions } from './options.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at >= 0 && args[at + 1] !== undefined ? args[at + 1] : fallback;
-};
+const options = benchOptions();
+const option = options.text;
 const url = new URL(`${option('--url')}/api/v1/inactivity/reasons`);
 const file = option('--file');
 const concurrency = Number(option('--concurrency', '4'));

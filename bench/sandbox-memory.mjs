@@ -17,6 +17,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join, resolve } from 'node:path';
+import { benchOptions } from './options.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const bin = join(root, 'dist', 'bin.js');
@@ -24,15 +25,12 @@ if (!existsSync(bin)) {
   console.error(`${bin} is missing: run \`npm run build\` first`);
   process.exit(1);
 }
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at >= 0 && args[at + 1] !== undefined ? Number(args[at + 1]) : fallback;
-};
+const options = benchOptions();
+const option = options.number;
 const MESSAGES = option('--messages', 100_000);
 const ANSWERS = option('--answers', 200);
 const TENANTS = Array.from({ length: option('--tenants', 3) }, (_, i) => `tenant${i + 1}`);
-const ONLY = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
+const ONLY = options.text('--only');
 const agent = new Agent({ keepAlive: true, maxSockets: 16 });
 
 function call(base, method, path, body, headers = {}) {

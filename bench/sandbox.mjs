@@ -16,6 +16,7 @@ import { createHmac } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
 import { join, resolve } from 'node:path';
+import { benchOptions } from './options.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const bin = join(root, 'dist', 'bin.js');
@@ -23,11 +24,8 @@ if (!existsSync(bin)) {
   console.error(`${bin} is missing: run \`npm run build\` first`);
   process.exit(1);
 }
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at >= 0 && args[at + 1] !== undefined ? Number(args[at + 1]) : fallback;
-};
+const options = benchOptions();
+const option = options.number;
 const MESSAGES = option('--messages', 100_000);
 const CONCURRENT = option('--concurrent', 200);
 const ROUNDS = option('--rounds', 300);

@@ -30,6 +30,7 @@ import { createServer as createNetServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { benchOptions } from './options.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const bin = join(root, 'dist', 'bin.js');
@@ -38,19 +39,15 @@ if (!existsSync(bin) || !existsSync(library)) {
   console.error(`${bin} or ${library} is missing: run \`npm run build\` first`);
   process.exit(2);
 }
-const args = process.argv.slice(2);
-const quick = args.includes('--quick');
-const option = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at >= 0 && args[at + 1] !== undefined ? Number(args[at + 1]) : fallback;
-};
+const options = benchOptions();
+const { quick } = options;
+const option = options.number;
 const COUNT = option('--count', quick ? 300 : 1000);
 const ROUNDS = option('--rounds', quick ? 1 : 3);
 const EVENTS = option('--events', quick ? 20_000 : 100_000);
 const LANES = option('--lanes', 64);
 const MESSAGES = option('--messages', quick ? 2000 : 10_000);
-const onlyAt = args.indexOf('--only');
-const only = onlyAt >= 0 ? String(args[onlyAt + 1] ?? '').split(',') : ['a', 'b', 'c'];
+const only = options.only(['a', 'b', 'c']);
 const SECRET = `whsec_${Buffer.alloc(32, 5).toString('base64')}`;
 const dir = mkdtempSync(join(tmpdir(), 'core-bench-state-'));
 const env = { PATH: process.env.PATH, HOME: dir, CORE_SANDBOX_WEBHOOK_SECRET: SECRET, NO_COLOR: '1' };
@@ -313,8 +310,8 @@ async function writeStateFile(path, events) {
 
 if (only.includes('b')) {
   // --file PATH: the state file to replay, written there first when it does not exist (and kept).
-  const fileAt = args.indexOf('--file');
-  const path = fileAt >= 0 ? resolve(args[fileAt + 1]) : join(dir, `state-${EVENTS}.ndjson`);
+  const file = options.text('--file');
+  const path = file !== undefined ? resolve(file) : join(dir, `state-${EVENTS}.ndjson`);
   const writing = performance.now();
   const given = existsSync(path);
   if (!given) await writeStateFile(path, EVENTS);
