@@ -268,14 +268,20 @@ describe.concurrent('core check-bot --fuzz against a bot with one hidden flaw', 
     },
   );
 
+  /** A running sandbox in strict mode, and a bot that answers each question twice, connected to it. */
+  async function strictSandboxWithBotAnsweringTwice() {
+    const bot = await startBot(SECRET, { answersTwice: true }, keep);
+    const sandbox = await startSandbox({ botUrl: bot.url, webhookSecret: SECRET, duplicates: 'strict' });
+    keep(() => sandbox.close());
+    bot.connect(sandbox.url);
+    return { bot, sandbox };
+  }
+
   it(
     'finds a second answer to one question through a running sandbox in strict mode (--sandbox URL), and replays it there',
     { timeout: HANG_LIMIT },
     async ({ expect }) => {
-      const bot = await startBot(SECRET, { answersTwice: true }, keep);
-      const sandbox = await startSandbox({ botUrl: bot.url, webhookSecret: SECRET, duplicates: 'strict' });
-      keep(() => sandbox.close());
-      bot.connect(sandbox.url);
+      const { bot, sandbox } = await strictSandboxWithBotAnsweringTwice();
       const target: Target = { bot, args: ['--sandbox', sandbox.url], env: baseEnv() };
       // Both rules judged: its second answer comes before any redelivery, so a redelivered question is its second answer
       // too, never a redelivery answered (this bot leaves a redelivery alone).
@@ -297,10 +303,7 @@ describe.concurrent('core check-bot --fuzz against a bot with one hidden flaw', 
     'reports a question answered twice and then redelivered as its second answer, not as the redelivery answered',
     { timeout: HANG_LIMIT },
     async ({ expect }) => {
-      const bot = await startBot(SECRET, { answersTwice: true }, keep);
-      const sandbox = await startSandbox({ botUrl: bot.url, webhookSecret: SECRET, duplicates: 'strict' });
-      keep(() => sandbox.close());
-      bot.connect(sandbox.url);
+      const { bot, sandbox } = await strictSandboxWithBotAnsweringTwice();
       const file = caseFile({ redeliver: true });
       const { code, report } = await checkBot({ bot, args: ['--sandbox', sandbox.url], env: baseEnv() }, ['--fuzz-replay', file]);
       expect(code).toBe(3);
