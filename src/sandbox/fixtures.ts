@@ -4,7 +4,7 @@ import { count, invalid, readJsonObject, type Answer, type Exchange, type Handle
 import { readBody } from './http.js';
 import { unknownTenant } from './inspect.js';
 import { applySeed, seededThread, type SeededThread } from './seed-file.js';
-import { SNAPSHOT_NAME, SNAPSHOT_NAME_RULE, summaryOf, type Snapshot, type SnapshotSummary } from './snapshots.js';
+import { isSnapshotName, SNAPSHOT_NAME_PROBLEM, summaryOf, type Snapshot, type SnapshotSummary } from './snapshots.js';
 import type { ConversationView, SandboxState } from './state.js';
 
 /**
@@ -73,8 +73,7 @@ function save(deps: FixtureDeps): Handler {
     const body = read.value;
     const extra = unknownField(body, ['name', 'tenant']);
     if (extra) return extra;
-    if (typeof body.name !== 'string' || !SNAPSHOT_NAME.test(body.name))
-      return invalid([{ path: 'name', message: `required: the snapshot's name, ${SNAPSHOT_NAME_RULE}` }]);
+    if (!isSnapshotName(body.name)) return invalid([{ path: 'name', message: SNAPSHOT_NAME_PROBLEM }]);
     const tenant = tenantOf(deps, ex, body);
     if (typeof tenant !== 'string') return tenant;
     const saved = deps.state.saveSnapshot(tenant, body.name);

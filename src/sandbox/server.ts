@@ -25,7 +25,7 @@ import { fixtureHandlers, restoredSnapshot, type RestoredSnapshot } from './fixt
 import { validateSeedFile, type SeedFile } from '../payload/seed.js';
 import { applySeed } from './seed-file.js';
 import { openStateFile, type StateFile, type StateFileInfo } from './state-file.js';
-import { SNAPSHOT_NAME, SNAPSHOT_NAME_RULE, summaryOf, type SnapshotSummary } from './snapshots.js';
+import { isSnapshotName, SNAPSHOT_NAME_PROBLEM, summaryOf, type SnapshotSummary } from './snapshots.js';
 import { newWebhookSecret } from './signature.js';
 import { SandboxState, type AgentView, type ConversationView, type MessageRecord, type ReasonRecord } from './state.js';
 import { eventStream } from './stream.js';
@@ -504,8 +504,7 @@ function snapshotsHandle(parts: Parts): SandboxSnapshots {
   };
   return {
     save: async (name, tenant) => {
-      if (typeof name !== 'string' || !SNAPSHOT_NAME.test(name))
-        throw new SnapshotRefusedError(400, `name: required: the snapshot's name, ${SNAPSHOT_NAME_RULE}`);
+      if (!isSnapshotName(name)) throw new SnapshotRefusedError(400, `name: ${SNAPSHOT_NAME_PROBLEM}`);
       const named = tenantOf(tenant);
       return durable(() => {
         const saved = state.saveSnapshot(named, name);

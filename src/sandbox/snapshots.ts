@@ -29,6 +29,14 @@ export const SNAPSHOT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export const SNAPSHOT_NAME_RULE = "letters, digits, '.', '_' and '-', starting with a letter or a digit, at most 64 characters";
 
+/** Whether `name` is a snapshot's name. */
+export function isSnapshotName(name: unknown): name is string {
+  return typeof name === 'string' && SNAPSHOT_NAME.test(name);
+}
+
+/** What a refusal (400) says of a name that is none, on its field `name`. */
+export const SNAPSHOT_NAME_PROBLEM = `required: the snapshot's name, ${SNAPSHOT_NAME_RULE}`;
+
 /** What a listing shows of a snapshot: everything but its events, which it counts. */
 export interface SnapshotSummary {
   name: string;

@@ -121,6 +121,37 @@ describe('sandbox.snapshots from code', () => {
     expect((refused as Error).message).toContain(message);
   });
 
+  it.each([
+    ['of 1 character', 'a', true],
+    ['of 64 characters, the limit', 'a'.repeat(64), true],
+    ['of 65 characters, one past it', 'a'.repeat(65), false],
+    ["with '.', '_' and '-' after its first character", 'v1.2_mid-flow', true],
+    ["starting with '.'", '.hidden', false],
+    ["starting with '-'", '-x', false],
+    ['with a space', 'mid flow', false],
+    ['with a slash', 'mid/flow', false],
+    ['empty', '', false],
+    ['not a string', 42, false],
+  ])('takes or refuses a name %s alike from code and over HTTP', async (_, name, taken) => {
+    const sandbox = await start();
+    const http = await post(sandbox, '/_sandbox/snapshots', { name });
+    const library = await sandbox.snapshots.save(name as string).then(
+      () => null,
+      (error: unknown) => error as SnapshotRefusedError,
+    );
+    if (taken) {
+      expect(http.status).toBe(201);
+      expect(library).toBeNull();
+      return;
+    }
+    expect(http.status).toBe(400);
+    expect(library).toMatchObject({ status: 400 });
+    expect(JSON.stringify(http.json)).toContain("required: the snapshot's name, letters, digits");
+    expect(library!.message).toBe(
+      "name: required: the snapshot's name, letters, digits, '.', '_' and '-', starting with a letter or a digit, at most 64 characters",
+    );
+  });
+
   it('takes a name of 64 characters, and 100 snapshots a tenant; the 101st is refused 409, replacing one is not', async () => {
     const sandbox = await start();
     await expect(sandbox.snapshots.save('a'.repeat(64))).resolves.toMatchObject({ name: 'a'.repeat(64) });
